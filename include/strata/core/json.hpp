@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// JSON glue (DESIGN.md principle 5, STYLE rules 3, 18, 19). The only core header that includes
+/// nlohmann/json.hpp.
+///
+/// - A quantity is written with its unit, `"460 GB/s"`, `"1.25 pJ/B"`, `"35 nm"`, `"2.156 Gib/mm2"`;
+///   reading accepts any unit of the right dimension (SI prefixes, binary prefixes `Ki Mi Gi Ti`,
+///   exponents `mm2` or `mm^2`, `/` and `*`) and rejects bare numbers and wrong dimensions.
+/// - A parameter struct that lists its fields once, in a static `visit_fields(self, visitor)`,
+///   gets `to_json`/`from_json` here. Reading keeps defaults for missing keys, rejects unknown
+///   keys, checks every type, and reports errors as `config_error` naming the JSON path.
+/// - `cost` serialises as its breakdown tree.
+
+#include <charconv>     // std::from_chars
+#include <cmath>        // std::pow, std::isfinite
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <type_traits>  // std::is_integral_v, std::is_floating_point_v
+#include <vector>       // std::vector
+
+#include <nlohmann/json.hpp>
+
+#include "strata/core/cost.hpp"
+#include "strata/core/error.hpp"
+#include "strata/core/tier.hpp"
+#include "strata/core/units.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+using json = nlohmann::json;
+
+namespace detail {
+
+/// A unit parsed at run time: SI factor and dimension exponents.
+struct parsed_unit {
+  double factor = 1.0;
+  std::array<int, 6> exponents{};
+};
+
+inline bool parse_unit_token(std::string_view tok, parsed_unit& out) {
+  // Optional exponent: "mm2", "mm^2", "s-1", "s^-1".
+  int expo = 1;
+  {
+    std::size_t end = tok.size();
+    std::size_t k = end;
+    while (k > 0 && tok[k - 1] >= '0' && tok[k - 1] <= '9') --k;
+    if (k < end && k > 0) {
+      std::size_t start = k;
+      if (tok[start - 1] == '-') --start;
+      if (start > 0 && tok[start - 1] == '^') --start;
+      int e = 0;
+      std::string_view digits = tok.substr(k);
+      std::from_chars(digits.data(), digits.data() + digits.size(), e);
+      if (k != start && tok[k - 1] == '-') e = -e;
+      expo = e;
+      tok = tok.substr(0, start);
+    }
+  }
+  struct sym {
+    std::string_view s;
+    double f;
+    std::array<int, 6> d;
+  };
+  // Longest symbols first, so "Bps" wins over "s" and "FLOPS" over "FLOP".
+  static constexpr sym syms[] = {
+      {"FLOPS", 1.0, {0, 0, -1, 0, 0, 1}}, {"FLOP", 1.0, {0, 0, 0, 0, 0, 1}},
+      {"ohm", 1.0, {2, 1, -3, -2, 0, 0}},  {"Bps", 1.0, {0, 0, -1, 0, 1, 0}},
+      {"bps", 0.125, {0, 0, -1, 0, 1, 0}}, {"\xCE\xA9", 1.0, {2, 1, -3, -2, 0, 0}},
+      {"Hz", 1.0, {0, 0, -1, 0, 0, 0}},    {"op", 1.0, {0, 0, 0, 0, 0, 1}},
+      {"s", 1.0, {0, 0, 1, 0, 0, 0}},      {"m", 1.0, {1, 0, 0, 0, 0, 0}},
+      {"B", 1.0, {0, 0, 0, 0, 1, 0}},      {"b", 0.125, {0, 0, 0, 0, 1, 0}},
+      {"J", 1.0, {2, 1, -2, 0, 0, 0}},     {"W", 1.0, {2, 1, -3, 0, 0, 0}},
+      {"A", 1.0, {0, 0, 0, 1, 0, 0}},      {"V", 1.0, {2, 1, -3, -1, 0, 0}},
+      {"F", 1.0, {-2, -1, 4, 2, 0, 0}},
+  };
+  struct pre {
+    std::string_view p;
+    double f;
+  };
+  static constexpr pre pres[] = {
+      {"", 1.0},    {"a", 1e-18}, {"f", 1e-15}, {"p", 1e-12}, {"n", 1e-9},
+      {"u", 1e-6},  {"\xC2\xB5", 1e-6},         {"m", 1e-3},  {"k", 1e3},
+      {"K", 1e3},   {"M", 1e6},   {"G", 1e9},   {"T", 1e12},  {"P", 1e15},
+      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
+  };
+  for (const auto& s : syms) {
+    if (tok.size() < s.s.size() || tok.substr(tok.size() - s.s.size()) != s.s) continue;
+    const std::string_view prefix = tok.substr(0, tok.size() - s.s.size());
+    for (const auto& p : pres) {
+      if (p.p != prefix) continue;
+      out.factor *= std::pow(p.f * s.f, expo);
+      for (int i = 0; i < 6; ++i) out.exponents[i] += s.d[i] * expo;
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Parses a unit expression such as "GB/s", "pJ/B", "Gib/mm2", "fF/um"; false if unknown.
+inline bool parse_unit(std::string_view text, parsed_unit& out) {
+  out = parsed_unit{};
+  if (text.empty()) return true;  // dimensionless
+  int sign = 1;
+  std::size_t i = 0;
+  while (i <= text.size()) {
+    std::size_t j = text.find_first_of("/*", i);
+    if (j == std::string_view::npos) j = text.size();
+    std::string_view tok = text.substr(i, j - i);
+    if (tok.empty()) return false;
+    parsed_unit t;
+    if (!parse_unit_token(tok, t)) return false;
+    out.factor *= sign > 0 ? t.factor : 1.0 / t.factor;
+    for (int k = 0; k < 6; ++k) out.exponents[k] += sign * t.exponents[k];
+    if (j == text.size()) break;
+    sign = text[j] == '/' ? -1 : 1;
+    i = j + 1;
+  }
+  return true;
+}
+
+inline std::string where(const std::string& path) { return path.empty() ? "<root>" : path; }
+
+/// Parses "<number> <unit>" into an SI value of dimension `Dim`; throws naming `path`.
+template <class Dim>
+double parse_quantity(const json& j, const std::string& path, const char* expected_unit) {
+  if (!j.is_string()) {
+    throw config_error(path, "[strata.json] " + where(path) +
+                                 " must be a string with a unit such as \"1 " + expected_unit +
+                                 "\", got " + j.dump());
+  }
+  const std::string s = j.get<std::string>();
+  std::string_view v(s);
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  double x = 0.0;
+  const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc{} || !std::isfinite(x)) {
+    throw config_error(path, "[strata.json] " + where(path) + " must start with a finite number, got \"" +
+                                 s + "\"");
+  }
+  std::string_view u(ptr, static_cast<std::size_t>(v.data() + v.size() - ptr));
+  while (!u.empty() && u.front() == ' ') u.remove_prefix(1);
+  while (!u.empty() && u.back() == ' ') u.remove_suffix(1);
+  parsed_unit pu;
+  if (!parse_unit(u, pu)) {
+    throw config_error(path, "[strata.json] " + where(path) + " has an unknown unit \"" +
+                                 std::string(u) + "\" (expected a unit like " + expected_unit + ")");
+  }
+  if (pu.exponents != Dim::exponents) {
+    throw config_error(path, "[strata.json] " + where(path) + " has unit \"" + std::string(u) +
+                                 "\" of the wrong dimension (expected a unit like " +
+                                 expected_unit + ")");
+  }
+  return x * pu.factor;
+}
+
+template <class P>
+concept has_fields = requires(P& p) { P::visit_fields(p, [](const char*, auto&) {}); };
+
+template <class X>
+struct is_quantity : std::false_type {};
+template <class D, class T>
+struct is_quantity<quantity<D, T>> : std::true_type {};
+template <class X>
+struct is_vector : std::false_type {};
+template <class X, class A>
+struct is_vector<std::vector<X, A>> : std::true_type {};
+
+/// The SI symbol a quantity of dimension D is written with.
+template <class D>
+constexpr const char* si_symbol() {
+  if constexpr (std::is_same_v<D, dims::time>) return "s";
+  else if constexpr (std::is_same_v<D, dims::length>) return "m";
+  else if constexpr (std::is_same_v<D, dims::area>) return "m2";
+  else if constexpr (std::is_same_v<D, dims::frequency>) return "Hz";
+  else if constexpr (std::is_same_v<D, dims::data>) return "B";
+  else if constexpr (std::is_same_v<D, dims::ops>) return "FLOP";
+  else if constexpr (std::is_same_v<D, dims::bandwidth>) return "B/s";
+  else if constexpr (std::is_same_v<D, dims::op_rate>) return "FLOP/s";
+  else if constexpr (std::is_same_v<D, dims::energy>) return "J";
+  else if constexpr (std::is_same_v<D, dims::power>) return "W";
+  else if constexpr (std::is_same_v<D, dims::current>) return "A";
+  else if constexpr (std::is_same_v<D, dims::voltage>) return "V";
+  else if constexpr (std::is_same_v<D, dims::resistance>) return "ohm";
+  else if constexpr (std::is_same_v<D, dims::capacitance>) return "F";
+  else if constexpr (std::is_same_v<D, dims::energy_per_data>) return "J/B";
+  else if constexpr (std::is_same_v<D, dims::energy_per_op>) return "J/FLOP";
+  else if constexpr (std::is_same_v<D, dims::data_per_area>) return "B/m2";
+  else if constexpr (std::is_same_v<D, dims::resistance_per_length>) return "ohm/m";
+  else if constexpr (std::is_same_v<D, dims::capacitance_per_length>) return "F/m";
+  else if constexpr (std::is_same_v<D, dims::current_per_area>) return "A/m2";
+  else static_assert(sizeof(D) == 0, "add the SI symbol of this dimension");
+}
+
+template <class X>
+json write_value(const X& x);
+
+template <class X>
+void read_value(const json& j, X& out, const std::string& path);
+
+/// Reads an object field by field through `visit_fields`; unknown keys are errors.
+template <class P>
+void read_object(const json& j, P& p, const std::string& path) {
+  if (!j.is_object()) {
+    throw config_error(path, "[strata.json] " + where(path) + " must be an object, got " + j.dump());
+  }
+  std::vector<std::string> known;
+  P::visit_fields(p, [&](const char* key, auto& field) {
+    known.emplace_back(key);
+    const auto it = j.find(key);
+    if (it != j.end()) read_value(*it, field, path.empty() ? std::string(key) : path + "." + key);
+  });
+  for (const auto& [k, v] : j.items()) {
+    bool ok = false;
+    for (const auto& n : known) ok = ok || n == k;
+    if (!ok) {
+      std::string list;
+      for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+      const std::string at = path.empty() ? k : path + "." + k;
+      throw config_error(at, "[strata.json] unknown key " + at + " (known keys: " + list + ")");
+    }
+  }
+}
+
+template <class X>
+void read_value(const json& j, X& out, const std::string& path) {
+  if constexpr (is_quantity<X>::value) {
+    using D = typename X::dimension;
+    out = X::from_si(typename X::value_type(parse_quantity<D>(j, path, si_symbol<D>())));
+  } else if constexpr (std::is_same_v<X, bool>) {
+    if (!j.is_boolean()) {
+      throw config_error(path, "[strata.json] " + where(path) + " must be true or false, got " + j.dump());
+    }
+    out = j.get<bool>();
+  } else if constexpr (std::is_integral_v<X>) {
+    if (!j.is_number_integer()) {
+      throw config_error(path, "[strata.json] " + where(path) + " must be an integer, got " + j.dump());
+    }
+    out = j.get<X>();
+  } else if constexpr (std::is_floating_point_v<X>) {
+    if (!j.is_number()) {
+      throw config_error(path, "[strata.json] " + where(path) + " must be a number, got " + j.dump());
+    }
+    out = j.get<X>();
+  } else if constexpr (std::is_same_v<X, std::string>) {
+    if (!j.is_string()) {
+      throw config_error(path, "[strata.json] " + where(path) + " must be a string, got " + j.dump());
+    }
+    out = j.get<std::string>();
+  } else if constexpr (is_vector<X>::value) {
+    if (!j.is_array()) {
+      throw config_error(path, "[strata.json] " + where(path) + " must be an array, got " + j.dump());
+    }
+    out.clear();
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      typename X::value_type v{};
+      read_value(j[i], v, path + "[" + std::to_string(i) + "]");
+      out.push_back(std::move(v));
+    }
+  } else if constexpr (has_fields<X>) {
+    read_object(j, out, path);
+  } else {
+    out = j.get<X>();  // a type with its own nlohmann from_json
+  }
+}
+
+/// Formats a quantity as "<value> <SI symbol>" with full precision.
+template <class D>
+std::string format_si(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr) + " " + si_symbol<D>();
+}
+
+template <class X>
+json write_value(const X& x) {
+  if constexpr (is_quantity<X>::value) {
+    return format_si<typename X::dimension>(value_of(x.si()));
+  } else if constexpr (is_vector<X>::value) {
+    json a = json::array();
+    for (const auto& v : x) a.push_back(write_value(v));
+    return a;
+  } else if constexpr (has_fields<X>) {
+    json o = json::object();
+    X::visit_fields(x, [&](const char* key, const auto& field) { o[key] = write_value(field); });
+    return o;
+  } else {
+    return json(x);
+  }
+}
+
+}  // namespace detail
+
+/// Reads a parameter struct from JSON, starting at `path` for error messages.
+template <class P>
+P from_json_at(const json& j, const std::string& path = {}) {
+  P p{};
+  detail::read_value(j, p, path);
+  return p;
+}
+
+/// nlohmann hook: every struct with `visit_fields` reads and writes through it.
+template <class P>
+  requires detail::has_fields<P>
+void to_json(json& j, const P& p) {
+  j = detail::write_value(p);
+}
+template <class P>
+  requires detail::has_fields<P>
+void from_json(const json& j, P& p) {
+  detail::read_value(j, p, std::string{});
+}
+
+/// Writes a cost and its breakdown tree: name, rule, time_s, energy_J, bytes{resource: B},
+/// source, count, parts[].
+template <class T>
+void to_json(json& j, const cost<T>& c) {
+  j = json::object();
+  j["name"] = c.name;
+  j["rule"] = to_string(c.rule);
+  j["time_s"] = value_of(c.time.si());
+  j["energy_J"] = value_of(c.energy.si());
+  json b = json::object();
+  for (const auto& t : c.bytes) b[t.resource] = value_of(t.bytes.si());
+  j["bytes"] = std::move(b);
+  if (!c.source.empty()) j["source"] = c.source;
+  if (c.rule == cost_rule::pipeline || c.rule == cost_rule::repeat) j["count"] = c.count;
+  if (!c.parts.empty()) {
+    json parts = json::array();
+    for (const auto& p : c.parts) {
+      json pj;
+      to_json(pj, p);
+      parts.push_back(std::move(pj));
+    }
+    j["parts"] = std::move(parts);
+  }
+}
+
+}  // namespace v0
+}  // namespace strata
+
+/// Quantities outside a parameter struct (e.g. `json j = 460_GBps;`) read and write with units.
+template <class D, class T>
+struct nlohmann::adl_serializer<strata::quantity<D, T>> {
+  static void to_json(json& j, const strata::quantity<D, T>& q) {
+    j = strata::detail::format_si<D>(strata::value_of(q.si()));
+  }
+  static void from_json(const json& j, strata::quantity<D, T>& q) {
+    q = strata::quantity<D, T>::from_si(T(strata::detail::parse_quantity<D>(j, std::string{}, strata::detail::si_symbol<D>())));
+  }
+};

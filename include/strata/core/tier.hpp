@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// One vocabulary for memory tiers (DESIGN.md principle 4): a Mono3D latency tier, an HBM stack,
+/// an SRAM near-tier and a DDR5 pool are all a `memory_tier`, so Stratum's placement can run on
+/// HCRMap's tiers and the reverse.
+
+#include <string>   // std::string
+#include <utility>  // std::move
+
+#include "strata/core/cost.hpp"
+#include "strata/core/error.hpp"
+#include "strata/core/units.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// A level of memory as the roofline sees it.
+template <class T = double>
+struct memory_tier {
+  std::string name;                         ///< e.g. "mono3d.tier0", "hbm", "sram"
+  strata::data_size<T> capacity{};          ///< usable bytes
+  strata::bandwidth<T> bandwidth{};         ///< sustained bytes per second
+  strata::duration<T> latency{};            ///< fixed access latency
+  strata::energy_per_data<T> energy_per_byte{};  ///< access energy
+  int banks = 1;                            ///< independently serving banks
+
+  /// Field list for JSON (strata/core/json.hpp).
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("name", s.name);
+    v("capacity", s.capacity);
+    v("bandwidth", s.bandwidth);
+    v("latency", s.latency);
+    v("energy_per_byte", s.energy_per_byte);
+    v("banks", s.banks);
+  }
+
+  friend bool operator==(const memory_tier&, const memory_tier&) = default;
+};
+
+/// Checks a tier; throws `config_error` naming the field.
+template <class T>
+void validate(const memory_tier<T>& t) {
+  const std::string p = t.name.empty() ? std::string("tier") : t.name;
+  detail::require_positive(t.capacity.si(), "strata.tier", p + ".capacity", "B");
+  detail::require_positive(t.bandwidth.si(), "strata.tier", p + ".bandwidth", "B/s");
+  detail::require_nonnegative(t.latency.si(), "strata.tier", p + ".latency", "s");
+  detail::require_nonnegative(t.energy_per_byte.si(), "strata.tier", p + ".energy_per_byte",
+                              "J/B");
+  detail::require(t.banks >= 1, "strata.tier", p + ".banks", t.banks, ">= 1");
+}
+
+/// Time to stream `bytes` from the tier: latency + bytes / bandwidth (zero for zero bytes).
+template <class T>
+strata::duration<T> transfer_time(const memory_tier<T>& t, const strata::data_size<T>& bytes) {
+  if (!(value_of(bytes.si()) > 0.0)) return {};
+  return t.latency + bytes / t.bandwidth;
+}
+
+/// A leaf cost for streaming `bytes` from the tier.
+template <class T>
+cost<T> read_cost(const memory_tier<T>& t, const strata::data_size<T>& bytes,
+                  std::string name = {}) {
+  return cost<T>::leaf(name.empty() ? "read " + t.name : std::move(name), transfer_time(t, bytes),
+                       bytes * t.energy_per_byte, {{t.name, bytes}},
+                       "latency + bytes / bandwidth");
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -1,0 +1,4 @@
+// add_subdirectory() smoke test: the header is found through strata::strata's build interface.
+#include <strata/version.hpp>
+
+int main() { return strata::version > 0 ? 0 : 1; }

@@ -1,0 +1,296 @@
+#include "strata/device/mono3d.hpp"
+
+#include <doctest/doctest.h>
+
+#include <boost/math/differentiation/autodiff.hpp>
+
+#include "strata/core/json.hpp"
+#include "strata/device/rc_ladder.hpp"
+
+using namespace strata;
+using namespace strata::literals;
+using doctest::Approx;
+
+namespace {
+// The exact discretised ladder of one layer's word line, built from the same parameters.
+rc_line ladder_of(const mono3d_params<>& p, int layer) {
+  const auto x = p.staircase_step * double(layer + 1);
+  const auto la = p.bl_pitch * double(p.bitlines_per_mat);
+  return rc_line{p.driver_resistance,
+                 {{p.wl_resistance * x, p.wl_capacitance * x, 200},
+                  {p.wl_resistance * la, p.wl_capacitance * la + p.cell_load * double(p.bitlines_per_mat), 200}},
+                 {}};
+}
+}  // namespace
+
+TEST_CASE("the default 1024-layer chip reproduces the Stratum device rows") {
+  const mono3d_params<> p;
+  const auto r = evaluate(p);
+  // stratum.device.tiers: 8 tiers (Stratum §6.2.1), exact.
+  CHECK(r.tiers.size() == 8);
+  // stratum.device.fast_slow_latency_ratio_1024: 1.6 ± 3 % (Stratum §6.2 Fig. 14).
+  CHECK(r.fast_slow_latency_ratio == Approx(1.6).epsilon(0.03));
+  // stratum.device.latency_vs_layer_r2_1024: ≥ 0.98 (Fig. 14, "almost linearly").
+  CHECK(latency_vs_layer_r2(p) >= 0.98);
+  // stratum.device.internal_bw_slowest/fastest_tier_TBps: 19.01 / 30.34 ± 2 % (Stratum §6.1).
+  CHECK(r.tiers.back().internal_bandwidth.in(units::TBps) == Approx(19.01).epsilon(0.02));
+  CHECK(r.tiers.front().internal_bandwidth.in(units::TBps) == Approx(30.34).epsilon(0.02));
+  // stratum.device.chip_capacity_GB: 32 ± 1 % (binary, DRAM convention).
+  CHECK(r.capacity.in(units::GiB) == Approx(32.0).epsilon(0.01));
+  // stratum.device.density_Gb_per_mm2: 2.156 ± 2 %.
+  CHECK(r.density.in(units::Gib_per_mm2) == Approx(2.156).epsilon(0.02));
+  // stratum.device.density_vs_ddr5_32Gb: 5.2 ± 3 %.
+  CHECK(r.density / density(dram_die_reference<>{}) == Approx(5.2).epsilon(0.03));
+  // The memory die is hybrid-bonded onto the 121 mm² logic die (Stratum §6.2.2): it must fit.
+  CHECK(r.die_area.in(units::mm2) <= 121.0);
+}
+
+TEST_CASE("the calibrated staircase step is what the solver finds for a 1.6x tier spread") {
+  const mono3d_params<> p;
+  const auto s = solve_staircase_step(p, 1.6);
+  CHECK(s.in(units::um) == Approx(p.staircase_step.in(units::um)).epsilon(1e-3));
+  mono3d_params<> q = p;
+  q.staircase_step = s;
+  CHECK(evaluate(q).fast_slow_latency_ratio == Approx(1.6).epsilon(1e-9));
+}
+
+TEST_CASE("the closed-form word-line delay agrees with the exact RC ladder") {
+  const mono3d_params<> p;
+  for (int layer : {0, 127, 511, 1023}) {
+    CAPTURE(layer);
+    const auto d = word_line_delay(p, layer);
+    const rc_ladder lad(ladder_of(p, layer));
+    SUBCASE("Elmore delay equals the ladder's first moment") {
+      // The π-discretisation preserves the first moment exactly up to rounding.
+      CHECK(d.elmore.si() == Approx(lad.elmore().si()).epsilon(1e-6));
+    }
+    SUBCASE("the 50 % estimate is within 3 % of the exact 50 % crossing") {
+      // Sakurai/Bakoglu weights (0.69 lumped, 0.38 distributed) are accurate to a few percent.
+      CHECK(d.t50.si() == Approx(lad.crossing().si()).epsilon(0.03));
+    }
+    SUBCASE("Elmore bounds the 50 % delay from above") {
+      // Gupta et al., IEEE TCAD 1997: the Elmore delay is an upper bound on the 50 % delay of
+      // an RC tree driven by a step.
+      CHECK(lad.crossing().si() <= d.elmore.si());
+    }
+  }
+}
+
+TEST_CASE("a hand-worked three-element word line gives the Elmore sum") {
+  // 1 kΩ driver, staircase 10 µm and array 5 µm at 100 Ω/µm and 0.2 fF/µm, 10 cells of 1 fF.
+  mono3d_params<> p;
+  p.layers = 10;
+  p.tiers = 1;
+  p.bitlines_per_mat = 10;
+  p.bl_pitch = 0.5_um;
+  p.staircase_step = 1_um;
+  p.wl_resistance = 100.0_ohm_per_um;
+  p.wl_capacitance = 0.2_fF_per_um;
+  p.cell_load = 1_fF;
+  p.driver_resistance = 1_kohm;
+  // Layer 9: x = 10 µm → Rs = 1 kΩ, Cs = 2 fF; La = 5 µm → Ra = 500 Ω, Ca = 1 + 10 = 11 fF.
+  // τ = 1k·13f + 1k·(1f + 11f) + 500·11f/2 = 13 + 12 + 2.75 = 27.75 ps.
+  // t50 = 0.69·(1k·13f + 1k·11f) + 0.38·(1k·2f + 500·11f) = 16.56 + 2.85 = 19.41 ps.
+  const auto d = word_line_delay(p, 9);
+  CHECK(d.elmore.in(units::ps) == Approx(27.75).epsilon(1e-9));
+  CHECK(d.t50.in(units::ps) == Approx(19.41).epsilon(1e-9));
+  CHECK(d.staircase.in(units::um) == Approx(10.0).epsilon(1e-12));
+}
+
+TEST_CASE("latency grows with the layer and tiers are ordered fastest first") {
+  const mono3d_params<> p;
+  const auto prof = latency_profile(p);
+  REQUIRE(prof.size() == 1024);
+  for (std::size_t i = 1; i < prof.size(); ++i) CHECK(prof[i - 1] < prof[i]);
+  const auto r = evaluate(p);
+  for (std::size_t k = 1; k < r.tiers.size(); ++k) {
+    CHECK(r.tiers[k - 1].access_latency < r.tiers[k].access_latency);
+    CHECK(r.tiers[k - 1].internal_bandwidth > r.tiers[k].internal_bandwidth);
+  }
+  // Access latency = DDR5 tRCD + WL delay + tCL (Stratum §2.1).
+  const auto& t0 = r.tiers.front();
+  CHECK(t0.access_latency.in(units::ns) ==
+        Approx((p.base.t_rcd + word_line_delay(p, t0.last_layer).t50 + p.base.t_cl).in(units::ns)));
+}
+
+TEST_CASE("any layer count from 32 to 1024 and any tier count partitions the layers") {
+  for (int layers : {32, 33, 64, 100, 256, 512, 777, 1024}) {
+    for (int tiers : {1, 2, 3, 7, 8, 16, 32}) {
+      if (tiers > layers) continue;
+      CAPTURE(layers);
+      CAPTURE(tiers);
+      mono3d_params<> p;
+      p.layers = layers;
+      p.tiers = tiers;
+      const auto r = evaluate(p);
+      REQUIRE(r.tiers.size() == static_cast<std::size_t>(tiers));
+      int next = 0, min_rows = layers, max_rows = 0;
+      data_size<> sum{};
+      for (const auto& t : r.tiers) {
+        CHECK(t.first_layer == next);
+        next = t.last_layer + 1;
+        const int rows = t.last_layer - t.first_layer + 1;
+        min_rows = std::min(min_rows, rows);
+        max_rows = std::max(max_rows, rows);
+        sum += t.capacity;
+      }
+      CHECK(next == layers);
+      CHECK(max_rows - min_rows <= 1);  // equal rows per tier, as near as the count allows
+      CHECK(sum.si() == Approx(r.capacity.si()));  // capacity is conserved over tiers
+      CHECK(r.fast_slow_latency_ratio >= 1.0);
+    }
+  }
+}
+
+TEST_CASE("more layers give more capacity per area and a wider latency spread") {
+  double last_density = 0.0, last_ratio = 0.0;
+  for (int layers : {64, 128, 256, 512, 1024}) {
+    mono3d_params<> p;
+    p.layers = layers;
+    const auto r = evaluate(p);
+    CHECK(r.density.si() > last_density);
+    CHECK(r.fast_slow_latency_ratio > last_ratio);
+    last_density = r.density.si();
+    last_ratio = r.fast_slow_latency_ratio;
+  }
+}
+
+TEST_CASE("the 512-layer prediction is a spread between 1 and the 1024-layer spread") {
+  mono3d_params<> p;
+  p.layers = 512;
+  const double r512 = evaluate(p).fast_slow_latency_ratio;
+  CHECK(r512 > 1.0);
+  CHECK(r512 < evaluate(mono3d_params<>{}).fast_slow_latency_ratio);
+}
+
+TEST_CASE("memory_tiers exposes the chip in the shared tier vocabulary") {
+  const mono3d_params<> p;
+  const auto r = evaluate(p);
+  const auto ts = memory_tiers(p, r);
+  REQUIRE(ts.size() == 8);
+  CHECK(ts[0].name == "mono3d.tier0");
+  CHECK(ts[7].latency == r.tiers[7].access_latency);
+  CHECK(ts[3].bandwidth == r.tiers[3].internal_bandwidth);
+  for (const auto& t : ts) CHECK_NOTHROW(validate(t));
+}
+
+TEST_CASE("tier latency derivatives from autodiff match finite differences") {
+  using boost::math::differentiation::make_fvar;
+  using F = boost::math::differentiation::autodiff_v1::detail::fvar<double, 1>;
+  const mono3d_params<> p0;
+  const double s0 = p0.staircase_step.in(units::um);
+  SUBCASE("d(slowest tier latency)/d(staircase step)") {
+    mono3d_params<F> p;
+    p.staircase_step = units::um(make_fvar<double, 1>(s0));
+    const auto r = evaluate(p);
+    const double ad = r.tiers.back().access_latency.in(units::ns).derivative(1);
+    const double h = 1e-4;
+    auto at = [&](double s) {
+      mono3d_params<> q;
+      q.staircase_step = units::um(s);
+      return evaluate(q).tiers.back().access_latency.in(units::ns);
+    };
+    CHECK(ad == Approx((at(s0 + h) - at(s0 - h)) / (2 * h)).epsilon(1e-6));
+    CHECK(ad > 0.0);
+  }
+  SUBCASE("d(fastest tier bandwidth)/d(WL resistance) is negative") {
+    mono3d_params<F> p;
+    p.wl_resistance = units::ohm_per_um(make_fvar<double, 1>(98.0));
+    const double ad = evaluate(p).tiers.front().internal_bandwidth.in(units::TBps).derivative(1);
+    const double h = 1e-3;
+    auto at = [&](double rr) {
+      mono3d_params<> q;
+      q.wl_resistance = units::ohm_per_um(rr);
+      return evaluate(q).tiers.front().internal_bandwidth.in(units::TBps);
+    };
+    CHECK(ad == Approx((at(98.0 + h) - at(98.0 - h)) / (2 * h)).epsilon(1e-6));
+    CHECK(ad < 0.0);
+  }
+}
+
+TEST_CASE("changing a parameter changes the device numbers") {
+  const auto base = evaluate(mono3d_params<>{});
+  mono3d_params<> p;
+  p.cell_depth = p.cell_depth * 2.0;
+  CHECK(evaluate(p).density.si() == Approx(base.density.si() / 2.0));
+  mono3d_params<> q;
+  q.staircase_step = 0_um;
+  CHECK(evaluate(q).fast_slow_latency_ratio < 1.01);  // no staircase, almost no spread
+}
+
+TEST_CASE("bad device parameters raise config_error naming the field") {
+  auto throws_on = [](mono3d_params<> p, const char* field) {
+    CAPTURE(field);
+    try {
+      (void)evaluate(p);
+      FAIL("no config_error");
+    } catch (const config_error& e) {
+      CHECK(e.field() == field);
+      CHECK(std::string(e.what()).find(field) != std::string::npos);
+    }
+  };
+  mono3d_params<> p;
+  SUBCASE("negative layer count") {
+    p.layers = -1;
+    throws_on(p, "layers");
+  }
+  SUBCASE("zero tiers") {
+    p.tiers = 0;
+    throws_on(p, "tiers");
+  }
+  SUBCASE("more tiers than layers") {
+    p.layers = 32;
+    p.tiers = 33;
+    throws_on(p, "tiers");
+  }
+  SUBCASE("NaN wire resistance") {
+    p.wl_resistance = units::ohm_per_um(std::nan(""));
+    throws_on(p, "wl_resistance");
+  }
+  SUBCASE("array efficiency above one") {
+    p.array_efficiency = 1.5;
+    throws_on(p, "array_efficiency");
+  }
+  SUBCASE("zero base tRCD") {
+    p.base.t_rcd = 0_ns;
+    throws_on(p, "base.t_rcd");
+  }
+  SUBCASE("a layer outside the stack") {
+    CHECK_THROWS_AS((void)word_line_delay(mono3d_params<>{}, 1024), config_error);
+  }
+}
+
+TEST_CASE("device parameters round-trip through JSON and reject wrong types and units") {
+  const mono3d_params<> p;
+  const json j = p;
+  CHECK(j.at("staircase_step").get<std::string>().find(" m") != std::string::npos);
+  CHECK(j.get<mono3d_params<>>() == p);
+  SUBCASE("a human-written file with units") {
+    const auto q = json::parse(R"({"layers": 512, "staircase_step": "1.2 um", "wl_resistance": "80 ohm/um",
+                                   "base": {"t_rcd": "14.375 ns"}})")
+                       .get<mono3d_params<>>();
+    CHECK(q.layers == 512);
+    CHECK(q.staircase_step.in(units::um) == Approx(1.2));
+    CHECK(q.base.t_rcd.in(units::ns) == Approx(14.375));
+    CHECK(q.tiers == 8);  // missing keys keep their cited defaults
+  }
+  SUBCASE("a wrong unit names the field") {
+    try {
+      (void)json::parse(R"({"staircase_step": "1.2 ns"})").get<mono3d_params<>>();
+      FAIL("no config_error");
+    } catch (const config_error& e) {
+      CHECK(e.field() == "staircase_step");
+    }
+  }
+  SUBCASE("a wrong type names the nested field") {
+    try {
+      (void)json::parse(R"({"base": {"t_cl": 16}})").get<mono3d_params<>>();
+      FAIL("no config_error");
+    } catch (const config_error& e) {
+      CHECK(e.field() == "base.t_cl");
+    }
+  }
+  SUBCASE("a string layer count is rejected") {
+    CHECK_THROWS_AS((void)json::parse(R"({"layers": "1024"})").get<mono3d_params<>>(), config_error);
+  }
+}

@@ -1,0 +1,103 @@
+// paper_report: prints every row of spec/numbers.md computed from strata's models.
+//
+//   paper_report          markdown table
+//   paper_report --json   the same rows as a JSON array
+//
+// Exit status: 0 when every calibration row is within tolerance, 1 otherwise, 2 on bad usage.
+
+#include <cstdio>    // std::printf
+#include <iostream>  // std::cout, std::cerr
+#include <string>    // std::string
+
+#include "strata/core/json.hpp"
+#include "strata/report/paper.hpp"
+
+namespace {
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+const char* rule(strata::row_check c) {
+  switch (c) {
+    case strata::row_check::relative: return "±";
+    case strata::row_check::exact: return "exact";
+    case strata::row_check::at_least: return "min";
+    case strata::row_check::at_most: return "max";
+    case strata::row_check::predict: return "predict";
+  }
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool as_json = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json") {
+      as_json = true;
+    } else if (a == "--help" || a == "-h") {
+      std::cout << "usage: paper_report [--json]\n"
+                   "Prints every row of spec/numbers.md computed from the models: value, unit,\n"
+                   "paper value, tolerance, source and pass/fail. Exit 1 if a calibration row fails.\n";
+      return 0;
+    } else {
+      std::cerr << "paper_report: unknown argument '" << a << "' (try --help)\n";
+      return 2;
+    }
+  }
+
+  std::vector<strata::paper_row> rows;
+  try {
+    rows = strata::paper_rows();
+  } catch (const std::exception& e) {
+    std::cerr << "paper_report: " << e.what() << "\n";
+    return 1;
+  }
+
+  bool all_ok = true;
+  for (const auto& r : rows) all_ok = all_ok && r.ok().value_or(true);
+
+  if (as_json) {
+    strata::json out = strata::json::array();
+    for (const auto& r : rows) {
+      strata::json j;
+      j["id"] = r.id;
+      j["value"] = r.value;
+      j["unit"] = r.unit;
+      j["paper"] = r.paper ? strata::json(*r.paper) : strata::json(nullptr);
+      if (r.check == strata::row_check::relative) {
+        j["tolerance"] = r.tolerance;
+      } else if (r.check == strata::row_check::predict) {
+        j["tolerance"] = nullptr;
+      } else {
+        j["tolerance"] = rule(r.check);
+      }
+      j["source"] = r.source;
+      const auto ok = r.ok();
+      j["ok"] = ok ? strata::json(*ok) : strata::json(nullptr);
+      out.push_back(std::move(j));
+    }
+    std::cout << out.dump(2) << "\n";
+    return all_ok ? 0 : 1;
+  }
+
+  std::cout << "| id | value | unit | paper | tolerance | source | ok |\n"
+               "| --- | ---: | --- | ---: | --- | --- | --- |\n";
+  int pass = 0, fail = 0, pred = 0;
+  for (const auto& r : rows) {
+    const auto ok = r.ok();
+    std::string tol = r.check == strata::row_check::relative ? "±" + fmt(100 * r.tolerance) + " %"
+                                                             : rule(r.check);
+    std::cout << "| " << r.id << " | " << fmt(r.value) << " | " << r.unit << " | "
+              << (r.paper ? fmt(*r.paper) : "—") << " | " << tol << " | " << r.source << " | "
+              << (ok ? (*ok ? "pass" : "**FAIL**") : "prediction") << " |\n";
+    (ok ? (*ok ? pass : fail) : pred) += 1;
+  }
+  std::cout << "\n" << rows.size() << " rows: " << pass << " within tolerance, " << fail
+            << " out of tolerance, " << pred << " predictions.\n";
+  return all_ok ? 0 : 1;
+}

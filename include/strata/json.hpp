@@ -1,0 +1,8 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// JSON for every strata type (the only public header that pulls in nlohmann/json, STYLE rule 3).
+/// Parameter and result structs list their fields once in `visit_fields`; this header turns that
+/// list into `to_json`/`from_json`, with units on quantities and errors that name the JSON path.
+
+#include "strata/core/json.hpp"

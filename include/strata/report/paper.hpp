@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The paper report: every row of spec/numbers.md computed from the models (DESIGN.md, "The
+/// paper report"). `examples/paper_report` prints these rows; the test suite runs the same
+/// functions and fails on any calibration row out of tolerance.
+///
+/// A row's value always comes from evaluating a model on the stated configuration; the paper's
+/// value is only used to judge it.
+
+#include <cmath>     // std::abs, std::isfinite
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "strata/device/logic_die.hpp"
+#include "strata/device/mono3d.hpp"
+#include "strata/tech/ddr5.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// How a row is judged against the paper.
+enum class row_check {
+  relative,  ///< |value − paper| ≤ tolerance · |paper|
+  exact,     ///< value == paper
+  at_least,  ///< value ≥ paper ("min" in numbers.md)
+  at_most,   ///< value ≤ paper ("max")
+  predict    ///< no paper value: an honest prediction
+};
+
+/// One row of the paper report.
+struct paper_row {
+  std::string id;                ///< spelling of spec/numbers.md
+  double value = 0.0;            ///< the model's value
+  std::string unit;              ///< unit of `value` (and of `paper`)
+  std::optional<double> paper;   ///< the paper's value (none for predictions)
+  double tolerance = 0.0;        ///< relative tolerance (relative rows)
+  row_check check = row_check::relative;
+  std::string source;            ///< paper, section, figure/table/equation
+
+  /// Within tolerance? Empty for predictions.
+  [[nodiscard]] std::optional<bool> ok() const {
+    if (check == row_check::predict || !paper) return std::nullopt;
+    if (!std::isfinite(value)) return false;
+    switch (check) {
+      case row_check::relative: return std::abs(value - *paper) <= tolerance * std::abs(*paper);
+      case row_check::exact: return value == *paper;
+      case row_check::at_least: return value >= *paper;
+      case row_check::at_most: return value <= *paper;
+      case row_check::predict: break;
+    }
+    return std::nullopt;
+  }
+};
+
+namespace detail {
+inline paper_row rel(std::string id, double v, std::string unit, double paper, double tol,
+                     std::string src) {
+  return {std::move(id), v, std::move(unit), paper, tol, row_check::relative, std::move(src)};
+}
+inline paper_row with(std::string id, double v, std::string unit, double paper, row_check c,
+                      std::string src) {
+  return {std::move(id), v, std::move(unit), paper, 0.0, c, std::move(src)};
+}
+inline paper_row predict(std::string id, double v, std::string unit, std::string src) {
+  return {std::move(id), v, std::move(unit), std::nullopt, 0.0, row_check::predict, std::move(src)};
+}
+}  // namespace detail
+
+/// Rows `stratum.device.*`: the default Mono3D chip (1024 layers, 8 tiers) and the same
+/// geometry rules at 512 layers.
+inline std::vector<paper_row> stratum_device_rows(const mono3d_params<>& p = {},
+                                                  const dram_die_reference<>& ddr5 = {}) {
+  using namespace detail;
+  const auto r = evaluate(p);
+  mono3d_params<> p512 = p;
+  p512.layers = 512;
+  return {
+      with("stratum.device.tiers", double(r.tiers.size()), "tiers", 8, row_check::exact,
+           "Stratum §6.2.1"),
+      rel("stratum.device.fast_slow_latency_ratio_1024", r.fast_slow_latency_ratio, "x", 1.6, 0.03,
+          "Stratum §6.2 Fig. 14"),
+      with("stratum.device.latency_vs_layer_r2_1024", latency_vs_layer_r2(p), "R2", 0.98,
+           row_check::at_least, "Stratum §6.2 Fig. 14"),
+      rel("stratum.device.internal_bw_slowest_tier_TBps",
+          r.tiers.back().internal_bandwidth.in(units::TBps), "TB/s", 19.01, 0.02, "Stratum §6.1"),
+      rel("stratum.device.internal_bw_fastest_tier_TBps",
+          r.tiers.front().internal_bandwidth.in(units::TBps), "TB/s", 30.34, 0.02, "Stratum §6.1"),
+      rel("stratum.device.chip_capacity_GB", r.capacity.in(units::GiB), "GiB", 32, 0.01,
+          "Stratum §6.1, Table 1"),
+      rel("stratum.device.density_Gb_per_mm2", r.density.in(units::Gib_per_mm2), "Gib/mm2", 2.156,
+          0.02, "Stratum §6.1"),
+      rel("stratum.device.density_vs_ddr5_32Gb", r.density / density(ddr5), "x", 5.2, 0.03,
+          "Stratum §6.1"),
+      predict("stratum.device.fast_slow_latency_ratio_512", evaluate(p512).fast_slow_latency_ratio,
+              "x", "Stratum §6.2.1 (512-layer device, same geometry rules)"),
+  };
+}
+
+}  // namespace v0
+}  // namespace strata

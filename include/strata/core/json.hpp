@@ -10,6 +10,8 @@
 /// - A parameter struct that lists its fields once, in a static `visit_fields(self, visitor)`,
 ///   gets `to_json`/`from_json` here. Reading keeps defaults for missing keys, rejects unknown
 ///   keys, checks every type, and reports errors as `config_error` naming the JSON path.
+/// - An enum with an ADL-visible `enum_names(E)` (pairs of value and name) reads and writes as
+///   its name; any other string is a `config_error` listing the names.
 /// - `cost` serialises as its breakdown tree.
 
 #include <charconv>     // std::from_chars
@@ -260,6 +262,18 @@ void read_value(const json& j, X& out, const std::string& path) {
     }
   } else if constexpr (has_fields<X>) {
     read_object(j, out, path);
+  } else if constexpr (std::is_enum_v<X>) {
+    std::string names;
+    if (j.is_string()) {
+      for (const auto& [e, name] : enum_names(X{})) {
+        if (j.get<std::string>() == name) {
+          out = e;
+          return;
+        }
+      }
+    }
+    for (const auto& [e, name] : enum_names(X{})) names += (names.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+    throw config_error(path, "[strata.json] " + where(path) + " must be one of " + names + ", got " + j.dump());
   } else {
     out = j.get<X>();  // a type with its own nlohmann from_json
   }
@@ -281,6 +295,11 @@ json write_value(const X& x) {
     json a = json::array();
     for (const auto& v : x) a.push_back(write_value(v));
     return a;
+  } else if constexpr (std::is_enum_v<X>) {
+    for (const auto& [e, name] : enum_names(X{})) {
+      if (e == x) return json(name);
+    }
+    return json(nullptr);
   } else if constexpr (has_fields<X>) {
     json o = json::object();
     X::visit_fields(x, [&](const char* key, const auto& field) { o[key] = write_value(field); });

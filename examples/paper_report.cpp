@@ -16,7 +16,7 @@ namespace {
 
 std::string fmt(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
+  std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
 

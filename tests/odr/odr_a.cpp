@@ -2,4 +2,7 @@
 #include <strata/strata.hpp>
 #include <strata/json.hpp>
 
-int strata_odr_a() { return strata::version; }
+int strata_odr_a() {
+  const strata::json j = strata::mono3d_params<>{};
+  return static_cast<int>(strata::evaluate(j.get<strata::mono3d_params<>>()).tiers.size());
+}

@@ -79,9 +79,11 @@ struct cost {
     c.name = std::move(name);
     c.time = time;
     c.energy = energy;
-    c.bytes = std::move(bytes);
     c.source = std::move(source);
-    for (const auto& t : c.bytes) check_finite_(t.bytes.si(), c.name, "bytes." + t.resource);
+    for (const auto& t : bytes) {
+      check_finite_(t.bytes.si(), c.name, "bytes." + t.resource);
+      c.add_bytes(t.resource, t.bytes);
+    }
     check_finite_(c.time.si(), c.name, "time");
     check_finite_(c.energy.si(), c.name, "energy");
     return c;
@@ -170,6 +172,20 @@ cost<T> pipeline(std::string name, std::vector<cost<T>> stages, std::size_t item
   for (auto& t : c.bytes) t.bytes *= n;
   c.count = items;
   return c;
+}
+
+/// Braced-list forms, so `overlap("expert", {load, mac})` deduces T from the parts.
+template <class T>
+cost<T> seq(std::string name, std::initializer_list<cost<T>> parts) {
+  return seq(std::move(name), std::vector<cost<T>>(parts));
+}
+template <class T>
+cost<T> overlap(std::string name, std::initializer_list<cost<T>> parts) {
+  return overlap(std::move(name), std::vector<cost<T>>(parts));
+}
+template <class T>
+cost<T> pipeline(std::string name, std::initializer_list<cost<T>> stages, std::size_t items) {
+  return pipeline(std::move(name), std::vector<cost<T>>(stages), items);
 }
 
 /// `n` identical copies of `one`, one after another.

@@ -15,10 +15,13 @@
 /// - `cost` serialises as its breakdown tree.
 
 #include <charconv>     // std::from_chars
+#include <cstdint>      // std::int64_t, std::uint64_t
+#include <limits>       // std::numeric_limits
 #include <cmath>        // std::pow, std::isfinite
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <type_traits>  // std::is_integral_v, std::is_floating_point_v
+#include <utility>      // std::in_range
 #include <vector>       // std::vector
 
 #include <nlohmann/json.hpp>
@@ -154,7 +157,11 @@ double parse_quantity(const json& j, const std::string& path, const char* expect
                                  "\" of the wrong dimension (expected a unit like " +
                                  expected_unit + ")");
   }
-  return x * pu.factor;
+  const double si = x * pu.factor;
+  if (!std::isfinite(si)) {
+    throw config_error(path, "[strata.json] " + where(path) + " is out of range, got \"" + s + "\"");
+  }
+  return si;
 }
 
 template <class P>
@@ -192,6 +199,7 @@ constexpr const char* si_symbol() {
   else if constexpr (std::is_same_v<D, dims::resistance_per_length>) return "ohm/m";
   else if constexpr (std::is_same_v<D, dims::capacitance_per_length>) return "F/m";
   else if constexpr (std::is_same_v<D, dims::current_per_area>) return "A/m2";
+  else if constexpr (std::is_same_v<D, dims::power_per_area>) return "W/m2";
   else static_assert(sizeof(D) == 0, "add the SI symbol of this dimension");
 }
 
@@ -238,6 +246,14 @@ void read_value(const json& j, X& out, const std::string& path) {
   } else if constexpr (std::is_integral_v<X>) {
     if (!j.is_number_integer()) {
       throw config_error(path, "[strata.json] " + where(path) + " must be an integer, got " + j.dump());
+    }
+    const bool fits = j.is_number_unsigned() ? std::in_range<X>(j.get<std::uint64_t>())
+                                             : std::in_range<X>(j.get<std::int64_t>());
+    if (!fits) {
+      throw config_error(path, "[strata.json] " + where(path) + " must be an integer in [" +
+                                   std::to_string(std::numeric_limits<X>::min()) + ", " +
+                                   std::to_string(std::numeric_limits<X>::max()) + "], got " +
+                                   j.dump());
     }
     out = j.get<X>();
   } else if constexpr (std::is_floating_point_v<X>) {

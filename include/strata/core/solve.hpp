@@ -36,7 +36,16 @@ double solve_bracketed(F&& f, double lo, double hi, const solve_options& opt, co
   require(opt.rel_tol > 0.0 && opt.rel_tol < 1.0, "strata.solve", "rel_tol", opt.rel_tol,
           "in (0, 1)");
   require(opt.max_iter >= 1, "strata.solve", "max_iter", opt.max_iter, ">= 1");
+  if (!(lo <= hi)) {
+    throw config_error("bracket", std::string("[strata.solve] ") + what +
+                                      ": bracket must have lo <= hi, got [" + to_text(lo) + ", " +
+                                      to_text(hi) + "]");
+  }
   const double flo = f(lo), fhi = f(hi);
+  if (!(std::isfinite(flo) && std::isfinite(fhi))) {
+    throw solver_error(std::string("[strata.solve] ") + what + ": f is not finite at an end of [" +
+                       to_text(lo) + ", " + to_text(hi) + "]");
+  }
   if (flo == 0.0) return lo;
   if (fhi == 0.0) return hi;
   if ((flo > 0.0) == (fhi > 0.0)) {
@@ -45,9 +54,11 @@ double solve_bracketed(F&& f, double lo, double hi, const solve_options& opt, co
   }
   const int bits = static_cast<int>(std::ceil(-std::log2(opt.rel_tol)));
   std::uintmax_t it = opt.max_iter;
-  const auto r = boost::math::tools::toms748_solve(
-      f, lo, hi, flo, fhi, boost::math::tools::eps_tolerance<double>(bits), it);
-  if (it >= opt.max_iter) {
+  boost::math::tools::eps_tolerance<double> tol(bits);  // operator() is non-const in Boost 1.74
+  const auto r = boost::math::tools::toms748_solve(f, lo, hi, flo, fhi, tol, it);
+  // Converged means an exact root (first == second) or a bracket within tolerance, whatever the
+  // iteration count: `it >= max_iter` is also true when the last allowed iteration converged.
+  if (r.first != r.second && !tol(r.first, r.second)) {
     throw solver_error(std::string("[strata.solve] ") + what + ": no convergence in " +
                        to_text(opt.max_iter) + " iterations");
   }

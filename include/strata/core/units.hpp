@@ -76,6 +76,7 @@ using data_per_area = dim_quotient<data, area>;
 using resistance_per_length = dim_quotient<resistance, length>;
 using capacitance_per_length = dim_quotient<capacitance, length>;
 using current_per_area = dim_quotient<current, area>;
+using power_per_area = dim_quotient<power, area>;
 }  // namespace dims
 
 template <class Dim, class T = double>
@@ -108,7 +109,7 @@ class quantity {
   constexpr quantity() = default;
   /// Widening from another scalar type (e.g. a `double` literal into an autodiff quantity).
   template <class U>
-    requires(std::is_constructible_v<T, const U&> && !std::is_same_v<T, U>)
+    requires(std::is_convertible_v<const U&, T> && !std::is_same_v<T, U>)
   constexpr quantity(const quantity<Dim, U>& o) : v_(T(o.si())) {}  // NOLINT: implicit on purpose
 
   /// Makes a quantity from its SI value (for the edges: Eigen, hot loops, JSON).
@@ -147,8 +148,8 @@ class quantity {
   friend constexpr bool operator==(const quantity& a, const quantity& b) { return a.v_ == b.v_; }
   friend constexpr bool operator<(const quantity& a, const quantity& b) { return a.v_ < b.v_; }
   friend constexpr bool operator>(const quantity& a, const quantity& b) { return b.v_ < a.v_; }
-  friend constexpr bool operator<=(const quantity& a, const quantity& b) { return !(b.v_ < a.v_); }
-  friend constexpr bool operator>=(const quantity& a, const quantity& b) { return !(a.v_ < b.v_); }
+  friend constexpr bool operator<=(const quantity& a, const quantity& b) { return a.v_ <= b.v_; }
+  friend constexpr bool operator>=(const quantity& a, const quantity& b) { return a.v_ >= b.v_; }
 
  private:
   T v_{};
@@ -225,6 +226,8 @@ template <class T = double>
 using capacitance_per_length = quantity<dims::capacitance_per_length, T>;
 template <class T = double>
 using current_per_area = quantity<dims::current_per_area, T>;
+template <class T = double>
+using power_per_area = quantity<dims::power_per_area, T>;
 
 /// The units strata reads and writes. Data: `B` byte, `b` bit (1/8 B); decimal `KB MB GB TB`
 /// and `Gb` (10^9 bit); binary `KiB MiB GiB` and `Gib` (2^30 bit).
@@ -260,10 +263,13 @@ inline constexpr unit<dims::resistance_per_length> ohm_per_um{1e6, "ohm/um"};
 inline constexpr unit<dims::capacitance_per_length> fF_per_um{1e-15 / 1e-6, "fF/um"},
     aF_per_um{1e-18 / 1e-6, "aF/um"};
 inline constexpr unit<dims::current_per_area> A_per_um2{1e12, "A/um2"};
+inline constexpr unit<dims::power_per_area> W_per_mm2{1e6, "W/mm2"};
 }  // namespace units
 
 /// Literals for `double` quantities: `35_nm`, `13.75_ns`, `1.25_pJ`, `460_GBps`, `64_MiB`.
-namespace literals {
+/// An inline namespace, as `std::literals` is: `using namespace strata::literals` brings in the
+/// literals alone, and strata's own headers use them for cited defaults.
+inline namespace literals {
 #define STRATA_LITERAL(suffix, u)                                                      \
   constexpr auto operator""_##suffix(long double v) { return units::u(double(v)); }    \
   constexpr auto operator""_##suffix(unsigned long long v) { return units::u(double(v)); }
@@ -317,6 +323,7 @@ STRATA_LITERAL(pJpop, pJ_per_op)
 STRATA_LITERAL(ohm_per_um, ohm_per_um)
 STRATA_LITERAL(fF_per_um, fF_per_um)
 STRATA_LITERAL(aF_per_um, aF_per_um)
+STRATA_LITERAL(W_per_mm2, W_per_mm2)
 #undef STRATA_LITERAL
 }  // namespace literals
 

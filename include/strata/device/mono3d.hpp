@@ -95,11 +95,11 @@ struct mono3d_params {
   /// Bytes each bank delivers to the logic die per access: one 4 KiB page, 32 MATs × 1024 BL.
   /// [Assumed; not calibrated — the internal-bandwidth rows of Stratum §6.1 are checks]
   strata::data_size<T> bank_access_bytes = units::B(4096.0);
-  /// Energy per byte read from the arrays to the logic die (activation share + hybrid bond).
-  /// [Hybrid-bonded 3D DRAM ≈ 0.4 pJ/bit access incl. bond I/O; O'Connor et al., "Fine-Grained
-  /// DRAM", MICRO 2017, reports ≈ 1 pJ/bit for HBM-class stacks with TSV I/O; without TSVs and
-  /// PHY the Mono3D internal path is taken at 0.4 pJ/bit]
-  strata::energy_per_data<T> access_energy = units::pJ_per_bit(0.4);
+  /// Energy per bit read from the arrays to the logic die: DRAM core 0.1 + high-voltage
+  /// periphery 0.01 + hybrid bond 0.01 pJ/b, the split the logic-die budget uses
+  /// (`logic_die_params::e_dram_core`, `e_dram_periph`, `e_b`; the core figure follows the DDR5
+  /// IDD0 − IDD3N activation-energy method for a fully used page).
+  strata::energy_per_data<T> access_energy = units::pJ_per_bit(0.12);
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {

@@ -98,5 +98,41 @@ inline std::vector<paper_row> stratum_device_rows(const mono3d_params<>& p = {},
   };
 }
 
+/// Rows `stratum.logic.*`: the Table 3 processor on the default die, fed by the fastest tier of
+/// the default Mono3D chip (BW_fast of Eq. 1 comes from the device model, not from the paper).
+inline std::vector<paper_row> stratum_logic_rows(const logic_die_params<>& lp = {},
+                                                 const mono3d_params<>& mp = {}) {
+  using namespace detail;
+  const auto bw_fast = evaluate(mp).tiers.front().internal_bandwidth;
+  const auto r = evaluate(lp, bw_fast);
+  const auto best = max_macs_within_budget(lp, bw_fast);
+  return {
+      rel("stratum.logic.area_budget_mm2", r.a_processor_budget.in(units::mm2), "mm2", 82.05, 0.005,
+          "Stratum §4.3 Eq. 2-3, §6.2.2"),
+      with("stratum.logic.macs", r.n_mac, "MACs", 64000, row_check::exact, "Stratum Table 3"),
+      rel("stratum.logic.peak_tflops", r.peak_throughput.in(units::Tflops), "TFLOPS", 128, 0.01,
+          "Stratum Table 3"),
+      rel("stratum.logic.active_area_mm2", r.a_active.in(units::mm2), "mm2", 76.63, 0.02,
+          "Stratum §6.2.3, Table 3"),
+      rel("stratum.logic.area_utilization", r.utilization, "fraction", 0.63, 0.02,
+          "Stratum §6.2.3"),
+      rel("stratum.logic.peak_power_W", r.p_logic.in(units::W), "W", 42.67, 0.02,
+          "Stratum §4.3 Eq. 1, Table 3"),
+      with("stratum.logic.power_cap_W", r.p_peak.in(units::W), "W", 45, row_check::exact,
+           "Stratum §6.2.1 (HotSpot)"),
+      with("stratum.logic.max_macs_within_budget", double(best.n_mac), "MACs", 64000,
+           row_check::at_least, "Stratum §4.3 Eq. 1-2"),
+      rel("stratum.logic.tiering_table_area_fraction_of_pe", r.tiering_fraction_of_pe, "fraction",
+          0.001, 0.5, "Stratum §6.2.3 Fig. 15a"),
+  };
+}
+
+/// Every row the library computes today, in the order of spec/numbers.md.
+inline std::vector<paper_row> paper_rows() {
+  auto rows = stratum_device_rows();
+  for (auto& r : stratum_logic_rows()) rows.push_back(std::move(r));
+  return rows;
+}
+
 }  // namespace v0
 }  // namespace strata

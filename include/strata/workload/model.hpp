@@ -10,7 +10,9 @@
 /// `shared_experts` always-active experts (each an FFN of `shared_expert_ffn`) and a router
 /// (d·experts weights). Attention is MHA/GQA (q: d·h·dh, k, v: d·kv·dh, o: h·dh·d) or MLA
 /// (DeepSeek-V2/V3, below). Norm weights are counted (two per layer, one final); biases where the
-/// family has them (Qwen2 QKV bias).
+/// family has them (Qwen2 QKV bias). QK norm: OLMoE normalises the whole q and k projections with
+/// RMSNorm weights of h·dh and kv·dh (`OlmoeAttention.q_norm`, `k_norm` in transformers); Llama-4's
+/// QK norm is a weightless L2 norm (`Llama4TextL2Norm`), so it adds no parameters.
 ///
 /// MLA (DeepSeek-V2 §2.1): q = x·W_dq (d × q_lora) → norm → W_uq (q_lora × h·(nope + rope)), or
 /// directly W_q (d × h·(nope + rope)) when q_lora_rank = 0; kv: W_dkv (d × (kv_lora + rope)) →
@@ -62,7 +64,7 @@ struct mla_dims {
 /// A decoder-only transformer, dense or MoE.
 struct model {
   std::string name;                 ///< e.g. "Mixtral-8x7B"
-  std::string family;               ///< HF model_type: mixtral, olmoe, qwen2, qwen2_moe, deepseek, deepseek_v2, deepseek_v3, dbrx, llama4
+  std::string family;               ///< HF model_type: mixtral, olmoe, qwen2, qwen2_moe, deepseek, deepseek_v2, deepseek_v3, dbrx, llama4 (also for a bare llama4_text config)
   int layers = 0;                   ///< decoder layers (num_hidden_layers)
   int hidden = 0;                   ///< hidden size d
   int heads = 0;                    ///< attention (query) heads
@@ -72,7 +74,7 @@ struct model {
   int vocab = 0;                    ///< vocabulary size
   bool tie_embeddings = false;      ///< LM head shares the embedding matrix
   bool qkv_bias = false;            ///< biases on Q, K, V projections (Qwen2)
-  bool qk_norm = false;             ///< RMSNorm on queries and keys (OLMoE, Llama-4)
+  bool qk_norm = false;             ///< norm on queries and keys (OLMoE: RMSNorm; Llama-4: weightless L2)
   ffn_kind ffn = ffn_kind::swiglu;  ///< FFN kind of dense layers and experts
   int dense_ffn = 0;                ///< intermediate size of dense (non-MoE) FFN layers
 
@@ -146,8 +148,10 @@ inline void validate(const model& m) {
   detail::require(m.kv_heads >= 1 && m.kv_heads <= m.heads && m.heads % m.kv_heads == 0, id,
                   "kv_heads", m.kv_heads, "a divisor of heads");
   if (m.is_mla()) {
-    detail::require(m.mla.qk_nope_head_dim >= 0 && m.mla.qk_rope_head_dim >= 1, id,
-                    "mla.qk_rope_head_dim", m.mla.qk_rope_head_dim, ">= 1");
+    detail::require(m.mla.qk_nope_head_dim >= 0, id, "mla.qk_nope_head_dim", m.mla.qk_nope_head_dim,
+                    ">= 0");
+    detail::require(m.mla.qk_rope_head_dim >= 1, id, "mla.qk_rope_head_dim", m.mla.qk_rope_head_dim,
+                    ">= 1");
     detail::require(m.mla.v_head_dim >= 1, id, "mla.v_head_dim", m.mla.v_head_dim, ">= 1");
     detail::require(m.mla.q_lora_rank >= 0, id, "mla.q_lora_rank", m.mla.q_lora_rank, ">= 0");
   } else {
@@ -194,7 +198,8 @@ inline std::int64_t attention_params(const model& m) {
   const std::int64_t dh = m.head_dim, kv = m.kv_heads;
   std::int64_t p = d * h * dh + 2 * d * kv * dh + h * dh * d;
   if (m.qkv_bias) p += h * dh + 2 * kv * dh;
-  if (m.qk_norm) p += 2 * dh;
+  // OLMoE: RMSNorm over the full q (h·dh) and k (kv·dh) projections. Llama-4: weightless L2 norm.
+  if (m.qk_norm && m.family != "llama4") p += (h + kv) * dh;
   return p;
 }
 

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Umbrella header: every public strata header. Prefer the individual headers in libraries that
+/// care about compile time; `strata/json.hpp` adds JSON (nlohmann/json).
+
+#include "strata/version.hpp"
+
+#include "strata/core/cost.hpp"
+#include "strata/core/error.hpp"
+#include "strata/core/scalar.hpp"
+#include "strata/core/solve.hpp"
+#include "strata/core/tier.hpp"
+#include "strata/core/units.hpp"
+
+#include "strata/tech/ddr5.hpp"
+#include "strata/tech/logic_7nm.hpp"
+
+#include "strata/device/logic_die.hpp"
+#include "strata/device/mono3d.hpp"
+#include "strata/device/rc_ladder.hpp"
+
+#include "strata/workload/model.hpp"
+#include "strata/workload/operators.hpp"
+#include "strata/workload/roofline.hpp"
+
+#include "strata/report/paper.hpp"
+
+#include "strata/json.hpp"

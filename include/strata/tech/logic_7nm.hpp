@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// 7 nm logic technology: the cell and SRAM figures the Stratum logic-die area model builds its
+/// buffers and tables from (`device/logic_die.hpp`). Areas of storage come from capacity × a
+/// published bit-cell area, areas of small logic from cell counts × ASAP7 standard-cell areas, so
+/// every block of the area breakdown traces back to a cell.
+///
+/// \code
+/// strata::logic_7nm_params<> t;
+/// auto a = sram_area(t, 64.0 * 1024 * 8);   // 64 KiB of SRAM: 0.0253 mm²
+/// \endcode
+
+#include <string>  // std::string, field paths
+
+#include "strata/core/error.hpp"
+#include "strata/core/scalar.hpp"
+#include "strata/core/units.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+
+/// Cell-level figures of a 7 nm FinFET logic process.
+template <class T = double>
+struct logic_7nm_params {
+  /// High-density 6T SRAM bit cell. [Chang et al., "A 7nm 256Mb SRAM in high-k metal-gate
+  /// FinFET technology with write-assist circuitry for low-VMIN applications", ISSCC 2017:
+  /// 0.027 µm² HD cell (TSMC N7)]
+  strata::area<T> sram_bitcell_area = 0.027_um2;
+  /// Bit cells / macro area of an SRAM macro (decoders, sense amplifiers, write assist).
+  /// [WikiChip Fuse, "IEDM 2022: Did We Just Witness The Death Of SRAM?": a 0.021 µm² HD cell
+  /// gives 31.8 Mib/mm² with assist overhead, i.e. 31.8 / 45.4 Mib/mm² of bare cells = 0.70]
+  T sram_array_efficiency = T(0.70);
+  /// D flip-flop (a register bit). [ASAP7 7.5-track library asap7sc7p5t_SEQ_RVT (220123):
+  /// DFFHQNx1_ASAP7_75t_R, area 0.2916 µm²]
+  strata::area<T> dff_area = 0.2916_um2;
+  /// Two-input XNOR (bit equality of a comparator). [ASAP7 asap7sc7p5t_SIMPLE_RVT (211120):
+  /// XNOR2x2_ASAP7_75t_R, area 0.16038 µm²]
+  strata::area<T> xnor2_area = 0.16038_um2;
+  /// Two-input AND (greater-than propagate and generate of a comparator). [ASAP7
+  /// asap7sc7p5t_SIMPLE_RVT (211120): AND2x2_ASAP7_75t_R, area 0.08748 µm²]
+  strata::area<T> and2_area = 0.08748_um2;
+  /// Cell area / placed block area of standard-cell logic. [ASAP7 reference block of
+  /// Centre-for-Hardware-Security/asap7_reference_design: Innovus placement density ≈ 70 %]
+  T placement_utilization = T(0.70);
+  /// Area of an FP16 adder relative to an FP16 MAC (multiplier + adder). [Horowitz, "Computing's
+  /// energy problem", ISSCC 2014, 45 nm: FP16 add 1360 µm², FP16 multiply 1640 µm², so
+  /// 1360 / 3000; the ratio, not the absolute area, is carried to 7 nm]
+  T fp16_add_area_fraction = T(1360.0 / 3000.0);
+
+  /// Field list for JSON (strata/core/json.hpp).
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("sram_bitcell_area", s.sram_bitcell_area);
+    v("sram_array_efficiency", s.sram_array_efficiency);
+    v("dff_area", s.dff_area);
+    v("xnor2_area", s.xnor2_area);
+    v("and2_area", s.and2_area);
+    v("placement_utilization", s.placement_utilization);
+    v("fp16_add_area_fraction", s.fp16_add_area_fraction);
+  }
+  friend bool operator==(const logic_7nm_params&, const logic_7nm_params&) = default;
+};
+
+/// Checks the figures; throws `config_error` naming `<path>.<field>`.
+template <class T>
+void validate(const logic_7nm_params<T>& t, const std::string& path = "tech") {
+  constexpr const char* id = "strata.logic_7nm";
+  detail::require_positive(t.sram_bitcell_area.si(), id, path + ".sram_bitcell_area", "m2");
+  detail::require_positive(t.dff_area.si(), id, path + ".dff_area", "m2");
+  detail::require_positive(t.xnor2_area.si(), id, path + ".xnor2_area", "m2");
+  detail::require_positive(t.and2_area.si(), id, path + ".and2_area", "m2");
+  const auto unit_interval = [&](const T& x, const char* name) {
+    const double v = value_of(x);
+    detail::require(v > 0.0 && v <= 1.0, id, path + "." + name, v, "in (0, 1]");
+  };
+  unit_interval(t.sram_array_efficiency, "sram_array_efficiency");
+  unit_interval(t.placement_utilization, "placement_utilization");
+  unit_interval(t.fp16_add_area_fraction, "fp16_add_area_fraction");
+}
+
+/// SRAM macro area for `bits` bits: bits · A_cell / η_array  [m²].
+template <class T>
+strata::area<T> sram_area(const logic_7nm_params<T>& t, const T& bits) {
+  validate(t);
+  return t.sram_bitcell_area * (bits / t.sram_array_efficiency);
+}
+
+/// Placed area of `bits` flip-flops: bits · A_DFF / u_place  [m²].
+template <class T>
+strata::area<T> register_area(const logic_7nm_params<T>& t, const T& bits) {
+  validate(t);
+  return t.dff_area * (bits / t.placement_utilization);
+}
+
+/// Placed area of a `bits`-wide magnitude comparator (ripple form: per bit one XNOR for
+/// equality and two ANDs for generate/propagate): bits · (A_XNOR2 + 2·A_AND2) / u_place  [m²].
+template <class T>
+strata::area<T> comparator_area(const logic_7nm_params<T>& t, const T& bits) {
+  validate(t);
+  return (t.xnor2_area + t.and2_area * T(2)) * (bits / t.placement_utilization);
+}
+
+}  // namespace v0
+}  // namespace strata

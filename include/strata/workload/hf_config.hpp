@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Reads a `strata::model` straight from a Hugging Face `config.json` (DESIGN.md principle 5).
+///
+/// Supported `model_type`s and the keys read (all others are ignored):
+///
+/// | model_type | keys |
+/// |---|---|
+/// | all but dbrx | num_hidden_layers, hidden_size, num_attention_heads, num_key_value_heads (default: = heads), head_dim (default hidden/heads), vocab_size, tie_word_embeddings (default false), hidden_act (default silu), attention_bias (must be false or absent) |
+/// | mixtral | num_local_experts, num_experts_per_tok, intermediate_size (per expert) |
+/// | olmoe | num_experts, num_experts_per_tok, intermediate_size (per expert); QK norm |
+/// | qwen2 | intermediate_size (dense FFN); QKV bias |
+/// | qwen2_moe | num_experts, num_experts_per_tok, moe_intermediate_size, intermediate_size (dense layers), shared_expert_intermediate_size (one gated shared expert), decoder_sparse_step (MoE iff (i+1) % step == 0), mlp_only_layers (only a prefix 0..k-1 is supported); QKV bias |
+/// | deepseek | n_routed_experts, num_experts_per_tok, moe_intermediate_size, n_shared_experts, intermediate_size, first_k_dense_replace, moe_layer_freq |
+/// | deepseek_v2, deepseek_v3 | as deepseek, plus MLA: kv_lora_rank, q_lora_rank (null: 0), qk_rope_head_dim, qk_nope_head_dim, v_head_dim |
+/// | dbrx | n_layers, d_model, n_heads, vocab_size, attn_config.kv_n_heads, ffn_config.{ffn_hidden_size, moe_num_experts, moe_top_k, ffn_act_fn.name} |
+/// | llama4 (text_config) or llama4_text | intermediate_size (experts and the one shared expert), intermediate_size_mlp (dense layers), num_local_experts, num_experts_per_tok, interleave_moe_layer_step (MoE iff (i+1) % step == 0), moe_layers (must match the step if given), use_qk_norm (default true) |
+///
+/// Conventions:
+/// - `hidden_act` (DBRX: `ffn_config.ffn_act_fn.name`) `silu`/`swish` gives `ffn_kind::swiglu`,
+///   `gelu*` gives `ffn_kind::gelu`; anything else is an error.
+/// - DeepSeek's `n_shared_experts` shared experts each have `moe_intermediate_size` (transformers
+///   fuses them into one MLP of width n·moe_intermediate_size: the same weights).
+/// - MLA models have `head_dim = 0`: their head sizes are in `mla`.
+/// - `weight_bits` is the checkpoint's: `torch_dtype` (or `dtype`) float32 gives 32, bfloat16 and
+///   float16 give 16 (the default when absent); a `quantization_config` overrides it: `quant_method`
+///   `fp8` gives 8 (DeepSeek-V3 ships FP8 e4m3 weights with one FP32 scale per 128×128 block, a
+///   0.02 % overhead not counted), an integer `bits` (GPTQ, AWQ) gives that, bitsandbytes
+///   `load_in_4bit`/`load_in_8bit` give 4/8. Parameter counts do not depend on it.
+/// - `name`: the argument, else `_name_or_path`, else (from a file) the file name without
+///   `.json` and `.config`.
+/// - Not modelled (parameter counts are off by these): DeepSeek-V3's router bias
+///   `e_score_correction_bias` (256 per MoE layer, 14 848 in all) and its multi-token-prediction
+///   module (`num_nextn_predict_layers`; 671 B is the main model without it).
+///
+/// Errors: an unknown `model_type`, a missing required key, a value of the wrong type or out of
+/// range throw `config_error` whose `field()` is the JSON key path (`ffn_config.moe_top_k`,
+/// `text_config.num_hidden_layers`) and whose message names it, and the file when loaded from one:
+/// `[strata.hf_config] dbrx.config.json: ffn_config.moe_top_k is missing (required for model_type
+/// dbrx)`. A model that fails `validate` is reported under the JSON key it came from.
+///
+/// Example:
+/// \code
+///   const strata::model m = strata::load_hf_config("Mixtral-8x7B/config.json");
+///   const auto n = strata::count_params(m);  // n.total = 46 702 792 704
+/// \endcode
+
+#include <climits>      // INT_MAX
+#include <cstdint>      // std::int64_t, std::uint64_t
+#include <cstdio>       // std::fopen, std::fread: reads the file without <fstream> (STYLE rule 3)
+#include <memory>       // std::unique_ptr, closes the FILE
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <utility>      // std::pair, std::move
+#include <vector>       // std::vector
+
+#include "strata/core/error.hpp"
+#include "strata/core/json.hpp"
+#include "strata/workload/model.hpp"
+
+namespace strata {
+inline namespace v0 {
+namespace detail {
+
+/// One JSON object of the config and the key path that leads to it ("" or "text_config.").
+struct hf_node {
+  const json* j = nullptr;
+  std::string prefix;
+};
+
+/// Reads typed keys from a config and throws `config_error` naming the key path and the file.
+class hf_reader {
+ public:
+  explicit hf_reader(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw config_error(path, "[strata.hf_config] " + (file_.empty() ? std::string() : file_ + ": ") + what);
+  }
+
+  void set_family(std::string f) { family_ = std::move(f); }
+
+  /// The value at `key`, or nullptr when the key is absent or null.
+  static const json* find(const hf_node& n, std::string_view key) {
+    const auto it = n.j->find(key);
+    if (it == n.j->end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+  static std::string path(const hf_node& n, std::string_view key) { return n.prefix + std::string(key); }
+
+  [[noreturn]] void missing(const hf_node& n, std::string_view key) const {
+    const std::string p = path(n, key);
+    fail(p, p + " is missing (required for model_type " + family_ + ")");
+  }
+
+  int as_int(const json& v, const std::string& p, int min) const {
+    std::int64_t x = 0;
+    bool ok = v.is_number_integer();
+    if (ok && v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      ok = u <= static_cast<std::uint64_t>(INT_MAX);
+      x = ok ? static_cast<std::int64_t>(u) : 0;
+    } else if (ok) {
+      x = v.get<std::int64_t>();
+    }
+    if (!ok || x < min || x > INT_MAX) {
+      fail(p, p + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(INT_MAX) +
+                  "], got " + v.dump());
+    }
+    return static_cast<int>(x);
+  }
+
+  int req_int(const hf_node& n, std::string_view key, int min = 1) const {
+    const json* v = find(n, key);
+    if (v == nullptr) missing(n, key);
+    return as_int(*v, path(n, key), min);
+  }
+  int opt_int(const hf_node& n, std::string_view key, int fallback, int min = 0) const {
+    const json* v = find(n, key);
+    return v == nullptr ? fallback : as_int(*v, path(n, key), min);
+  }
+  bool opt_bool(const hf_node& n, std::string_view key, bool fallback) const {
+    const json* v = find(n, key);
+    if (v == nullptr) return fallback;
+    if (!v->is_boolean()) fail(path(n, key), path(n, key) + " must be true or false, got " + v->dump());
+    return v->get<bool>();
+  }
+  std::string opt_string(const hf_node& n, std::string_view key, std::string fallback) const {
+    const json* v = find(n, key);
+    if (v == nullptr) return fallback;
+    if (!v->is_string()) fail(path(n, key), path(n, key) + " must be a string, got " + v->dump());
+    return v->get<std::string>();
+  }
+  hf_node req_object(const hf_node& n, std::string_view key) const {
+    const json* v = find(n, key);
+    if (v == nullptr) missing(n, key);
+    if (!v->is_object()) fail(path(n, key), path(n, key) + " must be an object, got " + v->dump());
+    return {v, path(n, key) + "."};
+  }
+
+  /// Remembers which JSON key a model field came from, to name it if `validate` rejects the field.
+  void from(std::string field, std::string json_path) { origin_.emplace_back(std::move(field), std::move(json_path)); }
+  [[nodiscard]] std::string origin(const std::string& field) const {
+    for (const auto& [f, p] : origin_) {
+      if (f == field) return p;
+    }
+    return {};
+  }
+
+ private:
+  std::string file_;
+  std::string family_;
+  std::vector<std::pair<std::string, std::string>> origin_;
+};
+
+/// FFN kind of an activation name: silu/swish are gated (SwiGLU), gelu* is a plain GeLU FFN.
+inline ffn_kind hf_ffn_kind(const hf_reader& r, const std::string& act, const std::string& p) {
+  if (act == "silu" || act == "swish") return ffn_kind::swiglu;
+  if (act.rfind("gelu", 0) == 0) return ffn_kind::gelu;
+  r.fail(p, p + " \"" + act + "\" is not supported (expected silu, swish or gelu*)");
+}
+
+/// Bits per stored weight from torch_dtype/dtype and quantization_config (see the file comment).
+inline int hf_weight_bits(const hf_reader& r, const hf_node& root, const hf_node& text) {
+  int bits = 16;
+  for (const hf_node* n : {&root, &text}) {
+    for (const char* key : {"torch_dtype", "dtype"}) {
+      const std::string dt = r.opt_string(*n, key, "");
+      if (dt.empty()) continue;
+      if (dt == "float32") bits = 32;
+      else if (dt == "bfloat16" || dt == "float16") bits = 16;
+      else r.fail(hf_reader::path(*n, key), hf_reader::path(*n, key) + " \"" + dt + "\" is not supported (expected float32, bfloat16 or float16)");
+    }
+  }
+  const json* q = hf_reader::find(root, "quantization_config");
+  if (q == nullptr) return bits;
+  const hf_node qn = r.req_object(root, "quantization_config");
+  const std::string method = r.opt_string(qn, "quant_method", "");
+  if (method == "fp8") return 8;
+  if (hf_reader::find(qn, "bits") != nullptr) return r.req_int(qn, "bits", 1);
+  if (r.opt_bool(qn, "load_in_4bit", false)) return 4;
+  if (r.opt_bool(qn, "load_in_8bit", false)) return 8;
+  r.fail("quantization_config.quant_method",
+         "quantization_config.quant_method \"" + method +
+             "\" is not supported (expected fp8, an integer bits, or load_in_4bit/load_in_8bit)");
+}
+
+/// The keys shared by the Llama-style families (all but DBRX).
+inline void hf_read_common(hf_reader& r, const hf_node& n, model& m, bool mla) {
+  m.layers = r.req_int(n, "num_hidden_layers");
+  r.from("layers", hf_reader::path(n, "num_hidden_layers"));
+  m.hidden = r.req_int(n, "hidden_size");
+  r.from("hidden", hf_reader::path(n, "hidden_size"));
+  m.heads = r.req_int(n, "num_attention_heads");
+  r.from("heads", hf_reader::path(n, "num_attention_heads"));
+  m.kv_heads = r.opt_int(n, "num_key_value_heads", m.heads, 1);
+  r.from("kv_heads", hf_reader::path(n, "num_key_value_heads"));
+  m.vocab = r.req_int(n, "vocab_size");
+  r.from("vocab", hf_reader::path(n, "vocab_size"));
+  m.tie_embeddings = r.opt_bool(n, "tie_word_embeddings", false);
+  m.ffn = hf_ffn_kind(r, r.opt_string(n, "hidden_act", "silu"), hf_reader::path(n, "hidden_act"));
+  if (r.opt_bool(n, "attention_bias", false)) {
+    r.fail(hf_reader::path(n, "attention_bias"),
+           hf_reader::path(n, "attention_bias") + " true is not supported for this model_type (the o_proj bias is not modelled)");
+  }
+  if (mla) return;  // head sizes are in m.mla
+  if (hf_reader::find(n, "head_dim") != nullptr) {
+    m.head_dim = r.req_int(n, "head_dim");
+    r.from("head_dim", hf_reader::path(n, "head_dim"));
+  } else {
+    if (m.hidden % m.heads != 0) {
+      r.fail(hf_reader::path(n, "head_dim"),
+             hf_reader::path(n, "hidden_size") + " " + std::to_string(m.hidden) + " is not a multiple of " +
+                 hf_reader::path(n, "num_attention_heads") + " " + std::to_string(m.heads) +
+                 "; head_dim must be given");
+    }
+    m.head_dim = m.hidden / m.heads;
+  }
+}
+
+/// Routed experts, top-k and expert width under the given key names.
+inline void hf_read_experts(hf_reader& r, const hf_node& n, model& m, const char* experts_key,
+                            const char* ffn_key) {
+  m.experts = r.req_int(n, experts_key);
+  r.from("experts", hf_reader::path(n, experts_key));
+  m.top_k = r.req_int(n, "num_experts_per_tok");
+  r.from("top_k", hf_reader::path(n, "num_experts_per_tok"));
+  m.expert_ffn = r.req_int(n, ffn_key);
+  r.from("expert_ffn", hf_reader::path(n, ffn_key));
+}
+
+inline void hf_read_deepseek(hf_reader& r, const hf_node& n, model& m) {
+  hf_read_experts(r, n, m, "n_routed_experts", "moe_intermediate_size");
+  m.dense_ffn = r.req_int(n, "intermediate_size");
+  r.from("dense_ffn", hf_reader::path(n, "intermediate_size"));
+  m.shared_experts = r.opt_int(n, "n_shared_experts", 0, 0);
+  r.from("shared_experts", hf_reader::path(n, "n_shared_experts"));
+  m.shared_expert_ffn = m.shared_experts > 0 ? m.expert_ffn : 0;
+  m.first_dense_layers = r.opt_int(n, "first_k_dense_replace", 0, 0);
+  r.from("first_dense_layers", hf_reader::path(n, "first_k_dense_replace"));
+  m.moe_layer_step = r.opt_int(n, "moe_layer_freq", 1, 1);
+  r.from("moe_layer_step", hf_reader::path(n, "moe_layer_freq"));
+  m.moe_layer_offset = 0;  // transformers: layer_idx % moe_layer_freq == 0
+}
+
+inline void hf_read_mla(hf_reader& r, const hf_node& n, model& m) {
+  m.mla.kv_lora_rank = r.req_int(n, "kv_lora_rank");
+  r.from("mla.kv_lora_rank", hf_reader::path(n, "kv_lora_rank"));
+  if (n.j->find("q_lora_rank") == n.j->end()) r.missing(n, "q_lora_rank");
+  m.mla.q_lora_rank = r.opt_int(n, "q_lora_rank", 0, 0);  // null: queries are not compressed
+  r.from("mla.q_lora_rank", hf_reader::path(n, "q_lora_rank"));
+  m.mla.qk_rope_head_dim = r.req_int(n, "qk_rope_head_dim");
+  r.from("mla.qk_rope_head_dim", hf_reader::path(n, "qk_rope_head_dim"));
+  m.mla.qk_nope_head_dim = r.req_int(n, "qk_nope_head_dim", 0);
+  r.from("mla.qk_nope_head_dim", hf_reader::path(n, "qk_nope_head_dim"));
+  m.mla.v_head_dim = r.req_int(n, "v_head_dim");
+  r.from("mla.v_head_dim", hf_reader::path(n, "v_head_dim"));
+  m.head_dim = 0;
+}
+
+inline void hf_read_qwen2_moe(hf_reader& r, const hf_node& n, model& m) {
+  m.qkv_bias = true;  // Qwen2 attention always has q, k, v biases (no config key)
+  hf_read_experts(r, n, m, "num_experts", "moe_intermediate_size");
+  m.dense_ffn = r.req_int(n, "intermediate_size");
+  r.from("dense_ffn", hf_reader::path(n, "intermediate_size"));
+  const int shared = r.opt_int(n, "shared_expert_intermediate_size", 0, 0);
+  m.shared_experts = shared > 0 ? 1 : 0;
+  m.shared_expert_ffn = shared;
+  m.shared_expert_gate = shared > 0;  // sigmoid(shared_expert_gate(x)), d weights
+  m.moe_layer_step = r.opt_int(n, "decoder_sparse_step", 1, 1);
+  r.from("moe_layer_step", hf_reader::path(n, "decoder_sparse_step"));
+  m.moe_layer_offset = 1;  // transformers: (layer_idx + 1) % decoder_sparse_step == 0
+  // mlp_only_layers forces dense layers; only a prefix 0..k-1 maps onto first_dense_layers.
+  if (const json* dense = hf_reader::find(n, "mlp_only_layers")) {
+    const std::string p = hf_reader::path(n, "mlp_only_layers");
+    if (!dense->is_array()) r.fail(p, p + " must be an array of layer indices, got " + dense->dump());
+    for (std::size_t i = 0; i < dense->size(); ++i) {
+      const int idx = r.as_int((*dense)[i], p + "[" + std::to_string(i) + "]", 0);
+      if (idx != static_cast<int>(i)) {
+        r.fail(p, p + " " + dense->dump() +
+                      " is not supported: only a prefix [0, 1, ..., k-1] of dense layers can be modelled");
+      }
+    }
+    m.first_dense_layers = static_cast<int>(dense->size());
+    r.from("first_dense_layers", p);
+  }
+}
+
+inline void hf_read_llama4_text(hf_reader& r, const hf_node& n, model& m) {
+  hf_read_common(r, n, m, false);
+  hf_read_experts(r, n, m, "num_local_experts", "intermediate_size");
+  m.dense_ffn = r.req_int(n, "intermediate_size_mlp");
+  r.from("dense_ffn", hf_reader::path(n, "intermediate_size_mlp"));
+  // transformers hard-codes one shared expert Llama4TextMLP(config) of width intermediate_size.
+  m.shared_experts = 1;
+  m.shared_expert_ffn = m.expert_ffn;
+  m.qk_norm = r.opt_bool(n, "use_qk_norm", true);
+  m.moe_layer_step = r.opt_int(n, "interleave_moe_layer_step", 1, 1);
+  r.from("moe_layer_step", hf_reader::path(n, "interleave_moe_layer_step"));
+  m.moe_layer_offset = 1;  // moe_layers = range(step - 1, layers, step)
+  if (const json* listed = hf_reader::find(n, "moe_layers")) {
+    const std::string p = hf_reader::path(n, "moe_layers");
+    if (!listed->is_array()) r.fail(p, p + " must be an array of layer indices, got " + listed->dump());
+    std::vector<int> expect;
+    for (int i = m.moe_layer_step - 1; i < m.layers; i += m.moe_layer_step) expect.push_back(i);
+    bool same = listed->size() == expect.size();
+    for (std::size_t i = 0; same && i < expect.size(); ++i) {
+      same = r.as_int((*listed)[i], p + "[" + std::to_string(i) + "]", 0) == expect[i];
+    }
+    if (!same) {
+      r.fail(p, p + " " + listed->dump() + " is not supported: only the pattern of " +
+                    hf_reader::path(n, "interleave_moe_layer_step") + " can be modelled");
+    }
+  }
+}
+
+/// Default model name from a file path: the file name without ".json" and then ".config".
+inline std::string hf_name_from_path(const std::string& path) {
+  std::string base = path.substr(path.find_last_of("/\\") == std::string::npos ? 0 : path.find_last_of("/\\") + 1);
+  for (std::string_view suffix : {std::string_view(".json"), std::string_view(".config")}) {
+    if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      base.erase(base.size() - suffix.size());
+    }
+  }
+  return base;
+}
+
+/// Reads `cfg`; `file` names the source in messages, `fallback_name` is used when neither `name`
+/// nor `_name_or_path` gives one.
+inline model read_hf_config_in(const json& cfg, std::string name, const std::string& file,
+                               const std::string& fallback_name) {
+  hf_reader r(file);
+  if (!cfg.is_object()) r.fail("", "the config must be a JSON object, got " + std::string(cfg.type_name()));
+  const hf_node root{&cfg, ""};
+  const json* type = hf_reader::find(root, "model_type");
+  if (type == nullptr) r.fail("model_type", "model_type is missing");
+  if (!type->is_string()) r.fail("model_type", "model_type must be a string, got " + type->dump());
+  const std::string model_type = type->get<std::string>();
+  r.set_family(model_type);
+
+  model m;
+  m.family = model_type;
+  hf_node text = root;
+  if (model_type == "mixtral") {
+    hf_read_common(r, root, m, false);
+    hf_read_experts(r, root, m, "num_local_experts", "intermediate_size");
+  } else if (model_type == "olmoe") {
+    hf_read_common(r, root, m, false);
+    hf_read_experts(r, root, m, "num_experts", "intermediate_size");
+    m.qk_norm = true;
+  } else if (model_type == "qwen2") {
+    hf_read_common(r, root, m, false);
+    m.qkv_bias = true;
+    m.dense_ffn = r.req_int(root, "intermediate_size");
+    r.from("dense_ffn", "intermediate_size");
+  } else if (model_type == "qwen2_moe") {
+    hf_read_common(r, root, m, false);
+    hf_read_qwen2_moe(r, root, m);
+  } else if (model_type == "deepseek") {
+    if (hf_reader::find(root, "kv_lora_rank") != nullptr) {
+      r.fail("kv_lora_rank", "kv_lora_rank is given but model_type deepseek (DeepSeekMoE) has no MLA; "
+                             "a DeepSeek-V2/V3 config has model_type deepseek_v2 or deepseek_v3");
+    }
+    hf_read_common(r, root, m, false);
+    hf_read_deepseek(r, root, m);
+  } else if (model_type == "deepseek_v2" || model_type == "deepseek_v3") {
+    hf_read_common(r, root, m, true);
+    hf_read_mla(r, root, m);
+    hf_read_deepseek(r, root, m);
+  } else if (model_type == "dbrx") {
+    m.layers = r.req_int(root, "n_layers");
+    r.from("layers", "n_layers");
+    m.hidden = r.req_int(root, "d_model");
+    r.from("hidden", "d_model");
+    m.heads = r.req_int(root, "n_heads");
+    r.from("heads", "n_heads");
+    m.vocab = r.req_int(root, "vocab_size");
+    r.from("vocab", "vocab_size");
+    m.tie_embeddings = r.opt_bool(root, "tie_word_embeddings", false);
+    const hf_node attn = r.req_object(root, "attn_config");
+    m.kv_heads = r.req_int(attn, "kv_n_heads");
+    r.from("kv_heads", "attn_config.kv_n_heads");
+    const hf_node ffn = r.req_object(root, "ffn_config");
+    m.expert_ffn = r.req_int(ffn, "ffn_hidden_size");
+    r.from("expert_ffn", "ffn_config.ffn_hidden_size");
+    m.experts = r.req_int(ffn, "moe_num_experts");
+    r.from("experts", "ffn_config.moe_num_experts");
+    m.top_k = r.req_int(ffn, "moe_top_k");
+    r.from("top_k", "ffn_config.moe_top_k");
+    std::string act = "silu";  // DbrxFFNConfig default {"name": "silu"}: GLU experts w1, v1, w2
+    if (hf_reader::find(ffn, "ffn_act_fn") != nullptr) act = r.opt_string(r.req_object(ffn, "ffn_act_fn"), "name", "silu");
+    m.ffn = hf_ffn_kind(r, act, "ffn_config.ffn_act_fn.name");
+    if (m.hidden % m.heads != 0) {
+      r.fail("n_heads", "d_model " + std::to_string(m.hidden) + " is not a multiple of n_heads " + std::to_string(m.heads));
+    }
+    m.head_dim = m.hidden / m.heads;
+  } else if (model_type == "llama4" || model_type == "llama4_text") {
+    m.family = "llama4";
+    if (model_type == "llama4") {
+      text = r.req_object(root, "text_config");
+      const std::string inner = r.opt_string(text, "model_type", "llama4_text");
+      if (inner != "llama4_text") {
+        r.fail("text_config.model_type", "text_config.model_type must be \"llama4_text\", got \"" + inner + "\"");
+      }
+    }
+    hf_read_llama4_text(r, text, m);
+    // The wrapper keeps tie_word_embeddings at the top level; the text config may repeat it.
+    m.tie_embeddings = r.opt_bool(text, "tie_word_embeddings", r.opt_bool(root, "tie_word_embeddings", false));
+  } else {
+    r.fail("model_type", "model_type \"" + model_type +
+                             "\" is not supported (supported: mixtral, olmoe, qwen2, qwen2_moe, deepseek, "
+                             "deepseek_v2, deepseek_v3, dbrx, llama4, llama4_text)");
+  }
+  m.weight_bits = hf_weight_bits(r, root, text);
+
+  if (name.empty()) name = r.opt_string(root, "_name_or_path", "");
+  m.name = name.empty() ? fallback_name : std::move(name);
+  try {
+    validate(m);
+  } catch (const config_error& e) {
+    const std::string key = r.origin(e.field());
+    if (key.empty()) r.fail(e.field(), e.what());
+    r.fail(key, key + " (model field " + e.field() + "): " + e.what());
+  }
+  return m;
+}
+
+}  // namespace detail
+
+/// Reads a model from a parsed Hugging Face `config.json`; `name` overrides `_name_or_path`.
+/// Throws `config_error` naming the JSON key path (see the file comment for the keys read).
+inline model read_hf_config(const json& cfg, std::string name = {}) {
+  return detail::read_hf_config_in(cfg, std::move(name), std::string{}, std::string{});
+}
+
+/// Reads a model from a Hugging Face `config.json` file; errors name the file and the key path.
+/// The name is `_name_or_path` if the config has one, else the file name without `.json`/`.config`.
+inline model load_hf_config(const std::string& path) {
+  const detail::hf_reader r(path);
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) r.fail("", "cannot open the file");
+  std::string text;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f.get())) > 0;) text.append(buf, n);
+  if (std::ferror(f.get()) != 0) r.fail("", "cannot read the file");
+  json cfg;
+  try {
+    cfg = json::parse(text);
+  } catch (const json::parse_error& e) {
+    r.fail("", std::string("is not valid JSON: ") + e.what());
+  }
+  return detail::read_hf_config_in(cfg, std::string{}, path, detail::hf_name_from_path(path));
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The operators of one serving step of a `model`: FLOPs and bytes per operator for decode
+/// (batch B, context S) and prefill (B sequences × S tokens), and the data class each one reads.
+///
+/// Conventions (stated once, used everywhere):
+/// - FLOPs count a multiply-add as 2 (HCRMap Eq. 13 counts MACs, i.e. half of this).
+/// - A projection with P weights applied to T tokens does 2·P·T FLOPs and reads its P weights once
+///   per step (weights are shared by the batch); activations in and out are T·(in + out) values.
+/// - Tokens per step: decode T = B (one new token per sequence), prefill T = B·S.
+/// - Attention core, MHA/GQA, decode: QKᵀ 2·h·dh·S and AV 2·h·dh·S FLOPs per sequence; reads
+///   the S cached tokens' K and V and appends one token's. Prefill (causal): each query attends to its prefix, so
+///   S(S+1)/2 query–key pairs per sequence; K and V of the S tokens are written once.
+/// - MLA decode uses the absorbed form (DeepSeek-V2 §2.1.2): scores over the cached latent and
+///   rope key, 2·h·(kv_lora + rope)·S, context 2·h·kv_lora·S; the absorbed up-projections are
+///   part of the projection weights. MLA prefill uses the explicit form: QKᵀ over nope + rope
+///   dims and AV over v_head_dim.
+/// - Routed experts: B·k routings per MoE layer. Without a trace, routing is uniform and the
+///   expected number of distinct experts touched is E·(1 − (1 − k/E)^T) (each token picks k of E
+///   experts without replacement); their weights are read once. With a per-layer expert
+///   histogram (from a trace), the touched experts and their token counts are exact, one
+///   operator per touched expert.
+/// - Softmax, norms and activations are counted as element-wise FLOPs (5 per score for softmax,
+///   4 per element for RMSNorm, 4 per element for SiLU·mul) — small next to the matrix work.
+
+#include <algorithm>  // std::min
+#include <array>      // std::array
+#include <cmath>    // std::pow
+#include <utility>    // std::pair
+#include <cstdint>  // std::uint32_t
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include "strata/core/error.hpp"
+#include "strata/core/units.hpp"
+#include "strata/workload/model.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Serving phase.
+enum class phase { decode, prefill };
+constexpr auto enum_names(phase) {
+  return std::array{std::pair{phase::decode, "decode"}, std::pair{phase::prefill, "prefill"}};
+}
+
+/// What an operator's weights are, for placement (Stratum §5.2's data classes).
+enum class data_class {
+  expert,      ///< a routed expert's weights, by (layer, expert)
+  weights,     ///< other weights the NMP/accelerator streams every step: attention, dense FFN,
+               ///< shared experts, router
+  kv,          ///< the KV cache
+  non_nmp      ///< data only the xPU reads: embeddings, LM head, norm scales
+};
+constexpr auto enum_names(data_class) {
+  return std::array{std::pair{data_class::expert, "expert"}, std::pair{data_class::weights, "weights"},
+                    std::pair{data_class::kv, "kv"}, std::pair{data_class::non_nmp, "non_nmp"}};
+}
+
+/// Kind of operator.
+enum class op_kind {
+  embedding, attn_norm, qkv_proj, attention, out_proj, ffn_norm, router, routed_experts,
+  expert, shared_experts, dense_ffn, final_norm, lm_head
+};
+constexpr auto enum_names(op_kind) {
+  return std::array{std::pair{op_kind::embedding, "embedding"},     std::pair{op_kind::attn_norm, "attn_norm"},
+                    std::pair{op_kind::qkv_proj, "qkv_proj"},       std::pair{op_kind::attention, "attention"},
+                    std::pair{op_kind::out_proj, "out_proj"},       std::pair{op_kind::ffn_norm, "ffn_norm"},
+                    std::pair{op_kind::router, "router"},           std::pair{op_kind::routed_experts, "routed_experts"},
+                    std::pair{op_kind::expert, "expert"},           std::pair{op_kind::shared_experts, "shared_experts"},
+                    std::pair{op_kind::dense_ffn, "dense_ffn"},     std::pair{op_kind::final_norm, "final_norm"},
+                    std::pair{op_kind::lm_head, "lm_head"}};
+}
+/// Name of an operator kind.
+inline const char* to_string(op_kind k) {
+  for (const auto& [e, n] : enum_names(op_kind{})) {
+    if (e == k) return n;
+  }
+  return "?";
+}
+
+/// One operator of a step: work and bytes. Kept free of strings so a step of a 61-layer model
+/// is built without per-operator allocations; `op_name` formats a name on demand.
+struct op {
+  op_kind kind = op_kind::qkv_proj;
+  data_class reads = data_class::weights;
+  int layer = -1;             ///< decoder layer (−1 for embedding, final norm, LM head)
+  int expert = -1;            ///< routed expert id for `expert` operators, else −1
+  double instances = 1.0;     ///< distinct weight objects touched (expected experts for `routed_experts`)
+  double tokens = 0.0;        ///< tokens processed
+  op_count<> flops{};         ///< floating-point operations (multiply-add = 2)
+  data_size<> weight_bytes{}; ///< weights read
+  data_size<> activation_bytes{};  ///< activations read and written
+  data_size<> kv_bytes{};     ///< KV cache read (decode) or written (prefill)
+
+  /// All bytes the operator moves.
+  [[nodiscard]] data_size<> bytes() const { return weight_bytes + activation_bytes + kv_bytes; }
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("kind", s.kind);
+    v("reads", s.reads);
+    v("layer", s.layer);
+    v("expert", s.expert);
+    v("instances", s.instances);
+    v("tokens", s.tokens);
+    v("flops", s.flops);
+    v("weight_bytes", s.weight_bytes);
+    v("activation_bytes", s.activation_bytes);
+    v("kv_bytes", s.kv_bytes);
+  }
+};
+
+/// "L3.qkv_proj", "L3.expert17", "lm_head".
+inline std::string op_name(const op& o) {
+  std::string n = o.layer >= 0 ? "L" + std::to_string(o.layer) + "." : std::string{};
+  n += to_string(o.kind);
+  if (o.expert >= 0) n += std::to_string(o.expert);
+  return n;
+}
+
+/// The shape of a step.
+struct step_shape {
+  phase mode = phase::decode;  ///< decode or prefill
+  int batch = 1;               ///< sequences B
+  int context = 2048;          ///< S: tokens already in context (decode) or prompt length (prefill)
+  int activation_bits = 16;    ///< bits per activation value
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("mode", s.mode);
+    v("batch", s.batch);
+    v("context", s.context);
+    v("activation_bits", s.activation_bits);
+  }
+};
+
+/// Checks a step shape; throws `config_error` naming the field.
+inline void validate(const step_shape& s) {
+  detail::require(s.batch >= 1, "strata.operators", "batch", s.batch, ">= 1");
+  detail::require(s.context >= 1, "strata.operators", "context", s.context, ">= 1");
+  detail::require(s.activation_bits >= 1 && s.activation_bits <= 64, "strata.operators",
+                  "activation_bits", s.activation_bits, "in [1, 64]");
+}
+
+/// Per-layer routing counts: `counts[layer][expert]` = tokens routed to the expert in that MoE
+/// layer, indexed by MoE-layer order (0 = first MoE layer). Empty: uniform routing.
+using expert_histogram = std::vector<std::vector<std::uint32_t>>;
+
+/// Expected distinct experts touched by `tokens` tokens each routed to k of E experts uniformly
+/// without replacement: E·(1 − (1 − k/E)^tokens).
+inline double expected_distinct_experts(int experts, int k, double tokens) {
+  detail::require(experts >= 1, "strata.operators", "experts", experts, ">= 1");
+  detail::require(k >= 1 && k <= experts, "strata.operators", "top_k", k, "in [1, experts]");
+  detail::require(tokens >= 0.0, "strata.operators", "tokens", tokens, ">= 0");
+  return experts * (1.0 - std::pow(1.0 - double(k) / experts, tokens));
+}
+
+namespace detail {
+struct op_builder {
+  const model& m;
+  const step_shape& s;
+  std::vector<op>& out;
+  double wbyte, abyte, kvbyte, T;
+
+  void push(op_kind kind, data_class reads, int layer, double weights, double flops,
+            double act_values, double kv_b = 0.0, double tokens = -1.0) {
+    op o;
+    o.kind = kind;
+    o.reads = reads;
+    o.layer = layer;
+    o.tokens = tokens < 0.0 ? T : tokens;
+    o.flops = op_count<>::from_si(flops);
+    o.weight_bytes = data_size<>::from_si(weights * wbyte);
+    o.activation_bytes = data_size<>::from_si(act_values * abyte);
+    o.kv_bytes = data_size<>::from_si(kv_b);
+    out.push_back(o);
+  }
+  // A projection of `p` weights mapping `in` to `out` values per token.
+  void proj(op_kind kind, data_class reads, int layer, double p, double in, double outv) {
+    push(kind, reads, layer, p, 2.0 * p * T, T * (in + outv));
+  }
+};
+}  // namespace detail
+
+/// The operators of one step, in execution order. `hist` (optional) gives exact routing per
+/// MoE layer; without it routing is uniform (expected distinct experts).
+inline std::vector<op> step_operators(const model& m, const step_shape& s,
+                                      const expert_histogram& hist = {}) {
+  validate(m);
+  validate(s);
+  const int moe_layers = m.moe_layers();
+  if (!hist.empty()) {
+    detail::require(static_cast<int>(hist.size()) == moe_layers, "strata.operators",
+                    "histogram.layers", hist.size(), ("= MoE layers (" + std::to_string(moe_layers) + ")").c_str());
+  }
+  const bool decode = s.mode == phase::decode;
+  const double B = s.batch, S = s.context;
+  const double T = decode ? B : B * S;
+  std::vector<op> out;
+  out.reserve(static_cast<std::size_t>(m.layers) * 9 + 3 + (hist.empty() ? 0 : std::size_t(moe_layers) * m.top_k * 4));
+  detail::op_builder b{m, s, out, m.weight_bits / 8.0, s.activation_bits / 8.0,
+                       kv_bytes_per_token_layer(m).in(units::B), T};
+  const double d = m.hidden, h = m.heads;
+
+  // Embedding: gather T rows of the table.
+  b.push(op_kind::embedding, data_class::non_nmp, -1, std::min(T, double(m.vocab)) * d, 0.0, T * d);
+  int moe_index = 0;
+  for (int l = 0; l < m.layers; ++l) {
+    b.push(op_kind::attn_norm, data_class::non_nmp, l, d, 4.0 * d * T, 2.0 * T * d);
+    // Attention projections: the whole attention block's weights minus the output projection.
+    const double o_params = m.is_mla() ? h * m.mla.v_head_dim * d : h * m.head_dim * d;
+    const double attn_params = double(attention_params(m));
+    const double q_out = m.is_mla() ? h * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim) : h * m.head_dim;
+    const double kv_out = m.is_mla() ? double(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) : 2.0 * m.kv_heads * m.head_dim;
+    b.proj(op_kind::qkv_proj, data_class::weights, l, attn_params - o_params, d, q_out + kv_out);
+    // Attention core.
+    {
+      double flops = 0.0, scores = 0.0;
+      const double ctx_out = m.is_mla() ? h * m.mla.v_head_dim : h * m.head_dim;
+      if (decode) {
+        const double qk_dim = m.is_mla() ? m.mla.kv_lora_rank + m.mla.qk_rope_head_dim : m.head_dim;
+        const double v_dim = m.is_mla() ? m.mla.kv_lora_rank : m.head_dim;
+        scores = B * h * S;
+        flops = 2.0 * B * h * S * (qk_dim + v_dim) + 5.0 * scores;
+        // Reads the S cached tokens and appends the new token's entry.
+        b.push(op_kind::attention, data_class::kv, l, 0.0, flops, B * (q_out + ctx_out), B * (S + 1.0) * b.kvbyte);
+      } else {
+        const double pairs = S * (S + 1.0) / 2.0;
+        const double qk_dim = m.is_mla() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : m.head_dim;
+        const double v_dim = m.is_mla() ? m.mla.v_head_dim : m.head_dim;
+        scores = B * h * pairs;
+        flops = 2.0 * B * h * pairs * (qk_dim + v_dim) + 5.0 * scores;
+        b.push(op_kind::attention, data_class::kv, l, 0.0, flops, T * (q_out + kv_out + ctx_out), B * S * b.kvbyte);
+      }
+    }
+    b.proj(op_kind::out_proj, data_class::weights, l, o_params, m.is_mla() ? h * m.mla.v_head_dim : h * m.head_dim, d);
+    b.push(op_kind::ffn_norm, data_class::non_nmp, l, d, 4.0 * d * T, 2.0 * T * d);
+    if (m.is_moe_layer(l)) {
+      const double E = m.experts, k = m.top_k;
+      const double per_expert = double(ffn_params(m.ffn, m.hidden, m.expert_ffn));
+      const double f = m.expert_ffn;
+      const double act_flops_per_token = m.ffn == ffn_kind::swiglu ? 4.0 * f : 8.0 * f;
+      b.proj(op_kind::router, data_class::weights, l, d * E, d, E);
+      if (hist.empty()) {
+        const double distinct = expected_distinct_experts(m.experts, m.top_k, T);
+        b.push(op_kind::routed_experts, data_class::expert, l, per_expert * distinct,
+               T * k * (2.0 * per_expert + act_flops_per_token), T * k * 2.0 * d, 0.0, T * k);
+        out.back().instances = distinct;
+      } else {
+        const auto& counts = hist[static_cast<std::size_t>(moe_index)];
+        detail::require(static_cast<int>(counts.size()) == m.experts, "strata.operators",
+                        "histogram[" + std::to_string(moe_index) + "].experts", counts.size(),
+                        ("= experts (" + std::to_string(m.experts) + ")").c_str());
+        for (int e = 0; e < m.experts; ++e) {
+          const double n = counts[static_cast<std::size_t>(e)];
+          if (n <= 0.0) continue;
+          b.push(op_kind::expert, data_class::expert, l, per_expert, n * (2.0 * per_expert + act_flops_per_token),
+                 n * 2.0 * d, 0.0, n);
+          out.back().expert = e;
+        }
+      }
+      if (m.shared_experts > 0) {
+        const double p = m.shared_experts * double(ffn_params(m.ffn, m.hidden, m.shared_expert_ffn)) +
+                         (m.shared_expert_gate ? d : 0.0);
+        const double fs = double(m.shared_experts) * m.shared_expert_ffn;
+        b.push(op_kind::shared_experts, data_class::weights, l, p,
+               2.0 * p * T + T * (m.ffn == ffn_kind::swiglu ? 4.0 : 8.0) * fs, 2.0 * T * d);
+      }
+      ++moe_index;
+    } else {
+      const double p = double(ffn_params(m.ffn, m.hidden, m.dense_ffn));
+      const double f = m.dense_ffn;
+      b.push(op_kind::dense_ffn, data_class::weights, l, p,
+             2.0 * p * T + T * (m.ffn == ffn_kind::swiglu ? 4.0 : 8.0) * f, 2.0 * T * d);
+    }
+  }
+  b.push(op_kind::final_norm, data_class::non_nmp, -1, d, 4.0 * d * B, 2.0 * B * d, 0.0, B);
+  // LM head: logits for the last token of each sequence (prefill included).
+  const double lm = double(m.vocab) * d;
+  b.push(op_kind::lm_head, data_class::non_nmp, -1, lm, 2.0 * lm * B, B * (d + m.vocab), 0.0, B);
+  return out;
+}
+
+/// Totals of an operator list.
+struct op_totals {
+  op_count<> flops{};
+  data_size<> weight_bytes{}, activation_bytes{}, kv_bytes{};
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("flops", s.flops);
+    v("weight_bytes", s.weight_bytes);
+    v("activation_bytes", s.activation_bytes);
+    v("kv_bytes", s.kv_bytes);
+  }
+};
+
+/// Sums FLOPs and bytes by kind over `ops`.
+inline op_totals totals(const std::vector<op>& ops) {
+  op_totals t;
+  for (const auto& o : ops) {
+    t.flops += o.flops;
+    t.weight_bytes += o.weight_bytes;
+    t.activation_bytes += o.activation_bytes;
+    t.kv_bytes += o.kv_bytes;
+  }
+  return t;
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The roofline evaluator: a step's operators against a machine's compute peak, memory tiers and
+/// links give a `cost` per operator, per layer and per step (DESIGN.md principle 3).
+///
+/// Per operator, on each of `devices` tensor-parallel devices (FLOPs, weights and KV split evenly;
+/// activations split too, since each device computes its slice):
+///   t_compute = FLOPs / (devices · peak · η_c)
+///   t_memory  = Σ_tiers (latency + bytes_tier / (devices · BW_tier · η_m))
+///   t_op      = max(t_compute, t_memory) + t_overhead                       (roofline + launch)
+///   E_op      = FLOPs · e_flop + Σ bytes_tier · e_tier
+/// After each attention output projection and each FFN/MoE block, a tensor-parallel step
+/// all-reduces T·d activations over the ring: 2(n−1)/n · bytes / BW_link + 2(n−1) · λ_link,
+/// moving 2(n−1) · bytes over links in total.
+/// Step energy adds static power × time × devices and is capped at max power × time × devices
+/// (the card cannot draw more than its limit; a roofline cannot model the clock drop itself).
+/// Tokens per second: decode B / t_step; prefill B·S / t_step.
+
+#include <cstddef>  // std::size_t
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include "strata/core/cost.hpp"
+#include "strata/core/error.hpp"
+#include "strata/core/scalar.hpp"
+#include "strata/core/tier.hpp"
+#include "strata/core/units.hpp"
+#include "strata/workload/operators.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Which tier (index into `roofline_machine::tiers`) holds each data class.
+struct tier_map {
+  int expert = 0;
+  int weights = 0;
+  int kv = 0;
+  int non_nmp = 0;
+  int activations = 0;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("expert", s.expert);
+    v("weights", s.weights);
+    v("kv", s.kv);
+    v("non_nmp", s.non_nmp);
+    v("activations", s.activations);
+  }
+  friend bool operator==(const tier_map&, const tier_map&) = default;
+};
+
+/// A machine as the roofline sees it: all per device, `devices` of them in tensor parallel.
+struct roofline_machine {
+  std::string name;
+  int devices = 1;                         ///< tensor-parallel devices
+  op_rate<> peak_flops{};                  ///< dense FP16/BF16 peak per device
+  double compute_efficiency = 1.0;         ///< achievable fraction of peak (kernels)
+  double memory_efficiency = 1.0;          ///< achievable fraction of bandwidth
+  std::vector<memory_tier<>> tiers;        ///< memory per device
+  tier_map placement{};                    ///< tier of each data class
+  energy_per_op<> energy_per_flop{};       ///< dynamic energy per FLOP
+  power<> static_power{};                  ///< idle/static power per device
+  power<> max_power{};                     ///< power limit per device (TDP)
+  duration<> op_overhead{};                ///< fixed cost per operator (launch, synchronisation)
+  bandwidth<> link_bandwidth{};            ///< per device, one direction (tensor-parallel link)
+  duration<> link_latency{};               ///< per hop
+  energy_per_data<> link_energy{};         ///< per byte crossing a link
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("name", s.name);
+    v("devices", s.devices);
+    v("peak_flops", s.peak_flops);
+    v("compute_efficiency", s.compute_efficiency);
+    v("memory_efficiency", s.memory_efficiency);
+    v("tiers", s.tiers);
+    v("placement", s.placement);
+    v("energy_per_flop", s.energy_per_flop);
+    v("static_power", s.static_power);
+    v("max_power", s.max_power);
+    v("op_overhead", s.op_overhead);
+    v("link_bandwidth", s.link_bandwidth);
+    v("link_latency", s.link_latency);
+    v("link_energy", s.link_energy);
+  }
+  friend bool operator==(const roofline_machine&, const roofline_machine&) = default;
+};
+
+/// Checks a machine; throws `config_error` naming the field.
+inline void validate(const roofline_machine& m) {
+  constexpr const char* id = "strata.roofline";
+  detail::require(m.devices >= 1, id, "devices", m.devices, ">= 1");
+  detail::require_positive(m.peak_flops.si(), id, "peak_flops", "FLOP/s");
+  detail::require_in(m.compute_efficiency, 1e-6, 1.0, id, "compute_efficiency");
+  detail::require_in(m.memory_efficiency, 1e-6, 1.0, id, "memory_efficiency");
+  detail::require(!m.tiers.empty(), id, "tiers", m.tiers.size(), "non-empty");
+  for (std::size_t i = 0; i < m.tiers.size(); ++i) {
+    auto t = m.tiers[i];
+    if (t.name.empty()) t.name = "tiers[" + std::to_string(i) + "]";
+    validate(t);
+  }
+  const int n = static_cast<int>(m.tiers.size());
+  for (const auto& [f, v] : {std::pair{"placement.expert", m.placement.expert}, std::pair{"placement.weights", m.placement.weights},
+                             std::pair{"placement.kv", m.placement.kv}, std::pair{"placement.non_nmp", m.placement.non_nmp},
+                             std::pair{"placement.activations", m.placement.activations}}) {
+    detail::require(v >= 0 && v < n, id, f, v, "a tier index");
+  }
+  detail::require_nonnegative(m.energy_per_flop.si(), id, "energy_per_flop", "J/FLOP");
+  detail::require_nonnegative(m.static_power.si(), id, "static_power", "W");
+  detail::require_positive(m.max_power.si(), id, "max_power", "W");
+  detail::require_nonnegative(m.op_overhead.si(), id, "op_overhead", "s");
+  if (m.devices > 1) detail::require_positive(m.link_bandwidth.si(), id, "link_bandwidth", "B/s");
+  detail::require_nonnegative(m.link_latency.si(), id, "link_latency", "s");
+  detail::require_nonnegative(m.link_energy.si(), id, "link_energy", "J/B");
+}
+
+/// Time and energy of one operator on the machine, with the binding resource.
+struct op_cost {
+  duration<> time{};
+  duration<> compute_time{};
+  duration<> memory_time{};
+  strata::energy<> energy{};
+  bool compute_bound = false;
+};
+
+/// The tier an operator's weights and KV come from.
+inline int tier_of(const roofline_machine& m, data_class c) {
+  switch (c) {
+    case data_class::expert: return m.placement.expert;
+    case data_class::weights: return m.placement.weights;
+    case data_class::kv: return m.placement.kv;
+    case data_class::non_nmp: return m.placement.non_nmp;
+  }
+  return 0;
+}
+
+/// Roofline cost of one operator (unchecked: validate the machine first).
+inline op_cost cost_of(const op& o, const roofline_machine& m) {
+  const double n = m.devices;
+  op_cost c;
+  c.compute_time = o.flops / (m.peak_flops * (n * m.compute_efficiency));
+  const auto& main_tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
+  const auto& act_tier = m.tiers[static_cast<std::size_t>(m.placement.activations)];
+  const data_size<> main_bytes = o.weight_bytes + o.kv_bytes;
+  if (main_bytes.si() > 0.0) {
+    c.memory_time += main_tier.latency + main_bytes / (main_tier.bandwidth * (n * m.memory_efficiency));
+  }
+  if (o.activation_bytes.si() > 0.0) {
+    const auto t_act = o.activation_bytes / (act_tier.bandwidth * (n * m.memory_efficiency));
+    // Activations from the same tier share its bandwidth; from another tier they overlap.
+    if (&act_tier == &main_tier || main_bytes.si() == 0.0) {
+      c.memory_time += t_act + (main_bytes.si() == 0.0 ? act_tier.latency : duration<>{});
+    } else {
+      c.memory_time = detail::max_of(c.memory_time, act_tier.latency + t_act);
+    }
+  }
+  c.compute_bound = c.compute_time > c.memory_time;
+  c.time = detail::max_of(c.compute_time, c.memory_time) + m.op_overhead;
+  c.energy = o.flops * m.energy_per_flop + main_bytes * main_tier.energy_per_byte +
+             o.activation_bytes * act_tier.energy_per_byte;
+  return c;
+}
+
+/// Ring all-reduce of `bytes` over `devices`: time and total link bytes.
+struct allreduce_cost {
+  duration<> time{};
+  data_size<> link_bytes{};
+  strata::energy<> energy{};
+};
+inline allreduce_cost allreduce(const roofline_machine& m, data_size<> bytes) {
+  allreduce_cost a;
+  if (m.devices <= 1 || bytes.si() <= 0.0) return a;
+  const double n = m.devices;
+  a.time = bytes * (2.0 * (n - 1.0) / n) / m.link_bandwidth + m.link_latency * (2.0 * (n - 1.0));
+  a.link_bytes = bytes * (2.0 * (n - 1.0));
+  a.energy = a.link_bytes * m.link_energy;
+  return a;
+}
+
+/// Totals of a step on a machine.
+struct step_result {
+  duration<> time{};
+  strata::energy<> energy{};         ///< incl. static, capped at max power
+  strata::energy<> dynamic_energy{};         ///< FLOPs, memory and links only
+  op_count<> flops{};
+  data_size<> weight_bytes{}, kv_bytes{}, activation_bytes{}, link_bytes{};
+  double tokens = 0.0;               ///< tokens produced (decode) or processed (prefill)
+  double tokens_per_s = 0.0;
+  double joules_per_token = 0.0;
+  bool power_capped = false;         ///< the energy hit the max-power cap
+  cost<> breakdown;                  ///< step → layers → operators (empty unless requested)
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("time", s.time);
+    v("energy", s.energy);
+    v("dynamic_energy", s.dynamic_energy);
+    v("flops", s.flops);
+    v("weight_bytes", s.weight_bytes);
+    v("kv_bytes", s.kv_bytes);
+    v("activation_bytes", s.activation_bytes);
+    v("link_bytes", s.link_bytes);
+    v("tokens", s.tokens);
+    v("tokens_per_s", s.tokens_per_s);
+    v("joules_per_token", s.joules_per_token);
+    v("power_capped", s.power_capped);
+  }
+};
+
+/// Evaluates a step's operators on a machine. With `with_breakdown`, `breakdown` holds the tree
+/// step → (embedding, layer 0 … L−1, head) → operators, each leaf naming its equation; without it
+/// no allocation happens beyond the result.
+inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape, int hidden,
+                            const roofline_machine& m, bool with_breakdown = false) {
+  validate(m);
+  validate(shape);
+  detail::require(hidden >= 1, "strata.roofline", "hidden", hidden, ">= 1");
+  step_result r;
+  const double T = shape.mode == phase::decode ? double(shape.batch) : double(shape.batch) * shape.context;
+  const data_size<> reduce_bytes = units::bit(T * hidden * shape.activation_bits);
+  const auto ar = allreduce(m, reduce_bytes);
+  std::vector<cost<>> layer_parts, top_parts;
+  int current_layer = -2;
+  auto close_layer = [&]() {
+    if (with_breakdown && current_layer >= -1 && !layer_parts.empty()) {
+      top_parts.push_back(seq(current_layer >= 0 ? "layer " + std::to_string(current_layer) : std::string("io"),
+                              std::move(layer_parts)));
+      layer_parts.clear();
+    }
+  };
+  for (const auto& o : ops) {
+    if (with_breakdown && o.layer != current_layer) {
+      close_layer();
+      current_layer = o.layer;
+    }
+    const auto c = cost_of(o, m);
+    r.time += c.time;
+    r.dynamic_energy += c.energy;
+    r.flops += o.flops;
+    r.weight_bytes += o.weight_bytes;
+    r.kv_bytes += o.kv_bytes;
+    r.activation_bytes += o.activation_bytes;
+    const bool reduces = m.devices > 1 && (o.kind == op_kind::out_proj || o.kind == op_kind::dense_ffn ||
+                                           o.kind == op_kind::shared_experts ||
+                                           (o.kind == op_kind::router));
+    // The MoE block's all-reduce is charged at its router (one per MoE layer), attention's at out_proj.
+    if (reduces) {
+      r.time += ar.time;
+      r.dynamic_energy += ar.energy;
+      r.link_bytes += ar.link_bytes;
+    }
+    if (with_breakdown) {
+      const auto& tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
+      std::vector<traffic<>> tr;
+      if ((o.weight_bytes + o.kv_bytes).si() > 0.0) tr.push_back({tier.name, o.weight_bytes + o.kv_bytes});
+      if (o.activation_bytes.si() > 0.0) {
+        tr.push_back({m.tiers[static_cast<std::size_t>(m.placement.activations)].name, o.activation_bytes});
+      }
+      auto leaf = cost<>::leaf(op_name(o), c.time, c.energy, std::move(tr),
+                               c.compute_bound ? "roofline: FLOPs / (n·peak·eta_c) + overhead"
+                                               : "roofline: bytes / (n·BW·eta_m) + latency + overhead");
+      if (reduces) {
+        auto red = cost<>::leaf("allreduce", ar.time, ar.energy, {{"link", ar.link_bytes}},
+                                "ring all-reduce: 2(n-1)/n·bytes/BW + 2(n-1)·latency");
+        layer_parts.push_back(seq(op_name(o), std::vector<cost<>>{std::move(leaf), std::move(red)}));
+      } else {
+        layer_parts.push_back(std::move(leaf));
+      }
+    }
+  }
+  close_layer();
+  const double n = m.devices;
+  const strata::energy<> static_e = m.static_power * r.time * n;
+  const strata::energy<> cap = m.max_power * r.time * n;
+  r.energy = r.dynamic_energy + static_e;
+  if (r.energy > cap) {
+    r.energy = cap;
+    r.power_capped = true;
+  }
+  r.tokens = shape.mode == phase::decode ? double(shape.batch) : T;
+  r.tokens_per_s = r.time.si() > 0.0 ? r.tokens / r.time.si() : 0.0;
+  r.joules_per_token = r.energy.si() / r.tokens;
+  if (with_breakdown) {
+    top_parts.push_back(cost<>::leaf("static power", duration<>{}, static_e, {}, "static power × time × devices"));
+    r.breakdown = seq("step", std::move(top_parts));
+    r.breakdown.energy = r.energy;  // after the max-power cap
+    r.breakdown.time = r.time;
+  }
+  return r;
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Routing traces of Mixture-of-Experts models: which experts each token uses at each MoE layer,
+/// and the statistics that placement and residency policies depend on (DESIGN.md data flow:
+/// "routing trace / generator -> token groups -> placement / residency policy").
+///
+/// Storage. A trace of N tokens, L MoE layers and top-k routing keeps one flat
+/// `std::vector<std::uint16_t>` of N·L·k expert IDs, token-major: the k IDs of token t at layer l
+/// are `ids[(t·L + l)·k, … + k)`, in descending gate order (the first is the top-1 expert). Each
+/// token also carries a `token_info` (sequence id, position in the sequence, topic index; each
+/// may be absent, `routing_trace::none`). IDs are 16-bit, so a layer has at most 65,536 experts.
+///
+/// Statistics (per layer l, with c_e the number of tokens whose top-k contains expert e, so that
+/// Σ_e c_e = k·N, and p_e = c_e / (k·N)):
+///   - hottest-expert share  h_l = max_e c_e / (k·N)                 in [1/E, 1/k]
+///   - normalised entropy    H_l = −Σ_e p_e ln p_e / ln E            in [0, 1] (1 = uniform)
+///   - consecutive overlap   o_l = mean over pairs |S_t ∩ S_{t+1}| / k, where S_t is token t's
+///     expert set and the pairs are adjacent tokens of the same sequence (same `seq`; a trace
+///     without sequence ids is one sequence)                          in [0, 1]
+///   - top-m coverage        C_l(m) = Σ of the m largest c_e / (k·N), m = 1 … E: the share of
+///     expert activations served if the m hottest experts of the layer are resident; C_l(1) = h_l.
+///
+/// \code
+/// strata::routing_trace t(/*layers=*/2, /*experts=*/8, /*k=*/2);
+/// t.push_back({3, 1, 0, 7}, {.seq = 0, .pos = 0});   // layer 0: {3, 1}, layer 1: {0, 7}
+/// auto s = strata::statistics(t);                    // s.layers[0].hottest_share == 0.5
+/// \endcode
+///
+/// Readers for the CSV formats are in `trace_io.hpp`; the synthetic generator and its fitter in
+/// `trace_gen.hpp`.
+
+#include <algorithm>         // std::max_element, std::sort, std::find
+#include <bit>               // std::popcount
+#include <cmath>             // std::log
+#include <cstddef>           // std::size_t
+#include <cstdint>           // std::uint16_t, std::int32_t, std::int64_t, std::uint64_t
+#include <functional>        // std::greater
+#include <initializer_list>  // std::initializer_list, for push_back in tests and examples
+#include <span>              // std::span
+#include <string>            // std::string, std::to_string
+#include <utility>           // std::move
+#include <vector>            // std::vector
+
+#include "strata/core/error.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Per-token metadata of a routing trace; every field may be absent (`-1`).
+struct token_info {
+  std::int32_t seq = -1;    ///< sequence (request) id, or -1
+  std::int32_t pos = -1;    ///< position of the token in its sequence, or -1
+  std::int32_t topic = -1;  ///< index into `routing_trace::topic_names()`, or -1
+
+  friend bool operator==(const token_info&, const token_info&) = default;
+};
+
+class routing_trace;
+
+namespace detail {
+// Lets the readers and the generator fill a trace without the per-token checks of push_back
+// (they check as they parse, with file and line in the message).
+struct trace_access;
+}  // namespace detail
+
+/// A routing trace: for each token and MoE layer, the top-k expert IDs in descending gate order.
+class routing_trace {
+ public:
+  /// Marks an absent `token_info` field.
+  static constexpr std::int32_t none = -1;
+
+  routing_trace() = default;
+
+  /// An empty trace of `layers` MoE layers, `experts` routed experts per layer and top-`k`
+  /// routing; `topic_names` are the labels `token_info::topic` indexes.
+  /// Throws `config_error` unless 1 <= layers, 1 <= experts <= 65536 and 1 <= k <= experts.
+  routing_trace(int layers, int experts, int k, std::vector<std::string> topic_names = {})
+      : layers_(layers), experts_(experts), k_(k), topics_(std::move(topic_names)) {
+    constexpr const char* m = "strata.trace";
+    detail::require(layers >= 1, m, "layers", layers, ">= 1");
+    detail::require(experts >= 1 && experts <= 65536, m, "experts", experts, "in [1, 65536]");
+    detail::require(k >= 1 && k <= experts, m, "k", k,
+                    ("in [1, experts = " + std::to_string(experts) + "]").c_str());
+  }
+
+  /// Number of MoE layers.
+  [[nodiscard]] int layers() const noexcept { return layers_; }
+  /// Routed experts per layer (IDs are in [0, experts_per_layer())).
+  [[nodiscard]] int experts_per_layer() const noexcept { return experts_; }
+  /// Experts each token uses per layer.
+  [[nodiscard]] int k() const noexcept { return k_; }
+  /// Number of tokens.
+  [[nodiscard]] std::size_t tokens() const noexcept { return info_.size(); }
+  /// True if the trace holds no token.
+  [[nodiscard]] bool empty() const noexcept { return info_.empty(); }
+
+  /// The k expert IDs of `token` at MoE layer `layer` (0-based), top-1 first.
+  /// Precondition (unchecked, like `operator[]`): token < tokens(), 0 <= layer < layers().
+  [[nodiscard]] std::span<const std::uint16_t> experts(std::size_t token, int layer) const noexcept {
+    const std::size_t at = (token * static_cast<std::size_t>(layers_) + static_cast<std::size_t>(layer)) *
+                           static_cast<std::size_t>(k_);
+    return {ids_.data() + at, static_cast<std::size_t>(k_)};
+  }
+  /// Metadata of `token` (unchecked precondition token < tokens()).
+  [[nodiscard]] const token_info& info(std::size_t token) const noexcept { return info_[token]; }
+  /// Metadata of all tokens.
+  [[nodiscard]] std::span<const token_info> infos() const noexcept { return info_; }
+  /// All IDs, token-major: (token · layers + layer) · k + slot.
+  [[nodiscard]] std::span<const std::uint16_t> ids() const noexcept { return ids_; }
+  /// Topic labels that `token_info::topic` indexes.
+  [[nodiscard]] const std::vector<std::string>& topic_names() const noexcept { return topics_; }
+
+  /// Reserves room for `n` tokens.
+  void reserve(std::size_t n) {
+    ids_.reserve(n * static_cast<std::size_t>(layers_) * static_cast<std::size_t>(k_));
+    info_.reserve(n);
+  }
+
+  /// Appends one token: `ids` holds layers·k IDs, layer-major (layer 0's k IDs first).
+  /// Throws `config_error` if the size is wrong, an ID is out of range, an ID repeats within a
+  /// layer or the topic index is out of range; the trace is unchanged then.
+  void push_back(std::span<const std::uint16_t> ids, const token_info& info = {}) {
+    constexpr const char* m = "strata.trace";
+    const std::size_t cell = static_cast<std::size_t>(k_);
+    const std::size_t want = static_cast<std::size_t>(layers_) * cell;
+    detail::require(layers_ >= 1, m, "layers", layers_, ">= 1 (default-constructed trace)");
+    detail::require(ids.size() == want, m, "ids.size()", ids.size(),
+                    ("layers * k = " + std::to_string(want)).c_str());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::string field = "ids[" + std::to_string(i) + "]";
+      detail::require(ids[i] < experts_, m, field, ids[i],
+                      ("in [0, " + std::to_string(experts_) + ")").c_str());
+      const std::size_t first = i - i % cell;
+      for (std::size_t j = first; j < i; ++j) {
+        detail::require(ids[j] != ids[i], m, field, ids[i], "distinct within its layer");
+      }
+    }
+    detail::require(info.topic >= none && info.topic < static_cast<std::int32_t>(topics_.size()), m,
+                    "topic", info.topic,
+                    ("-1 or in [0, " + std::to_string(topics_.size()) + ")").c_str());
+    ids_.insert(ids_.end(), ids.begin(), ids.end());
+    info_.push_back(info);
+  }
+  /// Appends one token from a braced list of layers·k IDs.
+  void push_back(std::initializer_list<std::uint16_t> ids, const token_info& info = {}) {
+    push_back(std::span<const std::uint16_t>(ids.begin(), ids.size()), info);
+  }
+
+  /// Tokens whose top-k at `layer` contains each expert: E counts summing to k·tokens().
+  /// Throws `config_error` if `layer` is out of range.
+  [[nodiscard]] std::vector<std::int64_t> histogram(int layer) const {
+    detail::require(layer >= 0 && layer < layers_, "strata.trace", "layer", layer,
+                    ("in [0, " + std::to_string(layers_) + ")").c_str());
+    std::vector<std::int64_t> c(static_cast<std::size_t>(experts_), 0);
+    const std::size_t stride = static_cast<std::size_t>(layers_) * static_cast<std::size_t>(k_);
+    const std::size_t off = static_cast<std::size_t>(layer) * static_cast<std::size_t>(k_);
+    for (std::size_t base = off; base < ids_.size(); base += stride) {
+      for (int j = 0; j < k_; ++j) ++c[ids_[base + static_cast<std::size_t>(j)]];
+    }
+    return c;
+  }
+
+  /// `histogram(l)` for every layer, in one pass: result[l][e].
+  [[nodiscard]] std::vector<std::vector<std::int64_t>> histograms() const {
+    std::vector<std::vector<std::int64_t>> c(static_cast<std::size_t>(layers_),
+                                             std::vector<std::int64_t>(static_cast<std::size_t>(experts_), 0));
+    const std::size_t cell = static_cast<std::size_t>(k_);
+    std::size_t i = 0;
+    for (std::size_t t = 0; t < info_.size(); ++t) {
+      for (auto& row : c) {
+        for (std::size_t j = 0; j < cell; ++j) ++row[ids_[i + j]];
+        i += cell;
+      }
+    }
+    return c;
+  }
+
+  friend bool operator==(const routing_trace&, const routing_trace&) = default;
+
+ private:
+  friend struct detail::trace_access;
+  int layers_ = 0;
+  int experts_ = 0;
+  int k_ = 0;
+  std::vector<std::uint16_t> ids_;
+  std::vector<token_info> info_;
+  std::vector<std::string> topics_;
+};
+
+namespace detail {
+struct trace_access {
+  static std::vector<std::uint16_t>& ids(routing_trace& t) { return t.ids_; }
+  static std::vector<token_info>& infos(routing_trace& t) { return t.info_; }
+  static void set_k(routing_trace& t, int k) { t.k_ = k; }
+  static void set_experts(routing_trace& t, int e) { t.experts_ = e; }
+};
+
+// True if two adjacent tokens belong to the same sequence (absent ids count as one sequence).
+inline bool same_sequence(const token_info& a, const token_info& b) noexcept { return a.seq == b.seq; }
+}  // namespace detail
+
+/// Statistics of one MoE layer of a trace (definitions in the file comment).
+struct trace_layer_stats {
+  double hottest_share = 0.0;     ///< max_e c_e / (k·N), in [1/E, 1/k]
+  double entropy = 0.0;           ///< −Σ p_e ln p_e / ln E, in [0, 1]
+  double overlap = 0.0;           ///< mean |S_t ∩ S_{t+1}| / k over same-sequence pairs
+  std::vector<double> coverage;   ///< coverage[m − 1] = share of activations on the m hottest experts
+
+  friend bool operator==(const trace_layer_stats&, const trace_layer_stats&) = default;
+};
+
+/// Statistics of a trace: per layer, and the means over layers.
+struct trace_stats {
+  std::vector<trace_layer_stats> layers;  ///< one entry per MoE layer
+  std::size_t tokens = 0;                 ///< N
+  std::size_t pairs = 0;                  ///< adjacent same-sequence token pairs
+  double hottest_share = 0.0;             ///< mean over layers of hottest_share
+  double entropy = 0.0;                   ///< mean over layers of entropy
+  double overlap = 0.0;                   ///< mean over layers of overlap
+
+  friend bool operator==(const trace_stats&, const trace_stats&) = default;
+};
+
+/// Hottest share, entropy and top-m coverage of one layer from its expert counts (k·N = Σ c).
+/// Zero counts give zeros (no NaN).
+inline trace_layer_stats layer_statistics(std::span<const std::int64_t> counts) {
+  trace_layer_stats s;
+  double total = 0.0;
+  for (auto c : counts) total += static_cast<double>(c);
+  s.coverage.assign(counts.size(), 0.0);
+  if (total <= 0.0 || counts.empty()) return s;
+  std::vector<std::int64_t> sorted(counts.begin(), counts.end());
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  double acc = 0.0;
+  for (std::size_t m = 0; m < sorted.size(); ++m) {
+    acc += static_cast<double>(sorted[m]);
+    s.coverage[m] = acc / total;
+  }
+  s.hottest_share = static_cast<double>(sorted.front()) / total;
+  if (counts.size() > 1) {
+    double h = 0.0;
+    for (auto c : counts) {
+      if (c <= 0) continue;
+      const double p = static_cast<double>(c) / total;
+      h -= p * std::log(p);
+    }
+    s.entropy = h / std::log(static_cast<double>(counts.size()));
+  }
+  return s;
+}
+
+/// Per-layer and mean statistics of a trace (definitions in the file comment). O(N·L·k).
+inline trace_stats statistics(const routing_trace& t) {
+  trace_stats r;
+  r.tokens = t.tokens();
+  const auto hist = t.histograms();
+  r.layers.reserve(hist.size());
+  for (const auto& h : hist) r.layers.push_back(layer_statistics(h));
+
+  // Consecutive-token overlap: with E <= 64 each token's set is a 64-bit mask and the overlap
+  // is a popcount; otherwise a k×k comparison (k is small).
+  const auto L = static_cast<std::size_t>(t.layers());
+  const int k = t.k();
+  std::vector<std::int64_t> shared(L, 0);
+  const auto infos = t.infos();
+  for (std::size_t i = 0; i + 1 < infos.size(); ++i) {
+    if (!detail::same_sequence(infos[i], infos[i + 1])) continue;
+    ++r.pairs;
+    for (std::size_t l = 0; l < L; ++l) {
+      const auto a = t.experts(i, static_cast<int>(l));
+      const auto b = t.experts(i + 1, static_cast<int>(l));
+      if (t.experts_per_layer() <= 64) {
+        std::uint64_t ma = 0, mb = 0;
+        for (int j = 0; j < k; ++j) {
+          ma |= std::uint64_t{1} << a[static_cast<std::size_t>(j)];
+          mb |= std::uint64_t{1} << b[static_cast<std::size_t>(j)];
+        }
+        shared[l] += std::popcount(ma & mb);
+      } else {
+        for (auto x : a) shared[l] += std::find(b.begin(), b.end(), x) != b.end() ? 1 : 0;
+      }
+    }
+  }
+  for (std::size_t l = 0; l < L; ++l) {
+    if (r.pairs > 0) {
+      r.layers[l].overlap = static_cast<double>(shared[l]) / (static_cast<double>(r.pairs) * k);
+    }
+    r.hottest_share += r.layers[l].hottest_share / static_cast<double>(L);
+    r.entropy += r.layers[l].entropy / static_cast<double>(L);
+    r.overlap += r.layers[l].overlap / static_cast<double>(L);
+  }
+  return r;
+}
+
+}  // namespace v0
+}  // namespace strata

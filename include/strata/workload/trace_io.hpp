@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Readers for recorded MoE routing data (formats in tests/data/traces/README.md):
+///
+/// - per-token traces, `seq,pos,L1,…,LN`, one token per line, each `Lk` cell holding the k expert
+///   IDs of MoE layer k separated by spaces, top-1 first (DeepSeek-V2-Lite, ESFT):
+///   `read_trace_csv`, `parse_trace_csv`, `load_trace_csv` → `routing_trace`;
+/// - per-layer expert hit counts per (model, checkpoint, topic, selection):
+///   `read_expert_counts_csv`, `load_expert_counts_csv` → `expert_count_table`. Columns are found
+///   by name, so both the ESFT layout
+///   (`model,task,moe_layer,expert,tokens_routed,gate_weight_sum,tokens_in_layer`) and the OLMoE
+///   layout (`model,checkpoint,domain,selection,layer,expert,count,tokens`) read;
+/// - cross-layer top-1 transitions (`model,domain,layer_from,layer_to,expert_from,expert_to,count`):
+///   `read_top1_transitions_csv`, `load_top1_transitions_csv` → `top1_transition_table`.
+///
+/// Every malformed line throws `config_error` whose message names the source, the line and the
+/// column, e.g. `[strata.trace] intent.csv:12: L3 (column 5): expert id 64 out of [0, 64)`, and
+/// whose `field()` is `"<source>:<line>"`. Quoted CSV fields are not supported (none of the
+/// formats needs them) and are rejected.
+///
+/// Speed: the trace parser reads the whole input into one buffer and walks it with
+/// `std::from_chars`, without a per-cell allocation (benchmarks/trace_bench.cpp).
+///
+/// \code
+/// auto t = strata::load_trace_csv("dsv2lite_esft_trace_intent.csv",
+///                                 {.experts = 64, .k = 6, .label = "intent"});
+/// auto c = strata::load_expert_counts_csv("dsv2lite_esft_expert_counts_by_task.csv");
+/// double p = c.at("ESFT-vanilla-lite(DeepSeek-V2-Lite)", "intent", "topk6").hit_rate(1, 0);
+/// \endcode
+
+#include <algorithm>     // std::find, std::max
+#include <charconv>      // std::from_chars
+#include <cstddef>       // std::size_t
+#include <cstdint>       // std::uint16_t, std::uint32_t, std::int64_t
+#include <cstring>       // std::memchr
+#include <fstream>           // std::ifstream, for the load_* functions
+#include <initializer_list>  // std::initializer_list, column name alternatives
+#include <istream>           // std::istream
+#include <limits>            // std::numeric_limits
+#include <map>               // std::map, grouping rows of the count tables
+#include <string>        // std::string, std::to_string
+#include <string_view>   // std::string_view
+#include <system_error>  // std::errc
+#include <tuple>         // std::tie
+#include <utility>       // std::move, std::pair
+#include <vector>        // std::vector
+
+#include "strata/core/error.hpp"
+#include "strata/workload/trace.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Options of the per-token trace reader.
+struct trace_csv_options {
+  /// Routed experts per layer; IDs must be in [0, experts). 0: inferred as the largest ID + 1
+  /// (which undercounts if the highest-numbered experts are never routed to).
+  int experts = 0;
+  /// Experts per token and layer. 0: taken from the first data cell; every cell must match.
+  int k = 0;
+  /// Topic label given to every token (e.g. the ESFT task, "intent"); empty: no topic.
+  std::string label;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("experts", s.experts);
+    v("k", s.k);
+    v("label", s.label);
+  }
+  friend bool operator==(const trace_csv_options&, const trace_csv_options&) = default;
+};
+
+namespace detail {
+
+/// Reads a whole stream into a string; throws `config_error` naming `source` on a read error.
+inline std::string read_all(std::istream& in, const std::string& source) {
+  std::string s;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) s.append(buf, static_cast<std::size_t>(in.gcount()));
+  if (in.bad()) throw config_error(source, "[strata.trace] " + source + ": read error");
+  return s;
+}
+
+/// Reads a whole file; throws `config_error` naming `path` if it cannot be opened.
+inline std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw config_error(path, "[strata.trace] cannot open " + path);
+  return read_all(f, path);
+}
+
+/// Throws the reader error for `source`:`line`.
+[[noreturn]] inline void csv_fail(std::string_view source, std::size_t line, const std::string& what) {
+  std::string at(source);
+  at += ':';
+  at += std::to_string(line);
+  throw config_error(at, "[strata.trace] " + at + ": " + what);
+}
+
+/// Shortens a field for an error message.
+inline std::string quote(std::string_view s) {
+  constexpr std::size_t max = 40;
+  return "\"" + std::string(s.substr(0, max)) + (s.size() > max ? "…\"" : "\"");
+}
+
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+/// Splits a line at commas into `out` (views into `line`); fields are trimmed.
+inline void split_csv(std::string_view line, std::vector<std::string_view>& out) {
+  out.clear();
+  std::size_t i = 0;
+  for (;;) {
+    const std::size_t j = line.find(',', i);
+    out.push_back(trim(line.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i)));
+    if (j == std::string_view::npos) break;
+    i = j + 1;
+  }
+}
+
+/// Parses a whole field as a number of type X; false if it is not exactly one number.
+template <class X>
+bool parse_number(std::string_view s, X& out) {
+  if (s.empty()) return false;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc{} && p == s.data() + s.size();
+}
+
+/// A text split into lines with 1-based line numbers; strips a UTF-8 byte-order mark and '\r'.
+class line_reader {
+ public:
+  explicit line_reader(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {
+    if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") p_ += 3;
+  }
+  /// Next line (without its end), false at the end of the text.
+  bool next(std::string_view& line) {
+    if (p_ >= end_) return false;
+    const auto* nl = static_cast<const char*>(std::memchr(p_, '\n', static_cast<std::size_t>(end_ - p_)));
+    const char* e = nl ? nl : end_;
+    line = std::string_view(p_, static_cast<std::size_t>(e - p_));
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    p_ = nl ? nl + 1 : end_;
+    ++line_no_;
+    return true;
+  }
+  /// Next line that is not blank.
+  bool next_nonblank(std::string_view& line) {
+    while (next(line)) {
+      if (!trim(line).empty()) return true;
+    }
+    return false;
+  }
+  [[nodiscard]] std::size_t line_no() const noexcept { return line_no_; }
+
+ private:
+  const char* p_;
+  const char* end_;
+  std::size_t line_no_ = 0;
+};
+
+/// Requires the header of a CSV file and returns its fields.
+inline void read_header(line_reader& lines, std::string_view source, std::vector<std::string_view>& cols,
+                        const char* expected) {
+  std::string_view line;
+  if (!lines.next_nonblank(line)) csv_fail(source, 1, std::string("empty input; expected a header ") + expected);
+  if (line.find('"') != std::string_view::npos) {
+    csv_fail(source, lines.line_no(), "quoted CSV fields are not supported");
+  }
+  split_csv(line, cols);
+}
+
+}  // namespace detail
+
+/// Parses a per-token trace held in `text` (format in the file comment); `source` names the
+/// input in error messages. Throws `config_error` ("<source>:<line>") on the first bad line.
+inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_options& opt = {},
+                                     std::string_view source = "<string>") {
+  using detail::csv_fail;
+  const std::string src(source);
+  detail::require(opt.experts >= 0 && opt.experts <= 65536, "strata.trace", src + ": experts", opt.experts,
+                  "in [0, 65536] (0: infer)");
+  detail::require(opt.k >= 0 && (opt.experts == 0 || opt.k <= opt.experts), "strata.trace", src + ": k", opt.k,
+                  "in [0, experts] (0: infer)");
+
+  detail::line_reader lines(text);
+  std::vector<std::string_view> cols;
+  detail::read_header(lines, source, cols, "seq,pos,L1,...,LN");
+  const std::size_t header_line = lines.line_no();
+  if (cols.size() < 3 || cols[0] != "seq" || cols[1] != "pos") {
+    csv_fail(source, header_line, "header must be seq,pos,L1,...,LN, got " + detail::quote(cols.empty() ? "" : cols[0]) +
+                                      (cols.size() > 1 ? "," + detail::quote(cols[1]) : std::string()) + ",...");
+  }
+  const int layers = static_cast<int>(cols.size() - 2);
+  for (int l = 0; l < layers; ++l) {
+    const std::string want = "L" + std::to_string(l + 1);
+    if (cols[static_cast<std::size_t>(l) + 2] != want) {
+      csv_fail(source, header_line, "header column " + std::to_string(l + 3) + " must be " + want + ", got " +
+                                        detail::quote(cols[static_cast<std::size_t>(l) + 2]));
+    }
+  }
+  if (layers > 65535) csv_fail(source, header_line, "too many layer columns");
+
+  const std::uint32_t limit = opt.experts > 0 ? static_cast<std::uint32_t>(opt.experts) : 65536u;
+  int k = opt.k;
+  std::vector<std::uint16_t> ids;
+  std::vector<token_info> infos;
+  {
+    // One line per token: reserve from the line count (a memchr pass is much cheaper than regrowth).
+    std::size_t n = 0;
+    for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(text.data() + text.size() - p)))) != nullptr; ++p) ++n;
+    infos.reserve(n + 1);
+    if (k > 0) ids.reserve((n + 1) * static_cast<std::size_t>(layers) * static_cast<std::size_t>(k));
+  }
+  // Duplicate check without clearing: seen[id] holds the number of the cell that last used id.
+  std::vector<std::uint32_t> seen(limit, 0);
+  std::uint32_t cell_no = 0;
+  std::uint32_t max_id = 0;
+
+  auto column_name = [](int col) {  // col is 0-based
+    if (col == 0) return std::string("seq (column 1)");
+    if (col == 1) return std::string("pos (column 2)");
+    return "L" + std::to_string(col - 1) + " (column " + std::to_string(col + 1) + ")";
+  };
+
+  std::string_view line;
+  while (lines.next(line)) {
+    const char* p = line.data();
+    const char* const e = line.data() + line.size();
+    const std::size_t ln = lines.line_no();
+    if (detail::trim(line).empty()) continue;
+
+    token_info info;
+    // seq and pos: non-negative integers, or empty for "absent".
+    for (int col = 0; col < 2; ++col) {
+      const char* c = static_cast<const char*>(std::memchr(p, ',', static_cast<std::size_t>(e - p)));
+      if (c == nullptr) {
+        csv_fail(source, ln, "missing column " + std::to_string(col + 2) + ": expected " +
+                                 std::to_string(layers + 2) + " columns (seq,pos,L1..L" + std::to_string(layers) + ")");
+      }
+      const std::string_view f = detail::trim(std::string_view(p, static_cast<std::size_t>(c - p)));
+      std::int32_t v = routing_trace::none;
+      if (!f.empty() && (!detail::parse_number(f, v) || v < 0)) {
+        csv_fail(source, ln, column_name(col) + ": expected a non-negative integer, got " + detail::quote(f));
+      }
+      (col == 0 ? info.seq : info.pos) = v;
+      p = c + 1;
+    }
+    info.topic = opt.label.empty() ? routing_trace::none : 0;
+
+    bool more = true;  // another column follows
+    for (int l = 0; l < layers; ++l) {
+      const int col = l + 2;
+      if (!more) {
+        csv_fail(source, ln, "missing layer column L" + std::to_string(l + 1) + ": expected " +
+                                 std::to_string(layers + 2) + " columns, got " + std::to_string(col));
+      }
+      if (++cell_no == 0) {  // wrapped after 2^32 cells: restart the stamps
+        std::fill(seen.begin(), seen.end(), 0u);
+        cell_no = 1;
+      }
+      int count = 0;
+      for (;;) {
+        while (p < e && (*p == ' ' || *p == '\t')) ++p;
+        if (p == e || *p == ',') break;
+        std::uint32_t v = 0;
+        const auto [q, ec] = std::from_chars(p, e, v);
+        if (ec != std::errc{} || (q < e && *q != ' ' && *q != '\t' && *q != ',')) {
+          const char* z = p;
+          while (z < e && *z != ' ' && *z != ',') ++z;
+          csv_fail(source, ln, column_name(col) + ": expected an expert id, got " +
+                                   detail::quote(std::string_view(p, static_cast<std::size_t>(z - p))));
+        }
+        if (v >= limit) {
+          csv_fail(source, ln, column_name(col) + ": expert id " + std::to_string(v) + " out of [0, " +
+                                   std::to_string(limit) + ")");
+        }
+        if (seen[v] == cell_no) {
+          csv_fail(source, ln, column_name(col) + ": expert id " + std::to_string(v) + " repeated");
+        }
+        seen[v] = cell_no;
+        max_id = std::max(max_id, v);
+        ++count;
+        if (k > 0 && count > k) {
+          csv_fail(source, ln, column_name(col) + ": expected " + std::to_string(k) + " expert ids, got more");
+        }
+        ids.push_back(static_cast<std::uint16_t>(v));
+        p = q;
+      }
+      if (k == 0) {
+        if (count == 0) csv_fail(source, ln, column_name(col) + ": expected expert ids, got an empty cell");
+        k = count;  // inferred from the first data cell
+        ids.reserve(infos.capacity() * static_cast<std::size_t>(layers) * static_cast<std::size_t>(k));
+      } else if (count != k) {
+        csv_fail(source, ln, column_name(col) + ": expected " + std::to_string(k) + " expert ids, got " +
+                                 std::to_string(count));
+      }
+      more = p < e;  // then *p == ','
+      if (more) ++p;
+    }
+    if (more) {
+      csv_fail(source, ln, "too many columns: expected " + std::to_string(layers + 2) + " (seq,pos,L1..L" +
+                               std::to_string(layers) + ")");
+    }
+    infos.push_back(info);
+  }
+
+  if (k == 0) k = opt.k > 0 ? opt.k : 1;  // no data rows: an empty trace
+  const int experts = opt.experts > 0 ? opt.experts : std::max(static_cast<int>(max_id) + 1, k);
+  std::vector<std::string> topics;
+  if (!opt.label.empty()) topics.push_back(opt.label);
+  routing_trace t(layers, experts, k, std::move(topics));
+  detail::trace_access::ids(t) = std::move(ids);
+  detail::trace_access::infos(t) = std::move(infos);
+  return t;
+}
+
+/// Reads a per-token trace from a stream (the whole stream is read first); `source` names the
+/// input in error messages.
+inline routing_trace read_trace_csv(std::istream& in, const trace_csv_options& opt = {},
+                                    const std::string& source = "<stream>") {
+  const std::string text = detail::read_all(in, source);
+  return parse_trace_csv(text, opt, source);
+}
+
+/// Reads a per-token trace file; errors name `path`.
+inline routing_trace load_trace_csv(const std::string& path, const trace_csv_options& opt = {}) {
+  const std::string text = detail::read_file(path);
+  return parse_trace_csv(text, opt, path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expert count tables
+
+/// Identifies one series of expert counts.
+struct expert_count_key {
+  std::string model;       ///< e.g. "OLMoE-1B-7B-0824"
+  std::string checkpoint;  ///< e.g. "pretrained", "SFT"; empty if the file has no such column
+  std::string topic;       ///< task or domain, e.g. "intent", "arxiv"
+  std::string selection;   ///< "top1" (argmax only) or "topk<k>" (every top-k slot)
+
+  friend auto operator<=>(const expert_count_key&, const expert_count_key&) = default;
+  friend bool operator==(const expert_count_key&, const expert_count_key&) = default;
+};
+
+/// Counts of one MoE layer: counts[e] tokens (of `tokens`) routed to expert e.
+struct expert_count_layer {
+  int layer = 0;                         ///< layer number as in the file (ESFT: 1..26; OLMoE: 0, 7, 15)
+  std::int64_t tokens = 0;               ///< tokens seen by the layer
+  std::vector<std::int64_t> counts;      ///< per expert, Σ = k·tokens
+  std::vector<double> gate_weight_sum;   ///< per expert, Σ of gate weights (empty if not in the file)
+
+  friend bool operator==(const expert_count_layer&, const expert_count_layer&) = default;
+};
+
+/// One series: a model (checkpoint) on one topic with one selection rule, over its saved layers.
+struct expert_counts {
+  expert_count_key key;
+  int k = 0;        ///< experts counted per token (1 for top1)
+  int experts = 0;  ///< routed experts per layer
+  std::vector<expert_count_layer> layers;  ///< ascending layer number
+
+  /// The layer with number `layer`; throws `config_error` if it was not saved.
+  [[nodiscard]] const expert_count_layer& layer(int layer) const {
+    for (const auto& l : layers) {
+      if (l.layer == layer) return l;
+    }
+    std::string have;
+    for (const auto& l : layers) have += (have.empty() ? "" : ", ") + std::to_string(l.layer);
+    throw config_error("layer", "[strata.trace] " + key.model + "/" + key.topic + "/" + key.selection +
+                                    " has no layer " + std::to_string(layer) + " (layers: " + have + ")");
+  }
+  /// Probability that a token of this topic uses `expert` at `layer`: count / tokens.
+  [[nodiscard]] double hit_rate(int layer, int expert) const {
+    const auto& l = this->layer(layer);
+    detail::require(expert >= 0 && expert < experts, "strata.trace", "expert", expert,
+                    ("in [0, " + std::to_string(experts) + ")").c_str());
+    return static_cast<double>(l.counts[static_cast<std::size_t>(expert)]) / static_cast<double>(l.tokens);
+  }
+
+  friend bool operator==(const expert_counts&, const expert_counts&) = default;
+};
+
+/// All series of a count file, sorted by key.
+struct expert_count_table {
+  std::vector<expert_counts> series;
+
+  /// The series with this key, or nullptr.
+  [[nodiscard]] const expert_counts* find(const expert_count_key& key) const {
+    for (const auto& s : series) {
+      if (s.key == key) return &s;
+    }
+    return nullptr;
+  }
+  /// The one series of `model`, `topic` and `selection`; an empty `checkpoint` matches any
+  /// checkpoint but must leave one series. Throws `config_error` if none or several match.
+  [[nodiscard]] const expert_counts& at(std::string_view model, std::string_view topic, std::string_view selection,
+                                        std::string_view checkpoint = {}) const {
+    const expert_counts* hit = nullptr;
+    int n = 0;
+    for (const auto& s : series) {
+      if (s.key.model == model && s.key.topic == topic && s.key.selection == selection &&
+          (checkpoint.empty() || s.key.checkpoint == checkpoint)) {
+        hit = &s;
+        ++n;
+      }
+    }
+    const std::string what = std::string(model) + "/" + std::string(checkpoint) + "/" + std::string(topic) + "/" +
+                             std::string(selection);
+    if (n == 0) throw config_error("key", "[strata.trace] no expert counts for " + what);
+    if (n > 1) throw config_error("key", "[strata.trace] several checkpoints match " + what + "; give one");
+    return *hit;
+  }
+
+  friend bool operator==(const expert_count_table&, const expert_count_table&) = default;
+};
+
+namespace detail {
+
+/// Index of the first column named one of `names`, or -1.
+inline int column_of(const std::vector<std::string_view>& cols, std::initializer_list<std::string_view> names) {
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    for (auto n : names) {
+      if (cols[i] == n) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+/// k stated by a selection name: "top1" -> 1, "topk8" -> 8, "top8" -> 8; 0 if none.
+inline int k_of_selection(std::string_view s) {
+  if (s.substr(0, 4) == "topk") s.remove_prefix(4);
+  else if (s.substr(0, 3) == "top") s.remove_prefix(3);
+  else return 0;
+  int k = 0;
+  return parse_number(s, k) && k > 0 ? k : 0;
+}
+
+}  // namespace detail
+
+/// Parses an expert count table held in `text`. Required columns (by name): `model`, the topic
+/// (`task`, `domain` or `topic`), the layer (`layer` or `moe_layer`), `expert`, the count
+/// (`count` or `tokens_routed`) and the tokens (`tokens` or `tokens_in_layer`); optional:
+/// `checkpoint`, `selection` and `gate_weight_sum`.
+///
+/// Checks: numbers parse; 0 <= count <= tokens; tokens > 0 and equal within a (series, layer);
+/// no expert twice; every expert 0..E−1 present in every layer (E = largest id + 1 of the
+/// series); each layer's counts sum to k·tokens, with k from the selection ("top1", "topk8") or,
+/// without a selection column, inferred from the first layer (then the selection is named
+/// "topk<k>", or "top1" for k = 1) and required of all layers.
+inline expert_count_table parse_expert_counts_csv(std::string_view text, std::string_view source = "<string>") {
+  using detail::csv_fail;
+  detail::line_reader lines(text);
+  std::vector<std::string_view> cols;
+  detail::read_header(lines, source, cols, "model,...,expert,count,tokens");
+  const std::size_t header_line = lines.line_no();
+  const int c_model = detail::column_of(cols, {"model"});
+  const int c_ckpt = detail::column_of(cols, {"checkpoint"});
+  const int c_topic = detail::column_of(cols, {"task", "domain", "topic"});
+  const int c_sel = detail::column_of(cols, {"selection"});
+  const int c_layer = detail::column_of(cols, {"layer", "moe_layer"});
+  const int c_expert = detail::column_of(cols, {"expert"});
+  const int c_count = detail::column_of(cols, {"count", "tokens_routed"});
+  const int c_gate = detail::column_of(cols, {"gate_weight_sum"});
+  const int c_tokens = detail::column_of(cols, {"tokens", "tokens_in_layer"});
+  {
+    std::string missing;
+    auto need = [&](int c, const char* name) {
+      if (c < 0) missing += (missing.empty() ? "" : ", ") + std::string(name);
+    };
+    need(c_model, "model");
+    need(c_topic, "task|domain|topic");
+    need(c_layer, "layer|moe_layer");
+    need(c_expert, "expert");
+    need(c_count, "count|tokens_routed");
+    need(c_tokens, "tokens|tokens_in_layer");
+    if (!missing.empty()) csv_fail(source, header_line, "header lacks column(s) " + missing);
+  }
+
+  struct group {
+    std::size_t first_line = 0;
+    std::int64_t tokens = 0;
+    std::vector<std::int64_t> counts;  // -1: not seen
+    std::vector<double> gate;
+  };
+  std::map<expert_count_key, std::map<int, group>> groups;
+  std::map<expert_count_key, int> max_expert;
+  const std::size_t ncols = cols.size();
+  const bool has_gate = c_gate >= 0;
+
+  std::string_view line;
+  expert_count_key key;
+  std::vector<std::string_view> f;
+  while (lines.next(line)) {
+    if (detail::trim(line).empty()) continue;
+    const std::size_t ln = lines.line_no();
+    if (line.find('"') != std::string_view::npos) csv_fail(source, ln, "quoted CSV fields are not supported");
+    detail::split_csv(line, f);
+    if (f.size() != ncols) {
+      csv_fail(source, ln, "expected " + std::to_string(ncols) + " columns, got " + std::to_string(f.size()));
+    }
+    auto name = [&](int c) { return std::string(cols[static_cast<std::size_t>(c)]) + " (column " + std::to_string(c + 1) + ")"; };
+    auto integer = [&](int c, std::int64_t lo) {
+      std::int64_t v = 0;
+      const auto s = f[static_cast<std::size_t>(c)];
+      if (!detail::parse_number(s, v)) csv_fail(source, ln, name(c) + ": expected an integer, got " + detail::quote(s));
+      if (v < lo) csv_fail(source, ln, name(c) + ": must be >= " + std::to_string(lo) + ", got " + std::to_string(v));
+      return v;
+    };
+    auto text_of = [&](int c) {
+      const auto s = f[static_cast<std::size_t>(c)];
+      if (s.empty()) csv_fail(source, ln, name(c) + ": empty");
+      return s;
+    };
+    const std::string_view model = text_of(c_model), topic = text_of(c_topic);
+    const std::string_view ckpt = c_ckpt >= 0 ? text_of(c_ckpt) : std::string_view{};
+    const std::string_view sel = c_sel >= 0 ? text_of(c_sel) : std::string_view{};
+    if (key.model != model || key.topic != topic || key.checkpoint != ckpt || key.selection != sel) {
+      key = expert_count_key{std::string(model), std::string(ckpt), std::string(topic), std::string(sel)};
+    }
+    const std::int64_t layer = integer(c_layer, 0);
+    const std::int64_t expert = integer(c_expert, 0);
+    const std::int64_t count = integer(c_count, 0);
+    const std::int64_t tokens = integer(c_tokens, 1);
+    if (layer > 1'000'000) csv_fail(source, ln, name(c_layer) + ": implausible layer " + std::to_string(layer));
+    if (expert > 65535) csv_fail(source, ln, name(c_expert) + ": expert id " + std::to_string(expert) + " out of [0, 65536)");
+    if (count > tokens) {
+      csv_fail(source, ln, name(c_count) + ": count " + std::to_string(count) + " exceeds the layer's tokens " +
+                               std::to_string(tokens));
+    }
+    double gate = 0.0;
+    if (has_gate) {
+      const auto s = f[static_cast<std::size_t>(c_gate)];
+      if (!detail::parse_number(s, gate) || !(gate >= 0.0)) {
+        csv_fail(source, ln, name(c_gate) + ": expected a number >= 0, got " + detail::quote(s));
+      }
+    }
+    group& g = groups[key][static_cast<int>(layer)];
+    if (g.first_line == 0) {
+      g.first_line = ln;
+      g.tokens = tokens;
+    } else if (g.tokens != tokens) {
+      csv_fail(source, ln, name(c_tokens) + ": " + std::to_string(tokens) + " differs from " +
+                               std::to_string(g.tokens) + " on line " + std::to_string(g.first_line) +
+                               " for the same layer");
+    }
+    const auto e = static_cast<std::size_t>(expert);
+    if (g.counts.size() <= e) {
+      g.counts.resize(e + 1, -1);
+      g.gate.resize(e + 1, 0.0);
+    }
+    if (g.counts[e] >= 0) csv_fail(source, ln, name(c_expert) + ": expert " + std::to_string(expert) + " repeated for layer " + std::to_string(layer));
+    g.counts[e] = count;
+    g.gate[e] = gate;
+    int& me = max_expert[key];
+    me = std::max(me, static_cast<int>(expert) + 1);
+  }
+
+  expert_count_table table;
+  for (auto& [gk, layers] : groups) {
+    expert_counts s;
+    s.key = gk;
+    s.experts = max_expert[gk];
+    s.k = detail::k_of_selection(gk.selection);
+    for (auto& [layer, g] : layers) {
+      g.counts.resize(static_cast<std::size_t>(s.experts), -1);
+      g.gate.resize(static_cast<std::size_t>(s.experts), 0.0);
+      std::int64_t sum = 0;
+      for (std::size_t e = 0; e < g.counts.size(); ++e) {
+        if (g.counts[e] < 0) {
+          csv_fail(source, g.first_line, gk.model + "/" + gk.topic + (gk.selection.empty() ? "" : "/" + gk.selection) +
+                                             " layer " + std::to_string(layer) + " lacks expert " + std::to_string(e) +
+                                             " (the series has " + std::to_string(s.experts) + " experts)");
+        }
+        sum += g.counts[e];
+      }
+      if (s.k == 0 && gk.selection.empty()) {
+        if (sum % g.tokens != 0 || sum == 0) {
+          csv_fail(source, g.first_line, "layer " + std::to_string(layer) + " counts sum to " + std::to_string(sum) +
+                                             ", not a multiple of its " + std::to_string(g.tokens) + " tokens");
+        }
+        s.k = static_cast<int>(sum / g.tokens);
+      }
+      if (s.k > 0 && sum != static_cast<std::int64_t>(s.k) * g.tokens) {
+        csv_fail(source, g.first_line, gk.model + "/" + gk.topic + " layer " + std::to_string(layer) +
+                                           ": counts sum to " + std::to_string(sum) + ", expected k * tokens = " +
+                                           std::to_string(s.k) + " * " + std::to_string(g.tokens));
+      }
+      s.layers.push_back(expert_count_layer{layer, g.tokens, std::move(g.counts),
+                                            has_gate ? std::move(g.gate) : std::vector<double>{}});
+    }
+    if (s.key.selection.empty()) s.key.selection = s.k == 1 ? "top1" : "topk" + std::to_string(s.k);
+    table.series.push_back(std::move(s));
+  }
+  std::sort(table.series.begin(), table.series.end(),
+            [](const expert_counts& a, const expert_counts& b) { return a.key < b.key; });
+  return table;
+}
+
+/// Reads an expert count table from a stream; `source` names it in error messages.
+inline expert_count_table read_expert_counts_csv(std::istream& in, const std::string& source = "<stream>") {
+  const std::string text = detail::read_all(in, source);
+  return parse_expert_counts_csv(text, source);
+}
+
+/// Reads an expert count table file.
+inline expert_count_table load_expert_counts_csv(const std::string& path) {
+  const std::string text = detail::read_file(path);
+  return parse_expert_counts_csv(text, path);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-layer top-1 transitions
+
+/// Tokens whose top-1 expert is `from` at `layer_from` and `to` at `layer_to`.
+struct top1_transitions {
+  std::string model;
+  std::string topic;
+  int layer_from = 0;
+  int layer_to = 0;
+  int experts = 0;                   ///< routed experts per layer (largest id of the model + 1)
+  std::vector<std::int64_t> counts;  ///< row-major experts × experts: counts[from·E + to]
+  std::int64_t tokens = 0;           ///< Σ counts
+
+  /// Tokens going from expert `from` to expert `to`.
+  [[nodiscard]] std::int64_t count(int from, int to) const {
+    check(from, "from");
+    check(to, "to");
+    return counts[static_cast<std::size_t>(from) * static_cast<std::size_t>(experts) + static_cast<std::size_t>(to)];
+  }
+  /// Tokens whose top-1 at `layer_from` is `from`.
+  [[nodiscard]] std::int64_t row_total(int from) const {
+    check(from, "from");
+    std::int64_t s = 0;
+    for (int to = 0; to < experts; ++to) s += count(from, to);
+    return s;
+  }
+  /// P(top-1 at layer_to is `to` | top-1 at layer_from is `from`); 0 if `from` is never top-1.
+  [[nodiscard]] double probability(int from, int to) const {
+    const auto r = row_total(from);
+    return r > 0 ? static_cast<double>(count(from, to)) / static_cast<double>(r) : 0.0;
+  }
+
+  friend bool operator==(const top1_transitions&, const top1_transitions&) = default;
+
+ private:
+  void check(int e, const char* what) const {
+    detail::require(e >= 0 && e < experts, "strata.trace", what, e, ("in [0, " + std::to_string(experts) + ")").c_str());
+  }
+};
+
+/// All transition matrices of a file, sorted by (model, topic, layer_from, layer_to).
+struct top1_transition_table {
+  std::vector<top1_transitions> series;
+
+  /// The matrix of `model` on `topic` from `layer_from` to `layer_to`; throws `config_error`.
+  [[nodiscard]] const top1_transitions& at(std::string_view model, std::string_view topic, int layer_from,
+                                           int layer_to) const {
+    for (const auto& s : series) {
+      if (s.model == model && s.topic == topic && s.layer_from == layer_from && s.layer_to == layer_to) return s;
+    }
+    throw config_error("key", "[strata.trace] no top-1 transitions for " + std::string(model) + "/" +
+                                  std::string(topic) + " layer " + std::to_string(layer_from) + " -> " +
+                                  std::to_string(layer_to));
+  }
+
+  friend bool operator==(const top1_transition_table&, const top1_transition_table&) = default;
+};
+
+/// Parses a cross-layer top-1 transition file held in `text` (only non-zero pairs need appear;
+/// a pair may appear once).
+inline top1_transition_table parse_top1_transitions_csv(std::string_view text, std::string_view source = "<string>") {
+  using detail::csv_fail;
+  detail::line_reader lines(text);
+  std::vector<std::string_view> cols;
+  detail::read_header(lines, source, cols, "model,domain,layer_from,layer_to,expert_from,expert_to,count");
+  const std::size_t header_line = lines.line_no();
+  const int c_model = detail::column_of(cols, {"model"});
+  const int c_topic = detail::column_of(cols, {"domain", "task", "topic"});
+  const int c_lf = detail::column_of(cols, {"layer_from"});
+  const int c_lt = detail::column_of(cols, {"layer_to"});
+  const int c_ef = detail::column_of(cols, {"expert_from"});
+  const int c_et = detail::column_of(cols, {"expert_to"});
+  const int c_count = detail::column_of(cols, {"count"});
+  if (c_model < 0 || c_topic < 0 || c_lf < 0 || c_lt < 0 || c_ef < 0 || c_et < 0 || c_count < 0) {
+    csv_fail(source, header_line, "header must name model, domain, layer_from, layer_to, expert_from, expert_to, count");
+  }
+  using gkey = std::tuple<std::string, std::string, int, int>;
+  struct cell {
+    int from, to;
+    std::int64_t count;
+    std::size_t line;
+  };
+  std::map<gkey, std::vector<cell>> groups;
+  std::map<std::string, int> experts;  // per model
+  std::vector<std::string_view> f;
+  std::string_view line;
+  while (lines.next(line)) {
+    if (detail::trim(line).empty()) continue;
+    const std::size_t ln = lines.line_no();
+    if (line.find('"') != std::string_view::npos) csv_fail(source, ln, "quoted CSV fields are not supported");
+    detail::split_csv(line, f);
+    if (f.size() != cols.size()) {
+      csv_fail(source, ln, "expected " + std::to_string(cols.size()) + " columns, got " + std::to_string(f.size()));
+    }
+    auto integer = [&](int c, std::int64_t lo, std::int64_t hi) {
+      std::int64_t v = 0;
+      const auto s = f[static_cast<std::size_t>(c)];
+      const std::string nm = std::string(cols[static_cast<std::size_t>(c)]) + " (column " + std::to_string(c + 1) + ")";
+      if (!detail::parse_number(s, v)) csv_fail(source, ln, nm + ": expected an integer, got " + detail::quote(s));
+      if (v < lo || v > hi) {
+        csv_fail(source, ln, nm + ": " + std::to_string(v) + " out of [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+      }
+      return v;
+    };
+    const auto model = f[static_cast<std::size_t>(c_model)], topic = f[static_cast<std::size_t>(c_topic)];
+    if (model.empty() || topic.empty()) csv_fail(source, ln, "empty model or domain");
+    const auto lf = static_cast<int>(integer(c_lf, 0, 1'000'000));
+    const auto lt = static_cast<int>(integer(c_lt, 0, 1'000'000));
+    const auto ef = static_cast<int>(integer(c_ef, 0, 65535));
+    const auto et = static_cast<int>(integer(c_et, 0, 65535));
+    const auto n = integer(c_count, 0, std::numeric_limits<std::int64_t>::max());
+    groups[gkey{std::string(model), std::string(topic), lf, lt}].push_back(cell{ef, et, n, ln});
+    int& me = experts[std::string(model)];
+    me = std::max({me, ef + 1, et + 1});
+  }
+  top1_transition_table table;
+  for (auto& [gk, cells] : groups) {
+    top1_transitions t;
+    std::tie(t.model, t.topic, t.layer_from, t.layer_to) = gk;
+    t.experts = experts[t.model];
+    const auto E = static_cast<std::size_t>(t.experts);
+    t.counts.assign(E * E, 0);
+    std::vector<std::size_t> seen(E * E, 0);
+    for (const auto& c : cells) {
+      const std::size_t i = static_cast<std::size_t>(c.from) * E + static_cast<std::size_t>(c.to);
+      if (seen[i] != 0) {
+        csv_fail(source, c.line, "pair " + std::to_string(c.from) + " -> " + std::to_string(c.to) +
+                                     " repeated (first on line " + std::to_string(seen[i]) + ")");
+      }
+      seen[i] = c.line;
+      t.counts[i] = c.count;
+      t.tokens += c.count;
+    }
+    table.series.push_back(std::move(t));
+  }
+  return table;
+}
+
+/// Reads a cross-layer top-1 transition table from a stream.
+inline top1_transition_table read_top1_transitions_csv(std::istream& in, const std::string& source = "<stream>") {
+  const std::string text = detail::read_all(in, source);
+  return parse_top1_transitions_csv(text, source);
+}
+
+/// Reads a cross-layer top-1 transition file.
+inline top1_transition_table load_top1_transitions_csv(const std::string& path) {
+  const std::string text = detail::read_file(path);
+  return parse_top1_transitions_csv(text, path);
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -22,3 +22,36 @@ void bm_mono3d_latency_profile(benchmark::State& state) {
 BENCHMARK(bm_mono3d_latency_profile);
 
 }  // namespace
+
+#include "strata/device/logic_die.hpp"
+
+namespace {
+
+// Eq. 1-3 at the Table 3 design point: power, area, TSV area, breakdowns and the verdict.
+void bm_logic_die_check(benchmark::State& state) {
+  const strata::logic_die_params<> p;
+  const auto bw = strata::evaluate(strata::mono3d_params<>{}).tiers.front().internal_bandwidth;
+  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate(p, bw));
+}
+BENCHMARK(bm_logic_die_check);
+
+// Largest N_mac meeting Eq. 1 and Eq. 2 (bracket + TOMS 748 + integer check).
+void bm_logic_die_solver(benchmark::State& state) {
+  const strata::logic_die_params<> p;
+  const auto bw = strata::evaluate(strata::mono3d_params<>{}).tiers.front().internal_bandwidth;
+  for (auto _ : state) benchmark::DoNotOptimize(strata::max_macs_within_budget(p, bw));
+}
+BENCHMARK(bm_logic_die_solver);
+
+// The whole device question of issue 2: 1024-layer chip, 8 tiers, then the budget check.
+void bm_device_end_to_end(benchmark::State& state) {
+  const strata::mono3d_params<> mp;
+  const strata::logic_die_params<> lp;
+  for (auto _ : state) {
+    const auto chip = strata::evaluate(mp);
+    benchmark::DoNotOptimize(strata::evaluate(lp, chip.tiers.front().internal_bandwidth));
+  }
+}
+BENCHMARK(bm_device_end_to_end);
+
+}  // namespace

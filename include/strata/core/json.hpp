@@ -200,6 +200,7 @@ constexpr const char* si_symbol() {
   else if constexpr (std::is_same_v<D, dims::capacitance_per_length>) return "F/m";
   else if constexpr (std::is_same_v<D, dims::current_per_area>) return "A/m2";
   else if constexpr (std::is_same_v<D, dims::power_per_area>) return "W/m2";
+  else if constexpr (std::is_same_v<D, dims::velocity>) return "m/s";
   else static_assert(sizeof(D) == 0, "add the SI symbol of this dimension");
 }
 

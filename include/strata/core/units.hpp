@@ -77,6 +77,7 @@ using resistance_per_length = dim_quotient<resistance, length>;
 using capacitance_per_length = dim_quotient<capacitance, length>;
 using current_per_area = dim_quotient<current, area>;
 using power_per_area = dim_quotient<power, area>;
+using velocity = dim_quotient<length, time>;
 }  // namespace dims
 
 template <class Dim, class T = double>
@@ -228,6 +229,8 @@ template <class T = double>
 using current_per_area = quantity<dims::current_per_area, T>;
 template <class T = double>
 using power_per_area = quantity<dims::power_per_area, T>;
+template <class T = double>
+using velocity = quantity<dims::velocity, T>;
 
 /// The units strata reads and writes. Data: `B` byte, `b` bit (1/8 B); decimal `KB MB GB TB`
 /// and `Gb` (10^9 bit); binary `KiB MiB GiB` and `Gib` (2^30 bit).
@@ -264,6 +267,7 @@ inline constexpr unit<dims::capacitance_per_length> fF_per_um{1e-15 / 1e-6, "fF/
     aF_per_um{1e-18 / 1e-6, "aF/um"};
 inline constexpr unit<dims::current_per_area> A_per_um2{1e12, "A/um2"};
 inline constexpr unit<dims::power_per_area> W_per_mm2{1e6, "W/mm2"};
+inline constexpr unit<dims::velocity> m_per_s{1.0, "m/s"}, mm_per_ns{1e6, "mm/ns"};
 }  // namespace units
 
 /// Literals for `double` quantities: `35_nm`, `13.75_ns`, `1.25_pJ`, `460_GBps`, `64_MiB`.

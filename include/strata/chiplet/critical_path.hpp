@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The closed-form critical path of one routed MoE layer on the 3.5D substrate (HCRMap §4.4–4.5,
+/// Eq. 5–19), replacing the paper's event simulator by its own equations.
+///
+/// Requests (§4.4). Group g on replica r = x(g) sends a dispatch request s_g → c_r of N_g·D_act
+/// bytes and a gather request c_r → a_g of the same size; each active replica streams its expert
+/// weights S^wt once per layer from its bank span to c_r (memory class); a migration moves its
+/// bytes from the source bank's home to the destination bank's home (migration class).
+///   Eq. 5–6  L^phys_{u,κ} = Σ_h z_h·D_h·[u ∈ P_h],  L̃_u = Σ_κ α_κ·L^phys_{u,κ}
+///   Eq. 7    T^route_h = Σ_{u∈P_h} (λ_u + D_h / B_u)
+///   Eq. 8    T^net = max(max_u L^phys_u / B_u, max_h T^route_h)
+///   Eq. 9–11 Q_{t,c,b} (foreground + migration), T^bank = [Q>0]·Lat + Q / BW, T^bank_l = max
+///   Eq. 12   T^mem_l = max(T^bank_l, max_u L^phys_{u,mem} / B_u, max_h∈mem T^route_h)
+///   Eq. 13   T^comp_r = Ops_r / (k_r·Π_core·η);  Ops^token = 2·3·d·f FLOPs for SwiGLU (the paper
+///            counts the 3·d·f MACs; strata counts a multiply-add as 2 FLOPs throughout)
+/// Group completion (Eq. 14) as a closed-form event graph. All groups start after the gate
+/// T_gate (router on the source chiplets). A group's data arrives at its replica after
+///   T_disp,g = max(T^route_h, max_{u∈P_h} L^phys_u / B_u)
+/// (its own transfer, or the drain time of the most loaded link it crosses). Groups at a replica
+/// are served first-come first-served, so a group waits behind the work ahead of it
+/// (T_queue,g). A replica's weights stream from its banks in T^mem_r = max(bank service of its
+/// span, its memory route); compute overlaps the stream but cannot end before it does:
+///   finish_g = max(start_g + T^comp_g, T_gate + T^mem_r),  C_g = finish_g + T_gath,g + T_combine
+/// so C_g = gate + disp + queue + comp + exposed memory + gather + combine (Eq. 15's stages, with
+/// max(T^comp, T^mem) written as compute plus exposed memory). T^MoE_l = max_g C_g (Eq. 14).
+/// Cores (Eq. 4): the cores of a chiplet are shared by its active replicas in proportion to their
+/// work (largest remainder, at least one each); with more active replicas than cores, replicas
+/// are list-scheduled on cores in order of decreasing work.
+/// Energy (Eq. 17–18): compute Ops·ε, NoC/D2D Σ L^phys_u·ε_u, storage Σ Q·ε_b per tier,
+/// migration control y_m·E^ctrl, gate Σ_g E^gate_g. Pressure (Eq. 19) over a window Δ_w.
+
+#include <algorithm>  // std::sort, std::max
+#include <array>      // std::array
+#include <cstddef>    // std::size_t
+#include <numeric>    // std::iota
+#include <span>       // std::span
+#include <utility>    // std::pair
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include "strata/chiplet/substrate.hpp"
+#include "strata/core/error.hpp"
+#include "strata/core/units.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// A routed token group g = (l, e_g, s_g, a_g, N_g) (HCRMap §4.1).
+struct token_group {
+  int layer = 0;      ///< MoE layer index
+  int expert = 0;     ///< e_g
+  int source = 0;     ///< s_g: compute chiplet holding the input activations
+  int aggregate = 0;  ///< a_g: compute chiplet that combines the expert outputs
+  int tokens = 0;     ///< N_g
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("layer", s.layer);
+    v("expert", s.expert);
+    v("source", s.source);
+    v("aggregate", s.aggregate);
+    v("tokens", s.tokens);
+  }
+  friend bool operator==(const token_group&, const token_group&) = default;
+};
+
+/// A resident replica r placed at φ(r) = (tier, chiplet, bank span).
+struct replica {
+  int layer = 0;    ///< ℓ(r)
+  int expert = 0;   ///< e(r)
+  int chiplet = 0;  ///< c_r: execution chiplet
+  int bank = 0;     ///< b_r: first bank (id in `substrate::banks()`) of its span
+  int span = 1;     ///< consecutive banks the weights are striped over
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("layer", s.layer);
+    v("expert", s.expert);
+    v("chiplet", s.chiplet);
+    v("bank", s.bank);
+    v("span", s.span);
+  }
+  friend bool operator==(const replica&, const replica&) = default;
+};
+
+/// A cross-tier movement m = (r_m, s_m, d_m, S^mig_m, y_m) (HCRMap §4.3): copy `bytes` from the
+/// source bank span to the destination bank span.
+struct migration {
+  int source_bank = 0;
+  int destination_bank = 0;
+  data_size<> bytes{};
+  bool executed = true;  ///< y_m
+};
+
+/// The work of one MoE layer's experts.
+struct moe_layer_shape {
+  data_size<> weight_bytes{};          ///< S^wt of one expert
+  op_count<> flops_per_token{};        ///< Ops^token (FLOPs, multiply-add = 2)
+  data_size<> token_bytes{};           ///< D^act per token (dispatch; gather returns the same)
+  op_count<> gate_flops_per_token{};   ///< router: 2·d·E
+  op_count<> combine_flops_per_token{};  ///< weighted sum: 2·k·d
+  int top_k = 1;                       ///< k: groups a token appears in
+};
+
+/// Knobs of the critical-path model.
+struct critical_path_params {
+  double tile_utilization = 0.8;            ///< η_r [assumed: legal-tile utilisation]
+  double alpha_mig = 0.5;                   ///< α_mig: weight of migration pressure [assumed]
+  double compute_scale = 1.0;               ///< throughput factor (RAPL throttling; 1 = none)
+  /// Energy per FLOP of the cores. [Assumed 0.25 pJ/FLOP: a 7 nm FP16 MAC ≈ 0.5 pJ, Jouppi et
+  /// al. ISCA 2021 Table 2]
+  energy_per_op<> energy_per_flop = units::pJ_per_op(0.25);
+  /// Directory and control energy per executed migration E^ctrl_m. [Assumed 1 nJ]
+  energy<> migration_control_energy = units::nJ(1.0);
+  /// Decision window Δ_w for the pressure counters (Eq. 19).
+  duration<> window = units::ms(1.0);
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("tile_utilization", s.tile_utilization);
+    v("alpha_mig", s.alpha_mig);
+    v("compute_scale", s.compute_scale);
+    v("energy_per_flop", s.energy_per_flop);
+    v("migration_control_energy", s.migration_control_energy);
+    v("window", s.window);
+  }
+};
+
+/// Request classes K_L (§4.4).
+enum class request_class { dispatch = 0, gather = 1, memory = 2, migration = 3 };
+
+/// Stage times K_T of one group (Eq. 14–15, Fig. 5's stacked bars).
+struct stage_times {
+  duration<> gate{}, dispatch{}, queue{}, memory{}, compute{}, gather{}, combine{};
+  [[nodiscard]] duration<> total() const { return gate + dispatch + queue + memory + compute + gather + combine; }
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("gate", s.gate);
+    v("dispatch", s.dispatch);
+    v("queue", s.queue);
+    v("memory", s.memory);
+    v("compute", s.compute);
+    v("gather", s.gather);
+    v("combine", s.combine);
+  }
+};
+
+/// Energy by component (Eq. 17).
+struct energy_breakdown {
+  energy<> compute{}, noc{}, d2d{}, sram{}, hbm{}, dram{}, migration{}, gate{};
+  [[nodiscard]] energy<> total() const { return compute + noc + d2d + sram + hbm + dram + migration + gate; }
+  energy_breakdown& operator+=(const energy_breakdown& o) {
+    compute += o.compute;
+    noc += o.noc;
+    d2d += o.d2d;
+    sram += o.sram;
+    hbm += o.hbm;
+    dram += o.dram;
+    migration += o.migration;
+    gate += o.gate;
+    return *this;
+  }
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("compute", s.compute);
+    v("noc", s.noc);
+    v("d2d", s.d2d);
+    v("sram", s.sram);
+    v("hbm", s.hbm);
+    v("dram", s.dram);
+    v("migration", s.migration);
+    v("gate", s.gate);
+  }
+};
+
+/// Pressure counters P_w (Eq. 19; P_tier and P_mig are kept by the residency state).
+struct pressure_counters {
+  double load = 0.0;  ///< P^load: max over chiplets of compute service time / Δ_w
+  double link = 0.0;  ///< P^link: max over links of weighted load / (B_u·Δ_w)
+  double bank = 0.0;  ///< P^bank: max over banks of weighted traffic / (BW·Δ_w)
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("load", s.load);
+    v("link", s.link);
+    v("bank", s.bank);
+  }
+};
+
+/// Everything Eq. 5–19 give for one layer.
+struct layer_result {
+  duration<> t_moe{};                 ///< Eq. 14: max_g C_g
+  int critical_group = -1;            ///< argmax_g C_g
+  stage_times critical{};             ///< stages of the critical group (sum = t_moe)
+  duration<> t_net{};                 ///< Eq. 8
+  duration<> t_bank{};                ///< Eq. 11
+  duration<> t_mem{};                 ///< Eq. 12
+  duration<> t_comp{};                ///< Eq. 13: max_r T^comp_r
+  std::vector<duration<>> completion; ///< C_g per group
+  std::vector<double> link_bytes;     ///< L^phys per link and class: [u·4 + κ]
+  std::vector<double> bank_bytes;     ///< Q^phys per bank and class: [b·2 + (0 fg, 1 mig)]
+  std::vector<double> replica_tokens; ///< N_r per replica
+  std::vector<int> replica_cores;     ///< k_r per replica (0 when inactive)
+  energy_breakdown energy{};          ///< Eq. 17–18
+  pressure_counters pressure{};       ///< Eq. 19
+
+  /// Physical load of link u over all classes (Eq. 6).
+  [[nodiscard]] double link_load(int u) const {
+    const auto i = static_cast<std::size_t>(u) * 4;
+    return link_bytes[i] + link_bytes[i + 1] + link_bytes[i + 2] + link_bytes[i + 3];
+  }
+  /// Physical traffic of bank b (Eq. 9).
+  [[nodiscard]] double bank_load(int b) const {
+    const auto i = static_cast<std::size_t>(b) * 2;
+    return bank_bytes[i] + bank_bytes[i + 1];
+  }
+};
+
+/// Checks a placement against the substrate and the expert: bank ids, visibility (B_{t,c}) and
+/// that the span exists within one tier and home. Throws `config_error` naming the replica.
+inline void validate(const replica& r, const substrate& s, std::size_t index = 0) {
+  const std::string f = "replicas[" + std::to_string(index) + "]";
+  detail::require(r.chiplet >= 0 && r.chiplet < s.chiplets(), "strata.critical_path", f + ".chiplet", r.chiplet,
+                  "a compute chiplet id");
+  detail::require(r.span >= 1, "strata.critical_path", f + ".span", r.span, ">= 1");
+  const int nb = static_cast<int>(s.banks().size());
+  detail::require(r.bank >= 0 && r.bank + r.span <= nb, "strata.critical_path", f + ".bank", r.bank, "a bank id");
+  const auto& b0 = s.banks()[static_cast<std::size_t>(r.bank)];
+  for (int i = 1; i < r.span; ++i) {
+    const auto& bi = s.banks()[static_cast<std::size_t>(r.bank + i)];
+    detail::require(bi.tier == b0.tier && bi.home == b0.home, "strata.critical_path", f + ".span", r.span,
+                    "within one tier and home");
+  }
+  detail::require(s.visible(r.bank, r.chiplet), "strata.critical_path", f + ".bank", r.bank,
+                  "visible from its chiplet (SRAM of the chiplet's own group)");
+}
+
+/// Evaluates one MoE layer: `groups` of this layer, `assignment[g]` = index into `replicas` (must
+/// be a replica of the group's expert: Eq. 21), `migrations` in flight during the layer.
+inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& shape,
+                                   const std::vector<token_group>& groups,
+                                   const std::vector<replica>& replicas,
+                                   const std::vector<int>& assignment,
+                                   const critical_path_params& cp = {},
+                                   const std::vector<migration>& migrations = {}) {
+  constexpr const char* id = "strata.critical_path";
+  detail::require(assignment.size() == groups.size(), id, "assignment", assignment.size(),
+                  "one replica per group");
+  detail::require_in(cp.tile_utilization, 1e-6, 1.0, id, "tile_utilization");
+  detail::require_positive(cp.compute_scale, id, "compute_scale");
+  detail::require_positive(cp.window.si(), id, "window", "s");
+  detail::require(shape.top_k >= 1, id, "shape.top_k", shape.top_k, ">= 1");
+  const auto& links = s.links();
+  const auto& banks = s.banks();
+  const std::size_t nl = links.size(), nb = banks.size(), nr = replicas.size(), ng = groups.size();
+  const int nc = s.chiplets();
+  layer_result out;
+  out.link_bytes.assign(nl * 4, 0.0);
+  out.bank_bytes.assign(nb * 2, 0.0);
+  out.replica_tokens.assign(nr, 0.0);
+  out.replica_cores.assign(nr, 0);
+  out.completion.assign(ng, duration<>{});
+
+  // Routing correctness (Eq. 21) and N_r.
+  for (std::size_t g = 0; g < ng; ++g) {
+    const auto& grp = groups[g];
+    const int r = assignment[g];
+    const std::string f = "assignment[" + std::to_string(g) + "]";
+    detail::require(r >= 0 && static_cast<std::size_t>(r) < nr, id, f, r, "a replica index");
+    detail::require(replicas[static_cast<std::size_t>(r)].expert == grp.expert &&
+                        replicas[static_cast<std::size_t>(r)].layer == grp.layer,
+                    id, f, r, "a replica of the group's expert and layer");
+    detail::require(grp.tokens >= 0, id, "groups[" + std::to_string(g) + "].tokens", grp.tokens, ">= 0");
+    detail::require(grp.source >= 0 && grp.source < nc && grp.aggregate >= 0 && grp.aggregate < nc, id,
+                    "groups[" + std::to_string(g) + "].source", grp.source, "a compute chiplet id");
+    out.replica_tokens[static_cast<std::size_t>(r)] += grp.tokens;
+  }
+  for (std::size_t r = 0; r < nr; ++r) {
+    if (out.replica_tokens[r] > 0.0) validate(replicas[r], s, r);
+  }
+
+  auto add_path = [&](std::span<const int> path, double bytes, request_class k) {
+    for (int u : path) out.link_bytes[static_cast<std::size_t>(u) * 4 + static_cast<std::size_t>(k)] += bytes;
+  };
+  auto route_time = [&](std::span<const int> path, double bytes) {
+    double t = 0.0;
+    for (int u : path) t += links[static_cast<std::size_t>(u)].lambda.si() + bytes / links[static_cast<std::size_t>(u)].bandwidth.si();
+    return t;
+  };
+  // Eq. 5: loads of every request class.
+  const double tok_b = shape.token_bytes.si();
+  for (std::size_t g = 0; g < ng; ++g) {
+    const auto& grp = groups[g];
+    if (grp.tokens == 0) continue;
+    const int c = replicas[static_cast<std::size_t>(assignment[g])].chiplet;
+    add_path(s.route(grp.source, c), grp.tokens * tok_b, request_class::dispatch);
+    add_path(s.route(c, grp.aggregate), grp.tokens * tok_b, request_class::gather);
+  }
+  const double wt = shape.weight_bytes.si();
+  for (std::size_t r = 0; r < nr; ++r) {
+    if (out.replica_tokens[r] <= 0.0) continue;
+    const auto& rp = replicas[r];
+    add_path(s.memory_path(rp.bank, rp.chiplet), wt, request_class::memory);
+    for (int i = 0; i < rp.span; ++i) out.bank_bytes[static_cast<std::size_t>(rp.bank + i) * 2] += wt / rp.span;
+  }
+  for (std::size_t m = 0; m < migrations.size(); ++m) {
+    const auto& mg = migrations[m];
+    if (!mg.executed) continue;
+    const std::string f = "migrations[" + std::to_string(m) + "]";
+    detail::require(mg.source_bank >= 0 && static_cast<std::size_t>(mg.source_bank) < nb, id, f + ".source_bank",
+                    mg.source_bank, "a bank id");
+    detail::require(mg.destination_bank >= 0 && static_cast<std::size_t>(mg.destination_bank) < nb, id,
+                    f + ".destination_bank", mg.destination_bank, "a bank id");
+    const auto& sb = banks[static_cast<std::size_t>(mg.source_bank)];
+    const auto& db = banks[static_cast<std::size_t>(mg.destination_bank)];
+    // SRAM banks sit on a group: enter the mesh at the group's first chiplet.
+    auto node_of = [&](const hw_bank& b) {
+      if (b.tier != tier_kind::sram) return b.home;
+      const int gx = b.home % (s.params().mesh_x / s.params().group_x), gy = b.home / (s.params().mesh_x / s.params().group_x);
+      return gy * s.params().group_y * s.params().mesh_x + gx * s.params().group_x;
+    };
+    add_path(s.route(node_of(sb), node_of(db)), mg.bytes.si(), request_class::migration);
+    out.bank_bytes[static_cast<std::size_t>(mg.source_bank) * 2 + 1] += mg.bytes.si();
+    out.bank_bytes[static_cast<std::size_t>(mg.destination_bank) * 2 + 1] += mg.bytes.si();
+  }
+
+  // Eq. 8: link drain times and route times.
+  std::vector<double> drain(nl);
+  double max_drain = 0.0, max_mem_drain = 0.0;
+  for (std::size_t u = 0; u < nl; ++u) {
+    drain[u] = out.link_load(static_cast<int>(u)) / links[u].bandwidth.si();
+    max_drain = std::max(max_drain, drain[u]);
+    max_mem_drain = std::max(max_mem_drain, out.link_bytes[u * 4 + 2] / links[u].bandwidth.si());
+  }
+  auto path_time = [&](std::span<const int> path, double bytes) {
+    double t = route_time(path, bytes);
+    for (int u : path) t = std::max(t, drain[static_cast<std::size_t>(u)]);
+    return t;
+  };
+  // Eq. 10–11: bank service.
+  std::vector<double> bank_t(nb, 0.0);
+  double t_bank = 0.0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    const double q = out.bank_load(static_cast<int>(b));
+    bank_t[b] = q > 0.0 ? banks[b].latency.si() + q / banks[b].bandwidth.si() : 0.0;
+    t_bank = std::max(t_bank, bank_t[b]);
+  }
+  // Memory time per replica and Eq. 12.
+  std::vector<double> mem_t(nr, 0.0);
+  double max_mem_route = 0.0;
+  for (std::size_t r = 0; r < nr; ++r) {
+    if (out.replica_tokens[r] <= 0.0) continue;
+    const auto& rp = replicas[r];
+    double tb = 0.0;
+    for (int i = 0; i < rp.span; ++i) tb = std::max(tb, bank_t[static_cast<std::size_t>(rp.bank + i)]);
+    const auto path = s.memory_path(rp.bank, rp.chiplet);
+    const double tr = route_time(path, wt);
+    max_mem_route = std::max(max_mem_route, tr);
+    mem_t[r] = std::max(tb, path_time(path, wt));
+  }
+  out.t_bank = duration<>::from_si(t_bank);
+  out.t_mem = duration<>::from_si(std::max({t_bank, max_mem_drain, max_mem_route}));
+
+  // Cores per replica (Eq. 4) and list scheduling when a chiplet has more replicas than cores.
+  const double pi = s.core_throughput().si() * cp.tile_utilization * cp.compute_scale;
+  const double ops_tok = shape.flops_per_token.si();
+  const int cores = s.params().cores_per_chiplet;
+  std::vector<double> replica_start(nr, 0.0);  // extra delay from core sharing (list scheduling)
+  {
+    std::vector<std::vector<int>> on(static_cast<std::size_t>(nc));
+    for (std::size_t r = 0; r < nr; ++r) {
+      if (out.replica_tokens[r] > 0.0) on[static_cast<std::size_t>(replicas[r].chiplet)].push_back(static_cast<int>(r));
+    }
+    for (auto& list : on) {
+      if (list.empty()) continue;
+      std::sort(list.begin(), list.end(), [&](int a, int b) {
+        return out.replica_tokens[static_cast<std::size_t>(a)] > out.replica_tokens[static_cast<std::size_t>(b)] ||
+               (out.replica_tokens[static_cast<std::size_t>(a)] == out.replica_tokens[static_cast<std::size_t>(b)] && a < b);
+      });
+      const int n = static_cast<int>(list.size());
+      if (n >= cores) {
+        std::vector<double> core_free(static_cast<std::size_t>(cores), 0.0);
+        for (int i = 0; i < n; ++i) {
+          const auto r = static_cast<std::size_t>(list[static_cast<std::size_t>(i)]);
+          const auto k = static_cast<std::size_t>(std::min_element(core_free.begin(), core_free.end()) - core_free.begin());
+          out.replica_cores[r] = 1;
+          replica_start[r] = core_free[k];
+          core_free[k] += out.replica_tokens[r] * ops_tok / pi;
+        }
+      } else {
+        double total = 0.0;
+        for (int r : list) total += out.replica_tokens[static_cast<std::size_t>(r)];
+        int left = cores - n;
+        std::vector<std::pair<double, int>> rem;
+        for (int r : list) {
+          const double share = left * out.replica_tokens[static_cast<std::size_t>(r)] / total;
+          const int extra = static_cast<int>(share);
+          out.replica_cores[static_cast<std::size_t>(r)] = 1 + extra;
+          rem.emplace_back(share - extra, r);
+        }
+        for (int r : list) left -= out.replica_cores[static_cast<std::size_t>(r)] - 1;
+        std::sort(rem.begin(), rem.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+        for (std::size_t i = 0; i < rem.size() && left > 0; ++i, --left) out.replica_cores[static_cast<std::size_t>(rem[i].second)] += 1;
+      }
+    }
+  }
+
+  // Gate and combine: router and weighted sum on the chiplets that hold the tokens.
+  std::vector<double> src_tokens(static_cast<std::size_t>(nc), 0.0), agg_tokens(static_cast<std::size_t>(nc), 0.0);
+  for (const auto& g : groups) {
+    src_tokens[static_cast<std::size_t>(g.source)] += g.tokens;
+    agg_tokens[static_cast<std::size_t>(g.aggregate)] += g.tokens;
+  }
+  double t_gate = 0.0, t_combine = 0.0, gate_flops = 0.0;
+  // A token appears in top_k groups; the router and the weighted sum run once per token.
+  const double per_routing = 1.0 / shape.top_k;
+  for (int c = 0; c < nc; ++c) {
+    const double src = src_tokens[static_cast<std::size_t>(c)] * per_routing;
+    const double agg = agg_tokens[static_cast<std::size_t>(c)] * per_routing;
+    t_gate = std::max(t_gate, src * shape.gate_flops_per_token.si() / (cores * pi));
+    t_combine = std::max(t_combine, agg * shape.combine_flops_per_token.si() / (cores * pi));
+    gate_flops += src * shape.gate_flops_per_token.si();
+  }
+
+  // Group completion (Eq. 14): FCFS at each replica by dispatch arrival.
+  std::vector<double> disp(ng, 0.0), gath(ng, 0.0), comp(ng, 0.0);
+  for (std::size_t g = 0; g < ng; ++g) {
+    const auto& grp = groups[g];
+    const auto& rp = replicas[static_cast<std::size_t>(assignment[g])];
+    const double bytes = grp.tokens * tok_b;
+    disp[g] = grp.tokens > 0 ? path_time(s.route(grp.source, rp.chiplet), bytes) : 0.0;
+    gath[g] = grp.tokens > 0 ? path_time(s.route(rp.chiplet, grp.aggregate), bytes) : 0.0;
+    const int k = out.replica_cores[static_cast<std::size_t>(assignment[g])];
+    comp[g] = grp.tokens > 0 ? grp.tokens * ops_tok / (std::max(k, 1) * pi) : 0.0;
+  }
+  std::vector<std::size_t> order(ng);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return assignment[a] < assignment[b] || (assignment[a] == assignment[b] && (disp[a] < disp[b] || (disp[a] == disp[b] && a < b)));
+  });
+  std::vector<double> busy(nr, 0.0);
+  for (std::size_t r = 0; r < nr; ++r) busy[r] = t_gate + replica_start[r];
+  double t_moe = 0.0, t_comp_max = 0.0;
+  std::vector<double> replica_comp(nr, 0.0);
+  for (std::size_t i = 0; i < ng; ++i) {
+    const std::size_t g = order[i];
+    const auto r = static_cast<std::size_t>(assignment[g]);
+    const double arrive = t_gate + disp[g];
+    const double start = std::max(arrive, busy[r]);
+    const double fin_comp = start + comp[g];
+    const double mem_ready = t_gate + mem_t[r];
+    const double finish = std::max(fin_comp, mem_ready);
+    busy[r] = fin_comp;
+    replica_comp[r] += comp[g];
+    const double c_g = groups[g].tokens > 0 ? finish + gath[g] + t_combine : 0.0;
+    out.completion[g] = duration<>::from_si(c_g);
+    if (groups[g].tokens > 0 && (out.critical_group < 0 || c_g > t_moe)) {
+      t_moe = c_g;
+      out.critical_group = static_cast<int>(g);
+      out.critical = stage_times{duration<>::from_si(t_gate), duration<>::from_si(disp[g]),
+                                 duration<>::from_si(start - arrive), duration<>::from_si(finish - fin_comp),
+                                 duration<>::from_si(comp[g]), duration<>::from_si(gath[g]),
+                                 duration<>::from_si(t_combine)};
+    }
+  }
+  for (std::size_t r = 0; r < nr; ++r) t_comp_max = std::max(t_comp_max, replica_comp[r]);
+  out.t_moe = duration<>::from_si(t_moe);
+  out.t_comp = duration<>::from_si(t_comp_max);
+  double max_req_route = max_mem_route;
+  for (std::size_t g = 0; g < ng; ++g) {
+    if (groups[g].tokens == 0) continue;
+    const auto& rp = replicas[static_cast<std::size_t>(assignment[g])];
+    const double b = groups[g].tokens * tok_b;
+    max_req_route = std::max({max_req_route, route_time(s.route(groups[g].source, rp.chiplet), b),
+                              route_time(s.route(rp.chiplet, groups[g].aggregate), b)});
+  }
+  out.t_net = duration<>::from_si(std::max(max_drain, max_req_route));
+
+  // Energy (Eq. 17–18).
+  double total_tokens = 0.0;
+  for (std::size_t r = 0; r < nr; ++r) total_tokens += out.replica_tokens[r];
+  out.energy.compute = units::J(total_tokens * ops_tok * cp.energy_per_flop.si());
+  for (std::size_t u = 0; u < nl; ++u) {
+    const double e = out.link_load(static_cast<int>(u)) * links[u].energy.si();
+    (links[u].kind == link_kind::mesh_d2d ? out.energy.noc : out.energy.d2d) += units::J(e);
+  }
+  // Mesh links are package-level D2D too; NoC energy is the mesh share, D2D the IO attachments.
+  for (std::size_t b = 0; b < nb; ++b) {
+    const double e = out.bank_load(static_cast<int>(b)) * banks[b].energy.si();
+    auto& slot = banks[b].tier == tier_kind::sram ? out.energy.sram : banks[b].tier == tier_kind::hbm ? out.energy.hbm : out.energy.dram;
+    slot += units::J(e);
+  }
+  for (const auto& m : migrations) {
+    if (m.executed) out.energy.migration += cp.migration_control_energy;
+  }
+  out.energy.gate = units::J(gate_flops * cp.energy_per_flop.si());
+
+  // Pressure counters (Eq. 19).
+  const double w = cp.window.si();
+  std::vector<double> chiplet_service(static_cast<std::size_t>(nc), 0.0);
+  for (std::size_t r = 0; r < nr; ++r) {
+    if (out.replica_tokens[r] <= 0.0) continue;
+    chiplet_service[static_cast<std::size_t>(replicas[r].chiplet)] += replica_comp[r];
+  }
+  for (double t : chiplet_service) out.pressure.load = std::max(out.pressure.load, t / w);
+  for (std::size_t u = 0; u < nl; ++u) {
+    const double weighted = out.link_bytes[u * 4] + out.link_bytes[u * 4 + 1] + out.link_bytes[u * 4 + 2] +
+                            cp.alpha_mig * out.link_bytes[u * 4 + 3];
+    out.pressure.link = std::max(out.pressure.link, weighted / (links[u].bandwidth.si() * w));
+  }
+  for (std::size_t b = 0; b < nb; ++b) {
+    const double weighted = out.bank_bytes[b * 2] + cp.alpha_mig * out.bank_bytes[b * 2 + 1];
+    out.pressure.bank = std::max(out.pressure.bank, weighted / (banks[b].bandwidth.si() * w));
+  }
+  return out;
+}
+
+/// Eq. 40: a migration over `path` is allowed only if, on every link, foreground plus migration
+/// utilisation over the window stays at or below `threshold` (η_u).
+inline bool migration_allowed(const substrate& s, const layer_result& fg, std::span<const int> path,
+                              data_size<> bytes, duration<> window, double threshold) {
+  detail::require_positive(window.si(), "strata.critical_path", "window", "s");
+  detail::require_in(threshold, 0.0, 1.0, "strata.critical_path", "threshold");
+  for (int u : path) {
+    const auto i = static_cast<std::size_t>(u) * 4;
+    const double b = s.links()[static_cast<std::size_t>(u)].bandwidth.si() * window.si();
+    const double u_fg = (fg.link_bytes[i] + fg.link_bytes[i + 1] + fg.link_bytes[i + 2]) / b;
+    const double u_mig = (fg.link_bytes[i + 3] + bytes.si()) / b;
+    if (u_fg + u_mig > threshold) return false;
+  }
+  return true;
+}
+
+}  // namespace v0
+}  // namespace strata

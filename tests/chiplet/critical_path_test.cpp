@@ -1,0 +1,208 @@
+#include "strata/chiplet/critical_path.hpp"
+
+#include <doctest/doctest.h>
+
+#include <random>
+
+using namespace strata;
+using doctest::Approx;
+
+namespace {
+// A 2 × 2 mesh (chiplets 0 (0,0), 1 (1,0), 2 (0,1), 3 (1,1)) with one IO chiplet (node 4) on
+// chiplet 0 and one SRAM group covering the whole mesh.
+substrate two_by_two() {
+  substrate_params p;
+  p.mesh_x = 2;
+  p.mesh_y = 2;
+  p.io_attach = {0};
+  return substrate(p);
+}
+// 1 MB experts, 1 MFLOP per token, 4 KB per token, gate and combine 10 kFLOP per token, k = 1.
+moe_layer_shape toy_shape() {
+  return {units::MB(1.0), units::flop(1e6), units::KB(4.0), units::flop(1e4), units::flop(1e4), 1};
+}
+constexpr double lambda_ns = 5.0 + 10e-3 / 1.5e8 * 1e9;  // (2 + 1) cycles + 2 ns PHY + flight
+constexpr double chiplet_flops = 16 * 512e9 * 0.8;       // 16 cores · Π_core · η
+}  // namespace
+
+TEST_CASE("a route's time is the sum over its links of latency plus bytes over bandwidth (Eq. 7)") {
+  const auto s = two_by_two();
+  // One group of 10 tokens from chiplet 1 to a replica on chiplet 2 (route 1→0→2), weights in
+  // SRAM so no memory traffic crosses links.
+  const int sram = s.banks_of(tier_kind::sram)[0];
+  const std::vector<token_group> g{{0, 0, 1, 2, 10}};
+  const std::vector<replica> r{{0, 0, 2, sram, 1}};
+  const auto res = evaluate_layer(s, toy_shape(), g, r, {0});
+  // Eq. 7: 2·λ + 2·(40 KB / 256 GB/s) = 2·5.0667 ns + 2·156.25 ns.
+  const double route_us = (2 * lambda_ns + 2 * 40e3 / 256e9 * 1e9) * 1e-3;
+  CHECK(res.critical.dispatch.in(units::us) == Approx(route_us));
+  CHECK(res.t_net.in(units::us) == Approx(route_us));  // Eq. 8: the route beats every drain time
+}
+
+TEST_CASE("a bank's service time is latency plus traffic over bandwidth (Eq. 10)") {
+  const auto s = two_by_two();
+  const int hbm = s.banks_of(tier_kind::hbm)[0];
+  const std::vector<token_group> g{{0, 0, 0, 0, 1}};
+  const std::vector<replica> r{{0, 0, 0, hbm, 1}};
+  const auto res = evaluate_layer(s, toy_shape(), g, r, {0});
+  // 1 MB from a 460/32 GB/s pseudo-channel with 50 ns latency.
+  CHECK(res.t_bank.in(units::us) == Approx(0.05 + 1e6 / (460e9 / 32) * 1e6));
+  CHECK(res.bank_load(hbm) == Approx(1e6));
+  SUBCASE("striping over two banks halves the traffic per bank") {
+    const std::vector<replica> r2{{0, 0, 0, hbm, 2}};
+    const auto res2 = evaluate_layer(s, toy_shape(), g, r2, {0});
+    CHECK(res2.bank_load(hbm) == Approx(0.5e6));
+    CHECK(res2.t_bank.in(units::us) == Approx(0.05 + 0.5e6 / (460e9 / 32) * 1e6));
+  }
+}
+
+TEST_CASE("a two-group window on a 2x2 mesh gives the hand-derived critical path (Eq. 8, 12, 14-15)") {
+  const auto s = two_by_two();
+  const auto hbm = s.banks_of(tier_kind::hbm);
+  // g0: expert 0, 100 tokens from chiplet 0, combined on 3, replica on chiplet 3 (HBM bank 0).
+  // g1: expert 1,  50 tokens from chiplet 1, combined on 1, replica on chiplet 0 (HBM bank 1).
+  const std::vector<token_group> g{{0, 0, 0, 3, 100}, {0, 1, 1, 1, 50}};
+  const std::vector<replica> r{{0, 0, 3, hbm[0], 1}, {0, 1, 0, hbm[1], 1}};
+  const auto res = evaluate_layer(s, toy_shape(), g, r, {0, 1});
+  // Gate: 100 tokens on chiplet 0 × 10 kFLOP / (16 · 409.6 GFLOP/s) = 0.152588 µs.
+  const double gate = 100 * 1e4 / chiplet_flops * 1e6;
+  // g1 dispatch 1→0: λ + 200 KB / 256 GB/s; compute 50 MFLOP / 6.5536 TFLOP/s.
+  const double disp1 = (lambda_ns + 200e3 / 256e9 * 1e9) * 1e-3;
+  const double comp1 = 50e6 / chiplet_flops * 1e6;
+  // Its weights: 1 MB from a 14.375 GB/s pseudo-channel + 50 ns.
+  const double mem1 = 0.05 + 1e6 / (460e9 / 32) * 1e6;
+  // Gather 0→1 drains link 0→1, which also carries g0's dispatch (400 KB) and g0's weights on
+  // their way IO→0→1→3 (1 MB): 1.6 MB / 256 GB/s.
+  const double gath1 = 1.6e6 / 256e9 * 1e6;
+  const double combine = 100 * 1e4 / chiplet_flops * 1e6;  // 100 tokens combined on chiplet 3
+  REQUIRE(res.critical_group == 1);
+  CHECK(res.critical.gate.in(units::us) == Approx(gate));
+  CHECK(res.critical.dispatch.in(units::us) == Approx(disp1));
+  CHECK(res.critical.queue.in(units::us) == Approx(0.0));
+  CHECK(res.critical.compute.in(units::us) == Approx(comp1));
+  CHECK(res.critical.memory.in(units::us) == Approx(gate + mem1 - (gate + disp1 + comp1)));
+  CHECK(res.critical.gather.in(units::us) == Approx(gath1));
+  CHECK(res.critical.combine.in(units::us) == Approx(combine));
+  CHECK(res.t_moe.in(units::us) == Approx(gate + mem1 + gath1 + combine));
+  CHECK(res.critical.total().in(units::us) == Approx(res.t_moe.in(units::us)));
+  // Eq. 12: T_mem is the slowest bank (both serve 1 MB).
+  CHECK(res.t_mem.in(units::us) == Approx(mem1));
+  // g0 completes earlier: same memory wait, no gather (replica on its aggregation chiplet).
+  CHECK(res.completion[0] < res.completion[1]);
+  SUBCASE("energy by component follows Eq. 17") {
+    // Compute: 150 tokens × 1 MFLOP × 0.25 pJ; HBM: 2 MB × 31.8 pJ/B.
+    CHECK(res.energy.compute.in(units::uJ) == Approx(150 * 1e6 * 0.25e-12 * 1e6));
+    CHECK(res.energy.hbm.in(units::uJ) == Approx(2e6 * 31.8e-12 * 1e6));
+    CHECK(res.energy.sram.in(units::uJ) == Approx(0.0));
+    // Mesh links carry: g0 dispatch 0→1→3 (2 × 400 KB), g1 dispatch 1→0 (200 KB), g1 gather
+    // 0→1 (200 KB), g0 weights 0→1→3 (2 × 1 MB); the IO link carries 2 × 1 MB of weights.
+    const double mesh_bytes = 2 * 400e3 + 200e3 + 200e3 + 2 * 1e6;
+    CHECK(res.energy.noc.in(units::uJ) == Approx(mesh_bytes * 0.3e-12 * 8 * 1e6));
+    CHECK(res.energy.d2d.in(units::uJ) == Approx(2e6 * 0.3e-12 * 8 * 1e6));
+    CHECK(res.energy.gate.in(units::uJ) == Approx(150 * 1e4 * 0.25e-12 * 1e6));
+  }
+}
+
+TEST_CASE("tokens queue behind the work ahead of them at a replica") {
+  const auto s = two_by_two();
+  const int sram = s.banks_of(tier_kind::sram)[0];
+  // Two groups of the same expert on one replica on chiplet 0, both local (no links).
+  const std::vector<token_group> g{{0, 0, 0, 0, 100}, {0, 0, 0, 0, 100}};
+  const std::vector<replica> one{{0, 0, 0, sram, 1}};
+  const auto res = evaluate_layer(s, toy_shape(), g, one, {0, 0});
+  const double comp = 100e6 / chiplet_flops * 1e6;
+  CHECK(res.critical.queue.in(units::us) == Approx(comp));
+  SUBCASE("a second replica on another chiplet removes the queue") {
+    const int sram2 = s.banks_of(tier_kind::sram)[1];
+    const std::vector<replica> two{{0, 0, 0, sram, 1}, {0, 0, 1, sram2, 1}};
+    const auto res2 = evaluate_layer(s, toy_shape(), g, two, {0, 1});
+    CHECK(res2.critical.queue.in(units::us) == Approx(0.0));
+    CHECK(res2.t_moe < res.t_moe);
+  }
+}
+
+TEST_CASE("random placements keep the invariants of Eq. 5-12") {
+  const substrate s;
+  std::mt19937_64 rng(42);
+  for (int trial = 0; trial < 20; ++trial) {
+    CAPTURE(trial);
+    const int experts = 8;
+    std::vector<replica> reps;
+    std::vector<std::vector<int>> of(experts);
+    for (int e = 0; e < experts; ++e) {
+      const int copies = 1 + static_cast<int>(rng() % 3);
+      for (int c = 0; c < copies; ++c) {
+        const int chiplet = static_cast<int>(rng() % 16);
+        const bool use_sram = rng() % 2 == 0;
+        const auto pool = use_sram ? s.banks_of(tier_kind::sram, s.group_of(chiplet)) : s.banks_of(tier_kind::hbm);
+        of[static_cast<std::size_t>(e)].push_back(static_cast<int>(reps.size()));
+        reps.push_back({0, e, chiplet, pool[rng() % pool.size()], 1});
+      }
+    }
+    std::vector<token_group> groups;
+    std::vector<int> assign;
+    for (int i = 0; i < 40; ++i) {
+      const int e = static_cast<int>(rng() % experts);
+      groups.push_back({0, e, static_cast<int>(rng() % 16), static_cast<int>(rng() % 16), 1 + static_cast<int>(rng() % 64)});
+      const auto& cands = of[static_cast<std::size_t>(e)];
+      assign.push_back(cands[rng() % cands.size()]);
+    }
+    const auto shape = toy_shape();
+    const auto res = evaluate_layer(s, shape, groups, reps, assign);
+    const auto again = evaluate_layer(s, shape, groups, reps, assign);
+    CHECK(again.t_moe == res.t_moe);  // deterministic
+    // Link loads equal the sums of the requests crossing them (dispatch + gather classes).
+    std::vector<double> expect(s.links().size(), 0.0);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const int c = reps[static_cast<std::size_t>(assign[g])].chiplet;
+      for (int u : s.route(groups[g].source, c)) expect[static_cast<std::size_t>(u)] += groups[g].tokens * 4e3;
+      for (int u : s.route(c, groups[g].aggregate)) expect[static_cast<std::size_t>(u)] += groups[g].tokens * 4e3;
+    }
+    for (std::size_t u = 0; u < expect.size(); ++u) {
+      CHECK(res.link_bytes[u * 4] + res.link_bytes[u * 4 + 1] == Approx(expect[u]));
+    }
+    // Bank traffic: one weight stream per active replica.
+    double bank_total = 0.0;
+    int active = 0;
+    for (std::size_t b = 0; b < s.banks().size(); ++b) bank_total += res.bank_load(static_cast<int>(b));
+    for (double n : res.replica_tokens) active += n > 0.0 ? 1 : 0;
+    CHECK(bank_total == Approx(active * 1e6));
+    // Latency is never below the pure-bandwidth bounds.
+    for (std::size_t u = 0; u < expect.size(); ++u) {
+      CHECK(res.t_moe.si() >= res.link_load(static_cast<int>(u)) / s.links()[u].bandwidth.si() * (1 - 1e-12));
+    }
+    CHECK(res.t_moe >= res.t_bank);
+    CHECK(res.t_moe >= res.t_comp);
+    CHECK(res.critical.total().si() == Approx(res.t_moe.si()));
+    // Cores on a chiplet never exceed its 16 (Eq. 4).
+    std::vector<int> used(16, 0);
+    for (std::size_t r = 0; r < reps.size(); ++r) used[static_cast<std::size_t>(reps[r].chiplet)] += res.replica_cores[r];
+    for (int u : used) CHECK(u <= 16);
+  }
+}
+
+TEST_CASE("migration is allowed only under the link utilisation threshold (Eq. 40)") {
+  const auto s = two_by_two();
+  const int sram = s.banks_of(tier_kind::sram)[0];
+  const std::vector<token_group> g{{0, 0, 1, 1, 1000}};  // 4 MB dispatched 1→0, gathered 0→1
+  const std::vector<replica> r{{0, 0, 0, sram, 1}};
+  const auto res = evaluate_layer(s, toy_shape(), g, r, {0});
+  const auto path = s.route(0, 1);
+  // Window 100 µs: link 0→1 moves 25.6 MB at full rate; foreground 4 MB = 15.6 %.
+  CHECK(migration_allowed(s, res, path, units::MB(1.0), units::us(100.0), 0.5));
+  CHECK_FALSE(migration_allowed(s, res, path, units::MB(12.0), units::us(100.0), 0.5));
+}
+
+TEST_CASE("a bad assignment raises config_error (routing correctness, Eq. 21)") {
+  const auto s = two_by_two();
+  const int sram = s.banks_of(tier_kind::sram)[0];
+  const std::vector<token_group> g{{0, 1, 0, 0, 10}};
+  const std::vector<replica> r{{0, 0, 0, sram, 1}};
+  CHECK_THROWS_AS((void)evaluate_layer(s, toy_shape(), g, r, {0}), config_error);  // wrong expert
+  CHECK_THROWS_AS((void)evaluate_layer(s, toy_shape(), g, r, {}), config_error);   // missing
+  const std::vector<token_group> ok{{0, 0, 0, 0, 10}};
+  substrate_params p;  // default 4x4: SRAM of group 0 is not visible from chiplet 2
+  const substrate big(p);
+  const std::vector<replica> far{{0, 0, 2, big.banks_of(tier_kind::sram, 0)[0], 1}};
+  CHECK_THROWS_AS((void)evaluate_layer(big, toy_shape(), ok, far, {0}), config_error);
+}

@@ -139,7 +139,9 @@ class hf_reader {
   }
 
   /// Remembers which JSON key a model field came from, to name it if `validate` rejects the field.
-  void from(std::string field, std::string json_path) { origin_.emplace_back(std::move(field), std::move(json_path)); }
+  void from(std::string field, std::string json_path) {
+    origin_.emplace_back(std::move(field), std::move(json_path));
+  }
   [[nodiscard]] std::string origin(const std::string& field) const {
     for (const auto& [f, p] : origin_) {
       if (f == field) return p;
@@ -166,10 +168,15 @@ inline int hf_weight_bits(const hf_reader& r, const hf_node& root, const hf_node
   for (const hf_node* n : {&root, &text}) {
     for (const char* key : {"torch_dtype", "dtype"}) {
       const std::string dt = r.opt_string(*n, key, "");
+      const std::string p = hf_reader::path(*n, key);
       if (dt.empty()) continue;
-      if (dt == "float32") bits = 32;
-      else if (dt == "bfloat16" || dt == "float16") bits = 16;
-      else r.fail(hf_reader::path(*n, key), hf_reader::path(*n, key) + " \"" + dt + "\" is not supported (expected float32, bfloat16 or float16)");
+      if (dt == "float32") {
+        bits = 32;
+      } else if (dt == "bfloat16" || dt == "float16") {
+        bits = 16;
+      } else {
+        r.fail(p, p + " \"" + dt + "\" is not supported (expected float32, bfloat16 or float16)");
+      }
     }
   }
   const json* q = hf_reader::find(root, "quantization_config");
@@ -200,8 +207,8 @@ inline void hf_read_common(hf_reader& r, const hf_node& n, model& m, bool mla) {
   m.tie_embeddings = r.opt_bool(n, "tie_word_embeddings", false);
   m.ffn = hf_ffn_kind(r, r.opt_string(n, "hidden_act", "silu"), hf_reader::path(n, "hidden_act"));
   if (r.opt_bool(n, "attention_bias", false)) {
-    r.fail(hf_reader::path(n, "attention_bias"),
-           hf_reader::path(n, "attention_bias") + " true is not supported for this model_type (the o_proj bias is not modelled)");
+    const std::string p = hf_reader::path(n, "attention_bias");
+    r.fail(p, p + " true is not supported for this model_type (the o_proj bias is not modelled)");
   }
   if (mla) return;  // head sizes are in m.mla
   if (hf_reader::find(n, "head_dim") != nullptr) {
@@ -316,11 +323,11 @@ inline void hf_read_llama4_text(hf_reader& r, const hf_node& n, model& m) {
 
 /// Default model name from a file path: the file name without ".json" and then ".config".
 inline std::string hf_name_from_path(const std::string& path) {
-  std::string base = path.substr(path.find_last_of("/\\") == std::string::npos ? 0 : path.find_last_of("/\\") + 1);
+  const std::size_t slash = path.find_last_of("/\\");
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   for (std::string_view suffix : {std::string_view(".json"), std::string_view(".config")}) {
-    if (base.size() > suffix.size() && base.compare(base.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      base.erase(base.size() - suffix.size());
-    }
+    const std::size_t n = suffix.size();
+    if (base.size() > n && base.compare(base.size() - n, n, suffix) == 0) base.erase(base.size() - n);
   }
   return base;
 }
@@ -388,10 +395,13 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
     m.top_k = r.req_int(ffn, "moe_top_k");
     r.from("top_k", "ffn_config.moe_top_k");
     std::string act = "silu";  // DbrxFFNConfig default {"name": "silu"}: GLU experts w1, v1, w2
-    if (hf_reader::find(ffn, "ffn_act_fn") != nullptr) act = r.opt_string(r.req_object(ffn, "ffn_act_fn"), "name", "silu");
+    if (hf_reader::find(ffn, "ffn_act_fn") != nullptr) {
+      act = r.opt_string(r.req_object(ffn, "ffn_act_fn"), "name", "silu");
+    }
     m.ffn = hf_ffn_kind(r, act, "ffn_config.ffn_act_fn.name");
     if (m.hidden % m.heads != 0) {
-      r.fail("n_heads", "d_model " + std::to_string(m.hidden) + " is not a multiple of n_heads " + std::to_string(m.heads));
+      r.fail("n_heads", "d_model " + std::to_string(m.hidden) + " is not a multiple of n_heads " +
+                            std::to_string(m.heads));
     }
     m.head_dim = m.hidden / m.heads;
   } else if (model_type == "llama4" || model_type == "llama4_text") {
@@ -400,12 +410,14 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
       text = r.req_object(root, "text_config");
       const std::string inner = r.opt_string(text, "model_type", "llama4_text");
       if (inner != "llama4_text") {
-        r.fail("text_config.model_type", "text_config.model_type must be \"llama4_text\", got \"" + inner + "\"");
+        r.fail("text_config.model_type",
+               "text_config.model_type must be \"llama4_text\", got \"" + inner + "\"");
       }
     }
     hf_read_llama4_text(r, text, m);
     // The wrapper keeps tie_word_embeddings at the top level; the text config may repeat it.
-    m.tie_embeddings = r.opt_bool(text, "tie_word_embeddings", r.opt_bool(root, "tie_word_embeddings", false));
+    const bool tie_outer = r.opt_bool(root, "tie_word_embeddings", false);
+    m.tie_embeddings = r.opt_bool(text, "tie_word_embeddings", tie_outer);
   } else {
     r.fail("model_type", "model_type \"" + model_type +
                              "\" is not supported (supported: mixtral, olmoe, qwen2, qwen2_moe, deepseek, "

@@ -236,7 +236,9 @@ inline model preset(std::string_view name) {
     if (detail::iequal(known, name)) return make();
   }
   std::string list;
-  for (const auto& [known, make] : detail::preset_table()) list += (list.empty() ? "" : ", ") + std::string(known);
+  for (const auto& [known, make] : detail::preset_table()) {
+    list += (list.empty() ? "" : ", ") + std::string(known);
+  }
   throw config_error("name", "[strata.preset] unknown model \"" + std::string(name) + "\" (known: " + list + ")");
 }
 

@@ -1,0 +1,398 @@
+#include "strata/workload/hf_config.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cctype>      // std::tolower
+#include <cmath>       // std::abs
+#include <cstdint>     // std::int64_t
+#include <filesystem>  // std::filesystem::temp_directory_path, remove
+#include <fstream>     // std::ifstream, std::ofstream: fixtures and temporary configs
+#include <string>      // std::string
+
+#include "strata/workload/presets.hpp"  // each preset must equal what its fixture reads
+
+using namespace strata;
+
+namespace {
+
+const std::string k_hf_dir = std::string(STRATA_TEST_DATA_DIR) + "/hf/";
+
+// tests/data/hf/<lower-case preset name>.config.json
+std::string fixture_path(const std::string& preset_name) {
+  std::string file;
+  for (char c : preset_name) file += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return k_hf_dir + file + ".config.json";
+}
+
+json fixture_json(const std::string& preset_name) {
+  std::ifstream in(fixture_path(preset_name));
+  REQUIRE(in.good());
+  return json::parse(in);
+}
+
+template <class F>
+std::string field_of(F&& f) {
+  try {
+    f();
+  } catch (const config_error& e) {
+    return e.field();
+  }
+  return "<no config_error>";
+}
+
+template <class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const config_error& e) {
+    return e.what();
+  }
+  return "<no config_error>";
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Relative deviation of a derived count from a published figure.
+double deviation(std::int64_t derived, double stated) { return static_cast<double>(derived) / stated - 1.0; }
+
+// A config written to a temporary file, removed again at the end of the scope.
+struct temp_config {
+  std::filesystem::path path;
+  temp_config(const std::string& name, const std::string& text)
+      : path(std::filesystem::temp_directory_path() / name) {
+    std::ofstream(path) << text;
+  }
+  ~temp_config() { std::filesystem::remove(path); }
+  temp_config(const temp_config&) = delete;
+  temp_config& operator=(const temp_config&) = delete;
+};
+
+// Weights of Llama-4's vision encoder, adapter and projector (transformers modeling_llama4.py:
+// Llama4VisionModel, Llama4VisionPixelShuffleMLP, Llama4MultiModalProjector), from vision_config.
+// Per encoder layer: q, k, v, o with biases 4(v² + v); fc1, fc2 with biases 2vi + i + v; two
+// LayerNorms with biases 4v. Besides: class embedding v, positional embedding ((image/patch)² + 1)·v,
+// patch embedding 3·patch²·v, pre/post LayerNorms 4v, adapter fc1 i·p_in and fc2 p_out·p_out,
+// projector p_out·d_text (no biases).
+std::int64_t llama4_vision_params(const json& cfg) {
+  const json& v = cfg.at("vision_config");
+  const std::int64_t h = v.at("hidden_size"), i = v.at("intermediate_size"), layers = v.at("num_hidden_layers");
+  const std::int64_t patch = v.at("patch_size"), grid = v.at("image_size").get<std::int64_t>() / patch;
+  const std::int64_t p_in = v.at("projector_input_dim"), p_out = v.at("projector_output_dim");
+  const std::int64_t d_text = cfg.at("text_config").at("hidden_size");
+  const std::int64_t per_layer = 4 * (h * h + h) + 2 * h * i + i + h + 4 * h;
+  const std::int64_t channels = v.at("num_channels");
+  return layers * per_layer + h + (grid * grid + 1) * h + channels * patch * patch * h + 4 * h + i * p_in +
+         p_out * p_out + p_out * d_text;
+}
+
+}  // namespace
+
+TEST_CASE("every fixture loads and equals its preset") {
+  for (const std::string& name : preset_names()) {
+    CAPTURE(name);
+    model read = load_hf_config(fixture_path(name));
+    const model p = preset(name);
+    read.name = p.name;
+    INFO("read:   " << json(read).dump());
+    INFO("preset: " << json(p).dump());
+    CHECK(read == p);
+  }
+}
+
+TEST_CASE("a loaded config is named after _name_or_path, else after its file") {
+  CHECK(load_hf_config(fixture_path("Mixtral-8x7B")).name == "mixtral-8x7b");
+  json cfg = fixture_json("Mixtral-8x7B");
+  cfg["_name_or_path"] = "mistralai/Mixtral-8x7B-v0.1";
+  CHECK(read_hf_config(cfg).name == "mistralai/Mixtral-8x7B-v0.1");
+  CHECK(read_hf_config(cfg, "mine").name == "mine");
+  const temp_config t("strata_named.config.json", cfg.dump());
+  CHECK(load_hf_config(t.path.string()).name == "mistralai/Mixtral-8x7B-v0.1");
+}
+
+TEST_CASE("parameter counts are within 2 % of the published totals and active counts") {
+  // Each published figure is compared like with like; the comment says what it includes.
+  SUBCASE("Mixtral-8x7B: 46.7 B / 12.9 B (Mistral AI), embeddings included") {
+    const auto c = count_params(load_hf_config(fixture_path("Mixtral-8x7B")));
+    CHECK(std::abs(deviation(c.total, 46.7e9)) < 0.02);
+    CHECK(std::abs(deviation(c.active, 12.9e9)) < 0.02);
+  }
+  SUBCASE("Mixtral-8x22B: 141 B / 39 B (Mistral AI), embeddings included") {
+    const auto c = count_params(load_hf_config(fixture_path("Mixtral-8x22B")));
+    CHECK(std::abs(deviation(c.total, 141e9)) < 0.02);
+    CHECK(std::abs(deviation(c.active, 39e9)) < 0.02);
+  }
+  SUBCASE("OLMoE-1B-7B: 6.9 B / 1.3 B (arXiv:2409.02060), embeddings included") {
+    const auto c = count_params(load_hf_config(fixture_path("OLMoE-1B-7B-0924")));
+    CHECK(std::abs(deviation(c.total, 6.9e9)) < 0.02);
+    CHECK(std::abs(deviation(c.active, 1.3e9)) < 0.02);
+  }
+  SUBCASE("Qwen1.5-MoE-A2.7B: 14.3 B / 2.7 B (Qwen), embeddings included") {
+    const auto c = count_params(load_hf_config(fixture_path("Qwen1.5-MoE-A2.7B")));
+    CHECK(std::abs(deviation(c.total, 14.3e9)) < 0.02);
+    CHECK(std::abs(deviation(c.active, 2.7e9)) < 0.02);
+  }
+  SUBCASE("Qwen2.5-32B: 32.8 B (the 32.764 B weight count) and the card's 32.5 B / 31.0 B non-embedding") {
+    const auto c = count_params(load_hf_config(fixture_path("Qwen2.5-32B")));
+    CHECK(std::abs(deviation(c.total, 32.8e9)) < 0.02);
+    CHECK(std::abs(deviation(c.total, 32.5e9)) < 0.02);
+    CHECK(std::abs(deviation(c.total - c.embedding, 31.0e9)) < 0.02);
+    CHECK(c.active == c.total);
+  }
+  SUBCASE("DBRX: 132 B / 36 B (Databricks), embeddings included") {
+    const auto c = count_params(load_hf_config(fixture_path("DBRX")));
+    CHECK(std::abs(deviation(c.total, 132e9)) < 0.02);
+    CHECK(std::abs(deviation(c.active, 36e9)) < 0.02);
+  }
+  SUBCASE("Llama-4-Scout: 109 B with the vision encoder / 17 B active") {
+    // The model reads only the text model (107.77 B). Meta's 109 B counts the whole checkpoint, so
+    // the vision encoder, adapter and projector (0.872 B, counted from vision_config) are added for
+    // the total. A text token does not touch the vision weights: the active count is text only.
+    const json cfg = fixture_json("Llama-4-Scout-17B-16E");
+    const auto c = count_params(read_hf_config(cfg));
+    const std::int64_t vision = llama4_vision_params(cfg);
+    CHECK(vision == 871932416);
+    CHECK(std::abs(deviation(c.total + vision, 109e9)) < 0.02);
+    CHECK(std::abs(deviation(c.active, 17e9)) < 0.02);
+  }
+  SUBCASE("DeepSeekMoE-16B: 16.4 B total (DeepSeek-MoE README), embeddings included") {
+    const auto c = count_params(load_hf_config(fixture_path("DeepSeekMoE-16B")));
+    CHECK(std::abs(deviation(c.total, 16.4e9)) < 0.02);
+  }
+  // DeepSeek states activated parameters without the input embedding (a lookup, not a matmul) but
+  // with the output head: README_WEIGHTS gives DeepSeek-V3 "36.6 B activated (including 0.9 B for
+  // the output head)", and our count without the 0.93 B input embedding is 36.63 B; with it,
+  // 37.55 B. The DeepSeek active figures are therefore compared without the input embedding.
+  SUBCASE("DeepSeek-V3: 671 B (main model, without the MTP module) / 37 B and 36.6 B active") {
+    const model m = load_hf_config(fixture_path("DeepSeek-V3"));
+    const auto c = count_params(m);
+    const std::int64_t input_embedding = std::int64_t{m.vocab} * m.hidden;
+    CHECK(std::abs(deviation(c.total, 671e9)) < 0.02);
+    CHECK(std::abs(deviation(c.active - input_embedding, 37e9)) < 0.02);
+    CHECK(std::abs(deviation(c.active - input_embedding, 36.6e9)) < 0.02);
+  }
+  SUBCASE("DeepSeek-V2: 236 B / 21 B (arXiv:2405.04434)") {
+    const model m = load_hf_config(fixture_path("DeepSeek-V2"));
+    const auto c = count_params(m);
+    CHECK(std::abs(deviation(c.total, 236e9)) < 0.02);
+    CHECK(std::abs(deviation(c.active - std::int64_t{m.vocab} * m.hidden, 21e9)) < 0.02);
+  }
+  SUBCASE("DeepSeek-V2-Lite: 15.7 B / 2.4 B (arXiv:2405.04434 App. B)") {
+    // Active: 2.661 B with both embedding matrices (+11 % against 2.4 B), 2.451 B without the input
+    // embedding (DeepSeek's convention, above), 2.241 B without both (-6.6 %). "2.4 B" is given to
+    // two figures, so it stands for [2.35, 2.45) B, ±2.1 %; 2.451 B lies 1.4 M above that interval,
+    // less than the 3.4 M router weights. The tolerance here is therefore 2.5 %, not 2 %.
+    const model m = load_hf_config(fixture_path("DeepSeek-V2-Lite"));
+    const auto c = count_params(m);
+    const std::int64_t input_embedding = std::int64_t{m.vocab} * m.hidden;
+    CHECK(std::abs(deviation(c.total, 15.7e9)) < 0.02);
+    CHECK(std::abs(deviation(c.active - input_embedding, 2.4e9)) < 0.025);
+    CHECK(std::abs(deviation(c.active, 2.4e9)) > 0.10);  // with the embedding it would not match
+  }
+}
+
+TEST_CASE("family specifics are read from their keys") {
+  SUBCASE("Qwen2 has QKV bias and a dense FFN of intermediate_size") {
+    const model m = load_hf_config(fixture_path("Qwen2.5-32B"));
+    CHECK(m.qkv_bias);
+    CHECK(m.experts == 0);
+    CHECK(m.dense_ffn == 27648);
+  }
+  SUBCASE("Qwen2-MoE decoder_sparse_step becomes moe_layer_step with offset 1") {
+    json cfg = fixture_json("Qwen1.5-MoE-A2.7B");
+    cfg["decoder_sparse_step"] = 2;
+    const model m = read_hf_config(cfg);
+    CHECK(m.moe_layer_step == 2);
+    CHECK(m.moe_layer_offset == 1);
+    CHECK(m.moe_layers() == 12);
+    CHECK(m.shared_experts == 1);
+    CHECK(m.shared_expert_ffn == 5632);
+    CHECK(m.shared_expert_gate);
+  }
+  SUBCASE("Qwen2-MoE mlp_only_layers: a prefix becomes dense layers, anything else is refused") {
+    json cfg = fixture_json("Qwen1.5-MoE-A2.7B");
+    cfg["mlp_only_layers"] = json::array();
+    CHECK(read_hf_config(cfg).first_dense_layers == 0);
+    cfg["mlp_only_layers"] = {0, 1};
+    CHECK(read_hf_config(cfg).first_dense_layers == 2);
+    CHECK(read_hf_config(cfg).moe_layers() == 22);
+    cfg["mlp_only_layers"] = {1, 5};
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "mlp_only_layers");
+    CHECK(contains(message_of([&] { read_hf_config(cfg); }), "is not supported"));
+  }
+  SUBCASE("DeepSeek moe_layer_freq becomes moe_layer_step with offset 0") {
+    json cfg = fixture_json("DeepSeekMoE-16B");
+    cfg["moe_layer_freq"] = 2;
+    const model m = read_hf_config(cfg);
+    CHECK(m.moe_layer_step == 2);
+    CHECK(m.moe_layer_offset == 0);
+    CHECK(m.is_moe_layer(2));
+    CHECK_FALSE(m.is_moe_layer(3));
+  }
+  SUBCASE("DeepSeek-V2-Lite's null q_lora_rank means an uncompressed query; a missing one is an error") {
+    json cfg = fixture_json("DeepSeek-V2-Lite");
+    CHECK(read_hf_config(cfg).mla.q_lora_rank == 0);
+    cfg.erase("q_lora_rank");
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "q_lora_rank");
+  }
+  SUBCASE("a deepseek (DeepSeekMoE) config with MLA keys is refused rather than misread") {
+    json cfg = fixture_json("DeepSeekMoE-16B");
+    cfg["kv_lora_rank"] = 512;
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "kv_lora_rank");
+  }
+  SUBCASE("DeepSeek-V3's FP8 quantization_config gives 8-bit weights; torch_dtype alone 16") {
+    json cfg = fixture_json("DeepSeek-V3");
+    CHECK(read_hf_config(cfg).weight_bits == 8);
+    cfg.erase("quantization_config");
+    CHECK(read_hf_config(cfg).weight_bits == 16);
+    cfg["torch_dtype"] = "float32";
+    CHECK(read_hf_config(cfg).weight_bits == 32);
+    cfg["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}};
+    CHECK(read_hf_config(cfg).weight_bits == 4);
+    cfg["quantization_config"] = {{"quant_method", "mystery"}};
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "quantization_config.quant_method");
+  }
+  SUBCASE("Llama-4 reads text_config; a bare llama4_text config gives the same model") {
+    const json cfg = fixture_json("Llama-4-Scout-17B-16E");
+    const model wrapped = read_hf_config(cfg, "scout");
+    json text = cfg.at("text_config");
+    const model bare = read_hf_config(text, "scout");
+    CHECK(bare == wrapped);
+    CHECK(wrapped.family == "llama4");
+    CHECK(wrapped.qk_norm);
+    CHECK(wrapped.dense_ffn == 16384);
+    text["tie_word_embeddings"] = true;
+    CHECK(read_hf_config(text).tie_embeddings);
+  }
+  SUBCASE("Llama-4 interleave_moe_layer_step and a matching moe_layers list") {
+    json cfg = fixture_json("Llama-4-Scout-17B-16E");
+    cfg["text_config"]["interleave_moe_layer_step"] = 2;
+    json listed = json::array();
+    for (int i = 1; i < 48; i += 2) listed.push_back(i);
+    cfg["text_config"]["moe_layers"] = listed;
+    const model m = read_hf_config(cfg);
+    CHECK(m.moe_layer_step == 2);
+    CHECK(m.moe_layers() == 24);
+    CHECK_FALSE(m.is_moe_layer(0));
+    cfg["text_config"]["moe_layers"] = {0, 1};
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "text_config.moe_layers");
+  }
+  SUBCASE("head_dim is taken from the config when given, else hidden / heads") {
+    json cfg = fixture_json("Mixtral-8x7B");
+    CHECK(read_hf_config(cfg).head_dim == 128);
+    cfg["head_dim"] = 64;
+    CHECK(read_hf_config(cfg).head_dim == 64);
+    cfg.erase("head_dim");
+    cfg["hidden_size"] = 4100;
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "head_dim");
+  }
+  SUBCASE("tie_word_embeddings defaults to false and num_key_value_heads to the head count") {
+    json cfg = fixture_json("Mixtral-8x7B");
+    cfg.erase("tie_word_embeddings");
+    cfg.erase("num_key_value_heads");
+    const model m = read_hf_config(cfg);
+    CHECK_FALSE(m.tie_embeddings);
+    CHECK(m.kv_heads == 32);
+    cfg["tie_word_embeddings"] = true;
+    CHECK(read_hf_config(cfg).tie_embeddings);
+  }
+  SUBCASE("hidden_act gelu* gives a GeLU FFN, silu SwiGLU, anything else an error") {
+    json cfg = fixture_json("Mixtral-8x7B");
+    CHECK(read_hf_config(cfg).ffn == ffn_kind::swiglu);
+    cfg["hidden_act"] = "gelu_pytorch_tanh";
+    CHECK(read_hf_config(cfg).ffn == ffn_kind::gelu);
+    cfg["hidden_act"] = "relu";
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "hidden_act");
+  }
+  SUBCASE("DBRX reads its nested attn_config and ffn_config") {
+    json cfg = fixture_json("DBRX");
+    const model m = read_hf_config(cfg);
+    CHECK(m.kv_heads == 8);
+    CHECK(m.experts == 16);
+    CHECK(m.top_k == 4);
+    CHECK(m.expert_ffn == 10752);
+    cfg["ffn_config"]["ffn_act_fn"] = {{"name", "gelu"}};
+    CHECK(read_hf_config(cfg).ffn == ffn_kind::gelu);
+  }
+}
+
+TEST_CASE("bad configs throw config_error naming the JSON key") {
+  SUBCASE("an unknown model_type") {
+    json cfg = fixture_json("Mixtral-8x7B");
+    cfg["model_type"] = "gpt2";
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "model_type");
+    CHECK(contains(message_of([&] { read_hf_config(cfg); }), "model_type \"gpt2\" is not supported"));
+    cfg.erase("model_type");
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "model_type");
+  }
+  SUBCASE("a missing nested field") {
+    json cfg = fixture_json("DBRX");
+    cfg["ffn_config"].erase("moe_top_k");
+    CHECK_THROWS_WITH_AS(read_hf_config(cfg),
+                         "[strata.hf_config] ffn_config.moe_top_k is missing (required for model_type dbrx)",
+                         config_error);
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "ffn_config.moe_top_k");
+    cfg.erase("ffn_config");
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "ffn_config");
+  }
+  SUBCASE("a missing field of Llama-4's text_config") {
+    json cfg = fixture_json("Llama-4-Scout-17B-16E");
+    cfg["text_config"].erase("num_hidden_layers");
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "text_config.num_hidden_layers");
+  }
+  SUBCASE("a field of the wrong type") {
+    json cfg = fixture_json("Mixtral-8x7B");
+    cfg["num_hidden_layers"] = "32";
+    CHECK_THROWS_WITH_AS(read_hf_config(cfg),
+                         "[strata.hf_config] num_hidden_layers must be an integer in [1, 2147483647], got \"32\"",
+                         config_error);
+    cfg["num_hidden_layers"] = 32.5;
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "num_hidden_layers");
+    cfg["num_hidden_layers"] = 32;
+    cfg["tie_word_embeddings"] = "no";
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "tie_word_embeddings");
+    cfg = fixture_json("DBRX");
+    cfg["attn_config"] = 8;
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "attn_config");
+  }
+  SUBCASE("a value out of range") {
+    json cfg = fixture_json("Mixtral-8x7B");
+    cfg["num_local_experts"] = 0;
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "num_local_experts");
+    cfg["num_local_experts"] = 8;
+    cfg["vocab_size"] = 4294967296LL;
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "vocab_size");
+  }
+  SUBCASE("a model that fails validate is reported under the JSON key it came from") {
+    json cfg = fixture_json("Mixtral-8x7B");
+    cfg["num_key_value_heads"] = 7;
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "num_key_value_heads");
+    CHECK(contains(message_of([&] { read_hf_config(cfg); }), "kv_heads must be a divisor of heads, got 7"));
+    cfg = fixture_json("DBRX");
+    cfg["ffn_config"]["moe_top_k"] = 17;
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "ffn_config.moe_top_k");
+  }
+  SUBCASE("a root that is not an object") {
+    CHECK(field_of([] { read_hf_config(json::array()); }).empty());
+  }
+}
+
+TEST_CASE("errors from a file name the file") {
+  SUBCASE("a bad key in a file") {
+    json cfg = fixture_json("DBRX");
+    cfg["ffn_config"].erase("moe_top_k");
+    const temp_config t("strata_bad_dbrx.config.json", cfg.dump(2));
+    const std::string what = message_of([&] { load_hf_config(t.path.string()); });
+    CHECK(what == "[strata.hf_config] " + t.path.string() +
+                      ": ffn_config.moe_top_k is missing (required for model_type dbrx)");
+    CHECK(field_of([&] { load_hf_config(t.path.string()); }) == "ffn_config.moe_top_k");
+  }
+  SUBCASE("a file that does not exist") {
+    const std::string path = k_hf_dir + "no-such-model.config.json";
+    CHECK(message_of([&] { load_hf_config(path); }) == "[strata.hf_config] " + path + ": cannot open the file");
+  }
+  SUBCASE("a file that is not JSON") {
+    const temp_config t("strata_not_json.config.json", "{\"model_type\": ");
+    const std::string what = message_of([&] { load_hf_config(t.path.string()); });
+    CHECK(contains(what, t.path.string() + ": is not valid JSON"));
+  }
+}

@@ -16,8 +16,8 @@
 ///   each group has a stacked near-tier of `sram.capacity` in `sram.banks` banks sharing
 ///   `sram.bandwidth`. Only chiplets of the group see those banks; access is vertical (no mesh
 ///   link).
-/// - HBM and DRAM: one shared pool each, banks (pseudo-channels / channels) spread round-robin
-///   over the IO chiplets; any chiplet reaches them over the D2D path IO chiplet → attachment
+/// - HBM and DRAM: one shared pool each, banks (pseudo-channels / channels) split into equal
+///   contiguous blocks over the IO chiplets; any chiplet reaches them over the D2D path IO chiplet → attachment
 ///   chiplet → XY → target.
 /// A replica larger than one bank is striped over consecutive banks of its tier and home (a
 /// span); a span of one bank is the paper's single-bank placement.
@@ -349,8 +349,9 @@ class substrate {
   void add_pool_(tier_kind t, const chiplet_tier_spec& s) {
     const int nio = io_chiplets();
     std::vector<int> per(static_cast<std::size_t>(nio), 0);
+    // Contiguous blocks, so the banks of one IO chiplet form a span.
     for (int i = 0; i < s.banks; ++i) {
-      const int io = i % nio;
+      const int io = static_cast<int>(static_cast<long long>(i) * nio / s.banks);
       banks_.push_back({t, chiplets() + io, per[static_cast<std::size_t>(io)]++, s.capacity / double(s.banks),
                         s.bandwidth / double(s.banks), s.latency, s.energy});
     }

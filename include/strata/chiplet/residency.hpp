@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Residency state of HCRMap (§4.3, §6.8): expert replicas with their placement φ(r), the
+/// versioned expert-to-replica directory, chunked pending copies, the constraints of Eq. 1–4 and
+/// 21–24 as validators, and the metadata footprint of §7.5 computed from the data structures.
+///
+/// Versioned directory (§6.8). A promotion or demotion never overwrites the old replica: the
+/// copy lands chunk by chunk in a pending entry; only when every chunk has landed is the entry
+/// published with a new directory version and becomes a legal target of the token mapper. An
+/// entry being retired stays until the groups already mapped to it have finished (in-flight
+/// count zero), then it is removed.
+
+#include <algorithm>  // std::min
+#include <cmath>      // std::ceil
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::uint16_t, std::uint32_t, std::uint8_t
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include "strata/chiplet/critical_path.hpp"
+#include "strata/chiplet/substrate.hpp"
+#include "strata/core/error.hpp"
+#include "strata/workload/model.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// State of a directory entry.
+enum class replica_state : std::uint8_t {
+  pending,    ///< copy in progress, not a legal target
+  published,  ///< legal target of the token mapper
+  retiring    ///< no new groups; removed when in-flight groups finish
+};
+
+/// One directory entry D(l, e) ∋ (r, φ(r), ν_r) as stored on chip: 32 bytes, within the 64 B per
+/// replica of §7.5.
+struct directory_entry {
+  std::uint16_t layer = 0;         ///< ℓ(r)
+  std::uint16_t expert = 0;        ///< e(r)
+  std::uint16_t chiplet = 0;       ///< c_r
+  std::uint16_t bank = 0;          ///< first bank of the span
+  std::uint16_t span = 1;          ///< banks striped over
+  std::uint8_t tier = 0;           ///< tier_kind
+  replica_state state = replica_state::published;
+  std::uint32_t version = 0;       ///< ν_r: directory version that published it
+  std::uint32_t chunks_done = 0;   ///< landed chunks of a pending copy
+  std::uint32_t chunks_total = 0;  ///< chunks of the copy
+  std::uint32_t in_flight = 0;     ///< groups mapped to it and not finished
+  std::uint32_t age = 0;           ///< windows since publication (Age_w, §6.6)
+  float demand = 0.0f;             ///< smoothed demand d̄ routed to it (EWMA, §6.2)
+};
+static_assert(sizeof(directory_entry) <= 64, "HCRMap §7.5: at most 64 B per replica entry");
+
+/// Parameters of the residency state.
+struct residency_params {
+  int max_replicas_per_expert = 4;   ///< R^max_{l,e} (Eq. 2, 23) [assumed]
+  double budget_factor = 1.3;        ///< B_res = factor · Σ S^wt (HCRMap Table 1: 1.3× resident copies)
+  data_size<> chunk = units::MiB(1.0);  ///< migration chunk [assumed]
+  /// Activation/token-buffer reservation A per SRAM bank (Eq. 1). [Assumed 0.5 MiB]
+  data_size<> sram_reserve = units::MiB(0.5);
+  /// Metadata reservation M per bank (directory, version state, replication buffers).
+  /// [Assumed 64 KiB]
+  data_size<> metadata_reserve = units::KiB(64.0);
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("max_replicas_per_expert", s.max_replicas_per_expert);
+    v("budget_factor", s.budget_factor);
+    v("chunk", s.chunk);
+    v("sram_reserve", s.sram_reserve);
+    v("metadata_reserve", s.metadata_reserve);
+  }
+};
+
+/// The replicas of a model on a substrate with a versioned directory.
+class residency {
+ public:
+  residency(const substrate& s, int layers, int experts, data_size<> expert_bytes, residency_params p = {})
+      : s_(&s), layers_(layers), experts_(experts), wt_(expert_bytes), p_(p) {
+    constexpr const char* id = "strata.residency";
+    detail::require(layers >= 1, id, "layers", layers, ">= 1");
+    detail::require(experts >= 1, id, "experts", experts, ">= 1");
+    detail::require_positive(expert_bytes.si(), id, "expert_bytes", "B");
+    detail::require(p.max_replicas_per_expert >= 1, id, "max_replicas_per_expert", p.max_replicas_per_expert, ">= 1");
+    detail::require(p.budget_factor >= 1.0, id, "budget_factor", p.budget_factor, ">= 1");
+    detail::require_positive(p.chunk.si(), id, "chunk", "B");
+    detail::require_nonnegative(p.sram_reserve.si(), id, "sram_reserve", "B");
+    detail::require_nonnegative(p.metadata_reserve.si(), id, "metadata_reserve", "B");
+    by_expert_.assign(static_cast<std::size_t>(layers) * experts, {});
+    bank_used_.assign(s.banks().size(), 0.0);
+  }
+
+  [[nodiscard]] const residency_params& params() const { return p_; }
+  [[nodiscard]] int layers() const { return layers_; }
+  [[nodiscard]] int experts() const { return experts_; }
+  [[nodiscard]] data_size<> expert_bytes() const { return wt_; }
+  /// Current directory version.
+  [[nodiscard]] std::uint32_t version() const { return version_; }
+  /// All entries (including pending and retiring ones).
+  [[nodiscard]] const std::vector<directory_entry>& entries() const { return entries_; }
+  /// B_res = budget_factor · layers · experts · S^wt (Eq. 2, 24).
+  [[nodiscard]] data_size<> budget() const { return wt_ * (p_.budget_factor * layers_ * experts_); }
+  /// Resident bytes of all entries (left side of Eq. 24); pending and retiring copies occupy
+  /// space too.
+  [[nodiscard]] data_size<> resident_bytes() const { return wt_ * static_cast<double>(entries_.size()); }
+  /// Usable capacity of a bank: Cap − A − M (Eq. 1).
+  [[nodiscard]] double usable(int bank) const {
+    const auto& b = s_->banks()[static_cast<std::size_t>(bank)];
+    return b.capacity.si() - (b.tier == tier_kind::sram ? p_.sram_reserve.si() : 0.0) - p_.metadata_reserve.si();
+  }
+  /// Bytes placed on a bank.
+  [[nodiscard]] double used(int bank) const { return bank_used_[static_cast<std::size_t>(bank)]; }
+
+  /// Whether a replica of (layer, expert) may be added at φ = (chiplet, bank span): visibility,
+  /// bank capacity (Eq. 1), replica count (Eq. 2) and budget (Eq. 24). Returns the reason it
+  /// may not, or an empty string.
+  [[nodiscard]] std::string check_add(int layer, int expert, int chiplet, int bank, int span) const {
+    if (layer < 0 || layer >= layers_ || expert < 0 || expert >= experts_) return "no such expert";
+    replica r{layer, expert, chiplet, bank, span};
+    try {
+      validate(r, *s_);
+    } catch (const config_error& e) {
+      return e.what();
+    }
+    if (static_cast<int>(of(layer, expert).size()) >= p_.max_replicas_per_expert) return "replica count at R_max (Eq. 2)";
+    if ((resident_bytes() + wt_).si() > budget().si() * (1 + 1e-12)) return "residency budget B_res exceeded (Eq. 24)";
+    for (int i = 0; i < span; ++i) {
+      if (used(bank + i) + wt_.si() / span > usable(bank + i) * (1 + 1e-12)) {
+        return "bank " + std::to_string(bank + i) + " over capacity (Eq. 1)";
+      }
+    }
+    return {};
+  }
+
+  /// Places a published replica directly (initial layout). Throws `config_error` with the reason
+  /// if the placement is illegal.
+  int place(int layer, int expert, int chiplet, int bank, int span = 1) {
+    return add_(layer, expert, chiplet, bank, span, replica_state::published);
+  }
+
+  /// Starts a copy of (layer, expert) to φ: a pending entry of ⌈S^wt / chunk⌉ chunks. Returns the
+  /// entry index. Throws `config_error` if illegal.
+  int begin_copy(int layer, int expert, int chiplet, int bank, int span = 1) {
+    return add_(layer, expert, chiplet, bank, span, replica_state::pending);
+  }
+
+  /// Lands `chunks` more chunks of pending entry `i`; publishes it (new version) when complete.
+  /// Returns true when published.
+  bool land_chunks(int i, std::uint32_t chunks) {
+    auto& e = entry_(i);
+    detail::require(e.state == replica_state::pending, "strata.residency", "entry", i, "a pending copy");
+    e.chunks_done = std::min(e.chunks_total, e.chunks_done + chunks);
+    if (e.chunks_done < e.chunks_total) return false;
+    e.state = replica_state::published;
+    e.version = ++version_;
+    e.age = 0;
+    return true;
+  }
+
+  /// Marks entry `i` retiring (eviction or the old copy of a move). The last published replica of
+  /// an expert cannot be retired (Eq. 2: |R| ≥ 1). Removed by `collect` once idle.
+  void retire(int i) {
+    auto& e = entry_(i);
+    detail::require(e.state == replica_state::published, "strata.residency", "entry", i, "a published replica");
+    int published = 0;
+    for (int j : of(e.layer, e.expert)) published += entries_[static_cast<std::size_t>(j)].state == replica_state::published ? 1 : 0;
+    detail::require(published >= 2, "strata.residency", "entry", i, "not the last legal replica of its expert (Eq. 2)");
+    e.state = replica_state::retiring;
+    ++version_;
+  }
+
+  /// Groups mapped to entry `i` start (+n) or finish (−n).
+  void add_in_flight(int i, int n) {
+    auto& e = entry_(i);
+    const long long v = static_cast<long long>(e.in_flight) + n;
+    detail::require(v >= 0, "strata.residency", "in_flight", v, ">= 0");
+    e.in_flight = static_cast<std::uint32_t>(v);
+  }
+
+  /// Removes retiring entries with nothing in flight; returns how many were removed.
+  int collect() {
+    int removed = 0;
+    for (std::size_t i = entries_.size(); i-- > 0;) {
+      const auto& e = entries_[i];
+      if (e.state != replica_state::retiring || e.in_flight != 0) continue;
+      for (int k = 0; k < e.span; ++k) bank_used_[static_cast<std::size_t>(e.bank + k)] -= wt_.si() / e.span;
+      entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
+      ++removed;
+    }
+    if (removed > 0) reindex_();
+    return removed;
+  }
+
+  /// Ages every published entry by one window.
+  void tick() {
+    for (auto& e : entries_) {
+      if (e.state == replica_state::published) ++e.age;
+    }
+  }
+
+  /// Entry indices of (layer, expert), any state.
+  [[nodiscard]] const std::vector<int>& of(int layer, int expert) const {
+    return by_expert_[static_cast<std::size_t>(layer) * experts_ + expert];
+  }
+  /// Published entries of (layer, expert): the legal targets of FastTokenMap.
+  [[nodiscard]] std::vector<int> legal(int layer, int expert) const {
+    std::vector<int> out;
+    for (int i : of(layer, expert)) {
+      if (entries_[static_cast<std::size_t>(i)].state == replica_state::published) out.push_back(i);
+    }
+    return out;
+  }
+  /// Entry `i` as a `replica` for the critical-path model.
+  [[nodiscard]] replica as_replica(int i) const {
+    const auto& e = entries_[static_cast<std::size_t>(i)];
+    return {e.layer, e.expert, e.chiplet, e.bank, e.span};
+  }
+  /// Tier of entry `i`.
+  [[nodiscard]] tier_kind tier(int i) const { return static_cast<tier_kind>(entries_[static_cast<std::size_t>(i)].tier); }
+
+  /// Checks Eq. 1–2 and 22–24 over the whole state; returns the violations (empty if legal).
+  [[nodiscard]] std::vector<std::string> violations() const {
+    std::vector<std::string> v;
+    for (int l = 0; l < layers_; ++l) {
+      for (int e = 0; e < experts_; ++e) {
+        const auto n = legal(l, e).size();
+        if (n < 1) v.push_back("expert (" + std::to_string(l) + ", " + std::to_string(e) + ") has no legal replica (Eq. 23)");
+        if (of(l, e).size() > static_cast<std::size_t>(p_.max_replicas_per_expert)) {
+          v.push_back("expert (" + std::to_string(l) + ", " + std::to_string(e) + ") exceeds R_max (Eq. 23)");
+        }
+      }
+    }
+    for (std::size_t b = 0; b < bank_used_.size(); ++b) {
+      if (bank_used_[b] > usable(static_cast<int>(b)) * (1 + 1e-9)) v.push_back("bank " + std::to_string(b) + " over capacity (Eq. 22)");
+    }
+    if (resident_bytes().si() > budget().si() * (1 + 1e-12)) v.push_back("residency budget exceeded (Eq. 24)");
+    return v;
+  }
+
+ private:
+  directory_entry& entry_(int i) {
+    detail::require(i >= 0 && static_cast<std::size_t>(i) < entries_.size(), "strata.residency", "entry", i, "an entry index");
+    return entries_[static_cast<std::size_t>(i)];
+  }
+  int add_(int layer, int expert, int chiplet, int bank, int span, replica_state st) {
+    const std::string why = check_add(layer, expert, chiplet, bank, span);
+    if (!why.empty()) throw config_error("placement", "[strata.residency] cannot place (" + std::to_string(layer) + ", " +
+                                                          std::to_string(expert) + ") on chiplet " + std::to_string(chiplet) +
+                                                          " bank " + std::to_string(bank) + ": " + why);
+    directory_entry e;
+    e.layer = static_cast<std::uint16_t>(layer);
+    e.expert = static_cast<std::uint16_t>(expert);
+    e.chiplet = static_cast<std::uint16_t>(chiplet);
+    e.bank = static_cast<std::uint16_t>(bank);
+    e.span = static_cast<std::uint16_t>(span);
+    e.tier = static_cast<std::uint8_t>(s_->banks()[static_cast<std::size_t>(bank)].tier);
+    e.state = st;
+    e.chunks_total = static_cast<std::uint32_t>(std::ceil(wt_.si() / p_.chunk.si()));
+    e.chunks_done = st == replica_state::published ? e.chunks_total : 0;
+    if (st == replica_state::published) e.version = ++version_;
+    for (int k = 0; k < span; ++k) bank_used_[static_cast<std::size_t>(bank + k)] += wt_.si() / span;
+    const int idx = static_cast<int>(entries_.size());
+    entries_.push_back(e);
+    by_expert_[static_cast<std::size_t>(layer) * experts_ + expert].push_back(idx);
+    return idx;
+  }
+  void reindex_() {
+    for (auto& v : by_expert_) v.clear();
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      by_expert_[static_cast<std::size_t>(entries_[i].layer) * experts_ + entries_[i].expert].push_back(static_cast<int>(i));
+    }
+  }
+
+  const substrate* s_;
+  int layers_, experts_;
+  data_size<> wt_;
+  residency_params p_;
+  std::uint32_t version_ = 0;
+  std::vector<directory_entry> entries_;
+  std::vector<std::vector<int>> by_expert_;
+  std::vector<double> bank_used_;
+};
+
+/// Single-copy static placement, the paper's normaliser (§7.1): one replica per expert, experts
+/// dealt round-robin over the compute chiplets in (layer, expert) order, each placed in the
+/// nearest tier with room — the chiplet's SRAM group, then HBM, then DRAM — and striped over all
+/// banks of its home (SRAM group, or the IO chiplet chosen round-robin) for bandwidth.
+/// Popularity-agnostic by design. Throws `config_error` if the model does not fit.
+inline residency single_copy_static(const substrate& s, int layers, int experts, data_size<> expert_bytes,
+                                    residency_params p = {}) {
+  residency r(s, layers, experts, expert_bytes, p);
+  const int nio = s.io_chiplets();
+  int next_io = 0;
+  for (int l = 0; l < layers; ++l) {
+    for (int e = 0; e < experts; ++e) {
+      const int c = (l * experts + e) % s.chiplets();
+      bool placed = false;
+      std::vector<std::vector<int>> homes;
+      homes.push_back(s.banks_of(tier_kind::sram, s.group_of(c)));
+      for (tier_kind t : {tier_kind::hbm, tier_kind::dram}) {
+        for (int k = 0; k < nio; ++k) homes.push_back(s.banks_of(t, s.chiplets() + (next_io + k) % nio));
+      }
+      for (const auto& banks : homes) {
+        if (banks.empty()) continue;
+        if (r.check_add(l, e, c, banks.front(), static_cast<int>(banks.size())).empty()) {
+          r.place(l, e, c, banks.front(), static_cast<int>(banks.size()));
+          placed = true;
+          break;
+        }
+      }
+      next_io = (next_io + 1) % nio;
+      if (!placed) {
+        throw config_error("placement", "[strata.residency] expert (" + std::to_string(l) + ", " + std::to_string(e) +
+                                            ") fits in no tier: the model exceeds the package's memory");
+      }
+    }
+  }
+  return r;
+}
+
+/// Metadata footprint of §7.5 from the data structures' sizes.
+struct metadata_footprint {
+  std::size_t bytes_per_replica = sizeof(directory_entry);  ///< one directory entry
+  std::size_t directory_bytes = 0;  ///< entries at the full budget + per-expert index
+  std::size_t pressure_counter_bytes = 0;  ///< P_load per chiplet, P_link per link, P_bank per bank, P_tier, P_mig
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("bytes_per_replica", s.bytes_per_replica);
+    v("directory_bytes", s.directory_bytes);
+    v("pressure_counter_bytes", s.pressure_counter_bytes);
+  }
+};
+
+/// Footprint for a model of `layers` × `experts` routed experts with `budget_factor` replicas
+/// per expert on average (Table 1: 1.3): entries for every replica the budget admits plus, per
+/// expert, a 4-byte offset and count into the entry table; counters as 32-bit floats.
+inline metadata_footprint metadata(const substrate& s, int layers, int experts, double budget_factor) {
+  detail::require(layers >= 1 && experts >= 1, "strata.residency", "experts", experts, ">= 1");
+  metadata_footprint m;
+  const auto experts_total = static_cast<std::size_t>(layers) * static_cast<std::size_t>(experts);
+  const auto replicas = static_cast<std::size_t>(std::ceil(budget_factor * static_cast<double>(experts_total)));
+  m.directory_bytes = replicas * sizeof(directory_entry) + experts_total * 2 * sizeof(std::uint16_t);
+  m.pressure_counter_bytes =
+      (static_cast<std::size_t>(s.chiplets()) + s.links().size() + s.banks().size() + 3 + 1) * sizeof(float);
+  return m;
+}
+
+}  // namespace v0
+}  // namespace strata

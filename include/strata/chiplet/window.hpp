@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// A serving window end to end (HCRMap Eq. 16–19): every MoE layer's routed critical path
+/// (`critical_path.hpp`) plus the non-routed transformer work of every layer (attention, norms,
+/// shared experts, dense FFN, embedding and LM head) on the whole package, with stage
+/// attribution (Fig. 5's gate, dispatch, queue, memory, compute, gather, combine), energy by
+/// component and the RAPL-style power cap.
+///
+///   T_E2E(w) = Σ_l (T^non-routed_l + T^MoE_l) + T^embedding + T^LM-head           (Eq. 16)
+///
+/// Non-routed work runs on all compute chiplets as one roofline machine (`package_machine`):
+/// peak = |C|·N_core·Π_core·η, weights and KV from HBM, embeddings and LM head from DRAM,
+/// activations in the SRAM near-tier. Layers run one after another.
+///
+/// Power cap (RAPL, §4.5): the window energy budget is P_cap·Δ_w; when a window's energy E(w)
+/// exceeds it, the next window runs with compute throughput scaled by P_cap·Δ_w / E(w)
+/// (`next_compute_scale`), the DVFS response that brings power back under the cap.
+
+#include <cstddef>     // std::size_t
+#include <functional>  // std::function
+#include <string>      // std::string
+#include <vector>      // std::vector
+
+#include "strata/chiplet/critical_path.hpp"
+#include "strata/chiplet/residency.hpp"
+#include "strata/chiplet/substrate.hpp"
+#include "strata/core/error.hpp"
+#include "strata/workload/model.hpp"
+#include "strata/workload/operators.hpp"
+#include "strata/workload/roofline.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// The package as a roofline machine for the non-routed work.
+inline roofline_machine package_machine(const substrate& s, const critical_path_params& cp = {}) {
+  const auto& p = s.params();
+  const int groups = (p.mesh_x / p.group_x) * (p.mesh_y / p.group_y);
+  roofline_machine m;
+  m.name = "hcrmap-package";
+  m.peak_flops = s.core_throughput() * (double(s.chiplets()) * p.cores_per_chiplet * cp.compute_scale);
+  m.compute_efficiency = cp.tile_utilization;
+  m.memory_efficiency = 1.0;
+  m.tiers = {{"sram", p.sram.capacity * double(groups), p.sram.bandwidth * double(groups), p.sram.latency, p.sram.energy, p.sram.banks * groups},
+             {"hbm", p.hbm.capacity, p.hbm.bandwidth, p.hbm.latency, p.hbm.energy, p.hbm.banks},
+             {"dram", p.dram.capacity, p.dram.bandwidth, p.dram.latency, p.dram.energy, p.dram.banks}};
+  m.placement = tier_map{.expert = 1, .weights = 1, .kv = 1, .non_nmp = 2, .activations = 0};
+  m.energy_per_flop = cp.energy_per_flop;
+  m.static_power = units::W(0.0);
+  m.max_power = units::W(1e9);  // the window's power cap is applied by `next_compute_scale`
+  return m;
+}
+
+/// The MoE-layer work of a model.
+inline moe_layer_shape moe_shape(const model& m, int activation_bits = 16) {
+  validate(m);
+  detail::require(m.experts > 0, "strata.window", "experts", m.experts, "> 0 (a MoE model)");
+  const double d = m.hidden, f = m.expert_ffn;
+  moe_layer_shape s;
+  s.weight_bytes = expert_bytes(m);
+  s.flops_per_token = units::flop(2.0 * double(ffn_params(m.ffn, m.hidden, m.expert_ffn)) +
+                                  (m.ffn == ffn_kind::swiglu ? 4.0 : 8.0) * f);
+  s.token_bytes = units::bit(d * activation_bits);
+  s.gate_flops_per_token = units::flop(2.0 * d * m.experts);
+  s.combine_flops_per_token = units::flop(2.0 * d * m.top_k);
+  s.top_k = m.top_k;
+  return s;
+}
+
+/// Per-layer summary of a window.
+struct window_layer {
+  int layer = 0;                 ///< decoder layer
+  int moe_layer = -1;            ///< MoE layer index, −1 for a dense layer
+  duration<> non_routed{};       ///< attention, norms, shared experts / dense FFN
+  duration<> moe{};              ///< T^MoE_l (Eq. 14)
+  stage_times stages{};          ///< critical group's stages (sum = moe)
+  energy_breakdown energy{};     ///< routed energy (Eq. 17)
+  strata::energy<> non_routed_energy{};
+  pressure_counters pressure{};
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("layer", s.layer);
+    v("moe_layer", s.moe_layer);
+    v("non_routed", s.non_routed);
+    v("moe", s.moe);
+    v("stages", s.stages);
+    v("energy", s.energy);
+    v("non_routed_energy", s.non_routed_energy);
+    v("pressure", s.pressure);
+  }
+};
+
+/// A window end to end.
+struct window_result {
+  duration<> e2e{};                  ///< T_E2E (Eq. 16)
+  duration<> moe{};                  ///< Σ_l T^MoE_l (the objective of Eq. 20)
+  duration<> non_routed{};           ///< Σ of the non-routed work, embedding and LM head
+  stage_times stages{};              ///< Σ_l of the critical groups' stages
+  energy_breakdown energy{};         ///< routed energy by component, summed over layers
+  strata::energy<> non_routed_energy{};
+  pressure_counters pressure{};      ///< max over layers
+  std::vector<window_layer> layers;
+
+  /// All energy of the window.
+  [[nodiscard]] strata::energy<> total_energy() const { return energy.total() + non_routed_energy; }
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("e2e", s.e2e);
+    v("moe", s.moe);
+    v("non_routed", s.non_routed);
+    v("stages", s.stages);
+    v("energy", s.energy);
+    v("non_routed_energy", s.non_routed_energy);
+    v("pressure", s.pressure);
+    v("layers", s.layers);
+  }
+};
+
+/// Chooses a legal replica (an entry index of `legal`) for a group; `load[i]` holds the tokens
+/// already assigned in this layer to `legal[i]`'s entry.
+using token_mapper = std::function<std::size_t(const token_group&, const std::vector<int>& legal,
+                                               const std::vector<double>& load)>;
+
+/// Default mapper: the legal replica with the fewest tokens so far, lowest index on ties.
+inline std::size_t least_loaded(const token_group&, const std::vector<int>& legal, const std::vector<double>& load) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < legal.size(); ++i) {
+    if (load[i] < load[best]) best = i;
+  }
+  return best;
+}
+
+/// What a window serves.
+struct window_spec {
+  phase mode = phase::decode;  ///< decode: `tokens` sequences, one new token each; prefill: one
+                               ///< sequence of `tokens` tokens
+  int tokens = 512;            ///< window tokens (Table 2: prefill 2048, decode 512)
+  int context = 2048;          ///< decode: tokens already in each sequence's KV cache
+};
+
+/// Evaluates one window: `groups[l]` are MoE layer l's token groups (`token_groups.hpp`), mapped
+/// onto the published replicas of `res` by `mapper`.
+inline window_result evaluate_window(const substrate& s, const model& m, const residency& res,
+                                     const std::vector<std::vector<token_group>>& groups, const window_spec& w,
+                                     const critical_path_params& cp = {}, const token_mapper& mapper = least_loaded) {
+  validate(m);
+  const int moe_layers = m.moe_layers();
+  detail::require(static_cast<int>(groups.size()) == moe_layers, "strata.window", "groups", groups.size(),
+                  ("one list per MoE layer (" + std::to_string(moe_layers) + ")").c_str());
+  detail::require(res.layers() == moe_layers && res.experts() == m.experts, "strata.window", "residency",
+                  res.layers(), "the model's MoE layers and experts");
+  detail::require(w.tokens >= 1, "strata.window", "tokens", w.tokens, ">= 1");
+  const auto shape = moe_shape(m);
+  // Non-routed operators of the step this window is.
+  const step_shape step{w.mode, w.mode == phase::decode ? w.tokens : 1, w.mode == phase::decode ? w.context : w.tokens, 16};
+  const auto ops = step_operators(m, step);
+  const auto machine = package_machine(s, cp);
+  validate(machine);
+  window_result out;
+  out.layers.resize(static_cast<std::size_t>(m.layers));
+  for (int l = 0; l < m.layers; ++l) out.layers[static_cast<std::size_t>(l)].layer = l;
+  for (const auto& o : ops) {
+    if (o.kind == op_kind::routed_experts || o.kind == op_kind::expert || o.kind == op_kind::router) continue;
+    const auto c = cost_of(o, machine);
+    if (o.layer >= 0) {
+      auto& wl = out.layers[static_cast<std::size_t>(o.layer)];
+      wl.non_routed += c.time;
+      wl.non_routed_energy += c.energy;
+    }
+    out.non_routed += c.time;
+    out.non_routed_energy += c.energy;
+  }
+  int moe_index = 0;
+  std::vector<replica> reps;
+  std::vector<int> entry_of_rep, assign;
+  for (int l = 0; l < m.layers; ++l) {
+    if (!m.is_moe_layer(l)) continue;
+    const auto& gl = groups[static_cast<std::size_t>(moe_index)];
+    reps.clear();
+    entry_of_rep.clear();
+    assign.assign(gl.size(), -1);
+    // Local replica list of this layer: every published entry of its experts.
+    std::vector<int> local_of_entry(res.entries().size(), -1);
+    std::vector<double> tokens_on(0);
+    for (std::size_t g = 0; g < gl.size(); ++g) {
+      const auto& grp = gl[g];
+      detail::require(grp.layer == moe_index, "strata.window", "groups[" + std::to_string(moe_index) + "].layer",
+                      grp.layer, "the MoE layer index of its list");
+      const auto legal = res.legal(grp.layer, grp.expert);
+      detail::require(!legal.empty(), "strata.window", "residency", grp.expert, "a legal replica for every routed expert");
+      std::vector<double> load(legal.size());
+      for (std::size_t i = 0; i < legal.size(); ++i) {
+        const int li = local_of_entry[static_cast<std::size_t>(legal[i])];
+        load[i] = li >= 0 ? tokens_on[static_cast<std::size_t>(li)] : 0.0;
+      }
+      const std::size_t pick = mapper(grp, legal, load);
+      detail::require(pick < legal.size(), "strata.window", "mapper", pick, "an index into the legal replicas");
+      const int entry = legal[pick];
+      int& li = local_of_entry[static_cast<std::size_t>(entry)];
+      if (li < 0) {
+        li = static_cast<int>(reps.size());
+        reps.push_back(res.as_replica(entry));
+        entry_of_rep.push_back(entry);
+        tokens_on.push_back(0.0);
+      }
+      tokens_on[static_cast<std::size_t>(li)] += grp.tokens;
+      assign[g] = li;
+    }
+    // The critical-path model indexes replicas by MoE layer: give them the layer of the groups.
+    const auto lr = evaluate_layer(s, shape, gl, reps, assign, cp);
+    auto& wl = out.layers[static_cast<std::size_t>(l)];
+    wl.moe_layer = moe_index;
+    wl.moe = lr.t_moe;
+    wl.stages = lr.critical;
+    wl.energy = lr.energy;
+    wl.pressure = lr.pressure;
+    out.moe += lr.t_moe;
+    out.stages.gate += lr.critical.gate;
+    out.stages.dispatch += lr.critical.dispatch;
+    out.stages.queue += lr.critical.queue;
+    out.stages.memory += lr.critical.memory;
+    out.stages.compute += lr.critical.compute;
+    out.stages.gather += lr.critical.gather;
+    out.stages.combine += lr.critical.combine;
+    out.energy += lr.energy;
+    out.pressure.load = std::max(out.pressure.load, lr.pressure.load);
+    out.pressure.link = std::max(out.pressure.link, lr.pressure.link);
+    out.pressure.bank = std::max(out.pressure.bank, lr.pressure.bank);
+    ++moe_index;
+  }
+  out.e2e = out.non_routed + out.moe;
+  return out;
+}
+
+/// Throughput factor for the next window under a RAPL power cap: 1 when the window's energy is
+/// within P_cap·Δ_w, else P_cap·Δ_w / E(w).
+inline double next_compute_scale(strata::energy<> window_energy, power<> cap, duration<> window) {
+  detail::require_positive(cap.si(), "strata.window", "power_cap", "W");
+  detail::require_positive(window.si(), "strata.window", "window", "s");
+  detail::require_nonnegative(window_energy.si(), "strata.window", "window_energy", "J");
+  const double budget = cap.si() * window.si();
+  return window_energy.si() <= budget ? 1.0 : budget / window_energy.si();
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -20,6 +20,12 @@
 #include "strata/device/mono3d.hpp"
 #include "strata/device/rc_ladder.hpp"
 
+#include "strata/chiplet/critical_path.hpp"
+#include "strata/chiplet/residency.hpp"
+#include "strata/chiplet/substrate.hpp"
+#include "strata/chiplet/token_groups.hpp"
+#include "strata/chiplet/window.hpp"
+
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/roofline.hpp"

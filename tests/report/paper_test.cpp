@@ -23,7 +23,7 @@ TEST_CASE("every calibration row of the paper report is within tolerance") {
   }
 }
 
-TEST_CASE("the report has every stratum.device and stratum.logic id of numbers.md, once") {
+TEST_CASE("the report has every stratum.device, stratum.logic and hcrmap.metadata id of numbers.md, once") {
   const std::set<std::string> expected = {
       "stratum.device.tiers",
       "stratum.device.fast_slow_latency_ratio_1024",
@@ -43,6 +43,9 @@ TEST_CASE("the report has every stratum.device and stratum.logic id of numbers.m
       "stratum.logic.power_cap_W",
       "stratum.logic.max_macs_within_budget",
       "stratum.logic.tiering_table_area_fraction_of_pe",
+      "hcrmap.metadata.directory_bytes_per_replica",
+      "hcrmap.metadata.directory_bytes_largest_model",
+      "hcrmap.metadata.pressure_counter_bytes",
   };
   std::set<std::string> seen;
   for (const auto& r : paper_rows()) {
@@ -88,4 +91,17 @@ TEST_CASE("row checks judge values as numbers.md says") {
   CHECK(*r.ok());
   r.value = std::nan("");
   CHECK_FALSE(*r.ok());
+}
+
+TEST_CASE("the metadata rows are computed from the structures, for the largest Table 2 model") {
+  const auto rows = hcrmap_metadata_rows();
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].value == double(sizeof(directory_entry)));
+  // DeepSeek-V3 has the most routed experts (58 × 256) of Table 2's models.
+  CHECK(rows[1].value == double(metadata(substrate{}, 58, 256, 1.3).directory_bytes));
+  // A 16 × 16 mesh has more links and banks, so more counters.
+  substrate_params big;
+  big.mesh_x = 16;
+  big.mesh_y = 16;
+  CHECK(hcrmap_metadata_rows(big)[2].value > rows[2].value);
 }

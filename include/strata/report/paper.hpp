@@ -13,9 +13,12 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include "strata/chiplet/residency.hpp"
+#include "strata/chiplet/substrate.hpp"
 #include "strata/device/logic_die.hpp"
 #include "strata/device/mono3d.hpp"
 #include "strata/tech/ddr5.hpp"
+#include "strata/workload/presets.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -127,10 +130,42 @@ inline std::vector<paper_row> stratum_logic_rows(const logic_die_params<>& lp = 
   };
 }
 
+/// The eight HCRMap benchmark models (HCRMap Table 2).
+inline std::vector<std::string> hcrmap_models() {
+  return {"DBRX", "DeepSeek-V2-Lite", "DeepSeek-V2", "DeepSeek-V3", "DeepSeekMoE-16B",
+          "Mixtral-8x7B", "Mixtral-8x22B", "Qwen1.5-MoE-A2.7B"};
+}
+
+/// Rows `hcrmap.metadata.*` (§7.5): sizes of the directory entry, of the directory of the model
+/// with the most routed experts among Table 2's at the 1.3× budget of Table 1, and of the
+/// pressure counters of the default substrate.
+inline std::vector<paper_row> hcrmap_metadata_rows(const substrate_params& sp = {}) {
+  using namespace detail;
+  const substrate s(sp);
+  int layers = 0, experts = 0;
+  for (const auto& name : hcrmap_models()) {
+    const auto m = preset(name);
+    if (static_cast<long long>(m.moe_layers()) * m.experts > static_cast<long long>(layers) * experts) {
+      layers = m.moe_layers();
+      experts = m.experts;
+    }
+  }
+  const auto md = metadata(s, layers, experts, residency_params{}.budget_factor);
+  return {
+      with("hcrmap.metadata.directory_bytes_per_replica", double(md.bytes_per_replica), "B", 64,
+           row_check::at_most, "HCRMap §7.5"),
+      with("hcrmap.metadata.directory_bytes_largest_model", double(md.directory_bytes), "B", 2097152,
+           row_check::at_most, "HCRMap §7.5 (largest Table 2 directory)"),
+      with("hcrmap.metadata.pressure_counter_bytes", double(md.pressure_counter_bytes), "B", 4096,
+           row_check::at_most, "HCRMap §7.5, Eq. 19"),
+  };
+}
+
 /// Every row the library computes today, in the order of spec/numbers.md.
 inline std::vector<paper_row> paper_rows() {
   auto rows = stratum_device_rows();
   for (auto& r : stratum_logic_rows()) rows.push_back(std::move(r));
+  for (auto& r : hcrmap_metadata_rows()) rows.push_back(std::move(r));
   return rows;
 }
 

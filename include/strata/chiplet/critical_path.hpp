@@ -223,20 +223,20 @@ struct layer_result {
 /// Checks a placement against the substrate and the expert: bank ids, visibility (B_{t,c}) and
 /// that the span exists within one tier and home. Throws `config_error` naming the replica.
 inline void validate(const replica& r, const substrate& s, std::size_t index = 0) {
-  const std::string f = "replicas[" + std::to_string(index) + "]";
-  detail::require(r.chiplet >= 0 && r.chiplet < s.chiplets(), "strata.critical_path", f + ".chiplet", r.chiplet,
-                  "a compute chiplet id");
-  detail::require(r.span >= 1, "strata.critical_path", f + ".span", r.span, ">= 1");
+  // Field names are built only on failure: this runs for every active replica of every layer.
+  const auto fail = [&](const char* suffix, long long value, const char* expected) {
+    detail::require(false, "strata.critical_path", "replicas[" + std::to_string(index) + "]" + suffix, value, expected);
+  };
+  if (r.chiplet < 0 || r.chiplet >= s.chiplets()) fail(".chiplet", r.chiplet, "a compute chiplet id");
+  if (r.span < 1) fail(".span", r.span, ">= 1");
   const int nb = static_cast<int>(s.banks().size());
-  detail::require(r.bank >= 0 && r.bank + r.span <= nb, "strata.critical_path", f + ".bank", r.bank, "a bank id");
+  if (r.bank < 0 || r.bank + r.span > nb) fail(".bank", r.bank, "a bank id");
   const auto& b0 = s.banks()[static_cast<std::size_t>(r.bank)];
   for (int i = 1; i < r.span; ++i) {
     const auto& bi = s.banks()[static_cast<std::size_t>(r.bank + i)];
-    detail::require(bi.tier == b0.tier && bi.home == b0.home, "strata.critical_path", f + ".span", r.span,
-                    "within one tier and home");
+    if (bi.tier != b0.tier || bi.home != b0.home) fail(".span", r.span, "within one tier and home");
   }
-  detail::require(s.visible(r.bank, r.chiplet), "strata.critical_path", f + ".bank", r.bank,
-                  "visible from its chiplet (SRAM of the chiplet's own group)");
+  if (!s.visible(r.bank, r.chiplet)) fail(".bank", r.bank, "visible from its chiplet (SRAM of the chiplet's own group)");
 }
 
 /// Evaluates one MoE layer: `groups` of this layer, `assignment[g]` = index into `replicas` (must
@@ -269,14 +269,17 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   for (std::size_t g = 0; g < ng; ++g) {
     const auto& grp = groups[g];
     const int r = assignment[g];
-    const std::string f = "assignment[" + std::to_string(g) + "]";
-    detail::require(r >= 0 && static_cast<std::size_t>(r) < nr, id, f, r, "a replica index");
-    detail::require(replicas[static_cast<std::size_t>(r)].expert == grp.expert &&
-                        replicas[static_cast<std::size_t>(r)].layer == grp.layer,
-                    id, f, r, "a replica of the group's expert and layer");
-    detail::require(grp.tokens >= 0, id, "groups[" + std::to_string(g) + "].tokens", grp.tokens, ">= 0");
-    detail::require(grp.source >= 0 && grp.source < nc && grp.aggregate >= 0 && grp.aggregate < nc, id,
-                    "groups[" + std::to_string(g) + "].source", grp.source, "a compute chiplet id");
+    // Messages are built only on failure: this loop runs for every group of every layer.
+    if (r < 0 || static_cast<std::size_t>(r) >= nr) {
+      detail::require(false, id, "assignment[" + std::to_string(g) + "]", r, "a replica index");
+    }
+    if (replicas[static_cast<std::size_t>(r)].expert != grp.expert || replicas[static_cast<std::size_t>(r)].layer != grp.layer) {
+      detail::require(false, id, "assignment[" + std::to_string(g) + "]", r, "a replica of the group's expert and layer");
+    }
+    if (grp.tokens < 0) detail::require(false, id, "groups[" + std::to_string(g) + "].tokens", grp.tokens, ">= 0");
+    if (grp.source < 0 || grp.source >= nc || grp.aggregate < 0 || grp.aggregate >= nc) {
+      detail::require(false, id, "groups[" + std::to_string(g) + "].source", grp.source, "a compute chiplet id");
+    }
     out.replica_tokens[static_cast<std::size_t>(r)] += grp.tokens;
   }
   for (std::size_t r = 0; r < nr; ++r) {

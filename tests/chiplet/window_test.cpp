@@ -117,3 +117,21 @@ TEST_CASE("the RAPL cap throttles the next window only when the budget is exceed
   CHECK(b.stages.compute > a.stages.compute);
   CHECK(b.e2e > a.e2e);
 }
+
+TEST_CASE("migration traffic in a window loads links and banks and shows as P_mig") {
+  const substrate s;
+  const auto m = preset("DeepSeek-V2-Lite");
+  const auto res = single_copy_static(s, m.moe_layers(), m.experts, expert_bytes(m));
+  const auto groups = token_groups(dsv2lite_trace(), s.chiplets(), {0, 512});
+  const auto quiet = evaluate_window(s, m, res, groups, {phase::decode, 512, 2048});
+  CHECK(quiet.pressure.mig == 0.0);
+  CHECK(quiet.pressure.tier > 0.0);
+  CHECK(quiet.pressure.tier <= 1.0);
+  // Copy one expert (17.3 MB) from a DRAM channel to an HBM pseudo-channel during the window.
+  const std::vector<migration> mig{{s.banks_of(tier_kind::dram)[0], s.banks_of(tier_kind::hbm)[31], expert_bytes(m), true}};
+  const auto busy = evaluate_window(s, m, res, groups, {phase::decode, 512, 2048}, {}, least_loaded, mig);
+  CHECK(busy.pressure.mig > 0.0);
+  CHECK(busy.energy.migration.si() > 0.0);
+  CHECK(busy.energy.dram.si() > quiet.energy.dram.si());
+  CHECK(busy.moe >= quiet.moe);
+}

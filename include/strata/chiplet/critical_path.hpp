@@ -177,17 +177,21 @@ struct energy_breakdown {
   }
 };
 
-/// Pressure counters P_w (Eq. 19; P_tier and P_mig are kept by the residency state).
+/// Pressure counters P_w = (P^load, P^link, P^bank, P^tier, P^mig) (Eq. 19, §6.2).
 struct pressure_counters {
   double load = 0.0;  ///< P^load: max over chiplets of compute service time / Δ_w
   double link = 0.0;  ///< P^link: max over links of weighted load / (B_u·Δ_w)
   double bank = 0.0;  ///< P^bank: max over banks of weighted traffic / (BW·Δ_w)
+  double tier = 0.0;  ///< P^tier: max over tiers of used / usable capacity (set from the residency)
+  double mig = 0.0;   ///< P^mig: max over links of migration load / (B_u·Δ_w), exposed migration
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
     v("load", s.load);
     v("link", s.link);
     v("bank", s.bank);
+    v("tier", s.tier);
+    v("mig", s.mig);
   }
 };
 
@@ -514,6 +518,7 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     const double weighted = out.link_bytes[u * 4] + out.link_bytes[u * 4 + 1] + out.link_bytes[u * 4 + 2] +
                             cp.alpha_mig * out.link_bytes[u * 4 + 3];
     out.pressure.link = std::max(out.pressure.link, weighted / (links[u].bandwidth.si() * w));
+    out.pressure.mig = std::max(out.pressure.mig, out.link_bytes[u * 4 + 3] / (links[u].bandwidth.si() * w));
   }
   for (std::size_t b = 0; b < nb; ++b) {
     const double weighted = out.bank_bytes[b * 2] + cp.alpha_mig * out.bank_bytes[b * 2 + 1];

@@ -11,7 +11,7 @@
 /// entry being retired stays until the groups already mapped to it have finished (in-flight
 /// count zero), then it is removed.
 
-#include <algorithm>  // std::min
+#include <algorithm>  // std::min, std::max
 #include <cmath>      // std::ceil
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uint16_t, std::uint32_t, std::uint8_t
@@ -218,6 +218,20 @@ class residency {
   }
   /// Tier of entry `i`.
   [[nodiscard]] tier_kind tier(int i) const { return static_cast<tier_kind>(entries_[static_cast<std::size_t>(i)].tier); }
+
+  /// P^tier (§6.2): the scarcest tier's used / usable capacity, over all banks of the tier.
+  [[nodiscard]] double tier_pressure() const {
+    double worst = 0.0;
+    for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+      double used_b = 0.0, cap = 0.0;
+      for (int b : s_->banks_of(t)) {
+        used_b += used(b);
+        cap += usable(b);
+      }
+      if (cap > 0.0) worst = std::max(worst, used_b / cap);
+    }
+    return worst;
+  }
 
   /// Checks Eq. 1–2 and 22–24 over the whole state; returns the violations (empty if legal).
   [[nodiscard]] std::vector<std::string> violations() const {

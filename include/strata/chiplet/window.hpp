@@ -143,9 +143,13 @@ struct window_spec {
 
 /// Evaluates one window: `groups[l]` are MoE layer l's token groups (`token_groups.hpp`), mapped
 /// onto the published replicas of `res` by `mapper`.
+/// `migrations` are the chunked copies under way during the window; their bytes are spread
+/// evenly over the MoE layers and charged to links and banks (class mig) alongside the
+/// foreground traffic.
 inline window_result evaluate_window(const substrate& s, const model& m, const residency& res,
                                      const std::vector<std::vector<token_group>>& groups, const window_spec& w,
-                                     const critical_path_params& cp = {}, const token_mapper& mapper = least_loaded) {
+                                     const critical_path_params& cp = {}, const token_mapper& mapper = least_loaded,
+                                     const std::vector<migration>& migrations = {}) {
   validate(m);
   const int moe_layers = m.moe_layers();
   detail::require(static_cast<int>(groups.size()) == moe_layers, "strata.window", "groups", groups.size(),
@@ -173,6 +177,8 @@ inline window_result evaluate_window(const substrate& s, const model& m, const r
     out.non_routed += c.time;
     out.non_routed_energy += c.energy;
   }
+  std::vector<migration> per_layer = migrations;
+  for (auto& mg : per_layer) mg.bytes = mg.bytes / double(moe_layers > 0 ? moe_layers : 1);
   int moe_index = 0;
   std::vector<replica> reps;
   std::vector<int> entry_of_rep, assign;
@@ -210,7 +216,7 @@ inline window_result evaluate_window(const substrate& s, const model& m, const r
       assign[g] = li;
     }
     // The critical-path model indexes replicas by MoE layer: give them the layer of the groups.
-    const auto lr = evaluate_layer(s, shape, gl, reps, assign, cp);
+    const auto lr = evaluate_layer(s, shape, gl, reps, assign, cp, per_layer);
     auto& wl = out.layers[static_cast<std::size_t>(l)];
     wl.moe_layer = moe_index;
     wl.moe = lr.t_moe;
@@ -229,8 +235,11 @@ inline window_result evaluate_window(const substrate& s, const model& m, const r
     out.pressure.load = std::max(out.pressure.load, lr.pressure.load);
     out.pressure.link = std::max(out.pressure.link, lr.pressure.link);
     out.pressure.bank = std::max(out.pressure.bank, lr.pressure.bank);
+    out.pressure.mig = std::max(out.pressure.mig, lr.pressure.mig);
     ++moe_index;
   }
+  out.pressure.tier = res.tier_pressure();
+  for (auto& wl : out.layers) wl.pressure.tier = out.pressure.tier;
   out.e2e = out.non_routed + out.moe;
   return out;
 }

@@ -29,7 +29,7 @@
 /// double p = c.at("ESFT-vanilla-lite(DeepSeek-V2-Lite)", "intent", "topk6").hit_rate(1, 0);
 /// \endcode
 
-#include <algorithm>     // std::find, std::max
+#include <algorithm>     // std::max, std::sort, std::fill
 #include <charconv>      // std::from_chars
 #include <cstddef>       // std::size_t
 #include <cstdint>       // std::uint16_t, std::uint32_t, std::int64_t
@@ -43,7 +43,7 @@
 #include <string_view>   // std::string_view
 #include <system_error>  // std::errc
 #include <tuple>         // std::tie
-#include <utility>       // std::move, std::pair
+#include <utility>       // std::move
 #include <vector>        // std::vector
 
 #include "strata/core/error.hpp"
@@ -60,7 +60,7 @@ struct trace_csv_options {
   /// Experts per token and layer. 0: taken from the first data cell; every cell must match.
   int k = 0;
   /// Topic label given to every token (e.g. the ESFT task, "intent"); empty: no topic.
-  std::string label;
+  std::string label{};
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -71,7 +71,7 @@ struct trace_csv_options {
   friend bool operator==(const trace_csv_options&, const trace_csv_options&) = default;
 };
 
-namespace detail {
+namespace detail::csv {
 
 /// Reads a whole stream into a string; throws `config_error` naming `source` on a read error.
 inline std::string read_all(std::istream& in, const std::string& source) {
@@ -100,7 +100,12 @@ inline std::string read_file(const std::string& path) {
 /// Shortens a field for an error message.
 inline std::string quote(std::string_view s) {
   constexpr std::size_t max = 40;
-  return "\"" + std::string(s.substr(0, max)) + (s.size() > max ? "…\"" : "\"");
+  std::string q;  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on a chain of operator+
+  q.reserve(max + 6);
+  q += '"';
+  q.append(s.substr(0, max));
+  q.append(s.size() > max ? "…\"" : "\"");
+  return q;
 }
 
 inline std::string_view trim(std::string_view s) {
@@ -172,33 +177,33 @@ inline void read_header(line_reader& lines, std::string_view source, std::vector
   split_csv(line, cols);
 }
 
-}  // namespace detail
+}  // namespace detail::csv
 
 /// Parses a per-token trace held in `text` (format in the file comment); `source` names the
 /// input in error messages. Throws `config_error` ("<source>:<line>") on the first bad line.
 inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_options& opt = {},
                                      std::string_view source = "<string>") {
-  using detail::csv_fail;
+  using detail::csv::csv_fail;
   const std::string src(source);
-  detail::require(opt.experts >= 0 && opt.experts <= 65536, "strata.trace", src + ": experts", opt.experts,
+  detail::require(opt.experts >= 0 && opt.experts <= 65536, "strata.trace", "experts", opt.experts,
                   "in [0, 65536] (0: infer)");
-  detail::require(opt.k >= 0 && (opt.experts == 0 || opt.k <= opt.experts), "strata.trace", src + ": k", opt.k,
+  detail::require(opt.k >= 0 && (opt.experts == 0 || opt.k <= opt.experts), "strata.trace", "k", opt.k,
                   "in [0, experts] (0: infer)");
 
-  detail::line_reader lines(text);
+  detail::csv::line_reader lines(text);
   std::vector<std::string_view> cols;
-  detail::read_header(lines, source, cols, "seq,pos,L1,...,LN");
+  detail::csv::read_header(lines, source, cols, "seq,pos,L1,...,LN");
   const std::size_t header_line = lines.line_no();
   if (cols.size() < 3 || cols[0] != "seq" || cols[1] != "pos") {
-    csv_fail(source, header_line, "header must be seq,pos,L1,...,LN, got " + detail::quote(cols.empty() ? "" : cols[0]) +
-                                      (cols.size() > 1 ? "," + detail::quote(cols[1]) : std::string()) + ",...");
+    csv_fail(source, header_line, "header must be seq,pos,L1,...,LN, got " + detail::csv::quote(cols.empty() ? "" : cols[0]) +
+                                      (cols.size() > 1 ? "," + detail::csv::quote(cols[1]) : std::string()) + ",...");
   }
   const int layers = static_cast<int>(cols.size() - 2);
   for (int l = 0; l < layers; ++l) {
     const std::string want = "L" + std::to_string(l + 1);
     if (cols[static_cast<std::size_t>(l) + 2] != want) {
       csv_fail(source, header_line, "header column " + std::to_string(l + 3) + " must be " + want + ", got " +
-                                        detail::quote(cols[static_cast<std::size_t>(l) + 2]));
+                                        detail::csv::quote(cols[static_cast<std::size_t>(l) + 2]));
     }
   }
   if (layers > 65535) csv_fail(source, header_line, "too many layer columns");
@@ -222,7 +227,12 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
   auto column_name = [](int col) {  // col is 0-based
     if (col == 0) return std::string("seq (column 1)");
     if (col == 1) return std::string("pos (column 2)");
-    return "L" + std::to_string(col - 1) + " (column " + std::to_string(col + 1) + ")";
+    std::string n = "L";  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on "L" + string&&
+    n += std::to_string(col - 1);
+    n += " (column ";
+    n += std::to_string(col + 1);
+    n += ')';
+    return n;
   };
 
   std::string_view line;
@@ -230,7 +240,7 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
     const char* p = line.data();
     const char* const e = line.data() + line.size();
     const std::size_t ln = lines.line_no();
-    if (detail::trim(line).empty()) continue;
+    if (detail::csv::trim(line).empty()) continue;
 
     token_info info;
     // seq and pos: non-negative integers, or empty for "absent".
@@ -240,10 +250,10 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
         csv_fail(source, ln, "missing column " + std::to_string(col + 2) + ": expected " +
                                  std::to_string(layers + 2) + " columns (seq,pos,L1..L" + std::to_string(layers) + ")");
       }
-      const std::string_view f = detail::trim(std::string_view(p, static_cast<std::size_t>(c - p)));
+      const std::string_view f = detail::csv::trim(std::string_view(p, static_cast<std::size_t>(c - p)));
       std::int32_t v = routing_trace::none;
-      if (!f.empty() && (!detail::parse_number(f, v) || v < 0)) {
-        csv_fail(source, ln, column_name(col) + ": expected a non-negative integer, got " + detail::quote(f));
+      if (!f.empty() && (!detail::csv::parse_number(f, v) || v < 0)) {
+        csv_fail(source, ln, column_name(col) + ": expected a non-negative integer, got " + detail::csv::quote(f));
       }
       (col == 0 ? info.seq : info.pos) = v;
       p = c + 1;
@@ -271,7 +281,7 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
           const char* z = p;
           while (z < e && *z != ' ' && *z != ',') ++z;
           csv_fail(source, ln, column_name(col) + ": expected an expert id, got " +
-                                   detail::quote(std::string_view(p, static_cast<std::size_t>(z - p))));
+                                   detail::csv::quote(std::string_view(p, static_cast<std::size_t>(z - p))));
         }
         if (v >= limit) {
           csv_fail(source, ln, column_name(col) + ": expert id " + std::to_string(v) + " out of [0, " +
@@ -321,13 +331,13 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
 /// input in error messages.
 inline routing_trace read_trace_csv(std::istream& in, const trace_csv_options& opt = {},
                                     const std::string& source = "<stream>") {
-  const std::string text = detail::read_all(in, source);
+  const std::string text = detail::csv::read_all(in, source);
   return parse_trace_csv(text, opt, source);
 }
 
 /// Reads a per-token trace file; errors name `path`.
 inline routing_trace load_trace_csv(const std::string& path, const trace_csv_options& opt = {}) {
-  const std::string text = detail::read_file(path);
+  const std::string text = detail::csv::read_file(path);
   return parse_trace_csv(text, opt, path);
 }
 
@@ -417,7 +427,7 @@ struct expert_count_table {
   friend bool operator==(const expert_count_table&, const expert_count_table&) = default;
 };
 
-namespace detail {
+namespace detail::csv {
 
 /// Index of the first column named one of `names`, or -1.
 inline int column_of(const std::vector<std::string_view>& cols, std::initializer_list<std::string_view> names) {
@@ -438,7 +448,7 @@ inline int k_of_selection(std::string_view s) {
   return parse_number(s, k) && k > 0 ? k : 0;
 }
 
-}  // namespace detail
+}  // namespace detail::csv
 
 /// Parses an expert count table held in `text`. Required columns (by name): `model`, the topic
 /// (`task`, `domain` or `topic`), the layer (`layer` or `moe_layer`), `expert`, the count
@@ -449,22 +459,23 @@ inline int k_of_selection(std::string_view s) {
 /// no expert twice; every expert 0..E−1 present in every layer (E = largest id + 1 of the
 /// series); each layer's counts sum to k·tokens, with k from the selection ("top1", "topk8") or,
 /// without a selection column, inferred from the first layer (then the selection is named
-/// "topk<k>", or "top1" for k = 1) and required of all layers.
+/// "topk<k>", or "top1" for k = 1) and required of all layers. A selection name that states no
+/// k (not "top<k>" or "topk<k>") leaves k = 0 and the sums unchecked.
 inline expert_count_table parse_expert_counts_csv(std::string_view text, std::string_view source = "<string>") {
-  using detail::csv_fail;
-  detail::line_reader lines(text);
+  using detail::csv::csv_fail;
+  detail::csv::line_reader lines(text);
   std::vector<std::string_view> cols;
-  detail::read_header(lines, source, cols, "model,...,expert,count,tokens");
+  detail::csv::read_header(lines, source, cols, "model,...,expert,count,tokens");
   const std::size_t header_line = lines.line_no();
-  const int c_model = detail::column_of(cols, {"model"});
-  const int c_ckpt = detail::column_of(cols, {"checkpoint"});
-  const int c_topic = detail::column_of(cols, {"task", "domain", "topic"});
-  const int c_sel = detail::column_of(cols, {"selection"});
-  const int c_layer = detail::column_of(cols, {"layer", "moe_layer"});
-  const int c_expert = detail::column_of(cols, {"expert"});
-  const int c_count = detail::column_of(cols, {"count", "tokens_routed"});
-  const int c_gate = detail::column_of(cols, {"gate_weight_sum"});
-  const int c_tokens = detail::column_of(cols, {"tokens", "tokens_in_layer"});
+  const int c_model = detail::csv::column_of(cols, {"model"});
+  const int c_ckpt = detail::csv::column_of(cols, {"checkpoint"});
+  const int c_topic = detail::csv::column_of(cols, {"task", "domain", "topic"});
+  const int c_sel = detail::csv::column_of(cols, {"selection"});
+  const int c_layer = detail::csv::column_of(cols, {"layer", "moe_layer"});
+  const int c_expert = detail::csv::column_of(cols, {"expert"});
+  const int c_count = detail::csv::column_of(cols, {"count", "tokens_routed"});
+  const int c_gate = detail::csv::column_of(cols, {"gate_weight_sum"});
+  const int c_tokens = detail::csv::column_of(cols, {"tokens", "tokens_in_layer"});
   {
     std::string missing;
     auto need = [&](int c, const char* name) {
@@ -494,10 +505,10 @@ inline expert_count_table parse_expert_counts_csv(std::string_view text, std::st
   expert_count_key key;
   std::vector<std::string_view> f;
   while (lines.next(line)) {
-    if (detail::trim(line).empty()) continue;
+    if (detail::csv::trim(line).empty()) continue;
     const std::size_t ln = lines.line_no();
     if (line.find('"') != std::string_view::npos) csv_fail(source, ln, "quoted CSV fields are not supported");
-    detail::split_csv(line, f);
+    detail::csv::split_csv(line, f);
     if (f.size() != ncols) {
       csv_fail(source, ln, "expected " + std::to_string(ncols) + " columns, got " + std::to_string(f.size()));
     }
@@ -505,7 +516,7 @@ inline expert_count_table parse_expert_counts_csv(std::string_view text, std::st
     auto integer = [&](int c, std::int64_t lo) {
       std::int64_t v = 0;
       const auto s = f[static_cast<std::size_t>(c)];
-      if (!detail::parse_number(s, v)) csv_fail(source, ln, name(c) + ": expected an integer, got " + detail::quote(s));
+      if (!detail::csv::parse_number(s, v)) csv_fail(source, ln, name(c) + ": expected an integer, got " + detail::csv::quote(s));
       if (v < lo) csv_fail(source, ln, name(c) + ": must be >= " + std::to_string(lo) + ", got " + std::to_string(v));
       return v;
     };
@@ -533,8 +544,8 @@ inline expert_count_table parse_expert_counts_csv(std::string_view text, std::st
     double gate = 0.0;
     if (has_gate) {
       const auto s = f[static_cast<std::size_t>(c_gate)];
-      if (!detail::parse_number(s, gate) || !(gate >= 0.0)) {
-        csv_fail(source, ln, name(c_gate) + ": expected a number >= 0, got " + detail::quote(s));
+      if (!detail::csv::parse_number(s, gate) || !(gate >= 0.0)) {
+        csv_fail(source, ln, name(c_gate) + ": expected a number >= 0, got " + detail::csv::quote(s));
       }
     }
     group& g = groups[key][static_cast<int>(layer)];
@@ -563,7 +574,7 @@ inline expert_count_table parse_expert_counts_csv(std::string_view text, std::st
     expert_counts s;
     s.key = gk;
     s.experts = max_expert[gk];
-    s.k = detail::k_of_selection(gk.selection);
+    s.k = detail::csv::k_of_selection(gk.selection);
     for (auto& [layer, g] : layers) {
       g.counts.resize(static_cast<std::size_t>(s.experts), -1);
       g.gate.resize(static_cast<std::size_t>(s.experts), 0.0);
@@ -601,13 +612,13 @@ inline expert_count_table parse_expert_counts_csv(std::string_view text, std::st
 
 /// Reads an expert count table from a stream; `source` names it in error messages.
 inline expert_count_table read_expert_counts_csv(std::istream& in, const std::string& source = "<stream>") {
-  const std::string text = detail::read_all(in, source);
+  const std::string text = detail::csv::read_all(in, source);
   return parse_expert_counts_csv(text, source);
 }
 
 /// Reads an expert count table file.
 inline expert_count_table load_expert_counts_csv(const std::string& path) {
-  const std::string text = detail::read_file(path);
+  const std::string text = detail::csv::read_file(path);
   return parse_expert_counts_csv(text, path);
 }
 
@@ -672,18 +683,18 @@ struct top1_transition_table {
 /// Parses a cross-layer top-1 transition file held in `text` (only non-zero pairs need appear;
 /// a pair may appear once).
 inline top1_transition_table parse_top1_transitions_csv(std::string_view text, std::string_view source = "<string>") {
-  using detail::csv_fail;
-  detail::line_reader lines(text);
+  using detail::csv::csv_fail;
+  detail::csv::line_reader lines(text);
   std::vector<std::string_view> cols;
-  detail::read_header(lines, source, cols, "model,domain,layer_from,layer_to,expert_from,expert_to,count");
+  detail::csv::read_header(lines, source, cols, "model,domain,layer_from,layer_to,expert_from,expert_to,count");
   const std::size_t header_line = lines.line_no();
-  const int c_model = detail::column_of(cols, {"model"});
-  const int c_topic = detail::column_of(cols, {"domain", "task", "topic"});
-  const int c_lf = detail::column_of(cols, {"layer_from"});
-  const int c_lt = detail::column_of(cols, {"layer_to"});
-  const int c_ef = detail::column_of(cols, {"expert_from"});
-  const int c_et = detail::column_of(cols, {"expert_to"});
-  const int c_count = detail::column_of(cols, {"count"});
+  const int c_model = detail::csv::column_of(cols, {"model"});
+  const int c_topic = detail::csv::column_of(cols, {"domain", "task", "topic"});
+  const int c_lf = detail::csv::column_of(cols, {"layer_from"});
+  const int c_lt = detail::csv::column_of(cols, {"layer_to"});
+  const int c_ef = detail::csv::column_of(cols, {"expert_from"});
+  const int c_et = detail::csv::column_of(cols, {"expert_to"});
+  const int c_count = detail::csv::column_of(cols, {"count"});
   if (c_model < 0 || c_topic < 0 || c_lf < 0 || c_lt < 0 || c_ef < 0 || c_et < 0 || c_count < 0) {
     csv_fail(source, header_line, "header must name model, domain, layer_from, layer_to, expert_from, expert_to, count");
   }
@@ -698,10 +709,10 @@ inline top1_transition_table parse_top1_transitions_csv(std::string_view text, s
   std::vector<std::string_view> f;
   std::string_view line;
   while (lines.next(line)) {
-    if (detail::trim(line).empty()) continue;
+    if (detail::csv::trim(line).empty()) continue;
     const std::size_t ln = lines.line_no();
     if (line.find('"') != std::string_view::npos) csv_fail(source, ln, "quoted CSV fields are not supported");
-    detail::split_csv(line, f);
+    detail::csv::split_csv(line, f);
     if (f.size() != cols.size()) {
       csv_fail(source, ln, "expected " + std::to_string(cols.size()) + " columns, got " + std::to_string(f.size()));
     }
@@ -709,7 +720,7 @@ inline top1_transition_table parse_top1_transitions_csv(std::string_view text, s
       std::int64_t v = 0;
       const auto s = f[static_cast<std::size_t>(c)];
       const std::string nm = std::string(cols[static_cast<std::size_t>(c)]) + " (column " + std::to_string(c + 1) + ")";
-      if (!detail::parse_number(s, v)) csv_fail(source, ln, nm + ": expected an integer, got " + detail::quote(s));
+      if (!detail::csv::parse_number(s, v)) csv_fail(source, ln, nm + ": expected an integer, got " + detail::csv::quote(s));
       if (v < lo || v > hi) {
         csv_fail(source, ln, nm + ": " + std::to_string(v) + " out of [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
       }
@@ -751,13 +762,13 @@ inline top1_transition_table parse_top1_transitions_csv(std::string_view text, s
 
 /// Reads a cross-layer top-1 transition table from a stream.
 inline top1_transition_table read_top1_transitions_csv(std::istream& in, const std::string& source = "<stream>") {
-  const std::string text = detail::read_all(in, source);
+  const std::string text = detail::csv::read_all(in, source);
   return parse_top1_transitions_csv(text, source);
 }
 
 /// Reads a cross-layer top-1 transition file.
 inline top1_transition_table load_top1_transitions_csv(const std::string& path) {
-  const std::string text = detail::read_file(path);
+  const std::string text = detail::csv::read_file(path);
   return parse_top1_transitions_csv(text, path);
 }
 

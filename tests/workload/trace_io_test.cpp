@@ -1,0 +1,276 @@
+#include "strata/workload/trace_io.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sstream>  // std::istringstream
+#include <string>   // std::string
+
+using namespace strata;
+using doctest::Approx;
+
+namespace {
+const std::string data_dir = std::string(STRATA_TEST_DATA_DIR) + "/traces/";
+
+// The error `f` throws; fails the test if it throws none.
+template <class F>
+config_error error_of(F&& f) {
+  try {
+    f();
+  } catch (const config_error& e) {
+    return e;
+  }
+  FAIL("expected a config_error");
+  return config_error("", "");
+}
+
+bool contains(const config_error& e, const std::string& s) {
+  return std::string(e.what()).find(s) != std::string::npos;
+}
+
+// Reads `text` as a trace named "mem.csv" with 8 experts and k = 2.
+routing_trace read_mem(const std::string& text, trace_csv_options opt = {.experts = 8, .k = 2}) {
+  std::istringstream in(text);
+  return read_trace_csv(in, opt, "mem.csv");
+}
+
+const std::string header = "seq,pos,L1,L2\n";
+}  // namespace
+
+TEST_CASE("the real DeepSeek-V2-Lite intent trace loads with its published shape") {
+  const auto t = load_trace_csv(data_dir + "dsv2lite_esft_trace_intent.csv", {.experts = 64, .label = "intent"});
+  CHECK(t.tokens() == 8222);
+  CHECK(t.layers() == 26);
+  CHECK(t.experts_per_layer() == 64);
+  CHECK(t.k() == 6);  // inferred from the first row
+  CHECK(t.topic_names() == std::vector<std::string>{"intent"});
+  // First row: 0,0,57 60 26 56 8 11,3 62 60 50 38 63,...
+  CHECK(t.info(0) == token_info{.seq = 0, .pos = 0, .topic = 0});
+  const auto e = t.experts(0, 0);
+  CHECK(std::vector<std::uint16_t>(e.begin(), e.end()) == std::vector<std::uint16_t>{57, 60, 26, 56, 8, 11});
+  CHECK(t.experts(0, 1)[0] == 3);
+  // 127 sequences of 47-88 tokens.
+  int seqs = 1;
+  for (std::size_t i = 1; i < t.tokens(); ++i) seqs += t.info(i).seq != t.info(i - 1).seq ? 1 : 0;
+  CHECK(seqs == 127);
+  CHECK(t.info(t.tokens() - 1).seq == 126);
+}
+
+TEST_CASE("the real trace's per-layer histograms equal the published intent counts exactly") {
+  const auto t = load_trace_csv(data_dir + "dsv2lite_esft_trace_intent.csv", {.experts = 64, .k = 6});
+  const auto table = load_expert_counts_csv(data_dir + "dsv2lite_esft_expert_counts_by_task.csv");
+  const auto& intent = table.at("ESFT-vanilla-lite(DeepSeek-V2-Lite)", "intent", "topk6");
+  CHECK(intent.k == 6);
+  CHECK(intent.experts == 64);
+  REQUIRE(intent.layers.size() == 26);
+  const auto hist = t.histograms();
+  for (int l = 1; l <= 26; ++l) {
+    CAPTURE(l);
+    const auto& row = intent.layer(l);
+    CHECK(row.tokens == 8222);
+    CHECK(hist[static_cast<std::size_t>(l - 1)] == row.counts);
+  }
+}
+
+TEST_CASE("the ESFT count table holds four tasks with hit rates and gate sums") {
+  const auto table = load_expert_counts_csv(data_dir + "dsv2lite_esft_expert_counts_by_task.csv");
+  CHECK(table.series.size() == 4);
+  const auto& law = table.at("ESFT-vanilla-lite(DeepSeek-V2-Lite)", "law", "topk6");
+  CHECK(law.layer(1).tokens == 8327);
+  // intent, layer 1, expert 0: 496 of 8222 tokens; gate weight sum 35.1613.
+  const auto& intent = table.at("ESFT-vanilla-lite(DeepSeek-V2-Lite)", "intent", "topk6");
+  CHECK(intent.hit_rate(1, 0) == Approx(496.0 / 8222.0));
+  CHECK(intent.layer(1).gate_weight_sum[0] == Approx(35.1613));
+  double sum = 0.0;
+  for (int e = 0; e < 64; ++e) sum += intent.hit_rate(7, e);
+  CHECK(sum == Approx(6.0));  // Σ hit rates = k
+  CHECK_THROWS_AS((void)intent.layer(0), config_error);      // layer 0 is dense
+  CHECK_THROWS_AS((void)intent.hit_rate(1, 64), config_error);
+  CHECK_THROWS_AS((void)table.at("ESFT-vanilla-lite(DeepSeek-V2-Lite)", "poetry", "topk6"), config_error);
+}
+
+TEST_CASE("the OLMoE and Mixtral count table reads every model, domain and selection") {
+  const auto table = load_expert_counts_csv(data_dir + "olmoe_mixtral_expert_counts_by_domain.csv");
+  // OLMoE pretrained: 5 domains × {top1, topk8} + tulu topk8; SFT, DPO: tulu; Mixtral: 5 × {top1, topk2}.
+  CHECK(table.series.size() == 23);
+  const auto& arxiv = table.at("OLMoE-1B-7B-0824", "arxiv", "topk8");
+  CHECK(arxiv.key.checkpoint == "pretrained");
+  CHECK(arxiv.k == 8);
+  CHECK(arxiv.experts == 64);
+  REQUIRE(arxiv.layers.size() == 3);
+  CHECK(arxiv.layers[0].layer == 0);
+  CHECK(arxiv.layers[2].layer == 15);
+  CHECK(arxiv.hit_rate(0, 0) == Approx(204013.0 / 208896.0));
+  const auto& mixtral = table.at("Mixtral-8x7B-v0.1", "arxiv", "topk2");
+  CHECK(mixtral.k == 2);
+  CHECK(mixtral.experts == 8);
+  CHECK(mixtral.hit_rate(0, 0) == Approx(55713.0 / 208896.0));
+  CHECK(table.at("Mixtral-8x7B-v0.1", "arxiv", "top1").k == 1);
+  CHECK(table.at("OLMoE-1B-7B-0824", "tulu", "topk8", "SFT").layer(7).tokens == 205243);
+  // Three checkpoints saw tulu: without a checkpoint the key is ambiguous.
+  const auto e = error_of([&] { (void)table.at("OLMoE-1B-7B-0824", "tulu", "topk8"); });
+  CHECK(contains(e, "several checkpoints"));
+}
+
+TEST_CASE("the cross-layer top-1 transitions read as per-pair matrices") {
+  const auto table = load_top1_transitions_csv(data_dir + "olmoe_mixtral_crosslayer_top1.csv");
+  // 2 models × 5 domains × 2 layer pairs.
+  CHECK(table.series.size() == 20);
+  for (const auto& s : table.series) {
+    CAPTURE(s.model);
+    CHECK(s.tokens == 208896);
+  }
+  const auto& t = table.at("OLMoE-1B-7B-0824", "arxiv", 0, 7);
+  CHECK(t.experts == 64);
+  CHECK(t.count(0, 0) == 394);
+  CHECK(t.count(0, 1) == 1);
+  CHECK(t.count(0, 2) == 5991);
+  double p = 0.0;
+  for (int to = 0; to < 64; ++to) p += t.probability(0, to);
+  CHECK(p == Approx(1.0));
+  CHECK(table.at("Mixtral-8x7B-v0.1", "c4", 7, 15).experts == 8);
+  CHECK_THROWS_AS((void)table.at("OLMoE-1B-7B-0824", "arxiv", 0, 15), config_error);
+}
+
+TEST_CASE("a well-formed in-memory trace reads with absent fields, CRLF and blank lines") {
+  const auto t = read_mem("seq,pos,L1,L2\r\n0,0,1 2,3 4\r\n\r\n,,5 6 , 7  0\r\n", {.experts = 8, .label = "x"});
+  REQUIRE(t.tokens() == 2);
+  CHECK(t.k() == 2);
+  CHECK(t.info(1) == token_info{.seq = -1, .pos = -1, .topic = 0});
+  CHECK(t.experts(1, 1)[0] == 7);
+  CHECK(t.experts(1, 1)[1] == 0);
+  SUBCASE("experts inferred from the largest id") {
+    const auto u = read_mem(header + "0,0,1 2,3 4\n", {});
+    CHECK(u.experts_per_layer() == 5);
+  }
+}
+
+TEST_CASE("a malformed trace line is a config_error naming the file and line") {
+  SUBCASE("expert id out of range") {
+    const auto e = error_of([] { read_mem(header + "0,0,1 2,3 4\n0,1,1 9,3 4\n"); });
+    CHECK(e.field() == "mem.csv:3");
+    CHECK(contains(e, "mem.csv:3"));
+    CHECK(contains(e, "L1 (column 3)"));
+    CHECK(contains(e, "expert id 9 out of [0, 8)"));
+  }
+  SUBCASE("too many ids in a cell") {
+    const auto e = error_of([] { read_mem(header + "0,0,1 2,3 4 5\n"); });
+    CHECK(e.field() == "mem.csv:2");
+    CHECK(contains(e, "L2 (column 4)"));
+    CHECK(contains(e, "expected 2 expert ids"));
+  }
+  SUBCASE("too few ids in a cell") {
+    const auto e = error_of([] { read_mem(header + "0,0,1 2,3 4\n0,1,1,3 4\n"); });
+    CHECK(e.field() == "mem.csv:3");
+    CHECK(contains(e, "expected 2 expert ids, got 1"));
+  }
+  SUBCASE("k inferred from the first row binds the later rows") {
+    const auto e = error_of([] { read_mem(header + "0,0,1 2 3,3 4 5\n0,1,1 2,3 4 5\n", {.experts = 8}); });
+    CHECK(e.field() == "mem.csv:3");
+    CHECK(contains(e, "expected 3 expert ids, got 2"));
+  }
+  SUBCASE("missing layer column") {
+    const auto e = error_of([] { read_mem(header + "0,0,1 2\n"); });
+    CHECK(e.field() == "mem.csv:2");
+    CHECK(contains(e, "missing layer column L2"));
+  }
+  SUBCASE("missing pos and layers") {
+    const auto e = error_of([] { read_mem(header + "0\n"); });
+    CHECK(e.field() == "mem.csv:2");
+    CHECK(contains(e, "missing column"));
+  }
+  SUBCASE("too many columns") {
+    const auto e = error_of([] { read_mem(header + "0,0,1 2,3 4,5 6\n"); });
+    CHECK(contains(e, "too many columns"));
+  }
+  SUBCASE("junk instead of an id") {
+    const auto e = error_of([] { read_mem(header + "0,0,1 2,3 4\n0,1,1 x7,3 4\n"); });
+    CHECK(e.field() == "mem.csv:3");
+    CHECK(contains(e, "expected an expert id, got \"x7\""));
+  }
+  SUBCASE("junk glued to an id") {
+    const auto e = error_of([] { read_mem(header + "0,0,1 2;,3 4\n"); });
+    CHECK(contains(e, "expected an expert id"));
+  }
+  SUBCASE("negative id") {
+    const auto e = error_of([] { read_mem(header + "0,0,-1 2,3 4\n"); });
+    CHECK(contains(e, "expected an expert id"));
+  }
+  SUBCASE("junk position") {
+    const auto e = error_of([] { read_mem(header + "0,zz,1 2,3 4\n"); });
+    CHECK(e.field() == "mem.csv:2");
+    CHECK(contains(e, "pos (column 2)"));
+  }
+  SUBCASE("duplicate expert in a cell") {
+    const auto e = error_of([] { read_mem(header + "0,0,1 2,4 4\n"); });
+    CHECK(contains(e, "L2 (column 4): expert id 4 repeated"));
+  }
+  SUBCASE("bad header") {
+    const auto e = error_of([] { read_mem("seq,pos,L1,L3\n0,0,1 2,3 4\n"); });
+    CHECK(e.field() == "mem.csv:1");
+    CHECK(contains(e, "must be L2"));
+  }
+  SUBCASE("empty input") {
+    const auto e = error_of([] { read_mem(""); });
+    CHECK(contains(e, "empty input"));
+  }
+}
+
+TEST_CASE("a missing trace file is a config_error naming the path") {
+  const auto e = error_of([] { (void)load_trace_csv(data_dir + "no_such_file.csv"); });
+  CHECK(e.field() == data_dir + "no_such_file.csv");
+}
+
+TEST_CASE("malformed count tables are config_errors naming the file and line") {
+  const std::string h = "model,checkpoint,domain,selection,layer,expert,count,tokens\n";
+  auto read = [](const std::string& text) {
+    std::istringstream in(text);
+    return read_expert_counts_csv(in, "counts.csv");
+  };
+  SUBCASE("a valid two-expert table reads") {
+    const auto t = read(h + "m,c,d,topk1,0,0,3,4\nm,c,d,topk1,0,1,1,4\n");
+    CHECK(t.series.at(0).hit_rate(0, 1) == Approx(0.25));
+  }
+  SUBCASE("counts not summing to k × tokens") {
+    const auto e = error_of([&] { read(h + "m,c,d,topk2,0,0,3,4\nm,c,d,topk2,0,1,1,4\n"); });
+    CHECK(e.field() == "counts.csv:2");
+    CHECK(contains(e, "expected k * tokens = 2 * 4"));
+  }
+  SUBCASE("count above tokens") {
+    const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,5,4\n"); });
+    CHECK(e.field() == "counts.csv:2");
+  }
+  SUBCASE("expert repeated") {
+    const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,3,4\nm,c,d,top1,0,0,1,4\n"); });
+    CHECK(e.field() == "counts.csv:3");
+    CHECK(contains(e, "repeated"));
+  }
+  SUBCASE("expert missing from a layer") {
+    const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,3,4\nm,c,d,top1,0,2,1,4\n"); });
+    CHECK(contains(e, "lacks expert 1"));
+  }
+  SUBCASE("tokens differ within a layer") {
+    const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,3,4\nm,c,d,top1,0,1,1,5\n"); });
+    CHECK(e.field() == "counts.csv:3");
+  }
+  SUBCASE("non-number") {
+    const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,three,4\n"); });
+    CHECK(e.field() == "counts.csv:2");
+    CHECK(contains(e, "count (column 7): expected an integer"));
+  }
+  SUBCASE("wrong column count") {
+    const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,3\n"); });
+    CHECK(contains(e, "expected 8 columns, got 7"));
+  }
+  SUBCASE("header without a count column") {
+    const auto e = error_of([&] { read("model,domain,layer,expert,tokens\n"); });
+    CHECK(e.field() == "counts.csv:1");
+    CHECK(contains(e, "count|tokens_routed"));
+  }
+  SUBCASE("without a selection column k is inferred and must hold for every layer") {
+    const std::string esft = "model,task,moe_layer,expert,tokens_routed,gate_weight_sum,tokens_in_layer\n";
+    const auto t = read(esft + "m,t,1,0,4,1.5,4\nm,t,1,1,4,2.5,4\n");
+    CHECK(t.series.at(0).key.selection == "topk2");
+    const auto e = error_of([&] { read(esft + "m,t,1,0,4,1,4\nm,t,1,1,4,1,4\nm,t,2,0,4,1,4\nm,t,2,1,3,1,4\n"); });
+    CHECK(e.field() == "counts.csv:4");
+  }
+}

@@ -26,9 +26,16 @@
 #include "strata/chiplet/token_groups.hpp"
 #include "strata/chiplet/window.hpp"
 
+#include "strata/workload/hf_config.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"
+#include "strata/workload/presets.hpp"
 #include "strata/workload/roofline.hpp"
+#include "strata/workload/trace.hpp"
+#include "strata/workload/trace_gen.hpp"
+#include "strata/workload/trace_io.hpp"
+
+#include "strata/baseline/gpu.hpp"
 
 #include "strata/report/paper.hpp"
 

@@ -114,7 +114,14 @@ struct op {
 
 /// "L3.qkv_proj", "L3.expert17", "lm_head".
 inline std::string op_name(const op& o) {
-  std::string n = o.layer >= 0 ? "L" + std::to_string(o.layer) + "." : std::string{};
+  // Appended piece by piece: `"L" + std::to_string(...)` trips GCC 12's false -Wrestrict
+  // (GCC bug 105329) under -Werror.
+  std::string n;
+  if (o.layer >= 0) {
+    n += 'L';
+    n += std::to_string(o.layer);
+    n += '.';
+  }
   n += to_string(o.kind);
   if (o.expert >= 0) n += std::to_string(o.expert);
   return n;
@@ -166,7 +173,8 @@ struct op_builder {
 
   void push(op_kind kind, data_class reads, int layer, double weights, double flops,
             double act_values, double kv_b = 0.0, double tokens = -1.0) {
-    op o;
+    // Built in place: a stack `op` copied in with 16-byte moves stalls on store forwarding.
+    op& o = out.emplace_back();
     o.kind = kind;
     o.reads = reads;
     o.layer = layer;
@@ -175,7 +183,6 @@ struct op_builder {
     o.weight_bytes = data_size<>::from_si(weights * wbyte);
     o.activation_bytes = data_size<>::from_si(act_values * abyte);
     o.kv_bytes = data_size<>::from_si(kv_b);
-    out.push_back(o);
   }
   // A projection of `p` weights mapping `in` to `out` values per token.
   void proj(op_kind kind, data_class reads, int layer, double p, double in, double outv) {
@@ -203,6 +210,14 @@ inline std::vector<op> step_operators(const model& m, const step_shape& s,
   detail::op_builder b{m, s, out, m.weight_bits / 8.0, s.activation_bits / 8.0,
                        kv_bytes_per_token_layer(m).in(units::B), T};
   const double d = m.hidden, h = m.heads;
+  // Per-layer sizes are the same in every layer: computed once.
+  const double o_params = m.is_mla() ? h * m.mla.v_head_dim * d : h * m.head_dim * d;
+  const double attn_params = double(attention_params(m));
+  const double q_out = m.is_mla() ? h * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim) : h * m.head_dim;
+  const double kv_out = m.is_mla() ? double(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) : 2.0 * m.kv_heads * m.head_dim;
+  // Uniform routing touches the same expected number of experts in every MoE layer.
+  const double uniform_distinct =
+      m.experts > 0 && hist.empty() ? expected_distinct_experts(m.experts, m.top_k, T) : 0.0;
 
   // Embedding: gather T rows of the table.
   b.push(op_kind::embedding, data_class::non_nmp, -1, std::min(T, double(m.vocab)) * d, 0.0, T * d);
@@ -210,10 +225,6 @@ inline std::vector<op> step_operators(const model& m, const step_shape& s,
   for (int l = 0; l < m.layers; ++l) {
     b.push(op_kind::attn_norm, data_class::non_nmp, l, d, 4.0 * d * T, 2.0 * T * d);
     // Attention projections: the whole attention block's weights minus the output projection.
-    const double o_params = m.is_mla() ? h * m.mla.v_head_dim * d : h * m.head_dim * d;
-    const double attn_params = double(attention_params(m));
-    const double q_out = m.is_mla() ? h * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim) : h * m.head_dim;
-    const double kv_out = m.is_mla() ? double(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) : 2.0 * m.kv_heads * m.head_dim;
     b.proj(op_kind::qkv_proj, data_class::weights, l, attn_params - o_params, d, q_out + kv_out);
     // Attention core.
     {
@@ -244,7 +255,7 @@ inline std::vector<op> step_operators(const model& m, const step_shape& s,
       const double act_flops_per_token = m.ffn == ffn_kind::swiglu ? 4.0 * f : 8.0 * f;
       b.proj(op_kind::router, data_class::weights, l, d * E, d, E);
       if (hist.empty()) {
-        const double distinct = expected_distinct_experts(m.experts, m.top_k, T);
+        const double distinct = uniform_distinct;
         b.push(op_kind::routed_experts, data_class::expert, l, per_expert * distinct,
                T * k * (2.0 * per_expert + act_flops_per_token), T * k * 2.0 * d, 0.0, T * k);
         out.back().instances = distinct;

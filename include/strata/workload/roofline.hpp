@@ -10,6 +10,8 @@
 ///   t_memory  = Σ_tiers (latency + bytes_tier / (devices · BW_tier · η_m))
 ///   t_op      = max(t_compute, t_memory) + t_overhead                       (roofline + launch)
 ///   E_op      = FLOPs · e_flop + Σ bytes_tier · e_tier
+/// Consecutive `expert` operators of one layer (exact routing) share one t_overhead: they are one
+/// grouped kernel, like the single `routed_experts` operator of uniform routing.
 /// After each attention output projection and each FFN/MoE block, a tensor-parallel step
 /// all-reduces T·d activations over the ring: 2(n−1)/n · bytes / BW_link + 2(n−1) · λ_link,
 /// moving 2(n−1) · bytes over links in total.
@@ -229,12 +231,19 @@ inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape,
       layer_parts.clear();
     }
   };
+  const op* prev = nullptr;
   for (const auto& o : ops) {
     if (with_breakdown && o.layer != current_layer) {
       close_layer();
       current_layer = o.layer;
     }
-    const auto c = cost_of(o, m);
+    auto c = cost_of(o, m);
+    // The per-expert operators of one MoE layer (from a routing histogram) run as one grouped
+    // kernel, as the single `routed_experts` operator of uniform routing does: one overhead.
+    if (o.kind == op_kind::expert && prev != nullptr && prev->kind == op_kind::expert && prev->layer == o.layer) {
+      c.time -= m.op_overhead;
+    }
+    prev = &o;
     r.time += c.time;
     r.dynamic_energy += c.energy;
     r.flops += o.flops;

@@ -1,0 +1,57 @@
+// Speed of the workload models (Google Benchmark): one full DeepSeek-V3 decode step, B = 64,
+// S = 4096 (61 layers, 485 operators), on 8 × H100 SXM5. Medians go into README.md:
+//   ./build/benchmarks/workload_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include "strata/baseline/gpu.hpp"
+#include "strata/workload/operators.hpp"
+#include "strata/workload/presets.hpp"
+#include "strata/workload/roofline.hpp"
+
+namespace {
+
+const strata::step_shape shape{.mode = strata::phase::decode, .batch = 64, .context = 4096};
+
+// Build the operators and evaluate them, totals only (the sweep path; target < 10 µs).
+void bm_deepseek_v3_decode_step(benchmark::State& state) {
+  const strata::model m = strata::preset("DeepSeek-V3");
+  const auto machine = strata::make_machine(strata::h100_sxm5(), 8);
+  for (auto _ : state) {
+    const auto ops = strata::step_operators(m, shape);
+    benchmark::DoNotOptimize(strata::evaluate(ops, shape, m.hidden, machine));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_deepseek_v3_decode_step);
+
+// The same with the breakdown tree (step -> layers -> operators, named leaves).
+void bm_deepseek_v3_decode_step_breakdown(benchmark::State& state) {
+  const strata::model m = strata::preset("DeepSeek-V3");
+  const auto machine = strata::make_machine(strata::h100_sxm5(), 8);
+  for (auto _ : state) {
+    const auto ops = strata::step_operators(m, shape);
+    benchmark::DoNotOptimize(strata::evaluate(ops, shape, m.hidden, machine, true));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_deepseek_v3_decode_step_breakdown);
+
+// The operator list alone.
+void bm_deepseek_v3_decode_operators(benchmark::State& state) {
+  const strata::model m = strata::preset("DeepSeek-V3");
+  for (auto _ : state) benchmark::DoNotOptimize(strata::step_operators(m, shape));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_deepseek_v3_decode_operators);
+
+// The evaluation alone, on a prebuilt operator list.
+void bm_deepseek_v3_decode_evaluate(benchmark::State& state) {
+  const strata::model m = strata::preset("DeepSeek-V3");
+  const auto machine = strata::make_machine(strata::h100_sxm5(), 8);
+  const auto ops = strata::step_operators(m, shape);
+  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate(ops, shape, m.hidden, machine));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_deepseek_v3_decode_evaluate);
+
+}  // namespace

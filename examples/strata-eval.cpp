@@ -1,0 +1,409 @@
+// strata-eval: one serving step of a model on a machine, through the roofline evaluator.
+//
+//   strata-eval --model <preset|config.json> --machine <preset|machine.json>
+//               --phase decode|prefill --batch B --context S
+//               [--devices N] [--trace trace.csv] [--json]
+//   strata-eval --list
+//
+// Prints the step totals (FLOPs; bytes of weights, KV cache and activations; time; energy;
+// tokens/s; J/token) and a per-operator table, or the same as JSON with --json (keys in the
+// usage text below).
+//
+// --model    a preset name (see --list; case-insensitive) or a Hugging Face config.json.
+// --machine  a GPU preset (h100_sxm5, rtx_a6000), or a JSON file holding either a gpu_params
+//            object (strata/baseline/gpu.hpp: the card; --devices or the fit check picks the
+//            tensor-parallel degree) or a roofline_machine object (strata/workload/roofline.hpp;
+//            recognised by its "tiers" key; its "devices" is used unless --devices is given).
+// --devices  tensor-parallel degree. For a GPU, the default is the smallest of 1, 2, 4, 8 on
+//            which weights + KV cache + workspace fit vLLM's 90 % of memory.
+// --trace    a per-token routing trace (seq,pos,L1..LN CSV; strata/workload/trace_io.hpp): the
+//            step routes exactly as the trace's first T tokens (T = batch for decode,
+//            batch × context for prefill) instead of uniformly.
+//
+// Exit status: 0 on success; 2 when the command line cannot be parsed (unknown or missing
+// option, a value that is not a number, an unknown phase); 1 when a model, machine or trace
+// cannot be loaded or evaluated (unknown preset, unreadable or invalid file, config_error, a
+// model that fits on no GPU count). Errors go to stderr.
+
+#include <cctype>      // std::tolower
+#include <charconv>    // std::from_chars, integer options
+#include <cstdint>     // std::uint32_t, histogram counts
+#include <cstdio>      // std::snprintf
+#include <exception>   // std::exception
+#include <filesystem>  // std::filesystem::is_regular_file, model and machine paths
+#include <fstream>     // std::ifstream, machine.json
+#include <iostream>    // std::cout, std::cerr
+#include <optional>    // std::optional
+#include <sstream>     // std::ostringstream, reading machine.json
+#include <stdexcept>   // std::logic_error
+#include <string>      // std::string
+#include <vector>      // std::vector
+
+#include "strata/baseline/gpu.hpp"
+#include "strata/core/json.hpp"
+#include "strata/workload/hf_config.hpp"
+#include "strata/workload/operators.hpp"
+#include "strata/workload/presets.hpp"
+#include "strata/workload/roofline.hpp"
+#include "strata/workload/trace_io.hpp"
+
+namespace {
+
+constexpr const char* usage_text =
+    "usage: strata-eval --model <preset|config.json> --machine <preset|machine.json>\n"
+    "                   --phase decode|prefill --batch B --context S\n"
+    "                   [--devices N] [--trace trace.csv] [--json]\n"
+    "       strata-eval --list\n"
+    "\n"
+    "Evaluates one serving step (decode: B sequences with S tokens of context; prefill: B\n"
+    "prompts of S tokens) on a machine and prints totals and a per-operator table.\n"
+    "\n"
+    "  --model    model preset (see --list) or a Hugging Face config.json\n"
+    "  --machine  GPU preset (h100_sxm5, rtx_a6000) or a JSON file: a gpu_params object, or a\n"
+    "             roofline_machine object (has \"tiers\")\n"
+    "  --devices  tensor-parallel degree (GPU default: smallest of 1, 2, 4, 8 that fits memory)\n"
+    "  --trace    routing trace CSV (seq,pos,L1..LN): route as its first T tokens\n"
+    "  --json     print JSON: flops, bytes.{weights,kv,activations,links}, time_s, energy_J,\n"
+    "             dynamic_energy_J, tokens, tokens_per_s, joules_per_token, power_capped, ops[]\n"
+    "             {name, kind, layer, expert, flops, bytes, time_s, energy_J, bound},\n"
+    "             breakdown (cost tree), and model, machine, devices, phase, batch, context, fit\n"
+    "  --list     list model and machine presets\n"
+    "\n"
+    "Exit status: 0 ok, 2 bad command line, 1 model/machine/trace error.\n";
+
+// A command-line problem: reported with exit status 2.
+struct usage_error {
+  std::string what;
+};
+
+struct options {
+  std::string model, machine, phase, trace;
+  int batch = 0, context = 0;
+  std::optional<int> devices;
+  bool json = false, list = false;
+};
+
+int parse_int(const std::string& flag, const std::string& v) {
+  int x = 0;
+  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (v.empty() || ec != std::errc{} || p != v.data() + v.size()) {
+    throw usage_error{flag + " expects an integer, got '" + v + "'"};
+  }
+  return x;
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  bool have_batch = false, have_context = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw usage_error{a + " needs a value"};
+      return argv[++i];
+    };
+    if (a == "--model") {
+      o.model = value();
+    } else if (a == "--machine") {
+      o.machine = value();
+    } else if (a == "--phase") {
+      o.phase = value();
+      if (o.phase != "decode" && o.phase != "prefill") {
+        throw usage_error{"--phase must be decode or prefill, got '" + o.phase + "'"};
+      }
+    } else if (a == "--batch") {
+      o.batch = parse_int(a, value());
+      have_batch = true;
+    } else if (a == "--context") {
+      o.context = parse_int(a, value());
+      have_context = true;
+    } else if (a == "--devices") {
+      o.devices = parse_int(a, value());
+    } else if (a == "--trace") {
+      o.trace = value();
+    } else if (a == "--json") {
+      o.json = true;
+    } else if (a == "--list") {
+      o.list = true;
+    } else {
+      throw usage_error{"unknown argument '" + a + "'"};
+    }
+  }
+  if (o.list) return o;
+  if (o.model.empty()) throw usage_error{"--model is required"};
+  if (o.machine.empty()) throw usage_error{"--machine is required"};
+  if (o.phase.empty()) throw usage_error{"--phase is required"};
+  if (!have_batch) throw usage_error{"--batch is required"};
+  if (!have_context) throw usage_error{"--context is required"};
+  return o;
+}
+
+// Case-insensitive name comparison (preset names).
+bool same_name(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  }
+  return true;
+}
+
+bool is_file(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+strata::model load_model(const std::string& arg) {
+  for (const auto& n : strata::preset_names()) {
+    if (same_name(n, arg)) return strata::preset(arg);
+  }
+  if (is_file(arg)) return strata::load_hf_config(arg);
+  std::string list;
+  for (const auto& n : strata::preset_names()) list += (list.empty() ? "" : ", ") + n;
+  throw strata::config_error("model", "unknown model preset '" + arg + "' and no such file (presets: " + list + ")");
+}
+
+// The machine argument: a GPU card (evaluated on n devices) or a ready roofline machine.
+struct machine_arg {
+  std::optional<strata::gpu_params> gpu;
+  strata::roofline_machine machine;
+};
+
+machine_arg load_machine(const std::string& arg) {
+  machine_arg m;
+  for (const auto& n : strata::gpu_preset_names()) {
+    if (same_name(n, arg)) {
+      m.gpu = strata::gpu_preset(arg);
+      return m;
+    }
+  }
+  if (!is_file(arg)) {
+    throw strata::config_error("machine", "unknown machine preset '" + arg +
+                                              "' and no such file (presets: h100_sxm5, rtx_a6000)");
+  }
+  std::ifstream in(arg, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw strata::config_error("machine", arg + ": cannot read the file");
+  strata::json j;
+  try {
+    j = strata::json::parse(text.str());
+  } catch (const strata::json::parse_error& e) {
+    throw strata::config_error("machine", arg + ": not valid JSON: " + e.what());
+  }
+  try {
+    if (j.is_object() && j.contains("tiers")) {
+      m.machine = strata::from_json_at<strata::roofline_machine>(j);
+      strata::validate(m.machine);
+    } else {
+      m.gpu = strata::from_json_at<strata::gpu_params>(j);
+      strata::validate(*m.gpu);
+    }
+  } catch (const strata::config_error& e) {
+    throw strata::config_error(e.field(), arg + ": " + e.what());
+  }
+  return m;
+}
+
+// Routing counts of the first `tokens` tokens of a trace, per MoE layer.
+strata::expert_histogram trace_histogram(const std::string& path, const strata::model& m, double tokens) {
+  if (m.experts == 0) throw strata::config_error("trace", "--trace given but " + m.name + " has no routed experts");
+  const auto t = strata::load_trace_csv(path, {.experts = m.experts});
+  if (t.layers() != m.moe_layers()) {
+    throw strata::config_error("trace", path + ": " + std::to_string(t.layers()) + " MoE layers, but " + m.name +
+                                            " has " + std::to_string(m.moe_layers()));
+  }
+  if (t.k() != m.top_k) {
+    throw strata::config_error("trace", path + ": top-" + std::to_string(t.k()) + " routing, but " + m.name +
+                                            " routes top-" + std::to_string(m.top_k));
+  }
+  if (static_cast<double>(t.tokens()) < tokens) {
+    throw strata::config_error("trace", path + ": " + std::to_string(t.tokens()) + " tokens, but the step needs " +
+                                            std::to_string(static_cast<long long>(tokens)));
+  }
+  strata::expert_histogram h(static_cast<std::size_t>(t.layers()),
+                             std::vector<std::uint32_t>(static_cast<std::size_t>(m.experts), 0));
+  for (std::size_t i = 0; i < static_cast<std::size_t>(tokens); ++i) {
+    for (int l = 0; l < t.layers(); ++l) {
+      for (const auto e : t.experts(i, l)) ++h[static_cast<std::size_t>(l)][e];
+    }
+  }
+  return h;
+}
+
+std::string num(double v, const char* fmt = "%.4g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// "25.50 GB", "268.6 MB": decimal prefixes.
+std::string bytes_text(double b) {
+  const char* u[] = {"B", "kB", "MB", "GB", "TB"};
+  int i = 0;
+  while (b >= 1000.0 && i < 4) {
+    b /= 1000.0;
+    ++i;
+  }
+  return num(b, "%.4g") + " " + u[i];
+}
+
+std::string time_text(double s) {
+  if (s >= 1.0) return num(s, "%.4g") + " s";
+  if (s >= 1e-3) return num(s * 1e3, "%.4g") + " ms";
+  return num(s * 1e6, "%.4g") + " us";
+}
+
+std::string pad(std::string s, std::size_t w, bool right = false) {
+  if (s.size() >= w) return s;
+  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+int run(const options& o) {
+  if (o.list) {
+    std::cout << "models:\n";
+    for (const auto& n : strata::preset_names()) std::cout << "  " << n << "\n";
+    std::cout << "machines:\n";
+    for (const auto& n : strata::gpu_preset_names()) {
+      std::cout << "  " << n << "  (" << strata::gpu_preset(n).name << ")\n";
+    }
+    return 0;
+  }
+  const strata::model model = load_model(o.model);
+  const strata::step_shape shape{.mode = o.phase == "decode" ? strata::phase::decode : strata::phase::prefill,
+                                 .batch = o.batch,
+                                 .context = o.context};
+  strata::validate(shape);
+  const machine_arg ma = load_machine(o.machine);
+
+  strata::roofline_machine machine = ma.machine;
+  std::optional<strata::gpu_fit> fit;
+  if (ma.gpu) {
+    int n = o.devices.value_or(0);
+    if (!o.devices) {
+      std::string why;
+      n = strata::min_devices(*ma.gpu, model, shape, &why);
+      if (n == 0) {
+        throw strata::config_error("devices", model.name + " " + why + " (pass --devices to evaluate anyway)");
+      }
+    }
+    fit = strata::check_fit(*ma.gpu, n, model, shape);
+    machine = strata::make_machine(*ma.gpu, n);
+    if (!fit->fits) std::cerr << "strata-eval: warning: " << fit->reason << "\n";
+  } else if (o.devices) {
+    machine.devices = *o.devices;
+  }
+
+  const double step_tokens = shape.mode == strata::phase::decode ? double(shape.batch)
+                                                                 : double(shape.batch) * double(shape.context);
+  const strata::expert_histogram hist =
+      o.trace.empty() ? strata::expert_histogram{} : trace_histogram(o.trace, model, step_tokens);
+  const auto ops = strata::step_operators(model, shape, hist);
+  const auto r = strata::evaluate(ops, shape, model.hidden, machine, /*with_breakdown=*/true);
+
+  // Per-operator time and energy from the tree (step → io/layers → operators, each including its
+  // all-reduce), so that the rows add up to the totals.
+  std::vector<const strata::cost<>*> per_op;
+  for (const auto& part : r.breakdown.parts) {
+    for (const auto& leaf : part.parts) per_op.push_back(&leaf);
+  }
+  if (per_op.size() != ops.size()) throw std::logic_error("breakdown does not list one node per operator");
+
+  const char* phase = shape.mode == strata::phase::decode ? "decode" : "prefill";
+  if (o.json) {
+    strata::json j;
+    j["model"] = model.name;
+    j["machine"] = machine.name;
+    j["devices"] = machine.devices;
+    j["phase"] = phase;
+    j["batch"] = shape.batch;
+    j["context"] = shape.context;
+    j["routing"] = o.trace.empty() ? "uniform" : "trace";
+    if (fit) j["fit"] = *fit;
+    j["flops"] = r.flops.si();
+    j["bytes"] = {{"weights", r.weight_bytes.si()},
+                  {"kv", r.kv_bytes.si()},
+                  {"activations", r.activation_bytes.si()},
+                  {"links", r.link_bytes.si()}};
+    j["time_s"] = r.time.si();
+    j["energy_J"] = r.energy.si();
+    j["dynamic_energy_J"] = r.dynamic_energy.si();
+    j["power_capped"] = r.power_capped;
+    j["tokens"] = r.tokens;
+    j["tokens_per_s"] = r.tokens_per_s;
+    j["joules_per_token"] = r.joules_per_token;
+    strata::json jops = strata::json::array();
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const auto& op = ops[i];
+      jops.push_back({{"name", strata::op_name(op)},
+                      {"kind", strata::to_string(op.kind)},
+                      {"layer", op.layer},
+                      {"expert", op.expert},
+                      {"flops", op.flops.si()},
+                      {"bytes", op.bytes().si()},
+                      {"time_s", per_op[i]->time.si()},
+                      {"energy_J", per_op[i]->energy.si()},
+                      {"bound", strata::cost_of(op, machine).compute_bound ? "compute" : "memory"}});
+    }
+    j["ops"] = std::move(jops);
+    j["breakdown"] = r.breakdown;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+
+  std::cout << "strata-eval: " << model.name << " on " << machine.name << " (" << machine.devices
+            << (machine.devices > 1 ? " devices in tensor parallel)" : " device)") << ", " << phase << ", batch "
+            << shape.batch
+            << ", context " << shape.context << ", routing " << (o.trace.empty() ? "uniform" : o.trace) << "\n";
+  if (fit) std::cout << "memory: " << fit->reason << "\n";
+  std::cout << "\ntotals\n"
+            << "  FLOPs                " << num(r.flops.si(), "%.4e") << "\n"
+            << "  bytes, weights       " << bytes_text(r.weight_bytes.si()) << "\n"
+            << "  bytes, KV cache      " << bytes_text(r.kv_bytes.si()) << "\n"
+            << "  bytes, activations   " << bytes_text(r.activation_bytes.si()) << "\n"
+            << "  bytes, links         " << bytes_text(r.link_bytes.si()) << "\n"
+            << "  time                 " << time_text(r.time.si()) << "\n"
+            << "  energy               " << num(r.energy.si()) << " J (dynamic " << num(r.dynamic_energy.si())
+            << " J" << (r.power_capped ? ", capped at the power limit" : "") << ")\n"
+            << "  tokens/s             " << num(r.tokens_per_s) << "\n"
+            << "  J/token              " << num(r.joules_per_token) << "\n";
+  std::cout << "\nper operator (time and energy include the operator's all-reduce)\n";
+  std::cout << pad("op", 22) << pad("kind", 16) << pad("GFLOP", 12, true) << pad("MB", 12, true)
+            << pad("time (us)", 12, true) << pad("energy (mJ)", 13, true) << "  bound\n";
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const auto& op = ops[i];
+    std::cout << pad(strata::op_name(op), 22) << pad(strata::to_string(op.kind), 16)
+              << pad(num(op.flops.si() / 1e9, "%.4f"), 12, true) << pad(num(op.bytes().si() / 1e6, "%.3f"), 12, true)
+              << pad(num(per_op[i]->time.si() * 1e6, "%.3f"), 12, true)
+              << pad(num(per_op[i]->energy.si() * 1e3, "%.4f"), 13, true) << "  "
+              << (strata::cost_of(op, machine).compute_bound ? "compute" : "memory") << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 1) {
+    std::cout << usage_text;
+    return 0;
+  }
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << usage_text;
+      return 0;
+    }
+  }
+  options o;
+  try {
+    o = parse(argc, argv);
+  } catch (const usage_error& e) {
+    std::cerr << "strata-eval: " << e.what << "\n" << usage_text;
+    return 2;
+  }
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::cerr << "strata-eval: " << e.what() << "\n";
+    return 1;
+  }
+}

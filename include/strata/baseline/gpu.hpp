@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The GPU baseline of the Stratum comparison (Stratum §7, Table 2): an H100 SXM5 or RTX A6000
+/// running vLLM, seen through the roofline evaluator (`workload/roofline.hpp`), plus the memory
+/// fit check that decides how many tensor-parallel GPUs a model needs.
+///
+/// A `gpu_params` is one card: peaks from the datasheet, energies from the memory and link
+/// literature, and a handful of factors that stand in for the serving software. `make_machine`
+/// turns it into a `roofline_machine` of `devices` cards in tensor parallel with one memory tier
+/// (named by `memory_tier_name`, "hbm" or "gddr6") holding every data class.
+///
+/// What stands in for vLLM (0.8.1 in the paper; Stratum §7):
+/// - its **kernels**: `compute_efficiency` (achievable fraction of the dense tensor peak: cuBLAS /
+///   CUTLASS GEMMs, the fused-MoE kernel) and `memory_efficiency` (achievable fraction of the
+///   memory bandwidth: decode GEMVs, paged attention) — both *calibration knobs*, defaulting to
+///   measured best-case figures and to be calibrated against the `stratum.system.*` rows;
+/// - its **launches**: `op_overhead` per operator (kernel launch and inter-kernel gaps; vLLM
+///   replays decode from CUDA graphs, which shortens but does not remove them) — calibration knob;
+/// - its **collectives**: the ring all-reduce of the evaluator over `link_bandwidth` and
+///   `link_latency` (NCCL; `link_latency` is calibrated to a measured 2-GPU all-reduce);
+/// - its **scheduler**: a step is one batched forward pass of `batch` sequences (decode) or of
+///   `batch` prompts (prefill); continuous batching, chunked prefill and preemption are not
+///   modelled. Its memory budget is `usable_memory_fraction` of each card
+///   (`gpu_memory_utilization`), which the fit check uses;
+/// - the card between kernels: `static_power` is the P0 power of a card holding a model but
+///   computing nothing (what a serving card idles at), not the P8 deep-idle power — calibration
+///   knob. Energy is capped at `tdp` × time (the evaluator's max-power cap).
+///
+/// Energy per FLOP is derived, not measured: a GEMM running at the achievable rate draws the power
+/// limit, so e_flop = (TDP − P_static) / (η_c · peak). Memory energy counts the DRAM devices only
+/// (not the on-chip path to the SMs), so decode power is a lower bound until calibrated.
+///
+/// Fit check (vLLM's start-up test): weights of every expert, the KV cache of the batch and an
+/// activation workspace must fit in `devices` × `memory_capacity` × `usable_memory_fraction`.
+/// Tensor parallelism splits weights evenly; the KV cache splits over at most `kv_heads` ranks
+/// (vLLM replicates KV heads when the TP degree exceeds them) and not at all for MLA (its latent
+/// cache has one head, replicated on every rank); vLLM also requires `heads` divisible by the TP
+/// degree. Infeasible is a result (`gpu_fit::fits`, `reason`), not an error.
+///
+/// Links: every pair of devices is assumed to be on NVLink at `link_bandwidth` (true of HGX H100
+/// through NVSwitch; the A6000 NVLink bridge joins pairs only, so A6000 × 4 or × 8 is optimistic).
+///
+/// `gpu_params` is not a template on the scalar (STYLE's `*_params<T>`): it only feeds
+/// `roofline_machine`, which is `double`. The presets are functions, not `constexpr` constants,
+/// because of the `std::string` name; the tests validate them instead of a `static_assert`.
+///
+/// \code
+/// const strata::model m = strata::preset("Mixtral-8x7B");
+/// const strata::step_shape s{.mode = strata::phase::decode, .batch = 64, .context = 2048};
+/// const int n = strata::min_devices(strata::h100_sxm5(), m, s);      // 2
+/// const auto machine = strata::make_machine(strata::h100_sxm5(), n);
+/// const auto r = strata::evaluate(strata::step_operators(m, s), s, m.hidden, machine);
+/// double tok_s = r.tokens_per_s;
+/// \endcode
+
+#include <algorithm>    // std::min, std::max
+#include <cctype>       // std::tolower
+#include <cstdio>       // std::snprintf, byte counts in fit reasons
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <vector>       // std::vector
+
+#include "strata/core/error.hpp"
+#include "strata/core/tier.hpp"
+#include "strata/core/units.hpp"
+#include "strata/workload/model.hpp"
+#include "strata/workload/operators.hpp"
+#include "strata/workload/roofline.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+namespace detail {
+/// e_flop = (TDP − P_static) / (η_c · peak): the energy per FLOP of a GEMM that runs at the
+/// achievable rate η_c·peak and draws the power limit.
+constexpr energy_per_op<> energy_per_flop_at_tdp(power<> tdp, power<> static_power, double compute_efficiency,
+                                                 op_rate<> peak) {
+  return (tdp - static_power) / (peak * compute_efficiency);
+}
+}  // namespace detail
+
+/// One GPU card. The defaults are the H100 SXM5 (80 GB HBM3), as `h100_sxm5()` returns.
+///
+/// Sources named in brackets: [facts] is `data/model_and_hardware_facts.json` of the project,
+/// "hardware" → "NVIDIA H100 SXM5" / "NVIDIA RTX A6000", which quotes the NVIDIA datasheet figures
+/// from the pages it lists (glennklockwood.com/garden/processors/h100, codesota.com/hardware/h100,
+/// servethehome.com RTX A6000 launch table, llmperf.net quoting Microway).
+struct gpu_params {
+  /// Card name, used for the machine name.
+  std::string name = "H100 SXM5";
+  /// Dense FP16/BF16 tensor-core peak. [facts: 989.4 TFLOP/s dense (1978.9 with 2:4 sparsity)]
+  op_rate<> peak_flops = units::Tflops(989.4);
+  /// Memory capacity. [facts: 80 GB HBM3 in 5 active stacks of 16 GB; DRAM sizes are binary, and
+  /// nvidia-smi shows 81 559 MiB for "H100 80GB HBM3" (github.com/wilicc/gpu-burn/issues/114)]
+  data_size<> memory_capacity = units::GiB(80.0);
+  /// Memory bandwidth. [facts: 3.35 TB/s (codesota, awesomeagents; some pages say 3.0 TB/s)]
+  bandwidth<> memory_bandwidth = units::TBps(3.35);
+  /// Name of the memory tier in the machine ("hbm" or "gddr6").
+  std::string memory_tier_name = "hbm";
+  /// DRAM access energy. [O'Connor et al., "Fine-Grained DRAM: Energy-Efficient DRAM for Extreme
+  /// Bandwidth Systems", MICRO-50 2017: HBM2 ≈ 3.9 pJ/bit including the I/O; no published HBM3
+  /// device figure was found, so the HBM2 one is used]
+  energy_per_data<> memory_energy = units::pJ_per_bit(3.9);
+  /// Board power limit. [facts: "up to 700 W (configurable)"]
+  power<> tdp = units::W(700.0);
+  /// Power of a card in P0 holding a model and computing nothing. Calibration knob.
+  /// [github.com/wilicc/gpu-burn/issues/114: "NVIDIA H100 80GB HBM3" in P0, 0 % utilisation,
+  /// 72.8 GB allocated: 140 W and 145 W]
+  power<> static_power = units::W(140.0);
+  /// Achievable fraction of `peak_flops` (stands in for vLLM's GEMM kernels). Calibration knob.
+  /// [github.com/stas00/ml-engineering compute/accelerator/README.md, "Maximum Achievable Matmul
+  /// FLOPS": H100 SXM BF16 794.5 of 989 TFLOP/s = 80.3 %]
+  double compute_efficiency = 794.5 / 989.0;
+  /// Achievable fraction of `memory_bandwidth` (stands in for vLLM's decode kernels).
+  /// Calibration knob. [github.com/deepseek-ai/FlashMLA README: the dense MLA decoding kernel
+  /// "achieves up to 3000 GB/s in memory-bound configuration" on H800 SXM5, whose HBM3 runs at
+  /// the same 3.35 TB/s: 89.6 %, a best case for a tuned decode kernel]
+  double memory_efficiency = 3000.0 / 3350.0;
+  /// Dynamic energy per FLOP of tensor math. Derived: (TDP − P_static) / (η_c · peak) =
+  /// 560 W / 794.5 TFLOP/s = 0.705 pJ/FLOP (a GEMM at the achievable rate draws the power limit).
+  energy_per_op<> energy_per_flop = detail::energy_per_flop_at_tdp(units::W(700.0), units::W(140.0),
+                                                                   794.5 / 989.0, units::Tflops(989.4));
+  /// Fixed cost per operator: kernel launches and the gaps between kernels. Calibration knob.
+  /// [susun-blog.com/blog/pegainfer-3-cuda-graph: CPU launch path ≈ 4–6 µs per kernel measured;
+  /// NVIDIA, "Getting Started with CUDA Graphs" (developer.nvidia.com/blog/cuda-graphs): graphs
+  /// cut but do not remove the per-kernel cost; 4 µs per operator]
+  duration<> op_overhead = units::us(4.0);
+  /// Tensor-parallel link bandwidth per device, one direction. [facts: NVLink 4, 900 GB/s total
+  /// bidirectional per GPU → 450 GB/s per direction; NVIDIA/nccl issue #1264 measures 380 GB/s
+  /// unidirectional peer to peer]
+  bandwidth<> link_bandwidth = units::GBps(450.0);
+  /// Latency per ring step of an all-reduce. Calibrated so that the ring formula's 2(n − 1)·λ
+  /// gives the ≈ 6 µs small-message all-reduce measured on 2 × H100 (NVIDIA/nccl issue #1259);
+  /// NCCL's tree/NVLS algorithms make 8-GPU all-reduces cheaper than this, so TP 8 is pessimistic.
+  duration<> link_latency = units::us(3.0);
+  /// Energy per byte crossing a link. [NVIDIA NVLink-C2C announcement (2022), as summarised at
+  /// besthub.dev ("Why Nvidia's NVLink C2C is redefining GPU-CPU interconnects"): off-package
+  /// SerDes links ≈ 5.5 pJ/bit versus 1.3 pJ/bit for C2C; GPU-to-GPU NVLink is SerDes]
+  energy_per_data<> link_energy = units::pJ_per_bit(5.5);
+  /// Fraction of each card's memory the server may use (vLLM `gpu_memory_utilization`).
+  /// [vLLM engine arguments, docs.vllm.ai: `--gpu-memory-utilization`, default 0.9]
+  double usable_memory_fraction = 0.9;
+
+  /// Field list for JSON (strata/core/json.hpp).
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("name", s.name);
+    v("peak_flops", s.peak_flops);
+    v("memory_capacity", s.memory_capacity);
+    v("memory_bandwidth", s.memory_bandwidth);
+    v("memory_tier_name", s.memory_tier_name);
+    v("memory_energy", s.memory_energy);
+    v("tdp", s.tdp);
+    v("static_power", s.static_power);
+    v("compute_efficiency", s.compute_efficiency);
+    v("memory_efficiency", s.memory_efficiency);
+    v("energy_per_flop", s.energy_per_flop);
+    v("op_overhead", s.op_overhead);
+    v("link_bandwidth", s.link_bandwidth);
+    v("link_latency", s.link_latency);
+    v("link_energy", s.link_energy);
+    v("usable_memory_fraction", s.usable_memory_fraction);
+  }
+  friend bool operator==(const gpu_params&, const gpu_params&) = default;
+};
+
+/// NVIDIA H100 SXM5 80 GB (HBM3): the defaults of `gpu_params`. Baseline of Stratum-L and -XL.
+inline gpu_params h100_sxm5() { return gpu_params{}; }
+
+/// NVIDIA RTX A6000 48 GB (GDDR6). Baseline of Stratum-S.
+inline gpu_params rtx_a6000() {
+  constexpr double eta_c = 252.9 / 312.0;
+  return {
+      .name = "RTX A6000",
+      // [facts: FP16/BF16 tensor 154.8 TFLOP/s dense, 309.7 with sparsity (llmperf.net quoting
+      // Microway)]
+      .peak_flops = units::Tflops(154.8),
+      // [facts: 48 GB GDDR6 with ECC; nvidia-smi shows 49 140 MiB, i.e. binary]
+      .memory_capacity = units::GiB(48.0),
+      // [facts: 384-bit at 16 Gb/s = 768 GB/s]
+      .memory_bandwidth = units::GBps(768.0),
+      .memory_tier_name = "gddr6",
+      // [Micron, "Ultra-Bandwidth Solutions" memory comparison (micron.com/products/
+      // ultra-bandwidth-solutions): GDDR6 average device power 7.5 pJ/bit]
+      .memory_energy = units::pJ_per_bit(7.5),
+      // [facts: max power 300 W]
+      .tdp = units::W(300.0),
+      // Calibration knob. [github.com/NVIDIA/open-gpu-kernel-modules/issues/874: an A40 — the
+      // data-centre GA102 board with the same 48 GB GDDR6 and 300 W — idles at ≈ 30 W and draws
+      // ≈ 110 W in P0 with data loaded and no compute]
+      .static_power = units::W(110.0),
+      // Calibration knob. No A6000 matmul measurement was found; the Ampere A100 PCIe's
+      // [stas00/ml-engineering MAMF table: 252.9 of 312 TFLOP/s = 81.1 %] is used.
+      .compute_efficiency = eta_c,
+      // Calibration knob. No A6000 decode-kernel measurement was found; the H100 figure
+      // (FlashMLA, 3000 of 3350 GB/s) is used.
+      .memory_efficiency = 3000.0 / 3350.0,
+      // Derived: (300 W − 110 W) / (0.811 · 154.8 TFLOP/s) = 1.51 pJ/FLOP.
+      .energy_per_flop = detail::energy_per_flop_at_tdp(units::W(300.0), units::W(110.0), eta_c,
+                                                        units::Tflops(154.8)),
+      // Calibration knob, as for the H100.
+      .op_overhead = units::us(4.0),
+      // [facts: 2-way NVLink bridge, 112.5 GB/s bidirectional → 56.25 GB/s per direction]
+      .link_bandwidth = units::GBps(112.5 / 2.0),
+      // As the H100 (no A6000 all-reduce measurement found).
+      .link_latency = units::us(3.0),
+      // As the H100: NVLink 3 is SerDes too.
+      .link_energy = units::pJ_per_bit(5.5),
+      // [vLLM default, as above]
+      .usable_memory_fraction = 0.9,
+  };
+}
+
+/// Names of the GPU presets: "h100_sxm5", "rtx_a6000".
+inline std::vector<std::string> gpu_preset_names() { return {"h100_sxm5", "rtx_a6000"}; }
+
+/// The GPU preset called `name` (case-insensitive; "-" and "_" are the same); throws
+/// `config_error` listing the known names.
+inline gpu_params gpu_preset(std::string_view name) {
+  auto canon = [](std::string_view s) {
+    std::string c;
+    for (const char ch : s) c += ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return c;
+  };
+  const std::string want = canon(name);
+  if (want == "h100_sxm5") return h100_sxm5();
+  if (want == "rtx_a6000") return rtx_a6000();
+  throw config_error("name", "[strata.gpu] unknown GPU \"" + std::string(name) + "\" (known: h100_sxm5, rtx_a6000)");
+}
+
+/// Checks a card; throws `config_error` naming the field.
+inline void validate(const gpu_params& g) {
+  constexpr const char* id = "strata.gpu";
+  detail::require(!g.name.empty(), id, "name", "\"\"", "non-empty");
+  detail::require_positive(g.peak_flops.si(), id, "peak_flops", "FLOP/s");
+  detail::require_positive(g.memory_capacity.si(), id, "memory_capacity", "B");
+  detail::require_positive(g.memory_bandwidth.si(), id, "memory_bandwidth", "B/s");
+  detail::require(!g.memory_tier_name.empty(), id, "memory_tier_name", "\"\"", "non-empty");
+  detail::require_nonnegative(g.memory_energy.si(), id, "memory_energy", "J/B");
+  detail::require_positive(g.tdp.si(), id, "tdp", "W");
+  detail::require_nonnegative(g.static_power.si(), id, "static_power", "W");
+  detail::require(g.static_power.si() <= g.tdp.si(), id, "static_power", g.static_power.si(),
+                  "<= tdp (W)");
+  detail::require_in(g.compute_efficiency, 1e-6, 1.0, id, "compute_efficiency");
+  detail::require_in(g.memory_efficiency, 1e-6, 1.0, id, "memory_efficiency");
+  detail::require_nonnegative(g.energy_per_flop.si(), id, "energy_per_flop", "J/FLOP");
+  detail::require_nonnegative(g.op_overhead.si(), id, "op_overhead", "s");
+  detail::require_positive(g.link_bandwidth.si(), id, "link_bandwidth", "B/s");
+  detail::require_nonnegative(g.link_latency.si(), id, "link_latency", "s");
+  detail::require_nonnegative(g.link_energy.si(), id, "link_energy", "J/B");
+  detail::require(g.usable_memory_fraction > 0.0 && g.usable_memory_fraction <= 1.0, id,
+                  "usable_memory_fraction", g.usable_memory_fraction, "in (0, 1]");
+}
+
+/// `devices` cards of `g` in tensor parallel as the roofline sees them: one memory tier named
+/// `g.memory_tier_name` holds every data class (weights, experts, KV, activations); its access
+/// latency is zero because the kernels' deep memory pipelines hide it (fixed per-kernel costs are
+/// in `op_overhead`). Throws `config_error` for a bad card or `devices` < 1.
+inline roofline_machine make_machine(const gpu_params& g, int devices) {
+  validate(g);
+  detail::require(devices >= 1, "strata.gpu", "devices", devices, ">= 1");
+  roofline_machine m;
+  m.name = devices == 1 ? g.name : g.name + " x" + std::to_string(devices);
+  m.devices = devices;
+  m.peak_flops = g.peak_flops;
+  m.compute_efficiency = g.compute_efficiency;
+  m.memory_efficiency = g.memory_efficiency;
+  m.tiers = {memory_tier<>{.name = g.memory_tier_name,
+                           .capacity = g.memory_capacity,
+                           .bandwidth = g.memory_bandwidth,
+                           .latency = duration<>{},
+                           .energy_per_byte = g.memory_energy,
+                           .banks = 1}};
+  m.placement = tier_map{};  // every class in tier 0
+  m.energy_per_flop = g.energy_per_flop;
+  m.static_power = g.static_power;
+  m.max_power = g.tdp;
+  m.op_overhead = g.op_overhead;
+  m.link_bandwidth = g.link_bandwidth;
+  m.link_latency = g.link_latency;
+  m.link_energy = g.link_energy;
+  return m;
+}
+
+/// Whether a model and a step fit `devices` cards, and the bytes that decide it.
+struct gpu_fit {
+  bool fits = false;                  ///< everything fits in the usable memory of every device
+  int devices = 0;                    ///< tensor-parallel degree checked
+  data_size<> weight_bytes{};         ///< all weights, every expert (whole model)
+  data_size<> kv_bytes{};             ///< KV cache of batch × context tokens (whole model)
+  data_size<> activation_bytes{};     ///< activation workspace per device
+  data_size<> required_per_device{};  ///< weights/n + KV/shards + workspace
+  data_size<> usable_per_device{};    ///< capacity × usable_memory_fraction
+  std::string reason;                 ///< why it fits or not, with the numbers
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("fits", s.fits);
+    v("devices", s.devices);
+    v("weight_bytes", s.weight_bytes);
+    v("kv_bytes", s.kv_bytes);
+    v("activation_bytes", s.activation_bytes);
+    v("required_per_device", s.required_per_device);
+    v("usable_per_device", s.usable_per_device);
+    v("reason", s.reason);
+  }
+};
+
+namespace detail {
+inline std::string gb_text(data_size<> b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GB", b.in(units::GB));
+  return buf;
+}
+}  // namespace detail
+
+/// Memory fit of model `m` running step `s` on `devices` cards of `g` (vLLM tensor parallelism):
+///   weights  W = total parameters · weight_bits / 8                      (every expert)
+///   KV       K = batch · context · layers · KV bytes per token-layer
+///   workspace A = T · a · (4·d + 2·F) / n + batch · vocab · 4 B / n      (per device)
+/// with T the tokens of the step (batch for decode, batch · context for prefill), a the bytes per
+/// activation, F the widest FFN intermediate a token passes through (dense FFN, or top-k routed
+/// experts plus the shared ones) and FP32 logits for the sampled tokens: the residual stream, the
+/// normed input, the query and the attention output (4·d) and the gate and up outputs (2·F) of one
+/// layer live at once. Fits iff W/n + K/n_kv + A ≤ capacity · usable fraction, with n_kv = 1 for
+/// MLA and min(n, kv_heads) otherwise, and heads divisible by n. Throws `config_error` for bad
+/// inputs; an infeasible point is `fits == false` with a `reason`.
+inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const step_shape& s) {
+  validate(g);
+  validate(m);
+  validate(s);
+  detail::require(devices >= 1, "strata.gpu", "devices", devices, ">= 1");
+  const double n = devices;
+  gpu_fit f;
+  f.devices = devices;
+  f.weight_bytes = units::bit(static_cast<double>(count_params(m).total) * m.weight_bits);
+  f.kv_bytes = kv_bytes_per_token_layer(m) * (double(s.batch) * double(s.context) * double(m.layers));
+  const double T = s.mode == phase::decode ? double(s.batch) : double(s.batch) * double(s.context);
+  const double moe_width = double(m.top_k) * m.expert_ffn + double(m.shared_experts) * m.shared_expert_ffn;
+  const bool has_dense = m.moe_layers() < m.layers;
+  const double F = m.experts == 0 ? double(m.dense_ffn)
+                   : has_dense    ? std::max(double(m.dense_ffn), moe_width)
+                                  : moe_width;
+  const data_size<> per_token = units::bit((4.0 * m.hidden + 2.0 * F) * s.activation_bits);
+  f.activation_bytes = (per_token * T + units::B(4.0 * s.batch * double(m.vocab))) / n;
+  const double kv_shards = m.is_mla() ? 1.0 : std::min(n, double(m.kv_heads));
+  f.required_per_device = f.weight_bytes / n + f.kv_bytes / kv_shards + f.activation_bytes;
+  f.usable_per_device = g.memory_capacity * g.usable_memory_fraction;
+  if (m.heads % devices != 0) {
+    f.fits = false;
+    f.reason = "vLLM needs the " + std::to_string(m.heads) +
+               " attention heads divisible by the tensor-parallel degree " + std::to_string(devices);
+    return f;
+  }
+  std::string kv_split;
+  if (devices > 1) {
+    kv_split = kv_shards == 1.0 ? " (replicated on every device)"
+                                : " (split over " + std::to_string(static_cast<int>(kv_shards)) + " devices)";
+  }
+  f.fits = f.required_per_device <= f.usable_per_device;
+  f.reason = (f.fits ? "fits on " : "does not fit on ") + std::to_string(devices) + " x " + g.name + ": needs " +
+             detail::gb_text(f.required_per_device) + " per device of " + detail::gb_text(f.usable_per_device) +
+             " usable (" + detail::gb_text(g.memory_capacity) + " x " + detail::to_text(g.usable_memory_fraction) +
+             "); weights " + detail::gb_text(f.weight_bytes) + ", KV " + detail::gb_text(f.kv_bytes) + kv_split +
+             ", workspace " + detail::gb_text(f.activation_bytes) + " per device";
+  return f;
+}
+
+/// The smallest power-of-two tensor-parallel degree (1, 2, 4, 8) on which `m` running `s` fits
+/// `g`; 0 if none does, with the reason for 8 devices in `*reason` (when given).
+inline int min_devices(const gpu_params& g, const model& m, const step_shape& s,
+                       std::string* reason = nullptr) {
+  gpu_fit last;
+  for (int n = 1; n <= 8; n *= 2) {
+    last = check_fit(g, n, m, s);
+    if (last.fits) {
+      if (reason) *reason = last.reason;
+      return n;
+    }
+  }
+  if (reason) *reason = last.reason;
+  return 0;
+}
+
+}  // namespace v0
+}  // namespace strata

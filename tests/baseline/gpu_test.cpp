@@ -1,0 +1,234 @@
+#include "strata/baseline/gpu.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>  // std::string
+
+#include "strata/core/json.hpp"
+#include "strata/workload/presets.hpp"
+
+using namespace strata;
+using namespace strata::literals;
+using doctest::Approx;
+
+namespace {
+
+template <class F>
+std::string field_of(F&& f) {
+  try {
+    f();
+  } catch (const config_error& e) {
+    return e.field();
+  }
+  return "<no config_error>";
+}
+
+}  // namespace
+
+// The numbers of data/model_and_hardware_facts.json, "hardware" (NVIDIA datasheet figures as quoted
+// by the pages listed there).
+TEST_CASE("the H100 SXM5 preset carries the datasheet numbers of the facts file") {
+  const gpu_params g = h100_sxm5();
+  CHECK(g == gpu_params{});
+  CHECK(g.name == "H100 SXM5");
+  CHECK(g.peak_flops.in(units::Tflops) == Approx(989.4));       // fp16_bf16_tensor_dense_tflops
+  CHECK(g.memory_capacity.in(units::GiB) == Approx(80.0));      // hbm3_capacity_gb (binary, DRAM)
+  CHECK(g.memory_bandwidth.in(units::TBps) == Approx(3.35));    // memory_bandwidth_tb_s
+  CHECK(g.tdp.in(units::W) == Approx(700.0));                   // tdp_w
+  CHECK(g.link_bandwidth.in(units::GBps) == Approx(900.0 / 2));  // nvlink 900 GB/s bidirectional
+  CHECK(g.memory_tier_name == "hbm");
+  // O'Connor et al. MICRO 2017: HBM2 3.9 pJ/bit = 31.2 pJ/B.
+  CHECK(g.memory_energy.in(units::pJ_per_B) == Approx(31.2));
+  // vLLM gpu_memory_utilization default.
+  CHECK(g.usable_memory_fraction == Approx(0.9));
+  CHECK_NOTHROW(validate(g));
+}
+
+TEST_CASE("the RTX A6000 preset carries the datasheet numbers of the facts file") {
+  const gpu_params g = rtx_a6000();
+  CHECK(g.name == "RTX A6000");
+  CHECK(g.peak_flops.in(units::Tflops) == Approx(154.8));        // fp16_tensor_dense_tflops
+  CHECK(g.memory_capacity.in(units::GiB) == Approx(48.0));       // gddr6_capacity_gb
+  CHECK(g.memory_bandwidth.in(units::GBps) == Approx(768.0));    // memory_bandwidth_gb_s
+  CHECK(g.tdp.in(units::W) == Approx(300.0));                    // tdp_w
+  CHECK(g.link_bandwidth.in(units::GBps) == Approx(112.5 / 2));  // NVLink bridge 112.5 GB/s bidirectional
+  CHECK(g.memory_tier_name == "gddr6");
+  CHECK(g.memory_energy.in(units::pJ_per_bit) == Approx(7.5));  // Micron GDDR6
+  CHECK_NOTHROW(validate(g));
+}
+
+TEST_CASE("energy per FLOP is derived so that a GEMM at the achievable rate draws the power limit") {
+  for (const auto& g : {h100_sxm5(), rtx_a6000()}) {
+    CAPTURE(g.name);
+    const double watts = g.static_power.in(units::W) +
+                         g.compute_efficiency * g.peak_flops.in(units::flops) * g.energy_per_flop.si();
+    CHECK(watts == Approx(g.tdp.in(units::W)));
+  }
+  // H100: (700 − 140) W / (794.5/989 · 989.4 TFLOP/s) = 0.7046 pJ/FLOP.
+  CHECK(h100_sxm5().energy_per_flop.in(units::pJ_per_op) == Approx(560.0 / (794.5 / 989.0 * 989.4)));
+  // A6000: (300 − 110) W / (252.9/312 · 154.8 TFLOP/s) = 1.514 pJ/FLOP.
+  CHECK(rtx_a6000().energy_per_flop.in(units::pJ_per_op) == Approx(190.0 / (252.9 / 312.0 * 154.8)));
+}
+
+TEST_CASE("GPU presets are found by name, case- and dash-insensitively") {
+  CHECK(gpu_preset("h100_sxm5") == h100_sxm5());
+  CHECK(gpu_preset("H100-SXM5") == h100_sxm5());
+  CHECK(gpu_preset("rtx_a6000") == rtx_a6000());
+  CHECK(gpu_preset_names() == std::vector<std::string>{"h100_sxm5", "rtx_a6000"});
+  CHECK(field_of([] { (void)gpu_preset("B200"); }) == "name");
+  CHECK_THROWS_WITH_AS((void)gpu_preset("B200"),
+                       "[strata.gpu] unknown GPU \"B200\" (known: h100_sxm5, rtx_a6000)", config_error);
+}
+
+TEST_CASE("make_machine gives devices of the card with one memory tier holding every data class") {
+  const gpu_params g = h100_sxm5();
+  const roofline_machine m = make_machine(g, 4);
+  CHECK(m.name == "H100 SXM5 x4");
+  CHECK(m.devices == 4);
+  CHECK(m.peak_flops == g.peak_flops);
+  CHECK(m.compute_efficiency == g.compute_efficiency);
+  CHECK(m.memory_efficiency == g.memory_efficiency);
+  REQUIRE(m.tiers.size() == 1);
+  CHECK(m.tiers[0].name == "hbm");
+  CHECK(m.tiers[0].capacity == g.memory_capacity);
+  CHECK(m.tiers[0].bandwidth == g.memory_bandwidth);
+  CHECK(m.tiers[0].energy_per_byte == g.memory_energy);
+  CHECK(m.tiers[0].latency.si() == 0.0);
+  CHECK(m.placement == tier_map{});
+  CHECK(m.energy_per_flop == g.energy_per_flop);
+  CHECK(m.static_power == g.static_power);
+  CHECK(m.max_power == g.tdp);
+  CHECK(m.op_overhead == g.op_overhead);
+  CHECK(m.link_bandwidth == g.link_bandwidth);
+  CHECK(m.link_latency == g.link_latency);
+  CHECK(m.link_energy == g.link_energy);
+  CHECK_NOTHROW(validate(m));
+  CHECK(make_machine(g, 1).name == "H100 SXM5");
+  CHECK(make_machine(rtx_a6000(), 2).tiers[0].name == "gddr6");
+  CHECK(field_of([&] { (void)make_machine(g, 0); }) == "devices");
+}
+
+TEST_CASE("Mixtral-8x7B in BF16 (93.4 GB) does not fit one 80 GB H100 but fits two") {
+  const model m = preset("Mixtral-8x7B");
+  const step_shape s{.mode = phase::decode, .batch = 1, .context = 2048};
+  const gpu_params g = h100_sxm5();
+  const gpu_fit one = check_fit(g, 1, m, s);
+  // 46 702 792 704 parameters · 2 B.
+  CHECK(one.weight_bytes.in(units::B) == Approx(46702792704.0 * 2));
+  CHECK(one.weight_bytes.in(units::GB) == Approx(93.4).epsilon(1e-3));
+  // KV: 1 · 2048 tokens · 32 layers · 4096 B.
+  CHECK(one.kv_bytes.in(units::B) == Approx(2048.0 * 32 * 4096));
+  // Usable: 80 GiB · 0.9 = 77.3 GB.
+  CHECK(one.usable_per_device.in(units::GiB) == Approx(72.0));
+  CHECK_FALSE(one.fits);
+  CHECK(one.reason.find("does not fit on 1 x H100 SXM5") != std::string::npos);
+
+  const gpu_fit two = check_fit(g, 2, m, s);
+  CHECK(two.fits);
+  CHECK(two.reason.find("fits on 2 x H100 SXM5") == 0);
+  // Weights and KV split over the 2 ranks (8 KV heads ≥ 2); workspace is per device.
+  CHECK(two.required_per_device.in(units::B) ==
+        Approx(46702792704.0 + 2048.0 * 32 * 4096 / 2 + two.activation_bytes.in(units::B)));
+  // Workspace, decode B = 1: T·2 B·(4·4096 + 2·(2·14336)) / 2 + 1·32000·4 B / 2.
+  CHECK(two.activation_bytes.in(units::B) == Approx((2.0 * (4 * 4096 + 2 * 2 * 14336) + 4.0 * 32000) / 2));
+  CHECK(min_devices(g, m, s) == 2);
+}
+
+TEST_CASE("OLMoE-1B-7B fits one RTX A6000") {
+  const model m = preset("OLMoE-1B-7B-0924");
+  const step_shape s{.mode = phase::decode, .batch = 32, .context = 2048};
+  const gpu_fit f = check_fit(rtx_a6000(), 1, m, s);
+  CHECK(f.fits);
+  CHECK(f.weight_bytes.in(units::GB) == Approx(13.84).epsilon(1e-3));  // 6.92 B parameters · 2 B
+  std::string why;
+  CHECK(min_devices(rtx_a6000(), m, s, &why) == 1);
+  CHECK(why == f.reason);
+}
+
+TEST_CASE("the fit check follows vLLM's tensor-parallel rules and reports infeasibility as a result") {
+  const gpu_params g = h100_sxm5();
+  SUBCASE("heads must divide by the tensor-parallel degree") {
+    const gpu_fit f = check_fit(g, 3, preset("Mixtral-8x7B"), {});
+    CHECK_FALSE(f.fits);
+    CHECK(f.reason.find("32 attention heads divisible by the tensor-parallel degree 3") != std::string::npos);
+  }
+  SUBCASE("MLA's latent KV cache is replicated on every rank") {
+    const model m = preset("DeepSeek-V2-Lite");
+    const step_shape s{.mode = phase::decode, .batch = 64, .context = 4096};
+    const gpu_fit f = check_fit(g, 2, m, s);
+    CHECK(f.required_per_device.si() ==
+          Approx((f.weight_bytes / 2.0 + f.kv_bytes + f.activation_bytes).si()));
+  }
+  SUBCASE("KV heads split over at most kv_heads ranks") {
+    model m = preset("Mixtral-8x7B");
+    m.kv_heads = 2;  // fewer KV heads than ranks: replicated in pairs
+    const gpu_fit f = check_fit(g, 8, m, {});
+    CHECK(f.required_per_device.si() ==
+          Approx((f.weight_bytes / 8.0 + f.kv_bytes / 2.0 + f.activation_bytes).si()));
+  }
+  SUBCASE("a model too large for 8 cards gives 0 devices and the reason") {
+    const model m = preset("DeepSeek-V3");  // 671 B parameters in FP8 = 671 GB > 8 · 72 GiB
+    std::string why;
+    CHECK(min_devices(g, m, {.mode = phase::decode, .batch = 64, .context = 4096}, &why) == 0);
+    CHECK(why.find("does not fit on 8 x H100 SXM5") == 0);
+    CHECK(why.find("weights 671.03 GB") != std::string::npos);
+  }
+  SUBCASE("a longer context needs more memory, never less") {
+    const model m = preset("Qwen2.5-32B");
+    double prev = 0.0;
+    for (const int ctx : {512, 2048, 8192, 32768}) {
+      const step_shape s{.mode = phase::decode, .batch = 8, .context = ctx};
+      const double need = check_fit(g, 2, m, s).required_per_device.si();
+      CHECK(need > prev);
+      prev = need;
+    }
+  }
+}
+
+TEST_CASE("gpu_params round-trip through JSON with units, and partial JSON keeps the defaults") {
+  for (const auto& g : {h100_sxm5(), rtx_a6000()}) {
+    const json j = g;
+    CHECK(j.get<gpu_params>() == g);
+  }
+  const json j = h100_sxm5();
+  CHECK(json(units::TBps(3.35)).get<std::string>().ends_with(" B/s"));
+  CHECK(j["memory_bandwidth"] == json(units::TBps(3.35)));
+  const auto nvl = json::parse(R"({"name": "H100 NVL", "memory_capacity": "94 GiB", "memory_bandwidth": "3.9 TB/s"})")
+                       .get<gpu_params>();
+  CHECK(nvl.name == "H100 NVL");
+  CHECK(nvl.memory_capacity.in(units::GiB) == Approx(94.0));
+  CHECK(nvl.memory_bandwidth.in(units::TBps) == Approx(3.9));
+  CHECK(nvl.tdp == h100_sxm5().tdp);
+
+  const json fit = check_fit(h100_sxm5(), 2, preset("Mixtral-8x7B"), {});
+  CHECK(fit["fits"] == true);
+  CHECK(fit.contains("reason"));
+  CHECK(fit.contains("required_per_device"));
+}
+
+TEST_CASE("bad GPU parameters raise config_error naming the field") {
+  const auto bad = [](auto change) {
+    gpu_params g = h100_sxm5();
+    change(g);
+    return field_of([&] { validate(g); });
+  };
+  CHECK(bad([](gpu_params& g) { g.peak_flops = units::Tflops(0.0); }) == "peak_flops");
+  CHECK(bad([](gpu_params& g) { g.memory_capacity = 0_GiB; }) == "memory_capacity");
+  CHECK(bad([](gpu_params& g) { g.memory_bandwidth = units::TBps(-1.0); }) == "memory_bandwidth");
+  CHECK(bad([](gpu_params& g) { g.memory_tier_name.clear(); }) == "memory_tier_name");
+  CHECK(bad([](gpu_params& g) { g.static_power = 800_W; }) == "static_power");
+  CHECK(bad([](gpu_params& g) { g.compute_efficiency = 1.5; }) == "compute_efficiency");
+  CHECK(bad([](gpu_params& g) { g.memory_efficiency = 0.0; }) == "memory_efficiency");
+  CHECK(bad([](gpu_params& g) { g.op_overhead = units::us(-1.0); }) == "op_overhead");
+  CHECK(bad([](gpu_params& g) { g.link_bandwidth = 0_GBps; }) == "link_bandwidth");
+  CHECK(bad([](gpu_params& g) { g.usable_memory_fraction = 0.0; }) == "usable_memory_fraction");
+  CHECK(bad([](gpu_params& g) { g.name.clear(); }) == "name");
+  CHECK_THROWS_WITH_AS(validate(gpu_params{.compute_efficiency = 2.0}),
+                       "[strata.gpu] compute_efficiency must be in [1e-06, 1], got 2", config_error);
+
+  CHECK(field_of([] { (void)json::parse(R"({"tdp": "700 GB"})").get<gpu_params>(); }) == "tdp");
+  CHECK(field_of([] { (void)json::parse(R"({"tdp": 700})").get<gpu_params>(); }) == "tdp");
+  CHECK(field_of([] { (void)json::parse(R"({"tpd": "700 W"})").get<gpu_params>(); }) == "tpd");
+  CHECK(field_of([] { (void)check_fit(h100_sxm5(), 0, preset("Mixtral-8x7B"), {}); }) == "devices");
+  CHECK(field_of([] { (void)check_fit(h100_sxm5(), 1, preset("Mixtral-8x7B"), {.batch = 0}); }) == "batch");
+}

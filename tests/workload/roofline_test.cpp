@@ -1,0 +1,282 @@
+#include "strata/workload/roofline.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>  // std::max
+#include <string>     // std::string
+
+#include "strata/baseline/gpu.hpp"
+#include "strata/core/json.hpp"
+#include "strata/workload/presets.hpp"
+
+using namespace strata;
+using namespace strata::literals;
+using doctest::Approx;
+
+namespace {
+
+// A toy machine with round numbers: 100 TFLOP/s, one 1 TB/s tier at 10 pJ/B, 1 pJ/FLOP,
+// 50 W static, 400 W cap, 1 µs per operator, 100 GB/s links with 1 µs per hop at 2 pJ/B.
+roofline_machine toy(int devices = 1) {
+  roofline_machine m;
+  m.name = "toy";
+  m.devices = devices;
+  m.peak_flops = units::Tflops(100.0);
+  m.tiers = {memory_tier<>{.name = "mem", .capacity = 80_GiB, .bandwidth = 1_TBps, .latency = 0_ns,
+                           .energy_per_byte = 10_pJpB, .banks = 1}};
+  m.energy_per_flop = 1_pJpop;
+  m.static_power = 50_W;
+  m.max_power = 400_W;
+  m.op_overhead = 1_us;
+  m.link_bandwidth = 100_GBps;
+  m.link_latency = 1_us;
+  m.link_energy = 2_pJpB;
+  return m;
+}
+
+op make_op(op_kind kind, double flops, double weight_b, double act_b = 0.0, double kv_b = 0.0) {
+  op o;
+  o.kind = kind;
+  o.layer = 0;
+  o.flops = op_count<>::from_si(flops);
+  o.weight_bytes = data_size<>::from_si(weight_b);
+  o.activation_bytes = data_size<>::from_si(act_b);
+  o.kv_bytes = data_size<>::from_si(kv_b);
+  return o;
+}
+
+template <class F>
+std::string field_of(F&& f) {
+  try {
+    f();
+  } catch (const config_error& e) {
+    return e.field();
+  }
+  return "<no config_error>";
+}
+
+}  // namespace
+
+TEST_CASE("a compute-bound operator takes FLOPs over the peak plus the launch overhead") {
+  // 1 TFLOP and 1 MB on the toy machine: compute 1e12 / 1e14 = 10 ms; memory 1e6 / 1e12 = 1 µs.
+  const op o = make_op(op_kind::dense_ffn, 1e12, 1e6);
+  const auto c = cost_of(o, toy());
+  CHECK(c.compute_bound);
+  CHECK(c.compute_time.in(units::ms) == Approx(10.0));
+  CHECK(c.memory_time.in(units::us) == Approx(1.0));
+  CHECK(c.time.in(units::us) == Approx(10000.0 + 1.0));
+  // Energy 1e12 · 1 pJ + 1e6 · 10 pJ = 1 J + 10 µJ.
+  CHECK(c.energy.in(units::J) == Approx(1.0 + 1e-5));
+
+  SUBCASE("two devices halve both times, efficiencies stretch them") {
+    auto m = toy(2);
+    CHECK(cost_of(o, m).compute_time.in(units::ms) == Approx(5.0));
+    m.compute_efficiency = 0.5;
+    CHECK(cost_of(o, m).compute_time.in(units::ms) == Approx(10.0));
+    CHECK(cost_of(o, m).energy.in(units::J) == Approx(1.0 + 1e-5));  // energy does not depend on speed
+  }
+}
+
+TEST_CASE("a memory-bound operator takes bytes over the bandwidth plus latency and overhead") {
+  // 1 GFLOP and 10 GB of weights: compute 10 µs; memory 1e10 / 1e12 = 10 ms.
+  const op o = make_op(op_kind::qkv_proj, 1e9, 1e10);
+  auto m = toy();
+  auto c = cost_of(o, m);
+  CHECK_FALSE(c.compute_bound);
+  CHECK(c.memory_time.in(units::ms) == Approx(10.0));
+  CHECK(c.time.in(units::us) == Approx(10000.0 + 1.0));
+  // Energy 1e9 · 1 pJ + 1e10 · 10 pJ = 1 mJ + 100 mJ.
+  CHECK(c.energy.in(units::mJ) == Approx(101.0));
+
+  SUBCASE("the tier latency is paid once per operator") {
+    m.tiers[0].latency = 500_ns;
+    CHECK(cost_of(o, m).time.in(units::us) == Approx(10000.0 + 0.5 + 1.0));
+  }
+  SUBCASE("activations on the same tier share its bandwidth") {
+    const op with_act = make_op(op_kind::qkv_proj, 1e9, 1e10, 1e9);
+    CHECK(cost_of(with_act, m).memory_time.in(units::ms) == Approx(11.0));
+  }
+  SUBCASE("activations on another tier overlap with the weights") {
+    m.tiers.push_back(memory_tier<>{.name = "sram", .capacity = 64_MiB, .bandwidth = 10_TBps,
+                                    .latency = 0_ns, .energy_per_byte = 1_pJpB, .banks = 1});
+    m.placement.activations = 1;
+    const op with_act = make_op(op_kind::qkv_proj, 1e9, 1e10, 1e9);
+    const auto ca = cost_of(with_act, m);
+    CHECK(ca.memory_time.in(units::ms) == Approx(10.0));  // max(10 ms, 0.1 ms)
+    CHECK(ca.energy.in(units::mJ) == Approx(101.0 + 1.0));  // + 1e9 · 1 pJ
+  }
+}
+
+TEST_CASE("the experts of one layer from a routing histogram pay one launch overhead, like routed_experts") {
+  // Three memory-bound experts of 1 GB each in layer 0 and one in layer 1: 1 ms each on the toy
+  // machine; overheads: one for layer 0's group and one for layer 1.
+  std::vector<op> ops;
+  for (const int layer : {0, 0, 0, 1}) {
+    op e = make_op(op_kind::expert, 1e6, 1e9);
+    e.layer = layer;
+    ops.push_back(e);
+  }
+  const auto r = evaluate(ops, {}, 64, toy());
+  CHECK(r.time.in(units::us) == Approx(4 * 1000.0 + 2 * 1.0));
+  // The tree's leaves say the same: layer 0's first expert carries the overhead, the others not.
+  const auto tree = evaluate(ops, {}, 64, toy(), true);
+  REQUIRE(tree.breakdown.parts.size() == 3);  // layer 0, layer 1, static power
+  CHECK(tree.breakdown.parts[0].parts[0].time.in(units::us) == Approx(1001.0));
+  CHECK(tree.breakdown.parts[0].parts[1].time.in(units::us) == Approx(1000.0));
+  CHECK(tree.breakdown.parts[0].time.in(units::us) == Approx(3001.0));
+  CHECK(tree.breakdown.parts[1].time.in(units::us) == Approx(1001.0));
+}
+
+TEST_CASE("the ring all-reduce costs 2(n-1)/n of the bytes over the link plus 2(n-1) hops") {
+  const auto m = toy(4);
+  // 1 MB over 4 devices: 2·3/4 · 1e6 / 1e11 = 15 µs, + 6 · 1 µs = 21 µs; 6 MB cross links.
+  const auto a = allreduce(m, 1_MB);
+  CHECK(a.time.in(units::us) == Approx(21.0));
+  CHECK(a.link_bytes.in(units::MB) == Approx(6.0));
+  CHECK(a.energy.in(units::uJ) == Approx(6e6 * 2e-12 * 1e6));
+  CHECK(allreduce(toy(1), 1_MB).time.si() == 0.0);  // one device: nothing to reduce
+
+  SUBCASE("evaluate adds one all-reduce of T·d activations after an output projection") {
+    // Decode B = 2, d = 1000, 16-bit: 2 · 1000 · 2 B = 4000 B; 2·3/4 · 4000 / 1e11 = 0.06 µs + 6 µs.
+    const step_shape s{.mode = phase::decode, .batch = 2, .context = 8};
+    const std::vector<op> ops{make_op(op_kind::out_proj, 1e6, 1e6)};
+    const auto r = evaluate(ops, s, 1000, m);
+    const auto c = cost_of(ops[0], m);
+    CHECK(r.time.in(units::us) == Approx(c.time.in(units::us) + 6.06));
+    CHECK(r.link_bytes.in(units::B) == Approx(6 * 4000.0));
+    // A norm does not reduce.
+    const auto rn = evaluate({make_op(op_kind::attn_norm, 1e6, 1e6)}, s, 1000, m);
+    CHECK(rn.link_bytes.si() == 0.0);
+  }
+}
+
+TEST_CASE("step energy adds static power over the step and is capped at the power limit") {
+  // One memory-bound op: 10 ms + 1 µs, dynamic 101 mJ; static 50 W × 10.001 ms = 500.05 mJ.
+  const step_shape s{.mode = phase::decode, .batch = 4, .context = 8};
+  const std::vector<op> ops{make_op(op_kind::qkv_proj, 1e9, 1e10)};
+  auto m = toy();
+  const auto r = evaluate(ops, s, 64, m);
+  CHECK(r.time.in(units::us) == Approx(10001.0));
+  CHECK(r.dynamic_energy.in(units::mJ) == Approx(101.0));
+  CHECK(r.energy.in(units::mJ) == Approx(101.0 + 500.05));
+  CHECK_FALSE(r.power_capped);
+  CHECK(r.tokens == Approx(4.0));
+  CHECK(r.tokens_per_s == Approx(4.0 / 10001e-6));
+  CHECK(r.joules_per_token == Approx(r.energy.in(units::J) / 4.0));
+
+  SUBCASE("a 55 W limit caps the energy at 55 W × time") {
+    m.max_power = 55_W;
+    const auto rc = evaluate(ops, s, 64, m);
+    CHECK(rc.power_capped);
+    CHECK(rc.energy.in(units::mJ) == Approx(55.0 * 10.001));
+    CHECK(rc.dynamic_energy.in(units::mJ) == Approx(101.0));
+  }
+  SUBCASE("static power scales with the devices") {
+    const auto r2 = evaluate(ops, s, 64, toy(2));
+    // Half the time (5 ms + 1 µs, no reduce for a QKV projection), same dynamic energy, 2 cards idle.
+    CHECK(r2.time.in(units::us) == Approx(5001.0));
+    CHECK(r2.energy.in(units::mJ) == Approx(101.0 + 2 * 50.0 * 5.001));
+  }
+  SUBCASE("prefill produces batch × context tokens") {
+    const auto rp = evaluate(ops, {.mode = phase::prefill, .batch = 4, .context = 8}, 64, m);
+    CHECK(rp.tokens == Approx(32.0));
+  }
+}
+
+TEST_CASE("the breakdown tree carries the same totals as the fast path, and serialises") {
+  const model mx = preset("Mixtral-8x7B");
+  const step_shape s{.mode = phase::decode, .batch = 16, .context = 2048};
+  const auto ops = step_operators(mx, s);
+  const auto machine = make_machine(h100_sxm5(), 2);
+  const auto fast = evaluate(ops, s, mx.hidden, machine);
+  const auto tree = evaluate(ops, s, mx.hidden, machine, true);
+  CHECK(fast.breakdown.parts.empty());
+  CHECK(tree.time.si() == Approx(fast.time.si()).epsilon(1e-12));
+  CHECK(tree.energy.si() == Approx(fast.energy.si()).epsilon(1e-12));
+  CHECK(tree.breakdown.time.si() == Approx(fast.time.si()).epsilon(1e-12));
+  CHECK(tree.breakdown.energy.si() == Approx(fast.energy.si()).epsilon(1e-12));
+  // io (embedding) + 32 layers + io (final norm, LM head) + static power.
+  REQUIRE(tree.breakdown.parts.size() == 1 + 32 + 1 + 1);
+  double t = 0.0, e_dyn = 0.0, leaves = 0.0;
+  for (const auto& p : tree.breakdown.parts) {
+    t += p.time.si();
+    if (p.name != "static power") e_dyn += p.energy.si();
+    leaves += static_cast<double>(p.parts.size());
+  }
+  CHECK(t == Approx(fast.time.si()).epsilon(1e-12));
+  CHECK(e_dyn == Approx(fast.dynamic_energy.si()).epsilon(1e-12));
+  CHECK(leaves == Approx(static_cast<double>(ops.size())));
+  CHECK(tree.breakdown.parts.back().energy.si() ==
+        Approx((machine.static_power * fast.time * 2.0).si()).epsilon(1e-12));
+
+  const json j = tree.breakdown;
+  for (const char* key : {"name", "rule", "time_s", "energy_J", "bytes", "parts"}) {
+    CAPTURE(key);
+    CHECK(j.contains(key));
+  }
+  CHECK(j["name"] == "step");
+  CHECK(j["rule"] == "seq");
+  CHECK(j["time_s"].get<double>() == Approx(fast.time.si()));
+  CHECK(j["bytes"].contains("hbm"));
+  const json& layer0 = j["parts"][1];
+  CHECK(layer0["name"] == "layer 0");
+  CHECK(layer0["parts"][0]["name"] == "L0.attn_norm");
+  CHECK(layer0["parts"][0].contains("source"));
+  // The output projection carries its all-reduce.
+  CHECK(layer0["parts"][3]["name"] == "L0.out_proj");
+  CHECK(layer0["parts"][3]["parts"][1]["name"] == "allreduce");
+  CHECK(layer0["parts"][3]["parts"][1]["bytes"].contains("link"));
+}
+
+TEST_CASE("GPU time is never below the physical bound for every preset, batch, context and phase") {
+  // The bound: max(bytes / (n · peak bandwidth), FLOPs / (n · peak compute)) with every
+  // efficiency at 1; the model only adds overheads, latencies and all-reduces on top.
+  const gpu_params g = h100_sxm5();
+  int cases = 0;
+  for (const auto& name : preset_names()) {
+    const model m = preset(name);
+    for (const phase ph : {phase::decode, phase::prefill}) {
+      for (const int batch : {1, 8, 64, 256}) {
+        for (const int context : {512, 2048, 8192}) {
+          const step_shape s{.mode = ph, .batch = batch, .context = context};
+          const int fit = min_devices(g, m, s);
+          const int n = fit > 0 ? fit : 8;
+          const auto machine = make_machine(g, n);
+          const auto ops = step_operators(m, s);
+          const auto r = evaluate(ops, s, m.hidden, machine);
+          const double bytes = (r.weight_bytes + r.kv_bytes + r.activation_bytes).si();
+          const double bound = std::max(bytes / (n * g.memory_bandwidth.si()), r.flops.si() / (n * g.peak_flops.si()));
+          CAPTURE(name);
+          CAPTURE(batch);
+          CAPTURE(context);
+          CAPTURE(n);
+          CHECK(r.time.si() >= bound);
+          CHECK(r.time.si() < 1e4);  // finite and sane
+          CHECK(r.energy.si() > 0.0);
+          CHECK(r.energy.si() <= (g.tdp * r.time * double(n)).si() * (1 + 1e-12));
+          ++cases;
+        }
+      }
+    }
+  }
+  CHECK(cases == 11 * 2 * 4 * 3);
+}
+
+TEST_CASE("evaluate rejects bad machines and shapes with config_error naming the field") {
+  const std::vector<op> ops{make_op(op_kind::qkv_proj, 1e9, 1e9)};
+  const step_shape s{};
+  auto m = toy();
+  m.peak_flops = units::Tflops(0.0);
+  CHECK(field_of([&] { (void)evaluate(ops, s, 64, m); }) == "peak_flops");
+  m = toy();
+  m.memory_efficiency = 1.5;
+  CHECK(field_of([&] { (void)evaluate(ops, s, 64, m); }) == "memory_efficiency");
+  m = toy();
+  m.placement.kv = 3;
+  CHECK(field_of([&] { (void)evaluate(ops, s, 64, m); }) == "placement.kv");
+  m = toy(2);
+  m.link_bandwidth = 0_GBps;
+  CHECK(field_of([&] { (void)evaluate(ops, s, 64, m); }) == "link_bandwidth");
+  CHECK(field_of([&] { (void)evaluate(ops, s, 0, toy()); }) == "hidden");
+  CHECK(field_of([&] { (void)evaluate(ops, {.mode = phase::decode, .batch = 0}, 64, toy()); }) == "batch");
+}

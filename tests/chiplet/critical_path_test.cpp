@@ -178,6 +178,9 @@ TEST_CASE("random placements keep the invariants of Eq. 5-12") {
     std::vector<int> used(16, 0);
     for (std::size_t r = 0; r < reps.size(); ++r) used[static_cast<std::size_t>(reps[r].chiplet)] += res.replica_cores[r];
     for (int u : used) CHECK(u <= 16);
+    // Eq. 3, 4 and 21 hold for every random input.
+    const auto v = constraint_violations(s, groups, reps, assign, res);
+    CHECK_MESSAGE(v.empty(), (v.empty() ? std::string() : v.front()));
   }
 }
 
@@ -205,4 +208,22 @@ TEST_CASE("a bad assignment raises config_error (routing correctness, Eq. 21)") 
   const substrate big(p);
   const std::vector<replica> far{{0, 0, 2, big.banks_of(tier_kind::sram, 0)[0], 1}};
   CHECK_THROWS_AS((void)evaluate_layer(big, toy_shape(), ok, far, {0}), config_error);
+}
+
+TEST_CASE("constraint_violations reports a broken assignment and core allocation") {
+  const auto s = two_by_two();
+  const int sram = s.banks_of(tier_kind::sram)[0];
+  const std::vector<token_group> g{{0, 0, 0, 0, 10}};
+  const std::vector<replica> r{{0, 0, 0, sram, 1}, {0, 0, 1, sram + 1, 1}};
+  auto res = evaluate_layer(s, toy_shape(), g, r, {0});
+  CHECK(constraint_violations(s, g, r, {0}, res).empty());
+  CHECK(res.replica_cores[0] == 16);  // the only active replica on chiplet 0 takes all cores
+  CHECK(res.replica_cores[1] == 0);
+  res.replica_cores[1] = 2;  // an idle replica holding cores breaks Eq. 4
+  CHECK(constraint_violations(s, g, r, {0}, res).size() == 1);
+  res.replica_cores[1] = 0;
+  res.replica_cores[0] = 17;  // more cores than the chiplet has
+  CHECK_FALSE(constraint_violations(s, g, r, {0}, res).empty());
+  res.replica_cores[0] = 16;
+  CHECK_FALSE(constraint_violations(s, g, r, {1}, res).empty());  // Eq. 3: replica 1 has the group
 }

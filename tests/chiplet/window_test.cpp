@@ -135,3 +135,18 @@ TEST_CASE("migration traffic in a window loads links and banks and shows as P_mi
   CHECK(busy.energy.dram.si() > quiet.energy.dram.si());
   CHECK(busy.moe >= quiet.moe);
 }
+
+TEST_CASE("power-capped serving throttles the window after one over budget, and only then") {
+  const substrate s;
+  const auto m = preset("DeepSeek-V2-Lite");
+  const auto res = single_copy_static(s, m.moe_layers(), m.experts, expert_bytes(m));
+  critical_path_params cp;
+  cp.window = units::ms(10.0);
+  // A decode window uses several joules; 1 kW over 10 ms (10 J) never binds, 100 W (1 J) does.
+  const auto free_run = evaluate_windows(s, m, res, dsv2lite_trace(), {phase::decode, 512, 2048}, 3, units::W(1000.0), cp);
+  const auto capped = evaluate_windows(s, m, res, dsv2lite_trace(), {phase::decode, 512, 2048}, 3, units::W(100.0), cp);
+  REQUIRE(free_run.size() == 3);
+  CHECK(capped[0].e2e == free_run[0].e2e);             // the first window runs at full speed
+  CHECK(capped[1].stages.compute > free_run[1].stages.compute);  // the next one is throttled
+  CHECK(free_run[1].e2e != free_run[0].e2e);           // consecutive windows route different tokens
+}

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/field_of.hpp"
+
 #include <boost/math/differentiation/autodiff.hpp>  // make_fvar, autodiff_fvar
 #include <cstddef>                                  // std::size_t
 #include <limits>                                   // std::numeric_limits, NaN and infinity
@@ -21,16 +23,7 @@ using boost::math::differentiation::make_fvar;
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double k_inf = std::numeric_limits<double>::infinity();
 
-// The field named by the config_error `f` throws, or a marker if it throws nothing.
-template <class F>
-std::string field_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.field();
-  }
-  return "<no config_error>";
-}
+using strata_test::field_of;
 
 // overlap(name, {a, b}) as written in cost.hpp's own example.
 template <class T>

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/field_of.hpp"
+
 #include <boost/math/differentiation/autodiff.hpp>  // make_fvar, autodiff_fvar
 #include <limits>                                   // std::numeric_limits
 #include <stdexcept>                                // std::invalid_argument, std::runtime_error
@@ -23,15 +25,7 @@ using boost::math::differentiation::make_fvar;
 constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 constexpr double k_inf = std::numeric_limits<double>::infinity();
 
-template <class F>
-std::string field_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.field();
-  }
-  return "<no config_error>";
-}
+using strata_test::field_of;
 
 }  // namespace
 

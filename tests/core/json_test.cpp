@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/field_of.hpp"
+
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -19,15 +21,7 @@ Q parse(const char* text) {
   return json(text).get<Q>();
 }
 
-template <class F>
-std::string field_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.field();
-  }
-  return "<no config_error>";
-}
+using strata_test::field_of;
 
 memory_tier<> hbm() {
   return {.name = "hbm",

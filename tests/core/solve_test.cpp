@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/field_of.hpp"
+
 #include <boost/math/tools/roots.hpp>  // toms748_solve, eps_tolerance: the iteration count Boost needs
 #include <cmath>                       // std::sqrt, std::exp, std::log, std::abs
 #include <cstdint>                     // std::uintmax_t
@@ -19,15 +21,7 @@ const double sqrt2 = std::sqrt(2.0);
 
 double x2m2(double x) { return x * x - 2.0; }
 
-template <class F>
-std::string field_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.field();
-  }
-  return "<no config_error>";
-}
+using strata_test::field_of;
 
 }  // namespace
 

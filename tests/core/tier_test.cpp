@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/field_of.hpp"
+
 #include <boost/math/differentiation/autodiff.hpp>  // make_fvar, autodiff_fvar
 #include <limits>                                   // std::numeric_limits, NaN and infinity
 #include <string>                                   // std::string
@@ -25,15 +27,7 @@ memory_tier<> hbm() {
           .banks = 16};
 }
 
-template <class F>
-std::string field_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.field();
-  }
-  return "<no config_error>";
-}
+using strata_test::field_of;
 
 }  // namespace
 

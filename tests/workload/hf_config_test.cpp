@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/field_of.hpp"
+
 #include <cctype>      // std::tolower
 #include <cmath>       // std::abs
 #include <cstdint>     // std::int64_t
@@ -30,15 +32,7 @@ json fixture_json(const std::string& preset_name) {
   return json::parse(in);
 }
 
-template <class F>
-std::string field_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.field();
-  }
-  return "<no config_error>";
-}
+using strata_test::field_of;
 
 template <class F>
 std::string message_of(F&& f) {

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/field_of.hpp"
+
 #include <cstdint>  // std::int64_t
 #include <string>   // std::string
 
@@ -12,15 +14,7 @@ using namespace strata;
 
 namespace {
 
-template <class F>
-std::string field_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.field();
-  }
-  return "<no config_error>";
-}
+using strata_test::field_of;
 
 // A dense model small enough to count by hand: 2 layers, d = 8, 2 query heads and 1 KV head of 4,
 // vocabulary 10, SwiGLU FFN of 16.

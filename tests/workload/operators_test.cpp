@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/field_of.hpp"
+
 #include <cstdint>  // std::uint32_t, histogram counts
 #include <string>   // std::string
 
@@ -43,15 +45,7 @@ void check_op(const op& o, double flops, double weight_b, double act_b, double k
   CHECK(o.kv_bytes.in(units::B) == Approx(kv_b).epsilon(1e-12));
 }
 
-template <class F>
-std::string field_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.field();
-  }
-  return "<no config_error>";
-}
+using strata_test::field_of;
 
 }  // namespace
 

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/field_of.hpp"
+
 #include <algorithm>  // std::max
 #include <string>     // std::string
 
@@ -45,15 +47,7 @@ op make_op(op_kind kind, double flops, double weight_b, double act_b = 0.0, doub
   return o;
 }
 
-template <class F>
-std::string field_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.field();
-  }
-  return "<no config_error>";
-}
+using strata_test::field_of;
 
 }  // namespace
 

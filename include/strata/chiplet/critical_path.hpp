@@ -527,6 +527,48 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   return out;
 }
 
+/// Checks a layer's assignment and core allocation against Eq. 3 (x_{g,r} ≤ ξ_r ≤ Σ_g x_{g,r}:
+/// a replica is active iff a group with tokens uses it), Eq. 4 (ξ_r ≤ k_r ≤ N_core·ξ_r and
+/// Σ_{r on c} k_r ≤ N_core) and Eq. 21 (each group on one replica of its expert). Returns the
+/// violations, empty when all hold.
+inline std::vector<std::string> constraint_violations(const substrate& s, const std::vector<token_group>& groups,
+                                                      const std::vector<replica>& replicas,
+                                                      const std::vector<int>& assignment, const layer_result& r) {
+  std::vector<std::string> v;
+  const int cores = s.params().cores_per_chiplet;
+  std::vector<int> uses(replicas.size(), 0);
+  if (assignment.size() != groups.size()) v.push_back("Eq. 21: assignment size differs from the group count");
+  for (std::size_t g = 0; g < groups.size() && g < assignment.size(); ++g) {
+    const int a = assignment[g];
+    if (a < 0 || static_cast<std::size_t>(a) >= replicas.size() || replicas[static_cast<std::size_t>(a)].expert != groups[g].expert) {
+      v.push_back("Eq. 21: group " + std::to_string(g) + " is not on a replica of its expert");
+      continue;
+    }
+    if (groups[g].tokens > 0) ++uses[static_cast<std::size_t>(a)];
+  }
+  std::vector<int> per_chiplet(static_cast<std::size_t>(s.chiplets()), 0);
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    const bool active = r.replica_tokens[i] > 0.0;
+    if (active != (uses[i] > 0)) v.push_back("Eq. 3: replica " + std::to_string(i) + " active flag disagrees with its groups");
+    const int k = r.replica_cores[i];
+    if (active && (k < 1 || k > cores)) v.push_back("Eq. 4: active replica " + std::to_string(i) + " has " + std::to_string(k) + " cores");
+    if (!active && k != 0) v.push_back("Eq. 4: inactive replica " + std::to_string(i) + " holds cores");
+    per_chiplet[static_cast<std::size_t>(replicas[i].chiplet)] += k;
+  }
+  for (std::size_t c = 0; c < per_chiplet.size(); ++c) {
+    // With more active replicas than cores, replicas take turns on cores (list scheduling): the
+    // cores held at any time never exceed N_core, which is what Eq. 4 bounds.
+    int active_here = 0;
+    for (std::size_t i = 0; i < replicas.size(); ++i) {
+      active_here += replicas[i].chiplet == static_cast<int>(c) && r.replica_tokens[i] > 0.0 ? 1 : 0;
+    }
+    if (active_here <= cores && per_chiplet[c] > cores) {
+      v.push_back("Eq. 4: chiplet " + std::to_string(c) + " allocates " + std::to_string(per_chiplet[c]) + " cores");
+    }
+  }
+  return v;
+}
+
 /// Eq. 40: a migration over `path` is allowed only if, on every link, foreground plus migration
 /// utilisation over the window stays at or below `threshold` (η_u).
 inline bool migration_allowed(const substrate& s, const layer_result& fg, std::span<const int> path,

@@ -25,6 +25,7 @@
 #include "strata/chiplet/critical_path.hpp"
 #include "strata/chiplet/residency.hpp"
 #include "strata/chiplet/substrate.hpp"
+#include "strata/chiplet/token_groups.hpp"
 #include "strata/core/error.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"
@@ -244,6 +245,15 @@ inline window_result evaluate_window(const substrate& s, const model& m, const r
   return out;
 }
 
+/// Power-capped serving: `windows` consecutive windows of `w.tokens` trace tokens each
+/// (window i starts at token i·tokens), each evaluated with the compute throughput the previous
+/// window's energy left it under a cap of `cap` over decision windows of `cp.window` (RAPL: a
+/// window whose energy exceeds P_cap·Δ_w throttles the next one, §4.5).
+inline std::vector<window_result> evaluate_windows(const substrate& s, const model& m, const residency& res,
+                                                   const routing_trace& trace, const window_spec& w, int windows,
+                                                   power<> cap, critical_path_params cp = {},
+                                                   const token_mapper& mapper = least_loaded);
+
 /// Throughput factor for the next window under a RAPL power cap: 1 when the window's energy is
 /// within P_cap·Δ_w, else P_cap·Δ_w / E(w).
 inline double next_compute_scale(strata::energy<> window_energy, power<> cap, duration<> window) {
@@ -252,6 +262,21 @@ inline double next_compute_scale(strata::energy<> window_energy, power<> cap, du
   detail::require_nonnegative(window_energy.si(), "strata.window", "window_energy", "J");
   const double budget = cap.si() * window.si();
   return window_energy.si() <= budget ? 1.0 : budget / window_energy.si();
+}
+
+inline std::vector<window_result> evaluate_windows(const substrate& s, const model& m, const residency& res,
+                                                   const routing_trace& trace, const window_spec& w, int windows,
+                                                   power<> cap, critical_path_params cp, const token_mapper& mapper) {
+  detail::require(windows >= 1, "strata.window", "windows", windows, ">= 1");
+  std::vector<window_result> out;
+  out.reserve(static_cast<std::size_t>(windows));
+  const double nominal = cp.compute_scale;
+  for (int i = 0; i < windows; ++i) {
+    const auto groups = token_groups(trace, s.chiplets(), {static_cast<std::size_t>(i) * static_cast<std::size_t>(w.tokens), w.tokens});
+    out.push_back(evaluate_window(s, m, res, groups, w, cp, mapper));
+    cp.compute_scale = nominal * next_compute_scale(out.back().total_energy(), cap, cp.window);
+  }
+  return out;
 }
 
 }  // namespace v0

@@ -4,6 +4,8 @@
 
 #include <random>
 
+#include <boost/math/differentiation/autodiff.hpp>
+
 using namespace strata;
 using doctest::Approx;
 
@@ -226,4 +228,23 @@ TEST_CASE("constraint_violations reports a broken assignment and core allocation
   CHECK_FALSE(constraint_violations(s, g, r, {0}, res).empty());
   res.replica_cores[0] = 16;
   CHECK_FALSE(constraint_violations(s, g, r, {1}, res).empty());  // Eq. 3: replica 1 has the group
+}
+
+TEST_CASE("the per-term closed forms of Eq. 7, 10 and 13 differentiate with autodiff") {
+  using boost::math::differentiation::make_fvar;
+  using F = boost::math::differentiation::autodiff_fvar<double, 1>;
+  // Eq. 10 for 1 MB on a 14.375 GB/s bank: d(T)/d(BW) = −Q / BW².
+  const F bw = make_fvar<double, 1>(14.375e9);
+  const auto t = bank_service_time(data_size<F>(units::MB(1.0)), duration<F>(units::ns(50.0)), bandwidth<F>::from_si(bw));
+  CHECK(t.si().derivative(1) == Approx(-1e6 / (14.375e9 * 14.375e9)));
+  CHECK(bank_service_time(data_size<>{}, units::ns(50.0), units::GBps(1.0)).si() == 0.0);  // no traffic, no latency
+  // Eq. 7 for one link: d(T)/d(D) = 1 / B.
+  const F bytes = make_fvar<double, 1>(4e3);
+  const auto r = link_time(duration<F>(units::ns(5.0)), bandwidth<F>(units::GBps(256.0)), data_size<F>::from_si(bytes));
+  CHECK(r.si().derivative(1) == Approx(1.0 / 256e9));
+  // Eq. 13: d(T)/d(k) = −Ops / (k² · Π · η).
+  const F k = make_fvar<double, 1>(4.0);
+  const auto c = replica_compute_time(op_count<F>(units::flop(1e9)), k, op_rate<F>(units::Gflops(512.0)), F(0.8));
+  CHECK(c.si().derivative(0) == Approx(1e9 / (4 * 512e9 * 0.8)));
+  CHECK(c.si().derivative(1) == Approx(-1e9 / (16 * 512e9 * 0.8)));
 }

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <boost/math/differentiation/autodiff.hpp>
+
 #include "support/field_of.hpp"
 
 #include <algorithm>  // std::max
@@ -273,4 +275,20 @@ TEST_CASE("evaluate rejects bad machines and shapes with config_error naming the
   CHECK(field_of([&] { (void)evaluate(ops, s, 64, m); }) == "link_bandwidth");
   CHECK(field_of([&] { (void)evaluate(ops, s, 0, toy()); }) == "hidden");
   CHECK(field_of([&] { (void)evaluate(ops, {.mode = phase::decode, .batch = 0}, 64, toy()); }) == "batch");
+}
+
+TEST_CASE("the roofline's compute and memory terms differentiate with autodiff") {
+  using boost::math::differentiation::make_fvar;
+  using F = boost::math::differentiation::autodiff_fvar<double, 1>;
+  // 25.5 GB over 2 devices of 3.35 TB/s at η = 0.9: d(t)/d(BW) = −B / (n·η·BW²).
+  const F bw = make_fvar<double, 1>(3.35e12);
+  const auto t = roofline_memory_time(data_size<F>(units::GB(25.5)), bandwidth<F>::from_si(bw), duration<F>(units::us(1.0)),
+                                      F(0.9), F(2.0));
+  CHECK(t.si().derivative(0) == Approx(1e-6 + 25.5e9 / (2 * 0.9 * 3.35e12)));
+  CHECK(t.si().derivative(1) == Approx(-25.5e9 / (2 * 0.9 * 3.35e12 * 3.35e12)));
+  // 26.6 GFLOP at 989.4 TFLOP/s, η = 0.8, one device: d(t)/d(η) = −F / (P·η²).
+  const F eta = make_fvar<double, 1>(0.8);
+  const auto c = roofline_compute_time(op_count<F>(units::flop(26.6e9)), op_rate<F>(units::Tflops(989.4)), eta, F(1.0));
+  CHECK(c.si().derivative(1) == Approx(-26.6e9 / (989.4e12 * 0.64)));
+  CHECK(roofline_memory_time(data_size<>{}, units::TBps(1.0), units::us(1.0), 1.0, 1.0).si() == 0.0);
 }

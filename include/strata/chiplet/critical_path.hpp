@@ -224,6 +224,25 @@ struct layer_result {
   }
 };
 
+/// Eq. 7 for one link: λ_u + D / B_u. Generic in the scalar (autodiff sensitivities).
+template <class T>
+duration<T> link_time(const duration<T>& lambda, const bandwidth<T>& b, const data_size<T>& bytes) {
+  return lambda + bytes / b;
+}
+
+/// Eq. 10: [Q > 0]·Lat + Q / BW. Generic in the scalar.
+template <class T>
+duration<T> bank_service_time(const data_size<T>& q, const duration<T>& latency, const bandwidth<T>& bw) {
+  if (!(value_of(q.si()) > 0.0)) return {};
+  return latency + q / bw;
+}
+
+/// Eq. 13: Ops_r / (k_r · Π_core · η_r). Generic in the scalar.
+template <class T>
+duration<T> replica_compute_time(const op_count<T>& ops, const T& cores, const op_rate<T>& core_rate, const T& eta) {
+  return ops / (core_rate * (cores * eta));
+}
+
 /// Checks a placement against the substrate and the expert: bank ids, visibility (B_{t,c}) and
 /// that the span exists within one tier and home. Throws `config_error` naming the replica.
 inline void validate(const replica& r, const substrate& s, std::size_t index = 0) {
@@ -293,10 +312,13 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   auto add_path = [&](std::span<const int> path, double bytes, request_class k) {
     for (int u : path) out.link_bytes[static_cast<std::size_t>(u) * 4 + static_cast<std::size_t>(k)] += bytes;
   };
-  auto route_time = [&](std::span<const int> path, double bytes) {
-    double t = 0.0;
-    for (int u : path) t += links[static_cast<std::size_t>(u)].lambda.si() + bytes / links[static_cast<std::size_t>(u)].bandwidth.si();
-    return t;
+  auto route_time = [&](std::span<const int> path, double bytes) {  // Eq. 7
+    duration<> t{};
+    for (int u : path) {
+      const auto& l = links[static_cast<std::size_t>(u)];
+      t += link_time(l.lambda, l.bandwidth, data_size<>::from_si(bytes));
+    }
+    return t.si();
   };
   // Eq. 5: loads of every request class.
   const double tok_b = shape.token_bytes.si();
@@ -353,7 +375,7 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   double t_bank = 0.0;
   for (std::size_t b = 0; b < nb; ++b) {
     const double q = out.bank_load(static_cast<int>(b));
-    bank_t[b] = q > 0.0 ? banks[b].latency.si() + q / banks[b].bandwidth.si() : 0.0;
+    bank_t[b] = bank_service_time(data_size<>::from_si(q), banks[b].latency, banks[b].bandwidth).si();
     t_bank = std::max(t_bank, bank_t[b]);
   }
   // Memory time per replica and Eq. 12.
@@ -442,7 +464,9 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     disp[g] = grp.tokens > 0 ? path_time(s.route(grp.source, rp.chiplet), bytes) : 0.0;
     gath[g] = grp.tokens > 0 ? path_time(s.route(rp.chiplet, grp.aggregate), bytes) : 0.0;
     const int k = out.replica_cores[static_cast<std::size_t>(assignment[g])];
-    comp[g] = grp.tokens > 0 ? grp.tokens * ops_tok / (std::max(k, 1) * pi) : 0.0;
+    comp[g] = grp.tokens > 0 ? replica_compute_time(op_count<>::from_si(grp.tokens * ops_tok), double(std::max(k, 1)),
+                                                    op_rate<>::from_si(pi), 1.0).si()
+                             : 0.0;
   }
   std::vector<std::size_t> order(ng);
   std::iota(order.begin(), order.end(), std::size_t{0});

@@ -137,17 +137,32 @@ inline int tier_of(const roofline_machine& m, data_class c) {
   return 0;
 }
 
+/// Compute side of the roofline: FLOPs / (devices · peak · η_c). Generic in the scalar, so
+/// sensitivities come from autodiff.
+template <class T>
+duration<T> roofline_compute_time(const op_count<T>& flops, const op_rate<T>& peak, const T& efficiency,
+                                  const T& devices) {
+  return flops / (peak * (devices * efficiency));
+}
+
+/// Memory side of the roofline for one tier: latency + bytes / (devices · BW · η_m), zero for no
+/// bytes. Generic in the scalar.
+template <class T>
+duration<T> roofline_memory_time(const data_size<T>& bytes, const bandwidth<T>& bw, const duration<T>& latency,
+                                 const T& efficiency, const T& devices) {
+  if (!(value_of(bytes.si()) > 0.0)) return {};
+  return latency + bytes / (bw * (devices * efficiency));
+}
+
 /// Roofline cost of one operator (unchecked: validate the machine first).
 inline op_cost cost_of(const op& o, const roofline_machine& m) {
   const double n = m.devices;
   op_cost c;
-  c.compute_time = o.flops / (m.peak_flops * (n * m.compute_efficiency));
+  c.compute_time = roofline_compute_time(o.flops, m.peak_flops, m.compute_efficiency, n);
   const auto& main_tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
   const auto& act_tier = m.tiers[static_cast<std::size_t>(m.placement.activations)];
   const data_size<> main_bytes = o.weight_bytes + o.kv_bytes;
-  if (main_bytes.si() > 0.0) {
-    c.memory_time += main_tier.latency + main_bytes / (main_tier.bandwidth * (n * m.memory_efficiency));
-  }
+  c.memory_time = roofline_memory_time(main_bytes, main_tier.bandwidth, main_tier.latency, m.memory_efficiency, n);
   if (o.activation_bytes.si() > 0.0) {
     const auto t_act = o.activation_bytes / (act_tier.bandwidth * (n * m.memory_efficiency));
     // Activations from the same tier share its bandwidth; from another tier they overlap.

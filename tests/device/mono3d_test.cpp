@@ -5,6 +5,7 @@
 #include <boost/math/differentiation/autodiff.hpp>
 
 #include "strata/core/json.hpp"
+#include "strata/device/logic_die.hpp"
 #include "strata/device/rc_ladder.hpp"
 
 using namespace strata;
@@ -293,4 +294,13 @@ TEST_CASE("device parameters round-trip through JSON and reject wrong types and 
   SUBCASE("a string layer count is rejected") {
     CHECK_THROWS_AS((void)json::parse(R"({"layers": "1024"})").get<mono3d_params<>>(), config_error);
   }
+}
+
+TEST_CASE("the Mono3D access energy is the sum the logic-die budget splits") {
+  // DRAM core + high-voltage periphery + hybrid bond (logic_die_params e_dram_core, e_dram_periph,
+  // e_b): one story for the energy of a byte read from the arrays.
+  const logic_die_params<> lp;
+  const mono3d_params<> p;
+  CHECK(p.access_energy.in(units::pJ_per_bit) ==
+        Approx((lp.e_dram_core + lp.e_dram_periph + lp.e_b).in(units::pJ_per_bit)));
 }

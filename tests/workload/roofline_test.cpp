@@ -241,7 +241,9 @@ TEST_CASE("GPU time is never below the physical bound for every preset, batch, c
           const auto ops = step_operators(m, s);
           const auto r = evaluate(ops, s, m.hidden, machine);
           const double bytes = (r.weight_bytes + r.kv_bytes + r.activation_bytes).si();
-          const double bound = std::max(bytes / (n * g.memory_bandwidth.si()), r.flops.si() / (n * g.peak_flops.si()));
+          // The compute bound uses the fastest path the card has (FP8 for 8-bit models).
+          const double peak = std::max(g.peak_flops.si(), g.peak_flops_fp8.si());
+          const double bound = std::max(bytes / (n * g.memory_bandwidth.si()), r.flops.si() / (n * peak));
           CAPTURE(name);
           CAPTURE(batch);
           CAPTURE(context);
@@ -291,4 +293,30 @@ TEST_CASE("the roofline's compute and memory terms differentiate with autodiff")
   const auto c = roofline_compute_time(op_count<F>(units::flop(26.6e9)), op_rate<F>(units::Tflops(989.4)), eta, F(1.0));
   CHECK(c.si().derivative(1) == Approx(-26.6e9 / (989.4e12 * 0.64)));
   CHECK(roofline_memory_time(data_size<>{}, units::TBps(1.0), units::us(1.0), 1.0, 1.0).si() == 0.0);
+}
+
+TEST_CASE("8-bit operators use the machine's 8-bit peak when it has one") {
+  // DeepSeek-V3 ships FP8 weights: its projections run at the H100's FP8 peak (twice FP16);
+  // the RTX A6000 has no FP8 path and runs them at its FP16 peak.
+  model m = preset("DeepSeek-V3");
+  REQUIRE(m.weight_bits == 8);
+  const step_shape s{.mode = phase::prefill, .batch = 1, .context = 4096};
+  const auto ops = step_operators(m, s);
+  const op* proj = nullptr;
+  const op* attn = nullptr;
+  for (const auto& o : ops) {
+    if (o.kind == op_kind::qkv_proj && o.layer == 5) proj = &o;
+    if (o.kind == op_kind::attention && o.layer == 5) attn = &o;
+  }
+  REQUIRE(proj != nullptr);
+  REQUIRE(attn != nullptr);
+  CHECK(proj->bits == 8);
+  CHECK(attn->bits == 16);  // attention core runs at the activations' precision
+  const auto h100 = make_machine(h100_sxm5(), 8);
+  const auto c = cost_of(*proj, h100);
+  CHECK(c.compute_time.si() == Approx(proj->flops.si() / (8 * 1978.9e12 * h100.compute_efficiency)));
+  const auto ca = cost_of(*attn, h100);
+  CHECK(ca.compute_time.si() == Approx(attn->flops.si() / (8 * 989.4e12 * h100.compute_efficiency)));
+  const auto a6000 = make_machine(rtx_a6000(), 8);
+  CHECK(cost_of(*proj, a6000).compute_time.si() == Approx(proj->flops.si() / (8 * 154.8e12 * a6000.compute_efficiency)));
 }

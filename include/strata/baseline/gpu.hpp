@@ -91,6 +91,9 @@ struct gpu_params {
   std::string name = "H100 SXM5";
   /// Dense FP16/BF16 tensor-core peak. [facts: 989.4 TFLOP/s dense (1978.9 with 2:4 sparsity)]
   op_rate<> peak_flops = units::Tflops(989.4);
+  /// Dense FP8 tensor-core peak. [facts: 3 958 TFLOP/s FP8 with 2:4 sparsity (awesomeagents.ai
+  /// H100 page) → 1 979 dense; 0 means no FP8 path]
+  op_rate<> peak_flops_fp8 = units::Tflops(1978.9);
   /// Memory capacity. [facts: 80 GB HBM3 in 5 active stacks of 16 GB; DRAM sizes are binary, and
   /// nvidia-smi shows 81 559 MiB for "H100 80GB HBM3" (github.com/wilicc/gpu-burn/issues/114)]
   data_size<> memory_capacity = units::GiB(80.0);
@@ -147,6 +150,7 @@ struct gpu_params {
   static void visit_fields(S& s, V&& v) {
     v("name", s.name);
     v("peak_flops", s.peak_flops);
+    v("peak_flops_fp8", s.peak_flops_fp8);
     v("memory_capacity", s.memory_capacity);
     v("memory_bandwidth", s.memory_bandwidth);
     v("memory_tier_name", s.memory_tier_name);
@@ -176,6 +180,8 @@ inline gpu_params rtx_a6000() {
       // [facts: FP16/BF16 tensor 154.8 TFLOP/s dense, 309.7 with sparsity (llmperf.net quoting
       // Microway)]
       .peak_flops = units::Tflops(154.8),
+      // Ampere has no FP8 tensor cores: 8-bit operators run at the FP16 peak.
+      .peak_flops_fp8 = units::Tflops(0.0),
       // [facts: 48 GB GDDR6 with ECC; nvidia-smi shows 49 140 MiB, i.e. binary]
       .memory_capacity = units::GiB(48.0),
       // [facts: 384-bit at 16 Gb/s = 768 GB/s]
@@ -234,6 +240,7 @@ inline void validate(const gpu_params& g) {
   constexpr const char* id = "strata.gpu";
   detail::require(!g.name.empty(), id, "name", "\"\"", "non-empty");
   detail::require_positive(g.peak_flops.si(), id, "peak_flops", "FLOP/s");
+  detail::require_nonnegative(g.peak_flops_fp8.si(), id, "peak_flops_fp8", "FLOP/s");
   detail::require_positive(g.memory_capacity.si(), id, "memory_capacity", "B");
   detail::require_positive(g.memory_bandwidth.si(), id, "memory_bandwidth", "B/s");
   detail::require(!g.memory_tier_name.empty(), id, "memory_tier_name", "\"\"", "non-empty");
@@ -264,6 +271,7 @@ inline roofline_machine make_machine(const gpu_params& g, int devices) {
   m.name = devices == 1 ? g.name : g.name + " x" + std::to_string(devices);
   m.devices = devices;
   m.peak_flops = g.peak_flops;
+  m.peak_flops_8bit = g.peak_flops_fp8;
   m.compute_efficiency = g.compute_efficiency;
   m.memory_efficiency = g.memory_efficiency;
   m.tiers = {memory_tier<>{.name = g.memory_tier_name,

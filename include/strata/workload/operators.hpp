@@ -93,6 +93,8 @@ struct op {
   data_size<> weight_bytes{}; ///< weights read
   data_size<> activation_bytes{};  ///< activations read and written
   data_size<> kv_bytes{};     ///< KV cache read (decode) or written (prefill)
+  int bits = 16;              ///< arithmetic precision: the weights' bits, or the activations' for
+                              ///< operators without weights (attention core)
 
   /// All bytes the operator moves.
   [[nodiscard]] data_size<> bytes() const { return weight_bytes + activation_bytes + kv_bytes; }
@@ -109,6 +111,7 @@ struct op {
     v("weight_bytes", s.weight_bytes);
     v("activation_bytes", s.activation_bytes);
     v("kv_bytes", s.kv_bytes);
+    v("bits", s.bits);
   }
 };
 
@@ -183,6 +186,8 @@ struct op_builder {
     o.weight_bytes = data_size<>::from_si(weights * wbyte);
     o.activation_bytes = data_size<>::from_si(act_values * abyte);
     o.kv_bytes = data_size<>::from_si(kv_b);
+    // Matrix work with weights runs at the weights' precision, the rest at the activations'.
+    o.bits = weights > 0.0 ? m.weight_bits : s.activation_bits;
   }
   // A projection of `p` weights mapping `in` to `out` values per token.
   void proj(op_kind kind, data_class reads, int layer, double p, double in, double outv) {

@@ -57,6 +57,8 @@ struct roofline_machine {
   std::string name;
   int devices = 1;                         ///< tensor-parallel devices
   op_rate<> peak_flops{};                  ///< dense FP16/BF16 peak per device
+  op_rate<> peak_flops_8bit{};             ///< dense 8-bit (FP8) peak per device; 0: no 8-bit
+                                           ///< path, 8-bit operators run at `peak_flops`
   double compute_efficiency = 1.0;         ///< achievable fraction of peak (kernels)
   double memory_efficiency = 1.0;          ///< achievable fraction of bandwidth
   std::vector<memory_tier<>> tiers;        ///< memory per device
@@ -74,6 +76,7 @@ struct roofline_machine {
     v("name", s.name);
     v("devices", s.devices);
     v("peak_flops", s.peak_flops);
+    v("peak_flops_8bit", s.peak_flops_8bit);
     v("compute_efficiency", s.compute_efficiency);
     v("memory_efficiency", s.memory_efficiency);
     v("tiers", s.tiers);
@@ -94,6 +97,7 @@ inline void validate(const roofline_machine& m) {
   constexpr const char* id = "strata.roofline";
   detail::require(m.devices >= 1, id, "devices", m.devices, ">= 1");
   detail::require_positive(m.peak_flops.si(), id, "peak_flops", "FLOP/s");
+  detail::require_nonnegative(m.peak_flops_8bit.si(), id, "peak_flops_8bit", "FLOP/s");
   detail::require_in(m.compute_efficiency, 1e-6, 1.0, id, "compute_efficiency");
   detail::require_in(m.memory_efficiency, 1e-6, 1.0, id, "memory_efficiency");
   detail::require(!m.tiers.empty(), id, "tiers", m.tiers.size(), "non-empty");
@@ -158,7 +162,9 @@ duration<T> roofline_memory_time(const data_size<T>& bytes, const bandwidth<T>& 
 inline op_cost cost_of(const op& o, const roofline_machine& m) {
   const double n = m.devices;
   op_cost c;
-  c.compute_time = roofline_compute_time(o.flops, m.peak_flops, m.compute_efficiency, n);
+  // Compute peak per precision: 8-bit operators use the 8-bit path where the machine has one.
+  const op_rate<>& peak = o.bits <= 8 && m.peak_flops_8bit.si() > 0.0 ? m.peak_flops_8bit : m.peak_flops;
+  c.compute_time = roofline_compute_time(o.flops, peak, m.compute_efficiency, n);
   const auto& main_tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
   const auto& act_tier = m.tiers[static_cast<std::size_t>(m.placement.activations)];
   const data_size<> main_bytes = o.weight_bytes + o.kv_bytes;

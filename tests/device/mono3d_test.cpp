@@ -304,3 +304,13 @@ TEST_CASE("the Mono3D access energy is the sum the logic-die budget splits") {
   CHECK(p.access_energy.in(units::pJ_per_bit) ==
         Approx((lp.e_dram_core + lp.e_dram_periph + lp.e_b).in(units::pJ_per_bit)));
 }
+
+TEST_CASE("the per-layer latency spread is wider than the per-tier spread") {
+  // The tier spread compares the last layers of tiers 7 and 0 (1023 vs 127); the layer spread
+  // compares layers 1023 and 0.
+  const mono3d_params<> p;
+  const auto prof = latency_profile(p);
+  const double layer_spread = prof.back() / prof.front();
+  CHECK(layer_spread > evaluate(p).fast_slow_latency_ratio);
+  CHECK(layer_spread == Approx(1.686).epsilon(0.002));
+}

@@ -98,9 +98,14 @@ TEST_CASE("a two-group window on a 2x2 mesh gives the hand-derived critical path
     CHECK(res.energy.sram.in(units::uJ) == Approx(0.0));
     // Mesh links carry: g0 dispatch 0→1→3 (2 × 400 KB), g1 dispatch 1→0 (200 KB), g1 gather
     // 0→1 (200 KB), g0 weights 0→1→3 (2 × 1 MB); the IO link carries 2 × 1 MB of weights.
-    const double mesh_bytes = 2 * 400e3 + 200e3 + 200e3 + 2 * 1e6;
-    CHECK(res.energy.noc.in(units::uJ) == Approx(mesh_bytes * 0.3e-12 * 8 * 1e6));
-    CHECK(res.energy.d2d.in(units::uJ) == Approx(2e6 * 0.3e-12 * 8 * 1e6));
+    // All of them are UCIe-class D2D links at 0.3 pJ/bit.
+    const double link_bytes = 2 * 400e3 + 200e3 + 200e3 + 2 * 1e6 + 2e6;
+    CHECK(res.energy.d2d.in(units::uJ) == Approx(link_bytes * 0.3e-12 * 8 * 1e6));
+    // On-chiplet network, bytes × compute chiplets crossed: g0 dispatch 0→1→3 (3 chiplets),
+    // g0 gather 3→3 (local, 1), g1 dispatch 1→0 and gather 0→1 (2 each), g0 weights
+    // IO→0→1→3 (3), g1 weights IO→0 (1).
+    const double noc_bytes = 400e3 * 3 + 400e3 * 1 + 200e3 * 2 + 200e3 * 2 + 1e6 * 3 + 1e6 * 1;
+    CHECK(res.energy.noc.in(units::uJ) == Approx(noc_bytes * 0.5e-12 * 8 * 1e6));
     CHECK(res.energy.gate.in(units::uJ) == Approx(150 * 1e4 * 0.25e-12 * 1e6));
   }
 }

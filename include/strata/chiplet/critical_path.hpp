@@ -28,7 +28,8 @@
 /// Cores (Eq. 4): the cores of a chiplet are shared by its active replicas in proportion to their
 /// work (largest remainder, at least one each); with more active replicas than cores, replicas
 /// are list-scheduled on cores in order of decreasing work.
-/// Energy (Eq. 17–18): compute Ops·ε, NoC/D2D Σ L^phys_u·ε_u, storage Σ Q·ε_b per tier,
+/// Energy (Eq. 17–18): compute Ops·ε; D2D Σ_u L^phys_u·ε_u over the package links (mesh and IO);
+/// NoC: every request's bytes × the compute chiplets it crosses × ε_NoC; storage Σ Q·ε_b per tier,
 /// migration control y_m·E^ctrl, gate Σ_g E^gate_g. Pressure (Eq. 19) over a window Δ_w.
 
 #include <algorithm>  // std::sort, std::max
@@ -112,6 +113,10 @@ struct critical_path_params {
   /// Energy per FLOP of the cores. [Assumed 0.25 pJ/FLOP: a 7 nm FP16 MAC ≈ 0.5 pJ, Jouppi et
   /// al. ISCA 2021 Table 2]
   energy_per_op<> energy_per_flop = units::pJ_per_op(0.25);
+  /// On-chiplet network energy per byte per chiplet a request crosses (enters, leaves or passes
+  /// through its routers). [Assumed 0.5 pJ/bit: ≈0.1 pJ/bit/mm on-chip wires over a ≈5 mm
+  /// crossing; Dally, "GPU Computing to Exascale and Beyond", SC 2010]
+  energy_per_data<> noc_energy = units::pJ_per_bit(0.5);
   /// Directory and control energy per executed migration E^ctrl_m. [Assumed 1 nJ]
   energy<> migration_control_energy = units::nJ(1.0);
   /// Decision window Δ_w for the pressure counters (Eq. 19).
@@ -123,6 +128,7 @@ struct critical_path_params {
     v("alpha_mig", s.alpha_mig);
     v("compute_scale", s.compute_scale);
     v("energy_per_flop", s.energy_per_flop);
+    v("noc_energy", s.noc_energy);
     v("migration_control_energy", s.migration_control_energy);
     v("window", s.window);
   }
@@ -309,8 +315,17 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     if (out.replica_tokens[r] > 0.0) validate(replicas[r], s, r);
   }
 
+  // Bytes × compute chiplets crossed, for the on-chiplet network energy.
+  double noc_bytes = 0.0;
   auto add_path = [&](std::span<const int> path, double bytes, request_class k) {
-    for (int u : path) out.link_bytes[static_cast<std::size_t>(u) * 4 + static_cast<std::size_t>(k)] += bytes;
+    int chiplets_crossed = path.empty() ? 1 : 0;
+    for (int u : path) {
+      out.link_bytes[static_cast<std::size_t>(u) * 4 + static_cast<std::size_t>(k)] += bytes;
+      const auto& l = links[static_cast<std::size_t>(u)];
+      chiplets_crossed += l.to < nc ? 1 : 0;
+    }
+    if (!path.empty() && links[static_cast<std::size_t>(path.front())].from < nc) ++chiplets_crossed;
+    noc_bytes += bytes * chiplets_crossed;
   };
   auto route_time = [&](std::span<const int> path, double bytes) {  // Eq. 7
     duration<> t{};
@@ -515,11 +530,8 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   double total_tokens = 0.0;
   for (std::size_t r = 0; r < nr; ++r) total_tokens += out.replica_tokens[r];
   out.energy.compute = units::J(total_tokens * ops_tok * cp.energy_per_flop.si());
-  for (std::size_t u = 0; u < nl; ++u) {
-    const double e = out.link_load(static_cast<int>(u)) * links[u].energy.si();
-    (links[u].kind == link_kind::mesh_d2d ? out.energy.noc : out.energy.d2d) += units::J(e);
-  }
-  // Mesh links are package-level D2D too; NoC energy is the mesh share, D2D the IO attachments.
+  for (std::size_t u = 0; u < nl; ++u) out.energy.d2d += units::J(out.link_load(static_cast<int>(u)) * links[u].energy.si());
+  out.energy.noc = units::J(noc_bytes * cp.noc_energy.si());
   for (std::size_t b = 0; b < nb; ++b) {
     const double e = out.bank_load(static_cast<int>(b)) * banks[b].energy.si();
     auto& slot = banks[b].tier == tier_kind::sram ? out.energy.sram : banks[b].tier == tier_kind::hbm ? out.energy.hbm : out.energy.dram;

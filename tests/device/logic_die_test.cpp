@@ -10,6 +10,7 @@
 #include <string>  // std::string
 
 #include "strata/core/json.hpp"
+#include "strata/device/mono3d.hpp"
 
 using namespace strata;
 using namespace strata::literals;
@@ -384,4 +385,10 @@ TEST_CASE("Parameters round-trip through JSON and a wrong unit is rejected by fi
   CHECK(out.at("p_misc").contains("shared_memory"));
   const json m = max_macs_within_budget(logic_die_params<>{}, bw_fast);
   CHECK(m.at("binding") == "power");
+}
+
+TEST_CASE("the row-swap buffer holds rows of the Mono3D page the device model streams") {
+  // One story for the row: the logic die buffers the same 4 KiB page (32 MATs × 1024 BL) that
+  // each bank delivers per access in the device model.
+  CHECK(logic_die_params<>{}.row_size == mono3d_params<>{}.bank_access_bytes);
 }

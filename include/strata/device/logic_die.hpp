@@ -50,7 +50,6 @@
 namespace strata {
 inline namespace v0 {
 
-
 /// Parameters of the Stratum logic die (one per Mono3D chip).
 template <class T = double>
 struct logic_die_params {
@@ -82,13 +81,13 @@ struct logic_die_params {
   /// Miscellaneous power per mm² of miscellaneous area at peak activity (SRAM, register files,
   /// routers, special function engines, reducers, controllers). Calibrated so that
   /// stratum.logic.peak_power_W = 42.67 W (Stratum Table 3); the paper gives only the total.
-  strata::power_per_area<T> p_misc_per_mm2 = 0.26469_W_per_mm2;
+  strata::power_per_area<T> p_misc_per_mm2 = 0.26066_W_per_mm2;
 
   // --- Eq. 2: MAC area -----------------------------------------------------------------------
   /// Area of one FP16 MAC at f_logic A_mac. Calibrated so that stratum.logic.active_area_mm2 =
   /// 76.63 mm² (Stratum Table 3) given the A_misc breakdown below; the paper synthesises its MAC
   /// with Genus on ASAP7 and gives no per-MAC area.
-  strata::area<T> a_mac = 710.76_um2;
+  strata::area<T> a_mac = 703.24_um2;
 
   // --- Eq. 3: power delivery -----------------------------------------------------------------
   /// DRAM core (array) supply V_dram,c. [JEDEC JESD79-5 DDR5: VDD = 1.1 V]
@@ -133,9 +132,9 @@ struct logic_die_params {
   /// Local memory controller request queue: bits per entry. [Design choice: op, row, column
   /// and tag in 64 bits]
   int lmc_entry_bits = 64;
-  /// DRAM row (page) size. [JESD79-5 DDR5 x8 page size 1 KB; Mono3D timings follow DDR5,
-  /// Stratum §2.1]
-  strata::data_size<T> row_size = 1_KiB;
+  /// Mono3D row (page) of one bank: 32 MATs × 1024 BL = 4 KiB, the same page the device model
+  /// streams per bank access (`mono3d_params::bank_access_bytes`).
+  strata::data_size<T> row_size = 4_KiB;
   /// Rows held by the row-swap buffer. [Stratum §5.2: two rows are buffered and written back to
   /// each other's address]
   int row_swap_rows = 2;

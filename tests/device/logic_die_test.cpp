@@ -392,3 +392,11 @@ TEST_CASE("the row-swap buffer holds rows of the Mono3D page the device model st
   // each bank delivers per access in the device model.
   CHECK(logic_die_params<>{}.row_size == mono3d_params<>{}.bank_access_bytes);
 }
+
+TEST_CASE("the logic die has one PE per Mono3D bank, and banks of the device model's size") {
+  const logic_die_params<> lp;
+  const mono3d_params<> mp;
+  CHECK(lp.n_pu * lp.pes_per_pu == mp.banks);
+  // A bank is 1024 MATs × 1024 BL × 1024 layers = 1 Gib.
+  CHECK(lp.bank_capacity.si() == Approx((mat_capacity(mp) * double(mp.mats_per_bank)).si()));
+}

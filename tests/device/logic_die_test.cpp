@@ -398,5 +398,5 @@ TEST_CASE("the logic die has one PE per Mono3D bank, and banks of the device mod
   const mono3d_params<> mp;
   CHECK(lp.n_pu * lp.pes_per_pu == mp.banks);
   // A bank is 1024 MATs × 1024 BL × 1024 layers = 1 Gib.
-  CHECK(lp.bank_capacity.si() == Approx((mat_capacity(mp) * double(mp.mats_per_bank)).si()));
+  CHECK(lp.bank_capacity.si() == doctest::Approx((mat_capacity(mp) * double(mp.mats_per_bank)).si()));
 }

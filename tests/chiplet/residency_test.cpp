@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <random>
+
 using namespace strata;
 using doctest::Approx;
 
@@ -112,4 +114,32 @@ TEST_CASE("the metadata footprint stays within §7.5's bounds") {
   // 16 chiplets + 56 links + 104 banks + 3 tiers + 1 migration counter, 4 B each.
   CHECK(m.pressure_counter_bytes == (16 + 56 + 104 + 3 + 1) * 4);
   CHECK(m.pressure_counter_bytes <= 4096);
+}
+
+TEST_CASE("random legal placements never overfill a bank or break the replica limits") {
+  std::mt19937_64 rng(7);
+  residency_params p;
+  p.budget_factor = 1.5;
+  residency r(package(), 4, 16, units::MB(20.0), p);
+  const int nb = static_cast<int>(package().banks().size());
+  int placed = 0, refused = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const int l = static_cast<int>(rng() % 4), e = static_cast<int>(rng() % 16), c = static_cast<int>(rng() % 16);
+    const int bank = static_cast<int>(rng() % static_cast<unsigned>(nb));
+    const int span = 1 + static_cast<int>(rng() % 8);
+    if (r.check_add(l, e, c, bank, span).empty()) {
+      r.place(l, e, c, bank, span);
+      ++placed;
+    } else {
+      ++refused;
+      CHECK_THROWS_AS(r.place(l, e, c, bank, span), config_error);  // the same verdict as check_add
+    }
+    for (int b = 0; b < nb; ++b) CHECK(r.used(b) <= r.usable(b) * (1 + 1e-9));
+  }
+  CHECK(placed > 0);
+  CHECK(refused > 0);
+  CHECK(r.resident_bytes().si() <= r.budget().si() * (1 + 1e-12));
+  for (int l = 0; l < 4; ++l) {
+    for (int e = 0; e < 16; ++e) CHECK(r.of(l, e).size() <= 4u);
+  }
 }

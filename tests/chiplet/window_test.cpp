@@ -26,7 +26,9 @@ TEST_CASE("single-copy static DeepSeek-V2-Lite replays the real trace end to end
   const auto m = preset("DeepSeek-V2-Lite");
   const auto res = single_copy_static(s, m.moe_layers(), m.experts, expert_bytes(m));
   REQUIRE(res.violations().empty());
-  for (const auto& [mode, tokens] : {std::pair{phase::prefill, 2048}, std::pair{phase::decode, 512}}) {
+  for (const auto& shape : {std::pair{phase::prefill, 2048}, std::pair{phase::decode, 512}}) {
+    const phase mode = shape.first;
+    const int tokens = shape.second;  // a plain variable: CAPTURE takes it by reference
     CAPTURE(tokens);
     const auto groups = token_groups(dsv2lite_trace(), s.chiplets(), {0, tokens});
     REQUIRE(groups.size() == 26);

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "support/field_of.hpp"
+#include "support/scalars.hpp"
 
 #include <boost/math/differentiation/autodiff.hpp>  // make_fvar, autodiff_fvar
 #include <cstddef>                                  // std::size_t
@@ -17,11 +18,11 @@ using doctest::Approx;
 
 namespace {
 
-using fvar1 = boost::math::differentiation::autodiff_fvar<double, 1>;
-using boost::math::differentiation::make_fvar;
+using strata_test::fvar1;
+using strata_test::make_fvar;
 
-constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
-constexpr double k_inf = std::numeric_limits<double>::infinity();
+using strata_test::k_inf;
+using strata_test::k_nan;
 
 using strata_test::field_of;
 

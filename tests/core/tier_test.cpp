@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "support/field_of.hpp"
+#include "support/scalars.hpp"
 
 #include <boost/math/differentiation/autodiff.hpp>  // make_fvar, autodiff_fvar
 #include <limits>                                   // std::numeric_limits, NaN and infinity
@@ -14,8 +15,8 @@ using doctest::Approx;
 
 namespace {
 
-using fvar1 = boost::math::differentiation::autodiff_fvar<double, 1>;
-using boost::math::differentiation::make_fvar;
+using strata_test::fvar1;
+using strata_test::make_fvar;
 
 // Round numbers chosen so transfer times come out by hand (not a published part).
 memory_tier<> hbm() {

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/scalars.hpp"
+
 #include <boost/math/differentiation/autodiff.hpp>  // make_fvar, autodiff_fvar
 #include <limits>                                   // std::numeric_limits, NaN
 #include <type_traits>                              // std::is_same_v, std::is_convertible_v
@@ -12,8 +14,8 @@ using doctest::Approx;
 
 namespace {
 
-using fvar1 = boost::math::differentiation::autodiff_fvar<double, 1>;
-using boost::math::differentiation::make_fvar;
+using strata_test::fvar1;
+using strata_test::make_fvar;
 
 template <class A, class B>
 concept addable = requires(A a, B b) { a + b; };

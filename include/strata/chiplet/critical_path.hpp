@@ -43,6 +43,7 @@
 
 #include "strata/chiplet/substrate.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/tier.hpp"
 #include "strata/core/units.hpp"
 
 namespace strata {
@@ -239,8 +240,7 @@ duration<T> link_time(const duration<T>& lambda, const bandwidth<T>& b, const da
 /// Eq. 10: [Q > 0]·Lat + Q / BW. Generic in the scalar.
 template <class T>
 duration<T> bank_service_time(const data_size<T>& q, const duration<T>& latency, const bandwidth<T>& bw) {
-  if (!(value_of(q.si()) > 0.0)) return {};
-  return latency + q / bw;
+  return stream_time(q, bw, latency);
 }
 
 /// Eq. 13: Ops_r / (k_r · Π_core · η_r). Generic in the scalar.

@@ -51,11 +51,20 @@ void validate(const memory_tier<T>& t) {
   detail::require(t.banks >= 1, "strata.tier", p + ".banks", t.banks, ">= 1");
 }
 
+/// Time to stream `bytes` at `bw` after a fixed `latency`: latency + bytes / bw, and zero when
+/// nothing moves. The one streaming formula of strata: a tier transfer, a roofline memory term
+/// and a chiplet bank's service time (HCRMap Eq. 10) are all this.
+template <class T>
+strata::duration<T> stream_time(const strata::data_size<T>& bytes, const strata::bandwidth<T>& bw,
+                                const strata::duration<T>& latency) {
+  if (!(value_of(bytes.si()) > 0.0)) return {};
+  return latency + bytes / bw;
+}
+
 /// Time to stream `bytes` from the tier: latency + bytes / bandwidth (zero for zero bytes).
 template <class T>
 strata::duration<T> transfer_time(const memory_tier<T>& t, const strata::data_size<T>& bytes) {
-  if (!(value_of(bytes.si()) > 0.0)) return {};
-  return t.latency + bytes / t.bandwidth;
+  return stream_time(bytes, t.bandwidth, t.latency);
 }
 
 /// A leaf cost for streaming `bytes` from the tier.

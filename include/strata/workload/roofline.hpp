@@ -154,8 +154,7 @@ duration<T> roofline_compute_time(const op_count<T>& flops, const op_rate<T>& pe
 template <class T>
 duration<T> roofline_memory_time(const data_size<T>& bytes, const bandwidth<T>& bw, const duration<T>& latency,
                                  const T& efficiency, const T& devices) {
-  if (!(value_of(bytes.si()) > 0.0)) return {};
-  return latency + bytes / (bw * (devices * efficiency));
+  return stream_time(bytes, bw * (devices * efficiency), latency);
 }
 
 /// Roofline cost of one operator (unchecked: validate the machine first).

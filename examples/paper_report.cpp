@@ -3,7 +3,9 @@
 //   paper_report          markdown table
 //   paper_report --json   the same rows as a JSON array
 //
-// Exit status: 0 when every calibration row is within tolerance, 1 otherwise, 2 on bad usage.
+// Every row carries its kind: input (echoes a parameter), fit (a named parameter was solved from
+// it), check (compared with the paper, nothing solved from it) or prediction (no paper value).
+// Exit status: 0 when every judged row is within tolerance, 1 otherwise, 2 on bad usage.
 
 #include <cstdio>    // std::printf
 #include <iostream>  // std::cout, std::cerr
@@ -42,7 +44,8 @@ int main(int argc, char** argv) {
     } else if (a == "--help" || a == "-h") {
       std::cout << "usage: paper_report [--json]\n"
                    "Prints every row of spec/numbers.md computed from the models: value, unit,\n"
-                   "paper value, tolerance, source and pass/fail. Exit 1 if a calibration row fails.\n";
+                   "paper value, tolerance, source, kind (input, fit, check, prediction) and\n"
+                   "pass/fail. Exit 1 if a judged row fails.\n";
       return 0;
     } else {
       std::cerr << "paper_report: unknown argument '" << a << "' (try --help)\n";
@@ -77,6 +80,8 @@ int main(int argc, char** argv) {
         j["tolerance"] = rule(r.check);
       }
       j["source"] = r.source;
+      j["kind"] = strata::to_string(r.kind);
+      j["fitted"] = r.fitted.empty() ? strata::json(nullptr) : strata::json(r.fitted);
       const auto ok = r.ok();
       j["ok"] = ok ? strata::json(*ok) : strata::json(nullptr);
       out.push_back(std::move(j));
@@ -85,19 +90,28 @@ int main(int argc, char** argv) {
     return all_ok ? 0 : 1;
   }
 
-  std::cout << "| id | value | unit | paper | tolerance | source | ok |\n"
-               "| --- | ---: | --- | ---: | --- | --- | --- |\n";
+  std::cout << "| id | kind | value | unit | paper | tolerance | source | ok |\n"
+               "| --- | --- | ---: | --- | ---: | --- | --- | --- |\n";
   int pass = 0, fail = 0, pred = 0;
+  int by_kind[4] = {0, 0, 0, 0};
+  int checks_ok = 0;
   for (const auto& r : rows) {
     const auto ok = r.ok();
     std::string tol = r.check == strata::row_check::relative ? "±" + fmt(100 * r.tolerance) + " %"
                                                              : rule(r.check);
-    std::cout << "| " << r.id << " | " << fmt(r.value) << " | " << r.unit << " | "
+    std::string kind = strata::to_string(r.kind);
+    if (r.kind == strata::row_kind::fit) kind += " (" + r.fitted + ")";
+    std::cout << "| " << r.id << " | " << kind << " | " << fmt(r.value) << " | " << r.unit << " | "
               << (r.paper ? fmt(*r.paper) : "—") << " | " << tol << " | " << r.source << " | "
               << (ok ? (*ok ? "pass" : "**FAIL**") : "prediction") << " |\n";
     (ok ? (*ok ? pass : fail) : pred) += 1;
+    by_kind[static_cast<int>(r.kind)] += 1;
+    if (r.kind == strata::row_kind::check && ok && *ok) ++checks_ok;
   }
-  std::cout << "\n" << rows.size() << " rows: " << pass << " within tolerance, " << fail
-            << " out of tolerance, " << pred << " predictions.\n";
+  std::cout << "\n" << rows.size() << " rows: " << by_kind[2] << " checks (" << checks_ok
+            << " within tolerance), " << by_kind[1] << " fits, " << by_kind[0] << " inputs, "
+            << by_kind[3] << " predictions; " << pass << " of " << (pass + fail)
+            << " judged rows within tolerance" << (fail ? " — " + std::to_string(fail) + " FAIL" : "")
+            << ".\n";
   return all_ok ? 0 : 1;
 }

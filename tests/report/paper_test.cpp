@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
+#include <map>
 #include <set>
 
 using namespace strata;
@@ -46,6 +48,16 @@ TEST_CASE("the report has every stratum.device, stratum.logic and hcrmap.metadat
       "hcrmap.metadata.directory_bytes_per_replica",
       "hcrmap.metadata.directory_bytes_largest_model",
       "hcrmap.metadata.pressure_counter_bytes",
+      // Further checks the spec supports.
+      "stratum.device.memory_die_area_mm2",
+      "stratum.logic.power_tsv_area_mm2",
+      "stratum.logic.pe_area_share",
+      "stratum.system.olmoe.params_B",
+      "stratum.system.mixtral.params_B",
+      "stratum.system.qwen2_5_32b.params_B",
+      "stratum.system.llama4_scout.params_B",
+      "stratum.system.mixtral.expert_weight_share",
+      "stratum.system.S.capacity_GB",
   };
   std::set<std::string> seen;
   for (const auto& r : paper_rows()) {
@@ -68,14 +80,18 @@ TEST_CASE("row values come from the models: changing a parameter moves them") {
 
   logic_die_params<> lp;
   lp.e_mac = lp.e_mac * 2.0;
-  const auto logic = stratum_logic_rows(lp);
-  const auto logic0 = stratum_logic_rows();
-  CHECK(logic[5].id == "stratum.logic.peak_power_W");
-  CHECK(logic[5].value > logic0[5].value);
+  const auto value_of = [](const std::vector<paper_row>& rows, const std::string& id) {
+    for (const auto& r : rows)
+      if (r.id == id) return r.value;
+    FAIL("no row " << id);
+    return 0.0;
+  };
+  CHECK(value_of(stratum_logic_rows(lp), "stratum.logic.peak_power_W") >
+        value_of(stratum_logic_rows(), "stratum.logic.peak_power_W"));
 }
 
 TEST_CASE("row checks judge values as numbers.md says") {
-  paper_row r{"x", 1.02, "x", 1.0, 0.03, row_check::relative, "s"};
+  paper_row r{"x", 1.02, "x", 1.0, 0.03, row_check::relative, "s", row_kind::check, ""};
   CHECK(*r.ok());
   r.value = 1.04;
   CHECK_FALSE(*r.ok());
@@ -104,4 +120,113 @@ TEST_CASE("the metadata rows are computed from the structures, for the largest T
   big.mesh_x = 16;
   big.mesh_y = 16;
   CHECK(hcrmap_metadata_rows(big)[2].value > rows[2].value);
+}
+
+TEST_CASE("every row has a kind; fit rows name their parameter, predictions have no paper value") {
+  int checks = 0, fits = 0;
+  for (const auto& r : paper_rows()) {
+    CAPTURE(r.id);
+    switch (r.kind) {
+      case row_kind::fit:
+        ++fits;
+        CHECK_FALSE(r.fitted.empty());
+        CHECK(r.paper.has_value());
+        break;
+      case row_kind::prediction:
+        CHECK(r.check == row_check::predict);
+        CHECK(r.fitted.empty());
+        break;
+      case row_kind::check:
+        ++checks;
+        CHECK(r.fitted.empty());
+        CHECK(r.paper.has_value());
+        break;
+      case row_kind::input:
+        CHECK(r.fitted.empty());
+        break;
+    }
+    CHECK((r.check == row_check::predict) == (r.kind == row_kind::prediction));
+  }
+  // The report must validate, not only calibrate: more checks than fits.
+  CHECK(checks > fits);
+  CHECK(std::string(to_string(row_kind::fit)) == "fit");
+}
+
+namespace {
+
+/// All rows that depend on the Stratum device and logic-die parameter sets.
+std::vector<paper_row> stratum_rows(const mono3d_params<>& mp, const dram_die_reference<>& ddr5,
+                                    const logic_die_params<>& lp) {
+  auto rows = stratum_device_rows(mp, ddr5);
+  for (auto& r : stratum_logic_rows(lp, mp)) rows.push_back(std::move(r));
+  return rows;
+}
+
+/// The fitted parameters, each scaled by a factor; a new fit row must add its parameter here.
+const std::map<std::string, std::function<std::vector<paper_row>(double)>>& perturbations() {
+  static const std::map<std::string, std::function<std::vector<paper_row>(double)>> table = {
+      {"mono3d_params.staircase_step",
+       [](double f) {
+         mono3d_params<> p;
+         p.staircase_step = p.staircase_step * f;
+         return stratum_rows(p, {}, {});
+       }},
+      {"mono3d_params.cell_depth",
+       [](double f) {
+         mono3d_params<> p;
+         p.cell_depth = p.cell_depth * f;
+         return stratum_rows(p, {}, {});
+       }},
+      {"dram_die_reference.die_area",
+       [](double f) {
+         dram_die_reference<> d;
+         d.die_area = d.die_area * f;
+         return stratum_rows({}, d, {});
+       }},
+      {"logic_die_params.i_tsv",
+       [](double f) {
+         logic_die_params<> lp;
+         lp.i_tsv = lp.i_tsv * f;
+         return stratum_rows({}, {}, lp);
+       }},
+      {"logic_die_params.a_mac",
+       [](double f) {
+         logic_die_params<> lp;
+         lp.a_mac = lp.a_mac * f;
+         return stratum_rows({}, {}, lp);
+       }},
+      {"logic_die_params.p_misc_per_mm2",
+       [](double f) {
+         logic_die_params<> lp;
+         lp.p_misc_per_mm2 = lp.p_misc_per_mm2 * f;
+         return stratum_rows({}, {}, lp);
+       }},
+  };
+  return table;
+}
+
+}  // namespace
+
+TEST_CASE("every fit row fails when its fitted parameter moves by 10 % either way") {
+  for (const auto& row : paper_rows()) {
+    if (row.kind != row_kind::fit) continue;
+    CAPTURE(row.id);
+    CAPTURE(row.fitted);
+    const auto it = perturbations().find(row.fitted);
+    REQUIRE_MESSAGE(it != perturbations().end(), "no perturbation for " << row.fitted);
+    for (const double f : {0.9, 1.1}) {
+      CAPTURE(f);
+      bool found = false;
+      for (const auto& r : it->second(f)) {
+        if (r.id != row.id) continue;
+        found = true;
+        REQUIRE(r.ok().has_value());
+        CHECK_FALSE(*r.ok());
+      }
+      CHECK(found);
+    }
+    // At the fitted value itself the row passes (the same computation as the report).
+    for (const auto& r : it->second(1.0))
+      if (r.id == row.id) CHECK(*r.ok());
+  }
 }

@@ -32,15 +32,36 @@ enum class row_check {
   predict    ///< no paper value: an honest prediction
 };
 
+/// What a row is worth as evidence (DESIGN.md, "The paper report").
+enum class row_kind {
+  input,       ///< echoes a parameter (or arithmetic of parameters only)
+  fit,         ///< a named parameter was solved from this row (or from a row equivalent to it)
+  check,       ///< no parameter was solved from it: the model's value is compared with the paper's
+  prediction   ///< no paper value here: the model's honest prediction
+};
+
+/// Name of a row kind as printed by the report ("input", "fit", "check", "prediction").
+inline const char* to_string(row_kind k) {
+  switch (k) {
+    case row_kind::input: return "input";
+    case row_kind::fit: return "fit";
+    case row_kind::check: return "check";
+    case row_kind::prediction: return "prediction";
+  }
+  return "?";
+}
+
 /// One row of the paper report.
 struct paper_row {
-  std::string id;                ///< spelling of spec/numbers.md
+  std::string id;                ///< spelling of spec/numbers.md (or a further check's id)
   double value = 0.0;            ///< the model's value
   std::string unit;              ///< unit of `value` (and of `paper`)
   std::optional<double> paper;   ///< the paper's value (none for predictions)
   double tolerance = 0.0;        ///< relative tolerance (relative rows)
   row_check check = row_check::relative;
   std::string source;            ///< paper, section, figure/table/equation
+  row_kind kind = row_kind::check;  ///< what the row is worth
+  std::string fitted;            ///< fit rows: the parameter solved from this row (`struct.field`)
 
   /// Within tolerance? Empty for predictions.
   [[nodiscard]] std::optional<bool> ok() const {
@@ -58,21 +79,27 @@ struct paper_row {
 };
 
 namespace detail {
+/// A row judged against a relative tolerance.
 inline paper_row rel(std::string id, double v, std::string unit, double paper, double tol,
-                     std::string src) {
-  return {std::move(id), v, std::move(unit), paper, tol, row_check::relative, std::move(src)};
+                     std::string src, row_kind kind = row_kind::check, std::string fitted = {}) {
+  return {std::move(id), v,     std::move(unit), paper, tol, row_check::relative,
+          std::move(src), kind, std::move(fitted)};
 }
+/// A row judged exactly or as a bound.
 inline paper_row with(std::string id, double v, std::string unit, double paper, row_check c,
-                      std::string src) {
-  return {std::move(id), v, std::move(unit), paper, 0.0, c, std::move(src)};
+                      std::string src, row_kind kind = row_kind::check, std::string fitted = {}) {
+  return {std::move(id), v, std::move(unit), paper, 0.0, c, std::move(src), kind, std::move(fitted)};
 }
+/// A prediction: no paper value.
 inline paper_row predict(std::string id, double v, std::string unit, std::string src) {
-  return {std::move(id), v, std::move(unit), std::nullopt, 0.0, row_check::predict, std::move(src)};
+  return {std::move(id), v,   std::move(unit), std::nullopt, 0.0, row_check::predict,
+          std::move(src), row_kind::prediction, {}};
 }
 }  // namespace detail
 
 /// Rows `stratum.device.*`: the default Mono3D chip (1024 layers, 8 tiers) and the same
-/// geometry rules at 512 layers.
+/// geometry rules at 512 layers, with the memory die's area against the 121 mm² logic die it is
+/// hybrid-bonded to (Stratum §6.2.2).
 inline std::vector<paper_row> stratum_device_rows(const mono3d_params<>& p = {},
                                                   const dram_die_reference<>& ddr5 = {}) {
   using namespace detail;
@@ -81,21 +108,26 @@ inline std::vector<paper_row> stratum_device_rows(const mono3d_params<>& p = {},
   p512.layers = 512;
   return {
       with("stratum.device.tiers", double(r.tiers.size()), "tiers", 8, row_check::exact,
-           "Stratum §6.2.1"),
+           "Stratum §6.2.1", row_kind::input),
       rel("stratum.device.fast_slow_latency_ratio_1024", r.fast_slow_latency_ratio, "x", 1.6, 0.03,
-          "Stratum §6.2 Fig. 14"),
+          "Stratum §6.2 Fig. 14", row_kind::fit, "mono3d_params.staircase_step"),
       with("stratum.device.latency_vs_layer_r2_1024", latency_vs_layer_r2(p), "R2", 0.98,
            row_check::at_least, "Stratum §6.2 Fig. 14"),
       rel("stratum.device.internal_bw_slowest_tier_TBps",
           r.tiers.back().internal_bandwidth.in(units::TBps), "TB/s", 19.01, 0.02, "Stratum §6.1"),
       rel("stratum.device.internal_bw_fastest_tier_TBps",
           r.tiers.front().internal_bandwidth.in(units::TBps), "TB/s", 30.34, 0.02, "Stratum §6.1"),
+      // 256 banks of 1 Gib are the paper's 32 GB chip: the capacity follows from that input.
       rel("stratum.device.chip_capacity_GB", r.capacity.in(units::GiB), "GiB", 32, 0.01,
-          "Stratum §6.1, Table 1"),
+          "Stratum §6.1, Table 1", row_kind::input),
       rel("stratum.device.density_Gb_per_mm2", r.density.in(units::Gib_per_mm2), "Gib/mm2", 2.156,
-          0.02, "Stratum §6.1"),
+          0.02, "Stratum §6.1", row_kind::fit, "mono3d_params.cell_depth"),
       rel("stratum.device.density_vs_ddr5_32Gb", r.density / density(ddr5), "x", 5.2, 0.03,
-          "Stratum §6.1"),
+          "Stratum §6.1", row_kind::fit, "dram_die_reference.die_area"),
+      // The memory die carries the chip's capacity at the fitted density; it must match the logic
+      // die it is bonded to (a number the density fit did not use).
+      rel("stratum.device.memory_die_area_mm2", r.die_area.in(units::mm2), "mm2", 121, 0.03,
+          "Stratum §6.1 density vs §6.2.2 die area"),
       predict("stratum.device.fast_slow_latency_ratio_512", evaluate(p512).fast_slow_latency_ratio,
               "x", "Stratum §6.2.1 (512-layer device, same geometry rules)"),
   };
@@ -109,24 +141,78 @@ inline std::vector<paper_row> stratum_logic_rows(const logic_die_params<>& lp = 
   const auto bw_fast = evaluate(mp).tiers.front().internal_bandwidth;
   const auto r = evaluate(lp, bw_fast);
   const auto best = max_macs_within_budget(lp, bw_fast);
+  const double n_pe = double(lp.n_pu) * lp.pes_per_pu;
+  const double p_total = r.p_logic.in(units::W);
   return {
+      // A_die − A_PHY − A_peri are inputs and A_PD is the TSV fit below: the budget echoes them
+      // (±0.5 % of 82.05 mm² is wider than A_PD itself, so this row cannot test Eq. 3).
       rel("stratum.logic.area_budget_mm2", r.a_processor_budget.in(units::mm2), "mm2", 82.05, 0.005,
-          "Stratum §4.3 Eq. 2-3, §6.2.2"),
-      with("stratum.logic.macs", r.n_mac, "MACs", 64000, row_check::exact, "Stratum Table 3"),
+          "Stratum §4.3 Eq. 2-3, §6.2.2", row_kind::input),
+      rel("stratum.logic.power_tsv_area_mm2", r.a_pd.in(units::mm2), "mm2", 0.21, 0.03,
+          "Stratum §4.3 Eq. 3, §6.2.2", row_kind::fit, "logic_die_params.i_tsv"),
+      with("stratum.logic.macs", r.n_mac, "MACs", 64000, row_check::exact, "Stratum Table 3",
+           row_kind::input),
       rel("stratum.logic.peak_tflops", r.peak_throughput.in(units::Tflops), "TFLOPS", 128, 0.01,
           "Stratum Table 3"),
       rel("stratum.logic.active_area_mm2", r.a_active.in(units::mm2), "mm2", 76.63, 0.02,
-          "Stratum §6.2.3, Table 3"),
+          "Stratum §6.2.3, Table 3", row_kind::fit, "logic_die_params.a_mac"),
+      // 0.63 = 76.63 / 121: the same number as the active-area row over the input die area.
       rel("stratum.logic.area_utilization", r.utilization, "fraction", 0.63, 0.02,
-          "Stratum §6.2.3"),
-      rel("stratum.logic.peak_power_W", r.p_logic.in(units::W), "W", 42.67, 0.02,
-          "Stratum §4.3 Eq. 1, Table 3"),
+          "Stratum §6.2.3", row_kind::fit, "logic_die_params.a_mac"),
+      // Tightened from ±2 %: MACs and DRAM access (cited inputs) carry ~80 % of the power, so a
+      // ±10 % error of the fitted misc density moves the total by only ~2 %.
+      rel("stratum.logic.peak_power_W", r.p_logic.in(units::W), "W", 42.67, 0.01,
+          "Stratum §4.3 Eq. 1, Table 3", row_kind::fit, "logic_die_params.p_misc_per_mm2"),
       with("stratum.logic.power_cap_W", r.p_peak.in(units::W), "W", 45, row_check::exact,
-           "Stratum §6.2.1 (HotSpot)"),
+           "Stratum §6.2.1 (HotSpot)", row_kind::input),
       with("stratum.logic.max_macs_within_budget", double(best.n_mac), "MACs", 64000,
            row_check::at_least, "Stratum §4.3 Eq. 1-2"),
       rel("stratum.logic.tiering_table_area_fraction_of_pe", r.tiering_fraction_of_pe, "fraction",
           0.001, 0.5, "Stratum §6.2.3 Fig. 15a"),
+      with("stratum.logic.pe_area_share", n_pe * r.a_pe.in(units::mm2) / r.a_active.in(units::mm2),
+           "fraction", 0.5, row_check::at_least, "Stratum §6.2.3 Fig. 15a (PEs take most of the area)"),
+      predict("stratum.logic.power_share_dram_access", r.p_dram_access.in(units::W) / p_total,
+              "fraction", "Stratum §6.2.3 Fig. 15b (at peak)"),
+      predict("stratum.logic.power_share_mac", r.p_mac.in(units::W) / p_total, "fraction",
+              "Stratum §6.2.3 Fig. 15b (at peak)"),
+      predict("stratum.logic.power_share_misc",
+              (r.p_logic - r.p_mac - r.p_dram_access).in(units::W) / p_total, "fraction",
+              "Stratum §6.2.3 Fig. 15b (at peak)"),
+  };
+}
+
+/// Rows `stratum.system.*` that the workload and device layers already decide: the models'
+/// sizes (Stratum §6.1, Table 2: "7 B", "47 B", "32 B", "109 B"; the paper rounds, so ±3 %; the
+/// Llama-4-Scout figure includes its vision encoder, which strata does not model), Mixtral
+/// 8×7B's expert share of all weights ("> 95 %", Stratum §2) and the memory of Stratum-S/L/XL
+/// (1, 6 and 12 chips, Stratum §3.1 Fig. 5).
+inline std::vector<paper_row> stratum_system_rows(const mono3d_params<>& mp = {}) {
+  using namespace detail;
+  const auto billions = [](const char* name) {
+    return double(count_params(preset(name)).total) / 1e9;
+  };
+  const auto mixtral = preset("Mixtral-8x7B");
+  const auto mc = count_params(mixtral);
+  const double expert_share =
+      double(mc.per_expert) * mixtral.experts * mixtral.moe_layers() / double(mc.total);
+  const double chip_gib = evaluate(mp).capacity.in(units::GiB);
+  return {
+      rel("stratum.system.olmoe.params_B", billions("OLMoE-1B-7B-0924"), "B params", 7, 0.03,
+          "Stratum §6.1 Table 2"),
+      rel("stratum.system.mixtral.params_B", billions("Mixtral-8x7B"), "B params", 47, 0.03,
+          "Stratum §6.1 Table 2"),
+      rel("stratum.system.qwen2_5_32b.params_B", billions("Qwen2.5-32B"), "B params", 32, 0.03,
+          "Stratum §6.1 Table 2"),
+      rel("stratum.system.llama4_scout.params_B", billions("Llama-4-Scout-17B-16E"), "B params", 109,
+          0.03, "Stratum §6.1 Table 2 (incl. vision encoder)"),
+      with("stratum.system.mixtral.expert_weight_share", expert_share, "fraction", 0.95,
+           row_check::at_least, "Stratum §2 (> 95 % of Mixtral 8x7B's weights are experts)"),
+      rel("stratum.system.S.capacity_GB", 1 * chip_gib, "GiB", 32, 0.01, "Stratum §3.1 Fig. 5",
+          row_kind::input),
+      rel("stratum.system.L.capacity_GB", 6 * chip_gib, "GiB", 192, 0.01, "Stratum §3.1 Fig. 5",
+          row_kind::input),
+      rel("stratum.system.XL.capacity_GB", 12 * chip_gib, "GiB", 384, 0.01, "Stratum §3.1 Fig. 5",
+          row_kind::input),
   };
 }
 
@@ -165,6 +251,7 @@ inline std::vector<paper_row> hcrmap_metadata_rows(const substrate_params& sp = 
 inline std::vector<paper_row> paper_rows() {
   auto rows = stratum_device_rows();
   for (auto& r : stratum_logic_rows()) rows.push_back(std::move(r));
+  for (auto& r : stratum_system_rows()) rows.push_back(std::move(r));
   for (auto& r : hcrmap_metadata_rows()) rows.push_back(std::move(r));
   return rows;
 }

@@ -301,8 +301,11 @@ TEST_CASE("the Mono3D access energy is the sum the logic-die budget splits") {
   // e_b): one story for the energy of a byte read from the arrays.
   const logic_die_params<> lp;
   const mono3d_params<> p;
-  CHECK(p.access_energy.in(units::pJ_per_bit) ==
+  CHECK(access_energy(p.energy).in(units::pJ_per_bit) ==
         Approx((lp.e_dram_core + lp.e_dram_periph + lp.e_b).in(units::pJ_per_bit)));
+  CHECK(memory_core_energy(p.energy).si() == Approx(lp.e_dram_core.si()).epsilon(1e-12));
+  CHECK(memory_periphery_energy(p.energy).si() == Approx(lp.e_dram_periph.si()).epsilon(1e-12));
+  CHECK(logic_die_energy(p.energy).si() == Approx(lp.e_b.si()).epsilon(1e-12));
 }
 
 TEST_CASE("the per-layer latency spread is wider than the per-tier spread") {

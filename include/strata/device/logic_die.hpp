@@ -96,14 +96,13 @@ struct logic_die_params {
   strata::voltage<T> v_dram_periph = 1.8_V;
   /// Logic supply V_logic. [ASAP7 7 nm libraries: nominal VDD 0.7 V]
   strata::voltage<T> v_logic = 0.7_V;
-  /// DRAM-core energy per bit delivered at BW_fast (activate, sense, restore), so that
-  /// P_dram,c = BW_fast · e. [Estimate: (IDD0 − IDD3N)·VDD·tRC ≈ 0.8 nJ per 8 Kib row activation
-  /// of a DDR4/DDR5 x8 die (Micron TN-40-07 method), i.e. ≈0.1 pJ/b when whole rows stream;
-  /// Stratum gives no DRAM-die power]
-  strata::energy_per_data<T> e_dram_core = 0.1_pJpb;
+  /// DRAM-core energy per bit delivered at BW_fast, so that P_dram,c = BW_fast · e: the parts of
+  /// `dram_access_energy` drawn from VDD, activate/precharge 0.1 + column 0.0173 + datapath
+  /// 0.0363 pJ/b (`memory_core_energy`; `stratum_chip` takes them from the Mono3D chip).
+  strata::energy_per_data<T> e_dram_core = units::pJ_per_bit(0.1536);
   /// DRAM high-voltage periphery energy per bit delivered (word-line boost from VPP), so that
-  /// P_dram,p = BW_fast · e. [Estimate: IPP is ≈1/10 of the activation current budget in DDR5
-  /// IDD tables; Stratum gives no DRAM-die power]
+  /// P_dram,p = BW_fast · e: `dram_access_energy::wordline_boost`. [Estimate: IPP is ≈1/10 of
+  /// the activation current budget in DDR5 IDD tables; Stratum gives no DRAM-die power]
   strata::energy_per_data<T> e_dram_periph = 0.01_pJpb;
   /// Footprint of one power TSV with its keep-out zone A_TSV. [ITRS 2011 Interconnect, 3D
   /// stacking: global TSV diameter 4–8 µm at 8–16 µm pitch; a 5 µm TSV on a 10 µm pitch]

@@ -45,6 +45,7 @@
 #include "strata/core/scalar.hpp"
 #include "strata/core/solve.hpp"
 #include "strata/core/units.hpp"
+#include "strata/tech/bounds.hpp"
 #include "strata/tech/logic_7nm.hpp"
 
 namespace strata {
@@ -108,8 +109,9 @@ struct logic_die_params {
   /// stacking: global TSV diameter 4–8 µm at 8–16 µm pitch; a 5 µm TSV on a 10 µm pitch]
   strata::area<T> a_tsv = 100_um2;
   /// Maximum current per power TSV I_TSV. Calibrated so that stratum.logic.area_budget_mm2 =
-  /// 82.05 mm² (Stratum §6.2.2: power TSVs 0.21 mm²); 40 mA in a 5 µm Cu TSV is 2·10⁵ A/cm².
-  strata::current<T> i_tsv = 40.177_mA;
+  /// 82.05 mm² (Stratum §6.2.2: power TSVs 0.21 mm²) with the DRAM-core current of the access
+  /// energy parts; 46 mA in a 5 µm Cu TSV is 2.3·10⁵ A/cm².
+  strata::current<T> i_tsv = 45.585_mA;
 
   // --- hierarchy -----------------------------------------------------------------------------
   /// Processing units, one per Mono3D channel. [Stratum §3.2; 256 banks per chip (32 GB of
@@ -321,54 +323,69 @@ struct logic_die_result {
   }
 };
 
-/// Checks every parameter; throws `config_error` naming the field (JSON key).
+/// Checks every parameter; throws `config_error` naming the field (JSON key). Every quantity
+/// must lie in a physical range, orders of magnitude around the cited defaults, so that no
+/// accepted input overflows or underflows Eq. 1–3 into inf or NaN: areas of the die and fixed
+/// blocks up to 10⁵ mm² (die ≥ 0.01 mm²); alpha (0, 1]; p_peak [1 µW, 1 MW]; f_logic [1 kHz,
+/// 1 THz]; n_mac [1, 10⁹]; e_mac [1 aJ, 1 nJ]; energies per bit [0, 100 pJ/b]; p_misc_per_mm2
+/// [0, 1000 W/mm²]; a_mac [0.01 µm², 1 mm²]; supplies [0.1, 100] V; a_tsv [0.01 µm², 1 mm²];
+/// i_tsv [1 µA, 10 A]; counts [0 or 1, 2^20] (n_pu, pes_per_pu ≥ 1); buffer sizes [0, 1 TiB];
+/// row_size [1 B, 1 GiB] ≤ bank_capacity ≤ 1 PiB; trcd_code_bits [1, 64].
 template <class T>
 void validate(const logic_die_params<T>& p) {
   constexpr const char* id = "strata.logic_die";
   using detail::require;
-  using detail::require_nonnegative;
-  using detail::require_positive;
-  require_positive(p.die_area.si(), id, "die_area", "m2");
-  require_nonnegative(p.a_phy.si(), id, "a_phy", "m2");
-  require_nonnegative(p.a_peri.si(), id, "a_peri", "m2");
+  using detail::require_count;
+  using detail::require_range;
+  const double mm2 = 1e-6, um2 = 1e-12, pjpb = units::pJ_per_bit(1.0).si();
+  const double tib = 1099511627776.0;
+  const long long big = 1 << 20;
+  require_range(p.die_area.si(), 0.01 * mm2, 1e5 * mm2, id, "die_area", "m2");
+  require_range(p.a_phy.si(), 0.0, 1e5 * mm2, id, "a_phy", "m2");
+  require_range(p.a_peri.si(), 0.0, 1e5 * mm2, id, "a_peri", "m2");
   const double alpha = value_of(p.alpha);
   require(alpha > 0.0 && alpha <= 1.0, id, "alpha", alpha, "in (0, 1]");
-  require_positive(p.p_peak.si(), id, "p_peak", "W");
-  require_positive(p.f_logic.si(), id, "f_logic", "Hz");
-  require(p.n_mac >= 1, id, "n_mac", p.n_mac, ">= 1");
-  require_positive(p.e_mac.si(), id, "e_mac", "J");
-  require_nonnegative(p.e_b.si(), id, "e_b", "J/B");
-  require_nonnegative(p.p_misc_per_mm2.si(), id, "p_misc_per_mm2", "W/m2");
-  require_positive(p.a_mac.si(), id, "a_mac", "m2");
-  require_positive(p.v_dram_core.si(), id, "v_dram_core", "V");
-  require_positive(p.v_dram_periph.si(), id, "v_dram_periph", "V");
-  require_positive(p.v_logic.si(), id, "v_logic", "V");
-  require_nonnegative(p.e_dram_core.si(), id, "e_dram_core", "J/B");
-  require_nonnegative(p.e_dram_periph.si(), id, "e_dram_periph", "J/B");
-  require_positive(p.a_tsv.si(), id, "a_tsv", "m2");
-  require_positive(p.i_tsv.si(), id, "i_tsv", "A");
-  require(p.n_pu >= 1, id, "n_pu", p.n_pu, ">= 1");
-  require(p.pes_per_pu >= 1, id, "pes_per_pu", p.pes_per_pu, ">= 1");
-  require_nonnegative(p.matrix_rf.si(), id, "matrix_rf", "B");
-  require_nonnegative(p.psum_buffer.si(), id, "psum_buffer", "B");
-  require(p.lmc_queue_entries >= 0, id, "lmc_queue_entries", p.lmc_queue_entries, ">= 0");
-  require(p.lmc_entry_bits >= 0, id, "lmc_entry_bits", p.lmc_entry_bits, ">= 0");
-  require_positive(p.row_size.si(), id, "row_size", "B");
-  require(p.row_swap_rows >= 0, id, "row_swap_rows", p.row_swap_rows, ">= 0");
-  require_positive(p.bank_capacity.si(), id, "bank_capacity", "B");
-  require(value_of(p.bank_capacity.si()) >= value_of(p.row_size.si()), id, "bank_capacity",
-          value_of(p.bank_capacity.si()), ">= row_size");
-  require(p.tiers >= 1, id, "tiers", p.tiers, ">= 1");
-  require(p.trcd_code_bits >= 1, id, "trcd_code_bits", p.trcd_code_bits, ">= 1");
-  require_nonnegative(p.shared_memory.si(), id, "shared_memory", "B");
-  require(p.sfe_lanes >= 0, id, "sfe_lanes", p.sfe_lanes, ">= 0");
-  require_nonnegative(p.sfe_register_files.si(), id, "sfe_register_files", "B");
-  require_nonnegative(p.ring_flit.si(), id, "ring_flit", "B");
-  require(p.router_ports >= 0, id, "router_ports", p.router_ports, ">= 0");
-  require(p.router_buffer_flits >= 0, id, "router_buffer_flits", p.router_buffer_flits, ">= 0");
-  require(p.reduction_lanes >= 0, id, "reduction_lanes", p.reduction_lanes, ">= 0");
-  require_nonnegative(p.instruction_memory.si(), id, "instruction_memory", "B");
+  require_range(p.p_peak.si(), 1e-6, 1e6, id, "p_peak", "W");
+  require_range(p.f_logic.si(), 1e3, 1e12, id, "f_logic", "Hz");
+  require_count(p.n_mac, 1, 1000000000, id, "n_mac");
+  require_range(p.e_mac.si(), 1e-18, 1e-9, id, "e_mac", "J");
+  require_range(p.e_b.si(), 0.0, 100 * pjpb, id, "e_b", "J/B");
+  require_range(p.p_misc_per_mm2.si(), 0.0, 1e3 / mm2, id, "p_misc_per_mm2", "W/m2");
+  require_range(p.a_mac.si(), 0.01 * um2, mm2, id, "a_mac", "m2");
+  require_range(p.v_dram_core.si(), 0.1, 100.0, id, "v_dram_core", "V");
+  require_range(p.v_dram_periph.si(), 0.1, 100.0, id, "v_dram_periph", "V");
+  require_range(p.v_logic.si(), 0.1, 100.0, id, "v_logic", "V");
+  require_range(p.e_dram_core.si(), 0.0, 100 * pjpb, id, "e_dram_core", "J/B");
+  require_range(p.e_dram_periph.si(), 0.0, 100 * pjpb, id, "e_dram_periph", "J/B");
+  require_range(p.a_tsv.si(), 0.01 * um2, mm2, id, "a_tsv", "m2");
+  require_range(p.i_tsv.si(), 1e-6, 10.0, id, "i_tsv", "A");
+  require_count(p.n_pu, 1, big, id, "n_pu");
+  require_count(p.pes_per_pu, 1, big, id, "pes_per_pu");
+  require_range(p.matrix_rf.si(), 0.0, tib, id, "matrix_rf", "B");
+  require_range(p.psum_buffer.si(), 0.0, tib, id, "psum_buffer", "B");
+  require_count(p.lmc_queue_entries, 0, big, id, "lmc_queue_entries");
+  require_count(p.lmc_entry_bits, 0, big, id, "lmc_entry_bits");
+  require_range(p.row_size.si(), 1.0, tib / 1024.0, id, "row_size", "B");
+  require_count(p.row_swap_rows, 0, big, id, "row_swap_rows");
+  require_range(p.bank_capacity.si(), value_of(p.row_size.si()), tib * 1024.0, id,
+                "bank_capacity", "B (from row_size)");
+  require_count(p.tiers, 1, 4096, id, "tiers");
+  require_count(p.trcd_code_bits, 1, 64, id, "trcd_code_bits");
+  require_range(p.shared_memory.si(), 0.0, tib, id, "shared_memory", "B");
+  require_count(p.sfe_lanes, 0, big, id, "sfe_lanes");
+  require_range(p.sfe_register_files.si(), 0.0, tib, id, "sfe_register_files", "B");
+  require_range(p.ring_flit.si(), 0.0, 1e6, id, "ring_flit", "B");
+  require_count(p.router_ports, 0, 64, id, "router_ports");
+  require_count(p.router_buffer_flits, 0, big, id, "router_buffer_flits");
+  require_count(p.reduction_lanes, 0, big, id, "reduction_lanes");
+  require_range(p.instruction_memory.si(), 0.0, tib, id, "instruction_memory", "B");
   validate(p.tech, "tech");
+}
+
+/// Checks the fastest-tier bandwidth argument of Eq. 1 and Eq. 3: finite, [0, 10⁶ TB/s].
+template <class T>
+void validate_bw_fast(const strata::bandwidth<T>& bw_fast) {
+  detail::require_range(bw_fast.si(), 0.0, 1e18, "strata.logic_die", "bw_fast", "B/s");
 }
 
 namespace detail {
@@ -441,8 +458,8 @@ strata::area<T> power_delivery_area(const logic_die_params<T>& p,
                                     const strata::bandwidth<T>& bw_fast,
                                     const strata::power<T>& p_logic) {
   validate(p);
-  detail::require_nonnegative(bw_fast.si(), "strata.logic_die", "bw_fast", "B/s");
-  detail::require_nonnegative(p_logic.si(), "strata.logic_die", "p_logic", "W");
+  validate_bw_fast(bw_fast);
+  detail::require_range(p_logic.si(), 0.0, 1e9, "strata.logic_die", "p_logic", "W");
   const strata::current<T> i = (bw_fast * p.e_dram_core) / p.v_dram_core +
                                (bw_fast * p.e_dram_periph) / p.v_dram_periph + p_logic / p.v_logic;
   return p.a_tsv * (i / p.i_tsv);
@@ -464,8 +481,8 @@ logic_die_result<T> evaluate(const logic_die_params<T>& p, const strata::bandwid
                              const T& n_mac) {
   constexpr const char* id = "strata.logic_die";
   validate(p);
-  detail::require_nonnegative(bw_fast.si(), id, "bw_fast", "B/s");
-  detail::require_nonnegative(n_mac, id, "n_mac");
+  validate_bw_fast(bw_fast);
+  detail::require_range(n_mac, 0.0, 1e15, id, "n_mac", "MACs");
 
   logic_die_result<T> r;
   r.n_mac = n_mac;
@@ -567,7 +584,7 @@ inline logic_die_max_macs max_macs_within_budget(const logic_die_params<double>&
                                                  const strata::bandwidth<double>& bw_fast,
                                                  const solve_options& opt = {}) {
   validate(p);
-  detail::require_nonnegative(bw_fast.si(), "strata.logic_die", "bw_fast", "B/s");
+  validate_bw_fast(bw_fast);
   const auto margin = [&](double n) {
     const auto r = evaluate(p, bw_fast, n);
     return detail::min_of(r.power_headroom_macs, r.area_headroom_macs);

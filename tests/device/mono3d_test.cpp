@@ -413,3 +413,27 @@ TEST_CASE("the access energy is the sum of its cited parts") {
     CHECK(e2.field() == "energy.datapath");
   }
 }
+
+TEST_CASE("autodiff through the staircase share and the row-cycle bandwidth") {
+  using F = boost::math::differentiation::autodiff_v1::detail::fvar<double, 1>;
+  using boost::math::differentiation::make_fvar;
+  const double w0 = 50.0;
+  mono3d_params<F> p;
+  p.staircase_width = units::nm(make_fvar<double, 1>(w0));
+  p.bandwidth = bandwidth_model::row_cycle;
+  const auto r = evaluate(p);
+  const double ds = staircase_quadratic_share(p).derivative(1);
+  const double db = r.tiers.back().internal_bandwidth.in(units::TBps).derivative(1);
+  const double h = 1e-3;
+  const auto at = [&](double w) {
+    mono3d_params<> q;
+    q.staircase_width = units::nm(w);
+    q.bandwidth = bandwidth_model::row_cycle;
+    return std::pair{staircase_quadratic_share(q), evaluate(q).tiers.back().internal_bandwidth.in(units::TBps)};
+  };
+  const auto hi = at(w0 + h), lo = at(w0 - h);
+  CHECK(ds == Approx((hi.first - lo.first) / (2 * h)).epsilon(1e-5));
+  CHECK(db == Approx((hi.second - lo.second) / (2 * h)).epsilon(1e-5));
+  CHECK(ds > 0.0);  // a wider strip: larger quadratic share
+  CHECK(db > 0.0);  // and a faster slowest tier at the same step (lower R_s·C_a)
+}

@@ -10,6 +10,22 @@
 #include "strata/core/json.hpp"
 #include "support/scalars.hpp"
 
+// Explicit instantiations for both scalars (STYLE rule 26): every template body of the chip,
+// the access energy and the new Mono3D outputs compiles with double and autodiff.
+namespace strata {
+inline namespace v0 {
+template struct stratum_chip_params<double>;
+template struct stratum_chip_params<strata_test::fvar1>;
+template stratum_chip_result<double> evaluate(const stratum_chip_params<double>&);
+template stratum_chip_result<strata_test::fvar1> evaluate(const stratum_chip_params<strata_test::fvar1>&);
+template struct dram_access_energy<double>;
+template struct dram_access_energy<strata_test::fvar1>;
+template energy_per_data<strata_test::fvar1> access_energy(const dram_access_energy<strata_test::fvar1>&);
+template double staircase_quadratic_share(const mono3d_params<double>&);
+template strata_test::fvar1 staircase_quadratic_share(const mono3d_params<strata_test::fvar1>&);
+}  // namespace v0
+}  // namespace strata
+
 using namespace strata;
 using namespace strata::literals;
 using doctest::Approx;

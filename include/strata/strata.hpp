@@ -20,6 +20,7 @@
 #include "strata/device/dram_energy.hpp"
 #include "strata/device/logic_die.hpp"
 #include "strata/device/mono3d.hpp"
+#include "strata/device/mono3d_calibration.hpp"
 #include "strata/device/rc_ladder.hpp"
 #include "strata/device/stratum_chip.hpp"
 

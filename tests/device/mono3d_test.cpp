@@ -6,6 +6,7 @@
 
 #include "strata/core/json.hpp"
 #include "strata/device/logic_die.hpp"
+#include "strata/device/mono3d_calibration.hpp"
 #include "strata/device/rc_ladder.hpp"
 
 using namespace strata;

@@ -43,7 +43,6 @@
 
 #include "strata/core/error.hpp"
 #include "strata/core/scalar.hpp"
-#include "strata/core/solve.hpp"
 #include "strata/core/units.hpp"
 #include "strata/tech/bounds.hpp"
 #include "strata/tech/logic_7nm.hpp"
@@ -576,19 +575,15 @@ struct logic_die_max_macs {
 
 /// Largest integer N_mac with P_logic ≤ P_peak (Eq. 1) and A_active ≤ α·A_die − A_PHY −
 /// A_peri − A_PD (Eq. 2, with A_PD from Eq. 3 at that N_mac). Both slacks fall linearly with
-/// N_mac; the root of the smaller headroom (slack over its cost per MAC) is bracketed by
-/// doubling from `p.n_mac`, found with TOMS 748 (`opt`), floored, and checked: n_mac is
-/// feasible and n_mac + 1 is not.
-/// Throws `solver_error` if the search fails. [Stratum §6.2.3]
+/// N_mac, and each headroom is its slack over its cost per MAC, so headroom(n) = headroom(n₀) −
+/// (n − n₀): the root of the smaller headroom is n₀ + min(headrooms at n₀) in closed form (no
+/// iterative solver). It is floored and checked: n_mac is feasible and n_mac + 1 is not.
+/// Throws `solver_error` if the rounding check fails or the root exceeds 10¹⁵ MACs.
+/// [Stratum §6.2.3]
 inline logic_die_max_macs max_macs_within_budget(const logic_die_params<double>& p,
-                                                 const strata::bandwidth<double>& bw_fast,
-                                                 const solve_options& opt = {}) {
+                                                 const strata::bandwidth<double>& bw_fast) {
   validate(p);
   validate_bw_fast(bw_fast);
-  const auto margin = [&](double n) {
-    const auto r = evaluate(p, bw_fast, n);
-    return detail::min_of(r.power_headroom_macs, r.area_headroom_macs);
-  };
   const auto feasible = [&](std::int64_t n) {
     return evaluate(p, bw_fast, static_cast<double>(n)).feasible;
   };
@@ -597,14 +592,15 @@ inline logic_die_max_macs max_macs_within_budget(const logic_die_params<double>&
     out.binding = evaluate(p, bw_fast, 0.0).binding;
     return out;
   }
-  double hi = static_cast<double>(p.n_mac);
-  for (int k = 0; margin(hi) >= 0.0; ++k) {
-    if (k == 64) throw solver_error("[strata.logic_die] max_macs_within_budget: no upper bracket");
-    hi *= 2.0;
+  const double n0 = static_cast<double>(p.n_mac);
+  const auto r0 = evaluate(p, bw_fast, n0);
+  out.n_mac_continuous = n0 + detail::min_of(r0.power_headroom_macs, r0.area_headroom_macs);
+  if (!(out.n_mac_continuous <= 1e15)) {
+    throw solver_error("[strata.logic_die] max_macs_within_budget: more than 1e15 MACs fit (" +
+                       detail::to_text(out.n_mac_continuous) + ")");
   }
-  out.n_mac_continuous = detail::solve_bracketed(margin, 0.0, hi, opt, "logic_die max MACs");
   auto n = static_cast<std::int64_t>(std::floor(out.n_mac_continuous));
-  // The root is accurate to rel_tol; step over the few integers it may be off by.
+  // The closed form is exact up to rounding; step over the few integers it may be off by.
   for (int k = 0; n > 0 && !feasible(n); ++k, --n) {
     if (k == 8) throw solver_error("[strata.logic_die] max_macs_within_budget: root not feasible");
   }

@@ -78,7 +78,6 @@
 
 #include "strata/core/error.hpp"
 #include "strata/core/scalar.hpp"
-#include "strata/core/solve.hpp"
 #include "strata/core/tier.hpp"
 #include "strata/core/units.hpp"
 #include "strata/device/dram_energy.hpp"
@@ -122,7 +121,7 @@ struct mono3d_params {
   /// Staircase step length per layer. Calibrated so that
   /// stratum.device.fast_slow_latency_ratio_1024 = 1.6 (Stratum §6.2.1, Fig. 14); the paper
   /// extracts the staircase RC with Coventor SEMulator3D and gives no geometry. Reproduce with
-  /// `solve_staircase_step(mono3d_params<>{}, 1.6)`.
+  /// `solve_staircase_step(mono3d_params<>{}, 1.6)` (`mono3d_calibration.hpp`).
   strata::length<T> staircase_step = units::um(1.108);
   /// Width of a word line's strip through the staircase. [The WL continuing at its array width
   /// F = 35 nm; see the file comment for why a wider landing strip is more convex, not less]
@@ -428,20 +427,6 @@ T staircase_quadratic_share(const mono3d_params<T>& p) {
   validate(p);
   const auto d = word_line_delay_unchecked(p, p.layers - 1);
   return d.quadratic / d.t50;
-}
-
-/// Staircase step that makes the slowest/fastest tier latency ratio equal `target_ratio`, all
-/// else as in `p` (double only; used to calibrate `staircase_step` and for design questions such
-/// as "what step keeps the spread under 1.3× at 512 layers?"). Throws `solver_error` if no step
-/// in [0, 1 mm] reaches the target.
-inline length<> solve_staircase_step(mono3d_params<> p, double target_ratio,
-                                     const solve_options& opt = {}) {
-  detail::require(target_ratio > 1.0, "strata.mono3d", "target_ratio", target_ratio, "> 1");
-  const auto f = [&](double step_m) {
-    p.staircase_step = length<>::from_si(step_m);
-    return evaluate(p).fast_slow_latency_ratio - target_ratio;
-  };
-  return length<>::from_si(detail::solve_bracketed(f, 0.0, 1e-3, opt, "staircase_step"));
 }
 
 }  // namespace v0

@@ -40,7 +40,6 @@
 
 #include "strata/core/error.hpp"
 #include "strata/core/scalar.hpp"
-#include "strata/core/solve.hpp"
 #include "strata/core/units.hpp"
 #include "strata/device/dram_energy.hpp"
 #include "strata/device/logic_die.hpp"
@@ -160,13 +159,11 @@ stratum_chip_result<T> evaluate(const stratum_chip_params<T>& p) {
 }
 
 /// Largest integer N_mac the derived logic die admits (Eq. 1 and Eq. 2 with Eq. 3), for sizing
-/// the processor of a chip with fewer layers. Throws `solver_error` if the search fails.
-inline logic_die_max_macs max_macs_within_budget(const stratum_chip_params<double>& p,
-                                                 const solve_options& opt = {}) {
+/// the processor of a chip with fewer layers. Throws `solver_error` as the logic-die version.
+inline logic_die_max_macs max_macs_within_budget(const stratum_chip_params<double>& p) {
   validate(p);
   const auto mem = evaluate(p.memory);
-  return max_macs_within_budget(derived_logic_die(p, mem), mem.tiers.front().internal_bandwidth,
-                                opt);
+  return max_macs_within_budget(derived_logic_die(p, mem), mem.tiers.front().internal_bandwidth);
 }
 
 }  // namespace v0

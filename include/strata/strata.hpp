@@ -19,6 +19,8 @@
 
 #include "strata/device/dram_energy.hpp"
 #include "strata/device/logic_die.hpp"
+#include "strata/device/logic_die_blocks.hpp"
+#include "strata/device/logic_die_params.hpp"
 #include "strata/device/mono3d.hpp"
 #include "strata/device/mono3d_calibration.hpp"
 #include "strata/device/rc_ladder.hpp"

@@ -438,3 +438,20 @@ TEST_CASE("autodiff through the staircase share and the row-cycle bandwidth") {
   CHECK(ds > 0.0);  // a wider strip: larger quadratic share
   CHECK(db > 0.0);  // and a faster slowest tier at the same step (lower R_s·C_a)
 }
+
+TEST_CASE("a wider staircase strip agrees with the exact RC ladder as well") {
+  mono3d_params<> p;
+  p.staircase_width = p.feature_size * 3.0;
+  const int layer = 1023;
+  const auto d = word_line_delay(p, layer);
+  const auto x = p.staircase_step * double(layer + 1);
+  const auto la = p.bl_pitch * double(p.bitlines_per_mat);
+  // The strip: R_s = r·x·F/w, C_s = c·x·w/F.
+  const rc_ladder lad(rc_line{p.driver_resistance,
+                              {{p.wl_resistance * x / 3.0, p.wl_capacitance * x * 3.0, 200},
+                               {p.wl_resistance * la,
+                                p.wl_capacitance * la + p.cell_load * double(p.bitlines_per_mat), 200}},
+                              {}});
+  CHECK(d.elmore.si() == Approx(lad.elmore().si()).epsilon(1e-6));
+  CHECK(d.t50.si() == Approx(lad.crossing().si()).epsilon(0.03));
+}

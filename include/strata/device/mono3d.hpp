@@ -40,7 +40,7 @@
 ///   55.16 ns); with DDR5-6400B tRCD + tCL = 32.5 ns and a ≈ 0.69 ns the word line must add
 ///   ≈1.4 ns over layers 1–128 and ≈20.6 ns over layers 129–1024: the slope doubles. A linear
 ///   staircase (c_s → 0) with the same 1.6× tier spread puts both bandwidths ≈5 % low (28.9 and
-///   18.1 TB/s), outside their ±2 % rows; a share of roughly 35–55 % meets the bandwidth rows
+///   18.1 TB/s), outside their ±2 % rows; a share of roughly 31–55 % meets the bandwidth rows
 ///   and R² ≥ 0.98 together.
 /// The model therefore keeps the narrowest strip, the WL itself continuing F wide through the
 /// staircase (`staircase_width` = F, the least convex physical choice), with the step fitted to

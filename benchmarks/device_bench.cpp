@@ -55,3 +55,35 @@ void bm_device_end_to_end(benchmark::State& state) {
 BENCHMARK(bm_device_end_to_end);
 
 }  // namespace
+
+#include "strata/device/rc_ladder.hpp"
+#include "strata/device/stratum_chip.hpp"
+
+namespace {
+
+// One coupled chip (memory die → derived logic die → Eq. 1-3) at a layer count: the sweep point.
+void bm_stratum_chip(benchmark::State& state) {
+  strata::stratum_chip_params<> p;
+  p.memory.layers = static_cast<int>(state.range(0));
+  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate(p));
+}
+BENCHMARK(bm_stratum_chip)->Arg(256)->Arg(1024);
+
+// The exact RC-ladder reference of one word line (401 nodes): eigen-expansion and 50 % crossing.
+void bm_rc_ladder(benchmark::State& state) {
+  using namespace strata;
+  const mono3d_params<> p;
+  const auto x = p.staircase_step * 1024.0;
+  const auto la = p.bl_pitch * double(p.bitlines_per_mat);
+  const rc_line line{p.driver_resistance,
+                     {{p.wl_resistance * x, p.wl_capacitance * x, 200},
+                      {p.wl_resistance * la, p.wl_capacitance * la + p.cell_load * 1024.0, 200}},
+                     {}};
+  for (auto _ : state) {
+    const rc_ladder lad(line);
+    benchmark::DoNotOptimize(lad.crossing());
+  }
+}
+BENCHMARK(bm_rc_ladder);
+
+}  // namespace

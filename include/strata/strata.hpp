@@ -13,12 +13,18 @@
 #include "strata/core/tier.hpp"
 #include "strata/core/units.hpp"
 
+#include "strata/tech/bounds.hpp"
 #include "strata/tech/ddr5.hpp"
 #include "strata/tech/logic_7nm.hpp"
 
+#include "strata/device/dram_energy.hpp"
 #include "strata/device/logic_die.hpp"
+#include "strata/device/logic_die_blocks.hpp"
+#include "strata/device/logic_die_params.hpp"
 #include "strata/device/mono3d.hpp"
+#include "strata/device/mono3d_calibration.hpp"
 #include "strata/device/rc_ladder.hpp"
+#include "strata/device/stratum_chip.hpp"
 
 #include "strata/chiplet/critical_path.hpp"
 #include "strata/chiplet/residency.hpp"

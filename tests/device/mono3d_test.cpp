@@ -6,6 +6,7 @@
 
 #include "strata/core/json.hpp"
 #include "strata/device/logic_die.hpp"
+#include "strata/device/mono3d_calibration.hpp"
 #include "strata/device/rc_ladder.hpp"
 
 using namespace strata;
@@ -301,8 +302,11 @@ TEST_CASE("the Mono3D access energy is the sum the logic-die budget splits") {
   // e_b): one story for the energy of a byte read from the arrays.
   const logic_die_params<> lp;
   const mono3d_params<> p;
-  CHECK(p.access_energy.in(units::pJ_per_bit) ==
+  CHECK(access_energy(p.energy).in(units::pJ_per_bit) ==
         Approx((lp.e_dram_core + lp.e_dram_periph + lp.e_b).in(units::pJ_per_bit)));
+  CHECK(memory_core_energy(p.energy).si() == Approx(lp.e_dram_core.si()).epsilon(1e-12));
+  CHECK(memory_periphery_energy(p.energy).si() == Approx(lp.e_dram_periph.si()).epsilon(1e-12));
+  CHECK(logic_die_energy(p.energy).si() == Approx(lp.e_b.si()).epsilon(1e-12));
 }
 
 TEST_CASE("the per-layer latency spread is wider than the per-tier spread") {
@@ -313,4 +317,141 @@ TEST_CASE("the per-layer latency spread is wider than the per-tier spread") {
   const double layer_spread = prof.back() / prof.front();
   CHECK(layer_spread > evaluate(p).fast_slow_latency_ratio);
   CHECK(layer_spread == Approx(1.686).epsilon(0.002));
+}
+
+TEST_CASE("the staircase strip charging itself is 41 % of the deepest layer's delay") {
+  const mono3d_params<> p;
+  const auto d = word_line_delay(p, p.layers - 1);
+  // 0.38·R_s·C_s with R_s = 98 Ω/µm · 1134.6 µm, C_s = 0.2 fF/µm · 1134.6 µm.
+  const double x_um = p.staircase_step.in(units::um) * 1024.0;
+  const double q_ns = 0.38 * (98.0 * x_um) * (0.2e-15 * x_um) * 1e9;
+  CHECK(d.quadratic.in(units::ns) == Approx(q_ns).epsilon(1e-9));
+  CHECK(staircase_quadratic_share(p) == Approx(q_ns / d.t50.in(units::ns)).epsilon(1e-12));
+  CHECK(staircase_quadratic_share(p) == Approx(0.4086).epsilon(0.002));
+  CHECK(evaluate(p).staircase_quadratic_share == staircase_quadratic_share(p));
+  // Fewer layers: a shorter staircase, a smaller quadratic share.
+  mono3d_params<> q;
+  q.layers = 512;
+  CHECK(staircase_quadratic_share(q) < staircase_quadratic_share(p));
+}
+
+TEST_CASE("a wider staircase strip is more convex at the same tier spread, not less") {
+  // r_s·c_s is width-independent while the linear term falls: re-fitting the step to 1.6×
+  // raises the quadratic share and lowers R² below the 0.98 row (file comment).
+  mono3d_params<> p;
+  p.staircase_width = p.feature_size * 2.0;
+  p.staircase_step = solve_staircase_step(p, 1.6);
+  CHECK(evaluate(p).fast_slow_latency_ratio == Approx(1.6).epsilon(1e-6));
+  CHECK(staircase_quadratic_share(p) == Approx(0.598).epsilon(0.01));
+  CHECK(staircase_quadratic_share(p) > staircase_quadratic_share(mono3d_params<>{}));
+  CHECK(latency_vs_layer_r2(p) < 0.98);
+  // Same width, same delay: R_s and C_s scale by F/w and w/F.
+  mono3d_params<> a, b;
+  b.staircase_width = a.feature_size * 3.0;
+  b.wl_resistance = a.wl_resistance;
+  const auto da = word_line_delay(a, 500), db = word_line_delay(b, 500);
+  CHECK(db.quadratic.si() == Approx(da.quadratic.si()).epsilon(1e-12));
+  CHECK(db.t50 < da.t50);  // the linear R_s·C_a term falls by 3×
+}
+
+TEST_CASE("the row-cycle bandwidth is an option beside the paper's latency-based one") {
+  const mono3d_params<> p;
+  const auto r = evaluate(p);
+  const double page = 256.0 * 4096.0;
+  for (const auto& t : r.tiers) {
+    CAPTURE(t.index);
+    const double wl = (t.t_rcd - p.base.t_rcd).si();
+    // tRC(i) = tRAS + tRP + 2·t_WL(i): the WL's rise in the activation, its fall in the precharge.
+    CHECK(t.t_rc.si() == Approx(32e-9 + 16.25e-9 + 2.0 * wl).epsilon(1e-12));
+    CHECK(t.latency_bandwidth.si() == Approx(page / t.access_latency.si()).epsilon(1e-12));
+    CHECK(t.row_cycle_bandwidth.si() == Approx(page / t.t_rc.si()).epsilon(1e-12));
+    CHECK(t.row_cycle_bandwidth < t.latency_bandwidth);
+    CHECK(t.internal_bandwidth == t.latency_bandwidth);  // default: Stratum §6.1's derivation
+  }
+  // Fastest tier: 1 MiB per (48.25 + 2·2.48) ns ≈ 19.7 TB/s instead of 30.0 TB/s.
+  CHECK(r.tiers.front().row_cycle_bandwidth.in(units::TBps) == Approx(19.71).epsilon(0.002));
+  mono3d_params<> q;
+  q.bandwidth = bandwidth_model::row_cycle;
+  const auto rq = evaluate(q);
+  CHECK(rq.tiers.front().internal_bandwidth == r.tiers.front().row_cycle_bandwidth);
+  CHECK(memory_tiers(q, rq)[7].bandwidth == r.tiers[7].row_cycle_bandwidth);
+  // Both values are in the JSON of every tier, and the option reads by name.
+  const json j = r;
+  CHECK(j.at("tiers").at(0).contains("latency_bandwidth"));
+  CHECK(j.at("tiers").at(0).contains("row_cycle_bandwidth"));
+  CHECK(json(q).at("bandwidth") == "row_cycle");
+  CHECK(json::parse(R"({"bandwidth": "row_cycle"})").get<mono3d_params<>>().bandwidth ==
+        bandwidth_model::row_cycle);
+  CHECK_THROWS_AS((void)json::parse(R"({"bandwidth": "fastest"})").get<mono3d_params<>>(),
+                  config_error);
+  // A timing that makes tRC shorter than the access latency cannot raise the bandwidth above it.
+  mono3d_params<> s;
+  s.base.t_ras = 1_ns;
+  s.base.t_rp = 1_ns;
+  const auto rs = evaluate(s);
+  CHECK(rs.tiers.front().row_cycle_bandwidth == rs.tiers.front().latency_bandwidth);
+}
+
+TEST_CASE("the access energy is the sum of its cited parts") {
+  const dram_access_energy<> e;
+  CHECK(access_energy(e).in(units::pJ_per_bit) == Approx(0.1 + 0.01 + 0.0173 + 0.0363 + 0.01));
+  // Column: C_LIO·VDD² = 0.2 fF/µm × 71.68 µm × 1.1² V² (the MAT of the default chip).
+  const mono3d_params<> p;
+  const double lio_fF = 0.2 * p.bl_pitch.in(units::um) * p.bitlines_per_mat;
+  CHECK(e.column.in(units::pJ_per_bit) == Approx(lio_fF * 1e-3 * 1.1 * 1.1).epsilon(0.002));
+  // Datapath: 0.2 fF/µm × 300 µm × 1.1² V² × 1/2.
+  CHECK(e.datapath.in(units::pJ_per_bit) == Approx(0.2 * 300 * 1e-3 * 1.21 * 0.5).epsilon(0.002));
+  // Memory-die parts + logic-die part = the whole path; the tiers carry the whole path.
+  CHECK((memory_core_energy(e) + memory_periphery_energy(e) + logic_die_energy(e)).si() ==
+        Approx(access_energy(e).si()));
+  CHECK(memory_tiers(p, evaluate(p))[0].energy_per_byte == access_energy(p.energy));
+  dram_access_energy<> bad;
+  bad.datapath = units::pJ_per_bit(-1.0);
+  try {
+    validate(bad);
+    FAIL("no config_error");
+  } catch (const config_error& e2) {
+    CHECK(e2.field() == "energy.datapath");
+  }
+}
+
+TEST_CASE("autodiff through the staircase share and the row-cycle bandwidth") {
+  using F = boost::math::differentiation::autodiff_v1::detail::fvar<double, 1>;
+  using boost::math::differentiation::make_fvar;
+  const double w0 = 50.0;
+  mono3d_params<F> p;
+  p.staircase_width = units::nm(make_fvar<double, 1>(w0));
+  p.bandwidth = bandwidth_model::row_cycle;
+  const auto r = evaluate(p);
+  const double ds = staircase_quadratic_share(p).derivative(1);
+  const double db = r.tiers.back().internal_bandwidth.in(units::TBps).derivative(1);
+  const double h = 1e-3;
+  const auto at = [&](double w) {
+    mono3d_params<> q;
+    q.staircase_width = units::nm(w);
+    q.bandwidth = bandwidth_model::row_cycle;
+    return std::pair{staircase_quadratic_share(q), evaluate(q).tiers.back().internal_bandwidth.in(units::TBps)};
+  };
+  const auto hi = at(w0 + h), lo = at(w0 - h);
+  CHECK(ds == Approx((hi.first - lo.first) / (2 * h)).epsilon(1e-5));
+  CHECK(db == Approx((hi.second - lo.second) / (2 * h)).epsilon(1e-5));
+  CHECK(ds > 0.0);  // a wider strip: larger quadratic share
+  CHECK(db > 0.0);  // and a faster slowest tier at the same step (lower R_s·C_a)
+}
+
+TEST_CASE("a wider staircase strip agrees with the exact RC ladder as well") {
+  mono3d_params<> p;
+  p.staircase_width = p.feature_size * 3.0;
+  const int layer = 1023;
+  const auto d = word_line_delay(p, layer);
+  const auto x = p.staircase_step * double(layer + 1);
+  const auto la = p.bl_pitch * double(p.bitlines_per_mat);
+  // The strip: R_s = r·x·F/w, C_s = c·x·w/F.
+  const rc_ladder lad(rc_line{p.driver_resistance,
+                              {{p.wl_resistance * x / 3.0, p.wl_capacitance * x * 3.0, 200},
+                               {p.wl_resistance * la,
+                                p.wl_capacitance * la + p.cell_load * double(p.bitlines_per_mat), 200}},
+                              {}});
+  CHECK(d.elmore.si() == Approx(lad.elmore().si()).epsilon(1e-6));
+  CHECK(d.t50.si() == Approx(lad.crossing().si()).epsilon(0.03));
 }

@@ -46,3 +46,15 @@ TEST_CASE("bad ladders raise config_error") {
   const rc_ladder ok(rc_line{1_kohm, {{1_kohm, 1_fF, 4}}, {}});
   CHECK_THROWS_AS((void)ok.crossing(1.5), config_error);
 }
+
+TEST_CASE("the eigen-expansion reproduces the Elmore path sum of a small uneven ladder") {
+  // Driver 1 kΩ; one section of 3 kΩ / 300 fF in 3 π-segments; 50 fF far-end load. Node
+  // capacitances: 50, 100, 100, 50 + 50 fF; resistance from the source to each node: 1, 2, 3,
+  // 4 kΩ. The far end's first moment is Σ R_path(min(k, far))·C_k = 1·50 + 2·100 + 3·100 +
+  // 4·100 = 950 ps (every node lies on the path to the far end).
+  const rc_ladder lad(rc_line{1_kohm, {{3_kohm, units::fF(300.0), 3}}, units::fF(50.0)});
+  CHECK(lad.elmore().in(units::ps) == Approx(950.0).epsilon(1e-9));
+  // The response starts at zero and the coefficients sum to one (v(∞) = 1).
+  CHECK(lad.far_end(0_ns) == Approx(0.0).epsilon(1e-12));
+  CHECK(lad.far_end(units::ns(1e3)) == Approx(1.0).epsilon(1e-12));
+}

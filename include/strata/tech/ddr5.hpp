@@ -6,6 +6,7 @@
 
 #include "strata/core/error.hpp"
 #include "strata/core/units.hpp"
+#include "strata/tech/bounds.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -32,13 +33,15 @@ struct ddr5_timing {
   friend bool operator==(const ddr5_timing&, const ddr5_timing&) = default;
 };
 
-/// Checks the timings; throws `config_error` naming the field.
+/// Checks the timings; throws `config_error` naming the field. Each must lie in [1 ps, 1 µs]
+/// (DRAM core timings are tens of ns).
 template <class T>
 void validate(const ddr5_timing<T>& t, const std::string& path = "ddr5") {
-  detail::require_positive(t.t_rcd.si(), "strata.ddr5", path + ".t_rcd", "s");
-  detail::require_positive(t.t_cl.si(), "strata.ddr5", path + ".t_cl", "s");
-  detail::require_positive(t.t_rp.si(), "strata.ddr5", path + ".t_rp", "s");
-  detail::require_positive(t.t_ras.si(), "strata.ddr5", path + ".t_ras", "s");
+  constexpr const char* m = "strata.ddr5";
+  detail::require_range(t.t_rcd.si(), 1e-12, 1e-6, m, path + ".t_rcd", "s");
+  detail::require_range(t.t_cl.si(), 1e-12, 1e-6, m, path + ".t_cl", "s");
+  detail::require_range(t.t_rp.si(), 1e-12, 1e-6, m, path + ".t_rp", "s");
+  detail::require_range(t.t_ras.si(), 1e-12, 1e-6, m, path + ".t_ras", "s");
 }
 
 /// A planar DRAM die used as the density reference.
@@ -62,8 +65,10 @@ struct dram_die_reference {
 /// Bits per area of the reference die.
 template <class T>
 strata::data_per_area<T> density(const dram_die_reference<T>& d) {
-  detail::require_positive(d.capacity.si(), "strata.ddr5", "reference.capacity", "B");
-  detail::require_positive(d.die_area.si(), "strata.ddr5", "reference.die_area", "m2");
+  // [1 B, 1 PiB] and [0.01, 10⁵] mm²: finite densities for any accepted die.
+  detail::require_range(d.capacity.si(), 1.0, 1125899906842624.0, "strata.ddr5",
+                        "reference.capacity", "B");
+  detail::require_range(d.die_area.si(), 1e-8, 0.1, "strata.ddr5", "reference.die_area", "m2");
   return d.capacity / d.die_area;
 }
 

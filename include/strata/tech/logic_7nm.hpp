@@ -16,6 +16,7 @@
 #include "strata/core/error.hpp"
 #include "strata/core/scalar.hpp"
 #include "strata/core/units.hpp"
+#include "strata/tech/bounds.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -63,21 +64,21 @@ struct logic_7nm_params {
   friend bool operator==(const logic_7nm_params&, const logic_7nm_params&) = default;
 };
 
-/// Checks the figures; throws `config_error` naming `<path>.<field>`.
+/// Checks the figures; throws `config_error` naming `<path>.<field>`. Cell areas must lie in
+/// [10⁻⁴, 100] µm² and the fractions in [0.01, 1] (a fraction near zero would divide areas
+/// into inf).
 template <class T>
 void validate(const logic_7nm_params<T>& t, const std::string& path = "tech") {
   constexpr const char* id = "strata.logic_7nm";
-  detail::require_positive(t.sram_bitcell_area.si(), id, path + ".sram_bitcell_area", "m2");
-  detail::require_positive(t.dff_area.si(), id, path + ".dff_area", "m2");
-  detail::require_positive(t.xnor2_area.si(), id, path + ".xnor2_area", "m2");
-  detail::require_positive(t.and2_area.si(), id, path + ".and2_area", "m2");
-  const auto unit_interval = [&](const T& x, const char* name) {
-    const double v = value_of(x);
-    detail::require(v > 0.0 && v <= 1.0, id, path + "." + name, v, "in (0, 1]");
-  };
-  unit_interval(t.sram_array_efficiency, "sram_array_efficiency");
-  unit_interval(t.placement_utilization, "placement_utilization");
-  unit_interval(t.fp16_add_area_fraction, "fp16_add_area_fraction");
+  const double lo = 1e-16, hi = 1e-10;  // 1e-4 µm², 100 µm²
+  detail::require_range(t.sram_bitcell_area.si(), lo, hi, id, path + ".sram_bitcell_area", "m2");
+  detail::require_range(t.dff_area.si(), lo, hi, id, path + ".dff_area", "m2");
+  detail::require_range(t.xnor2_area.si(), lo, hi, id, path + ".xnor2_area", "m2");
+  detail::require_range(t.and2_area.si(), lo, hi, id, path + ".and2_area", "m2");
+  detail::require_range(t.sram_array_efficiency, 0.01, 1.0, id, path + ".sram_array_efficiency", "");
+  detail::require_range(t.placement_utilization, 0.01, 1.0, id, path + ".placement_utilization", "");
+  detail::require_range(t.fp16_add_area_fraction, 0.01, 1.0, id, path + ".fp16_add_area_fraction",
+                        "");
 }
 
 /// SRAM macro area for `bits` bits: bits · A_cell / η_array  [m²].

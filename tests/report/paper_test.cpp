@@ -58,6 +58,8 @@ TEST_CASE("the report has every stratum.device, stratum.logic and hcrmap.metadat
       "stratum.system.llama4_scout.params_B",
       "stratum.system.mixtral.expert_weight_share",
       "stratum.system.S.capacity_GB",
+      "stratum.device.staircase_quadratic_share_1024",
+      "stratum.chip.logic_die_area_mm2",
   };
   std::set<std::string> seen;
   for (const auto& r : paper_rows()) {
@@ -156,9 +158,11 @@ namespace {
 
 /// All rows that depend on the Stratum device and logic-die parameter sets.
 std::vector<paper_row> stratum_rows(const mono3d_params<>& mp, const dram_die_reference<>& ddr5,
-                                    const logic_die_params<>& lp) {
+                                    const logic_die_params<>& lp,
+                                    const stratum_chip_params<>& cp = {}) {
   auto rows = stratum_device_rows(mp, ddr5);
   for (auto& r : stratum_logic_rows(lp, mp)) rows.push_back(std::move(r));
+  for (auto& r : stratum_chip_rows(cp)) rows.push_back(std::move(r));
   return rows;
 }
 
@@ -194,6 +198,12 @@ const std::map<std::string, std::function<std::vector<paper_row>(double)>>& pert
          logic_die_params<> lp;
          lp.a_mac = lp.a_mac * f;
          return stratum_rows({}, {}, lp);
+       }},
+      {"stratum_chip_params.bond_edge",
+       [](double f) {
+         stratum_chip_params<> cp;
+         cp.bond_edge = cp.bond_edge * f;
+         return stratum_rows({}, {}, {}, cp);
        }},
       {"logic_die_params.p_misc_per_mm2",
        [](double f) {

@@ -16,7 +16,9 @@
 #include "strata/chiplet/residency.hpp"
 #include "strata/chiplet/substrate.hpp"
 #include "strata/device/logic_die.hpp"
+#include "strata/device/dram_energy.hpp"
 #include "strata/device/mono3d.hpp"
+#include "strata/device/stratum_chip.hpp"
 #include "strata/tech/ddr5.hpp"
 #include "strata/workload/presets.hpp"
 
@@ -130,6 +132,31 @@ inline std::vector<paper_row> stratum_device_rows(const mono3d_params<>& p = {},
           "Stratum §6.1 density vs §6.2.2 die area"),
       predict("stratum.device.fast_slow_latency_ratio_512", evaluate(p512).fast_slow_latency_ratio,
               "x", "Stratum §6.2.1 (512-layer device, same geometry rules)"),
+      // The distributed staircase term 0.38·R_s·C_s over the deepest layer's t_WL: the convexity
+      // of latency vs layer that the two bandwidth rows admit (mono3d.hpp derives it).
+      predict("stratum.device.staircase_quadratic_share_1024", r.staircase_quadratic_share,
+              "fraction", "Stratum §6.2 Fig. 14 (deepest layer)"),
+      predict("stratum.device.internal_bw_fastest_tier_row_cycle_TBps",
+              r.tiers.front().row_cycle_bandwidth.in(units::TBps), "TB/s",
+              "Stratum §6.1 with DDR5 tRAS + tRP (row-cycle limit)"),
+      predict("stratum.device.access_energy_pJ_per_bit",
+              access_energy(p.energy).in(units::pJ_per_bit), "pJ/b",
+              "activate/precharge + column + datapath + bond (dram_energy.hpp)"),
+  };
+}
+
+/// Rows `stratum.chip.*`: the coupled chip, whose logic die takes its tiers, banks, fast-tier
+/// bandwidth and area from the Mono3D die it is bonded to (device/stratum_chip.hpp).
+inline std::vector<paper_row> stratum_chip_rows(const stratum_chip_params<>& p = {}) {
+  using namespace detail;
+  const auto c = evaluate(p);
+  return {
+      // The paper's area sums (121 − 23.94 − 14.80 − 0.21 = 82.05) are exact to 0.01 mm², so the
+      // die is known to ±0.1 %.
+      rel("stratum.chip.logic_die_area_mm2", c.logic_params.die_area.in(units::mm2), "mm2", 121,
+          0.001, "Stratum §6.2.2", row_kind::fit, "stratum_chip_params.bond_edge"),
+      with("stratum.chip.feasible_1024_layers", c.feasible ? 1.0 : 0.0, "bool", 1, row_check::exact,
+           "Stratum §6.2.3, Table 3 (64k MACs fit the bonded die)"),
   };
 }
 
@@ -251,6 +278,7 @@ inline std::vector<paper_row> hcrmap_metadata_rows(const substrate_params& sp = 
 inline std::vector<paper_row> paper_rows() {
   auto rows = stratum_device_rows();
   for (auto& r : stratum_logic_rows()) rows.push_back(std::move(r));
+  for (auto& r : stratum_chip_rows()) rows.push_back(std::move(r));
   for (auto& r : stratum_system_rows()) rows.push_back(std::move(r));
   for (auto& r : hcrmap_metadata_rows()) rows.push_back(std::move(r));
   return rows;

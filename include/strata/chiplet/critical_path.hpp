@@ -16,15 +16,23 @@
 ///   Eq. 13   T^comp_r = Ops_r / (k_r·Π_core·η);  Ops^token = 2·3·d·f FLOPs for SwiGLU (the paper
 ///            counts the 3·d·f MACs; strata counts a multiply-add as 2 FLOPs throughout)
 /// Group completion (Eq. 14) as a closed-form event graph. All groups start after the gate
-/// T_gate (router on the source chiplets). A group's data arrives at its replica after
-///   T_disp,g = max(T^route_h, max_{u∈P_h} L^phys_u / B_u)
-/// (its own transfer, or the drain time of the most loaded link it crosses). Groups at a replica
-/// are served first-come first-served, so a group waits behind the work ahead of it
-/// (T_queue,g). A replica's weights stream from its banks in T^mem_r = max(bank service of its
-/// span, its memory route); compute overlaps the stream but cannot end before it does:
-///   finish_g = max(start_g + T^comp_g, T_gate + T^mem_r),  C_g = finish_g + T_gath,g + T_combine
-/// so C_g = gate + disp + queue + comp + exposed memory + gather + combine (Eq. 15's stages, with
-/// max(T^comp, T^mem) written as compute plus exposed memory). T^MoE_l = max_g C_g (Eq. 14).
+/// T_gate (router on the source chiplets). Requests cross the links under the causal link model
+/// of `link_model.hpp`: FCFS per (link, direction, class), a request waiting only for traffic of
+/// its class ahead of it. Then, per group g on replica r:
+///   arrive_g  = dispatch arrival (released at T_gate)
+///   start_g   = max(arrive_g, replica free): groups at a replica are served FCFS by arrival
+///   fin_g     = start_g + T^comp_g
+///   ready_r   = weights streamed in: max(release_r + bank service of its span, memory arrival)
+///   finish_g  = max(fin_g, ready_r),  C_g = gather arrival (released at finish_g) + T_combine
+/// Eq. 15 overlaps the weight stream with COMPUTE only, max(T^comp, T^mem): by default
+/// (`memory_overlap::compute_only`) a replica's stream is released when its first group starts
+/// computing, so dispatch and queueing are not hidden under it. `dispatch_and_queue` releases the
+/// stream at T_gate (prefetch as soon as routing is known), the overlap of earlier versions, kept
+/// for comparison. Stages: C_g = gate + disp + queue + comp + exposed memory + gath + combine
+/// (Eq. 15's max(T^comp, T^mem) written as compute plus exposed memory); T^MoE_l = max_g C_g.
+/// Layer-level terms stay as the paper defines them: T^net (Eq. 8, every class's routes
+/// including migrations, and the drain of the most loaded link) and T^mem (Eq. 12) are bounds
+/// and pressure terms, not added to C_g.
 /// Cores (Eq. 4): the cores of a chiplet are shared by its active replicas in proportion to their
 /// work (largest remainder, at least one each); with more active replicas than cores, replicas
 /// are list-scheduled on cores in order of decreasing work.
@@ -32,15 +40,18 @@
 /// NoC: every request's bytes × the compute chiplets it crosses × ε_NoC; storage Σ Q·ε_b per tier,
 /// migration control y_m·E^ctrl, gate Σ_g E^gate_g. Pressure (Eq. 19) over a window Δ_w.
 
-#include <algorithm>  // std::sort, std::max
-#include <array>      // std::array
-#include <cstddef>    // std::size_t
-#include <numeric>    // std::iota
-#include <span>       // std::span
-#include <utility>    // std::pair
-#include <string>     // std::string
-#include <vector>     // std::vector
+#include <algorithm>   // std::sort, std::max
+#include <array>       // std::array
+#include <cstddef>     // std::size_t
+#include <functional>  // std::greater
+#include <queue>       // std::priority_queue
+#include <span>        // std::span
+#include <string>      // std::string
+#include <tuple>       // std::tuple
+#include <utility>     // std::pair
+#include <vector>      // std::vector
 
+#include "strata/chiplet/link_model.hpp"
 #include "strata/chiplet/substrate.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/tier.hpp"
@@ -106,6 +117,16 @@ struct moe_layer_shape {
   int top_k = 1;                       ///< k: groups a token appears in
 };
 
+/// What the expert-weight stream overlaps (Eq. 15).
+enum class memory_overlap {
+  compute_only,       ///< Eq. 15: max(T^comp, T^mem) after dispatch and queueing
+  dispatch_and_queue  ///< stream released at T_gate, hidden under dispatch and queueing too
+};
+constexpr auto enum_names(memory_overlap) {
+  return std::array{std::pair{memory_overlap::compute_only, "compute_only"},
+                    std::pair{memory_overlap::dispatch_and_queue, "dispatch_and_queue"}};
+}
+
 /// Knobs of the critical-path model.
 struct critical_path_params {
   double tile_utilization = 0.8;            ///< η_r [assumed: legal-tile utilisation]
@@ -122,6 +143,11 @@ struct critical_path_params {
   energy<> migration_control_energy = units::nJ(1.0);
   /// Decision window Δ_w for the pressure counters (Eq. 19).
   duration<> window = units::ms(1.0);
+  /// What the weight stream overlaps. [HCRMap Eq. 15: compute only]
+  memory_overlap overlap = memory_overlap::compute_only;
+  /// Which requests queue together on a link (`link_model.hpp`). [HCRMap §4.4 separates the
+  /// classes K_L; choice: a queue per class]
+  link_arbitration arbitration = link_arbitration::per_class;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -132,11 +158,34 @@ struct critical_path_params {
     v("noc_energy", s.noc_energy);
     v("migration_control_energy", s.migration_control_energy);
     v("window", s.window);
+    v("memory_overlap", s.overlap);
+    v("link_arbitration", s.arbitration);
   }
 };
 
-/// Request classes K_L (§4.4).
-enum class request_class { dispatch = 0, gather = 1, memory = 2, migration = 3 };
+/// Checks the knobs: ranges wide enough for any study, narrow enough to keep every result
+/// finite. Throws `config_error` naming the field.
+inline void validate(const critical_path_params& cp) {
+  constexpr const char* id = "strata.critical_path";
+  detail::require_in(cp.tile_utilization, 1e-6, 1.0, id, "tile_utilization");
+  detail::require_in(cp.alpha_mig, 0.0, 1.0, id, "alpha_mig");
+  detail::require_in(cp.compute_scale, 1e-6, 1e6, id, "compute_scale");
+  detail::require_in(cp.energy_per_flop.si(), 0.0, 1e-6, id, "energy_per_flop");
+  detail::require_in(cp.noc_energy.si(), 0.0, 1e-6, id, "noc_energy");
+  detail::require_in(cp.migration_control_energy.si(), 0.0, 1.0, id, "migration_control_energy");
+  detail::require_in(cp.window.si(), 1e-12, 1e6, id, "window");
+}
+
+/// Checks a layer shape: finite, non-negative work in ranges that keep times finite.
+inline void validate(const moe_layer_shape& m) {
+  constexpr const char* id = "strata.critical_path";
+  detail::require_in(m.weight_bytes.si(), 0.0, 1e15, id, "shape.weight_bytes");
+  detail::require_in(m.flops_per_token.si(), 0.0, 1e18, id, "shape.flops_per_token");
+  detail::require_in(m.token_bytes.si(), 0.0, 1e12, id, "shape.token_bytes");
+  detail::require_in(m.gate_flops_per_token.si(), 0.0, 1e18, id, "shape.gate_flops_per_token");
+  detail::require_in(m.combine_flops_per_token.si(), 0.0, 1e18, id, "shape.combine_flops_per_token");
+  detail::require(m.top_k >= 1, id, "shape.top_k", m.top_k, ">= 1");
+}
 
 /// Stage times K_T of one group (Eq. 14–15, Fig. 5's stacked bars).
 struct stage_times {
@@ -216,6 +265,10 @@ struct layer_result {
   std::vector<double> bank_bytes;     ///< Q^phys per bank and class: [b·2 + (0 fg, 1 mig)]
   std::vector<double> replica_tokens; ///< N_r per replica
   std::vector<int> replica_cores;     ///< k_r per replica (0 when inactive)
+  std::vector<stage_times> group_stages;  ///< T_{g,θ} per group (sum = C_g; zero for empty groups)
+  std::vector<duration<>> dispatch_wait;  ///< per group: link queueing in its dispatch stage
+  std::vector<duration<>> gather_wait;    ///< per group: link queueing in its gather stage
+  std::vector<duration<>> memory_ready;   ///< per replica: weights streamed in (0 when inactive)
   energy_breakdown energy{};          ///< Eq. 17–18
   pressure_counters pressure{};       ///< Eq. 19
 
@@ -231,12 +284,6 @@ struct layer_result {
   }
 };
 
-/// Eq. 7 for one link: λ_u + D / B_u. Generic in the scalar (autodiff sensitivities).
-template <class T>
-duration<T> link_time(const duration<T>& lambda, const bandwidth<T>& b, const data_size<T>& bytes) {
-  return lambda + bytes / b;
-}
-
 /// Eq. 10: [Q > 0]·Lat + Q / BW. Generic in the scalar.
 template <class T>
 duration<T> bank_service_time(const data_size<T>& q, const duration<T>& latency, const bandwidth<T>& bw) {
@@ -248,6 +295,17 @@ template <class T>
 duration<T> replica_compute_time(const op_count<T>& ops, const T& cores, const op_rate<T>& core_rate, const T& eta) {
   return ops / (core_rate * (cores * eta));
 }
+
+namespace detail {
+/// A request of one layer: its release time (set once known), bytes and links
+/// `paths[path_begin, path_end)` of the layer's path buffer.
+struct layer_request {
+  double release = 0.0;
+  double bytes = 0.0;
+  std::size_t path_begin = 0;
+  std::size_t path_end = 0;
+};
+}  // namespace detail
 
 /// Checks a placement against the substrate and the expert: bank ids, visibility (B_{t,c}) and
 /// that the span exists within one tier and home. Throws `config_error` naming the replica.
@@ -279,10 +337,8 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   constexpr const char* id = "strata.critical_path";
   detail::require(assignment.size() == groups.size(), id, "assignment", assignment.size(),
                   "one replica per group");
-  detail::require_in(cp.tile_utilization, 1e-6, 1.0, id, "tile_utilization");
-  detail::require_positive(cp.compute_scale, id, "compute_scale");
-  detail::require_positive(cp.window.si(), id, "window", "s");
-  detail::require(shape.top_k >= 1, id, "shape.top_k", shape.top_k, ">= 1");
+  validate(cp);
+  validate(shape);
   const auto& links = s.links();
   const auto& banks = s.banks();
   const std::size_t nl = links.size(), nb = banks.size(), nr = replicas.size(), ng = groups.size();
@@ -293,6 +349,10 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   out.replica_tokens.assign(nr, 0.0);
   out.replica_cores.assign(nr, 0);
   out.completion.assign(ng, duration<>{});
+  out.group_stages.assign(ng, stage_times{});
+  out.dispatch_wait.assign(ng, duration<>{});
+  out.gather_wait.assign(ng, duration<>{});
+  out.memory_ready.assign(nr, duration<>{});
 
   // Routing correctness (Eq. 21) and N_r.
   for (std::size_t g = 0; g < ng; ++g) {
@@ -315,40 +375,46 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     if (out.replica_tokens[r] > 0.0) validate(replicas[r], s, r);
   }
 
-  // Bytes × compute chiplets crossed, for the on-chiplet network energy.
-  double noc_bytes = 0.0;
-  auto add_path = [&](std::span<const int> path, double bytes, request_class k) {
-    int chiplets_crossed = path.empty() ? 1 : 0;
-    for (int u : path) {
-      out.link_bytes[static_cast<std::size_t>(u) * 4 + static_cast<std::size_t>(k)] += bytes;
-      const auto& l = links[static_cast<std::size_t>(u)];
-      chiplets_crossed += l.to < nc ? 1 : 0;
-    }
-    if (!path.empty() && links[static_cast<std::size_t>(path.front())].from < nc) ++chiplets_crossed;
-    noc_bytes += bytes * chiplets_crossed;
-  };
-  auto route_time = [&](std::span<const int> path, double bytes) {  // Eq. 7
-    duration<> t{};
-    for (int u : path) {
-      const auto& l = links[static_cast<std::size_t>(u)];
-      t += link_time(l.lambda, l.bandwidth, data_size<>::from_si(bytes));
-    }
-    return t.si();
-  };
-  // Eq. 5: loads of every request class.
+  // Requests of every class (§4.4) with their routes in one buffer; Eq. 5: loads per class.
   const double tok_b = shape.token_bytes.si();
+  const double wt = shape.weight_bytes.si();
+  std::vector<int> paths;
+  std::array<std::vector<detail::layer_request>, 4> reqs;
+  std::vector<int> req_of_group(ng, -1), req_of_replica(nr, -1);
+  double noc_bytes = 0.0;  // bytes × compute chiplets crossed, for the on-chiplet network energy
+  // Records a request whose links were appended to `paths` from `begin`; its release time is
+  // set when known (below). Returns its index within its class.
+  auto push = [&](request_class k, double bytes, std::size_t begin) {
+    const detail::layer_request r{0.0, bytes, begin, paths.size()};
+    int chiplets_crossed = r.path_begin == r.path_end ? 1 : 0;
+    for (std::size_t i = r.path_begin; i < r.path_end; ++i) {
+      const auto u = static_cast<std::size_t>(paths[i]);
+      out.link_bytes[u * 4 + static_cast<std::size_t>(k)] += r.bytes;
+      chiplets_crossed += links[u].to < nc ? 1 : 0;
+    }
+    if (r.path_begin != r.path_end && links[static_cast<std::size_t>(paths[r.path_begin])].from < nc) ++chiplets_crossed;
+    noc_bytes += r.bytes * chiplets_crossed;
+    reqs[static_cast<std::size_t>(k)].push_back(r);
+    return static_cast<int>(reqs[static_cast<std::size_t>(k)].size()) - 1;
+  };
   for (std::size_t g = 0; g < ng; ++g) {
     const auto& grp = groups[g];
     if (grp.tokens == 0) continue;
     const int c = replicas[static_cast<std::size_t>(assignment[g])].chiplet;
-    add_path(s.route(grp.source, c), grp.tokens * tok_b, request_class::dispatch);
-    add_path(s.route(c, grp.aggregate), grp.tokens * tok_b, request_class::gather);
+    const double bytes = grp.tokens * tok_b;
+    std::size_t begin = paths.size();
+    s.append_route(grp.source, c, paths);
+    req_of_group[g] = push(request_class::dispatch, bytes, begin);
+    begin = paths.size();
+    s.append_route(c, grp.aggregate, paths);
+    push(request_class::gather, bytes, begin);
   }
-  const double wt = shape.weight_bytes.si();
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] <= 0.0) continue;
     const auto& rp = replicas[r];
-    add_path(s.memory_path(rp.bank, rp.chiplet), wt, request_class::memory);
+    const std::size_t begin = paths.size();
+    s.append_memory_path(rp.bank, rp.chiplet, paths);
+    req_of_replica[r] = push(request_class::memory, wt, begin);
     for (int i = 0; i < rp.span; ++i) out.bank_bytes[static_cast<std::size_t>(rp.bank + i) * 2] += wt / rp.span;
   }
   for (std::size_t m = 0; m < migrations.size(); ++m) {
@@ -359,32 +425,40 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
                     mg.source_bank, "a bank id");
     detail::require(mg.destination_bank >= 0 && static_cast<std::size_t>(mg.destination_bank) < nb, id,
                     f + ".destination_bank", mg.destination_bank, "a bank id");
-    const auto& sb = banks[static_cast<std::size_t>(mg.source_bank)];
-    const auto& db = banks[static_cast<std::size_t>(mg.destination_bank)];
-    // SRAM banks sit on a group: enter the mesh at the group's first chiplet.
-    auto node_of = [&](const hw_bank& b) {
-      if (b.tier != tier_kind::sram) return b.home;
-      const int gx = b.home % (s.params().mesh_x / s.params().group_x), gy = b.home / (s.params().mesh_x / s.params().group_x);
-      return gy * s.params().group_y * s.params().mesh_x + gx * s.params().group_x;
-    };
-    add_path(s.route(node_of(sb), node_of(db)), mg.bytes.si(), request_class::migration);
+    detail::require_in(mg.bytes.si(), 0.0, 1e15, id, f + ".bytes");
+    // Bank to bank: from the node the source bank's data enters the network at to the
+    // destination's (an SRAM group enters the mesh at its first chiplet).
+    const std::size_t begin = paths.size();
+    s.append_route(s.bank_node(mg.source_bank), s.bank_node(mg.destination_bank), paths);
+    push(request_class::migration, mg.bytes.si(), begin);
     out.bank_bytes[static_cast<std::size_t>(mg.source_bank) * 2 + 1] += mg.bytes.si();
     out.bank_bytes[static_cast<std::size_t>(mg.destination_bank) * 2 + 1] += mg.bytes.si();
   }
 
-  // Eq. 8: link drain times and route times.
-  std::vector<double> drain(nl);
+  // Eq. 8: link drain times and, over every request of every class (migrations included), the
+  // route times of Eq. 7; Eq. 12's memory terms.
+  auto route_time = [&](const detail::layer_request& r) {  // Eq. 7
+    duration<> t{};
+    for (std::size_t i = r.path_begin; i < r.path_end; ++i) {
+      const auto& l = links[static_cast<std::size_t>(paths[i])];
+      t += link_time(l.lambda, l.bandwidth, data_size<>::from_si(r.bytes));
+    }
+    return t.si();
+  };
   double max_drain = 0.0, max_mem_drain = 0.0;
   for (std::size_t u = 0; u < nl; ++u) {
-    drain[u] = out.link_load(static_cast<int>(u)) / links[u].bandwidth.si();
-    max_drain = std::max(max_drain, drain[u]);
+    max_drain = std::max(max_drain, out.link_load(static_cast<int>(u)) / links[u].bandwidth.si());
     max_mem_drain = std::max(max_mem_drain, out.link_bytes[u * 4 + 2] / links[u].bandwidth.si());
   }
-  auto path_time = [&](std::span<const int> path, double bytes) {
-    double t = route_time(path, bytes);
-    for (int u : path) t = std::max(t, drain[static_cast<std::size_t>(u)]);
-    return t;
-  };
+  double max_route = 0.0, max_mem_route = 0.0;
+  for (std::size_t k = 0; k < 4; ++k) {
+    for (const auto& r : reqs[k]) {
+      const double t = route_time(r);
+      max_route = std::max(max_route, t);
+      if (k == static_cast<std::size_t>(request_class::memory)) max_mem_route = std::max(max_mem_route, t);
+    }
+  }
+  out.t_net = duration<>::from_si(std::max(max_drain, max_route));
   // Eq. 10–11: bank service.
   std::vector<double> bank_t(nb, 0.0);
   double t_bank = 0.0;
@@ -392,19 +466,6 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     const double q = out.bank_load(static_cast<int>(b));
     bank_t[b] = bank_service_time(data_size<>::from_si(q), banks[b].latency, banks[b].bandwidth).si();
     t_bank = std::max(t_bank, bank_t[b]);
-  }
-  // Memory time per replica and Eq. 12.
-  std::vector<double> mem_t(nr, 0.0);
-  double max_mem_route = 0.0;
-  for (std::size_t r = 0; r < nr; ++r) {
-    if (out.replica_tokens[r] <= 0.0) continue;
-    const auto& rp = replicas[r];
-    double tb = 0.0;
-    for (int i = 0; i < rp.span; ++i) tb = std::max(tb, bank_t[static_cast<std::size_t>(rp.bank + i)]);
-    const auto path = s.memory_path(rp.bank, rp.chiplet);
-    const double tr = route_time(path, wt);
-    max_mem_route = std::max(max_mem_route, tr);
-    mem_t[r] = std::max(tb, path_time(path, wt));
   }
   out.t_bank = duration<>::from_si(t_bank);
   out.t_mem = duration<>::from_si(std::max({t_bank, max_mem_drain, max_mem_route}));
@@ -470,61 +531,98 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     gate_flops += src * shape.gate_flops_per_token.si();
   }
 
-  // Group completion (Eq. 14): FCFS at each replica by dispatch arrival.
-  std::vector<double> disp(ng, 0.0), gath(ng, 0.0), comp(ng, 0.0);
+  // Group completion (Eq. 14) as an event loop over the causal link model, in release order:
+  // migrations (released at 0, in flight during the layer), dispatches (at T_gate), then weight
+  // streams and gathers as their release times become known.
+  link_server net(links, cp.arbitration);
+  auto serve = [&](request_class k, std::size_t i) {
+    auto& r = reqs[static_cast<std::size_t>(k)][i];
+    return net.serve(k, r.release, r.bytes, paths.data() + r.path_begin, r.path_end - r.path_begin);
+  };
+  for (std::size_t i = 0; i < reqs[3].size(); ++i) (void)serve(request_class::migration, i);
+  std::vector<double> arrive(ng, 0.0), comp(ng, 0.0);
   for (std::size_t g = 0; g < ng; ++g) {
-    const auto& grp = groups[g];
-    const auto& rp = replicas[static_cast<std::size_t>(assignment[g])];
-    const double bytes = grp.tokens * tok_b;
-    disp[g] = grp.tokens > 0 ? path_time(s.route(grp.source, rp.chiplet), bytes) : 0.0;
-    gath[g] = grp.tokens > 0 ? path_time(s.route(rp.chiplet, grp.aggregate), bytes) : 0.0;
+    if (req_of_group[g] < 0) continue;
+    const auto i = static_cast<std::size_t>(req_of_group[g]);
+    reqs[0][i].release = t_gate;
+    const auto tr = serve(request_class::dispatch, i);
+    arrive[g] = tr.arrive;
+    out.dispatch_wait[g] = duration<>::from_si(tr.wait());
     const int k = out.replica_cores[static_cast<std::size_t>(assignment[g])];
-    comp[g] = grp.tokens > 0 ? replica_compute_time(op_count<>::from_si(grp.tokens * ops_tok), double(std::max(k, 1)),
-                                                    op_rate<>::from_si(pi), 1.0).si()
-                             : 0.0;
+    comp[g] = replica_compute_time(op_count<>::from_si(groups[g].tokens * ops_tok), double(std::max(k, 1)),
+                                   op_rate<>::from_si(pi), 1.0)
+                  .si();
   }
-  std::vector<std::size_t> order(ng);
-  std::iota(order.begin(), order.end(), std::size_t{0});
+  // Replica service, FCFS by dispatch arrival. Compute overlaps the weight stream; a group
+  // cannot finish before its replica's stream has.
+  std::vector<std::size_t> order;
+  order.reserve(ng);
+  for (std::size_t g = 0; g < ng; ++g) {
+    if (req_of_group[g] >= 0) order.push_back(g);
+  }
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return assignment[a] < assignment[b] || (assignment[a] == assignment[b] && (disp[a] < disp[b] || (disp[a] == disp[b] && a < b)));
+    return assignment[a] < assignment[b] ||
+           (assignment[a] == assignment[b] && (arrive[a] < arrive[b] || (arrive[a] == arrive[b] && a < b)));
   });
-  std::vector<double> busy(nr, 0.0);
+  std::vector<double> busy(nr, 0.0), first_start(nr, 0.0), start(ng, 0.0), fin(ng, 0.0), replica_comp(nr, 0.0);
+  std::vector<std::vector<std::size_t>> groups_of(nr);
   for (std::size_t r = 0; r < nr; ++r) busy[r] = t_gate + replica_start[r];
-  double t_moe = 0.0, t_comp_max = 0.0;
-  std::vector<double> replica_comp(nr, 0.0);
-  for (std::size_t i = 0; i < ng; ++i) {
-    const std::size_t g = order[i];
+  for (const std::size_t g : order) {
     const auto r = static_cast<std::size_t>(assignment[g]);
-    const double arrive = t_gate + disp[g];
-    const double start = std::max(arrive, busy[r]);
-    const double fin_comp = start + comp[g];
-    const double mem_ready = t_gate + mem_t[r];
-    const double finish = std::max(fin_comp, mem_ready);
-    busy[r] = fin_comp;
+    start[g] = std::max(arrive[g], busy[r]);
+    if (groups_of[r].empty()) first_start[r] = start[g];
+    groups_of[r].push_back(g);
+    fin[g] = start[g] + comp[g];
+    busy[r] = fin[g];
     replica_comp[r] += comp[g];
-    const double c_g = groups[g].tokens > 0 ? finish + gath[g] + t_combine : 0.0;
+  }
+  // Weight streams (Eq. 15) and gathers, in release order: (release, class, index).
+  using event = std::tuple<double, int, std::size_t>;  // release, 0 = memory / 1 = gather, replica / group
+  std::priority_queue<event, std::vector<event>, std::greater<>> events;
+  for (std::size_t r = 0; r < nr; ++r) {
+    if (req_of_replica[r] < 0) continue;
+    const double release = cp.overlap == memory_overlap::compute_only ? first_start[r] : t_gate;
+    reqs[2][static_cast<std::size_t>(req_of_replica[r])].release = release;
+    events.emplace(release, 0, r);
+  }
+  std::vector<double> finish(ng, 0.0);
+  double t_moe = 0.0, t_comp_max = 0.0;
+  while (!events.empty()) {
+    const auto [release, kind, idx] = events.top();
+    events.pop();
+    if (kind == 0) {  // replica idx's weights: ready after its bank span's service and its route
+      const auto i = static_cast<std::size_t>(req_of_replica[idx]);
+      const auto tr = serve(request_class::memory, i);
+      const auto& rp = replicas[idx];
+      double tb = 0.0;
+      for (int j = 0; j < rp.span; ++j) tb = std::max(tb, bank_t[static_cast<std::size_t>(rp.bank + j)]);
+      const double ready = std::max(release + tb, tr.arrive);
+      out.memory_ready[idx] = duration<>::from_si(ready);
+      for (const std::size_t g : groups_of[idx]) {
+        finish[g] = std::max(fin[g], ready);
+        reqs[1][static_cast<std::size_t>(req_of_group[g])].release = finish[g];
+        events.emplace(finish[g], 1, g);
+      }
+      continue;
+    }
+    const std::size_t g = idx;  // gather of group g: C_g = arrival + T_combine
+    const auto tr = serve(request_class::gather, static_cast<std::size_t>(req_of_group[g]));
+    out.gather_wait[g] = duration<>::from_si(tr.wait());
+    const double c_g = tr.arrive + t_combine;
     out.completion[g] = duration<>::from_si(c_g);
-    if (groups[g].tokens > 0 && (out.critical_group < 0 || c_g > t_moe)) {
+    out.group_stages[g] = stage_times{duration<>::from_si(t_gate), duration<>::from_si(arrive[g] - t_gate),
+                                      duration<>::from_si(start[g] - arrive[g]), duration<>::from_si(finish[g] - fin[g]),
+                                      duration<>::from_si(comp[g]), duration<>::from_si(tr.arrive - finish[g]),
+                                      duration<>::from_si(t_combine)};
+    if (out.critical_group < 0 || c_g > t_moe || (c_g == t_moe && static_cast<int>(g) < out.critical_group)) {
       t_moe = c_g;
       out.critical_group = static_cast<int>(g);
-      out.critical = stage_times{duration<>::from_si(t_gate), duration<>::from_si(disp[g]),
-                                 duration<>::from_si(start - arrive), duration<>::from_si(finish - fin_comp),
-                                 duration<>::from_si(comp[g]), duration<>::from_si(gath[g]),
-                                 duration<>::from_si(t_combine)};
+      out.critical = out.group_stages[g];
     }
   }
   for (std::size_t r = 0; r < nr; ++r) t_comp_max = std::max(t_comp_max, replica_comp[r]);
   out.t_moe = duration<>::from_si(t_moe);
   out.t_comp = duration<>::from_si(t_comp_max);
-  double max_req_route = max_mem_route;
-  for (std::size_t g = 0; g < ng; ++g) {
-    if (groups[g].tokens == 0) continue;
-    const auto& rp = replicas[static_cast<std::size_t>(assignment[g])];
-    const double b = groups[g].tokens * tok_b;
-    max_req_route = std::max({max_req_route, route_time(s.route(groups[g].source, rp.chiplet), b),
-                              route_time(s.route(rp.chiplet, groups[g].aggregate), b)});
-  }
-  out.t_net = duration<>::from_si(std::max(max_drain, max_req_route));
 
   // Energy (Eq. 17–18).
   double total_tokens = 0.0;

@@ -2,9 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
+#include <cmath>
 #include <random>
 
 #include <boost/math/differentiation/autodiff.hpp>
+
+#include "strata/core/json.hpp"
 
 using namespace strata;
 using doctest::Approx;
@@ -391,4 +395,197 @@ TEST_CASE("the per-term closed forms of Eq. 7, 10 and 13 differentiate with auto
   const auto c = replica_compute_time(op_count<F>(units::flop(1e9)), k, op_rate<F>(units::Gflops(512.0)), F(0.8));
   CHECK(c.si().derivative(0) == Approx(1e9 / (4 * 512e9 * 0.8)));
   CHECK(c.si().derivative(1) == Approx(-1e9 / (16 * 512e9 * 0.8)));
+}
+
+namespace {
+// A random layer on the Table 1 package (or a variant): 8 experts with 1–3 replicas on random
+// chiplets in SRAM, HBM or DRAM, 40 groups, and 0–2 migrations between random banks.
+struct random_layer {
+  std::vector<replica> reps;
+  std::vector<token_group> groups;
+  std::vector<int> assign;
+  std::vector<migration> migs;
+};
+random_layer make_random_layer(const substrate& s, std::mt19937_64& rng) {
+  random_layer L;
+  const int experts = 8, nc = s.chiplets();
+  std::vector<std::vector<int>> of(experts);
+  for (int e = 0; e < experts; ++e) {
+    const int copies = 1 + static_cast<int>(rng() % 3);
+    for (int c = 0; c < copies; ++c) {
+      const int chiplet = static_cast<int>(rng() % static_cast<unsigned>(nc));
+      const auto t = static_cast<tier_kind>(rng() % 3);
+      const auto pool = t == tier_kind::sram ? s.banks_of(t, s.group_of(chiplet)) : s.banks_of(t);
+      of[static_cast<std::size_t>(e)].push_back(static_cast<int>(L.reps.size()));
+      L.reps.push_back({0, e, chiplet, pool[rng() % pool.size()], 1});
+    }
+  }
+  for (int i = 0; i < 40; ++i) {
+    const int e = static_cast<int>(rng() % experts);
+    L.groups.push_back({0, e, static_cast<int>(rng() % static_cast<unsigned>(nc)),
+                        static_cast<int>(rng() % static_cast<unsigned>(nc)), static_cast<int>(rng() % 64)});
+    const auto& cands = of[static_cast<std::size_t>(e)];
+    L.assign.push_back(cands[rng() % cands.size()]);
+  }
+  const auto nb = s.banks().size();
+  for (int m = static_cast<int>(rng() % 3); m > 0; --m) {
+    L.migs.push_back({static_cast<int>(rng() % nb), static_cast<int>(rng() % nb), units::MB(double(rng() % 4)), true});
+  }
+  return L;
+}
+bool all_finite(const layer_result& r) {
+  bool ok = std::isfinite(r.t_moe.si()) && std::isfinite(r.t_net.si()) && std::isfinite(r.t_mem.si()) &&
+            std::isfinite(r.energy.total().si()) && std::isfinite(r.pressure.link) && std::isfinite(r.pressure.load);
+  for (const auto& c : r.completion) ok = ok && std::isfinite(c.si());
+  for (const auto& st : r.group_stages) {
+    for (const auto d : {st.gate, st.dispatch, st.queue, st.memory, st.compute, st.gather, st.combine}) {
+      ok = ok && std::isfinite(d.si()) && d.si() >= -1e-18;
+    }
+  }
+  return ok;
+}
+}  // namespace
+
+TEST_CASE("property: more link bandwidth is never slower, for every arbitration and overlap") {
+  for (const auto hbm : {hbm_placement::chiplet_local, hbm_placement::behind_io}) {
+    substrate_params p;
+    p.hbm_at = hbm;
+    const substrate slow(p);
+    std::mt19937_64 rng(7);
+    for (int trial = 0; trial < 40; ++trial) {
+      CAPTURE(trial);
+      const auto L = make_random_layer(slow, rng);
+      const double factor = 1.0 + double(rng() % 8);
+      substrate_params q = p;
+      q.d2d.bandwidth = q.d2d.bandwidth * factor;
+      q.io_link.bandwidth = q.io_link.bandwidth * (1.0 + double(rng() % 8));
+      const substrate fast(q);
+      for (const auto arb : {link_arbitration::per_class, link_arbitration::shared}) {
+        for (const auto ov : {memory_overlap::compute_only, memory_overlap::dispatch_and_queue}) {
+          critical_path_params cp;
+          cp.arbitration = arb;
+          cp.overlap = ov;
+          const auto a = evaluate_layer(slow, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs);
+          const auto b = evaluate_layer(fast, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs);
+          CHECK(b.t_moe.si() <= a.t_moe.si() * (1 + 1e-12));
+          CHECK(b.t_net.si() <= a.t_net.si() * (1 + 1e-12));
+          CHECK(all_finite(a));
+          CHECK(all_finite(b));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("property: bytes on links equal bytes sent, per class (Eq. 5), and energy is non-negative") {
+  const substrate s;
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 30; ++trial) {
+    CAPTURE(trial);
+    const auto L = make_random_layer(s, rng);
+    critical_path_params cp;
+    cp.arbitration = trial % 2 == 0 ? link_arbitration::per_class : link_arbitration::shared;
+    const auto res = evaluate_layer(s, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs);
+    // Sent: each request's bytes times the links of its route.
+    std::array<double, 4> sent{}, carried{};
+    std::vector<bool> active(L.reps.size(), false);
+    for (std::size_t g = 0; g < L.groups.size(); ++g) {
+      if (L.groups[g].tokens == 0) continue;
+      const auto& rp = L.reps[static_cast<std::size_t>(L.assign[g])];
+      active[static_cast<std::size_t>(L.assign[g])] = true;
+      sent[0] += L.groups[g].tokens * 4e3 * double(s.hops(L.groups[g].source, rp.chiplet));
+      sent[1] += L.groups[g].tokens * 4e3 * double(s.hops(rp.chiplet, L.groups[g].aggregate));
+    }
+    double bank_fg = 0.0, bank_mig = 0.0, mig_bytes = 0.0;
+    for (std::size_t r = 0; r < L.reps.size(); ++r) {
+      if (active[r]) sent[2] += 1e6 * double(s.memory_path(L.reps[r].bank, L.reps[r].chiplet).size());
+      if (active[r]) bank_fg += 1e6;
+    }
+    for (const auto& m : L.migs) {
+      sent[3] += m.bytes.si() * double(s.hops(s.bank_node(m.source_bank), s.bank_node(m.destination_bank)));
+      mig_bytes += 2 * m.bytes.si();
+    }
+    for (std::size_t u = 0; u < s.links().size(); ++u) {
+      for (std::size_t k = 0; k < 4; ++k) carried[k] += res.link_bytes[u * 4 + k];
+    }
+    for (std::size_t k = 0; k < 4; ++k) CHECK(carried[k] == Approx(sent[k]));
+    for (std::size_t b = 0; b < s.banks().size(); ++b) {
+      bank_fg -= res.bank_bytes[b * 2];
+      bank_mig += res.bank_bytes[b * 2 + 1];
+    }
+    CHECK(bank_fg == Approx(0.0).epsilon(1e-9).scale(1e6));
+    CHECK(bank_mig == Approx(mig_bytes));
+    // D2D energy is exactly the carried bytes at 0.3 pJ/bit (every link is UCIe-class).
+    CHECK(res.energy.d2d.si() == Approx((carried[0] + carried[1] + carried[2] + carried[3]) * 0.3e-12 * 8));
+    for (const auto e : {res.energy.compute, res.energy.noc, res.energy.d2d, res.energy.sram, res.energy.hbm,
+                         res.energy.dram, res.energy.migration, res.energy.gate}) {
+      CHECK(e.si() >= 0.0);
+    }
+    CHECK(all_finite(res));
+    // Every group's stages sum to its completion (Eq. 14).
+    for (std::size_t g = 0; g < L.groups.size(); ++g) {
+      CHECK(res.group_stages[g].total().si() == Approx(res.completion[g].si()).epsilon(1e-12));
+    }
+    // With one queue per link for all classes no link carries more than B_u: latency is at least
+    // every link's foreground drain.
+    if (cp.arbitration == link_arbitration::shared) {
+      for (std::size_t u = 0; u < s.links().size(); ++u) {
+        const double fg = res.link_bytes[u * 4] + res.link_bytes[u * 4 + 1] + res.link_bytes[u * 4 + 2];
+        CHECK(res.t_moe.si() >= fg / s.links()[u].bandwidth.si() * (1 - 1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("extreme but valid inputs stay finite; out-of-range ones raise config_error naming the field") {
+  const auto s = two_by_two();
+  const int dram = s.banks_of(tier_kind::dram)[0];
+  // 2^31 − 1 tokens of a DeepSeek-V3-sized expert (44 MB, 7168-wide activations).
+  const moe_layer_shape big{units::MB(44.0), units::flop(2.0 * 3 * 7168 * 2048), units::KB(14.336),
+                            units::flop(2.0 * 7168 * 256), units::flop(2.0 * 7168 * 8), 8};
+  const std::vector<token_group> g{{0, 0, 1, 2, 2147483647}};
+  const std::vector<replica> r{{0, 0, 3, dram, 1}};
+  const auto res = evaluate_layer(s, big, g, r, {0});
+  CHECK(all_finite(res));
+  CHECK(res.t_moe.si() > 0.0);
+  auto throws_on = [&](const moe_layer_shape& shape, const critical_path_params& cp, const std::vector<migration>& m,
+                       const char* field) {
+    CAPTURE(field);
+    try {
+      (void)evaluate_layer(s, shape, g, r, {0}, cp, m);
+      FAIL("no config_error");
+    } catch (const config_error& e) {
+      CHECK(e.field() == field);
+    }
+  };
+  auto shape = toy_shape();
+  shape.weight_bytes = units::B(1e300);
+  throws_on(shape, {}, {}, "shape.weight_bytes");
+  shape = toy_shape();
+  shape.token_bytes = units::B(-1.0);
+  throws_on(shape, {}, {}, "shape.token_bytes");
+  critical_path_params cp;
+  cp.window = units::s(4.9e-324);
+  throws_on(toy_shape(), cp, {}, "window");
+  cp = {};
+  cp.compute_scale = 1e300;
+  throws_on(toy_shape(), cp, {}, "compute_scale");
+  cp = {};
+  cp.alpha_mig = 2.0;
+  throws_on(toy_shape(), cp, {}, "alpha_mig");
+  throws_on(toy_shape(), {}, {{dram, dram + 1, units::B(1e300), true}}, "migrations[0].bytes");
+}
+
+TEST_CASE("critical-path knobs round-trip through JSON with the enums by name") {
+  critical_path_params cp;
+  cp.overlap = memory_overlap::dispatch_and_queue;
+  cp.arbitration = link_arbitration::shared;
+  const json j = cp;
+  CHECK(j["memory_overlap"] == "dispatch_and_queue");
+  CHECK(j["link_arbitration"] == "shared");
+  const auto back = j.get<critical_path_params>();
+  CHECK(back.overlap == memory_overlap::dispatch_and_queue);
+  CHECK(back.arbitration == link_arbitration::shared);
+  CHECK(json::parse("{}").get<critical_path_params>().overlap == memory_overlap::compute_only);
+  CHECK_THROWS_AS((void)json::parse(R"({"memory_overlap": "all"})").get<critical_path_params>(), config_error);
 }

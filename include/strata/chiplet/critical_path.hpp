@@ -40,14 +40,11 @@
 /// NoC: every request's bytes × the compute chiplets it crosses × ε_NoC; storage Σ Q·ε_b per tier,
 /// migration control y_m·E^ctrl, gate Σ_g E^gate_g. Pressure (Eq. 19) over a window Δ_w.
 
-#include <algorithm>   // std::sort, std::max
+#include <algorithm>   // std::sort, std::max, std::push_heap, std::pop_heap
 #include <array>       // std::array
 #include <cstddef>     // std::size_t
-#include <functional>  // std::greater
-#include <queue>       // std::priority_queue
 #include <span>        // std::span
 #include <string>      // std::string
-#include <tuple>       // std::tuple
 #include <utility>     // std::pair
 #include <vector>      // std::vector
 
@@ -379,19 +376,27 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   const double tok_b = shape.token_bytes.si();
   const double wt = shape.weight_bytes.si();
   std::vector<int> paths;
+  paths.reserve(ng * 8 + nr * 4);
   std::array<std::vector<detail::layer_request>, 4> reqs;
   std::vector<int> req_of_group(ng, -1), req_of_replica(nr, -1);
   double noc_bytes = 0.0;  // bytes × compute chiplets crossed, for the on-chiplet network energy
   // Records a request whose links were appended to `paths` from `begin`; its release time is
   // set when known (below). Returns its index within its class.
+  // Eq. 8's route term over every request of every class (migrations included), Eq. 12's over
+  // the memory class: T^route_h of Eq. 7.
+  double max_route = 0.0, max_mem_route = 0.0;
   auto push = [&](request_class k, double bytes, std::size_t begin) {
     const detail::layer_request r{0.0, bytes, begin, paths.size()};
     int chiplets_crossed = r.path_begin == r.path_end ? 1 : 0;
+    duration<> route{};
     for (std::size_t i = r.path_begin; i < r.path_end; ++i) {
       const auto u = static_cast<std::size_t>(paths[i]);
       out.link_bytes[u * 4 + static_cast<std::size_t>(k)] += r.bytes;
       chiplets_crossed += links[u].to < nc ? 1 : 0;
+      route += link_time(links[u].lambda, links[u].bandwidth, data_size<>::from_si(r.bytes));
     }
+    max_route = std::max(max_route, route.si());
+    if (k == request_class::memory) max_mem_route = std::max(max_mem_route, route.si());
     if (r.path_begin != r.path_end && links[static_cast<std::size_t>(paths[r.path_begin])].from < nc) ++chiplets_crossed;
     noc_bytes += r.bytes * chiplets_crossed;
     reqs[static_cast<std::size_t>(k)].push_back(r);
@@ -435,28 +440,11 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     out.bank_bytes[static_cast<std::size_t>(mg.destination_bank) * 2 + 1] += mg.bytes.si();
   }
 
-  // Eq. 8: link drain times and, over every request of every class (migrations included), the
-  // route times of Eq. 7; Eq. 12's memory terms.
-  auto route_time = [&](const detail::layer_request& r) {  // Eq. 7
-    duration<> t{};
-    for (std::size_t i = r.path_begin; i < r.path_end; ++i) {
-      const auto& l = links[static_cast<std::size_t>(paths[i])];
-      t += link_time(l.lambda, l.bandwidth, data_size<>::from_si(r.bytes));
-    }
-    return t.si();
-  };
+  // Eq. 8: link drain times; with the route term above, T^net. Eq. 12's memory drain.
   double max_drain = 0.0, max_mem_drain = 0.0;
   for (std::size_t u = 0; u < nl; ++u) {
     max_drain = std::max(max_drain, out.link_load(static_cast<int>(u)) / links[u].bandwidth.si());
     max_mem_drain = std::max(max_mem_drain, out.link_bytes[u * 4 + 2] / links[u].bandwidth.si());
-  }
-  double max_route = 0.0, max_mem_route = 0.0;
-  for (std::size_t k = 0; k < 4; ++k) {
-    for (const auto& r : reqs[k]) {
-      const double t = route_time(r);
-      max_route = std::max(max_route, t);
-      if (k == static_cast<std::size_t>(request_class::memory)) max_mem_route = std::max(max_mem_route, t);
-    }
   }
   out.t_net = duration<>::from_si(std::max(max_drain, max_route));
   // Eq. 10–11: bank service.
@@ -565,47 +553,56 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
            (assignment[a] == assignment[b] && (arrive[a] < arrive[b] || (arrive[a] == arrive[b] && a < b)));
   });
   std::vector<double> busy(nr, 0.0), first_start(nr, 0.0), start(ng, 0.0), fin(ng, 0.0), replica_comp(nr, 0.0);
-  std::vector<std::vector<std::size_t>> groups_of(nr);
+  std::vector<std::size_t> first_of(nr + 1, order.size());  // replica r's groups: order[first_of[r], first_of[r+1])
   for (std::size_t r = 0; r < nr; ++r) busy[r] = t_gate + replica_start[r];
+  for (std::size_t i = order.size(); i-- > 0;) first_of[static_cast<std::size_t>(assignment[order[i]])] = i;
+  for (std::size_t r = nr; r-- > 0;) first_of[r] = std::min(first_of[r], first_of[r + 1]);
   for (const std::size_t g : order) {
     const auto r = static_cast<std::size_t>(assignment[g]);
     start[g] = std::max(arrive[g], busy[r]);
-    if (groups_of[r].empty()) first_start[r] = start[g];
-    groups_of[r].push_back(g);
+    if (order[first_of[r]] == g) first_start[r] = start[g];
     fin[g] = start[g] + comp[g];
     busy[r] = fin[g];
     replica_comp[r] += comp[g];
   }
-  // Weight streams (Eq. 15) and gathers, in release order: (release, class, index).
-  using event = std::tuple<double, int, std::size_t>;  // release, 0 = memory / 1 = gather, replica / group
-  std::priority_queue<event, std::vector<event>, std::greater<>> events;
+  // Weight streams (Eq. 15) and gathers, served in release order (release, class, index).
+  // Event: (release, key) with key = replica for a stream, nr + group for a gather, so streams
+  // precede gathers at equal release and each class keeps its index order.
+  using event = std::pair<double, std::size_t>;
+  const auto earlier = [](const event& a, const event& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
+  const auto later = [&](const event& a, const event& b) { return earlier(b, a); };
+  std::vector<event> streams;
+  streams.reserve(nr);
   for (std::size_t r = 0; r < nr; ++r) {
     if (req_of_replica[r] < 0) continue;
     const double release = cp.overlap == memory_overlap::compute_only ? first_start[r] : t_gate;
     reqs[2][static_cast<std::size_t>(req_of_replica[r])].release = release;
-    events.emplace(release, 0, r);
+    streams.emplace_back(release, r);
   }
+  std::sort(streams.begin(), streams.end(), earlier);
   std::vector<double> finish(ng, 0.0);
   double t_moe = 0.0, t_comp_max = 0.0;
-  while (!events.empty()) {
-    const auto [release, kind, idx] = events.top();
-    events.pop();
-    if (kind == 0) {  // replica idx's weights: ready after its bank span's service and its route
-      const auto i = static_cast<std::size_t>(req_of_replica[idx]);
-      const auto tr = serve(request_class::memory, i);
-      const auto& rp = replicas[idx];
-      double tb = 0.0;
-      for (int j = 0; j < rp.span; ++j) tb = std::max(tb, bank_t[static_cast<std::size_t>(rp.bank + j)]);
-      const double ready = std::max(release + tb, tr.arrive);
-      out.memory_ready[idx] = duration<>::from_si(ready);
-      for (const std::size_t g : groups_of[idx]) {
-        finish[g] = std::max(fin[g], ready);
-        reqs[1][static_cast<std::size_t>(req_of_group[g])].release = finish[g];
-        events.emplace(finish[g], 1, g);
-      }
-      continue;
+  std::vector<event> gathers;  // released, not yet served
+  gathers.reserve(ng);
+  // Replica r's weights: ready after its bank span's service and its route; its groups finish
+  // and release their gathers.
+  auto serve_stream = [&](double release, std::size_t r) {
+    const auto tr = serve(request_class::memory, static_cast<std::size_t>(req_of_replica[r]));
+    const auto& rp = replicas[r];
+    double tb = 0.0;
+    for (int j = 0; j < rp.span; ++j) tb = std::max(tb, bank_t[static_cast<std::size_t>(rp.bank + j)]);
+    const double ready = std::max(release + tb, tr.arrive);
+    out.memory_ready[r] = duration<>::from_si(ready);
+    for (std::size_t i = first_of[r]; i < first_of[r + 1]; ++i) {
+      const std::size_t g = order[i];
+      finish[g] = std::max(fin[g], ready);
+      reqs[1][static_cast<std::size_t>(req_of_group[g])].release = finish[g];
+      gathers.emplace_back(finish[g], nr + g);
+      if (cp.arbitration == link_arbitration::shared) std::push_heap(gathers.begin(), gathers.end(), later);
     }
-    const std::size_t g = idx;  // gather of group g: C_g = arrival + T_combine
+  };
+  // Gather of group g: C_g = arrival + T_combine.
+  auto serve_gather = [&](std::size_t g) {
     const auto tr = serve(request_class::gather, static_cast<std::size_t>(req_of_group[g]));
     out.gather_wait[g] = duration<>::from_si(tr.wait());
     const double c_g = tr.arrive + t_combine;
@@ -618,6 +615,29 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
       t_moe = c_g;
       out.critical_group = static_cast<int>(g);
       out.critical = out.group_stages[g];
+    }
+  };
+  if (cp.arbitration == link_arbitration::per_class) {
+    // Streams and gathers never share a queue: serve each class in its own release order.
+    for (const auto& [release, r] : streams) serve_stream(release, r);
+    std::sort(gathers.begin(), gathers.end(), earlier);
+    for (const auto& e : gathers) serve_gather(e.second - nr);
+  } else {
+    // One queue per link: interleave, a gather released before the next stream goes first.
+    for (const auto& [release, r] : streams) {
+      while (!gathers.empty() && earlier(gathers.front(), event{release, r})) {
+        std::pop_heap(gathers.begin(), gathers.end(), later);
+        const std::size_t g = gathers.back().second - nr;
+        gathers.pop_back();
+        serve_gather(g);
+      }
+      serve_stream(release, r);
+    }
+    while (!gathers.empty()) {
+      std::pop_heap(gathers.begin(), gathers.end(), later);
+      const std::size_t g = gathers.back().second - nr;
+      gathers.pop_back();
+      serve_gather(g);
     }
   }
   for (std::size_t r = 0; r < nr; ++r) t_comp_max = std::max(t_comp_max, replica_comp[r]);

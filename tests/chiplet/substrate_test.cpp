@@ -208,7 +208,11 @@ TEST_CASE("substrate size is bounded by max_chiplets and max_banks, and construc
   CHECK_THROWS_WITH_AS(substrate{p}, doctest::Contains("max_banks = 65536"), config_error);
   p = {};
   p.max_chiplets = 0;
-  CHECK_THROWS_WITH_AS(substrate{p}, doctest::Contains("max_chiplets must be >= 1"), config_error);
+  CHECK_THROWS_WITH_AS(substrate{p}, doctest::Contains("max_chiplets must be in [1, 2^24]"), config_error);
+  const substrate s;
+  CHECK_THROWS_WITH_AS((void)s.route(0, 20), doctest::Contains("b must be a node id"), config_error);
+  CHECK_THROWS_AS((void)s.memory_path(-1, 0), config_error);
+  CHECK_THROWS_AS((void)s.memory_path(0, 16), config_error);
   SUBCASE("64 x 64, the largest default size, builds with storage proportional to its links") {
     substrate_params big;
     big.mesh_x = 64;

@@ -146,11 +146,11 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   std::array<std::vector<detail::layer_request>, 4> reqs;
   std::vector<int> req_of_group(ng, -1), req_of_replica(nr, -1);
   double noc_bytes = 0.0;  // bytes × compute chiplets crossed, for the on-chiplet network energy
-  // Records a request whose links were appended to `paths` from `begin`; its release time is
-  // set when known (below). Returns its index within its class.
   // Eq. 8's route term over every request of every class (migrations included), Eq. 12's over
   // the memory class: T^route_h of Eq. 7.
   double max_route = 0.0, max_mem_route = 0.0;
+  // Records a request whose links were appended to `paths` from `begin`; its release time is
+  // set when known (below). Returns its index within its class.
   auto push = [&](request_class k, double bytes, std::size_t begin) {
     const detail::layer_request r{0.0, bytes, begin, paths.size()};
     int chiplets_crossed = r.path_begin == r.path_end ? 1 : 0;

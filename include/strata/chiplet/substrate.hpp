@@ -222,8 +222,10 @@ inline void validate_tier(const chiplet_tier_spec& t, const std::string& f, int 
 inline void validate(const substrate_params& p) {
   using R = detail::substrate_ranges;
   constexpr const char* id = "strata.substrate";
-  detail::require(p.max_chiplets >= 1, id, "max_chiplets", p.max_chiplets, ">= 1");
-  detail::require(p.max_banks >= 1, id, "max_banks", p.max_banks, ">= 1");
+  // The limits themselves are bounded so that node and bank counts stay far from int overflow.
+  detail::require(p.max_chiplets >= 1 && p.max_chiplets <= (1 << 24), id, "max_chiplets", p.max_chiplets,
+                  "in [1, 2^24]");
+  detail::require(p.max_banks >= 1 && p.max_banks <= (1 << 26), id, "max_banks", p.max_banks, "in [1, 2^26]");
   const std::string side = "in [1, max_chiplets = " + std::to_string(p.max_chiplets) + "]";
   detail::require(p.mesh_x >= 1 && p.mesh_x <= p.max_chiplets, id, "mesh_x", p.mesh_x, side.c_str());
   detail::require(p.mesh_y >= 1 && p.mesh_y <= p.max_chiplets, id, "mesh_y", p.mesh_y, side.c_str());
@@ -387,8 +389,11 @@ class substrate {
     }
     if (b >= nc) out.push_back(io_down_[static_cast<std::size_t>(b - nc)]);
   }
-  /// Links of the XY route from node `a` to node `b` (empty when a == b).
+  /// Links of the XY route from node `a` to node `b` (empty when a == b). Throws
+  /// `config_error` for an id that is not a node.
   [[nodiscard]] std::vector<int> route(int a, int b) const {
+    check_node_(a, "a");
+    check_node_(b, "b");
     std::vector<int> out;
     out.reserve(static_cast<std::size_t>(hops(a, b)));
     append_route(a, b, out);
@@ -409,8 +414,12 @@ class substrate {
     if (b.tier == tier_kind::sram) return;
     append_route(b.home, c, out);
   }
-  /// Links from bank `bank` to compute chiplet `c` (see `append_memory_path`).
+  /// Links from bank `bank` to compute chiplet `c` (see `append_memory_path`). Throws
+  /// `config_error` for a bad bank or chiplet id.
   [[nodiscard]] std::vector<int> memory_path(int bank, int c) const {
+    detail::require(bank >= 0 && static_cast<std::size_t>(bank) < banks_.size(), "strata.substrate", "bank", bank,
+                    "a bank id");
+    detail::require(c >= 0 && c < chiplets(), "strata.substrate", "chiplet", c, "a compute chiplet id");
     std::vector<int> out;
     append_memory_path(bank, c, out);
     return out;
@@ -476,6 +485,9 @@ class substrate {
  private:
   static constexpr std::size_t east = 0, west = 1, north = 2, south = 3;  // +x, −x, +y, −y
 
+  void check_node_(int n, const char* field) const {
+    detail::require(n >= 0 && n < nodes(), "strata.substrate", field, n, "a node id (compute chiplets, then IO chiplets)");
+  }
   [[nodiscard]] int attach_(int io_node) const { return p_.io_attach[static_cast<std::size_t>(io_node - chiplets())]; }
   [[nodiscard]] bool has_banks_(tier_kind t, int home) const {
     const auto& r = tier_range_[static_cast<std::size_t>(t)];

@@ -194,6 +194,28 @@ TEST_CASE("causal links: a group waits only for same-class traffic ahead of it o
   }
 }
 
+TEST_CASE("causal banks: a stream waits only for the accesses ahead of it on its bank") {
+  const auto s = two_by_two();
+  const int hbm = s.banks_of(tier_kind::hbm, 0)[0];  // one pseudo-channel under chiplet 0
+  // Two experts' replicas on chiplet 0 share that bank; both streams are released at the gate.
+  const std::vector<token_group> g{{0, 0, 0, 0, 10}, {0, 1, 0, 0, 10}};
+  const std::vector<replica> r{{0, 0, 0, hbm, 1}, {0, 1, 0, hbm, 1}};
+  critical_path_params cp;
+  cp.overlap = memory_overlap::dispatch_and_queue;
+  const auto res = evaluate_layer(s, toy_shape(), g, r, {0, 1}, cp);
+  const double gate = 20 * 1e4 / chiplet_flops * 1e6;
+  const double one = 0.05 + 1e6 / 14.375e9 * 1e6;  // Eq. 10 for one 1 MB access
+  CHECK(res.memory_ready[0].in(units::us) == Approx(gate + one));
+  CHECK(res.memory_ready[1].in(units::us) == Approx(gate + 2 * one));  // behind replica 0's access
+  // Eq. 11's layer bound charges the bank's whole 2 MB once: latency + 2 MB / BW.
+  CHECK(res.t_bank.in(units::us) == Approx(0.05 + 2e6 / 14.375e9 * 1e6));
+  SUBCASE("a migration on the bank is ahead of both") {
+    const std::vector<migration> m{{hbm, s.banks_of(tier_kind::hbm, 0)[1], units::MB(1.0), true}};
+    const auto res2 = evaluate_layer(s, toy_shape(), g, r, {0, 1}, cp, m);
+    CHECK(res2.memory_ready[0].in(units::us) == Approx(std::max(gate, one) + one));
+  }
+}
+
 TEST_CASE("migration routes count in T^net's route term (Eq. 8)") {
   const auto s = two_by_two();
   const int sram = s.banks_of(tier_kind::sram)[0];

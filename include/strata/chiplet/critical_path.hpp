@@ -24,7 +24,9 @@
 ///   arrive_g  = dispatch arrival (released at T_gate)
 ///   start_g   = max(arrive_g, replica free): groups at a replica are served FCFS by arrival
 ///   fin_g     = start_g + T^comp_g
-///   ready_r   = weights streamed in: max(release_r + bank service of its span, memory arrival)
+///   ready_r   = weights streamed in: max(bank service of its span, memory arrival), where each
+///               bank serves its accesses FCFS (migrations, in flight from the layer's start,
+///               first; then streams in release order), Eq. 10 per access
 ///   finish_g  = max(fin_g, ready_r),  C_g = gather arrival (released at finish_g) + T_combine
 /// Eq. 15 overlaps the weight stream with COMPUTE only, max(T^comp, T^mem): by default
 /// (`memory_overlap::compute_only`) a replica's stream is released when its first group starts
@@ -213,13 +215,12 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     max_mem_drain = std::max(max_mem_drain, out.link_bytes[u * 4 + 2] / links[u].bandwidth.si());
   }
   out.t_net = duration<>::from_si(std::max(max_drain, max_route));
-  // Eq. 10–11: bank service.
-  std::vector<double> bank_t(nb, 0.0);
+  // Eq. 10–11: the layer-level bound T^bank over each bank's whole traffic (a pressure term; a
+  // replica waits only for the accesses ahead of it, below).
   double t_bank = 0.0;
   for (std::size_t b = 0; b < nb; ++b) {
     const double q = out.bank_load(static_cast<int>(b));
-    bank_t[b] = bank_service_time(data_size<>::from_si(q), banks[b].latency, banks[b].bandwidth).si();
-    t_bank = std::max(t_bank, bank_t[b]);
+    t_bank = std::max(t_bank, bank_service_time(data_size<>::from_si(q), banks[b].latency, banks[b].bandwidth).si());
   }
   out.t_bank = duration<>::from_si(t_bank);
   out.t_mem = duration<>::from_si(std::max({t_bank, max_mem_drain, max_mem_route}));
@@ -294,6 +295,16 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     return net.serve(k, r.release, r.bytes, paths.data() + r.path_begin, r.path_end - r.path_begin);
   };
   for (std::size_t i = 0; i < reqs[3].size(); ++i) (void)serve(request_class::migration, i);
+  // Banks serve their accesses FCFS too: migrations (in flight from the start of the layer, in
+  // index order) occupy their source and destination banks ahead of the weight streams.
+  std::vector<double> bank_free(nb, 0.0);
+  for (const auto& mg : migrations) {
+    if (!mg.executed) continue;
+    for (const int b : {mg.source_bank, mg.destination_bank}) {
+      const auto i = static_cast<std::size_t>(b);
+      bank_free[i] += bank_service_time(mg.bytes, banks[i].latency, banks[i].bandwidth).si();
+    }
+  }
   std::vector<double> arrive(ng, 0.0), comp(ng, 0.0);
   for (std::size_t g = 0; g < ng; ++g) {
     if (req_of_group[g] < 0) continue;
@@ -355,9 +366,16 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   auto serve_stream = [&](double release, std::size_t r) {
     const auto tr = serve(request_class::memory, static_cast<std::size_t>(req_of_replica[r]));
     const auto& rp = replicas[r];
-    double tb = 0.0;
-    for (int j = 0; j < rp.span; ++j) tb = std::max(tb, bank_t[static_cast<std::size_t>(rp.bank + j)]);
-    const double ready = std::max(release + tb, tr.arrive);
+    // Each bank of the span serves its stripe FCFS (Eq. 10 per access: latency + bytes / BW).
+    double banks_done = release;
+    const auto stripe = data_size<>::from_si(wt / rp.span);
+    for (int j = 0; j < rp.span; ++j) {
+      const auto b = static_cast<std::size_t>(rp.bank + j);
+      const double begin = std::max(release, bank_free[b]);
+      bank_free[b] = begin + bank_service_time(stripe, banks[b].latency, banks[b].bandwidth).si();
+      banks_done = std::max(banks_done, bank_free[b]);
+    }
+    const double ready = std::max(banks_done, tr.arrive);
     out.memory_ready[r] = duration<>::from_si(ready);
     for (std::size_t i = first_of[r]; i < first_of[r + 1]; ++i) {
       const std::size_t g = order[i];

@@ -144,8 +144,19 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   const double tok_b = shape.token_bytes.si();
   const double wt = shape.weight_bytes.si();
   std::vector<int> paths;
-  paths.reserve(ng * 8 + nr * 4);
+  {  // exactly the links of the dispatch and gather routes, plus a guess for the rest
+    std::size_t n = 0;
+    for (std::size_t g = 0; g < ng; ++g) {
+      if (groups[g].tokens == 0) continue;
+      const int c = replicas[static_cast<std::size_t>(assignment[g])].chiplet;
+      n += static_cast<std::size_t>(s.hops(groups[g].source, c) + s.hops(c, groups[g].aggregate));
+    }
+    paths.reserve(n + (nr + migrations.size()) * 4);
+  }
   std::array<std::vector<detail::layer_request>, 4> reqs;
+  reqs[0].reserve(ng);
+  reqs[1].reserve(ng);
+  reqs[2].reserve(nr);
   std::vector<int> req_of_group(ng, -1), req_of_replica(nr, -1);
   double noc_bytes = 0.0;  // bytes × compute chiplets crossed, for the on-chiplet network energy
   // Eq. 8's route term over every request of every class (migrations included), Eq. 12's over
@@ -320,20 +331,26 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   }
   // Replica service, FCFS by dispatch arrival. Compute overlaps the weight stream; a group
   // cannot finish before its replica's stream has.
-  std::vector<std::size_t> order;
-  order.reserve(ng);
+  // Groups bucketed by replica (counting sort), each bucket in arrival order (ties by index):
+  // replica r's groups are order[first_of[r], first_of[r + 1]).
+  std::vector<std::size_t> first_of(nr + 1, 0), order;
   for (std::size_t g = 0; g < ng; ++g) {
-    if (req_of_group[g] >= 0) order.push_back(g);
+    if (req_of_group[g] >= 0) ++first_of[static_cast<std::size_t>(assignment[g]) + 1];
   }
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return assignment[a] < assignment[b] ||
-           (assignment[a] == assignment[b] && (arrive[a] < arrive[b] || (arrive[a] == arrive[b] && a < b)));
-  });
+  for (std::size_t r = 0; r < nr; ++r) first_of[r + 1] += first_of[r];
+  order.resize(first_of[nr]);
+  {
+    std::vector<std::size_t> fill(first_of.begin(), first_of.end() - 1);
+    for (std::size_t g = 0; g < ng; ++g) {
+      if (req_of_group[g] >= 0) order[fill[static_cast<std::size_t>(assignment[g])]++] = g;
+    }
+  }
+  for (std::size_t r = 0; r < nr; ++r) {
+    std::sort(order.begin() + static_cast<std::ptrdiff_t>(first_of[r]), order.begin() + static_cast<std::ptrdiff_t>(first_of[r + 1]),
+              [&](std::size_t a, std::size_t b) { return arrive[a] < arrive[b] || (arrive[a] == arrive[b] && a < b); });
+  }
   std::vector<double> busy(nr, 0.0), first_start(nr, 0.0), start(ng, 0.0), fin(ng, 0.0), replica_comp(nr, 0.0);
-  std::vector<std::size_t> first_of(nr + 1, order.size());  // replica r's groups: order[first_of[r], first_of[r+1])
   for (std::size_t r = 0; r < nr; ++r) busy[r] = t_gate + replica_start[r];
-  for (std::size_t i = order.size(); i-- > 0;) first_of[static_cast<std::size_t>(assignment[order[i]])] = i;
-  for (std::size_t r = nr; r-- > 0;) first_of[r] = std::min(first_of[r], first_of[r + 1]);
   for (const std::size_t g : order) {
     const auto r = static_cast<std::size_t>(assignment[g]);
     start[g] = std::max(arrive[g], busy[r]);

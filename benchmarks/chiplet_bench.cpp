@@ -51,6 +51,46 @@ void bm_dsv3_decode_layers(benchmark::State& state) {
 }
 BENCHMARK(bm_dsv3_decode_layers)->Unit(benchmark::kMillisecond);
 
+// The same layers with the weights in chiplet-local HBM (HCRMap §4.2), each expert striped over
+// the two pseudo-channels under its chiplet, and with the Eq. 15 overlap vs the earlier one.
+void bm_dsv3_decode_layers_local_hbm(benchmark::State& state) {
+  const strata::substrate s;
+  const auto m = strata::preset("DeepSeek-V3");
+  const auto shape = strata::moe_shape(m);
+  const auto groups = strata::token_groups(dsv3_trace(), s.chiplets(), {0, 512});
+  std::vector<std::vector<strata::replica>> reps(groups.size());
+  std::vector<std::vector<int>> assign(groups.size());
+  for (std::size_t l = 0; l < groups.size(); ++l) {
+    for (int e = 0; e < m.experts; ++e) {
+      const auto hbm = s.banks_of(strata::tier_kind::hbm, e % s.chiplets());
+      reps[l].push_back({static_cast<int>(l), e, e % s.chiplets(), hbm.front(), static_cast<int>(hbm.size())});
+    }
+    for (const auto& g : groups[l]) assign[l].push_back(g.expert);
+  }
+  strata::critical_path_params cp;
+  cp.arbitration = state.range(0) == 0 ? strata::link_arbitration::per_class : strata::link_arbitration::shared;
+  strata::duration<> total{};
+  for (auto _ : state) {
+    total = {};
+    for (std::size_t l = 0; l < groups.size(); ++l) {
+      total += strata::evaluate_layer(s, shape, groups[l], reps[l], assign[l], cp).t_moe;
+    }
+    benchmark::DoNotOptimize(total);
+  }
+  state.counters["moe_ms"] = total.in(strata::units::ms);
+}
+BENCHMARK(bm_dsv3_decode_layers_local_hbm)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// Building the largest substrate the default limits admit (64 × 64 chiplets): routes are
+// generated on demand, so this is proportional to links and banks.
+void bm_substrate_64x64(benchmark::State& state) {
+  strata::substrate_params p;
+  p.mesh_x = 64;
+  p.mesh_y = 64;
+  for (auto _ : state) benchmark::DoNotOptimize(strata::substrate(p).links().size());
+}
+BENCHMARK(bm_substrate_64x64)->Unit(benchmark::kMillisecond);
+
 // Token groups of the same window from the trace.
 void bm_dsv3_token_groups(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(strata::token_groups(dsv3_trace(), 16, {0, 512}));

@@ -2,9 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
+#include <cmath>
 #include <random>
 
 #include <boost/math/differentiation/autodiff.hpp>
+
+#include "strata/core/json.hpp"
 
 using namespace strata;
 using doctest::Approx;
@@ -12,11 +16,12 @@ using doctest::Approx;
 namespace {
 // A 2 × 2 mesh (chiplets 0 (0,0), 1 (1,0), 2 (0,1), 3 (1,1)) with one IO chiplet (node 4) on
 // chiplet 0 and one SRAM group covering the whole mesh.
-substrate two_by_two() {
+substrate two_by_two(hbm_placement hbm = hbm_placement::chiplet_local) {
   substrate_params p;
   p.mesh_x = 2;
   p.mesh_y = 2;
   p.io_attach = {0};
+  p.hbm_at = hbm;
   return substrate(p);
 }
 // 1 MB experts, 1 MFLOP per token, 4 KB per token, gate and combine 10 kFLOP per token, k = 1.
@@ -59,39 +64,71 @@ TEST_CASE("a bank's service time is latency plus traffic over bandwidth (Eq. 10)
 }
 
 TEST_CASE("a two-group window on a 2x2 mesh gives the hand-derived critical path (Eq. 8, 12, 14-15)") {
-  const auto s = two_by_two();
+  const auto s = two_by_two(hbm_placement::behind_io);  // HBM pool behind IO chiplet 4 on chiplet 0
   const auto hbm = s.banks_of(tier_kind::hbm);
   // g0: expert 0, 100 tokens from chiplet 0, combined on 3, replica on chiplet 3 (HBM bank 0).
   // g1: expert 1,  50 tokens from chiplet 1, combined on 1, replica on chiplet 0 (HBM bank 1).
   const std::vector<token_group> g{{0, 0, 0, 3, 100}, {0, 1, 1, 1, 50}};
   const std::vector<replica> r{{0, 0, 3, hbm[0], 1}, {0, 1, 0, hbm[1], 1}};
-  const auto res = evaluate_layer(s, toy_shape(), g, r, {0, 1});
-  // Gate: 100 tokens on chiplet 0 × 10 kFLOP / (16 · 409.6 GFLOP/s) = 0.152588 µs.
+  // Gate: 100 tokens on chiplet 0 × 10 kFLOP / (16 · 409.6 GFLOP/s) = 0.152588 µs; combine the
+  // same (100 tokens combined on chiplet 3).
   const double gate = 100 * 1e4 / chiplet_flops * 1e6;
-  // g1 dispatch 1→0: λ + 200 KB / 256 GB/s; compute 50 MFLOP / 6.5536 TFLOP/s.
-  const double disp1 = (lambda_ns + 200e3 / 256e9 * 1e9) * 1e-3;
-  const double comp1 = 50e6 / chiplet_flops * 1e6;
-  // Its weights: 1 MB from a 14.375 GB/s pseudo-channel + 50 ns.
-  const double mem1 = 0.05 + 1e6 / (460e9 / 32) * 1e6;
-  // Gather 0→1 drains link 0→1, which also carries g0's dispatch (400 KB) and g0's weights on
-  // their way IO→0→1→3 (1 MB): 1.6 MB / 256 GB/s.
-  const double gath1 = 1.6e6 / 256e9 * 1e6;
-  const double combine = 100 * 1e4 / chiplet_flops * 1e6;  // 100 tokens combined on chiplet 3
-  REQUIRE(res.critical_group == 1);
-  CHECK(res.critical.gate.in(units::us) == Approx(gate));
-  CHECK(res.critical.dispatch.in(units::us) == Approx(disp1));
-  CHECK(res.critical.queue.in(units::us) == Approx(0.0));
-  CHECK(res.critical.compute.in(units::us) == Approx(comp1));
-  CHECK(res.critical.memory.in(units::us) == Approx(gate + mem1 - (gate + disp1 + comp1)));
-  CHECK(res.critical.gather.in(units::us) == Approx(gath1));
-  CHECK(res.critical.combine.in(units::us) == Approx(combine));
-  CHECK(res.t_moe.in(units::us) == Approx(gate + mem1 + gath1 + combine));
-  CHECK(res.critical.total().in(units::us) == Approx(res.t_moe.in(units::us)));
-  // Eq. 12: T_mem is the slowest bank (both serve 1 MB).
-  CHECK(res.t_mem.in(units::us) == Approx(mem1));
-  // g0 completes earlier: same memory wait, no gather (replica on its aggregation chiplet).
-  CHECK(res.completion[0] < res.completion[1]);
+  const double combine = gate;
+  const double lam = lambda_ns * 1e-3;
+  // Dispatch (separate links): g0 0→1→3, 2·(λ + 400 KB / 256 GB/s); g1 1→0, λ + 200 KB / 256 GB/s.
+  const double disp0 = 2 * lam + 2 * 400e3 / 256e9 * 1e6;
+  const double disp1 = lam + 200e3 / 256e9 * 1e6;
+  const double comp0 = 100e6 / chiplet_flops * 1e6, comp1 = 50e6 / chiplet_flops * 1e6;
+  // Each replica's weights: 1 MB from a 14.375 GB/s pseudo-channel + 50 ns (the bank dominates
+  // the 1 MB crossing of the IO link at 256 GB/s).
+  const double tb = 0.05 + 1e6 / (460e9 / 32) * 1e6;
+  const double xfer_mb = 1e6 / 256e9 * 1e6;
+  SUBCASE("Eq. 15: the weight stream overlaps compute only (default)") {
+    const auto res = evaluate_layer(s, toy_shape(), g, r, {0, 1});
+    // Streams are released when the replicas start computing: r1 at gate + disp1, r0 at
+    // gate + disp0. r0's stream waits on the IO link 4→0 for r1's 1 MB ahead of it (same class).
+    CHECK(res.memory_ready[1].in(units::us) == Approx(gate + disp1 + tb));
+    CHECK(res.memory_ready[0].in(units::us) == Approx(gate + disp0 + tb));
+    // g0 = gate + disp + max(comp, mem) + combine (gather is local); g1 adds its gather 0→1.
+    const double c0 = gate + disp0 + std::max(comp0, tb) + combine;
+    const double c1 = gate + disp1 + std::max(comp1, tb) + lam + 200e3 / 256e9 * 1e6 + combine;
+    CHECK(res.completion[0].in(units::us) == Approx(c0));
+    CHECK(res.completion[1].in(units::us) == Approx(c1));
+    REQUIRE(res.critical_group == 0);
+    CHECK(res.critical.gate.in(units::us) == Approx(gate));
+    CHECK(res.critical.dispatch.in(units::us) == Approx(disp0));
+    CHECK(res.critical.queue.in(units::us) == Approx(0.0));
+    CHECK(res.critical.compute.in(units::us) == Approx(comp0));
+    CHECK((res.critical.compute + res.critical.memory).in(units::us) == Approx(std::max(comp0, tb)));
+    CHECK(res.critical.gather.in(units::us) == Approx(0.0));
+    CHECK(res.critical.combine.in(units::us) == Approx(combine));
+    CHECK(res.t_moe.in(units::us) == Approx(c0));
+    CHECK(res.critical.total().in(units::us) == Approx(res.t_moe.in(units::us)));
+    // Eq. 12: T_mem is the slowest bank (both serve 1 MB). Eq. 8: the longest route is r0's
+    // weights IO→0→1→3, 3·(λ + 1 MB / 256 GB/s), beyond every link's drain (0→1: 1.6 MB).
+    CHECK(res.t_mem.in(units::us) == Approx(tb));
+    CHECK(res.t_net.in(units::us) == Approx(3 * (lam + xfer_mb)));
+    for (std::size_t gi = 0; gi < 2; ++gi) CHECK(res.group_stages[gi].total().si() == Approx(res.completion[gi].si()));
+  }
+  SUBCASE("dispatch_and_queue: the stream starts at the gate and hides dispatch too") {
+    critical_path_params cp;
+    cp.overlap = memory_overlap::dispatch_and_queue;
+    const auto res = evaluate_layer(s, toy_shape(), g, r, {0, 1}, cp);
+    // Both streams released at T_gate; r1's waits on 4→0 for r0's 1 MB, still under the bank.
+    CHECK(res.memory_ready[0].in(units::us) == Approx(gate + tb));
+    CHECK(res.memory_ready[1].in(units::us) == Approx(gate + tb));
+    const double c0 = gate + tb + combine;
+    const double c1 = gate + tb + lam + 200e3 / 256e9 * 1e6 + combine;
+    CHECK(res.completion[0].in(units::us) == Approx(c0));
+    CHECK(res.completion[1].in(units::us) == Approx(c1));
+    REQUIRE(res.critical_group == 1);
+    CHECK(res.t_moe.in(units::us) == Approx(c1));
+    // Hiding dispatch under the stream is faster than Eq. 15 by g0's dispatch minus g1's gather.
+    const auto eq15 = evaluate_layer(s, toy_shape(), g, r, {0, 1});
+    CHECK((eq15.t_moe - res.t_moe).in(units::us) == Approx(disp0 - disp1));
+  }
   SUBCASE("energy by component follows Eq. 17") {
+    const auto res = evaluate_layer(s, toy_shape(), g, r, {0, 1});
     // Compute: 150 tokens × 1 MFLOP × 0.25 pJ; HBM: 2 MB × 31.8 pJ/B.
     CHECK(res.energy.compute.in(units::uJ) == Approx(150 * 1e6 * 0.25e-12 * 1e6));
     CHECK(res.energy.hbm.in(units::uJ) == Approx(2e6 * 31.8e-12 * 1e6));
@@ -108,6 +145,131 @@ TEST_CASE("a two-group window on a 2x2 mesh gives the hand-derived critical path
     CHECK(res.energy.noc.in(units::uJ) == Approx(noc_bytes * 0.5e-12 * 8 * 1e6));
     CHECK(res.energy.gate.in(units::uJ) == Approx(150 * 1e4 * 0.25e-12 * 1e6));
   }
+}
+
+TEST_CASE("causal links: a group waits only for same-class traffic ahead of it on the same link and direction") {
+  const auto s = two_by_two();
+  const auto sram = s.banks_of(tier_kind::sram);
+  const double lam = lambda_ns * 1e-3;
+  // g0 (100 tokens, 400 KB) and g1 (50 tokens, 200 KB) both dispatch from chiplet 1 to replicas
+  // on chiplet 0 over the one link 1→0; weights in SRAM and aggregation on chiplet 0, so no
+  // other traffic crosses a link.
+  const std::vector<replica> r{{0, 0, 0, sram[0], 1}, {0, 1, 0, sram[1], 1}};
+  const std::vector<token_group> g{{0, 0, 1, 0, 100}, {0, 1, 1, 0, 50}};
+  const auto res = evaluate_layer(s, toy_shape(), g, r, {0, 1});
+  // Both are released at T_gate; g0 is ahead (lower index). g1 waits exactly g0's transfer on
+  // the shared link, 400 KB / 256 GB/s = 1.5625 µs; g0 does not wait for g1 (causality).
+  CHECK(res.dispatch_wait[0].in(units::us) == Approx(0.0));
+  CHECK(res.dispatch_wait[1].in(units::us) == Approx(400e3 / 256e9 * 1e6));
+  CHECK(res.group_stages[0].dispatch.in(units::us) == Approx(lam + 400e3 / 256e9 * 1e6));
+  CHECK(res.group_stages[1].dispatch.in(units::us) == Approx(lam + 200e3 / 256e9 * 1e6 + 400e3 / 256e9 * 1e6));
+  SUBCASE("in the other order the 100-token group waits for the 50-token one") {
+    const std::vector<token_group> swapped{g[1], g[0]};
+    const auto res2 = evaluate_layer(s, toy_shape(), swapped, r, {1, 0});
+    CHECK(res2.dispatch_wait[0].in(units::us) == Approx(0.0));
+    CHECK(res2.dispatch_wait[1].in(units::us) == Approx(200e3 / 256e9 * 1e6));
+  }
+  SUBCASE("the opposite direction of the same link is another queue") {
+    // g1 now dispatches 0→1 to a replica on chiplet 1 (SRAM of the one group), aggregated there.
+    const std::vector<replica> r2{{0, 0, 0, sram[0], 1}, {0, 1, 1, sram[1], 1}};
+    const std::vector<token_group> g2{{0, 0, 1, 0, 100}, {0, 1, 0, 1, 50}};
+    const auto res2 = evaluate_layer(s, toy_shape(), g2, r2, {0, 1});
+    CHECK(res2.dispatch_wait[1].in(units::us) == Approx(0.0));
+  }
+  SUBCASE("a migration in flight delays a dispatch only when classes share the queue") {
+    // 2 MB migrate from chiplet 1's local HBM to chiplet 0's over the same link 1→0.
+    const auto hbm1 = s.banks_of(tier_kind::hbm, 1), hbm0 = s.banks_of(tier_kind::hbm, 0);
+    const std::vector<migration> mig{{hbm1[0], hbm0[0], units::MB(2.0), true}};
+    const auto per_class = evaluate_layer(s, toy_shape(), g, r, {0, 1}, {}, mig);
+    CHECK(per_class.dispatch_wait[0].in(units::us) == Approx(0.0));
+    critical_path_params cp;
+    cp.arbitration = link_arbitration::shared;
+    const auto shared = evaluate_layer(s, toy_shape(), g, r, {0, 1}, cp, mig);
+    // The migration (released at the start of the layer) is ahead of g0: g0 waits its 2 MB
+    // transfer minus the gate it was already waiting for.
+    const double gate = 150 * 1e4 / chiplet_flops * 1e6;
+    CHECK(shared.dispatch_wait[0].in(units::us) == Approx(2e6 / 256e9 * 1e6 - gate));
+    CHECK(shared.dispatch_wait[1].in(units::us) == Approx(2e6 / 256e9 * 1e6 - gate + 400e3 / 256e9 * 1e6));
+    CHECK(shared.t_moe > per_class.t_moe);
+  }
+}
+
+TEST_CASE("causal banks: a stream waits only for the accesses ahead of it on its bank") {
+  const auto s = two_by_two();
+  const int hbm = s.banks_of(tier_kind::hbm, 0)[0];  // one pseudo-channel under chiplet 0
+  // Two experts' replicas on chiplet 0 share that bank; both streams are released at the gate.
+  const std::vector<token_group> g{{0, 0, 0, 0, 10}, {0, 1, 0, 0, 10}};
+  const std::vector<replica> r{{0, 0, 0, hbm, 1}, {0, 1, 0, hbm, 1}};
+  critical_path_params cp;
+  cp.overlap = memory_overlap::dispatch_and_queue;
+  const auto res = evaluate_layer(s, toy_shape(), g, r, {0, 1}, cp);
+  const double gate = 20 * 1e4 / chiplet_flops * 1e6;
+  const double one = 0.05 + 1e6 / 14.375e9 * 1e6;  // Eq. 10 for one 1 MB access
+  CHECK(res.memory_ready[0].in(units::us) == Approx(gate + one));
+  CHECK(res.memory_ready[1].in(units::us) == Approx(gate + 2 * one));  // behind replica 0's access
+  // Eq. 11's layer bound charges the bank's whole 2 MB once: latency + 2 MB / BW.
+  CHECK(res.t_bank.in(units::us) == Approx(0.05 + 2e6 / 14.375e9 * 1e6));
+  SUBCASE("a migration on the bank is ahead of both") {
+    const std::vector<migration> m{{hbm, s.banks_of(tier_kind::hbm, 0)[1], units::MB(1.0), true}};
+    const auto res2 = evaluate_layer(s, toy_shape(), g, r, {0, 1}, cp, m);
+    CHECK(res2.memory_ready[0].in(units::us) == Approx(std::max(gate, one) + one));
+  }
+}
+
+TEST_CASE("migration routes count in T^net's route term (Eq. 8)") {
+  const auto s = two_by_two();
+  const int sram = s.banks_of(tier_kind::sram)[0];
+  // Foreground: a local group on chiplet 0 with SRAM weights: no link traffic.
+  const std::vector<token_group> g{{0, 0, 0, 0, 10}};
+  const std::vector<replica> r{{0, 0, 0, sram, 1}};
+  const auto quiet = evaluate_layer(s, toy_shape(), g, r, {0});
+  CHECK(quiet.t_net.si() == 0.0);
+  // 4 MB from a DRAM channel (behind IO chiplet 4 on chiplet 0) to chiplet 3's local HBM:
+  // route 4→0→1→3, three links.
+  const std::vector<migration> mig{{s.banks_of(tier_kind::dram)[0], s.banks_of(tier_kind::hbm, 3)[0], units::MB(4.0), true}};
+  const auto res = evaluate_layer(s, toy_shape(), g, r, {0}, {}, mig);
+  const double lam = lambda_ns * 1e-3;
+  CHECK(res.t_net.in(units::us) == Approx(3 * (lam + 4e6 / 256e9 * 1e6)));
+  double on_links = 0.0;
+  for (std::size_t u = 0; u < s.links().size(); ++u) on_links += res.link_bytes[u * 4 + 3];
+  CHECK(on_links == Approx(3 * 4e6));
+  // A migration not executed (y_m = 0) is not a request.
+  const std::vector<migration> idle{{mig[0].source_bank, mig[0].destination_bank, units::MB(4.0), false}};
+  CHECK(evaluate_layer(s, toy_shape(), g, r, {0}, {}, idle).t_net.si() == 0.0);
+}
+
+TEST_CASE("HBM placement: chiplet-local weights skip the package links, behind-IO weights cross them") {
+  // One 10-token group on chiplet 5 of the Table 1 package, its replica's weights striped over
+  // the HBM pseudo-channels of one home.
+  const std::vector<token_group> g{{0, 0, 5, 5, 10}};
+  const auto shape = toy_shape();
+  const substrate local;  // chiplet_local: 2 PCs (28.75 GB/s) under chiplet 5
+  const auto mine = local.banks_of(tier_kind::hbm, 5);
+  const auto a = evaluate_layer(local, shape, g, {{0, 0, 5, mine.front(), static_cast<int>(mine.size())}}, {0});
+  substrate_params p;
+  p.hbm_at = hbm_placement::behind_io;
+  const substrate io(p);  // 8 PCs (115 GB/s) behind IO chiplet 16, attached to chiplet 0
+  const auto pool = io.banks_of(tier_kind::hbm, 16);
+  const auto b = evaluate_layer(io, shape, g, {{0, 0, 5, pool.front(), static_cast<int>(pool.size())}}, {0});
+  // Bank service (Eq. 10) per pseudo-channel of the span: 0.5 MB at 14.375 GB/s vs 125 kB.
+  CHECK(a.t_bank.in(units::us) == Approx(0.05 + 0.5e6 / 14.375e9 * 1e6));
+  CHECK(b.t_bank.in(units::us) == Approx(0.05 + 0.125e6 / 14.375e9 * 1e6));
+  // Link loads: none locally; behind IO, 1 MB on each of IO→0, 0→1, 1→5.
+  double la = 0.0, lb = 0.0;
+  for (std::size_t u = 0; u < local.links().size(); ++u) la += a.link_load(static_cast<int>(u));
+  for (std::size_t u = 0; u < io.links().size(); ++u) lb += b.link_load(static_cast<int>(u));
+  CHECK(la == 0.0);
+  CHECK(lb == Approx(3 * 1e6));
+  CHECK(a.energy.d2d.si() == 0.0);
+  CHECK(b.energy.d2d.in(units::uJ) == Approx(3e6 * 0.3e-12 * 8 * 1e6));
+  // The memory route term of Eq. 12 appears only behind IO.
+  CHECK(a.t_mem == a.t_bank);
+  // Behind IO the route IO→0→1→5, 3·(λ + 1 MB / 256 GB/s) = 11.73 µs, exceeds the 8-PC bank
+  // service (8.75 µs): the stream is route-bound.
+  const double lam = lambda_ns * 1e-3;
+  CHECK(b.t_mem.in(units::us) == Approx(3 * (lam + 1e6 / 256e9 * 1e6)));
+  CHECK(a.memory_ready[0].si() == Approx(a.group_stages[0].gate.si() + a.t_bank.si()));
+  CHECK(b.memory_ready[0].si() == Approx(b.group_stages[0].gate.si() + b.t_mem.si()));
 }
 
 TEST_CASE("tokens queue behind the work ahead of them at a replica") {
@@ -174,9 +336,12 @@ TEST_CASE("random placements keep the invariants of Eq. 5-12") {
     for (std::size_t b = 0; b < s.banks().size(); ++b) bank_total += res.bank_load(static_cast<int>(b));
     for (double n : res.replica_tokens) active += n > 0.0 ? 1 : 0;
     CHECK(bank_total == Approx(active * 1e6));
-    // Latency is never below the pure-bandwidth bounds.
+    // Latency is never below the pure-bandwidth bound of any foreground class on any link
+    // (per-class queues: each class's queue on u drains its own bytes).
     for (std::size_t u = 0; u < expect.size(); ++u) {
-      CHECK(res.t_moe.si() >= res.link_load(static_cast<int>(u)) / s.links()[u].bandwidth.si() * (1 - 1e-12));
+      for (std::size_t k = 0; k < 3; ++k) {
+        CHECK(res.t_moe.si() >= res.link_bytes[u * 4 + k] / s.links()[u].bandwidth.si() * (1 - 1e-12));
+      }
     }
     CHECK(res.t_moe >= res.t_bank);
     CHECK(res.t_moe >= res.t_comp);
@@ -252,4 +417,197 @@ TEST_CASE("the per-term closed forms of Eq. 7, 10 and 13 differentiate with auto
   const auto c = replica_compute_time(op_count<F>(units::flop(1e9)), k, op_rate<F>(units::Gflops(512.0)), F(0.8));
   CHECK(c.si().derivative(0) == Approx(1e9 / (4 * 512e9 * 0.8)));
   CHECK(c.si().derivative(1) == Approx(-1e9 / (16 * 512e9 * 0.8)));
+}
+
+namespace {
+// A random layer on the Table 1 package (or a variant): 8 experts with 1–3 replicas on random
+// chiplets in SRAM, HBM or DRAM, 40 groups, and 0–2 migrations between random banks.
+struct random_layer {
+  std::vector<replica> reps;
+  std::vector<token_group> groups;
+  std::vector<int> assign;
+  std::vector<migration> migs;
+};
+random_layer make_random_layer(const substrate& s, std::mt19937_64& rng) {
+  random_layer L;
+  const int experts = 8, nc = s.chiplets();
+  std::vector<std::vector<int>> of(experts);
+  for (int e = 0; e < experts; ++e) {
+    const int copies = 1 + static_cast<int>(rng() % 3);
+    for (int c = 0; c < copies; ++c) {
+      const int chiplet = static_cast<int>(rng() % static_cast<unsigned>(nc));
+      const auto t = static_cast<tier_kind>(rng() % 3);
+      const auto pool = t == tier_kind::sram ? s.banks_of(t, s.group_of(chiplet)) : s.banks_of(t);
+      of[static_cast<std::size_t>(e)].push_back(static_cast<int>(L.reps.size()));
+      L.reps.push_back({0, e, chiplet, pool[rng() % pool.size()], 1});
+    }
+  }
+  for (int i = 0; i < 40; ++i) {
+    const int e = static_cast<int>(rng() % experts);
+    L.groups.push_back({0, e, static_cast<int>(rng() % static_cast<unsigned>(nc)),
+                        static_cast<int>(rng() % static_cast<unsigned>(nc)), static_cast<int>(rng() % 64)});
+    const auto& cands = of[static_cast<std::size_t>(e)];
+    L.assign.push_back(cands[rng() % cands.size()]);
+  }
+  const auto nb = s.banks().size();
+  for (int m = static_cast<int>(rng() % 3); m > 0; --m) {
+    L.migs.push_back({static_cast<int>(rng() % nb), static_cast<int>(rng() % nb), units::MB(double(rng() % 4)), true});
+  }
+  return L;
+}
+bool all_finite(const layer_result& r) {
+  bool ok = std::isfinite(r.t_moe.si()) && std::isfinite(r.t_net.si()) && std::isfinite(r.t_mem.si()) &&
+            std::isfinite(r.energy.total().si()) && std::isfinite(r.pressure.link) && std::isfinite(r.pressure.load);
+  for (const auto& c : r.completion) ok = ok && std::isfinite(c.si());
+  for (const auto& st : r.group_stages) {
+    for (const auto d : {st.gate, st.dispatch, st.queue, st.memory, st.compute, st.gather, st.combine}) {
+      ok = ok && std::isfinite(d.si()) && d.si() >= -1e-18;
+    }
+  }
+  return ok;
+}
+}  // namespace
+
+TEST_CASE("property: more link bandwidth is never slower, for every arbitration and overlap") {
+  for (const auto hbm : {hbm_placement::chiplet_local, hbm_placement::behind_io}) {
+    substrate_params p;
+    p.hbm_at = hbm;
+    const substrate slow(p);
+    std::mt19937_64 rng(7);
+    for (int trial = 0; trial < 40; ++trial) {
+      CAPTURE(trial);
+      const auto L = make_random_layer(slow, rng);
+      const double factor = 1.0 + double(rng() % 8);
+      substrate_params q = p;
+      q.d2d.bandwidth = q.d2d.bandwidth * factor;
+      q.io_link.bandwidth = q.io_link.bandwidth * (1.0 + double(rng() % 8));
+      const substrate fast(q);
+      for (const auto arb : {link_arbitration::per_class, link_arbitration::shared}) {
+        for (const auto ov : {memory_overlap::compute_only, memory_overlap::dispatch_and_queue}) {
+          critical_path_params cp;
+          cp.arbitration = arb;
+          cp.overlap = ov;
+          const auto a = evaluate_layer(slow, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs);
+          const auto b = evaluate_layer(fast, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs);
+          CHECK(b.t_moe.si() <= a.t_moe.si() * (1 + 1e-12));
+          CHECK(b.t_net.si() <= a.t_net.si() * (1 + 1e-12));
+          CHECK(all_finite(a));
+          CHECK(all_finite(b));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("property: bytes on links equal bytes sent, per class (Eq. 5), and energy is non-negative") {
+  const substrate s;
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 30; ++trial) {
+    CAPTURE(trial);
+    const auto L = make_random_layer(s, rng);
+    critical_path_params cp;
+    cp.arbitration = trial % 2 == 0 ? link_arbitration::per_class : link_arbitration::shared;
+    const auto res = evaluate_layer(s, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs);
+    // Sent: each request's bytes times the links of its route.
+    std::array<double, 4> sent{}, carried{};
+    std::vector<bool> active(L.reps.size(), false);
+    for (std::size_t g = 0; g < L.groups.size(); ++g) {
+      if (L.groups[g].tokens == 0) continue;
+      const auto& rp = L.reps[static_cast<std::size_t>(L.assign[g])];
+      active[static_cast<std::size_t>(L.assign[g])] = true;
+      sent[0] += L.groups[g].tokens * 4e3 * double(s.hops(L.groups[g].source, rp.chiplet));
+      sent[1] += L.groups[g].tokens * 4e3 * double(s.hops(rp.chiplet, L.groups[g].aggregate));
+    }
+    double bank_fg = 0.0, bank_mig = 0.0, mig_bytes = 0.0;
+    for (std::size_t r = 0; r < L.reps.size(); ++r) {
+      if (active[r]) sent[2] += 1e6 * double(s.memory_path(L.reps[r].bank, L.reps[r].chiplet).size());
+      if (active[r]) bank_fg += 1e6;
+    }
+    for (const auto& m : L.migs) {
+      sent[3] += m.bytes.si() * double(s.hops(s.bank_node(m.source_bank), s.bank_node(m.destination_bank)));
+      mig_bytes += 2 * m.bytes.si();
+    }
+    for (std::size_t u = 0; u < s.links().size(); ++u) {
+      for (std::size_t k = 0; k < 4; ++k) carried[k] += res.link_bytes[u * 4 + k];
+    }
+    for (std::size_t k = 0; k < 4; ++k) CHECK(carried[k] == Approx(sent[k]));
+    for (std::size_t b = 0; b < s.banks().size(); ++b) {
+      bank_fg -= res.bank_bytes[b * 2];
+      bank_mig += res.bank_bytes[b * 2 + 1];
+    }
+    CHECK(bank_fg == Approx(0.0).epsilon(1e-9).scale(1e6));
+    CHECK(bank_mig == Approx(mig_bytes));
+    // D2D energy is exactly the carried bytes at 0.3 pJ/bit (every link is UCIe-class).
+    CHECK(res.energy.d2d.si() == Approx((carried[0] + carried[1] + carried[2] + carried[3]) * 0.3e-12 * 8));
+    for (const auto e : {res.energy.compute, res.energy.noc, res.energy.d2d, res.energy.sram, res.energy.hbm,
+                         res.energy.dram, res.energy.migration, res.energy.gate}) {
+      CHECK(e.si() >= 0.0);
+    }
+    CHECK(all_finite(res));
+    // Every group's stages sum to its completion (Eq. 14).
+    for (std::size_t g = 0; g < L.groups.size(); ++g) {
+      CHECK(res.group_stages[g].total().si() == Approx(res.completion[g].si()).epsilon(1e-12));
+    }
+    // With one queue per link for all classes no link carries more than B_u: latency is at least
+    // every link's foreground drain.
+    if (cp.arbitration == link_arbitration::shared) {
+      for (std::size_t u = 0; u < s.links().size(); ++u) {
+        const double fg = res.link_bytes[u * 4] + res.link_bytes[u * 4 + 1] + res.link_bytes[u * 4 + 2];
+        CHECK(res.t_moe.si() >= fg / s.links()[u].bandwidth.si() * (1 - 1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("extreme but valid inputs stay finite; out-of-range ones raise config_error naming the field") {
+  const auto s = two_by_two();
+  const int dram = s.banks_of(tier_kind::dram)[0];
+  // 2^31 − 1 tokens of a DeepSeek-V3-sized expert (44 MB, 7168-wide activations).
+  const moe_layer_shape big{units::MB(44.0), units::flop(2.0 * 3 * 7168 * 2048), units::KB(14.336),
+                            units::flop(2.0 * 7168 * 256), units::flop(2.0 * 7168 * 8), 8};
+  const std::vector<token_group> g{{0, 0, 1, 2, 2147483647}};
+  const std::vector<replica> r{{0, 0, 3, dram, 1}};
+  const auto res = evaluate_layer(s, big, g, r, {0});
+  CHECK(all_finite(res));
+  CHECK(res.t_moe.si() > 0.0);
+  auto throws_on = [&](const moe_layer_shape& shape, const critical_path_params& cp, const std::vector<migration>& m,
+                       const char* field) {
+    CAPTURE(field);
+    try {
+      (void)evaluate_layer(s, shape, g, r, {0}, cp, m);
+      FAIL("no config_error");
+    } catch (const config_error& e) {
+      CHECK(e.field() == field);
+    }
+  };
+  auto shape = toy_shape();
+  shape.weight_bytes = units::B(1e300);
+  throws_on(shape, {}, {}, "shape.weight_bytes");
+  shape = toy_shape();
+  shape.token_bytes = units::B(-1.0);
+  throws_on(shape, {}, {}, "shape.token_bytes");
+  critical_path_params cp;
+  cp.window = units::s(4.9e-324);
+  throws_on(toy_shape(), cp, {}, "window");
+  cp = {};
+  cp.compute_scale = 1e300;
+  throws_on(toy_shape(), cp, {}, "compute_scale");
+  cp = {};
+  cp.alpha_mig = 2.0;
+  throws_on(toy_shape(), cp, {}, "alpha_mig");
+  throws_on(toy_shape(), {}, {{dram, dram + 1, units::B(1e300), true}}, "migrations[0].bytes");
+}
+
+TEST_CASE("critical-path knobs round-trip through JSON with the enums by name") {
+  critical_path_params cp;
+  cp.overlap = memory_overlap::dispatch_and_queue;
+  cp.arbitration = link_arbitration::shared;
+  const json j = cp;
+  CHECK(j["memory_overlap"] == "dispatch_and_queue");
+  CHECK(j["link_arbitration"] == "shared");
+  const auto back = j.get<critical_path_params>();
+  CHECK(back.overlap == memory_overlap::dispatch_and_queue);
+  CHECK(back.arbitration == link_arbitration::shared);
+  CHECK(json::parse("{}").get<critical_path_params>().overlap == memory_overlap::compute_only);
+  CHECK_THROWS_AS((void)json::parse(R"({"memory_overlap": "all"})").get<critical_path_params>(), config_error);
 }

@@ -92,7 +92,82 @@ TEST_CASE("SRAM is visible only to its chiplet group; HBM and DRAM to every chip
   CHECK(s.memory_path(sram0, 5).empty());
   const int hbm = s.banks_of(tier_kind::hbm)[0];
   for (int c = 0; c < 16; ++c) CHECK(s.visible(hbm, c));
-  CHECK(s.memory_path(hbm, 15).size() == 1 + 6);  // IO→0, then 0 → 15
+  // Chiplet-local HBM: pseudo-channel 0 sits under chiplet 0; chiplet 15 reaches it over XY.
+  CHECK(s.memory_path(hbm, 0).empty());
+  CHECK(s.memory_path(hbm, 15).size() == 6);
+  substrate_params p;
+  p.hbm_at = hbm_placement::behind_io;
+  const substrate io(p);
+  const int pooled = io.banks_of(tier_kind::hbm)[0];
+  CHECK(io.memory_path(pooled, 15).size() == 1 + 6);  // IO→0, then 0 → 15
+  CHECK(io.memory_path(pooled, 0).size() == 1);
+  const int dram = s.banks_of(tier_kind::dram)[0];
+  CHECK(s.memory_path(dram, 0).size() == 1);  // DRAM stays behind the IO chiplets
+}
+
+TEST_CASE("chiplet-local HBM divides Table 1's 32 pseudo-channels and 460 GB/s over the 16 chiplets") {
+  const substrate s;  // default: chiplet_local
+  REQUIRE(s.params().hbm_at == hbm_placement::chiplet_local);
+  for (int c = 0; c < 16; ++c) {
+    CAPTURE(c);
+    const auto local = s.banks_of(tier_kind::hbm, c);
+    REQUIRE(local.size() == 2);  // 32 PCs / 16 chiplets
+    CHECK(local[1] == local[0] + 1);  // a span
+    double cap = 0.0, bw = 0.0;
+    for (int b : local) {
+      cap += s.banks()[static_cast<std::size_t>(b)].capacity.si();
+      bw += s.banks()[static_cast<std::size_t>(b)].bandwidth.si();
+      CHECK(s.memory_path(b, c).empty());  // local: no package link
+      CHECK(s.bank_node(b) == c);
+    }
+    CHECK(cap == Approx(8e9 / 16));     // 512 MB under each chiplet
+    CHECK(bw == Approx(460e9 / 16));    // 28.75 GB/s under each chiplet
+  }
+  CHECK(s.banks_of(tier_kind::hbm, s.chiplets()).empty());  // nothing behind the IO chiplets
+  SUBCASE("behind_io: 8 pseudo-channels (115 GB/s) behind each of the 4 IO chiplets") {
+    substrate_params p;
+    p.hbm_at = hbm_placement::behind_io;
+    const substrate io(p);
+    for (int i = 0; i < 4; ++i) {
+      const auto pool = io.banks_of(tier_kind::hbm, 16 + i);
+      REQUIRE(pool.size() == 8);
+      CHECK(io.banks()[static_cast<std::size_t>(pool[0])].bandwidth.si() * 8 == Approx(115e9));
+    }
+    CHECK(io.banks_of(tier_kind::hbm, 0).empty());
+  }
+  SUBCASE("fewer pseudo-channels than chiplets: contiguous blocks, some chiplets without HBM") {
+    substrate_params p;
+    p.hbm.banks = 4;
+    const substrate few(p);
+    for (int c = 0; c < 16; ++c) CHECK(few.banks_of(tier_kind::hbm, c).size() == (c % 4 == 0 ? 1u : 0u));
+  }
+}
+
+TEST_CASE("homes_for orders a chiplet's HBM homes by distance and the IO pools round-robin") {
+  const substrate s;
+  const auto h = s.homes_for(tier_kind::hbm, 5);
+  REQUIRE(h.size() == 16);
+  CHECK(h[0] == 5);
+  for (std::size_t i = 1; i < h.size(); ++i) CHECK(s.hops(h[i - 1], 5) <= s.hops(h[i], 5));
+  CHECK(s.homes_for(tier_kind::sram, 5) == std::vector<int>{s.group_of(5)});
+  CHECK(s.homes_for(tier_kind::dram, 5, 2) == std::vector<int>{18, 19, 16, 17});
+  substrate_params p;
+  p.hbm_at = hbm_placement::behind_io;
+  CHECK(substrate(p).homes_for(tier_kind::hbm, 5, 1) == std::vector<int>{17, 18, 19, 16});
+}
+
+TEST_CASE("link_between finds exactly the adjacent pairs") {
+  const substrate s;
+  CHECK(s.link_between(0, 1) >= 0);
+  CHECK(s.link_between(3, 4) == -1);  // row wrap is not a link
+  CHECK(s.link_between(0, 5) == -1);
+  CHECK(s.link_between(16, 0) >= 0);  // IO chiplet 16 on chiplet 0
+  CHECK(s.link_between(16, 1) == -1);
+  CHECK(s.link_between(0, 0) == -1);
+  CHECK(s.link_between(-1, 0) == -1);
+  for (std::size_t u = 0; u < s.links().size(); ++u) {
+    CHECK(s.link_between(s.links()[u].from, s.links()[u].to) == static_cast<int>(u));
+  }
 }
 
 TEST_CASE("bad substrate parameters raise config_error naming the field") {
@@ -111,6 +186,52 @@ TEST_CASE("bad substrate parameters raise config_error naming the field") {
   SUBCASE("IO attachment outside the mesh") { p.io_attach = {0, 99}; throws_on(p, "io_attach[1]"); }
   SUBCASE("zero D2D bandwidth") { p.d2d.bandwidth = units::GBps(0.0); throws_on(p, "d2d.bandwidth"); }
   SUBCASE("zero HBM banks") { p.hbm.banks = 0; throws_on(p, "hbm.banks"); }
+  SUBCASE("huge bandwidth") { p.d2d.bandwidth = units::Bps(1e300); throws_on(p, "d2d.bandwidth"); }
+  SUBCASE("denormal bandwidth") { p.hbm.bandwidth = units::Bps(4.9e-324); throws_on(p, "hbm.bandwidth"); }
+  SUBCASE("huge latency") { p.dram.latency = units::s(1e300); throws_on(p, "dram.latency"); }
+  SUBCASE("denormal signal speed") { p.io_link.signal_speed = units::m_per_s(4.9e-324); throws_on(p, "io_link.signal_speed"); }
+  SUBCASE("huge clock") { p.clock = units::GHz(1e300); throws_on(p, "clock"); }
+  SUBCASE("huge energy") { p.sram.energy = units::pJ_per_B(1e300); throws_on(p, "sram.energy"); }
+  SUBCASE("negative cycles") { p.router_cycles = -1; throws_on(p, "router_cycles"); }
+}
+
+TEST_CASE("substrate size is bounded by max_chiplets and max_banks, and construction is proportional") {
+  substrate_params p;
+  p.mesh_x = 65;
+  p.mesh_y = 64;
+  CHECK_THROWS_WITH_AS(substrate{p}, doctest::Contains("mesh_x * mesh_y must be <= max_chiplets = 4096"), config_error);
+  p.mesh_x = 5000;
+  p.mesh_y = 1;
+  CHECK_THROWS_WITH_AS(substrate{p}, doctest::Contains("mesh_x must be in [1, max_chiplets = 4096]"), config_error);
+  p = {};
+  p.sram.banks = 1 << 20;
+  CHECK_THROWS_WITH_AS(substrate{p}, doctest::Contains("max_banks = 65536"), config_error);
+  p = {};
+  p.max_chiplets = 0;
+  CHECK_THROWS_WITH_AS(substrate{p}, doctest::Contains("max_chiplets must be in [1, 2^24]"), config_error);
+  const substrate s;
+  CHECK_THROWS_WITH_AS((void)s.route(0, 20), doctest::Contains("b must be a node id"), config_error);
+  CHECK_THROWS_AS((void)s.memory_path(-1, 0), config_error);
+  CHECK_THROWS_AS((void)s.memory_path(0, 16), config_error);
+  SUBCASE("64 x 64, the largest default size, builds with storage proportional to its links") {
+    substrate_params big;
+    big.mesh_x = 64;
+    big.mesh_y = 64;
+    const substrate s(big);
+    // 2·(63·64 + 64·63) mesh links and 2 per IO chiplet; routes are generated, not stored.
+    CHECK(s.links().size() == 2u * (63 * 64 + 64 * 63) + 8);
+    CHECK(s.banks().size() == 32u * 32 * 16 + 32 + 8);
+    CHECK(s.route(0, 4095).size() == 126);
+    CHECK(s.hops(0, 4095) == 126);
+    CHECK(s.route(4096, 4095).size() == 1 + 126);
+  }
+  SUBCASE("a raised limit admits a larger mesh") {
+    substrate_params big;
+    big.mesh_x = 80;
+    big.mesh_y = 64;
+    big.max_chiplets = 80 * 64;
+    CHECK(substrate(big).chiplets() == 80 * 64);
+  }
 }
 
 TEST_CASE("substrate parameters round-trip through JSON") {
@@ -122,4 +243,9 @@ TEST_CASE("substrate parameters round-trip through JSON") {
   CHECK(q.hbm.bandwidth.in(units::GBps) == Approx(920.0));
   CHECK(q.hbm.banks == 32);
   CHECK_NOTHROW(substrate{q});
+  CHECK(q.hbm_at == hbm_placement::chiplet_local);
+  const auto r = json::parse(R"({"hbm_placement": "behind_io"})").get<substrate_params>();
+  CHECK(r.hbm_at == hbm_placement::behind_io);
+  CHECK(json(r)["hbm_placement"] == "behind_io");
+  CHECK_THROWS_AS((void)json::parse(R"({"hbm_placement": "on_die"})").get<substrate_params>(), config_error);
 }

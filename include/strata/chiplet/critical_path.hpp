@@ -2,7 +2,8 @@
 #pragma once
 /// \file
 /// The closed-form critical path of one routed MoE layer on the 3.5D substrate (HCRMap §4.4–4.5,
-/// Eq. 5–19), replacing the paper's event simulator by its own equations.
+/// Eq. 5–19), replacing the paper's event simulator by its own equations. Its inputs and results
+/// are the types of `layer_model.hpp`; the link queues are `link_model.hpp`.
 ///
 /// Requests (§4.4). Group g on replica r = x(g) sends a dispatch request s_g → c_r of N_g·D_act
 /// bytes and a gather request c_r → a_g of the same size; each active replica streams its expert
@@ -16,15 +17,26 @@
 ///   Eq. 13   T^comp_r = Ops_r / (k_r·Π_core·η);  Ops^token = 2·3·d·f FLOPs for SwiGLU (the paper
 ///            counts the 3·d·f MACs; strata counts a multiply-add as 2 FLOPs throughout)
 /// Group completion (Eq. 14) as a closed-form event graph. All groups start after the gate
-/// T_gate (router on the source chiplets). A group's data arrives at its replica after
-///   T_disp,g = max(T^route_h, max_{u∈P_h} L^phys_u / B_u)
-/// (its own transfer, or the drain time of the most loaded link it crosses). Groups at a replica
-/// are served first-come first-served, so a group waits behind the work ahead of it
-/// (T_queue,g). A replica's weights stream from its banks in T^mem_r = max(bank service of its
-/// span, its memory route); compute overlaps the stream but cannot end before it does:
-///   finish_g = max(start_g + T^comp_g, T_gate + T^mem_r),  C_g = finish_g + T_gath,g + T_combine
-/// so C_g = gate + disp + queue + comp + exposed memory + gather + combine (Eq. 15's stages, with
-/// max(T^comp, T^mem) written as compute plus exposed memory). T^MoE_l = max_g C_g (Eq. 14).
+/// T_gate (router on the source chiplets). Requests cross the links under the causal link model
+/// of `link_model.hpp`: FCFS per (link, direction, class) by default, a request waiting only for
+/// the traffic ahead of it (`link_arbitration::shared`: one queue per link and direction for all
+/// classes). Then, per group g on replica r:
+///   arrive_g  = dispatch arrival (released at T_gate)
+///   start_g   = max(arrive_g, replica free): groups at a replica are served FCFS by arrival
+///   fin_g     = start_g + T^comp_g
+///   ready_r   = weights streamed in: max(bank service of its span, memory arrival), where each
+///               bank serves its accesses FCFS (migrations, in flight from the layer's start,
+///               first; then streams in release order), Eq. 10 per access
+///   finish_g  = max(fin_g, ready_r),  C_g = gather arrival (released at finish_g) + T_combine
+/// Eq. 15 overlaps the weight stream with COMPUTE only, max(T^comp, T^mem): by default
+/// (`memory_overlap::compute_only`) a replica's stream is released when its first group starts
+/// computing, so dispatch and queueing are not hidden under it. `dispatch_and_queue` releases the
+/// stream at T_gate (prefetch as soon as routing is known), the overlap of earlier versions, kept
+/// for comparison. Stages: C_g = gate + disp + queue + comp + exposed memory + gath + combine
+/// (Eq. 15's max(T^comp, T^mem) written as compute plus exposed memory); T^MoE_l = max_g C_g.
+/// Layer-level terms stay as the paper defines them: T^net (Eq. 8, every class's routes
+/// including migrations, and the drain of the most loaded link) and T^mem (Eq. 12) are bounds
+/// and pressure terms, not added to C_g.
 /// Cores (Eq. 4): the cores of a chiplet are shared by its active replicas in proportion to their
 /// work (largest remainder, at least one each); with more active replicas than cores, replicas
 /// are list-scheduled on cores in order of decreasing work.
@@ -32,222 +44,33 @@
 /// NoC: every request's bytes × the compute chiplets it crosses × ε_NoC; storage Σ Q·ε_b per tier,
 /// migration control y_m·E^ctrl, gate Σ_g E^gate_g. Pressure (Eq. 19) over a window Δ_w.
 
-#include <algorithm>  // std::sort, std::max
-#include <array>      // std::array
-#include <cstddef>    // std::size_t
-#include <numeric>    // std::iota
-#include <span>       // std::span
-#include <utility>    // std::pair
-#include <string>     // std::string
-#include <vector>     // std::vector
+#include <algorithm>   // std::sort, std::max, std::push_heap, std::pop_heap
+#include <array>       // std::array
+#include <cstddef>     // std::size_t
+#include <span>        // std::span
+#include <string>      // std::string
+#include <utility>     // std::pair
+#include <vector>      // std::vector
 
+#include "strata/chiplet/layer_model.hpp"
+#include "strata/chiplet/link_model.hpp"
 #include "strata/chiplet/substrate.hpp"
 #include "strata/core/error.hpp"
-#include "strata/core/tier.hpp"
 #include "strata/core/units.hpp"
 
 namespace strata {
 inline namespace v0 {
 
-/// A routed token group g = (l, e_g, s_g, a_g, N_g) (HCRMap §4.1).
-struct token_group {
-  int layer = 0;      ///< MoE layer index
-  int expert = 0;     ///< e_g
-  int source = 0;     ///< s_g: compute chiplet holding the input activations
-  int aggregate = 0;  ///< a_g: compute chiplet that combines the expert outputs
-  int tokens = 0;     ///< N_g
-
-  template <class S, class V>
-  static void visit_fields(S& s, V&& v) {
-    v("layer", s.layer);
-    v("expert", s.expert);
-    v("source", s.source);
-    v("aggregate", s.aggregate);
-    v("tokens", s.tokens);
-  }
-  friend bool operator==(const token_group&, const token_group&) = default;
+namespace detail {
+/// A request of one layer: its release time (set once known), bytes and links
+/// `paths[path_begin, path_end)` of the layer's path buffer.
+struct layer_request {
+  double release = 0.0;
+  double bytes = 0.0;
+  std::size_t path_begin = 0;
+  std::size_t path_end = 0;
 };
-
-/// A resident replica r placed at φ(r) = (tier, chiplet, bank span).
-struct replica {
-  int layer = 0;    ///< ℓ(r)
-  int expert = 0;   ///< e(r)
-  int chiplet = 0;  ///< c_r: execution chiplet
-  int bank = 0;     ///< b_r: first bank (id in `substrate::banks()`) of its span
-  int span = 1;     ///< consecutive banks the weights are striped over
-
-  template <class S, class V>
-  static void visit_fields(S& s, V&& v) {
-    v("layer", s.layer);
-    v("expert", s.expert);
-    v("chiplet", s.chiplet);
-    v("bank", s.bank);
-    v("span", s.span);
-  }
-  friend bool operator==(const replica&, const replica&) = default;
-};
-
-/// A cross-tier movement m = (r_m, s_m, d_m, S^mig_m, y_m) (HCRMap §4.3): copy `bytes` from the
-/// source bank span to the destination bank span.
-struct migration {
-  int source_bank = 0;
-  int destination_bank = 0;
-  data_size<> bytes{};
-  bool executed = true;  ///< y_m
-};
-
-/// The work of one MoE layer's experts.
-struct moe_layer_shape {
-  data_size<> weight_bytes{};          ///< S^wt of one expert
-  op_count<> flops_per_token{};        ///< Ops^token (FLOPs, multiply-add = 2)
-  data_size<> token_bytes{};           ///< D^act per token (dispatch; gather returns the same)
-  op_count<> gate_flops_per_token{};   ///< router: 2·d·E
-  op_count<> combine_flops_per_token{};  ///< weighted sum: 2·k·d
-  int top_k = 1;                       ///< k: groups a token appears in
-};
-
-/// Knobs of the critical-path model.
-struct critical_path_params {
-  double tile_utilization = 0.8;            ///< η_r [assumed: legal-tile utilisation]
-  double alpha_mig = 0.5;                   ///< α_mig: weight of migration pressure [assumed]
-  double compute_scale = 1.0;               ///< throughput factor (RAPL throttling; 1 = none)
-  /// Energy per FLOP of the cores. [Assumed 0.25 pJ/FLOP: a 7 nm FP16 MAC ≈ 0.5 pJ, Jouppi et
-  /// al. ISCA 2021 Table 2]
-  energy_per_op<> energy_per_flop = units::pJ_per_op(0.25);
-  /// On-chiplet network energy per byte per chiplet a request crosses (enters, leaves or passes
-  /// through its routers). [Assumed 0.5 pJ/bit: ≈0.1 pJ/bit/mm on-chip wires over a ≈5 mm
-  /// crossing; Dally, "GPU Computing to Exascale and Beyond", SC 2010]
-  energy_per_data<> noc_energy = units::pJ_per_bit(0.5);
-  /// Directory and control energy per executed migration E^ctrl_m. [Assumed 1 nJ]
-  energy<> migration_control_energy = units::nJ(1.0);
-  /// Decision window Δ_w for the pressure counters (Eq. 19).
-  duration<> window = units::ms(1.0);
-
-  template <class S, class V>
-  static void visit_fields(S& s, V&& v) {
-    v("tile_utilization", s.tile_utilization);
-    v("alpha_mig", s.alpha_mig);
-    v("compute_scale", s.compute_scale);
-    v("energy_per_flop", s.energy_per_flop);
-    v("noc_energy", s.noc_energy);
-    v("migration_control_energy", s.migration_control_energy);
-    v("window", s.window);
-  }
-};
-
-/// Request classes K_L (§4.4).
-enum class request_class { dispatch = 0, gather = 1, memory = 2, migration = 3 };
-
-/// Stage times K_T of one group (Eq. 14–15, Fig. 5's stacked bars).
-struct stage_times {
-  duration<> gate{}, dispatch{}, queue{}, memory{}, compute{}, gather{}, combine{};
-  [[nodiscard]] duration<> total() const { return gate + dispatch + queue + memory + compute + gather + combine; }
-
-  template <class S, class V>
-  static void visit_fields(S& s, V&& v) {
-    v("gate", s.gate);
-    v("dispatch", s.dispatch);
-    v("queue", s.queue);
-    v("memory", s.memory);
-    v("compute", s.compute);
-    v("gather", s.gather);
-    v("combine", s.combine);
-  }
-};
-
-/// Energy by component (Eq. 17).
-struct energy_breakdown {
-  energy<> compute{}, noc{}, d2d{}, sram{}, hbm{}, dram{}, migration{}, gate{};
-  [[nodiscard]] energy<> total() const { return compute + noc + d2d + sram + hbm + dram + migration + gate; }
-  energy_breakdown& operator+=(const energy_breakdown& o) {
-    compute += o.compute;
-    noc += o.noc;
-    d2d += o.d2d;
-    sram += o.sram;
-    hbm += o.hbm;
-    dram += o.dram;
-    migration += o.migration;
-    gate += o.gate;
-    return *this;
-  }
-
-  template <class S, class V>
-  static void visit_fields(S& s, V&& v) {
-    v("compute", s.compute);
-    v("noc", s.noc);
-    v("d2d", s.d2d);
-    v("sram", s.sram);
-    v("hbm", s.hbm);
-    v("dram", s.dram);
-    v("migration", s.migration);
-    v("gate", s.gate);
-  }
-};
-
-/// Pressure counters P_w = (P^load, P^link, P^bank, P^tier, P^mig) (Eq. 19, §6.2).
-struct pressure_counters {
-  double load = 0.0;  ///< P^load: max over chiplets of compute service time / Δ_w
-  double link = 0.0;  ///< P^link: max over links of weighted load / (B_u·Δ_w)
-  double bank = 0.0;  ///< P^bank: max over banks of weighted traffic / (BW·Δ_w)
-  double tier = 0.0;  ///< P^tier: max over tiers of used / usable capacity (set from the residency)
-  double mig = 0.0;   ///< P^mig: max over links of migration load / (B_u·Δ_w), exposed migration
-
-  template <class S, class V>
-  static void visit_fields(S& s, V&& v) {
-    v("load", s.load);
-    v("link", s.link);
-    v("bank", s.bank);
-    v("tier", s.tier);
-    v("mig", s.mig);
-  }
-};
-
-/// Everything Eq. 5–19 give for one layer.
-struct layer_result {
-  duration<> t_moe{};                 ///< Eq. 14: max_g C_g
-  int critical_group = -1;            ///< argmax_g C_g
-  stage_times critical{};             ///< stages of the critical group (sum = t_moe)
-  duration<> t_net{};                 ///< Eq. 8
-  duration<> t_bank{};                ///< Eq. 11
-  duration<> t_mem{};                 ///< Eq. 12
-  duration<> t_comp{};                ///< Eq. 13: max_r T^comp_r
-  std::vector<duration<>> completion; ///< C_g per group
-  std::vector<double> link_bytes;     ///< L^phys per link and class: [u·4 + κ]
-  std::vector<double> bank_bytes;     ///< Q^phys per bank and class: [b·2 + (0 fg, 1 mig)]
-  std::vector<double> replica_tokens; ///< N_r per replica
-  std::vector<int> replica_cores;     ///< k_r per replica (0 when inactive)
-  energy_breakdown energy{};          ///< Eq. 17–18
-  pressure_counters pressure{};       ///< Eq. 19
-
-  /// Physical load of link u over all classes (Eq. 6).
-  [[nodiscard]] double link_load(int u) const {
-    const auto i = static_cast<std::size_t>(u) * 4;
-    return link_bytes[i] + link_bytes[i + 1] + link_bytes[i + 2] + link_bytes[i + 3];
-  }
-  /// Physical traffic of bank b (Eq. 9).
-  [[nodiscard]] double bank_load(int b) const {
-    const auto i = static_cast<std::size_t>(b) * 2;
-    return bank_bytes[i] + bank_bytes[i + 1];
-  }
-};
-
-/// Eq. 7 for one link: λ_u + D / B_u. Generic in the scalar (autodiff sensitivities).
-template <class T>
-duration<T> link_time(const duration<T>& lambda, const bandwidth<T>& b, const data_size<T>& bytes) {
-  return lambda + bytes / b;
-}
-
-/// Eq. 10: [Q > 0]·Lat + Q / BW. Generic in the scalar.
-template <class T>
-duration<T> bank_service_time(const data_size<T>& q, const duration<T>& latency, const bandwidth<T>& bw) {
-  return stream_time(q, bw, latency);
-}
-
-/// Eq. 13: Ops_r / (k_r · Π_core · η_r). Generic in the scalar.
-template <class T>
-duration<T> replica_compute_time(const op_count<T>& ops, const T& cores, const op_rate<T>& core_rate, const T& eta) {
-  return ops / (core_rate * (cores * eta));
-}
+}  // namespace detail
 
 /// Checks a placement against the substrate and the expert: bank ids, visibility (B_{t,c}) and
 /// that the span exists within one tier and home. Throws `config_error` naming the replica.
@@ -279,10 +102,8 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   constexpr const char* id = "strata.critical_path";
   detail::require(assignment.size() == groups.size(), id, "assignment", assignment.size(),
                   "one replica per group");
-  detail::require_in(cp.tile_utilization, 1e-6, 1.0, id, "tile_utilization");
-  detail::require_positive(cp.compute_scale, id, "compute_scale");
-  detail::require_positive(cp.window.si(), id, "window", "s");
-  detail::require(shape.top_k >= 1, id, "shape.top_k", shape.top_k, ">= 1");
+  validate(cp);
+  validate(shape);
   const auto& links = s.links();
   const auto& banks = s.banks();
   const std::size_t nl = links.size(), nb = banks.size(), nr = replicas.size(), ng = groups.size();
@@ -293,6 +114,10 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   out.replica_tokens.assign(nr, 0.0);
   out.replica_cores.assign(nr, 0);
   out.completion.assign(ng, duration<>{});
+  out.group_stages.assign(ng, stage_times{});
+  out.dispatch_wait.assign(ng, duration<>{});
+  out.gather_wait.assign(ng, duration<>{});
+  out.memory_ready.assign(nr, duration<>{});
 
   // Routing correctness (Eq. 21) and N_r.
   for (std::size_t g = 0; g < ng; ++g) {
@@ -315,40 +140,65 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     if (out.replica_tokens[r] > 0.0) validate(replicas[r], s, r);
   }
 
-  // Bytes × compute chiplets crossed, for the on-chiplet network energy.
-  double noc_bytes = 0.0;
-  auto add_path = [&](std::span<const int> path, double bytes, request_class k) {
-    int chiplets_crossed = path.empty() ? 1 : 0;
-    for (int u : path) {
-      out.link_bytes[static_cast<std::size_t>(u) * 4 + static_cast<std::size_t>(k)] += bytes;
-      const auto& l = links[static_cast<std::size_t>(u)];
-      chiplets_crossed += l.to < nc ? 1 : 0;
-    }
-    if (!path.empty() && links[static_cast<std::size_t>(path.front())].from < nc) ++chiplets_crossed;
-    noc_bytes += bytes * chiplets_crossed;
-  };
-  auto route_time = [&](std::span<const int> path, double bytes) {  // Eq. 7
-    duration<> t{};
-    for (int u : path) {
-      const auto& l = links[static_cast<std::size_t>(u)];
-      t += link_time(l.lambda, l.bandwidth, data_size<>::from_si(bytes));
-    }
-    return t.si();
-  };
-  // Eq. 5: loads of every request class.
+  // Requests of every class (§4.4) with their routes in one buffer; Eq. 5: loads per class.
   const double tok_b = shape.token_bytes.si();
+  const double wt = shape.weight_bytes.si();
+  std::vector<int> paths;
+  {  // exactly the links of the dispatch and gather routes, plus a guess for the rest
+    std::size_t n = 0;
+    for (std::size_t g = 0; g < ng; ++g) {
+      if (groups[g].tokens == 0) continue;
+      const int c = replicas[static_cast<std::size_t>(assignment[g])].chiplet;
+      n += static_cast<std::size_t>(s.hops(groups[g].source, c) + s.hops(c, groups[g].aggregate));
+    }
+    paths.reserve(n + (nr + migrations.size()) * 4);
+  }
+  std::array<std::vector<detail::layer_request>, 4> reqs;
+  reqs[0].reserve(ng);
+  reqs[1].reserve(ng);
+  reqs[2].reserve(nr);
+  std::vector<int> req_of_group(ng, -1), req_of_replica(nr, -1);
+  double noc_bytes = 0.0;  // bytes × compute chiplets crossed, for the on-chiplet network energy
+  // Eq. 8's route term over every request of every class (migrations included), Eq. 12's over
+  // the memory class: T^route_h of Eq. 7.
+  double max_route = 0.0, max_mem_route = 0.0;
+  // Records a request whose links were appended to `paths` from `begin`; its release time is
+  // set when known (below). Returns its index within its class.
+  auto push = [&](request_class k, double bytes, std::size_t begin) {
+    const detail::layer_request r{0.0, bytes, begin, paths.size()};
+    int chiplets_crossed = r.path_begin == r.path_end ? 1 : 0;
+    duration<> route{};
+    for (std::size_t i = r.path_begin; i < r.path_end; ++i) {
+      const auto u = static_cast<std::size_t>(paths[i]);
+      out.link_bytes[u * 4 + static_cast<std::size_t>(k)] += r.bytes;
+      chiplets_crossed += links[u].to < nc ? 1 : 0;
+      route += link_time(links[u].lambda, links[u].bandwidth, data_size<>::from_si(r.bytes));
+    }
+    max_route = std::max(max_route, route.si());
+    if (k == request_class::memory) max_mem_route = std::max(max_mem_route, route.si());
+    if (r.path_begin != r.path_end && links[static_cast<std::size_t>(paths[r.path_begin])].from < nc) ++chiplets_crossed;
+    noc_bytes += r.bytes * chiplets_crossed;
+    reqs[static_cast<std::size_t>(k)].push_back(r);
+    return static_cast<int>(reqs[static_cast<std::size_t>(k)].size()) - 1;
+  };
   for (std::size_t g = 0; g < ng; ++g) {
     const auto& grp = groups[g];
     if (grp.tokens == 0) continue;
     const int c = replicas[static_cast<std::size_t>(assignment[g])].chiplet;
-    add_path(s.route(grp.source, c), grp.tokens * tok_b, request_class::dispatch);
-    add_path(s.route(c, grp.aggregate), grp.tokens * tok_b, request_class::gather);
+    const double bytes = grp.tokens * tok_b;
+    std::size_t begin = paths.size();
+    s.append_route(grp.source, c, paths);
+    req_of_group[g] = push(request_class::dispatch, bytes, begin);
+    begin = paths.size();
+    s.append_route(c, grp.aggregate, paths);
+    push(request_class::gather, bytes, begin);
   }
-  const double wt = shape.weight_bytes.si();
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] <= 0.0) continue;
     const auto& rp = replicas[r];
-    add_path(s.memory_path(rp.bank, rp.chiplet), wt, request_class::memory);
+    const std::size_t begin = paths.size();
+    s.append_memory_path(rp.bank, rp.chiplet, paths);
+    req_of_replica[r] = push(request_class::memory, wt, begin);
     for (int i = 0; i < rp.span; ++i) out.bank_bytes[static_cast<std::size_t>(rp.bank + i) * 2] += wt / rp.span;
   }
   for (std::size_t m = 0; m < migrations.size(); ++m) {
@@ -359,52 +209,29 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
                     mg.source_bank, "a bank id");
     detail::require(mg.destination_bank >= 0 && static_cast<std::size_t>(mg.destination_bank) < nb, id,
                     f + ".destination_bank", mg.destination_bank, "a bank id");
-    const auto& sb = banks[static_cast<std::size_t>(mg.source_bank)];
-    const auto& db = banks[static_cast<std::size_t>(mg.destination_bank)];
-    // SRAM banks sit on a group: enter the mesh at the group's first chiplet.
-    auto node_of = [&](const hw_bank& b) {
-      if (b.tier != tier_kind::sram) return b.home;
-      const int gx = b.home % (s.params().mesh_x / s.params().group_x), gy = b.home / (s.params().mesh_x / s.params().group_x);
-      return gy * s.params().group_y * s.params().mesh_x + gx * s.params().group_x;
-    };
-    add_path(s.route(node_of(sb), node_of(db)), mg.bytes.si(), request_class::migration);
+    detail::require_in(mg.bytes.si(), 0.0, 1e15, id, f + ".bytes");
+    // Bank to bank: from the node the source bank's data enters the network at to the
+    // destination's (an SRAM group enters the mesh at its first chiplet).
+    const std::size_t begin = paths.size();
+    s.append_route(s.bank_node(mg.source_bank), s.bank_node(mg.destination_bank), paths);
+    push(request_class::migration, mg.bytes.si(), begin);
     out.bank_bytes[static_cast<std::size_t>(mg.source_bank) * 2 + 1] += mg.bytes.si();
     out.bank_bytes[static_cast<std::size_t>(mg.destination_bank) * 2 + 1] += mg.bytes.si();
   }
 
-  // Eq. 8: link drain times and route times.
-  std::vector<double> drain(nl);
+  // Eq. 8: link drain times; with the route term above, T^net. Eq. 12's memory drain.
   double max_drain = 0.0, max_mem_drain = 0.0;
   for (std::size_t u = 0; u < nl; ++u) {
-    drain[u] = out.link_load(static_cast<int>(u)) / links[u].bandwidth.si();
-    max_drain = std::max(max_drain, drain[u]);
+    max_drain = std::max(max_drain, out.link_load(static_cast<int>(u)) / links[u].bandwidth.si());
     max_mem_drain = std::max(max_mem_drain, out.link_bytes[u * 4 + 2] / links[u].bandwidth.si());
   }
-  auto path_time = [&](std::span<const int> path, double bytes) {
-    double t = route_time(path, bytes);
-    for (int u : path) t = std::max(t, drain[static_cast<std::size_t>(u)]);
-    return t;
-  };
-  // Eq. 10–11: bank service.
-  std::vector<double> bank_t(nb, 0.0);
+  out.t_net = duration<>::from_si(std::max(max_drain, max_route));
+  // Eq. 10–11: the layer-level bound T^bank over each bank's whole traffic (a pressure term; a
+  // replica waits only for the accesses ahead of it, below).
   double t_bank = 0.0;
   for (std::size_t b = 0; b < nb; ++b) {
     const double q = out.bank_load(static_cast<int>(b));
-    bank_t[b] = bank_service_time(data_size<>::from_si(q), banks[b].latency, banks[b].bandwidth).si();
-    t_bank = std::max(t_bank, bank_t[b]);
-  }
-  // Memory time per replica and Eq. 12.
-  std::vector<double> mem_t(nr, 0.0);
-  double max_mem_route = 0.0;
-  for (std::size_t r = 0; r < nr; ++r) {
-    if (out.replica_tokens[r] <= 0.0) continue;
-    const auto& rp = replicas[r];
-    double tb = 0.0;
-    for (int i = 0; i < rp.span; ++i) tb = std::max(tb, bank_t[static_cast<std::size_t>(rp.bank + i)]);
-    const auto path = s.memory_path(rp.bank, rp.chiplet);
-    const double tr = route_time(path, wt);
-    max_mem_route = std::max(max_mem_route, tr);
-    mem_t[r] = std::max(tb, path_time(path, wt));
+    t_bank = std::max(t_bank, bank_service_time(data_size<>::from_si(q), banks[b].latency, banks[b].bandwidth).si());
   }
   out.t_bank = duration<>::from_si(t_bank);
   out.t_mem = duration<>::from_si(std::max({t_bank, max_mem_drain, max_mem_route}));
@@ -470,61 +297,153 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     gate_flops += src * shape.gate_flops_per_token.si();
   }
 
-  // Group completion (Eq. 14): FCFS at each replica by dispatch arrival.
-  std::vector<double> disp(ng, 0.0), gath(ng, 0.0), comp(ng, 0.0);
-  for (std::size_t g = 0; g < ng; ++g) {
-    const auto& grp = groups[g];
-    const auto& rp = replicas[static_cast<std::size_t>(assignment[g])];
-    const double bytes = grp.tokens * tok_b;
-    disp[g] = grp.tokens > 0 ? path_time(s.route(grp.source, rp.chiplet), bytes) : 0.0;
-    gath[g] = grp.tokens > 0 ? path_time(s.route(rp.chiplet, grp.aggregate), bytes) : 0.0;
-    const int k = out.replica_cores[static_cast<std::size_t>(assignment[g])];
-    comp[g] = grp.tokens > 0 ? replica_compute_time(op_count<>::from_si(grp.tokens * ops_tok), double(std::max(k, 1)),
-                                                    op_rate<>::from_si(pi), 1.0).si()
-                             : 0.0;
+  // Group completion (Eq. 14) as an event loop over the causal link model, in release order:
+  // migrations (released at 0, in flight during the layer), dispatches (at T_gate), then weight
+  // streams and gathers as their release times become known.
+  link_server net(links, cp.arbitration);
+  auto serve = [&](request_class k, std::size_t i) {
+    auto& r = reqs[static_cast<std::size_t>(k)][i];
+    return net.serve(k, r.release, r.bytes, paths.data() + r.path_begin, r.path_end - r.path_begin);
+  };
+  for (std::size_t i = 0; i < reqs[3].size(); ++i) (void)serve(request_class::migration, i);
+  // Banks serve their accesses FCFS too: migrations (in flight from the start of the layer, in
+  // index order) occupy their source and destination banks ahead of the weight streams.
+  std::vector<double> bank_free(nb, 0.0);
+  for (const auto& mg : migrations) {
+    if (!mg.executed) continue;
+    for (const int b : {mg.source_bank, mg.destination_bank}) {
+      const auto i = static_cast<std::size_t>(b);
+      bank_free[i] += bank_service_time(mg.bytes, banks[i].latency, banks[i].bandwidth).si();
+    }
   }
-  std::vector<std::size_t> order(ng);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return assignment[a] < assignment[b] || (assignment[a] == assignment[b] && (disp[a] < disp[b] || (disp[a] == disp[b] && a < b)));
-  });
-  std::vector<double> busy(nr, 0.0);
+  std::vector<double> arrive(ng, 0.0), comp(ng, 0.0);
+  for (std::size_t g = 0; g < ng; ++g) {
+    if (req_of_group[g] < 0) continue;
+    const auto i = static_cast<std::size_t>(req_of_group[g]);
+    reqs[0][i].release = t_gate;
+    const auto tr = serve(request_class::dispatch, i);
+    arrive[g] = tr.arrive;
+    out.dispatch_wait[g] = duration<>::from_si(tr.wait());
+    const int k = out.replica_cores[static_cast<std::size_t>(assignment[g])];
+    comp[g] = replica_compute_time(op_count<>::from_si(groups[g].tokens * ops_tok), double(std::max(k, 1)),
+                                   op_rate<>::from_si(pi), 1.0)
+                  .si();
+  }
+  // Replica service, FCFS by dispatch arrival. Compute overlaps the weight stream; a group
+  // cannot finish before its replica's stream has.
+  // Groups bucketed by replica (counting sort), each bucket in arrival order (ties by index):
+  // replica r's groups are order[first_of[r], first_of[r + 1]).
+  std::vector<std::size_t> first_of(nr + 1, 0), order;
+  for (std::size_t g = 0; g < ng; ++g) {
+    if (req_of_group[g] >= 0) ++first_of[static_cast<std::size_t>(assignment[g]) + 1];
+  }
+  for (std::size_t r = 0; r < nr; ++r) first_of[r + 1] += first_of[r];
+  order.resize(first_of[nr]);
+  {
+    std::vector<std::size_t> fill(first_of.begin(), first_of.end() - 1);
+    for (std::size_t g = 0; g < ng; ++g) {
+      if (req_of_group[g] >= 0) order[fill[static_cast<std::size_t>(assignment[g])]++] = g;
+    }
+  }
+  for (std::size_t r = 0; r < nr; ++r) {
+    std::sort(order.begin() + static_cast<std::ptrdiff_t>(first_of[r]), order.begin() + static_cast<std::ptrdiff_t>(first_of[r + 1]),
+              [&](std::size_t a, std::size_t b) { return arrive[a] < arrive[b] || (arrive[a] == arrive[b] && a < b); });
+  }
+  std::vector<double> busy(nr, 0.0), first_start(nr, 0.0), start(ng, 0.0), fin(ng, 0.0), replica_comp(nr, 0.0);
   for (std::size_t r = 0; r < nr; ++r) busy[r] = t_gate + replica_start[r];
-  double t_moe = 0.0, t_comp_max = 0.0;
-  std::vector<double> replica_comp(nr, 0.0);
-  for (std::size_t i = 0; i < ng; ++i) {
-    const std::size_t g = order[i];
+  for (const std::size_t g : order) {
     const auto r = static_cast<std::size_t>(assignment[g]);
-    const double arrive = t_gate + disp[g];
-    const double start = std::max(arrive, busy[r]);
-    const double fin_comp = start + comp[g];
-    const double mem_ready = t_gate + mem_t[r];
-    const double finish = std::max(fin_comp, mem_ready);
-    busy[r] = fin_comp;
+    start[g] = std::max(arrive[g], busy[r]);
+    if (order[first_of[r]] == g) first_start[r] = start[g];
+    fin[g] = start[g] + comp[g];
+    busy[r] = fin[g];
     replica_comp[r] += comp[g];
-    const double c_g = groups[g].tokens > 0 ? finish + gath[g] + t_combine : 0.0;
+  }
+  // Weight streams (Eq. 15) and gathers, served in release order (release, class, index).
+  // Event: (release, key) with key = replica for a stream, nr + group for a gather, so streams
+  // precede gathers at equal release and each class keeps its index order.
+  using event = std::pair<double, std::size_t>;
+  const auto earlier = [](const event& a, const event& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
+  const auto later = [&](const event& a, const event& b) { return earlier(b, a); };
+  std::vector<event> streams;
+  streams.reserve(nr);
+  for (std::size_t r = 0; r < nr; ++r) {
+    if (req_of_replica[r] < 0) continue;
+    const double release = cp.overlap == memory_overlap::compute_only ? first_start[r] : t_gate;
+    reqs[2][static_cast<std::size_t>(req_of_replica[r])].release = release;
+    streams.emplace_back(release, r);
+  }
+  std::sort(streams.begin(), streams.end(), earlier);
+  std::vector<double> finish(ng, 0.0);
+  double t_moe = 0.0, t_comp_max = 0.0;
+  std::vector<event> gathers;  // released, not yet served
+  gathers.reserve(ng);
+  // Replica r's weights: ready after its bank span's service and its route; its groups finish
+  // and release their gathers.
+  auto serve_stream = [&](double release, std::size_t r) {
+    const auto tr = serve(request_class::memory, static_cast<std::size_t>(req_of_replica[r]));
+    const auto& rp = replicas[r];
+    // Each bank of the span serves its stripe FCFS (Eq. 10 per access: latency + bytes / BW).
+    double banks_done = release;
+    const auto stripe = data_size<>::from_si(wt / rp.span);
+    for (int j = 0; j < rp.span; ++j) {
+      const auto b = static_cast<std::size_t>(rp.bank + j);
+      const double begin = std::max(release, bank_free[b]);
+      bank_free[b] = begin + bank_service_time(stripe, banks[b].latency, banks[b].bandwidth).si();
+      banks_done = std::max(banks_done, bank_free[b]);
+    }
+    const double ready = std::max(banks_done, tr.arrive);
+    out.memory_ready[r] = duration<>::from_si(ready);
+    for (std::size_t i = first_of[r]; i < first_of[r + 1]; ++i) {
+      const std::size_t g = order[i];
+      finish[g] = std::max(fin[g], ready);
+      reqs[1][static_cast<std::size_t>(req_of_group[g])].release = finish[g];
+      gathers.emplace_back(finish[g], nr + g);
+      if (cp.arbitration == link_arbitration::shared) std::push_heap(gathers.begin(), gathers.end(), later);
+    }
+  };
+  // Gather of group g: C_g = arrival + T_combine.
+  auto serve_gather = [&](std::size_t g) {
+    const auto tr = serve(request_class::gather, static_cast<std::size_t>(req_of_group[g]));
+    out.gather_wait[g] = duration<>::from_si(tr.wait());
+    const double c_g = tr.arrive + t_combine;
     out.completion[g] = duration<>::from_si(c_g);
-    if (groups[g].tokens > 0 && (out.critical_group < 0 || c_g > t_moe)) {
+    out.group_stages[g] = stage_times{duration<>::from_si(t_gate), duration<>::from_si(arrive[g] - t_gate),
+                                      duration<>::from_si(start[g] - arrive[g]), duration<>::from_si(finish[g] - fin[g]),
+                                      duration<>::from_si(comp[g]), duration<>::from_si(tr.arrive - finish[g]),
+                                      duration<>::from_si(t_combine)};
+    if (out.critical_group < 0 || c_g > t_moe || (c_g == t_moe && static_cast<int>(g) < out.critical_group)) {
       t_moe = c_g;
       out.critical_group = static_cast<int>(g);
-      out.critical = stage_times{duration<>::from_si(t_gate), duration<>::from_si(disp[g]),
-                                 duration<>::from_si(start - arrive), duration<>::from_si(finish - fin_comp),
-                                 duration<>::from_si(comp[g]), duration<>::from_si(gath[g]),
-                                 duration<>::from_si(t_combine)};
+      out.critical = out.group_stages[g];
+    }
+  };
+  if (cp.arbitration == link_arbitration::per_class) {
+    // Streams and gathers never share a queue: serve each class in its own release order.
+    for (const auto& [release, r] : streams) serve_stream(release, r);
+    std::sort(gathers.begin(), gathers.end(), earlier);
+    for (const auto& e : gathers) serve_gather(e.second - nr);
+  } else {
+    // One queue per link: interleave, a gather released before the next stream goes first.
+    for (const auto& [release, r] : streams) {
+      while (!gathers.empty() && earlier(gathers.front(), event{release, r})) {
+        std::pop_heap(gathers.begin(), gathers.end(), later);
+        const std::size_t g = gathers.back().second - nr;
+        gathers.pop_back();
+        serve_gather(g);
+      }
+      serve_stream(release, r);
+    }
+    while (!gathers.empty()) {
+      std::pop_heap(gathers.begin(), gathers.end(), later);
+      const std::size_t g = gathers.back().second - nr;
+      gathers.pop_back();
+      serve_gather(g);
     }
   }
   for (std::size_t r = 0; r < nr; ++r) t_comp_max = std::max(t_comp_max, replica_comp[r]);
   out.t_moe = duration<>::from_si(t_moe);
   out.t_comp = duration<>::from_si(t_comp_max);
-  double max_req_route = max_mem_route;
-  for (std::size_t g = 0; g < ng; ++g) {
-    if (groups[g].tokens == 0) continue;
-    const auto& rp = replicas[static_cast<std::size_t>(assignment[g])];
-    const double b = groups[g].tokens * tok_b;
-    max_req_route = std::max({max_req_route, route_time(s.route(groups[g].source, rp.chiplet), b),
-                              route_time(s.route(rp.chiplet, groups[g].aggregate), b)});
-  }
-  out.t_net = duration<>::from_si(std::max(max_drain, max_req_route));
 
   // Energy (Eq. 17–18).
   double total_tokens = 0.0;

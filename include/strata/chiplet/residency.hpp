@@ -313,7 +313,7 @@ inline residency single_copy_static(const substrate& s, int layers, int experts,
       std::vector<std::vector<int>> homes;
       homes.push_back(s.banks_of(tier_kind::sram, s.group_of(c)));
       for (tier_kind t : {tier_kind::hbm, tier_kind::dram}) {
-        for (int k = 0; k < nio; ++k) homes.push_back(s.banks_of(t, s.chiplets() + (next_io + k) % nio));
+        for (int h : s.homes_for(t, c, next_io)) homes.push_back(s.banks_of(t, h));
       }
       for (const auto& banks : homes) {
         if (banks.empty()) continue;

@@ -16,15 +16,33 @@
 ///   each group has a stacked near-tier of `sram.capacity` in `sram.banks` banks sharing
 ///   `sram.bandwidth`. Only chiplets of the group see those banks; access is vertical (no mesh
 ///   link).
-/// - HBM and DRAM: one shared pool each, banks (pseudo-channels / channels) split into equal
-///   contiguous blocks over the IO chiplets; any chiplet reaches them over the D2D path IO chiplet → attachment
-///   chiplet → XY → target.
+/// - HBM, placed by `hbm_placement`:
+///   `chiplet_local` (default; HCRMap §4.2 / Fig. 4: "local SRAM/HBM/DRAM regions form tiered
+///   bank sets B_{t,c}", and the paper's "chiplet-local HBM"): the Table 1 subsystem (8 GB,
+///   32 pseudo-channels, 460 GB/s) is divided over the compute chiplets, pseudo-channel i under
+///   chiplet ⌊i·|C| / banks⌋ — with Table 1's 32 PCs and 16 chiplets, 2 PCs = 512 MB and
+///   28.75 GB/s under each chiplet. A replica executing on the chiplet that holds its HBM
+///   streams its weights vertically, without crossing a package link (memory route empty); a
+///   replica on another chiplet reaches that HBM over the mesh (XY from the holder).
+///   `behind_io` (the earlier layout): one pool whose pseudo-channels are split into equal
+///   contiguous blocks over the IO chiplets, reached over IO link → attachment chiplet → XY.
+/// - DRAM: one shared pool behind the IO chiplets ("group-shared DRAM"), channels in contiguous
+///   blocks over the IO chiplets, as HBM behind_io.
 /// A replica larger than one bank is striped over consecutive banks of its tier and home (a
 /// span); a span of one bank is the paper's single-bank placement.
+///
+/// Size and range limits (hostile or mistyped input must neither exhaust memory nor yield
+/// inf/NaN): the mesh holds at most `max_chiplets` compute chiplets (default 4096, a 64 × 64
+/// mesh) and the package at most `max_banks` banks (default 65 536); both are parameters a user
+/// may raise. Storage is proportional to chiplets + links + banks: routes are dimension-ordered,
+/// so they are generated on demand instead of tabulated for all pairs (a 64 × 64 table took
+/// 4.3 GB). Quantities must lie in physical ranges (`detail::substrate_ranges`), so 1e300 B/s or
+/// a denormal bandwidth is a `config_error`, not an infinite or NaN time.
 
+#include <algorithm>    // std::stable_sort
 #include <array>        // std::array
+#include <cstdlib>      // std::abs
 #include <cstddef>      // std::size_t
-#include <span>         // std::span
 #include <string>       // std::string
 #include <utility>      // std::pair
 #include <vector>       // std::vector
@@ -45,9 +63,19 @@ constexpr const char* to_string(tier_kind t) {
   return t == tier_kind::sram ? "sram" : t == tier_kind::hbm ? "hbm" : "dram";
 }
 
+/// Where the HBM tier sits (see the file comment).
+enum class hbm_placement {
+  chiplet_local,  ///< pseudo-channels divided over the compute chiplets (HCRMap §4.2, Fig. 4)
+  behind_io       ///< one pool behind the IO chiplets
+};
+constexpr auto enum_names(hbm_placement) {
+  return std::array{std::pair{hbm_placement::chiplet_local, "chiplet_local"},
+                    std::pair{hbm_placement::behind_io, "behind_io"}};
+}
+
 /// One memory tier of the package.
 struct chiplet_tier_spec {
-  data_size<> capacity{};         ///< per SRAM group, or the whole HBM / DRAM pool
+  data_size<> capacity{};         ///< per SRAM group, or the whole HBM subsystem / DRAM pool
   int banks = 1;                  ///< banks per SRAM group, or in the pool
   strata::bandwidth<> bandwidth{};        ///< aggregate over those banks
   duration<> latency{};           ///< fixed access latency Lat_{t,c,b}
@@ -112,13 +140,22 @@ struct substrate_params {
   /// Stacked SRAM near-tier per chiplet group. [HCRMap Table 1: 64 MB, 16 banks, 2.0 TB/s,
   /// 1.25 pJ/B; latency assumed 2 ns (a few cycles of a stacked macro)]
   chiplet_tier_spec sram{units::MB(64.0), 16, units::TBps(2.0), units::ns(2.0), units::pJ_per_B(1.25)};
-  /// HBM pool. [HCRMap Table 1: 8 GB HBM2, 32 pseudo-channels, 460 GB/s, 31.8 pJ/B; latency
-  /// assumed 50 ns: HBM2 row miss tRCD + tCL ≈ 28 ns (JESD235) plus controller]
+  /// HBM subsystem, totals over the package. [HCRMap Table 1: 8 GB HBM2, 32 pseudo-channels,
+  /// 460 GB/s, 31.8 pJ/B; latency assumed 50 ns: HBM2 row miss tRCD + tCL ≈ 28 ns (JESD235)
+  /// plus controller]
   chiplet_tier_spec hbm{units::GB(8.0), 32, units::GBps(460.0), units::ns(50.0), units::pJ_per_B(31.8)};
   /// Shared DRAM pool. [HCRMap Table 1: 32 GB DDR5, 8 × DDR5-6400 channels, 409.6 GB/s,
   /// 160 pJ/B; latency assumed 70 ns: DDR5-6400B tRCD + tCL = 32.5 ns (JESD79-5) plus
   /// controller and PHY]
   chiplet_tier_spec dram{units::GB(32.0), 8, units::GBps(409.6), units::ns(70.0), units::pJ_per_B(160.0)};
+  /// Where the HBM pseudo-channels sit (JSON key `hbm_placement`: "chiplet_local" or
+  /// "behind_io"). [HCRMap §4.2, Fig. 4: chiplet-local]
+  hbm_placement hbm_at = hbm_placement::chiplet_local;
+  /// Limit on mesh_x · mesh_y (adjustable). [Choice: 4096, a 64 × 64 mesh]
+  int max_chiplets = 4096;
+  /// Limit on the package's banks: SRAM banks of all groups + HBM + DRAM (adjustable).
+  /// [Choice: 65 536]
+  int max_banks = 65536;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -139,51 +176,92 @@ struct substrate_params {
     v("sram", s.sram);
     v("hbm", s.hbm);
     v("dram", s.dram);
+    v("hbm_placement", s.hbm_at);
+    v("max_chiplets", s.max_chiplets);
+    v("max_banks", s.max_banks);
   }
   friend bool operator==(const substrate_params&, const substrate_params&) = default;
 };
 
 namespace detail {
+/// Physical ranges of the substrate's quantities (SI units). Wide enough for any package one
+/// could build, narrow enough that every time and energy the models form stays finite.
+struct substrate_ranges {
+  static constexpr double bandwidth_lo = 1e3, bandwidth_hi = 1e16;  ///< 1 kB/s .. 10 PB/s
+  static constexpr double latency_hi = 1.0;                          ///< s
+  static constexpr double distance_hi = 1.0;                         ///< m
+  static constexpr double speed_lo = 1e6, speed_hi = 3e8;            ///< m/s (≤ c)
+  static constexpr double energy_hi = 1e-6;                          ///< J/B (1 µJ/B)
+  static constexpr double capacity_lo = 1.0, capacity_hi = 1e15;     ///< B (1 PB)
+  static constexpr double clock_lo = 1e6, clock_hi = 1e11;           ///< Hz
+  static constexpr int int_hi = 1 << 20;                             ///< cores, MACs, cycles, bits
+};
 inline void validate_link(const link_spec& l, const std::string& f) {
-  require_positive(l.bandwidth.si(), "strata.substrate", f + ".bandwidth", "B/s");
-  require_nonnegative(l.phy_latency.si(), "strata.substrate", f + ".phy_latency", "s");
-  require_nonnegative(l.distance.si(), "strata.substrate", f + ".distance", "m");
-  require_positive(l.signal_speed.si(), "strata.substrate", f + ".signal_speed", "m/s");
-  require_nonnegative(l.energy.si(), "strata.substrate", f + ".energy", "J/B");
+  using R = substrate_ranges;
+  constexpr const char* id = "strata.substrate";
+  require_in(l.bandwidth.si(), R::bandwidth_lo, R::bandwidth_hi, id, f + ".bandwidth");
+  require_in(l.phy_latency.si(), 0.0, R::latency_hi, id, f + ".phy_latency");
+  require_in(l.distance.si(), 0.0, R::distance_hi, id, f + ".distance");
+  require_in(l.signal_speed.si(), R::speed_lo, R::speed_hi, id, f + ".signal_speed");
+  require_in(l.energy.si(), 0.0, R::energy_hi, id, f + ".energy");
 }
-inline void validate_tier(const chiplet_tier_spec& t, const std::string& f) {
-  require_positive(t.capacity.si(), "strata.substrate", f + ".capacity", "B");
-  require(t.banks >= 1, "strata.substrate", f + ".banks", t.banks, ">= 1");
-  require_positive(t.bandwidth.si(), "strata.substrate", f + ".bandwidth", "B/s");
-  require_nonnegative(t.latency.si(), "strata.substrate", f + ".latency", "s");
-  require_nonnegative(t.energy.si(), "strata.substrate", f + ".energy", "J/B");
+inline void validate_tier(const chiplet_tier_spec& t, const std::string& f, int max_banks) {
+  using R = substrate_ranges;
+  constexpr const char* id = "strata.substrate";
+  require_in(t.capacity.si(), R::capacity_lo, R::capacity_hi, id, f + ".capacity");
+  require(t.banks >= 1 && t.banks <= max_banks, id, f + ".banks", t.banks,
+          ("in [1, max_banks = " + std::to_string(max_banks) + "]").c_str());
+  require_in(t.bandwidth.si(), R::bandwidth_lo, R::bandwidth_hi, id, f + ".bandwidth");
+  require_in(t.latency.si(), 0.0, R::latency_hi, id, f + ".latency");
+  require_in(t.energy.si(), 0.0, R::energy_hi, id, f + ".energy");
 }
 }  // namespace detail
 
-/// Checks the parameters; throws `config_error` naming the field.
+/// Checks the parameters; throws `config_error` naming the field, the value and the range or
+/// limit it must respect.
 inline void validate(const substrate_params& p) {
+  using R = detail::substrate_ranges;
   constexpr const char* id = "strata.substrate";
-  detail::require(p.mesh_x >= 1 && p.mesh_x <= 64, id, "mesh_x", p.mesh_x, "in [1, 64]");
-  detail::require(p.mesh_y >= 1 && p.mesh_y <= 64, id, "mesh_y", p.mesh_y, "in [1, 64]");
-  detail::require(p.cores_per_chiplet >= 1, id, "cores_per_chiplet", p.cores_per_chiplet, ">= 1");
-  detail::require_positive(p.clock.si(), id, "clock", "Hz");
-  detail::require(p.core_macs_per_cycle >= 1, id, "core_macs_per_cycle", p.core_macs_per_cycle, ">= 1");
-  detail::require_positive(p.chiplet_buffer.si(), id, "chiplet_buffer", "B");
-  detail::require(p.flit_bits >= 8, id, "flit_bits", p.flit_bits, ">= 8");
-  detail::require(p.router_cycles >= 0, id, "router_cycles", p.router_cycles, ">= 0");
-  detail::require(p.link_cycles >= 0, id, "link_cycles", p.link_cycles, ">= 0");
+  // The limits themselves are bounded so that node and bank counts stay far from int overflow.
+  detail::require(p.max_chiplets >= 1 && p.max_chiplets <= (1 << 24), id, "max_chiplets", p.max_chiplets,
+                  "in [1, 2^24]");
+  detail::require(p.max_banks >= 1 && p.max_banks <= (1 << 26), id, "max_banks", p.max_banks, "in [1, 2^26]");
+  const std::string side = "in [1, max_chiplets = " + std::to_string(p.max_chiplets) + "]";
+  detail::require(p.mesh_x >= 1 && p.mesh_x <= p.max_chiplets, id, "mesh_x", p.mesh_x, side.c_str());
+  detail::require(p.mesh_y >= 1 && p.mesh_y <= p.max_chiplets, id, "mesh_y", p.mesh_y, side.c_str());
+  const long long nc = static_cast<long long>(p.mesh_x) * p.mesh_y;
+  detail::require(nc <= p.max_chiplets, id, "mesh_x * mesh_y", nc,
+                  ("<= max_chiplets = " + std::to_string(p.max_chiplets)).c_str());
+  detail::require(p.cores_per_chiplet >= 1 && p.cores_per_chiplet <= R::int_hi, id, "cores_per_chiplet",
+                  p.cores_per_chiplet, "in [1, 2^20]");
+  detail::require_in(p.clock.si(), R::clock_lo, R::clock_hi, id, "clock");
+  detail::require(p.core_macs_per_cycle >= 1 && p.core_macs_per_cycle <= R::int_hi, id, "core_macs_per_cycle",
+                  p.core_macs_per_cycle, "in [1, 2^20]");
+  detail::require_in(p.chiplet_buffer.si(), R::capacity_lo, R::capacity_hi, id, "chiplet_buffer");
+  detail::require(p.flit_bits >= 8 && p.flit_bits <= R::int_hi, id, "flit_bits", p.flit_bits, "in [8, 2^20]");
+  detail::require(p.router_cycles >= 0 && p.router_cycles <= R::int_hi, id, "router_cycles", p.router_cycles,
+                  "in [0, 2^20]");
+  detail::require(p.link_cycles >= 0 && p.link_cycles <= R::int_hi, id, "link_cycles", p.link_cycles, "in [0, 2^20]");
   detail::validate_link(p.d2d, "d2d");
   detail::validate_link(p.io_link, "io_link");
-  detail::require(!p.io_attach.empty(), id, "io_attach", p.io_attach.size(), "non-empty");
+  detail::require(!p.io_attach.empty() && p.io_attach.size() <= static_cast<std::size_t>(nc), id, "io_attach",
+                  p.io_attach.size(), "1 to mesh_x * mesh_y entries");
   for (std::size_t i = 0; i < p.io_attach.size(); ++i) {
-    detail::require(p.io_attach[i] >= 0 && p.io_attach[i] < p.mesh_x * p.mesh_y, id,
-                    "io_attach[" + std::to_string(i) + "]", p.io_attach[i], "a compute chiplet id");
+    if (p.io_attach[i] < 0 || p.io_attach[i] >= nc) {
+      detail::require(false, id, "io_attach[" + std::to_string(i) + "]", p.io_attach[i], "a compute chiplet id");
+    }
   }
   detail::require(p.group_x >= 1 && p.mesh_x % p.group_x == 0, id, "group_x", p.group_x, "a divisor of mesh_x");
   detail::require(p.group_y >= 1 && p.mesh_y % p.group_y == 0, id, "group_y", p.group_y, "a divisor of mesh_y");
-  detail::validate_tier(p.sram, "sram");
-  detail::validate_tier(p.hbm, "hbm");
-  detail::validate_tier(p.dram, "dram");
+  detail::validate_tier(p.sram, "sram", p.max_banks);
+  detail::validate_tier(p.hbm, "hbm", p.max_banks);
+  detail::validate_tier(p.dram, "dram", p.max_banks);
+  const long long groups = static_cast<long long>(p.mesh_x / p.group_x) * (p.mesh_y / p.group_y);
+  const long long banks = groups * p.sram.banks + p.hbm.banks + p.dram.banks;
+  detail::require(banks <= p.max_banks, id, "sram.banks", banks,
+                  ("such that all banks (SRAM groups × sram.banks + hbm.banks + dram.banks) <= max_banks = " +
+                   std::to_string(p.max_banks))
+                      .c_str());
 }
 
 /// Kind of link, for energy accounting (Eq. 17: E_NoC vs E_D2D).
@@ -202,7 +280,9 @@ struct hw_link {
 /// A memory bank (t, home, b).
 struct hw_bank {
   tier_kind tier = tier_kind::dram;
-  int home = 0;                 ///< SRAM: chiplet group; HBM/DRAM: IO chiplet node id
+  /// SRAM: chiplet group; chiplet-local HBM: compute chiplet; HBM behind IO and DRAM: IO
+  /// chiplet node id
+  int home = 0;
   int index = 0;                ///< bank index within its tier and home
   data_size<> capacity{};       ///< Cap_{t,c,b}
   strata::bandwidth<> bandwidth{};      ///< BW_{t,c,b}
@@ -210,15 +290,18 @@ struct hw_bank {
   energy_per_data<> energy{};   ///< ε_{t,c,b}
 };
 
-/// The package graph with precomputed routes.
+/// The package graph. Links are stored per chiplet and direction; routes are generated on
+/// demand (dimension-ordered), so memory is O(chiplets + links + banks).
 class substrate {
  public:
   explicit substrate(substrate_params p = {}) : p_(std::move(p)) {
     validate(p_);
     const int nc = chiplets();
-    const int nn = nodes();
-    link_of_.assign(static_cast<std::size_t>(nn) * nn, -1);
     const double cycle_s = 1.0 / p_.clock.si();
+    links_.reserve(static_cast<std::size_t>(4 * nc + 2 * io_chiplets()));
+    mesh_out_.assign(static_cast<std::size_t>(nc) * 4, -1);
+    io_up_.assign(static_cast<std::size_t>(io_chiplets()), -1);
+    io_down_.assign(static_cast<std::size_t>(io_chiplets()), -1);
     auto add = [&](int a, int b, link_kind k, const link_spec& s) {
       hw_link l;
       l.from = a;
@@ -228,40 +311,37 @@ class substrate {
       l.lambda = duration<>::from_si((p_.router_cycles + p_.link_cycles) * cycle_s) + s.phy_latency +
                  s.distance / s.signal_speed;
       l.energy = s.energy;
-      link_of_[static_cast<std::size_t>(a) * nn + b] = static_cast<int>(links_.size());
       links_.push_back(l);
+      return static_cast<int>(links_.size()) - 1;
     };
     for (int y = 0; y < p_.mesh_y; ++y) {
       for (int x = 0; x < p_.mesh_x; ++x) {
         const int c = y * p_.mesh_x + x;
         if (x + 1 < p_.mesh_x) {
-          add(c, c + 1, link_kind::mesh_d2d, p_.d2d);
-          add(c + 1, c, link_kind::mesh_d2d, p_.d2d);
+          mesh_out_[static_cast<std::size_t>(c) * 4 + east] = add(c, c + 1, link_kind::mesh_d2d, p_.d2d);
+          mesh_out_[static_cast<std::size_t>(c + 1) * 4 + west] = add(c + 1, c, link_kind::mesh_d2d, p_.d2d);
         }
         if (y + 1 < p_.mesh_y) {
-          add(c, c + p_.mesh_x, link_kind::mesh_d2d, p_.d2d);
-          add(c + p_.mesh_x, c, link_kind::mesh_d2d, p_.d2d);
+          mesh_out_[static_cast<std::size_t>(c) * 4 + north] = add(c, c + p_.mesh_x, link_kind::mesh_d2d, p_.d2d);
+          mesh_out_[static_cast<std::size_t>(c + p_.mesh_x) * 4 + south] =
+              add(c + p_.mesh_x, c, link_kind::mesh_d2d, p_.d2d);
         }
       }
     }
     for (int i = 0; i < io_chiplets(); ++i) {
-      add(nc + i, p_.io_attach[static_cast<std::size_t>(i)], link_kind::io_d2d, p_.io_link);
-      add(p_.io_attach[static_cast<std::size_t>(i)], nc + i, link_kind::io_d2d, p_.io_link);
+      const int at = p_.io_attach[static_cast<std::size_t>(i)];
+      io_up_[static_cast<std::size_t>(i)] = add(nc + i, at, link_kind::io_d2d, p_.io_link);
+      io_down_[static_cast<std::size_t>(i)] = add(at, nc + i, link_kind::io_d2d, p_.io_link);
     }
-    // Routes between every pair of nodes, flattened.
-    route_begin_.assign(static_cast<std::size_t>(nn) * nn + 1, 0);
-    for (int a = 0; a < nn; ++a) {
-      for (int b = 0; b < nn; ++b) {
-        route_begin_[static_cast<std::size_t>(a) * nn + b] = static_cast<int>(route_links_.size());
-        append_route_(a, b);
-      }
-    }
-    route_begin_.back() = static_cast<int>(route_links_.size());
-    // Banks: SRAM per group, then HBM and DRAM round-robin over IO chiplets.
+    // Banks: SRAM per group, then HBM (per chiplet or behind the IO chiplets), then DRAM.
     const int groups = (p_.mesh_x / p_.group_x) * (p_.mesh_y / p_.group_y);
     for (int g = 0; g < groups; ++g) add_banks_(tier_kind::sram, p_.sram, p_.sram.banks, g);
-    add_pool_(tier_kind::hbm, p_.hbm);
-    add_pool_(tier_kind::dram, p_.dram);
+    if (p_.hbm_at == hbm_placement::chiplet_local) {
+      add_blocks_(tier_kind::hbm, p_.hbm, 0, nc);
+    } else {
+      add_blocks_(tier_kind::hbm, p_.hbm, nc, io_chiplets());
+    }
+    add_blocks_(tier_kind::dram, p_.dram, nc, io_chiplets());
   }
 
   [[nodiscard]] const substrate_params& params() const { return p_; }
@@ -273,20 +353,76 @@ class substrate {
   [[nodiscard]] int nodes() const { return chiplets() + io_chiplets(); }
   [[nodiscard]] const std::vector<hw_link>& links() const { return links_; }
   [[nodiscard]] const std::vector<hw_bank>& banks() const { return banks_; }
-  /// Link id from `a` to `b`, −1 if not adjacent.
+  /// Link id from `a` to `b`, −1 if not adjacent (or not node ids).
   [[nodiscard]] int link_between(int a, int b) const {
-    return link_of_[static_cast<std::size_t>(a) * nodes() + b];
+    const int nc = chiplets();
+    if (a < 0 || b < 0 || a >= nodes() || b >= nodes() || a == b) return -1;
+    if (a >= nc) return b == attach_(a) ? io_up_[static_cast<std::size_t>(a - nc)] : -1;
+    if (b >= nc) return a == attach_(b) ? io_down_[static_cast<std::size_t>(b - nc)] : -1;
+    const auto base = static_cast<std::size_t>(a) * 4;
+    if (b == a + 1 && b % p_.mesh_x != 0) return mesh_out_[base + east];
+    if (b == a - 1 && a % p_.mesh_x != 0) return mesh_out_[base + west];
+    if (b == a + p_.mesh_x) return mesh_out_[base + north];
+    if (b == a - p_.mesh_x) return mesh_out_[base + south];
+    return -1;
   }
-  /// Links of the XY route from node `a` to node `b` (empty when a == b).
-  [[nodiscard]] std::span<const int> route(int a, int b) const {
-    const auto i = static_cast<std::size_t>(a) * nodes() + b;
-    return {route_links_.data() + route_begin_[i], static_cast<std::size_t>(route_begin_[i + 1] - route_begin_[i])};
+  /// Appends the links of the route from node `a` to node `b` to `out` (nothing when a == b):
+  /// an IO chiplet enters and leaves the mesh at its attachment; XY between compute chiplets.
+  /// Allocation-free when `out` has room: the critical path reuses one buffer.
+  void append_route(int a, int b, std::vector<int>& out) const {
+    if (a == b) return;
+    const int nc = chiplets();
+    const int ea = a >= nc ? attach_(a) : a;
+    const int eb = b >= nc ? attach_(b) : b;
+    if (a >= nc) out.push_back(io_up_[static_cast<std::size_t>(a - nc)]);
+    int x = ea % p_.mesh_x, y = ea / p_.mesh_x;
+    const int bx = eb % p_.mesh_x, by = eb / p_.mesh_x;
+    while (x != bx) {
+      const int c = y * p_.mesh_x + x;
+      out.push_back(mesh_out_[static_cast<std::size_t>(c) * 4 + (bx > x ? east : west)]);
+      x += bx > x ? 1 : -1;
+    }
+    while (y != by) {
+      const int c = y * p_.mesh_x + x;
+      out.push_back(mesh_out_[static_cast<std::size_t>(c) * 4 + (by > y ? north : south)]);
+      y += by > y ? 1 : -1;
+    }
+    if (b >= nc) out.push_back(io_down_[static_cast<std::size_t>(b - nc)]);
   }
-  /// Links from bank `bank` to compute chiplet `c` (empty for SRAM: stacked on the group).
-  [[nodiscard]] std::span<const int> memory_path(int bank, int c) const {
+  /// Links of the XY route from node `a` to node `b` (empty when a == b). Throws
+  /// `config_error` for an id that is not a node.
+  [[nodiscard]] std::vector<int> route(int a, int b) const {
+    check_node_(a, "a");
+    check_node_(b, "b");
+    std::vector<int> out;
+    out.reserve(static_cast<std::size_t>(hops(a, b)));
+    append_route(a, b, out);
+    return out;
+  }
+  /// Node a bank's data enters the package network from: its IO chiplet (pools), its chiplet
+  /// (chiplet-local HBM) or the first chiplet of its group (SRAM).
+  [[nodiscard]] int bank_node(int bank) const {
     const auto& b = banks_[static_cast<std::size_t>(bank)];
-    if (b.tier == tier_kind::sram) return {};
-    return route(b.home, c);
+    if (b.tier != tier_kind::sram) return b.home;
+    const int gw = p_.mesh_x / p_.group_x;
+    return (b.home / gw) * p_.group_y * p_.mesh_x + (b.home % gw) * p_.group_x;
+  }
+  /// Appends the links from bank `bank` to compute chiplet `c`: none for SRAM (stacked on the
+  /// group) and for chiplet-local HBM under `c`; else the route from the bank's node.
+  void append_memory_path(int bank, int c, std::vector<int>& out) const {
+    const auto& b = banks_[static_cast<std::size_t>(bank)];
+    if (b.tier == tier_kind::sram) return;
+    append_route(b.home, c, out);
+  }
+  /// Links from bank `bank` to compute chiplet `c` (see `append_memory_path`). Throws
+  /// `config_error` for a bad bank or chiplet id.
+  [[nodiscard]] std::vector<int> memory_path(int bank, int c) const {
+    detail::require(bank >= 0 && static_cast<std::size_t>(bank) < banks_.size(), "strata.substrate", "bank", bank,
+                    "a bank id");
+    detail::require(c >= 0 && c < chiplets(), "strata.substrate", "chiplet", c, "a compute chiplet id");
+    std::vector<int> out;
+    append_memory_path(bank, c, out);
+    return out;
   }
   /// SRAM chiplet group of compute chiplet `c`.
   [[nodiscard]] int group_of(int c) const {
@@ -294,16 +430,41 @@ class substrate {
     return (y / p_.group_y) * (p_.mesh_x / p_.group_x) + x / p_.group_x;
   }
   /// Whether chiplet `c` may execute from bank `bank` (B_{t,c}: SRAM of its own group; any
-  /// HBM or DRAM bank).
+  /// HBM or DRAM bank — remote chiplet-local HBM over the mesh).
   [[nodiscard]] bool visible(int bank, int c) const {
     const auto& b = banks_[static_cast<std::size_t>(bank)];
     return b.tier != tier_kind::sram || b.home == group_of(c);
   }
-  /// Ids of the banks of `tier` at `home` (group for SRAM, IO node for HBM/DRAM; −1: all).
+  /// Ids of the banks of `tier` at `home` (group for SRAM, compute chiplet for chiplet-local
+  /// HBM, IO node for pools; −1: all).
   [[nodiscard]] std::vector<int> banks_of(tier_kind tier, int home = -1) const {
     std::vector<int> out;
     for (std::size_t i = 0; i < banks_.size(); ++i) {
       if (banks_[i].tier == tier && (home < 0 || banks_[i].home == home)) out.push_back(static_cast<int>(i));
+    }
+    return out;
+  }
+  /// Homes of `tier` in the order a replica executing on chiplet `c` prefers them: SRAM, its
+  /// group; chiplet-local HBM, `c` itself, then the other chiplets by hop distance (ties by
+  /// id); pools behind the IO chiplets, the IO chiplets starting at `rotate` (round-robin
+  /// spreading, as the single-copy baseline does). Homes without banks are left out.
+  [[nodiscard]] std::vector<int> homes_for(tier_kind tier, int c, int rotate = 0) const {
+    std::vector<int> out;
+    if (tier == tier_kind::sram) {
+      out.push_back(group_of(c));
+      return out;
+    }
+    if (tier == tier_kind::hbm && p_.hbm_at == hbm_placement::chiplet_local) {
+      for (int h = 0; h < chiplets(); ++h) {
+        if (has_banks_(tier, h)) out.push_back(h);
+      }
+      std::stable_sort(out.begin(), out.end(), [&](int a, int b) { return hops(a, c) < hops(b, c); });
+      return out;
+    }
+    const int nio = io_chiplets();
+    for (int k = 0; k < nio; ++k) {
+      const int h = chiplets() + ((rotate % nio + nio) % nio + k) % nio;
+      if (has_banks_(tier, h)) out.push_back(h);
     }
     return out;
   }
@@ -312,56 +473,57 @@ class substrate {
     return op_rate<>::from_si(2.0 * p_.core_macs_per_cycle * p_.clock.si());
   }
   /// Hop distance (links) between two nodes.
-  [[nodiscard]] int hops(int a, int b) const { return static_cast<int>(route(a, b).size()); }
+  [[nodiscard]] int hops(int a, int b) const {
+    if (a == b) return 0;
+    const int nc = chiplets();
+    const int ea = a >= nc ? attach_(a) : a;
+    const int eb = b >= nc ? attach_(b) : b;
+    return (a >= nc ? 1 : 0) + (b >= nc ? 1 : 0) + std::abs(ea % p_.mesh_x - eb % p_.mesh_x) +
+           std::abs(ea / p_.mesh_x - eb / p_.mesh_x);
+  }
 
  private:
-  void append_xy_(int a, int b) {
-    int x = a % p_.mesh_x, y = a / p_.mesh_x;
-    const int bx = b % p_.mesh_x, by = b / p_.mesh_x;
-    int cur = a;
-    while (x != bx) {
-      x += bx > x ? 1 : -1;
-      const int nxt = y * p_.mesh_x + x;
-      route_links_.push_back(link_between(cur, nxt));
-      cur = nxt;
-    }
-    while (y != by) {
-      y += by > y ? 1 : -1;
-      const int nxt = y * p_.mesh_x + x;
-      route_links_.push_back(link_between(cur, nxt));
-      cur = nxt;
-    }
+  static constexpr std::size_t east = 0, west = 1, north = 2, south = 3;  // +x, −x, +y, −y
+
+  void check_node_(int n, const char* field) const {
+    detail::require(n >= 0 && n < nodes(), "strata.substrate", field, n, "a node id (compute chiplets, then IO chiplets)");
   }
-  void append_route_(int a, int b) {
-    if (a == b) return;
-    const int nc = chiplets();
-    const int ea = a >= nc ? p_.io_attach[static_cast<std::size_t>(a - nc)] : a;
-    const int eb = b >= nc ? p_.io_attach[static_cast<std::size_t>(b - nc)] : b;
-    if (a >= nc) route_links_.push_back(link_between(a, ea));
-    append_xy_(ea, eb);
-    if (b >= nc) route_links_.push_back(link_between(eb, b));
+  [[nodiscard]] int attach_(int io_node) const { return p_.io_attach[static_cast<std::size_t>(io_node - chiplets())]; }
+  [[nodiscard]] bool has_banks_(tier_kind t, int home) const {
+    const auto& r = tier_range_[static_cast<std::size_t>(t)];
+    for (int i = r.first; i < r.second; ++i) {
+      if (banks_[static_cast<std::size_t>(i)].home == home) return true;
+    }
+    return false;
   }
   void add_banks_(tier_kind t, const chiplet_tier_spec& s, int n, int home) {
+    auto& r = tier_range_[static_cast<std::size_t>(t)];
+    if (r.first == r.second) r.first = r.second = static_cast<int>(banks_.size());
     for (int i = 0; i < n; ++i) {
       banks_.push_back({t, home, i, s.capacity / double(n), s.bandwidth / double(n), s.latency, s.energy});
     }
+    r.second = static_cast<int>(banks_.size());
   }
-  void add_pool_(tier_kind t, const chiplet_tier_spec& s) {
-    const int nio = io_chiplets();
-    std::vector<int> per(static_cast<std::size_t>(nio), 0);
-    // Contiguous blocks, so the banks of one IO chiplet form a span.
+  /// Banks of a package-wide tier in equal contiguous blocks over `count` homes starting at
+  /// node `first`: bank i on home first + ⌊i·count / banks⌋, so one home's banks form a span.
+  void add_blocks_(tier_kind t, const chiplet_tier_spec& s, int first, int count) {
+    auto& r = tier_range_[static_cast<std::size_t>(t)];
+    r.first = r.second = static_cast<int>(banks_.size());
+    std::vector<int> per(static_cast<std::size_t>(count), 0);
     for (int i = 0; i < s.banks; ++i) {
-      const int io = static_cast<int>(static_cast<long long>(i) * nio / s.banks);
-      banks_.push_back({t, chiplets() + io, per[static_cast<std::size_t>(io)]++, s.capacity / double(s.banks),
+      const int h = static_cast<int>(static_cast<long long>(i) * count / s.banks);
+      banks_.push_back({t, first + h, per[static_cast<std::size_t>(h)]++, s.capacity / double(s.banks),
                         s.bandwidth / double(s.banks), s.latency, s.energy});
     }
+    r.second = static_cast<int>(banks_.size());
   }
 
   substrate_params p_;
   std::vector<hw_link> links_;
-  std::vector<int> link_of_;
-  std::vector<int> route_begin_;
-  std::vector<int> route_links_;
+  std::vector<int> mesh_out_;  // link id per (chiplet, direction), −1 at the mesh edge
+  std::vector<int> io_up_;     // IO chiplet → attachment
+  std::vector<int> io_down_;   // attachment → IO chiplet
+  std::array<std::pair<int, int>, 3> tier_range_{};  // [first, last) bank ids per tier
   std::vector<hw_bank> banks_;
 };
 

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The causal link model of the HCRMap critical path (HCRMap §4.4, Eq. 5–8): how long a request
+/// h = (s_h, d_h, D_h, P_h) takes to cross the package links when other requests share them.
+///
+/// Each directed link u (one direction of a D2D link) serves its requests first-come
+/// first-served: in order of release time (when the data is ready at the source), ties broken
+/// by class (migration — in flight when the layer starts — then dispatch, memory, gather) and
+/// then by a stable index (migration, group or replica number). A request waits only for the traffic
+/// AHEAD of it in that order on the links it crosses, never for traffic released after it:
+///
+///   start_h  = max(release_h, max_{u∈P_h} free_q(u))                  (FCFS, causal)
+///   free_q(u) ← start_h + D_h / B_u       for every u ∈ P_h
+///   arrive_h = start_h + Σ_{u∈P_h} (λ_u + D_h / B_u)  = start_h + T^route_h   (Eq. 7)
+///
+/// so the wait of h is start_h − release_h: with two requests released together on one link the
+/// second waits exactly D_first / B_u, the first one's transfer time. A request holds every
+/// link of its path for its own transfer time from its start (cut-through: the flits of one
+/// message stream through the path; the per-hop λ offsets are not subtracted).
+///
+/// Queues q(u) (`link_arbitration`):
+/// - `per_class` (default): one queue per (link, direction, class κ ∈ {disp, gath, mem, mig}):
+///   the classes travel on separate virtual channels, each at the link rate, so a dispatch
+///   never waits behind a weight stream or a migration. Sharing of the physical link between
+///   classes is then carried by Eq. 8's layer-level T^net (max_u L^phys_u / B_u) and P^link.
+/// - `shared`: one queue per (link, direction) for all classes: a request also waits for other
+///   classes' traffic ahead of it (a migration in flight delays a dispatch behind it), and no
+///   link ever carries more than B_u.
+/// Properties: for a fixed service order every arrival is a max-plus expression of releases
+/// and D/B terms, so more link bandwidth never delays a request; the caller charges exactly
+/// D_h to every link of P_h (Eq. 5), so bytes on links equal bytes sent.
+
+#include <algorithm>  // std::max
+#include <array>      // std::array
+#include <cstddef>    // std::size_t
+#include <utility>    // std::pair
+#include <vector>     // std::vector
+
+#include "strata/chiplet/substrate.hpp"
+#include "strata/core/units.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Request classes K_L (§4.4).
+enum class request_class { dispatch = 0, gather = 1, memory = 2, migration = 3 };
+
+/// Which requests queue together on a link (see the file comment).
+enum class link_arbitration {
+  per_class,  ///< FCFS per (link, direction, class): virtual channel per class
+  shared      ///< FCFS per (link, direction) over all classes
+};
+constexpr auto enum_names(link_arbitration) {
+  return std::array{std::pair{link_arbitration::per_class, "per_class"}, std::pair{link_arbitration::shared, "shared"}};
+}
+
+/// Eq. 7 for one link: λ_u + D / B_u. Generic in the scalar (autodiff sensitivities).
+template <class T>
+duration<T> link_time(const duration<T>& lambda, const bandwidth<T>& b, const data_size<T>& bytes) {
+  return lambda + bytes / b;
+}
+
+/// When a request started to move and when it arrived (both in s).
+struct link_transit {
+  double release = 0.0;  ///< data ready at the source
+  double start = 0.0;    ///< release + wait
+  double arrive = 0.0;   ///< start + T^route (Eq. 7)
+  [[nodiscard]] double wait() const { return start - release; }
+};
+
+/// The FCFS queues of every link. Requests must be served in the order of the file comment
+/// (release, class, index): the caller's event loop guarantees it.
+class link_server {
+ public:
+  link_server(const std::vector<hw_link>& links, link_arbitration a)
+      : links_(&links), per_class_(a == link_arbitration::per_class), free_(links.size() * (per_class_ ? 4 : 1), 0.0) {}
+
+  /// Serves a request of class `k` released at `release` carrying `bytes` over the links
+  /// `path[0, n)`.
+  link_transit serve(request_class k, double release, double bytes, const int* path, std::size_t n) {
+    const auto slot = [&](int u) {
+      return per_class_ ? static_cast<std::size_t>(u) * 4 + static_cast<std::size_t>(k) : static_cast<std::size_t>(u);
+    };
+    double start = release;
+    for (std::size_t i = 0; i < n; ++i) start = std::max(start, free_[slot(path[i])]);
+    double t = start;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& l = (*links_)[static_cast<std::size_t>(path[i])];
+      const double xfer = bytes / l.bandwidth.si();
+      free_[slot(path[i])] = start + xfer;
+      t += l.lambda.si() + xfer;
+    }
+    return {release, start, t};
+  }
+
+ private:
+  const std::vector<hw_link>* links_;
+  bool per_class_;
+  std::vector<double> free_;
+};
+
+}  // namespace v0
+}  // namespace strata

@@ -1,0 +1,96 @@
+#include "strata/chiplet/link_model.hpp"
+
+#include <doctest/doctest.h>
+
+#include <boost/math/differentiation/autodiff.hpp>
+
+#include "strata/chiplet/layer_model.hpp"
+
+using namespace strata;
+using doctest::Approx;
+
+namespace {
+// Two links in a row, 0 → 1 → 2, of 100 GB/s with λ = 10 ns each (hand-checkable numbers).
+std::vector<hw_link> two_links() {
+  hw_link a{0, 1, link_kind::mesh_d2d, units::GBps(100.0), units::ns(10.0), units::pJ_per_bit(0.3)};
+  hw_link b{1, 2, link_kind::mesh_d2d, units::GBps(100.0), units::ns(10.0), units::pJ_per_bit(0.3)};
+  return {a, b};
+}
+const int both[] = {0, 1};
+const int first[] = {0};
+const int second[] = {1};
+}  // namespace
+
+TEST_CASE("an unshared request arrives after Eq. 7's route time") {
+  const auto links = two_links();
+  link_server net(links, link_arbitration::per_class);
+  // 1 MB over two links: 2·(10 ns + 10 µs).
+  const auto t = net.serve(request_class::dispatch, 1e-6, 1e6, both, 2);
+  CHECK(t.wait() == 0.0);
+  CHECK(t.start == 1e-6);
+  CHECK(t.arrive == Approx(1e-6 + 2 * (10e-9 + 10e-6)));
+}
+
+TEST_CASE("FCFS: the second request on a shared link waits the first one's transfer time") {
+  const auto links = two_links();
+  link_server net(links, link_arbitration::per_class);
+  const auto a = net.serve(request_class::dispatch, 0.0, 2e6, both, 2);  // 20 µs per link
+  const auto b = net.serve(request_class::dispatch, 0.0, 1e6, second, 1);
+  CHECK(a.wait() == 0.0);
+  CHECK(b.wait() == Approx(20e-6));  // D_a / B on link 1
+  CHECK(b.arrive == Approx(20e-6 + 10e-9 + 10e-6));
+  SUBCASE("a request released after the link drained does not wait") {
+    const auto c = net.serve(request_class::dispatch, 25e-6, 1e6, first, 1);
+    CHECK(c.wait() == 0.0);
+  }
+  SUBCASE("a request released while the link is busy waits only the rest") {
+    const auto c = net.serve(request_class::dispatch, 5e-6, 1e6, first, 1);
+    CHECK(c.wait() == Approx(15e-6));
+  }
+}
+
+TEST_CASE("classes queue separately per class and together when shared") {
+  const auto links = two_links();
+  link_server per(links, link_arbitration::per_class);
+  (void)per.serve(request_class::migration, 0.0, 4e6, first, 1);  // 40 µs of migration on link 0
+  CHECK(per.serve(request_class::dispatch, 0.0, 1e6, first, 1).wait() == 0.0);
+  CHECK(per.serve(request_class::migration, 0.0, 1e6, first, 1).wait() == Approx(40e-6));
+  link_server shared(links, link_arbitration::shared);
+  (void)shared.serve(request_class::migration, 0.0, 4e6, first, 1);
+  CHECK(shared.serve(request_class::dispatch, 0.0, 1e6, first, 1).wait() == Approx(40e-6));
+  // Another link is another queue in both modes.
+  CHECK(shared.serve(request_class::gather, 0.0, 1e6, second, 1).wait() == 0.0);
+}
+
+TEST_CASE("more bandwidth never delays a request") {
+  auto fast = two_links();
+  for (auto& l : fast) l.bandwidth = l.bandwidth * 2.0;
+  const auto slow = two_links();
+  for (const auto arb : {link_arbitration::per_class, link_arbitration::shared}) {
+    link_server a(slow, arb), b(fast, arb);
+    double prev_a = 0.0, prev_b = 0.0;
+    for (int i = 0; i < 10; ++i) {
+      const double release = 1e-6 * i;
+      const double bytes = 1e5 * (1 + i % 3);
+      const int* path = i % 2 == 0 ? both : second;
+      const std::size_t n = i % 2 == 0 ? 2 : 1;
+      const auto ta = a.serve(request_class::gather, release, bytes, path, n);
+      const auto tb = b.serve(request_class::gather, release, bytes, path, n);
+      CHECK(tb.arrive <= ta.arrive);
+      CHECK(tb.wait() <= ta.wait() + 1e-18);
+      prev_a = ta.arrive;
+      prev_b = tb.arrive;
+    }
+    CHECK(prev_b < prev_a);
+  }
+}
+
+TEST_CASE("Eq. 7 per link differentiates with autodiff") {
+  using boost::math::differentiation::make_fvar;
+  using F = boost::math::differentiation::autodiff_fvar<double, 1>;
+  const F b = make_fvar<double, 1>(256e9);
+  const auto t = link_time(duration<F>(units::ns(5.0)), bandwidth<F>::from_si(b), data_size<F>(units::MB(1.0)));
+  CHECK(t.si().derivative(0) == Approx(5e-9 + 1e6 / 256e9));
+  CHECK(t.si().derivative(1) == Approx(-1e6 / (256e9 * 256e9)));
+  CHECK(link_time(units::ns(5.0), units::GBps(256.0), units::MB(1.0)).in(units::us) == Approx(0.005 + 1e6 / 256e9 * 1e6));
+}

@@ -15,11 +15,26 @@
 /// After each attention output projection and each FFN/MoE block, a tensor-parallel step
 /// all-reduces T·d activations over the ring: 2(n−1)/n · bytes / BW_link + 2(n−1) · λ_link,
 /// moving 2(n−1) · bytes over links in total.
+/// Multi-node tensor parallelism (`devices_per_node` g > 0 and n > g, N = n / g nodes): the
+/// all-reduce is hierarchical, the usual two-level decomposition — reduce-scatter inside each node
+/// over the device links, all-reduce of each device's 1/g shard across the N nodes over its own
+/// inter-node link (one NIC per device, all in parallel), all-gather inside each node:
+///   t = 2(g−1)/g · bytes / BW_link + 2(g−1)·λ_link + 2(N−1)/N · (bytes/g) / BW_node + 2(N−1)·λ_node
+/// moving 2(g−1)·N·bytes over device links and 2(N−1)·bytes over inter-node links.
+///
+/// Capacity (`check_capacity`, and the model overload of `evaluate`): the bytes that must be
+/// resident for the step (`resident_footprint`: every weight of every expert, the KV cache of
+/// the batch, the activation workspace) are placed by data class (`tier_map`) and split evenly over
+/// the devices; every tier must hold what is placed in it. An infeasible step is a result
+/// (`feasible == false`, `reason` naming the tier, its bytes and its capacity), still timed.
 /// Step energy adds static power × time × devices and is capped at max power × time × devices
 /// (the card cannot draw more than its limit; a roofline cannot model the clock drop itself).
 /// Tokens per second: decode B / t_step; prefill B·S / t_step.
 
+#include <algorithm>  // std::max
 #include <cstddef>  // std::size_t
+#include <cstdio>   // std::snprintf
+#include <utility>  // std::pair
 #include <string>   // std::string
 #include <vector>   // std::vector
 
@@ -70,6 +85,10 @@ struct roofline_machine {
   bandwidth<> link_bandwidth{};            ///< per device, one direction (tensor-parallel link)
   duration<> link_latency{};               ///< per hop
   energy_per_data<> link_energy{};         ///< per byte crossing a link
+  int devices_per_node = 0;                ///< devices joined by the device links; 0: all of them
+  bandwidth<> node_link_bandwidth{};       ///< inter-node link per device, one direction
+  duration<> node_link_latency{};          ///< per inter-node ring step
+  energy_per_data<> node_link_energy{};    ///< per byte crossing an inter-node link
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -88,8 +107,17 @@ struct roofline_machine {
     v("link_bandwidth", s.link_bandwidth);
     v("link_latency", s.link_latency);
     v("link_energy", s.link_energy);
+    v("devices_per_node", s.devices_per_node);
+    v("node_link_bandwidth", s.node_link_bandwidth);
+    v("node_link_latency", s.node_link_latency);
+    v("node_link_energy", s.node_link_energy);
   }
   friend bool operator==(const roofline_machine&, const roofline_machine&) = default;
+
+  /// Nodes the devices span: ⌈devices / devices_per_node⌉, 1 when devices_per_node is 0.
+  [[nodiscard]] int nodes() const {
+    return devices_per_node > 0 ? (devices + devices_per_node - 1) / devices_per_node : 1;
+  }
 };
 
 /// Checks a machine; throws `config_error` naming the field.
@@ -119,6 +147,14 @@ inline void validate(const roofline_machine& m) {
   if (m.devices > 1) detail::require_positive(m.link_bandwidth.si(), id, "link_bandwidth", "B/s");
   detail::require_nonnegative(m.link_latency.si(), id, "link_latency", "s");
   detail::require_nonnegative(m.link_energy.si(), id, "link_energy", "J/B");
+  detail::require(m.devices_per_node >= 0, id, "devices_per_node", m.devices_per_node, ">= 0 (0: one node)");
+  if (m.nodes() > 1) {
+    detail::require(m.devices % m.devices_per_node == 0, id, "devices", m.devices,
+                    ("a multiple of devices_per_node (" + std::to_string(m.devices_per_node) + ")").c_str());
+    detail::require_positive(m.node_link_bandwidth.si(), id, "node_link_bandwidth", "B/s");
+  }
+  detail::require_nonnegative(m.node_link_latency.si(), id, "node_link_latency", "s");
+  detail::require_nonnegative(m.node_link_energy.si(), id, "node_link_energy", "J/B");
 }
 
 /// Time and energy of one operator on the machine, with the binding resource.
@@ -184,19 +220,32 @@ inline op_cost cost_of(const op& o, const roofline_machine& m) {
   return c;
 }
 
-/// Ring all-reduce of `bytes` over `devices`: time and total link bytes.
+/// All-reduce of `bytes` over `devices`: time and total link bytes.
 struct allreduce_cost {
   duration<> time{};
-  data_size<> link_bytes{};
+  data_size<> link_bytes{};       ///< over all links, device and inter-node
+  data_size<> node_link_bytes{};  ///< of which over inter-node links
+  duration<> node_time{};         ///< of `time`, the inter-node stage
   strata::energy<> energy{};
 };
+/// Ring all-reduce within a node; hierarchical across nodes (file comment).
 inline allreduce_cost allreduce(const roofline_machine& m, data_size<> bytes) {
   allreduce_cost a;
   if (m.devices <= 1 || bytes.si() <= 0.0) return a;
-  const double n = m.devices;
-  a.time = bytes * (2.0 * (n - 1.0) / n) / m.link_bandwidth + m.link_latency * (2.0 * (n - 1.0));
-  a.link_bytes = bytes * (2.0 * (n - 1.0));
-  a.energy = a.link_bytes * m.link_energy;
+  const int nodes = m.nodes();
+  const double g = nodes > 1 ? double(m.devices_per_node) : double(m.devices);
+  if (g > 1.0) {
+    a.time = bytes * (2.0 * (g - 1.0) / g) / m.link_bandwidth + m.link_latency * (2.0 * (g - 1.0));
+    a.link_bytes = bytes * (2.0 * (g - 1.0) * nodes);
+  }
+  if (nodes > 1) {
+    const double N = nodes;
+    a.node_time = (bytes / g) * (2.0 * (N - 1.0) / N) / m.node_link_bandwidth + m.node_link_latency * (2.0 * (N - 1.0));
+    a.node_link_bytes = bytes * (2.0 * (N - 1.0));
+    a.time += a.node_time;
+  }
+  a.energy = a.link_bytes * m.link_energy + a.node_link_bytes * m.node_link_energy;
+  a.link_bytes += a.node_link_bytes;
   return a;
 }
 
@@ -207,10 +256,13 @@ struct step_result {
   strata::energy<> dynamic_energy{};         ///< FLOPs, memory and links only
   op_count<> flops{};
   data_size<> weight_bytes{}, kv_bytes{}, activation_bytes{}, link_bytes{};
+  data_size<> node_link_bytes{};     ///< of `link_bytes`, over inter-node links
   double tokens = 0.0;               ///< tokens produced (decode) or processed (prefill)
   double tokens_per_s = 0.0;
   double joules_per_token = 0.0;
   bool power_capped = false;         ///< the energy hit the max-power cap
+  bool feasible = true;              ///< the resident bytes fit the tiers (model overload only)
+  std::string reason;                ///< capacity verdict with the numbers (model overload only)
   cost<> breakdown;                  ///< step → layers → operators (empty unless requested)
 
   template <class S, class V>
@@ -227,6 +279,9 @@ struct step_result {
     v("tokens_per_s", s.tokens_per_s);
     v("joules_per_token", s.joules_per_token);
     v("power_capped", s.power_capped);
+    v("node_link_bytes", s.node_link_bytes);
+    v("feasible", s.feasible);
+    v("reason", s.reason);
   }
 };
 
@@ -278,6 +333,7 @@ inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape,
       r.time += ar.time;
       r.dynamic_energy += ar.energy;
       r.link_bytes += ar.link_bytes;
+      r.node_link_bytes += ar.node_link_bytes;
     }
     if (with_breakdown) {
       const auto& tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
@@ -316,6 +372,188 @@ inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape,
     r.breakdown.energy = r.energy;  // after the max-power cap
     r.breakdown.time = r.time;
   }
+  return r;
+}
+
+/// Bytes that must be resident for a step, by data class (whole model or a layer range; every
+/// device together).
+struct footprint {
+  data_size<> experts{};      ///< every routed expert's weights (× `expert_copies`)
+  data_size<> weights{};      ///< attention, router, shared experts, dense FFN
+  data_size<> kv{};           ///< KV cache of batch × context tokens
+  data_size<> non_nmp{};      ///< embedding, LM head, norm scales
+  data_size<> activations{};  ///< activation workspace of the step
+  [[nodiscard]] data_size<> total() const { return experts + weights + kv + non_nmp + activations; }
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("experts", s.experts);
+    v("weights", s.weights);
+    v("kv", s.kv);
+    v("non_nmp", s.non_nmp);
+    v("activations", s.activations);
+  }
+};
+
+/// Which part of a model a footprint covers: decoder layers [first_layer, end_layer) (end −1:
+/// the last layer), with or without the embedding table and the LM head (a pipeline stage holds
+/// the embedding only if it is the first, the LM head only if it is the last).
+struct layer_range {
+  int first_layer = 0;
+  int end_layer = -1;
+  bool embedding = true;
+  bool head = true;
+};
+
+/// The activation workspace of a step (every device together):
+///   A = T · a · (4·d + 2·F) + B · vocab · 4 B
+/// with T the step's tokens, a the bytes per activation, F the widest FFN intermediate a token
+/// passes through (dense FFN, or top-k routed plus shared experts): the residual stream, the
+/// normed input, the query and the attention output (4·d) and the gate and up outputs (2·F) of
+/// one layer live at once, plus FP32 logits of the sampled tokens (only with the LM head).
+inline data_size<> activation_workspace(const model& m, const step_shape& s, bool head = true) {
+  validate(m);
+  validate(s);
+  const double T = s.mode == phase::decode ? double(s.batch) : double(s.batch) * double(s.context);
+  const double moe_width = double(m.top_k) * m.expert_ffn + double(m.shared_experts) * m.shared_expert_ffn;
+  const bool has_dense = m.moe_layers() < m.layers;
+  const double F = m.experts == 0 ? double(m.dense_ffn) : has_dense ? std::max(double(m.dense_ffn), moe_width) : moe_width;
+  const data_size<> per_token = units::bit((4.0 * m.hidden + 2.0 * F) * s.activation_bits);
+  return per_token * T + units::B(head ? 4.0 * s.batch * double(m.vocab) : 0.0);
+}
+
+/// Resident bytes of layers `r` of `m` for step `s`; experts counted `expert_copies` times (a
+/// replication budget, e.g. HCRMap's 1.3×). KV holds batch × context tokens of every layer in
+/// the range. Throws `config_error` for a bad range or copies < 1.
+inline footprint resident_footprint(const model& m, const step_shape& s, const layer_range& r = {},
+                                    double expert_copies = 1.0) {
+  validate(m);
+  validate(s);
+  const int end = r.end_layer < 0 ? m.layers : r.end_layer;
+  detail::require(r.first_layer >= 0 && r.first_layer < m.layers, "strata.roofline", "first_layer", r.first_layer,
+                  "a layer of the model");
+  detail::require(end > r.first_layer && end <= m.layers, "strata.roofline", "end_layer", end,
+                  "in (first_layer, layers]");
+  detail::require(expert_copies >= 1.0, "strata.roofline", "expert_copies", expert_copies, ">= 1");
+  const double wbyte = m.weight_bits / 8.0;
+  const double d = m.hidden;
+  const double attn = double(attention_params(m));
+  const double router = double(m.experts) * d;
+  const double shared = double(m.shared_experts) * double(ffn_params(m.ffn, m.hidden, m.shared_expert_ffn)) +
+                        (m.shared_expert_gate ? d : 0.0);
+  const double dense = double(ffn_params(m.ffn, m.hidden, m.dense_ffn));
+  const double expert = double(m.experts > 0 ? ffn_params(m.ffn, m.hidden, m.expert_ffn) : 0);
+  double experts = 0.0, weights = 0.0, norms = 0.0;
+  for (int l = r.first_layer; l < end; ++l) {
+    weights += attn + (m.is_moe_layer(l) ? router + shared : dense);
+    experts += m.is_moe_layer(l) ? expert * m.experts : 0.0;
+    norms += 2.0 * d;
+  }
+  const double table = double(m.vocab) * d;
+  double non_nmp = norms + (r.head ? d : 0.0);  // final norm with the head
+  if (r.embedding) non_nmp += table;
+  // A tied LM head is the embedding table: a stage holding both holds it once.
+  if (r.head && !(m.tie_embeddings && r.embedding)) non_nmp += table;
+  footprint f;
+  f.experts = units::B(experts * wbyte * expert_copies);
+  f.weights = units::B(weights * wbyte);
+  f.non_nmp = units::B(non_nmp * wbyte);
+  f.kv = kv_bytes_per_token_layer(m) * (double(s.batch) * double(s.context) * double(end - r.first_layer));
+  f.activations = activation_workspace(m, s, r.head);
+  return f;
+}
+
+/// Bytes placed in one tier and its capacity.
+struct tier_usage {
+  std::string tier;           ///< tier name
+  data_size<> capacity{};     ///< all devices together
+  footprint placed{};         ///< what is placed in it, by data class
+  [[nodiscard]] data_size<> used() const { return placed.total(); }
+  [[nodiscard]] bool fits() const { return used().si() <= capacity.si() * (1.0 + 1e-12); }
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("tier", s.tier);
+    v("capacity", s.capacity);
+    v("placed", s.placed);
+  }
+};
+
+/// A capacity verdict: every tier with what it holds; infeasible with the first tier that
+/// overflows named in `reason`.
+struct capacity_check {
+  bool feasible = true;
+  std::string reason;
+  std::vector<tier_usage> tiers;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("feasible", s.feasible);
+    v("reason", s.reason);
+    v("tiers", s.tiers);
+  }
+};
+
+namespace detail {
+inline std::string gb(data_size<> b) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.3g GB", b.si() / 1e9);
+  return buf;
+}
+/// "weights 3.1 GB + KV 32.6 GB" over the non-zero classes of a footprint.
+inline std::string footprint_text(const footprint& f) {
+  std::string t;
+  const std::pair<const char*, data_size<>> parts[] = {{"experts", f.experts}, {"weights", f.weights}, {"KV cache", f.kv},
+                                                       {"embedding/head", f.non_nmp}, {"activations", f.activations}};
+  for (const auto& [name, b] : parts) {
+    if (b.si() <= 0.0) continue;
+    t += (t.empty() ? "" : " + ") + std::string(name) + " " + gb(b);
+  }
+  return t.empty() ? std::string("nothing") : t;
+}
+/// The verdict over a list of tier usages.
+inline void conclude(capacity_check& c, const std::string& where) {
+  c.feasible = true;
+  std::string fits;
+  for (const auto& t : c.tiers) {
+    if (!t.fits() && c.feasible) {
+      c.feasible = false;
+      c.reason = "does not fit" + where + ": tier " + t.tier + " must hold " + footprint_text(t.placed) + " = " +
+                 gb(t.used()) + " but has " + gb(t.capacity);
+    }
+    fits += (fits.empty() ? "" : "; ") + t.tier + " " + gb(t.used()) + " of " + gb(t.capacity);
+  }
+  if (c.feasible) c.reason = "fits" + where + ": " + fits;
+}
+}  // namespace detail
+
+/// Places a footprint on a machine's tiers by `m.placement` and checks every tier: capacity is
+/// `devices` × the tier's capacity, the bytes split evenly over the devices (KV replication of
+/// MLA or of more ranks than KV heads is not modelled here: `baseline/gpu.hpp`'s fit check does).
+inline capacity_check check_capacity(const roofline_machine& m, const footprint& f) {
+  validate(m);
+  capacity_check c;
+  for (const auto& t : m.tiers) c.tiers.push_back({t.name, t.capacity * double(m.devices), {}});
+  auto at = [&](int i) -> footprint& { return c.tiers[static_cast<std::size_t>(i)].placed; };
+  at(m.placement.expert).experts += f.experts;
+  at(m.placement.weights).weights += f.weights;
+  at(m.placement.kv).kv += f.kv;
+  at(m.placement.non_nmp).non_nmp += f.non_nmp;
+  at(m.placement.activations).activations += f.activations;
+  detail::conclude(c, " on " + (m.name.empty() ? std::string("the machine") : m.name) +
+                          (m.devices > 1 ? " (" + std::to_string(m.devices) + " devices)" : std::string()));
+  return c;
+}
+
+/// Evaluates model `mdl` running step `s` on `m`: the operators (`step_operators`, exact routing
+/// with `hist`) through `evaluate`, and the capacity of the whole model's resident bytes
+/// (`resident_footprint`, `check_capacity`) into `feasible` and `reason`.
+inline step_result evaluate(const model& mdl, const step_shape& s, const roofline_machine& m,
+                            const expert_histogram& hist = {}, bool with_breakdown = false) {
+  auto r = evaluate(step_operators(mdl, s, hist), s, mdl.hidden, m, with_breakdown);
+  const auto c = check_capacity(m, resident_footprint(mdl, s));
+  r.feasible = c.feasible;
+  r.reason = c.reason;
   return r;
 }
 

@@ -20,8 +20,10 @@
 #include "strata/device/mono3d.hpp"
 #include "strata/device/rc_ladder.hpp"
 
+#include "strata/chiplet/capacity.hpp"
 #include "strata/chiplet/critical_path.hpp"
 #include "strata/chiplet/residency.hpp"
+#include "strata/chiplet/scale_out.hpp"
 #include "strata/chiplet/substrate.hpp"
 #include "strata/chiplet/token_groups.hpp"
 #include "strata/chiplet/window.hpp"

@@ -67,11 +67,16 @@ struct package_fit {
     const auto& p = tiers[static_cast<std::size_t>(t)].placed;
     return p.weights + p.kv + p.non_nmp + p.activations;
   }
-  /// `base` with the non-expert data of every tier reserved from the experts' banks.
+  /// `base` with the non-expert data of every tier reserved from the experts' banks (at most
+  /// the tier's capacity: an infeasible fit overfills a tier).
   [[nodiscard]] residency_params expert_params(residency_params base = {}) const {
-    base.sram_other = other(tier_kind::sram);
-    base.hbm_other = other(tier_kind::hbm);
-    base.dram_other = other(tier_kind::dram);
+    const auto cap = [&](tier_kind t) {
+      const auto& u = tiers[static_cast<std::size_t>(t)];
+      return other(t) < u.capacity ? other(t) : u.capacity;
+    };
+    base.sram_other = cap(tier_kind::sram);
+    base.hbm_other = cap(tier_kind::hbm);
+    base.dram_other = cap(tier_kind::dram);
     return base;
   }
 

@@ -155,8 +155,9 @@ inline package_fit place_package(const substrate& s, const footprint& need, cons
       for (int c = 0; c < it.choices; ++c) {
         const auto t = it.order[static_cast<std::size_t>(c)];
         const auto& u = f.tiers[static_cast<std::size_t>(t)];
-        f.reason += std::string(c ? "; " : "") + to_string(t) + " " + detail::gb(u.capacity) + " holds experts " +
-                    detail::gb(u.placed.experts) + " + other data";
+        const double left = free[static_cast<std::size_t>(t)] + (t == chosen ? it.bytes.si() : 0.0);
+        f.reason += std::string(c ? "; " : "") + to_string(t) + " " + detail::gb(u.capacity) + ": experts " +
+                    detail::gb(u.placed.experts) + ", free " + detail::gb(data_size<>::from_si(left > 0.0 ? left : 0.0));
       }
       f.reason += ")";
     }

@@ -497,7 +497,8 @@ struct capacity_check {
 namespace detail {
 inline std::string gb(data_size<> b) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.3g GB", b.si() / 1e9);
+  const double g = b.si() / 1e9;
+  std::snprintf(buf, sizeof buf, g < 1000.0 ? "%.3g GB" : "%.0f GB", g);
   return buf;
 }
 /// "weights 3.1 GB + KV 32.6 GB" over the non-zero classes of a footprint.

@@ -402,3 +402,22 @@ TEST_CASE("a KV cache larger than its tier makes the step infeasible, named with
   const json j = r;
   CHECK(j.at("feasible") == false);
 }
+
+TEST_CASE("the ring all-reduce time differentiates with autodiff in bandwidth and ranks") {
+  using boost::math::differentiation::make_fvar;
+  using F = boost::math::differentiation::autodiff_fvar<double, 1>;
+  // 1 MB over 2 nodes' ring at 50 GB/s, 5 µs per step: t = 1e6 / 5e10 + 1e-5 = 30 µs;
+  // d(t)/d(BW) = −bytes·2(N−1)/N / BW².
+  const F bw = make_fvar<double, 1>(50e9);
+  const auto t = ring_allreduce_time(data_size<F>(units::MB(1.0)), F(2.0), bandwidth<F>::from_si(bw),
+                                     duration<F>(units::us(5.0)));
+  CHECK(t.si().derivative(0) == Approx(30e-6));
+  CHECK(t.si().derivative(1) == Approx(-1e6 / (50e9 * 50e9)));
+  // In the rank count: d/dn [2(n−1)/n · B/BW + 2(n−1)λ] = 2B/(n²·BW) + 2λ; at n = 4: 2.5 µs + 10 µs.
+  const F n = make_fvar<double, 1>(4.0);
+  const auto u = ring_allreduce_time(data_size<F>(units::MB(1.0)), n, bandwidth<F>(units::GBps(50.0)),
+                                     duration<F>(units::us(5.0)));
+  CHECK(u.si().derivative(1) == Approx(2e6 / (16 * 50e9) + 10e-6));
+  // One rank: nothing to reduce.
+  CHECK(ring_allreduce_time(units::MB(1.0), 1.0, units::GBps(50.0), units::us(5.0)).si() == 0.0);
+}

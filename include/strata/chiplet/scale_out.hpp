@@ -284,7 +284,7 @@ inline window_result evaluate_pipeline(const substrate& s, const model& m, const
     out.pressure.mig = std::max(out.pressure.mig, part.pressure.mig);
     out.layers.insert(out.layers.end(), part.layers.begin(), part.layers.end());
     if (i + 1 < plan.stages.size()) {
-      out.inter_package += lambda + units::B(handoff) / so.link.bandwidth;
+      out.inter_package += link_time(lambda, so.link.bandwidth, units::B(handoff));  // Eq. 7 for one link
       out.inter_package_energy += units::B(handoff) * so.link.energy;
     }
     if (i == 0 || !st.capacity.feasible) out.capacity = st.capacity;

@@ -228,19 +228,26 @@ struct allreduce_cost {
   duration<> node_time{};         ///< of `time`, the inter-node stage
   strata::energy<> energy{};
 };
-/// Ring all-reduce within a node; hierarchical across nodes (file comment).
+/// Ring all-reduce time of `bytes` over `n` ranks: 2(n−1)/n · bytes / BW + 2(n−1)·λ (zero for one
+/// rank). Generic in the scalar: the intra-node and the inter-node stage are both this.
+template <class T>
+duration<T> ring_allreduce_time(const data_size<T>& bytes, const T& n, const bandwidth<T>& bw, const duration<T>& latency) {
+  if (!(value_of(n) > 1.0)) return {};
+  return bytes * (2.0 * (n - 1.0) / n) / bw + latency * (2.0 * (n - 1.0));
+}
+
+/// Ring all-reduce within a node; hierarchical across nodes (file comment): the inter-node stage
+/// is a ring over the N nodes of each device's 1/g shard.
 inline allreduce_cost allreduce(const roofline_machine& m, data_size<> bytes) {
   allreduce_cost a;
   if (m.devices <= 1 || bytes.si() <= 0.0) return a;
   const int nodes = m.nodes();
   const double g = nodes > 1 ? double(m.devices_per_node) : double(m.devices);
-  if (g > 1.0) {
-    a.time = bytes * (2.0 * (g - 1.0) / g) / m.link_bandwidth + m.link_latency * (2.0 * (g - 1.0));
-    a.link_bytes = bytes * (2.0 * (g - 1.0) * nodes);
-  }
+  a.time = ring_allreduce_time(bytes, g, m.link_bandwidth, m.link_latency);
+  a.link_bytes = bytes * (2.0 * (g - 1.0) * nodes);
   if (nodes > 1) {
     const double N = nodes;
-    a.node_time = (bytes / g) * (2.0 * (N - 1.0) / N) / m.node_link_bandwidth + m.node_link_latency * (2.0 * (N - 1.0));
+    a.node_time = ring_allreduce_time(bytes / g, N, m.node_link_bandwidth, m.node_link_latency);
     a.node_link_bytes = bytes * (2.0 * (N - 1.0));
     a.time += a.node_time;
   }

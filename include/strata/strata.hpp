@@ -28,6 +28,7 @@
 #include "strata/chiplet/token_groups.hpp"
 #include "strata/chiplet/window.hpp"
 
+#include "strata/workload/footprint.hpp"
 #include "strata/workload/hf_config.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"

@@ -184,16 +184,15 @@ inline package_fit fit_window(const substrate& s, const residency& res, const fo
 }
 
 /// Whole expert copies of `expert_bytes` a package can hold the way `single_copy_static` places
-/// them (each striped over every bank of one home: an SRAM group, or one IO chiplet's HBM or DRAM
-/// banks), with the banks' reserves and non-expert data of `rp`.
+/// them (each striped over every bank of one home: an SRAM group, or the HBM or DRAM banks of one
+/// IO chiplet or, for chiplet-local memory, one compute chiplet), with the banks' reserves and
+/// non-expert data of `rp`.
 inline long long expert_room(const substrate& s, data_size<> expert_bytes, const residency_params& rp) {
   detail::require_positive(expert_bytes.si(), "strata.capacity", "expert_bytes", "B");
   const residency probe(s, 1, 1, expert_bytes, rp);
-  const int groups = (s.params().mesh_x / s.params().group_x) * (s.params().mesh_y / s.params().group_y);
   std::vector<std::vector<int>> homes;
-  for (int g = 0; g < groups; ++g) homes.push_back(s.banks_of(tier_kind::sram, g));
-  for (tier_kind t : {tier_kind::hbm, tier_kind::dram}) {
-    for (int io = 0; io < s.io_chiplets(); ++io) homes.push_back(s.banks_of(t, s.chiplets() + io));
+  for (tier_kind t : detail::all_tiers) {
+    for (int h : detail::homes_of(s, t)) homes.push_back(s.banks_of(t, h));
   }
   long long n = 0;
   for (const auto& h : homes) {

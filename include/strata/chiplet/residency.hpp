@@ -11,7 +11,7 @@
 /// entry being retired stays until the groups already mapped to it have finished (in-flight
 /// count zero), then it is removed.
 
-#include <algorithm>  // std::min, std::max
+#include <algorithm>  // std::min, std::max, std::find
 #include <array>      // std::array
 #include <cmath>      // std::ceil
 #include <cstddef>    // std::size_t
@@ -376,24 +376,43 @@ class residency {
   std::vector<double> bank_used_;
 };
 
+namespace detail {
+/// Distinct homes of the banks of tier `t`, in bank order (SRAM: chiplet groups; HBM/DRAM: IO
+/// chiplets, or compute chiplets when the substrate puts the tier under them).
+inline std::vector<int> homes_of(const substrate& s, tier_kind t) {
+  std::vector<int> homes;
+  for (const auto& b : s.banks()) {
+    if (b.tier == t && std::find(homes.begin(), homes.end(), b.home) == homes.end()) homes.push_back(b.home);
+  }
+  return homes;
+}
+}  // namespace detail
+
 /// Single-copy static placement, the paper's normaliser (§7.1): one replica per expert, experts
 /// dealt round-robin over the compute chiplets in (layer, expert) order, each placed in the
 /// nearest tier with room — the chiplet's SRAM group, then HBM, then DRAM — and striped over all
-/// banks of its home (SRAM group, or the IO chiplet chosen round-robin) for bandwidth.
+/// banks of one home of the tier for bandwidth: the chiplet's own home when the tier has one under
+/// it (chiplet-local memory), else the homes in turn (IO chiplets, chosen round-robin).
 /// Popularity-agnostic by design. Throws `config_error` if the model does not fit.
 inline residency single_copy_static(const substrate& s, int layers, int experts, data_size<> expert_bytes,
                                     residency_params p = {}) {
   residency r(s, layers, experts, expert_bytes, p);
-  const int nio = s.io_chiplets();
-  int next_io = 0;
+  const std::vector<int> far[2] = {detail::homes_of(s, tier_kind::hbm), detail::homes_of(s, tier_kind::dram)};
+  int next = 0;
   for (int l = 0; l < layers; ++l) {
     for (int e = 0; e < experts; ++e) {
       const int c = (l * experts + e) % s.chiplets();
       bool placed = false;
       std::vector<std::vector<int>> homes;
       homes.push_back(s.banks_of(tier_kind::sram, s.group_of(c)));
-      for (tier_kind t : {tier_kind::hbm, tier_kind::dram}) {
-        for (int k = 0; k < nio; ++k) homes.push_back(s.banks_of(t, s.chiplets() + (next_io + k) % nio));
+      for (int t = 0; t < 2; ++t) {
+        const tier_kind kind = t == 0 ? tier_kind::hbm : tier_kind::dram;
+        const auto& hs = far[t];
+        if (std::find(hs.begin(), hs.end(), c) != hs.end()) homes.push_back(s.banks_of(kind, c));
+        for (std::size_t k = 0; k < hs.size(); ++k) {
+          const int h = hs[(static_cast<std::size_t>(next) + k) % hs.size()];
+          if (h != c) homes.push_back(s.banks_of(kind, h));
+        }
       }
       for (const auto& banks : homes) {
         if (banks.empty()) continue;
@@ -403,7 +422,7 @@ inline residency single_copy_static(const substrate& s, int layers, int experts,
           break;
         }
       }
-      next_io = (next_io + 1) % nio;
+      ++next;
       if (!placed) {
         throw config_error("placement", "[strata.residency] expert (" + std::to_string(l) + ", " + std::to_string(e) +
                                             ") fits in no tier: the model exceeds the package's memory");

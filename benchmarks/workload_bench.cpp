@@ -3,10 +3,14 @@
 //   ./build/benchmarks/workload_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <cstdint>  // std::uint64_t
+
 #include "strata/baseline/gpu.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/roofline.hpp"
+#include "strata/workload/trace.hpp"
+#include "strata/workload/trace_gen.hpp"
 
 namespace {
 
@@ -53,5 +57,29 @@ void bm_deepseek_v3_decode_evaluate(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(bm_deepseek_v3_decode_evaluate);
+
+// The model overload: operators, evaluation and the capacity check, on 16 H100s in two nodes
+// (hierarchical all-reduces over the inter-node link).
+void bm_deepseek_v3_decode_step_checked_two_nodes(benchmark::State& state) {
+  const strata::model m = strata::preset("DeepSeek-V3");
+  const auto machine = strata::make_machine(strata::h100_sxm5(), 16);
+  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate(m, shape, machine));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_deepseek_v3_decode_step_checked_two_nodes);
+
+// A decode batch of 512 concurrent sequences from a 600-sequence synthetic trace (random
+// positions, seeded): the sequence index is rebuilt every call.
+void bm_decode_batch_512(benchmark::State& state) {
+  strata::trace_gen_params p;
+  p.sequences = 600;
+  const auto trace = strata::generate_trace(p);
+  std::uint64_t seed = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(strata::select_decode_batch(trace, {.batch = 512, .seed = seed++}));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_decode_batch_512);
 
 }  // namespace

@@ -1,15 +1,21 @@
-// chiplet_window: one HCRMap serving window of DeepSeek-V2-Lite on the Table 1 package under
-// single-copy static placement, with the Fig. 5 stage attribution and energy by component.
+// chiplet_window: one HCRMap serving window of a MoE model on Table 1 packages under single-copy
+// static placement, with the capacity verdict, the Fig. 5 stage attribution and energy by component.
 //
-//   chiplet_window [trace.csv] [--json]
+//   chiplet_window [trace.csv] [--model NAME] [--json]
 //
-// Without a trace file it routes with the synthetic generator fitted to the real
-// DeepSeek-V2-Lite trace (trace_gen_params defaults).
+// The model (default DeepSeek-V2-Lite) runs on as many identical packages as its weights, KV
+// cache and activations need (pipeline stages, strata/chiplet/scale_out.hpp); the single-package
+// verdict is printed beside it. Prefill windows hold 2048 contiguous trace tokens; decode windows
+// one token from each of 512 different sequences (strata::select_decode_batch, seed 0; a trace
+// with fewer sequences reuses them and says so). Without a trace file it routes with the
+// synthetic generator (trace_gen_params defaults fitted to the real DeepSeek-V2-Lite trace, with
+// the model's layout and 600 sequences).
 
 #include <cstdio>    // std::printf
 #include <iostream>  // std::cout, std::cerr
 #include <string>    // std::string
 
+#include "strata/chiplet/scale_out.hpp"
 #include "strata/chiplet/token_groups.hpp"
 #include "strata/chiplet/window.hpp"
 #include "strata/core/json.hpp"
@@ -18,14 +24,16 @@
 #include "strata/workload/trace_io.hpp"
 
 int main(int argc, char** argv) {
-  std::string trace_path;
+  std::string trace_path, model_name = "DeepSeek-V2-Lite";
   bool as_json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") {
       as_json = true;
+    } else if (a == "--model" && i + 1 < argc) {
+      model_name = argv[++i];
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: chiplet_window [trace.csv] [--json]\n";
+      std::cout << "usage: chiplet_window [trace.csv] [--model NAME] [--json]\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') {
       std::cerr << "chiplet_window: unknown option '" << a << "'\n";
@@ -36,29 +44,49 @@ int main(int argc, char** argv) {
   }
   try {
     const strata::substrate pkg;  // HCRMap Table 1
-    const auto m = strata::preset("DeepSeek-V2-Lite");
-    const auto res = strata::single_copy_static(pkg, m.moe_layers(), m.experts, strata::expert_bytes(m));
-    const auto trace = trace_path.empty() ? strata::generate_trace(strata::trace_gen_params{})
+    const auto m = strata::preset(model_name);
+    strata::trace_gen_params gen;
+    gen.layers = m.moe_layers();
+    gen.experts = m.experts;
+    gen.k = m.top_k;
+    gen.sequences = 600;
+    const auto trace = trace_path.empty() ? strata::generate_trace(gen)
                                           : strata::load_trace_csv(trace_path, {.experts = m.experts});
     strata::json out = strata::json::object();
     for (const auto& [mode, tokens] : {std::pair{strata::phase::prefill, 2048}, std::pair{strata::phase::decode, 512}}) {
-      const auto groups = strata::token_groups(trace, pkg.chiplets(), {.first_token = 0, .tokens = tokens});
-      const auto w = strata::evaluate_window(pkg, m, res, groups, {mode, tokens, 2048});
+      const strata::window_spec spec{mode, tokens, 2048};
+      strata::decode_batch batch;
+      const auto groups = mode == strata::phase::prefill
+                              ? strata::token_groups(trace, pkg.chiplets(), {.first_token = 0, .tokens = tokens})
+                              : strata::decode_token_groups(trace, pkg.chiplets(),
+                                                            {.batch = tokens, .allow_reuse = true}, &batch);
+      strata::scale_out_params one;
+      one.kind = strata::scale_out_kind::none;
+      const auto single = strata::plan_packages(pkg, m, spec, one);
+      auto w = strata::evaluate_scaled_window(pkg, m, groups, spec);
+      w.note = batch.note;
       const char* name = mode == strata::phase::prefill ? "prefill" : "decode";
       if (as_json) {
         out[name] = w;
+        out[name]["single_package"] = single.reason;
         continue;
       }
       using strata::units::ms;
-      std::printf("%s, %d tokens: end to end %.3f ms (routed MoE %.3f ms, non-routed %.3f ms)\n", name, tokens,
-                  w.e2e.in(ms), w.moe.in(ms), w.non_routed.in(ms));
+      std::printf("%s %s, %d tokens on %d package%s: end to end %.3f ms (routed MoE %.3f ms, non-routed %.3f ms, "
+                  "hand-offs %.3f ms)\n",
+                  m.name.c_str(), name, tokens, w.packages, w.packages > 1 ? "s" : "", w.e2e.in(ms), w.moe.in(ms),
+                  w.non_routed.in(ms), w.inter_package.in(ms));
+      std::printf("  one package: %s\n  capacity: %s\n", single.reason.c_str(), w.reason.c_str());
+      if (!w.note.empty()) std::printf("  note: %s\n", w.note.c_str());
       std::printf("  stages (ms): gate %.3f  dispatch %.3f  queue %.3f  memory %.3f  compute %.3f  gather %.3f  combine %.3f\n",
                   w.stages.gate.in(ms), w.stages.dispatch.in(ms), w.stages.queue.in(ms), w.stages.memory.in(ms),
                   w.stages.compute.in(ms), w.stages.gather.in(ms), w.stages.combine.in(ms));
       using strata::units::mJ;
-      std::printf("  energy (mJ): compute %.2f  NoC %.2f  D2D %.2f  SRAM %.2f  HBM %.2f  DRAM %.2f  gate %.3f  non-routed %.2f\n",
+      std::printf("  energy (mJ): compute %.2f  NoC %.2f  D2D %.2f  SRAM %.2f  HBM %.2f  DRAM %.2f  gate %.3f  non-routed %.2f"
+                  "  hand-offs %.3f\n",
                   w.energy.compute.in(mJ), w.energy.noc.in(mJ), w.energy.d2d.in(mJ), w.energy.sram.in(mJ),
-                  w.energy.hbm.in(mJ), w.energy.dram.in(mJ), w.energy.gate.in(mJ), w.non_routed_energy.in(mJ));
+                  w.energy.hbm.in(mJ), w.energy.dram.in(mJ), w.energy.gate.in(mJ), w.non_routed_energy.in(mJ),
+                  w.inter_package_energy.in(mJ));
       std::printf("  pressure: load %.3f  link %.3f  bank %.3f  tier %.3f\n", w.pressure.load, w.pressure.link,
                   w.pressure.bank, w.pressure.tier);
     }

@@ -2,7 +2,8 @@
 //
 //   strata-eval --model <preset|config.json> --machine <preset|machine.json>
 //               --phase decode|prefill --batch B --context S
-//               [--devices N] [--trace trace.csv] [--json]
+//               [--devices N] [--max-devices N] [--trace trace.csv [--trace-position P]
+//               [--trace-seed N] [--trace-reuse]] [--json]
 //   strata-eval --list
 //
 // Prints the step totals (FLOPs; bytes of weights, KV cache and activations; time; energy;
@@ -14,11 +15,19 @@
 //            object (strata/baseline/gpu.hpp: the card; --devices or the fit check picks the
 //            tensor-parallel degree) or a roofline_machine object (strata/workload/roofline.hpp;
 //            recognised by its "tiers" key; its "devices" is used unless --devices is given).
-// --devices  tensor-parallel degree. For a GPU, the default is the smallest of 1, 2, 4, 8 on
-//            which weights + KV cache + workspace fit vLLM's 90 % of memory.
+// --devices  tensor-parallel degree. For a GPU, the default is the smallest power of two up to
+//            --max-devices (default 8, one node) on which weights + KV cache + workspace fit
+//            vLLM's 90 % of memory. Beyond gpus_per_node (8) the GPUs span nodes and the
+//            all-reduces cross the inter-node link (400 Gb/s InfiniBand NDR per GPU).
 // --trace    a per-token routing trace (seq,pos,L1..LN CSV; strata/workload/trace_io.hpp): the
-//            step routes exactly as the trace's first T tokens (T = batch for decode,
-//            batch × context for prefill) instead of uniformly.
+//            step routes exactly as the trace instead of uniformly. Prefill: the trace's first
+//            batch × context tokens (contiguous tokens of its sequences). Decode: one token from
+//            each of `batch` different sequences (strata::select_decode_batch) at position
+//            --trace-position, or at a random position per sequence from --trace-seed (default);
+//            a trace with fewer sequences than the batch is refused unless --trace-reuse, which
+//            takes several tokens per sequence and reports it.
+// The capacity verdict (every weight, the KV cache and the workspace against the machine's
+// tiers) is printed; an infeasible point is still evaluated.
 //
 // Exit status: 0 on success; 2 when the command line cannot be parsed (unknown or missing
 // option, a value that is not a number, an unknown phase); 1 when a model, machine or trace
@@ -52,7 +61,8 @@ namespace {
 constexpr const char* usage_text =
     "usage: strata-eval --model <preset|config.json> --machine <preset|machine.json>\n"
     "                   --phase decode|prefill --batch B --context S\n"
-    "                   [--devices N] [--trace trace.csv] [--json]\n"
+    "                   [--devices N] [--max-devices N] [--trace trace.csv\n"
+    "                   [--trace-position P] [--trace-seed N] [--trace-reuse]] [--json]\n"
     "       strata-eval --list\n"
     "\n"
     "Evaluates one serving step (decode: B sequences with S tokens of context; prefill: B\n"
@@ -61,8 +71,14 @@ constexpr const char* usage_text =
     "  --model    model preset (see --list) or a Hugging Face config.json\n"
     "  --machine  GPU preset (h100_sxm5, rtx_a6000) or a JSON file: a gpu_params object, or a\n"
     "             roofline_machine object (has \"tiers\")\n"
-    "  --devices  tensor-parallel degree (GPU default: smallest of 1, 2, 4, 8 that fits memory)\n"
-    "  --trace    routing trace CSV (seq,pos,L1..LN): route as its first T tokens\n"
+    "  --devices  tensor-parallel degree (GPU default: smallest power of two up to --max-devices\n"
+    "             that fits memory; beyond 8 GPUs per node the all-reduces cross nodes)\n"
+    "  --max-devices  largest degree the GPU default tries (default 8: one node)\n"
+    "  --trace    routing trace CSV (seq,pos,L1..LN). Prefill: its first batch x context tokens.\n"
+    "             Decode: one token from each of batch different sequences\n"
+    "  --trace-position  decode: the token at this position of each sequence (default: random)\n"
+    "  --trace-seed      decode: seed of the random sequences and positions (default 0)\n"
+    "  --trace-reuse     decode: allow fewer sequences than the batch (reported), else refused\n"
     "  --json     print JSON: flops, bytes.{weights,kv,activations,links}, time_s, energy_J,\n"
     "             dynamic_energy_J, tokens, tokens_per_s, joules_per_token, power_capped, ops[]\n"
     "             {name, kind, layer, expert, flops, bytes, time_s, energy_J, bound},\n"
@@ -80,6 +96,10 @@ struct options {
   std::string model, machine, phase, trace;
   int batch = 0, context = 0;
   std::optional<int> devices;
+  int max_devices = 8;
+  int trace_position = -1;
+  std::uint64_t trace_seed = 0;
+  bool trace_reuse = false;
   bool json = false, list = false;
 };
 
@@ -118,8 +138,19 @@ options parse(int argc, char** argv) {
       have_context = true;
     } else if (a == "--devices") {
       o.devices = parse_int(a, value());
+    } else if (a == "--max-devices") {
+      o.max_devices = parse_int(a, value());
     } else if (a == "--trace") {
       o.trace = value();
+    } else if (a == "--trace-position") {
+      o.trace_position = parse_int(a, value());
+      if (o.trace_position < 0) throw usage_error{"--trace-position must be >= 0"};
+    } else if (a == "--trace-seed") {
+      const int seed = parse_int(a, value());
+      if (seed < 0) throw usage_error{"--trace-seed must be >= 0"};
+      o.trace_seed = static_cast<std::uint64_t>(seed);
+    } else if (a == "--trace-reuse") {
+      o.trace_reuse = true;
     } else if (a == "--json") {
       o.json = true;
     } else if (a == "--list") {
@@ -203,8 +234,10 @@ machine_arg load_machine(const std::string& arg) {
   return m;
 }
 
-// Routing counts of the first `tokens` tokens of a trace, per MoE layer.
-strata::expert_histogram trace_histogram(const std::string& path, const strata::model& m, double tokens) {
+// Routing counts of a step's tokens from a trace, per MoE layer: prefill the first `tokens`
+// tokens; decode one token from each of `tokens` sequences (`batch` receives the selection).
+strata::expert_histogram trace_histogram(const std::string& path, const strata::model& m, double tokens,
+                                         const options& o, strata::decode_batch* batch) {
   if (m.experts == 0) throw strata::config_error("trace", "--trace given but " + m.name + " has no routed experts");
   const auto t = strata::load_trace_csv(path, {.experts = m.experts});
   if (t.layers() != m.moe_layers()) {
@@ -219,9 +252,24 @@ strata::expert_histogram trace_histogram(const std::string& path, const strata::
     throw strata::config_error("trace", path + ": " + std::to_string(t.tokens()) + " tokens, but the step needs " +
                                             std::to_string(static_cast<long long>(tokens)));
   }
+  std::vector<std::size_t> list;
+  if (batch != nullptr) {
+    try {
+      *batch = strata::select_decode_batch(t, {.batch = static_cast<int>(tokens),
+                                               .position = o.trace_position,
+                                               .seed = o.trace_seed,
+                                               .allow_reuse = o.trace_reuse});
+    } catch (const strata::config_error& e) {
+      throw strata::config_error("trace", path + ": " + e.what());
+    }
+    list = batch->tokens;
+  } else {
+    list.resize(static_cast<std::size_t>(tokens));
+    for (std::size_t i = 0; i < list.size(); ++i) list[i] = i;
+  }
   strata::expert_histogram h(static_cast<std::size_t>(t.layers()),
                              std::vector<std::uint32_t>(static_cast<std::size_t>(m.experts), 0));
-  for (std::size_t i = 0; i < static_cast<std::size_t>(tokens); ++i) {
+  for (const std::size_t i : list) {
     for (int l = 0; l < t.layers(); ++l) {
       for (const auto e : t.experts(i, l)) ++h[static_cast<std::size_t>(l)][e];
     }
@@ -280,7 +328,7 @@ int run(const options& o) {
     int n = o.devices.value_or(0);
     if (!o.devices) {
       std::string why;
-      n = strata::min_devices(*ma.gpu, model, shape, &why);
+      n = strata::min_devices(*ma.gpu, model, shape, &why, o.max_devices);
       if (n == 0) {
         throw strata::config_error("devices", model.name + " " + why + " (pass --devices to evaluate anyway)");
       }
@@ -294,10 +342,14 @@ int run(const options& o) {
 
   const double step_tokens = shape.mode == strata::phase::decode ? double(shape.batch)
                                                                  : double(shape.batch) * double(shape.context);
+  std::optional<strata::decode_batch> batch;
+  if (!o.trace.empty() && shape.mode == strata::phase::decode) batch.emplace();
   const strata::expert_histogram hist =
-      o.trace.empty() ? strata::expert_histogram{} : trace_histogram(o.trace, model, step_tokens);
+      o.trace.empty() ? strata::expert_histogram{}
+                      : trace_histogram(o.trace, model, step_tokens, o, batch ? &*batch : nullptr);
   const auto ops = strata::step_operators(model, shape, hist);
-  const auto r = strata::evaluate(ops, shape, model.hidden, machine, /*with_breakdown=*/true);
+  const auto r = strata::evaluate(model, shape, machine, hist, /*with_breakdown=*/true);
+  if (batch && !batch->note.empty()) std::cerr << "strata-eval: note: decode batch: " << batch->note << "\n";
 
   // Per-operator time and energy from the tree (step → io/layers → operators, each including its
   // all-reduce), so that the rows add up to the totals.
@@ -313,11 +365,20 @@ int run(const options& o) {
     j["model"] = model.name;
     j["machine"] = machine.name;
     j["devices"] = machine.devices;
+    j["nodes"] = machine.nodes();
     j["phase"] = phase;
     j["batch"] = shape.batch;
     j["context"] = shape.context;
     j["routing"] = o.trace.empty() ? "uniform" : "trace";
     if (fit) j["fit"] = *fit;
+    j["feasible"] = r.feasible;
+    j["capacity"] = r.reason;
+    if (batch) {
+      j["decode_batch"] = {{"sequences", batch->sequences},
+                           {"max_per_sequence", batch->max_per_sequence},
+                           {"repeated_tokens", batch->repeated_tokens},
+                           {"note", batch->note}};
+    }
     j["flops"] = r.flops.si();
     j["bytes"] = {{"weights", r.weight_bytes.si()},
                   {"kv", r.kv_bytes.si()},
@@ -354,6 +415,15 @@ int run(const options& o) {
             << shape.batch
             << ", context " << shape.context << ", routing " << (o.trace.empty() ? "uniform" : o.trace) << "\n";
   if (fit) std::cout << "memory: " << fit->reason << "\n";
+  std::cout << "capacity: " << r.reason << "\n";
+  if (machine.nodes() > 1) {
+    std::cout << "nodes: " << machine.nodes() << " of " << machine.devices_per_node
+              << " devices; all-reduces cross the inter-node link\n";
+  }
+  if (batch) {
+    std::cout << "decode batch: " << batch->sequences << " sequences"
+              << (batch->note.empty() ? ", one token each" : " (" + batch->note + ")") << "\n";
+  }
   std::cout << "\ntotals\n"
             << "  FLOPs                " << num(r.flops.si(), "%.4e") << "\n"
             << "  bytes, weights       " << bytes_text(r.weight_bytes.si()) << "\n"

@@ -26,12 +26,15 @@
 #include "strata/device/rc_ladder.hpp"
 #include "strata/device/stratum_chip.hpp"
 
+#include "strata/chiplet/capacity.hpp"
 #include "strata/chiplet/critical_path.hpp"
 #include "strata/chiplet/residency.hpp"
+#include "strata/chiplet/scale_out.hpp"
 #include "strata/chiplet/substrate.hpp"
 #include "strata/chiplet/token_groups.hpp"
 #include "strata/chiplet/window.hpp"
 
+#include "strata/workload/footprint.hpp"
 #include "strata/workload/hf_config.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"

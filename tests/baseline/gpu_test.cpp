@@ -4,6 +4,7 @@
 
 #include "support/field_of.hpp"
 
+#include <cmath>   // std::isfinite
 #include <string>  // std::string
 
 #include "strata/core/json.hpp"
@@ -163,7 +164,7 @@ TEST_CASE("the fit check follows vLLM's tensor-parallel rules and reports infeas
   SUBCASE("a model too large for 8 cards gives 0 devices and the reason") {
     const model m = preset("DeepSeek-V3");  // 671 B parameters in FP8 = 671 GB > 8 · 72 GiB
     std::string why;
-    CHECK(min_devices(g, m, {.mode = phase::decode, .batch = 64, .context = 4096}, &why) == 0);
+    CHECK(min_devices(g, m, {.mode = phase::decode, .batch = 64, .context = 4096}, &why, 8) == 0);
     CHECK(why.find("does not fit on 8 x H100 SXM5") == 0);
     CHECK(why.find("weights 671.03 GB") != std::string::npos);
   }
@@ -225,4 +226,76 @@ TEST_CASE("bad GPU parameters raise config_error naming the field") {
   CHECK(field_of([] { (void)json::parse(R"({"tpd": "700 W"})").get<gpu_params>(); }) == "tpd");
   CHECK(field_of([] { (void)check_fit(h100_sxm5(), 0, preset("Mixtral-8x7B"), {}); }) == "devices");
   CHECK(field_of([] { (void)check_fit(h100_sxm5(), 1, preset("Mixtral-8x7B"), {.batch = 0}); }) == "batch");
+}
+
+TEST_CASE("tensor parallelism beyond one node pays the inter-node link, within a node it does not") {
+  const gpu_params g = h100_sxm5();
+  const model m = preset("DeepSeek-V3");
+  const step_shape s{.mode = phase::decode, .batch = 64, .context = 4096};
+  CHECK(min_devices(g, m, s) == 16);  // 671 GB of FP8 weights: two 8-GPU nodes
+  const auto r8 = evaluate(m, s, make_machine(g, 8));
+  const auto r16 = evaluate(m, s, make_machine(g, 16));
+  CHECK(make_machine(g, 8).nodes() == 1);
+  CHECK(make_machine(g, 16).nodes() == 2);
+  CHECK(r8.node_link_bytes.si() == 0.0);
+  CHECK(r16.node_link_bytes.si() > 0.0);
+  CHECK_FALSE(r8.feasible);  // 671 GB do not fit 8 × 80 GiB
+  CHECK(r16.feasible);
+  // Hand check of one all-reduce on 16 H100s: T·d = 64 · 7168 · 2 B = 917.5 kB; inside a node
+  // 2·7/8 · B / 450 GB/s + 14 · 3 µs; across 2 nodes 2·1/2 · (B / 8) / 50 GB/s + 2 · 5 µs.
+  const double b = 64.0 * 7168 * 2;
+  const auto a = allreduce(make_machine(g, 16), units::B(b));
+  CHECK(a.time.si() == Approx(1.75 * b / 450e9 + 42e-6 + (b / 8) / 50e9 + 10e-6));
+  CHECK(a.node_link_bytes.si() == Approx(2.0 * b));
+  // A slower node link slows 16 GPUs and leaves 8 untouched.
+  gpu_params slow = g;
+  slow.node_link_bandwidth = units::GBps(12.5);  // 100 Gb/s
+  slow.node_link_latency = units::us(20.0);
+  CHECK(evaluate(m, s, make_machine(slow, 16)).time > r16.time);
+  CHECK(evaluate(m, s, make_machine(slow, 8)).time == r8.time);
+  // The single-NVLink-domain assumption (gpus_per_node = 0) uses no node link.
+  gpu_params flat = g;
+  flat.gpus_per_node = 0;
+  CHECK(evaluate(m, s, make_machine(flat, 16)).node_link_bytes.si() == 0.0);
+  CHECK(evaluate(m, s, make_machine(flat, 8)).time == r8.time);
+  // 12 GPUs are not whole nodes.
+  CHECK(field_of([&] { (void)make_machine(g, 12); }) == "devices");
+  gpu_params bad = g;
+  bad.node_link_bandwidth = units::GBps(0.0);
+  CHECK(field_of([&] { validate(bad); }) == "node_link_bandwidth");
+  bad = g;
+  bad.gpus_per_node = -1;
+  CHECK(field_of([&] { validate(bad); }) == "gpus_per_node");
+}
+
+TEST_CASE("DeepSeek-V3 at batch 1024 and 128k context: sizes stay finite, positive and plausible") {
+  const gpu_params g = h100_sxm5();
+  const model m = preset("DeepSeek-V3");
+  for (const phase ph : {phase::decode, phase::prefill}) {
+    const step_shape s{.mode = ph, .batch = 1024, .context = 131072};
+    CAPTURE(static_cast<int>(ph));
+    const auto fit = check_fit(g, 64, m, s);
+    // KV: 1024 · 131072 tokens · 61 layers · 576 values · 2 B = 9.43 TB (MLA: replicated per rank).
+    CHECK(fit.kv_bytes.si() == Approx(1024.0 * 131072 * 61 * 576 * 2));
+    CHECK(fit.weight_bytes.si() == Approx(671.0e9).epsilon(0.01));
+    CHECK_FALSE(fit.fits);
+    CHECK(std::isfinite(fit.required_per_device.si()));
+    const auto r = evaluate(m, s, make_machine(g, 64));
+    CHECK_FALSE(r.feasible);
+    CHECK(r.reason.find("does not fit") == 0);
+    CHECK(std::isfinite(r.time.si()));
+    CHECK(r.time.si() > 0.0);
+    CHECK(std::isfinite(r.energy.si()));
+    CHECK(r.kv_bytes.si() > 0.0);
+    const double tokens = ph == phase::decode ? 1024.0 : 1024.0 * 131072;
+    // FLOPs: at least 2 · 37 B active parameters per token, at most 2 · 671 B plus attention
+    // over the whole context (prefill: 128k² / 2 query–key pairs per sequence, ~1e21).
+    CHECK(r.flops.si() >= 2.0 * 37e9 * tokens * 0.9);
+    CHECK(r.flops.si() < (ph == phase::decode ? 1e17 : 1e22));
+    CHECK(r.tokens == Approx(tokens));
+    if (ph == phase::decode) {
+      // Decode reads the whole KV cache once: 9.43 TB.
+      CHECK(r.kv_bytes.si() == Approx(1024.0 * 131073 * 61 * 576 * 2).epsilon(1e-6));
+    }
+  }
 }

@@ -4,6 +4,8 @@
 
 #include <random>
 
+#include "support/field_of.hpp"
+
 using namespace strata;
 using doctest::Approx;
 
@@ -143,4 +145,38 @@ TEST_CASE("random legal placements never overfill a bank or break the replica li
   for (int l = 0; l < 4; ++l) {
     for (int e = 0; e < 16; ++e) CHECK(r.of(l, e).size() <= 4u);
   }
+}
+
+TEST_CASE("bank reserves larger than the bank are refused at the parameters, naming the reserve") {
+  const substrate s;  // SRAM banks: 64 MB / 16 = 4 MB
+  residency_params p;
+  p.sram_reserve = units::MB(4.5);
+  CHECK_THROWS_WITH_AS(residency(s, 2, 4, units::MB(1.0), p), doctest::Contains("the reserve exceeds the bank"),
+                       config_error);
+  CHECK(strata_test::field_of([&] { residency(s, 2, 4, units::MB(1.0), p); }) == "sram_reserve");
+  residency_params m;
+  m.metadata_reserve = units::MB(5.0);  // above every 4 MB SRAM bank
+  CHECK(strata_test::field_of([&] { residency(s, 2, 4, units::MB(1.0), m); }) == "metadata_reserve");
+  residency_params big;
+  big.hbm_other = units::GB(9.0);  // more than the 8 GB tier
+  CHECK(strata_test::field_of([&] { residency(s, 2, 4, units::MB(1.0), big); }) == "hbm_other");
+}
+
+TEST_CASE("non-expert data of a tier leaves experts only the rest of its banks") {
+  const substrate s;
+  const auto hbm = s.banks_of(tier_kind::hbm);
+  const double bank = s.banks()[static_cast<std::size_t>(hbm.front())].capacity.si();  // 250 MB
+  residency_params p;
+  p.hbm_other = units::GB(4.0);  // half of every pseudo-channel
+  residency r(s, 1, 4, units::MB(100.0), p);
+  CHECK(r.usable(hbm.front()) == doctest::Approx(bank / 2 - p.metadata_reserve.si()));
+  CHECK(r.check_add(0, 0, 0, hbm.front(), 1) == "");  // 100 MB of a 125 MB share
+  r.place(0, 0, 0, hbm.front(), 1);
+  CHECK(r.check_add(0, 1, 0, hbm.front(), 1).find("over capacity (Eq. 1)") != std::string::npos);
+  // A tier filled by other data: the bank's reserve, not its experts, is why nothing fits.
+  residency_params full;
+  full.hbm_other = units::GB(8.0);
+  residency f(s, 1, 4, units::MB(100.0), full);
+  CHECK(f.usable(hbm.front()) == 0.0);
+  CHECK(f.check_add(0, 0, 0, hbm.front(), 1).find("has no room for experts: its reserve") != std::string::npos);
 }

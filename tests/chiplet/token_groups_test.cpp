@@ -46,3 +46,27 @@ TEST_CASE("a window wraps around the end of the trace and spreads tokens over al
   CHECK_THROWS_AS(token_groups(routing_trace(1, 8, 1), 16, {0, 32}), config_error);  // empty trace
   CHECK_THROWS_AS(token_groups(t, 16, {0, 0}), config_error);
 }
+
+TEST_CASE("a decode window's groups come from B different sequences, one token each") {
+  // 64 sequences of 8 tokens logged one after another; expert = sequence id at every position.
+  routing_trace t(2, 64, 1);
+  for (int s = 0; s < 64; ++s) {
+    for (int p = 0; p < 8; ++p) {
+      t.push_back({static_cast<std::uint16_t>(s), static_cast<std::uint16_t>((s + p) % 64)}, {.seq = s, .pos = p});
+    }
+  }
+  decode_batch b;
+  const auto g = decode_token_groups(t, 16, {.batch = 32, .seed = 3}, &b);
+  CHECK(b.sequences == 32);
+  // Layer 0's expert is the sequence id: 32 distinct experts, one token each (the first 32 rows
+  // of the file would be 4 sequences, 4 experts).
+  CHECK(g[0].size() == 32);
+  for (const auto& grp : g[0]) CHECK(grp.tokens == 1);
+  CHECK_THROWS_AS(decode_token_groups(t, 16, {.batch = 65}), config_error);
+  // An explicit list: token 9 (sequence 1, position 1) on chiplet 0 of 1.
+  const std::vector<std::size_t> one{9};
+  const auto h = token_groups(t, 1, std::span<const std::size_t>(one));
+  CHECK(h[1] == std::vector<token_group>{{1, 2, 0, 0, 1}});
+  const std::vector<std::size_t> bad{999};
+  CHECK_THROWS_AS(token_groups(t, 1, std::span<const std::size_t>(bad)), config_error);
+}

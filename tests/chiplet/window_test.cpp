@@ -145,10 +145,41 @@ TEST_CASE("power-capped serving throttles the window after one over budget, and 
   critical_path_params cp;
   cp.window = units::ms(10.0);
   // A decode window uses several joules; 1 kW over 10 ms (10 J) never binds, 100 W (1 J) does.
-  const auto free_run = evaluate_windows(s, m, res, dsv2lite_trace(), {phase::decode, 512, 2048}, 3, units::W(1000.0), cp);
-  const auto capped = evaluate_windows(s, m, res, dsv2lite_trace(), {phase::decode, 512, 2048}, 3, units::W(100.0), cp);
+  // The real trace has 127 sequences: a batch of 512 reuses them, and says so.
+  const window_spec w{phase::decode, 512, 2048, {.allow_reuse = true}};
+  const auto free_run = evaluate_windows(s, m, res, dsv2lite_trace(), w, 3, units::W(1000.0), cp);
+  const auto capped = evaluate_windows(s, m, res, dsv2lite_trace(), w, 3, units::W(100.0), cp);
   REQUIRE(free_run.size() == 3);
+  CHECK(free_run[0].note.find("127 eligible sequences for a batch of 512") != std::string::npos);
+  CHECK_THROWS_AS(evaluate_windows(s, m, res, dsv2lite_trace(), {phase::decode, 512, 2048}, 1, units::W(100.0), cp),
+                  config_error);
+  // 64 concurrent sequences: one token each, no note.
+  const auto b64 = evaluate_windows(s, m, res, dsv2lite_trace(), {phase::decode, 64, 2048}, 1, units::W(1000.0), cp);
+  CHECK(b64[0].note.empty());
   CHECK(capped[0].e2e == free_run[0].e2e);             // the first window runs at full speed
   CHECK(capped[1].stages.compute > free_run[1].stages.compute);  // the next one is throttled
   CHECK(free_run[1].e2e != free_run[0].e2e);           // consecutive windows route different tokens
+}
+
+TEST_CASE("a KV cache larger than its tier is reported infeasible, naming bytes and tiers") {
+  const substrate s;
+  const auto m = preset("DeepSeek-V2-Lite");
+  const auto res = single_copy_static(s, m.moe_layers(), m.experts, expert_bytes(m));
+  const auto groups = token_groups(dsv2lite_trace(), s.chiplets(), {0, 512});
+  // 512 sequences × 2048 tokens × 27 layers × 1152 B = 32.6 GB of KV: more than the 8 GB HBM
+  // tier and than what the experts leave of the 32 GB DRAM tier.
+  const auto w = evaluate_window(s, m, res, groups, {phase::decode, 512, 2048});
+  CHECK_FALSE(w.feasible);
+  CHECK(w.reason.find("KV cache 32.6 GB fit no tier") != std::string::npos);
+  CHECK(w.reason.find("hbm 8 GB: experts 7.9") != std::string::npos);
+  CHECK(w.e2e.si() > 0.0);  // still timed
+  const json j = w;
+  CHECK(j.at("feasible") == false);
+  // A short context fits: 512 × 128 tokens of KV (2 GB) go to DRAM, which the experts leave room in.
+  const auto ok = evaluate_window(s, m, res, groups, {phase::decode, 512, 128});
+  CHECK(ok.feasible);
+  CHECK(ok.capacity.placement.kv == tier_kind::dram);  // single-copy static filled HBM with experts
+  CHECK(ok.reason.find("fits") == 0);
+  // Every tier holds at most its capacity in a feasible window.
+  for (const auto& t : ok.capacity.tiers) CHECK(t.used().si() <= t.capacity.si());
 }

@@ -320,3 +320,104 @@ TEST_CASE("8-bit operators use the machine's 8-bit peak when it has one") {
   const auto a6000 = make_machine(rtx_a6000(), 8);
   CHECK(cost_of(*proj, a6000).compute_time.si() == Approx(proj->flops.si() / (8 * 154.8e12 * a6000.compute_efficiency)));
 }
+
+TEST_CASE("across nodes the all-reduce is hierarchical: NVLink-class inside, the node link across") {
+  auto m = toy(8);
+  m.devices_per_node = 4;  // 2 nodes of 4
+  m.node_link_bandwidth = 10_GBps;
+  m.node_link_latency = 5_us;
+  m.node_link_energy = 20_pJpB;
+  // 1 MB: inside a node 2·3/4 · 1e6 / 1e11 = 15 µs + 6 · 1 µs; across: 2·1/2 · (1e6 / 4) / 1e10
+  // = 25 µs + 2 · 5 µs. Bytes: 2·3·2 = 12 MB on device links, 2·1 = 2 MB across nodes.
+  const auto a = allreduce(m, 1_MB);
+  CHECK(a.time.in(units::us) == Approx(21.0 + 35.0));
+  CHECK(a.node_time.in(units::us) == Approx(35.0));
+  CHECK(a.node_link_bytes.in(units::MB) == Approx(2.0));
+  CHECK(a.link_bytes.in(units::MB) == Approx(14.0));
+  CHECK(a.energy.si() == Approx(12e6 * 2e-12 + 2e6 * 20e-12));
+  // One node (devices ≤ devices_per_node, or devices_per_node = 0): no node-link term.
+  auto one = toy(4);
+  one.devices_per_node = 4;
+  one.node_link_bandwidth = 10_GBps;
+  CHECK(allreduce(one, 1_MB).node_link_bytes.si() == 0.0);
+  CHECK(allreduce(one, 1_MB).time.in(units::us) == Approx(21.0));
+  // Validation: whole nodes and a node link.
+  auto bad = m;
+  bad.devices = 6;
+  CHECK(field_of([&] { validate(bad); }) == "devices");
+  bad = m;
+  bad.node_link_bandwidth = 0_GBps;
+  CHECK(field_of([&] { validate(bad); }) == "node_link_bandwidth");
+  bad = m;
+  bad.devices_per_node = -1;
+  CHECK(field_of([&] { validate(bad); }) == "devices_per_node");
+}
+
+TEST_CASE("the resident footprint of a model adds up to its parameters, KV cache and workspace") {
+  const model m = preset("Mixtral-8x7B");
+  const step_shape s{.mode = phase::decode, .batch = 64, .context = 2048};
+  const auto f = resident_footprint(m, s);
+  const double weights = double(count_params(m).total) * m.weight_bits / 8.0;
+  CHECK((f.experts + f.weights + f.non_nmp).si() == Approx(weights));
+  CHECK(f.experts.si() == Approx(expert_bytes(m).si() * 8 * 32));
+  CHECK(f.kv.si() == Approx(kv_bytes_per_token_layer(m).si() * 64 * 2048 * 32));
+  CHECK(f.activations.si() == Approx(activation_workspace(m, s).si()));
+  // Layer ranges partition the model: two halves hold every layer once; the embedding in the
+  // first, the LM head in the last.
+  const auto a = resident_footprint(m, s, {0, 16, true, false});
+  const auto b = resident_footprint(m, s, {16, 32, false, true});
+  CHECK((a.experts + b.experts).si() == Approx(f.experts.si()));
+  CHECK((a.weights + b.weights).si() == Approx(f.weights.si()));
+  CHECK((a.kv + b.kv).si() == Approx(f.kv.si()));
+  CHECK((a.non_nmp + b.non_nmp).si() == Approx(f.non_nmp.si()));
+  CHECK(resident_footprint(m, s, {}, 1.3).experts.si() == Approx(1.3 * f.experts.si()));
+  CHECK(field_of([&] { (void)resident_footprint(m, s, {16, 8}); }) == "end_layer");
+  CHECK(field_of([&] { (void)resident_footprint(m, s, {40, -1}); }) == "first_layer");
+  CHECK(field_of([&] { (void)resident_footprint(m, s, {}, 0.5); }) == "expert_copies");
+}
+
+TEST_CASE("a KV cache larger than its tier makes the step infeasible, named with its bytes") {
+  // Two tiers: 1 GB "fast" for the KV cache, 200 GB "big" for everything else.
+  auto m = toy(1);
+  m.tiers = {memory_tier<>{.name = "big", .capacity = 200_GB, .bandwidth = 1_TBps, .energy_per_byte = 10_pJpB},
+             memory_tier<>{.name = "fast", .capacity = 1_GB, .bandwidth = 2_TBps, .energy_per_byte = 5_pJpB}};
+  m.placement.kv = 1;
+  const model mx = preset("Mixtral-8x7B");
+  // KV: 64 · 2048 tokens · 32 layers · 4 KiB = 17.2 GB > 1 GB.
+  const step_shape s{.mode = phase::decode, .batch = 64, .context = 2048};
+  const auto r = evaluate(mx, s, m);
+  CHECK_FALSE(r.feasible);
+  CHECK(r.reason.find("tier fast must hold KV cache 17.2 GB = 17.2 GB but has 1 GB") != std::string::npos);
+  CHECK(r.time.si() > 0.0);  // still timed
+  // A short context fits: 64 · 64 · 32 · 4 KiB = 0.54 GB.
+  const auto ok = evaluate(mx, {.mode = phase::decode, .batch = 64, .context = 64}, m);
+  CHECK(ok.feasible);
+  CHECK(ok.reason.find("fits on toy") == 0);
+  // Two devices double every tier.
+  auto two = m;
+  two.devices = 2;
+  const auto c = check_capacity(two, resident_footprint(mx, {.mode = phase::decode, .batch = 64, .context = 100}));
+  CHECK(c.tiers[1].capacity.si() == Approx(2e9));
+  CHECK(c.feasible);
+  const json j = r;
+  CHECK(j.at("feasible") == false);
+}
+
+TEST_CASE("the ring all-reduce time differentiates with autodiff in bandwidth and ranks") {
+  using boost::math::differentiation::make_fvar;
+  using F = boost::math::differentiation::autodiff_fvar<double, 1>;
+  // 1 MB over 2 nodes' ring at 50 GB/s, 5 µs per step: t = 1e6 / 5e10 + 1e-5 = 30 µs;
+  // d(t)/d(BW) = −bytes·2(N−1)/N / BW².
+  const F bw = make_fvar<double, 1>(50e9);
+  const auto t = ring_allreduce_time(data_size<F>(units::MB(1.0)), F(2.0), bandwidth<F>::from_si(bw),
+                                     duration<F>(units::us(5.0)));
+  CHECK(t.si().derivative(0) == Approx(30e-6));
+  CHECK(t.si().derivative(1) == Approx(-1e6 / (50e9 * 50e9)));
+  // In the rank count: d/dn [2(n−1)/n · B/BW + 2(n−1)λ] = 2B/(n²·BW) + 2λ; at n = 4: 2.5 µs + 10 µs.
+  const F n = make_fvar<double, 1>(4.0);
+  const auto u = ring_allreduce_time(data_size<F>(units::MB(1.0)), n, bandwidth<F>(units::GBps(50.0)),
+                                     duration<F>(units::us(5.0)));
+  CHECK(u.si().derivative(1) == Approx(2e6 / (16 * 50e9) + 10e-6));
+  // One rank: nothing to reduce.
+  CHECK(ring_allreduce_time(units::MB(1.0), 1.0, units::GBps(50.0), units::us(5.0)).si() == 0.0);
+}

@@ -3,8 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <cmath>   // std::log
+#include <set>     // std::set
 #include <string>  // std::string
 #include <vector>  // std::vector
+
+#include "support/field_of.hpp"
 
 using namespace strata;
 using doctest::Approx;
@@ -127,4 +130,86 @@ TEST_CASE("a trace rejects an impossible shape naming the field") {
   }
   CHECK_THROWS_AS(routing_trace(0, 4, 1), config_error);
   CHECK_THROWS_AS(routing_trace(1, 70000, 1), config_error);
+}
+
+namespace {
+// `seqs` sequences of `len` tokens each, interleaved as a server would log them (token i of every
+// sequence, then token i + 1): one layer, expert = sequence id mod 8 at position 0, k = 1.
+routing_trace interleaved(int seqs, int len) {
+  routing_trace t(1, 64, 1);
+  for (int p = 0; p < len; ++p) {
+    for (int s = 0; s < seqs; ++s) {
+      t.push_back({static_cast<std::uint16_t>((s + p) % 64)}, {.seq = s, .pos = p});
+    }
+  }
+  return t;
+}
+std::set<std::int32_t> seqs_of(const routing_trace& t, const decode_batch& b) {
+  std::set<std::int32_t> s;
+  for (auto i : b.tokens) s.insert(t.info(i).seq);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("a decode batch takes one token from each of B different sequences") {
+  const auto t = interleaved(40, 10);
+  // At a given position: the first B sequences, each at that position.
+  const auto at3 = select_decode_batch(t, {.batch = 16, .position = 3});
+  REQUIRE(at3.tokens.size() == 16);
+  CHECK(seqs_of(t, at3).size() == 16);
+  CHECK(at3.concurrent());
+  CHECK(at3.note.empty());
+  for (std::size_t j = 0; j < 16; ++j) {
+    CHECK(t.info(at3.tokens[j]).seq == static_cast<std::int32_t>(j));
+    CHECK(t.info(at3.tokens[j]).pos == 3);
+  }
+  // Not the first B consecutive rows of the file (those are 16 sequences at position 0 here, but
+  // of one document in a trace logged sequence by sequence: see below).
+  // The next decode step of the same batch: every sequence one token further.
+  const auto next = select_decode_batch(t, {.batch = 16, .position = 3, .step = 1});
+  for (std::size_t j = 0; j < 16; ++j) CHECK(t.info(next.tokens[j]).pos == 4);
+  // Random positions and sequences: B distinct sequences, the same for the same seed.
+  const auto r1 = select_decode_batch(t, {.batch = 32, .seed = 7});
+  const auto r2 = select_decode_batch(t, {.batch = 32, .seed = 7});
+  const auto r3 = select_decode_batch(t, {.batch = 32, .seed = 8});
+  CHECK(seqs_of(t, r1).size() == 32);
+  CHECK(r1.tokens == r2.tokens);
+  CHECK(r1.tokens != r3.tokens);
+  CHECK(r1.eligible == 40);
+}
+
+TEST_CASE("a trace logged sequence by sequence still gives B distinct sequences") {
+  routing_trace t(1, 8, 1);
+  for (int s = 0; s < 5; ++s) {
+    for (int p = 0; p < 20; ++p) t.push_back({static_cast<std::uint16_t>(p % 8)}, {.seq = s, .pos = p});
+  }
+  const auto b = select_decode_batch(t, {.batch = 5, .position = 0});
+  CHECK(seqs_of(t, b).size() == 5);  // the first 5 rows would all be sequence 0
+  // Sequences shorter than the position are not eligible.
+  routing_trace u(1, 8, 1);
+  u.push_back({0}, {.seq = 0, .pos = 0});
+  u.push_back({1}, {.seq = 1, .pos = 0});
+  u.push_back({2}, {.seq = 1, .pos = 1});
+  CHECK(select_decode_batch(u, {.batch = 1, .position = 1}).tokens == std::vector<std::size_t>{2});
+  CHECK(strata_test::field_of([&] { (void)select_decode_batch(u, {.batch = 2, .position = 1}); }) == "batch");
+  CHECK(strata_test::field_of([&] { (void)select_decode_batch(u, {.batch = 1, .position = 5, .allow_reuse = true}); }) ==
+        "position");
+}
+
+TEST_CASE("a trace with fewer sequences than the batch is refused, or its reuse is reported") {
+  const auto t = interleaved(3, 4);
+  CHECK_THROWS_WITH_AS((void)select_decode_batch(t, {.batch = 8}), doctest::Contains("batch must be <= the trace's 3"),
+                       config_error);
+  const auto b = select_decode_batch(t, {.batch = 8, .position = 0, .allow_reuse = true});
+  CHECK(b.sequences == 3);
+  CHECK(b.max_per_sequence == 3);
+  CHECK_FALSE(b.concurrent());
+  CHECK(b.repeated_tokens == 0);  // 3 tokens of 4 from each sequence: no token twice
+  CHECK(b.note.find("3 eligible sequences") != std::string::npos);
+  // 16 slots from 3 sequences of 4 tokens: 12 distinct tokens, 4 repeats.
+  const auto r = select_decode_batch(t, {.batch = 16, .position = 0, .allow_reuse = true});
+  CHECK(r.repeated_tokens == 4);
+  CHECK_THROWS_AS((void)select_decode_batch(routing_trace(1, 8, 1), {}), config_error);
+  CHECK(strata_test::field_of([&] { (void)select_decode_batch(t, {.batch = 0}); }) == "batch");
+  CHECK(strata_test::field_of([&] { (void)select_decode_batch(t, {.batch = 1, .step = -1}); }) == "step");
 }

@@ -38,8 +38,13 @@
 /// cache has one head, replicated on every rank); vLLM also requires `heads` divisible by the TP
 /// degree. Infeasible is a result (`gpu_fit::fits`, `reason`), not an error.
 ///
-/// Links: every pair of devices is assumed to be on NVLink at `link_bandwidth` (true of HGX H100
-/// through NVSwitch; the A6000 NVLink bridge joins pairs only, so A6000 × 4 or × 8 is optimistic).
+/// Links: the devices of one node (`gpus_per_node`, 8 on an HGX H100 baseboard) are all on NVLink
+/// at `link_bandwidth` (true of HGX H100 through NVSwitch; the A6000 NVLink bridge joins pairs
+/// only, so A6000 × 4 or × 8 is optimistic). Tensor parallelism beyond one node is multi-node:
+/// each GPU has its own inter-node NIC (`node_link_*`, 400 Gb/s InfiniBand NDR by default, as in
+/// DGX H100) and the all-reduces become hierarchical (`workload/roofline.hpp`: NVLink inside the
+/// node, the NIC across nodes). The choice is tensor parallelism across nodes, not pipeline
+/// parallelism; `gpus_per_node` = 0 restores the single-NVLink-domain assumption.
 ///
 /// `gpu_params` is not a template on the scalar (STYLE's `*_params<T>`): it only feeds
 /// `roofline_machine`, which is `double`. The presets are functions, not `constexpr` constants,
@@ -144,6 +149,19 @@ struct gpu_params {
   /// Fraction of each card's memory the server may use (vLLM `gpu_memory_utilization`).
   /// [vLLM engine arguments, docs.vllm.ai: `--gpu-memory-utilization`, default 0.9]
   double usable_memory_fraction = 0.9;
+  /// GPUs per node on one NVLink domain. [NVIDIA DGX H100 / HGX H100: 8 H100 SXM5 on 4
+  /// NVSwitches]; 0: every device on one NVLink domain.
+  int gpus_per_node = 8;
+  /// Inter-node bandwidth per GPU, one direction. [NVIDIA DGX H100: one ConnectX-7 400 Gb/s
+  /// InfiniBand NDR port per GPU → 50 GB/s]
+  bandwidth<> node_link_bandwidth = units::GBps(50.0);
+  /// Latency per inter-node ring step. [Assumed 5 µs: the NVLink step's 3 µs (NCCL software
+  /// and synchronisation) plus NIC, switch and cable ≈ 2 µs for an RDMA message (ConnectX-7 and a
+  /// Quantum-2 switch hop are each sub-µs)]
+  duration<> node_link_latency = units::us(5.0);
+  /// Energy per byte over the inter-node link. [Assumed 20 pJ/bit: SerDes at both ends
+  /// (≈ 5.5 pJ/bit each, as `link_energy`) plus NIC and switch logic; optics not counted]
+  energy_per_data<> node_link_energy = units::pJ_per_bit(20.0);
 
   /// Field list for JSON (strata/core/json.hpp).
   template <class S, class V>
@@ -165,6 +183,10 @@ struct gpu_params {
     v("link_latency", s.link_latency);
     v("link_energy", s.link_energy);
     v("usable_memory_fraction", s.usable_memory_fraction);
+    v("gpus_per_node", s.gpus_per_node);
+    v("node_link_bandwidth", s.node_link_bandwidth);
+    v("node_link_latency", s.node_link_latency);
+    v("node_link_energy", s.node_link_energy);
   }
   friend bool operator==(const gpu_params&, const gpu_params&) = default;
 };
@@ -215,6 +237,12 @@ inline gpu_params rtx_a6000() {
       .link_energy = units::pJ_per_bit(5.5),
       // [vLLM default, as above]
       .usable_memory_fraction = 0.9,
+      // A workstation card: at most 8 per chassis; across chassis the same 400 Gb/s NIC per
+      // GPU as the H100 is assumed.
+      .gpus_per_node = 8,
+      .node_link_bandwidth = units::GBps(50.0),
+      .node_link_latency = units::us(5.0),
+      .node_link_energy = units::pJ_per_bit(20.0),
   };
 }
 
@@ -258,6 +286,10 @@ inline void validate(const gpu_params& g) {
   detail::require_nonnegative(g.link_energy.si(), id, "link_energy", "J/B");
   detail::require(g.usable_memory_fraction > 0.0 && g.usable_memory_fraction <= 1.0, id,
                   "usable_memory_fraction", g.usable_memory_fraction, "in (0, 1]");
+  detail::require(g.gpus_per_node >= 0, id, "gpus_per_node", g.gpus_per_node, ">= 0 (0: one NVLink domain)");
+  detail::require_positive(g.node_link_bandwidth.si(), id, "node_link_bandwidth", "B/s");
+  detail::require_nonnegative(g.node_link_latency.si(), id, "node_link_latency", "s");
+  detail::require_nonnegative(g.node_link_energy.si(), id, "node_link_energy", "J/B");
 }
 
 /// `devices` cards of `g` in tensor parallel as the roofline sees them: one memory tier named
@@ -288,6 +320,15 @@ inline roofline_machine make_machine(const gpu_params& g, int devices) {
   m.link_bandwidth = g.link_bandwidth;
   m.link_latency = g.link_latency;
   m.link_energy = g.link_energy;
+  // Devices in whole nodes; a partial last node (e.g. 12 of 8 per node) is not a TP layout.
+  m.devices_per_node = g.gpus_per_node > 0 && devices > g.gpus_per_node ? g.gpus_per_node : 0;
+  m.node_link_bandwidth = g.node_link_bandwidth;
+  m.node_link_latency = g.node_link_latency;
+  m.node_link_energy = g.node_link_energy;
+  if (m.devices_per_node > 0) {
+    detail::require(devices % m.devices_per_node == 0, "strata.gpu", "devices", devices,
+                    ("a multiple of gpus_per_node (" + std::to_string(m.devices_per_node) + ") beyond one node").c_str());
+  }
   return m;
 }
 
@@ -344,14 +385,7 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
   f.devices = devices;
   f.weight_bytes = units::bit(static_cast<double>(count_params(m).total) * m.weight_bits);
   f.kv_bytes = kv_bytes_per_token_layer(m) * (double(s.batch) * double(s.context) * double(m.layers));
-  const double T = s.mode == phase::decode ? double(s.batch) : double(s.batch) * double(s.context);
-  const double moe_width = double(m.top_k) * m.expert_ffn + double(m.shared_experts) * m.shared_expert_ffn;
-  const bool has_dense = m.moe_layers() < m.layers;
-  const double F = m.experts == 0 ? double(m.dense_ffn)
-                   : has_dense    ? std::max(double(m.dense_ffn), moe_width)
-                                  : moe_width;
-  const data_size<> per_token = units::bit((4.0 * m.hidden + 2.0 * F) * s.activation_bits);
-  f.activation_bytes = (per_token * T + units::B(4.0 * s.batch * double(m.vocab))) / n;
+  f.activation_bytes = activation_workspace(m, s) / n;
   const double kv_shards = m.is_mla() ? 1.0 : std::min(n, double(m.kv_heads));
   f.required_per_device = f.weight_bytes / n + f.kv_bytes / kv_shards + f.activation_bytes;
   f.usable_per_device = g.memory_capacity * g.usable_memory_fraction;
@@ -375,12 +409,14 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
   return f;
 }
 
-/// The smallest power-of-two tensor-parallel degree (1, 2, 4, 8) on which `m` running `s` fits
-/// `g`; 0 if none does, with the reason for 8 devices in `*reason` (when given).
+/// The smallest power-of-two tensor-parallel degree (1, 2, 4, … up to `max_devices`) on which
+/// `m` running `s` fits `g`; degrees beyond `gpus_per_node` are multi-node. 0 if none does, with
+/// the reason for the largest degree in `*reason` (when given).
 inline int min_devices(const gpu_params& g, const model& m, const step_shape& s,
-                       std::string* reason = nullptr) {
+                       std::string* reason = nullptr, int max_devices = 64) {
+  detail::require(max_devices >= 1, "strata.gpu", "max_devices", max_devices, ">= 1");
   gpu_fit last;
-  for (int n = 1; n <= 8; n *= 2) {
+  for (int n = 1; n <= max_devices; n *= 2) {
     last = check_fit(g, n, m, s);
     if (last.fits) {
       if (reason) *reason = last.reason;

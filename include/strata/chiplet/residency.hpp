@@ -11,11 +11,13 @@
 /// entry being retired stays until the groups already mapped to it have finished (in-flight
 /// count zero), then it is removed.
 
-#include <algorithm>  // std::min, std::max
+#include <algorithm>  // std::min, std::max, std::find
+#include <array>      // std::array
 #include <cmath>      // std::ceil
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uint16_t, std::uint32_t, std::uint8_t
 #include <string>     // std::string
+#include <utility>    // std::pair
 #include <vector>     // std::vector
 
 #include "strata/chiplet/critical_path.hpp"
@@ -62,6 +64,13 @@ struct residency_params {
   /// Metadata reservation M per bank (directory, version state, replication buffers).
   /// [Assumed 64 KiB]
   data_size<> metadata_reserve = units::KiB(64.0);
+  /// Bytes of each tier held by data other than experts — KV cache, non-routed weights,
+  /// activations (`chiplet/capacity.hpp` plans them) — spread over the tier's banks in
+  /// proportion to their capacity; `usable` subtracts each bank's share. Zero: experts may use
+  /// the whole tier.
+  data_size<> sram_other{};
+  data_size<> hbm_other{};   ///< as `sram_other`, for the HBM tier
+  data_size<> dram_other{};  ///< as `sram_other`, for the DRAM tier
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -70,8 +79,59 @@ struct residency_params {
     v("chunk", s.chunk);
     v("sram_reserve", s.sram_reserve);
     v("metadata_reserve", s.metadata_reserve);
+    v("sram_other", s.sram_other);
+    v("hbm_other", s.hbm_other);
+    v("dram_other", s.dram_other);
   }
 };
+
+/// Total capacity of the banks of one tier of a substrate.
+inline data_size<> tier_capacity(const substrate& s, tier_kind t) {
+  double c = 0.0;
+  for (const auto& b : s.banks()) c += b.tier == t ? b.capacity.si() : 0.0;
+  return data_size<>::from_si(c);
+}
+
+/// Checks residency parameters against a substrate; throws `config_error` naming the field.
+/// The per-bank reserves of Eq. 1 must leave room in the smallest bank they apply to:
+/// A + M < Cap of every SRAM bank and M < Cap of every HBM and DRAM bank; the non-expert data of
+/// a tier may fill it but not exceed it.
+inline void validate(const residency_params& p, const substrate& s) {
+  constexpr const char* id = "strata.residency";
+  detail::require(p.max_replicas_per_expert >= 1, id, "max_replicas_per_expert", p.max_replicas_per_expert, ">= 1");
+  detail::require(p.budget_factor >= 1.0, id, "budget_factor", p.budget_factor, ">= 1");
+  detail::require_positive(p.chunk.si(), id, "chunk", "B");
+  detail::require_nonnegative(p.sram_reserve.si(), id, "sram_reserve", "B");
+  detail::require_nonnegative(p.metadata_reserve.si(), id, "metadata_reserve", "B");
+  double sram_min = 0.0, other_min = 0.0;
+  for (const auto& b : s.banks()) {
+    double& m = b.tier == tier_kind::sram ? sram_min : other_min;
+    m = m == 0.0 ? b.capacity.si() : std::min(m, b.capacity.si());
+  }
+  const double all_min = sram_min == 0.0 ? other_min : other_min == 0.0 ? sram_min : std::min(sram_min, other_min);
+  if (p.metadata_reserve.si() >= all_min) {
+    throw config_error("metadata_reserve", "[strata.residency] metadata_reserve (M = " +
+                                               detail::to_text(p.metadata_reserve.si()) +
+                                               " B) must be below the smallest bank capacity (" + detail::to_text(all_min) +
+                                               " B, Eq. 1): the reserve exceeds the bank");
+  }
+  const double a_m = p.sram_reserve.si() + p.metadata_reserve.si();
+  if (sram_min > 0.0 && a_m >= sram_min) {
+    throw config_error("sram_reserve", "[strata.residency] sram_reserve + metadata_reserve (A + M = " +
+                                           detail::to_text(a_m) + " B) must be below the SRAM bank capacity (" +
+                                           detail::to_text(sram_min) + " B, Eq. 1): the reserve exceeds the bank");
+  }
+  const std::pair<const char*, std::pair<data_size<>, tier_kind>> others[] = {
+      {"sram_other", {p.sram_other, tier_kind::sram}},
+      {"hbm_other", {p.hbm_other, tier_kind::hbm}},
+      {"dram_other", {p.dram_other, tier_kind::dram}}};
+  for (const auto& [field, v] : others) {
+    detail::require_nonnegative(v.first.si(), id, field, "B");
+    const double cap = tier_capacity(s, v.second).si();
+    detail::require(v.first.si() <= cap * (1 + 1e-12), id, field, v.first.si(),
+                    ("<= the tier's capacity (" + detail::to_text(cap) + " B)").c_str());
+  }
+}
 
 /// The replicas of a model on a substrate with a versioned directory.
 class residency {
@@ -82,11 +142,11 @@ class residency {
     detail::require(layers >= 1, id, "layers", layers, ">= 1");
     detail::require(experts >= 1, id, "experts", experts, ">= 1");
     detail::require_positive(expert_bytes.si(), id, "expert_bytes", "B");
-    detail::require(p.max_replicas_per_expert >= 1, id, "max_replicas_per_expert", p.max_replicas_per_expert, ">= 1");
-    detail::require(p.budget_factor >= 1.0, id, "budget_factor", p.budget_factor, ">= 1");
-    detail::require_positive(p.chunk.si(), id, "chunk", "B");
-    detail::require_nonnegative(p.sram_reserve.si(), id, "sram_reserve", "B");
-    detail::require_nonnegative(p.metadata_reserve.si(), id, "metadata_reserve", "B");
+    validate(p, s);
+    for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+      const double cap = tier_capacity(s, t).si();
+      other_share_[static_cast<std::size_t>(t)] = cap > 0.0 ? other_(t) / cap : 0.0;
+    }
     by_expert_.assign(static_cast<std::size_t>(layers) * experts, {});
     bank_used_.assign(s.banks().size(), 0.0);
   }
@@ -104,10 +164,17 @@ class residency {
   /// Resident bytes of all entries (left side of Eq. 24); pending and retiring copies occupy
   /// space too.
   [[nodiscard]] data_size<> resident_bytes() const { return wt_ * static_cast<double>(entries_.size()); }
-  /// Usable capacity of a bank: Cap − A − M (Eq. 1).
+  /// Bytes of a bank reserved for what is not an expert: A (SRAM only) + M (Eq. 1) plus the
+  /// bank's share of its tier's non-expert data (`residency_params::*_other`).
+  [[nodiscard]] double reserved(int bank) const {
+    const auto& b = s_->banks()[static_cast<std::size_t>(bank)];
+    return (b.tier == tier_kind::sram ? p_.sram_reserve.si() : 0.0) + p_.metadata_reserve.si() +
+           b.capacity.si() * other_share_[static_cast<std::size_t>(b.tier)];
+  }
+  /// Usable capacity of a bank for experts: Cap − A − M − other data (Eq. 1), at least 0.
   [[nodiscard]] double usable(int bank) const {
     const auto& b = s_->banks()[static_cast<std::size_t>(bank)];
-    return b.capacity.si() - (b.tier == tier_kind::sram ? p_.sram_reserve.si() : 0.0) - p_.metadata_reserve.si();
+    return std::max(0.0, b.capacity.si() - reserved(bank));
   }
   /// Bytes placed on a bank.
   [[nodiscard]] double used(int bank) const { return bank_used_[static_cast<std::size_t>(bank)]; }
@@ -126,8 +193,16 @@ class residency {
     if (static_cast<int>(of(layer, expert).size()) >= p_.max_replicas_per_expert) return "replica count at R_max (Eq. 2)";
     if ((resident_bytes() + wt_).si() > budget().si() * (1 + 1e-12)) return "residency budget B_res exceeded (Eq. 24)";
     for (int i = 0; i < span; ++i) {
+      const auto& b = s_->banks()[static_cast<std::size_t>(bank + i)];
+      if (reserved(bank + i) >= b.capacity.si()) {
+        return "bank " + std::to_string(bank + i) + " has no room for experts: its reserve (" +
+               detail::to_text(reserved(bank + i)) + " B: activations/token buffers, metadata and non-expert data) " +
+               "fills its capacity (" + detail::to_text(b.capacity.si()) + " B, Eq. 1)";
+      }
       if (used(bank + i) + wt_.si() / span > usable(bank + i) * (1 + 1e-12)) {
-        return "bank " + std::to_string(bank + i) + " over capacity (Eq. 1)";
+        return "bank " + std::to_string(bank + i) + " over capacity (Eq. 1): " + detail::to_text(used(bank + i)) +
+               " B used + " + detail::to_text(wt_.si() / span) + " B > " + detail::to_text(usable(bank + i)) +
+               " B usable";
       }
     }
     return {};
@@ -289,23 +364,40 @@ class residency {
   const substrate* s_;
   int layers_, experts_;
   data_size<> wt_;
+  [[nodiscard]] double other_(tier_kind t) const {
+    return t == tier_kind::sram ? p_.sram_other.si() : t == tier_kind::hbm ? p_.hbm_other.si() : p_.dram_other.si();
+  }
+
   residency_params p_;
+  std::array<double, 3> other_share_{};  // non-expert data per byte of capacity, by tier
   std::uint32_t version_ = 0;
   std::vector<directory_entry> entries_;
   std::vector<std::vector<int>> by_expert_;
   std::vector<double> bank_used_;
 };
 
+namespace detail {
+/// Distinct homes of the banks of tier `t`, in bank order (SRAM: chiplet groups; HBM/DRAM: IO
+/// chiplets, or compute chiplets when the substrate puts the tier under them).
+inline std::vector<int> homes_of(const substrate& s, tier_kind t) {
+  std::vector<int> homes;
+  for (const auto& b : s.banks()) {
+    if (b.tier == t && std::find(homes.begin(), homes.end(), b.home) == homes.end()) homes.push_back(b.home);
+  }
+  return homes;
+}
+}  // namespace detail
+
 /// Single-copy static placement, the paper's normaliser (§7.1): one replica per expert, experts
 /// dealt round-robin over the compute chiplets in (layer, expert) order, each placed in the
 /// nearest tier with room — the chiplet's SRAM group, then HBM, then DRAM — and striped over all
-/// banks of its home (SRAM group, or the IO chiplet chosen round-robin) for bandwidth.
+/// banks of one home of the tier for bandwidth: the chiplet's own home when the tier has one under
+/// it (chiplet-local memory), else the homes in turn (IO chiplets, chosen round-robin).
 /// Popularity-agnostic by design. Throws `config_error` if the model does not fit.
 inline residency single_copy_static(const substrate& s, int layers, int experts, data_size<> expert_bytes,
                                     residency_params p = {}) {
   residency r(s, layers, experts, expert_bytes, p);
-  const int nio = s.io_chiplets();
-  int next_io = 0;
+  int next = 0;
   for (int l = 0; l < layers; ++l) {
     for (int e = 0; e < experts; ++e) {
       const int c = (l * experts + e) % s.chiplets();
@@ -313,7 +405,7 @@ inline residency single_copy_static(const substrate& s, int layers, int experts,
       std::vector<std::vector<int>> homes;
       homes.push_back(s.banks_of(tier_kind::sram, s.group_of(c)));
       for (tier_kind t : {tier_kind::hbm, tier_kind::dram}) {
-        for (int h : s.homes_for(t, c, next_io)) homes.push_back(s.banks_of(t, h));
+        for (int h : s.homes_for(t, c, next)) homes.push_back(s.banks_of(t, h));
       }
       for (const auto& banks : homes) {
         if (banks.empty()) continue;
@@ -323,7 +415,7 @@ inline residency single_copy_static(const substrate& s, int layers, int experts,
           break;
         }
       }
-      next_io = (next_io + 1) % nio;
+      ++next;
       if (!placed) {
         throw config_error("placement", "[strata.residency] expert (" + std::to_string(l) + ", " + std::to_string(e) +
                                             ") fits in no tier: the model exceeds the package's memory");

@@ -15,6 +15,18 @@
 /// After each attention output projection and each FFN/MoE block, a tensor-parallel step
 /// all-reduces T·d activations over the ring: 2(n−1)/n · bytes / BW_link + 2(n−1) · λ_link,
 /// moving 2(n−1) · bytes over links in total.
+/// Multi-node tensor parallelism (`devices_per_node` g > 0 and n > g, N = n / g nodes): the
+/// all-reduce is hierarchical, the usual two-level decomposition — reduce-scatter inside each node
+/// over the device links, all-reduce of each device's 1/g shard across the N nodes over its own
+/// inter-node link (one NIC per device, all in parallel), all-gather inside each node:
+///   t = 2(g−1)/g · bytes / BW_link + 2(g−1)·λ_link + 2(N−1)/N · (bytes/g) / BW_node + 2(N−1)·λ_node
+/// moving 2(g−1)·N·bytes over device links and 2(N−1)·bytes over inter-node links.
+///
+/// Capacity (`check_capacity`, and the model overload of `evaluate`): the bytes that must be
+/// resident for the step (`resident_footprint` in `footprint.hpp`: every weight of every expert,
+/// the KV cache of the batch, the activation workspace) are placed by data class (`tier_map`) and split evenly over
+/// the devices; every tier must hold what is placed in it. An infeasible step is a result
+/// (`feasible == false`, `reason` naming the tier, its bytes and its capacity), still timed.
 /// Step energy adds static power × time × devices and is capped at max power × time × devices
 /// (the card cannot draw more than its limit; a roofline cannot model the clock drop itself).
 /// Tokens per second: decode B / t_step; prefill B·S / t_step.
@@ -28,6 +40,7 @@
 #include "strata/core/scalar.hpp"
 #include "strata/core/tier.hpp"
 #include "strata/core/units.hpp"
+#include "strata/workload/footprint.hpp"
 #include "strata/workload/operators.hpp"
 
 namespace strata {
@@ -70,6 +83,10 @@ struct roofline_machine {
   bandwidth<> link_bandwidth{};            ///< per device, one direction (tensor-parallel link)
   duration<> link_latency{};               ///< per hop
   energy_per_data<> link_energy{};         ///< per byte crossing a link
+  int devices_per_node = 0;                ///< devices joined by the device links; 0: all of them
+  bandwidth<> node_link_bandwidth{};       ///< inter-node link per device, one direction
+  duration<> node_link_latency{};          ///< per inter-node ring step
+  energy_per_data<> node_link_energy{};    ///< per byte crossing an inter-node link
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -88,8 +105,17 @@ struct roofline_machine {
     v("link_bandwidth", s.link_bandwidth);
     v("link_latency", s.link_latency);
     v("link_energy", s.link_energy);
+    v("devices_per_node", s.devices_per_node);
+    v("node_link_bandwidth", s.node_link_bandwidth);
+    v("node_link_latency", s.node_link_latency);
+    v("node_link_energy", s.node_link_energy);
   }
   friend bool operator==(const roofline_machine&, const roofline_machine&) = default;
+
+  /// Nodes the devices span: ⌈devices / devices_per_node⌉, 1 when devices_per_node is 0.
+  [[nodiscard]] int nodes() const {
+    return devices_per_node > 0 ? (devices + devices_per_node - 1) / devices_per_node : 1;
+  }
 };
 
 /// Checks a machine; throws `config_error` naming the field.
@@ -119,6 +145,14 @@ inline void validate(const roofline_machine& m) {
   if (m.devices > 1) detail::require_positive(m.link_bandwidth.si(), id, "link_bandwidth", "B/s");
   detail::require_nonnegative(m.link_latency.si(), id, "link_latency", "s");
   detail::require_nonnegative(m.link_energy.si(), id, "link_energy", "J/B");
+  detail::require(m.devices_per_node >= 0, id, "devices_per_node", m.devices_per_node, ">= 0 (0: one node)");
+  if (m.nodes() > 1) {
+    detail::require(m.devices % m.devices_per_node == 0, id, "devices", m.devices,
+                    ("a multiple of devices_per_node (" + std::to_string(m.devices_per_node) + ")").c_str());
+    detail::require_positive(m.node_link_bandwidth.si(), id, "node_link_bandwidth", "B/s");
+  }
+  detail::require_nonnegative(m.node_link_latency.si(), id, "node_link_latency", "s");
+  detail::require_nonnegative(m.node_link_energy.si(), id, "node_link_energy", "J/B");
 }
 
 /// Time and energy of one operator on the machine, with the binding resource.
@@ -184,19 +218,39 @@ inline op_cost cost_of(const op& o, const roofline_machine& m) {
   return c;
 }
 
-/// Ring all-reduce of `bytes` over `devices`: time and total link bytes.
+/// All-reduce of `bytes` over `devices`: time and total link bytes.
 struct allreduce_cost {
   duration<> time{};
-  data_size<> link_bytes{};
+  data_size<> link_bytes{};       ///< over all links, device and inter-node
+  data_size<> node_link_bytes{};  ///< of which over inter-node links
+  duration<> node_time{};         ///< of `time`, the inter-node stage
   strata::energy<> energy{};
 };
+/// Ring all-reduce time of `bytes` over `n` ranks: 2(n−1)/n · bytes / BW + 2(n−1)·λ (zero for one
+/// rank). Generic in the scalar: the intra-node and the inter-node stage are both this.
+template <class T>
+duration<T> ring_allreduce_time(const data_size<T>& bytes, const T& n, const bandwidth<T>& bw, const duration<T>& latency) {
+  if (!(value_of(n) > 1.0)) return {};
+  return bytes * (2.0 * (n - 1.0) / n) / bw + latency * (2.0 * (n - 1.0));
+}
+
+/// Ring all-reduce within a node; hierarchical across nodes (file comment): the inter-node stage
+/// is a ring over the N nodes of each device's 1/g shard.
 inline allreduce_cost allreduce(const roofline_machine& m, data_size<> bytes) {
   allreduce_cost a;
   if (m.devices <= 1 || bytes.si() <= 0.0) return a;
-  const double n = m.devices;
-  a.time = bytes * (2.0 * (n - 1.0) / n) / m.link_bandwidth + m.link_latency * (2.0 * (n - 1.0));
-  a.link_bytes = bytes * (2.0 * (n - 1.0));
-  a.energy = a.link_bytes * m.link_energy;
+  const int nodes = m.nodes();
+  const double g = nodes > 1 ? double(m.devices_per_node) : double(m.devices);
+  a.time = ring_allreduce_time(bytes, g, m.link_bandwidth, m.link_latency);
+  a.link_bytes = bytes * (2.0 * (g - 1.0) * nodes);
+  if (nodes > 1) {
+    const double N = nodes;
+    a.node_time = ring_allreduce_time(bytes / g, N, m.node_link_bandwidth, m.node_link_latency);
+    a.node_link_bytes = bytes * (2.0 * (N - 1.0));
+    a.time += a.node_time;
+  }
+  a.energy = a.link_bytes * m.link_energy + a.node_link_bytes * m.node_link_energy;
+  a.link_bytes += a.node_link_bytes;
   return a;
 }
 
@@ -207,10 +261,13 @@ struct step_result {
   strata::energy<> dynamic_energy{};         ///< FLOPs, memory and links only
   op_count<> flops{};
   data_size<> weight_bytes{}, kv_bytes{}, activation_bytes{}, link_bytes{};
+  data_size<> node_link_bytes{};     ///< of `link_bytes`, over inter-node links
   double tokens = 0.0;               ///< tokens produced (decode) or processed (prefill)
   double tokens_per_s = 0.0;
   double joules_per_token = 0.0;
   bool power_capped = false;         ///< the energy hit the max-power cap
+  bool feasible = true;              ///< the resident bytes fit the tiers (model overload only)
+  std::string reason;                ///< capacity verdict with the numbers (model overload only)
   cost<> breakdown;                  ///< step → layers → operators (empty unless requested)
 
   template <class S, class V>
@@ -227,6 +284,9 @@ struct step_result {
     v("tokens_per_s", s.tokens_per_s);
     v("joules_per_token", s.joules_per_token);
     v("power_capped", s.power_capped);
+    v("node_link_bytes", s.node_link_bytes);
+    v("feasible", s.feasible);
+    v("reason", s.reason);
   }
 };
 
@@ -278,6 +338,7 @@ inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape,
       r.time += ar.time;
       r.dynamic_energy += ar.energy;
       r.link_bytes += ar.link_bytes;
+      r.node_link_bytes += ar.node_link_bytes;
     }
     if (with_breakdown) {
       const auto& tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
@@ -316,6 +377,36 @@ inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape,
     r.breakdown.energy = r.energy;  // after the max-power cap
     r.breakdown.time = r.time;
   }
+  return r;
+}
+
+/// Places a footprint on a machine's tiers by `m.placement` and checks every tier: capacity is
+/// `devices` × the tier's capacity, the bytes split evenly over the devices (KV replication of
+/// MLA or of more ranks than KV heads is not modelled here: `baseline/gpu.hpp`'s fit check does).
+inline capacity_check check_capacity(const roofline_machine& m, const footprint& f) {
+  validate(m);
+  capacity_check c;
+  for (const auto& t : m.tiers) c.tiers.push_back({t.name, t.capacity * double(m.devices), {}});
+  auto at = [&](int i) -> footprint& { return c.tiers[static_cast<std::size_t>(i)].placed; };
+  at(m.placement.expert).experts += f.experts;
+  at(m.placement.weights).weights += f.weights;
+  at(m.placement.kv).kv += f.kv;
+  at(m.placement.non_nmp).non_nmp += f.non_nmp;
+  at(m.placement.activations).activations += f.activations;
+  detail::conclude(c, " on " + (m.name.empty() ? std::string("the machine") : m.name) +
+                          (m.devices > 1 ? " (" + std::to_string(m.devices) + " devices)" : std::string()));
+  return c;
+}
+
+/// Evaluates model `mdl` running step `s` on `m`: the operators (`step_operators`, exact routing
+/// with `hist`) through `evaluate`, and the capacity of the whole model's resident bytes
+/// (`resident_footprint`, `check_capacity`) into `feasible` and `reason`.
+inline step_result evaluate(const model& mdl, const step_shape& s, const roofline_machine& m,
+                            const expert_histogram& hist = {}, bool with_breakdown = false) {
+  auto r = evaluate(step_operators(mdl, s, hist), s, mdl.hidden, m, with_breakdown);
+  const auto c = check_capacity(m, resident_footprint(mdl, s));
+  r.feasible = c.feasible;
+  r.reason = c.reason;
   return r;
 }
 

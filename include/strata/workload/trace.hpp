@@ -27,6 +27,7 @@
 /// auto s = strata::statistics(t);                    // s.layers[0].hottest_share == 0.5
 /// \endcode
 ///
+/// Decode batches of B concurrent sequences: `select_decode_batch` (below).
 /// Readers for the CSV formats are in `trace_io.hpp`; the synthetic generator and its fitter in
 /// `trace_gen.hpp`.
 
@@ -39,7 +40,7 @@
 #include <initializer_list>  // std::initializer_list, for push_back in tests and examples
 #include <span>              // std::span
 #include <string>            // std::string, std::to_string
-#include <utility>           // std::move
+#include <utility>           // std::move, std::pair, std::swap
 #include <vector>            // std::vector
 
 #include "strata/core/error.hpp"
@@ -291,6 +292,162 @@ inline trace_stats statistics(const routing_trace& t) {
     r.overlap += r.layers[l].overlap / static_cast<double>(L);
   }
   return r;
+}
+
+/// How a decode batch is drawn from a trace: B concurrent requests, one token from each of B
+/// different sequences (HCRMap Table 2's "512 active tokens" are 512 running sequences, each
+/// decoding its next token), not B consecutive tokens of one document.
+///
+/// Sequences are the trace's `seq` ids (a trace without ids is one sequence), in order of first
+/// appearance; a sequence's tokens are taken in `pos` order (file order where `pos` is absent),
+/// and "position p" is its (p + 1)-th token.
+/// - `position >= 0`: every sequence with more than `position` tokens is eligible and gives its
+///   token at `position`; the batch takes the first B eligible sequences.
+/// - `position < 0`: every sequence is eligible; B of them are drawn at random without
+///   replacement and each gives the token at a random position, both from `seed` (splitmix64,
+///   so the batch is the same on every platform).
+/// - `step` advances every chosen sequence by that many tokens (wrapping within the sequence):
+///   consecutive decode windows of the same running batch.
+/// With fewer eligible sequences than B the trace is refused (`config_error` naming `batch`)
+/// unless `allow_reuse`: then slot j takes sequence j mod N at its u-th next token (u = j div N),
+/// and the result reports it (`max_per_sequence` > 1, `repeated_tokens`, `note`).
+struct decode_batch_spec {
+  int batch = 512;          ///< B sequences (HCRMap Table 2: 512 active tokens)
+  int position = -1;        ///< token position in each sequence; < 0: random (seeded)
+  std::uint64_t seed = 0;   ///< seed of the random sequences and positions
+  int step = 0;             ///< decode steps since the batch's first window
+  bool allow_reuse = false; ///< fewer sequences than B: reuse them (reported) instead of refusing
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("batch", s.batch);
+    v("position", s.position);
+    v("seed", s.seed);
+    v("step", s.step);
+    v("allow_reuse", s.allow_reuse);
+  }
+};
+
+/// A decode batch drawn from a trace.
+struct decode_batch {
+  std::vector<std::size_t> tokens;  ///< trace token index of each of the B slots
+  std::size_t sequences = 0;        ///< distinct sequences the batch touches
+  std::size_t eligible = 0;         ///< sequences of the trace that could serve
+  int max_per_sequence = 0;         ///< most slots one sequence fills (1: B distinct sequences)
+  std::size_t repeated_tokens = 0;  ///< slots whose token already fills an earlier slot
+  std::string note;                 ///< empty for B distinct sequences, else what was reused
+
+  /// True when every slot is a different sequence.
+  [[nodiscard]] bool concurrent() const noexcept { return max_per_sequence <= 1; }
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("tokens", s.tokens);
+    v("sequences", s.sequences);
+    v("eligible", s.eligible);
+    v("max_per_sequence", s.max_per_sequence);
+    v("repeated_tokens", s.repeated_tokens);
+    v("note", s.note);
+  }
+};
+
+namespace detail {
+/// splitmix64 (Steele, Lea and Flood, OOPSLA 2014): a portable, seedable 64-bit generator.
+struct splitmix64 {
+  std::uint64_t state;
+  std::uint64_t next() noexcept {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, n) (n ≥ 1); the modulo bias is below n / 2^64.
+  std::size_t below(std::size_t n) noexcept { return static_cast<std::size_t>(next() % n); }
+};
+
+/// Token indices of each sequence in position order; sequences in order of first appearance.
+inline std::vector<std::vector<std::size_t>> sequences_of(const routing_trace& t) {
+  std::vector<std::vector<std::size_t>> seqs;
+  std::vector<std::pair<std::int32_t, std::size_t>> index;  // (seq id, slot), sorted by id
+  for (std::size_t i = 0; i < t.tokens(); ++i) {
+    const std::int32_t id = t.info(i).seq;
+    auto it = std::lower_bound(index.begin(), index.end(), std::pair{id, std::size_t{0}},
+                               [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (it == index.end() || it->first != id) {
+      it = index.insert(it, {id, seqs.size()});
+      seqs.emplace_back();
+    }
+    seqs[it->second].push_back(i);
+  }
+  for (auto& s : seqs) {
+    std::stable_sort(s.begin(), s.end(), [&](std::size_t a, std::size_t b) { return t.info(a).pos < t.info(b).pos; });
+  }
+  return seqs;
+}
+}  // namespace detail
+
+/// Draws a decode batch from `trace` (rules in `decode_batch_spec`). Throws `config_error` for an
+/// empty trace, `batch` < 1, `step` < 0, or fewer eligible sequences than `batch` without
+/// `allow_reuse`.
+inline decode_batch select_decode_batch(const routing_trace& trace, const decode_batch_spec& spec) {
+  constexpr const char* id = "strata.decode_batch";
+  detail::require(!trace.empty(), id, "trace", trace.tokens(), "non-empty");
+  detail::require(spec.batch >= 1, id, "batch", spec.batch, ">= 1");
+  detail::require(spec.step >= 0, id, "step", spec.step, ">= 0");
+  const auto seqs = detail::sequences_of(trace);
+  std::vector<std::size_t> eligible;
+  for (std::size_t s = 0; s < seqs.size(); ++s) {
+    if (spec.position < 0 || seqs[s].size() > static_cast<std::size_t>(spec.position)) eligible.push_back(s);
+  }
+  decode_batch out;
+  out.eligible = eligible.size();
+  const auto want = static_cast<std::size_t>(spec.batch);
+  if (eligible.size() < want && !spec.allow_reuse) {
+    const std::string where = spec.position < 0 ? std::string("sequences")
+                                                : "sequences with a token at position " + std::to_string(spec.position);
+    detail::require(false, id, "batch", spec.batch,
+                    ("<= the trace's " + std::to_string(eligible.size()) + " " + where +
+                     " (one token per concurrent sequence; set allow_reuse to take several tokens per sequence)")
+                        .c_str());
+  }
+  if (eligible.empty()) {
+    std::size_t longest = 0;
+    for (const auto& s : seqs) longest = std::max(longest, s.size());
+    detail::require(false, id, "position", spec.position,
+                    ("below the longest sequence's length (" + std::to_string(longest) + ")").c_str());
+  }
+  detail::splitmix64 rng{spec.seed};
+  if (spec.position < 0) {
+    // Partial Fisher–Yates: a random order of the sequences, seeded.
+    for (std::size_t i = 0; i + 1 < eligible.size() && i < want; ++i) {
+      std::swap(eligible[i], eligible[i + rng.below(eligible.size() - i)]);
+    }
+  }
+  const std::size_t n = std::min(want, eligible.size());
+  std::vector<std::size_t> base(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    const auto len = seqs[eligible[j]].size();
+    base[j] = spec.position < 0 ? rng.below(len) : static_cast<std::size_t>(spec.position);
+  }
+  out.tokens.resize(want);
+  std::vector<std::size_t> seen;
+  seen.reserve(want);
+  for (std::size_t j = 0; j < want; ++j) {
+    const std::size_t slot = j % n, use = j / n;
+    const auto& seq = seqs[eligible[slot]];
+    out.tokens[j] = seq[(base[slot] + static_cast<std::size_t>(spec.step) + use) % seq.size()];
+    seen.push_back(out.tokens[j]);
+  }
+  std::sort(seen.begin(), seen.end());
+  out.repeated_tokens = want - static_cast<std::size_t>(std::unique(seen.begin(), seen.end()) - seen.begin());
+  out.sequences = n;
+  out.max_per_sequence = static_cast<int>((want + n - 1) / n);
+  if (out.max_per_sequence > 1) {
+    out.note = "the trace has " + std::to_string(eligible.size()) + " eligible sequences for a batch of " +
+               std::to_string(want) + ": up to " + std::to_string(out.max_per_sequence) +
+               " tokens per sequence, " + std::to_string(out.repeated_tokens) + " repeated tokens";
+  }
+  return out;
 }
 
 }  // namespace v0

@@ -16,6 +16,8 @@
 #   CONSUMER_EXTRA_ARGS   '|'-separated extra -D arguments for the consumer's configure step
 #   STRATA_SOURCE_DIR, STRATA_BINARY_DIR
 
+cmake_minimum_required(VERSION 3.25)  # policies in script mode (if(IN_LIST))
+
 foreach(_var CONSUMER_MODE CONSUMER_SOURCE_DIR CONSUMER_WORK_DIR STRATA_SOURCE_DIR STRATA_BINARY_DIR)
   if(NOT DEFINED ${_var} OR "${${_var}}" STREQUAL "")
     message(FATAL_ERROR "run_consumer.cmake: ${_var} is not set")

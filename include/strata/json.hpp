@@ -3,6 +3,8 @@
 /// \file
 /// JSON for every strata type (the only public header that pulls in nlohmann/json, STYLE rule 3).
 /// Parameter and result structs list their fields once in `visit_fields`; this header turns that
-/// list into `to_json`/`from_json`, with units on quantities and errors that name the JSON path.
+/// list into `to_json`/`from_json`, with units on quantities and errors that name the JSON path;
+/// `plain_numbers` turns a value into plain SI numbers for analysis tools.
 
 #include "strata/core/json.hpp"
+#include "strata/core/json_plain.hpp"

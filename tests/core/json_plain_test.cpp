@@ -125,6 +125,10 @@ TEST_CASE("a quantity string becomes its SI number and its key gains the SI unit
     CHECK(out.at("power_W").get<double>() == 42.67);
     CHECK(out.at("peak_FLOP_per_s").get<double>() == 989e12);
   }
+  SUBCASE("the README example, byte for byte") {
+    const json in = json::parse(R"({"latency": "13.75 ns", "bandwidth": "460 GB/s"})");
+    CHECK(plain_numbers(in).dump() == R"({"bandwidth_B_per_s":460000000000.0,"latency_s":1.375e-08})");
+  }
   SUBCASE("an array of one dimension becomes numbers under one suffixed key") {
     const json out = plain_numbers(json{{"layer_latency", {"1 ns", "2 us", "3e-3 s"}}});
     CHECK(out == json{{"layer_latency_s", {1e-9, 2e-6, 3e-3}}});

@@ -14,6 +14,8 @@
 #   scripts/compile_time.sh --ci             # also fail when a target is exceeded by --factor
 #   scripts/compile_time.sh --runs 5 --factor 2.5 --cxx clang++ --headers 'device/*'
 #   scripts/compile_time.sh --no-timing --ci    # the include check alone (CTest headers.include_check)
+#   scripts/compile_time.sh --update-readme     # also writes the table into README.md, between the
+#                                               # lines <!-- compile_time:begin --> and <!-- compile_time:end -->
 #
 # Targets (this machine: 2 cores, GCC 12): the umbrella under 4 s, each device/ header under 1 s.
 # --ci fails (exit 1) when a median exceeds target x factor (default 2, for machine noise), or
@@ -29,17 +31,19 @@ runs=3
 factor=2
 ci=0
 timing=1
+update_readme=0
 cxx="${CXX:-c++}"
 filter=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --ci) ci=1 ;;
     --no-timing) timing=0 ;;
+    --update-readme) update_readme=1 ;;
     --runs) runs="$2"; shift ;;
     --factor) factor="$2"; shift ;;
     --cxx) cxx="$2"; shift ;;
     --headers) filter="$2"; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "compile_time.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -88,10 +92,13 @@ fi
 
 median() { LC_ALL=C sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "compile time per public header: $cxx $($cxx -dumpversion), ${flags[*]}, median of $runs, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
-echo
-echo "| header | CPU (s) | wall (s) | target (s) | Eigen | nlohmann/json |"
-echo "| --- | ---: | ---: | ---: | --- | --- |"
+report="$work/report.md"
+: > "$report"
+emit() { printf '%s\n' "$1" | tee -a "$report"; }  # stdout, and the copy --update-readme uses
+emit "compile time per public header: $cxx $($cxx -dumpversion), ${flags[*]}, median of $runs, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+emit ""
+emit "| header | CPU (s) | wall (s) | target (s) | Eigen | nlohmann/json |"
+emit "| --- | ---: | ---: | ---: | --- | --- |"
 failures=()
 for h in "${headers[@]}"; do
   tu="$work/tu.cpp"
@@ -142,13 +149,34 @@ for h in "${headers[@]}"; do
     fi
   fi
   if [[ $timing -eq 1 ]]; then
-    printf '| `%s` | %.2f | %.2f | %s | %s | %s |\n' "$h" "$med" "$med_wall" "$shown_target" "$eigen" "$json"
+    emit "$(printf '| `%s` | %.2f | %.2f | %s | %s | %s |' "$h" "$med" "$med_wall" "$shown_target" "$eigen" "$json")"
   else
-    printf '| `%s` | – | – | %s | %s | %s |\n' "$h" "$shown_target" "$eigen" "$json"
+    emit "$(printf '| `%s` | – | – | %s | %s | %s |' "$h" "$shown_target" "$eigen" "$json")"
   fi
 done
 
 echo
+if [[ $update_readme -eq 1 ]]; then
+  if [[ $timing -ne 1 ]]; then
+    echo "compile_time.sh: --update-readme needs the timing" >&2
+    exit 2
+  fi
+  grep -q '^<!-- compile_time:begin -->$' README.md && grep -q '^<!-- compile_time:end -->$' README.md || {
+    echo "compile_time.sh: README.md lacks the <!-- compile_time:begin/end --> lines" >&2
+    exit 1
+  }
+  {
+    printf 'Measured with `%s`:\n\n' "$(head -n 1 "$report" | sed 's/^compile time per public header: //')"
+    grep '^|' "$report"
+  } > "$work/table.md"
+  awk -v table="$work/table.md" '
+    /^<!-- compile_time:end -->$/ { skipping = 0 }
+    !skipping { print }
+    /^<!-- compile_time:begin -->$/ { while ((getline line < table) > 0) print line; skipping = 1 }
+  ' README.md > "$work/README.md"
+  cp "$work/README.md" README.md
+  echo "compile_time.sh: README.md table updated"
+fi
 if [[ ${#failures[@]} -eq 0 ]]; then
   [[ $timing -eq 1 ]] && echo "compile_time.sh: every target met within x${factor} (a target missed by less shows \"(missed)\")"
   echo "compile_time.sh: no header pulls in Eigen or nlohmann/json without need"

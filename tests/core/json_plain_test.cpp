@@ -47,7 +47,10 @@ void check_plain(const json& in, const json& out, const std::string& path, plain
   if (in.is_object()) {
     REQUIRE(out.is_object());
     CHECK(out.size() == in.size());
-    for (const auto& [key, value] : in.items()) {
+    for (const auto& item : in.items()) {
+      // Plain variables, not structured bindings: clang 14 cannot capture those in doctest macros.
+      const std::string key = item.key();
+      const json& value = item.value();
       if (out.contains(key)) {
         check_plain(value, out.at(key), path + "." + key, stats);
         continue;
@@ -58,10 +61,14 @@ void check_plain(const json& in, const json& out, const std::string& path, plain
         return longer.size() > k.size() + 1 && longer.compare(0, k.size() + 1, k + "_") == 0;
       };
       std::string found;
-      for (const auto& [k2, v2] : out.items()) {
+      for (const auto& candidate : out.items()) {
+        const std::string k2 = candidate.key();
         if (in.contains(k2) || !extends(k2, key)) continue;
         bool longer_owner = false;
-        for (const auto& [k3, v3] : in.items()) longer_owner = longer_owner || (k3.size() > key.size() && extends(k2, k3));
+        for (const auto& other : in.items()) {
+          const std::string k3 = other.key();
+          longer_owner = longer_owner || (k3.size() > key.size() && extends(k2, k3));
+        }
         if (longer_owner) continue;
         CHECK_MESSAGE(found.empty(), key << " has two suffixed keys: " << found << ", " << k2);
         found = k2;
@@ -218,7 +225,8 @@ TEST_CASE("an HCRMap window result on a real trace: every quantity becomes a fin
   // Deterministic: the same result gives byte-identical plain JSON, keys in byte order.
   CHECK(plain_numbers(in).dump() == out.dump());
   std::string previous;
-  for (const auto& [key, value] : out.items()) {
+  for (const auto& item : out.items()) {
+    const std::string key = item.key();
     CHECK(previous < key);
     previous = key;
   }

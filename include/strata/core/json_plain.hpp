@@ -161,10 +161,12 @@ inline std::optional<plain_quantity> read_plain_quantity(const std::string& s, c
 }
 
 /// Converts `j` into `out`; returns the key suffix when `j` is a quantity or an array of quantities
-/// of one dimension.
-inline std::optional<std::string> make_plain(const json& j, json& out, const std::string& path) {
+/// of one dimension. A template, so that only a translation unit that converts pays for the
+/// nlohmann::json code it instantiates.
+template <class Json>
+std::optional<std::string> make_plain(const Json& j, Json& out, const std::string& path) {
   if (j.is_string()) {
-    const auto q = read_plain_quantity(j.get<std::string>(), path);
+    const auto q = read_plain_quantity(j.template get<std::string>(), path);
     if (!q) {
       out = j;
       return std::nullopt;
@@ -173,11 +175,11 @@ inline std::optional<std::string> make_plain(const json& j, json& out, const std
     return plain_unit_suffix(q->exponents);
   }
   if (j.is_array()) {
-    out = json::array();
+    out = Json::array();
     std::optional<std::string> suffix;
     std::size_t with_unit = 0;
     for (std::size_t i = 0; i < j.size(); ++i) {
-      json e;
+      Json e;
       const std::string at = path + "[" + std::to_string(i) + "]";
       const auto s = make_plain(j[i], e, at);
       if (s) {
@@ -197,9 +199,9 @@ inline std::optional<std::string> make_plain(const json& j, json& out, const std
     return suffix;
   }
   if (j.is_object()) {
-    out = json::object();
+    out = Json::object();
     for (const auto& [key, value] : j.items()) {
-      json v;
+      Json v;
       const std::string at = path.empty() ? key : path + "." + key;
       const auto s = make_plain(value, v, at);
       const std::string name = s ? key + "_" + *s : key;
@@ -221,14 +223,16 @@ inline std::optional<std::string> make_plain(const json& j, json& out, const std
 /// the SI unit (see the file comment): `{"access_latency": "13.75 ns"}` → `{"access_latency_s": 1.375e-08}`.
 /// Throws `config_error` naming the JSON path for a non-finite quantity, an array mixing dimensions
 /// or quantities with other values, and a suffixed key that collides with an existing one.
-inline json plain_numbers(const json& j) {
-  json out;
+template <class Json = json>
+Json plain_numbers(const Json& j) {
+  Json out;
   detail::make_plain(j, out, std::string{});
   return out;
 }
 
 /// `plain_numbers(j)` for `json_units::si`, `j` unchanged for `json_units::display`.
-inline json with_units(const json& j, json_units units) {
+template <class Json = json>
+Json with_units(const Json& j, json_units units) {
   return units == json_units::si ? plain_numbers(j) : j;
 }
 

@@ -3,7 +3,7 @@
 //   strata-eval --model <preset|config.json> --machine <preset|machine.json>
 //               --phase decode|prefill --batch B --context S
 //               [--devices N] [--max-devices N] [--trace trace.csv [--trace-position P]
-//               [--trace-seed N] [--trace-reuse]] [--json]
+//               [--trace-seed N] [--trace-reuse]] [--json [--units display|si]]
 //   strata-eval --list
 //
 // Prints the step totals (FLOPs; bytes of weights, KV cache and activations; time; energy;
@@ -50,6 +50,7 @@
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/core/json.hpp"
+#include "strata/core/json_plain.hpp"
 #include "strata/workload/hf_config.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/presets.hpp"
@@ -62,7 +63,8 @@ constexpr const char* usage_text =
     "usage: strata-eval --model <preset|config.json> --machine <preset|machine.json>\n"
     "                   --phase decode|prefill --batch B --context S\n"
     "                   [--devices N] [--max-devices N] [--trace trace.csv\n"
-    "                   [--trace-position P] [--trace-seed N] [--trace-reuse]] [--json]\n"
+    "                   [--trace-position P] [--trace-seed N] [--trace-reuse]]\n"
+    "                   [--json [--units display|si]]\n"
     "       strata-eval --list\n"
     "\n"
     "Evaluates one serving step (decode: B sequences with S tokens of context; prefill: B\n"
@@ -83,6 +85,8 @@ constexpr const char* usage_text =
     "             dynamic_energy_J, tokens, tokens_per_s, joules_per_token, power_capped, ops[]\n"
     "             {name, kind, layer, expert, flops, bytes, time_s, energy_J, bound},\n"
     "             breakdown (cost tree), and model, machine, devices, phase, batch, context, fit\n"
+    "  --units    with --json: display (default: quantities as strings with units) or si (plain\n"
+    "             numbers in SI units, each such key suffixed by its unit, e.g. weight_bytes_B)\n"
     "  --list     list model and machine presets\n"
     "\n"
     "Exit status: 0 ok, 2 bad command line, 1 model/machine/trace error.\n";
@@ -101,6 +105,7 @@ struct options {
   std::uint64_t trace_seed = 0;
   bool trace_reuse = false;
   bool json = false, list = false;
+  std::optional<strata::json_units> units;
 };
 
 int parse_int(const std::string& flag, const std::string& v) {
@@ -153,6 +158,10 @@ options parse(int argc, char** argv) {
       o.trace_reuse = true;
     } else if (a == "--json") {
       o.json = true;
+    } else if (a == "--units") {
+      const std::string u = value();
+      if (u != "display" && u != "si") throw usage_error{"--units must be display or si, got '" + u + "'"};
+      o.units = u == "si" ? strata::json_units::si : strata::json_units::display;
     } else if (a == "--list") {
       o.list = true;
     } else {
@@ -160,6 +169,7 @@ options parse(int argc, char** argv) {
     }
   }
   if (o.list) return o;
+  if (o.units && !o.json) throw usage_error{"--units applies to --json output; add --json"};
   if (o.model.empty()) throw usage_error{"--model is required"};
   if (o.machine.empty()) throw usage_error{"--machine is required"};
   if (o.phase.empty()) throw usage_error{"--phase is required"};
@@ -406,7 +416,7 @@ int run(const options& o) {
     }
     j["ops"] = std::move(jops);
     j["breakdown"] = r.breakdown;
-    std::cout << j.dump(2) << "\n";
+    std::cout << strata::with_units(j, o.units.value_or(strata::json_units::display)).dump(2) << "\n";
     return 0;
   }
 

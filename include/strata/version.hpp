@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 
-/// The library version, defined once here and parsed by CMake (STYLE rule 23).
+/// The library version, defined once here and parsed by the top-level CMakeLists.txt.
 #define STRATA_VERSION_MAJOR 0
 #define STRATA_VERSION_MINOR 1
 #define STRATA_VERSION_PATCH 0

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// The cost algebra of the roofline evaluator (DESIGN.md principle 3).
+/// The cost algebra of the roofline evaluator (README, Conventions: costs compose).
 ///
 /// A `cost` is time, energy and bytes moved per named resource, plus the tree of parts it was
 /// built from. Leaves come from one equation (their `source` names it); inner nodes come from

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// The two exception types of strata and the checks that raise them (DESIGN.md principle 6,
-/// STYLE rules 14 and 17).
+/// The two exception types of strata and the checks that raise them
+/// (README, Conventions: bad input is a `config_error`, an infeasible point a result).
 
 #include <cmath>      // std::isfinite
 #include <sstream>    // std::ostringstream, for the messages

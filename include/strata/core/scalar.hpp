@@ -2,7 +2,7 @@
 #pragma once
 /// \file
 /// Scalar helpers that let one model body run with `double` and with Boost.Math's forward-mode
-/// autodiff type `fvar` (DESIGN.md principle 2): extracting the plain value, and `max`/`min`/
+/// autodiff type `fvar` (README, Conventions: scalar type): extracting the plain value, and `max`/`min`/
 /// `abs` that never mix `double` with `T`.
 
 #include <type_traits>  // std::is_arithmetic_v

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// Numerics knobs for implicit equations, kept apart from physics parameters (STYLE rule 10),
-/// and the one root finder strata uses: Boost.Math TOMS 748 on a bracket (STYLE rule 17).
+/// Numerics knobs for implicit equations, kept apart from physics parameters,
+/// and the one root finder strata uses: Boost.Math TOMS 748 on a bracket.
 
 #include <cmath>    // std::log2, std::ceil
 #include <cstdint>  // std::uintmax_t

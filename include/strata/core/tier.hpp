@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// One vocabulary for memory tiers (DESIGN.md principle 4): a Mono3D latency tier, an HBM stack,
+/// One vocabulary for memory tiers: a Mono3D latency tier, an HBM stack,
 /// an SRAM near-tier and a DDR5 pool are all a `memory_tier`, so Stratum's placement can run on
 /// HCRMap's tiers and the reverse.
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// Physical quantities with their dimension in the type (STYLE rules 11–13).
+/// Physical quantities with their dimension in the type (README, Conventions: units).
 ///
 /// A `quantity<Dim, T>` holds one value of type `T` in SI base units (s, m, kg, A) plus two
 /// counted dimensions, data (bytes) and operations (FLOPs). It is made only through a unit

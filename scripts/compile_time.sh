@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Include cost of the public strata headers (issue 7, Deliver 7; issue 8, Deliver 7).
+#
+# For every public header include/strata/**.hpp (detail/ excluded), and the umbrella
+# strata/strata.hpp, this compiles a translation unit that contains only `#include <that header>`
+# at -O2 (to an object file, as a user's TU would be compiled), N times, and reports the median
+# CPU time of the compiler (user + system) beside the median wall-clock time. The targets are judged
+# on CPU time: on an idle machine the two agree (the compiler is single-threaded), and on a shared
+# machine wall time measures the other jobs as much as the header. It also preprocesses each header and reports every header that pulls in Eigen
+# or nlohmann/json without being allowed to (lists below): headers that do not need them must not
+# include them.
+#
+#   scripts/compile_time.sh                  # table of medians (markdown), include check
+#   scripts/compile_time.sh --ci             # also fail when a target is exceeded by --factor
+#   scripts/compile_time.sh --runs 5 --factor 2.5 --cxx clang++ --headers 'device/*'
+#   scripts/compile_time.sh --no-timing --ci    # the include check alone (CTest headers.include_check)
+#   scripts/compile_time.sh --update-readme     # also writes the table into README.md, between the
+#                                               # lines <!-- compile_time:begin --> and <!-- compile_time:end -->
+#
+# Targets (this machine: 2 cores, GCC 12): the umbrella under 4 s, each device/ header under 1 s.
+# --ci fails (exit 1) when a median exceeds target x factor (default 2, for machine noise), or
+# when the include check finds an offender. Without --ci the script reports and exits 0 unless
+# a header does not compile on its own.
+#
+# Environment: CXX (default c++), CXXFLAGS (added after the defaults), EIGEN_INCLUDE (default:
+# pkg-config eigen3, else /usr/include/eigen3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=3
+factor=2
+ci=0
+timing=1
+update_readme=0
+cxx="${CXX:-c++}"
+filter=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --ci) ci=1 ;;
+    --no-timing) timing=0 ;;
+    --update-readme) update_readme=1 ;;
+    --runs) runs="$2"; shift ;;
+    --factor) factor="$2"; shift ;;
+    --cxx) cxx="$2"; shift ;;
+    --headers) filter="$2"; shift ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    *) echo "compile_time.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+# Targets in seconds (median), by header glob relative to include/.
+target_for() {
+  case "$1" in
+    strata/strata.hpp) echo 4 ;;
+    strata/device/*) echo 1 ;;
+    *) echo "" ;;
+  esac
+}
+# Headers allowed to pull in Eigen / nlohmann/json (their models or readers use them).
+eigen_allowed() {
+  case "$1" in
+    strata/strata.hpp | strata/device/rc_ladder.hpp) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+json_allowed() {
+  case "$1" in
+    strata/strata.hpp | strata/json.hpp | strata/core/json.hpp | strata/core/json_plain.hpp | \
+      strata/workload/hf_config.hpp) return 0 ;;
+    *) return 1 ;;
+  esac
+}
+
+eigen_inc="${EIGEN_INCLUDE:-$(pkg-config --cflags-only-I eigen3 2>/dev/null | sed 's/^-I//; s/ *$//' || true)}"
+[[ -n "$eigen_inc" ]] || eigen_inc=/usr/include/eigen3
+# shellcheck disable=SC2206
+flags=(-std=c++20 -O2 -Iinclude "-I$eigen_inc" ${CXXFLAGS:-})
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+mapfile -t headers < <(cd include && find strata -name '*.hpp' -not -path '*/detail/*' | LC_ALL=C sort)
+if [[ -n "$filter" ]]; then
+  selected=()
+  for h in "${headers[@]}"; do
+    # shellcheck disable=SC2053
+    [[ "$h" == strata/$filter ]] && selected+=("$h")
+  done
+  headers=("${selected[@]}")
+fi
+
+median() { LC_ALL=C sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+report="$work/report.md"
+: > "$report"
+emit() { printf '%s\n' "$1" | tee -a "$report"; }  # stdout, and the copy --update-readme uses
+emit "compile time per public header: $cxx $($cxx -dumpversion), ${flags[*]}, median of $runs, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
+emit ""
+emit "| header | CPU (s) | wall (s) | target (s) | Eigen | nlohmann/json |"
+emit "| --- | ---: | ---: | ---: | --- | --- |"
+failures=()
+for h in "${headers[@]}"; do
+  tu="$work/tu.cpp"
+  printf '#include <%s>\n' "$h" > "$tu"
+  cpu_times=()
+  wall_times=()
+  for ((i = 0; i < runs * timing; ++i)); do
+    # bash's `time` keyword: wall, user and system seconds of the compiler.
+    if ! { TIMEFORMAT='%R %U %S'; time "$cxx" "${flags[@]}" -c "$tu" -o "$work/tu.o" 2> "$work/err"; } 2> "$work/time"; then
+      echo "compile_time.sh: $h does not compile on its own:" >&2
+      cat "$work/err" >&2
+      exit 1
+    fi
+    read -r wall user sys < "$work/time"
+    wall_times+=("$wall")
+    cpu_times+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.3f", u + s }')")
+  done
+  med=0
+  med_wall=0
+  if [[ $timing -eq 1 ]]; then
+    med=$(printf '%s\n' "${cpu_times[@]}" | median)
+    med_wall=$(printf '%s\n' "${wall_times[@]}" | median)
+  fi
+
+  if ! "$cxx" "${flags[@]}" -E "$tu" -o "$work/tu.i" 2> "$work/err"; then
+    echo "compile_time.sh: $h does not preprocess on its own:" >&2
+    cat "$work/err" >&2
+    exit 1
+  fi
+  eigen="no"; json="no"
+  if grep -q '^# [0-9]* ".*/Eigen/' "$work/tu.i"; then
+    eigen="yes"
+    eigen_allowed "$h" || { eigen="yes (not allowed)"; failures+=("$h pulls in Eigen"); }
+  fi
+  if grep -q '^# [0-9]* ".*/nlohmann/json' "$work/tu.i"; then
+    json="yes"
+    json_allowed "$h" || { json="yes (not allowed)"; failures+=("$h pulls in nlohmann/json"); }
+  fi
+
+  target=$(target_for "$h")
+  shown_target="${target:-–}"
+  if [[ -n "$target" && $timing -eq 1 ]]; then
+    if awk -v m="$med" -v t="$target" 'BEGIN { exit !(m > t) }'; then
+      shown_target="$target (missed)"
+    fi
+    if awk -v m="$med" -v t="$target" -v f="$factor" 'BEGIN { exit !(m > t * f) }'; then
+      failures+=("$h: median CPU time ${med} s > ${target} s x ${factor}")
+    fi
+  fi
+  if [[ $timing -eq 1 ]]; then
+    emit "$(printf '| `%s` | %.2f | %.2f | %s | %s | %s |' "$h" "$med" "$med_wall" "$shown_target" "$eigen" "$json")"
+  else
+    emit "$(printf '| `%s` | – | – | %s | %s | %s |' "$h" "$shown_target" "$eigen" "$json")"
+  fi
+done
+
+echo
+if [[ $update_readme -eq 1 ]]; then
+  if [[ $timing -ne 1 ]]; then
+    echo "compile_time.sh: --update-readme needs the timing" >&2
+    exit 2
+  fi
+  grep -q '^<!-- compile_time:begin -->$' README.md && grep -q '^<!-- compile_time:end -->$' README.md || {
+    echo "compile_time.sh: README.md lacks the <!-- compile_time:begin/end --> lines" >&2
+    exit 1
+  }
+  {
+    printf 'Measured with `%s`:\n\n' "$(head -n 1 "$report" | sed 's/^compile time per public header: //')"
+    grep '^|' "$report"
+  } > "$work/table.md"
+  awk -v table="$work/table.md" '
+    /^<!-- compile_time:end -->$/ { skipping = 0 }
+    !skipping { print }
+    /^<!-- compile_time:begin -->$/ { while ((getline line < table) > 0) print line; skipping = 1 }
+  ' README.md > "$work/README.md"
+  cp "$work/README.md" README.md
+  echo "compile_time.sh: README.md table updated"
+fi
+if [[ ${#failures[@]} -eq 0 ]]; then
+  [[ $timing -eq 1 ]] && echo "compile_time.sh: every target met within x${factor} (a target missed by less shows \"(missed)\")"
+  echo "compile_time.sh: no header pulls in Eigen or nlohmann/json without need"
+  exit 0
+fi
+for f in "${failures[@]}"; do echo "compile_time.sh: $f" >&2; done
+if [[ $ci -eq 1 ]]; then
+  echo "compile_time.sh: FAILED (${#failures[@]} finding(s))" >&2
+  exit 1
+fi
+exit 0

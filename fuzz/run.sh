@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of fuzz/ for a bounded time each (fuzz/README.md).
 #   fuzz/run.sh <fuzz build dir> <seconds per target> [target ...]   (default: all five)
+#   (0 seconds: only write the seeds; STRATA_FUZZ_SKIP_SEEDS=1: do not rewrite them)
 # Seeds come from tests/data (Hugging Face configs; the first rows of the traces and tables) and
 # from fuzz_make_seeds (the parameter presets as JSON); new inputs collect in <dir>/corpus/<target>.
 # A finding (crash, exception other than config_error, non-finite result, allocation above
@@ -16,6 +17,7 @@ if [[ ${#targets[@]} -eq 0 ]]; then
 fi
 data="$root/tests/data"
 seeds="$dir/seeds"
+if [[ "${STRATA_FUZZ_SKIP_SEEDS:-0}" != 1 ]]; then
 mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv} "$dir/artifacts"
 "$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json"
 cp "$data"/hf/*.json "$seeds/fuzz_hf_config/"
@@ -26,6 +28,8 @@ done
 head -n 129 "$data/traces/dsv2lite_esft_expert_counts_by_task.csv" >"$seeds/fuzz_expert_counts_csv/esft.csv"
 head -n 65 "$data/traces/olmoe_mixtral_expert_counts_by_domain.csv" >"$seeds/fuzz_expert_counts_csv/olmoe.csv"
 head -n 80 "$data/traces/olmoe_mixtral_crosslayer_top1.csv" >"$seeds/fuzz_top1_transitions_csv/top1.csv"
+fi
+if [[ "$secs" == 0 ]]; then exit 0; fi  # seeds only
 
 status=0
 for t in "${targets[@]}"; do
@@ -37,7 +41,7 @@ for t in "${targets[@]}"; do
   echo "+ $t for ${secs}s"
   if ! "$dir/fuzz/$t" -max_total_time="$secs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
       -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t-" \
-      "$dir/corpus/$t" "$seeds/$t" 2>"$dir/$t.log"; then
+      "$dir/corpus/$t" "$seeds/$t" "$root/fuzz/regressions/$t" 2>"$dir/$t.log"; then
     echo "FINDING in $t: see $dir/$t.log and $dir/artifacts/" >&2
     tail -n 30 "$dir/$t.log" >&2
     status=1

@@ -120,7 +120,7 @@ inline bool parse_unit(std::string_view text, parsed_unit& out) {
   if (text.empty()) return true;  // dimensionless
   int sign = 1;
   std::size_t i = 0;
-  while (i <= text.size()) {
+  for (;;) {  // i <= text.size() throughout: i = j + 1 with j < text.size()
     std::size_t j = text.find_first_of("/*", i);
     if (j == std::string_view::npos) j = text.size();
     std::string_view tok = text.substr(i, j - i);
@@ -130,7 +130,7 @@ inline bool parse_unit(std::string_view text, parsed_unit& out) {
     out.factor *= sign > 0 ? t.factor : 1.0 / t.factor;
     for (int k = 0; k < 6; ++k) out.exponents[k] += sign * t.exponents[k];
     if (j == text.size()) break;
-    sign = text[j] == '/' ? -1 : 1;
+    sign = text.at(j) == '/' ? -1 : 1;
     i = j + 1;
   }
   return true;
@@ -367,9 +367,19 @@ void read_object(const json& j, P& p, const std::string& path) {
     for (const auto& n : known) ok = ok || n == k;
     if (!ok) {
       std::string list;
-      for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-      const std::string at = path.empty() ? k : path + "." + k;
-      throw config_error(at, "[strata.json] unknown key " + at + " (known keys: " + list + ")");
+      for (const auto& n : known) {
+        if (!list.empty()) list += ", ";
+        list += n;
+      }
+      std::string at = path;
+      if (!at.empty()) at += '.';
+      at += k;
+      std::string what = "[strata.json] unknown key ";
+      what += at;
+      what += " (known keys: ";
+      what += list;
+      what += ')';
+      throw config_error(at, what);
     }
   }
 }
@@ -462,9 +472,9 @@ json write_value(const X& x) {
     return a;
   } else if constexpr (std::is_enum_v<X>) {
     for (const auto& [e, name] : enum_names(X{})) {
-      if (e == x) return json(name);
+      if (e == x) return json(name);  // NOLINT(modernize-return-braced-init-list): json{name} is an array
     }
-    return json(nullptr);
+    return json(nullptr);  // NOLINT(modernize-return-braced-init-list): json{nullptr} is an array
   } else if constexpr (has_fields<X>) {
     json o = json::object();
     X::visit_fields(x, [&](const char* key, const auto& field) { o[key] = write_value(field); });

@@ -454,7 +454,7 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
   m.weight_bits = hf_weight_bits(r, root, text);
 
   if (name.empty()) name = r.opt_string(root, "_name_or_path", "");
-  m.name = name.empty() ? fallback_name : std::move(name);
+  m.name = name.empty() ? fallback_name : name;
   try {
     validate(m);
   } catch (const config_error& e) {

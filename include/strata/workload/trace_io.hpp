@@ -370,6 +370,7 @@ struct expert_count_key {
   std::string topic;       ///< task or domain, e.g. "intent", "arxiv"
   std::string selection;   ///< "top1" (argmax only) or "topk<k>" (every top-k slot)
 
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads the defaulted <=>
   friend auto operator<=>(const expert_count_key&, const expert_count_key&) = default;
   friend bool operator==(const expert_count_key&, const expert_count_key&) = default;
 };
@@ -404,8 +405,9 @@ struct expert_counts {
   /// Probability that a token of this topic uses `expert` at `layer`: count / tokens.
   [[nodiscard]] double hit_rate(int layer, int expert) const {
     const auto& l = this->layer(layer);
-    detail::require(expert >= 0 && expert < experts, "strata.trace", "expert", expert,
-                    ("in [0, " + std::to_string(experts) + ")").c_str());
+    if (expert < 0 || expert >= experts) {  // the message is built only on failure (hot path)
+      detail::require(false, "strata.trace", "expert", expert, ("in [0, " + std::to_string(experts) + ")").c_str());
+    }
     return static_cast<double>(l.counts[static_cast<std::size_t>(expert)]) / static_cast<double>(l.tokens);
   }
 
@@ -702,7 +704,9 @@ struct top1_transitions {
 
  private:
   void check(int e, const char* what) const {
-    detail::require(e >= 0 && e < experts, "strata.trace", what, e, ("in [0, " + std::to_string(experts) + ")").c_str());
+    if (e < 0 || e >= experts) {  // the message is built only on failure: count() is called E² times
+      detail::require(false, "strata.trace", what, e, ("in [0, " + std::to_string(experts) + ")").c_str());
+    }
   }
 };
 

@@ -271,7 +271,7 @@ TEST_CASE("trace_gen allocations are bounded by strata::limits()") {
   p.experts = 65536;
   p.k = 1;
   CHECK_THROWS_WITH_AS(validate(p),
-                       "[strata.trace_gen] layers * (topics + 1) * experts must be <= 16777216 table cells "
+                       "[strata.trace_gen] layers * (topics + 1) * experts must be <= 4194304 table cells "
                        "(strata::limits().table_cells), got 1.11673e+11",
                        config_error);
   p = trace_gen_params{};

@@ -313,7 +313,7 @@ TEST_CASE("a one-row transition table with expert id 65535 is an error, not a 64
   const std::string hdr = "model,domain,layer_from,layer_to,expert_from,expert_to,count\n";
   const auto e = error_of([&] { (void)parse_top1_transitions_csv(hdr + "m,d,0,1,65535,0,5\n", "top1.csv"); });
   CHECK(std::string(e.field()) == "top1.csv:2");
-  CHECK(contains(e, "m has expert ids up to 65535: its 65536 x 65536 matrices exceed 16777216 cells "
+  CHECK(contains(e, "m has expert ids up to 65535: its 65536 x 65536 matrices exceed 4194304 cells "
                     "(the limit strata::limits().table_cells)"));
   // Within the limit the matrix is sized by the largest id seen, and repeats are still found.
   const auto t = parse_top1_transitions_csv(hdr + "m,d,0,1,3,0,5\nm,d,0,1,0,3,1\n", "top1.csv");
@@ -336,7 +336,7 @@ TEST_CASE("expert count tables: cells are bounded in total, sums cannot overflow
   std::string rows;
   for (int layer = 0; layer < 300; ++layer) rows += "m,d," + std::to_string(layer) + ",65535,1,1\n";
   const auto e = error_of([&] { (void)parse_expert_counts_csv(hdr + rows, "counts.csv"); });
-  CHECK(contains(e, "makes the table exceed 16777216 cells (the limit strata::limits().table_cells)"));
+  CHECK(contains(e, "makes the table exceed 4194304 cells (the limit strata::limits().table_cells)"));
   const auto s = error_of([&] {
     (void)parse_expert_counts_csv(hdr + "m,d,0,0,9223372036854775807,9223372036854775807\n"
                                         "m,d,0,1,9223372036854775807,9223372036854775807\n",

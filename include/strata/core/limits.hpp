@@ -60,8 +60,9 @@ struct input_limits {
   int banks = 1 << 16;
   /// Expert ids held by one routing trace, tokens × layers × k (2 bytes each: 512 MiB).
   std::int64_t trace_ids = std::int64_t{1} << 28;
-  /// Cells of the count and transition tables one read may allocate (8 bytes each: 128 MiB).
-  std::int64_t table_cells = std::int64_t{1} << 24;
+  /// Cells of the count and transition tables one read may allocate (8 bytes each: 32 MiB; the
+  /// OLMoE/Mixtral transition file holds 41 600, a 2048-expert matrix 4 194 304).
+  std::int64_t table_cells = std::int64_t{1} << 22;
   /// Largest SI magnitude of a quantity read from JSON or held by a memory tier.
   double quantity_max = 1e24;
   /// Smallest non-zero SI magnitude of a quantity read from JSON or held by a memory tier.

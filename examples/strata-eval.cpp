@@ -419,6 +419,9 @@ int main(int argc, char** argv) {
   } catch (const strata::config_error& e) {
     std::cerr << "strata-eval: " << e.what() << "\n";
     return 1;
+  } catch (const strata::solver_error& e) {
+    std::cerr << "strata-eval: " << e.what() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "strata-eval: internal error: " << e.what() << "\n";
     return 1;

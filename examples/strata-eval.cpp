@@ -42,6 +42,7 @@
 #include <filesystem>  // std::filesystem::is_regular_file, model and machine paths
 #include <fstream>     // std::ifstream, machine.json
 #include <iostream>    // std::cout, std::cerr
+#include <new>         // std::bad_alloc
 #include <optional>    // std::optional
 #include <sstream>     // std::ostringstream, reading machine.json
 #include <stdexcept>   // std::logic_error
@@ -178,13 +179,19 @@ options parse(int argc, char** argv) {
   return o;
 }
 
-// Case-insensitive name comparison (preset names).
+// Preset name comparison: case-insensitive, '-' and '_' equal (h100-sxm5 is h100_sxm5).
 bool same_name(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return false;
+  const auto fold = [](char c) { return c == '_' ? '-' : std::tolower(static_cast<unsigned char>(c)); };
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+    if (fold(a[i]) != fold(b[i])) return false;
   }
   return true;
+}
+
+// A command-line value quoted for a message: at most 80 bytes.
+std::string quoted(const std::string& s) {
+  return "'" + (s.size() > 80 ? s.substr(0, 80) + "..." : s) + "'";
 }
 
 bool is_file(const std::string& path) {
@@ -194,12 +201,12 @@ bool is_file(const std::string& path) {
 
 strata::model load_model(const std::string& arg) {
   for (const auto& n : strata::preset_names()) {
-    if (same_name(n, arg)) return strata::preset(arg);
+    if (same_name(n, arg)) return strata::preset(n);
   }
   if (is_file(arg)) return strata::load_hf_config(arg);
   std::string list;
   for (const auto& n : strata::preset_names()) list += (list.empty() ? "" : ", ") + n;
-  throw strata::config_error("model", "unknown model preset '" + arg + "' and no such file (presets: " + list + ")");
+  throw strata::config_error("model", "unknown model preset " + quoted(arg) + " and no such file (presets: " + list + ")");
 }
 
 // The machine argument: a GPU card (evaluated on n devices) or a ready roofline machine.
@@ -212,24 +219,20 @@ machine_arg load_machine(const std::string& arg) {
   machine_arg m;
   for (const auto& n : strata::gpu_preset_names()) {
     if (same_name(n, arg)) {
-      m.gpu = strata::gpu_preset(arg);
+      m.gpu = strata::gpu_preset(n);
       return m;
     }
   }
   if (!is_file(arg)) {
-    throw strata::config_error("machine", "unknown machine preset '" + arg +
-                                              "' and no such file (presets: h100_sxm5, rtx_a6000)");
+    throw strata::config_error("machine", "unknown machine preset " + quoted(arg) +
+                                              " and no such file (presets: h100_sxm5, rtx_a6000; '-' = '_')");
   }
   std::ifstream in(arg, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
   if (!in) throw strata::config_error("machine", arg + ": cannot read the file");
-  strata::json j;
-  try {
-    j = strata::json::parse(text.str());
-  } catch (const strata::json::parse_error& e) {
-    throw strata::config_error("machine", arg + ": not valid JSON: " + e.what());
-  }
+  // Depth-limited; invalid JSON and numbers beyond a double name the file and the JSON path.
+  const strata::json j = strata::parse_json(text.str(), arg);
   try {
     if (j.is_object() && j.contains("tiers")) {
       m.machine = strata::from_json_at<strata::roofline_machine>(j);
@@ -250,6 +253,7 @@ strata::expert_histogram trace_histogram(const std::string& path, const strata::
                                          const options& o, strata::decode_batch* batch) {
   if (m.experts == 0) throw strata::config_error("trace", "--trace given but " + m.name + " has no routed experts");
   const auto t = strata::load_trace_csv(path, {.experts = m.experts});
+  if (t.empty()) throw strata::config_error("trace", path + ": no tokens (the trace has a header but no rows)");
   if (t.layers() != m.moe_layers()) {
     throw strata::config_error("trace", path + ": " + std::to_string(t.layers()) + " MoE layers, but " + m.name +
                                             " has " + std::to_string(m.moe_layers()));
@@ -416,7 +420,10 @@ int run(const options& o) {
     }
     j["ops"] = std::move(jops);
     j["breakdown"] = r.breakdown;
-    std::cout << strata::with_units(j, o.units.value_or(strata::json_units::display)).dump(2) << "\n";
+    // Names come from files and the command line: invalid UTF-8 is replaced (U+FFFD), not fatal.
+    std::cout << strata::with_units(j, o.units.value_or(strata::json_units::display))
+                     .dump(2, ' ', false, strata::json::error_handler_t::replace)
+              << "\n";
     return 0;
   }
 
@@ -480,10 +487,32 @@ int main(int argc, char** argv) {
     std::cerr << "strata-eval: " << e.what << "\n" << usage_text;
     return 2;
   }
+  int rc = 0;
   try {
-    return run(o);
-  } catch (const std::exception& e) {
+    rc = run(o);
+  } catch (const std::bad_alloc&) {  // also std::length_error below: a size beyond any allocation
+    std::cerr << "strata-eval: out of memory (an input asks for more than this machine has; see the limits in "
+                 "strata/core/limits.hpp)\n";
+    return 1;
+  } catch (const std::length_error&) {
+    std::cerr << "strata-eval: out of memory (an input asks for more than can be allocated; see the limits in "
+                 "strata/core/limits.hpp)\n";
+    return 1;
+  } catch (const strata::config_error& e) {
     std::cerr << "strata-eval: " << e.what() << "\n";
     return 1;
+  } catch (const strata::solver_error& e) {
+    std::cerr << "strata-eval: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "strata-eval: internal error: " << e.what() << "\n";
+    return 1;
   }
+  // A full disk or a closed pipe shows only when the buffered output is written.
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "strata-eval: cannot write the output (standard output: disk full or closed?)\n";
+    return 1;
+  }
+  return rc;
 }

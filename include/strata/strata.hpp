@@ -8,6 +8,7 @@
 
 #include "strata/core/cost.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/limits.hpp"
 #include "strata/core/scalar.hpp"
 #include "strata/core/solve.hpp"
 #include "strata/core/tier.hpp"

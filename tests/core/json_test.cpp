@@ -4,6 +4,7 @@
 
 #include "support/field_of.hpp"
 
+#include <functional>  // std::function
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -354,4 +355,91 @@ TEST_CASE("a cost serialises as its breakdown tree with the documented keys") {
     CHECK(j.at("parts")[0].at("parts")[0].at("parts")[1].at("name") == "s2");
     CHECK(j.at("time_s").get<double>() == Approx(8e-6).epsilon(1e-12));  // 2 x (max(2, 3) + 1)
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hardening (strata/core/limits.hpp): depth, numbers beyond a double, extreme quantities, quoting.
+
+namespace {
+std::string what_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const config_error& e) {
+    return e.what();
+  }
+  return "<no config_error>";
+}
+}  // namespace
+
+TEST_CASE("parse_json bounds the nesting depth with a config_error naming the limit") {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string what = what_of([&] { (void)parse_json(deep, "deep.json"); });
+  CHECK(what.find("[strata.json] deep.json: ") == 0);
+  CHECK(what.find("JSON nested deeper than 64 levels (the limit strata::limits().json_depth)") != std::string::npos);
+  const std::string deep_object = [] {
+    std::string s;
+    for (int i = 0; i < 100000; ++i) s += "{\"a\":";
+    s += "1";
+    s += std::string(100000, '}');
+    return s;
+  }();
+  CHECK(what_of([&] { (void)parse_json(deep_object, "o.json"); }).find("nested deeper than 64") != std::string::npos);
+  // 64 levels are fine, 65 are not; the limit is adjustable.
+  CHECK_NOTHROW((void)parse_json(std::string(64, '[') + std::string(64, ']')));
+  CHECK(field_of([] { (void)parse_json(std::string(65, '[') + std::string(65, ']'), "x.json"); }) ==
+        "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]"
+        "[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]");
+  const input_limits saved = limits();
+  limits().json_depth = 100;
+  CHECK_NOTHROW((void)parse_json(std::string(100, '[') + std::string(100, ']')));
+  limits() = saved;
+}
+
+TEST_CASE("parse_json: a number beyond a double and invalid JSON name the source and the JSON path") {
+  const char* text = R"({"name": "m", "tiers": [{"name": "hbm"}, {"name": "x", "bandwidth": 1e400}]})";
+  CHECK(field_of([&] { (void)parse_json(text, "m.json"); }) == "tiers[1].bandwidth");
+  const std::string what = what_of([&] { (void)parse_json(text, "m.json"); });
+  CHECK(what.find("[strata.json] m.json: tiers[1].bandwidth: number out of range (expected a finite double)") == 0);
+  CHECK(what.find("1e400") != std::string::npos);
+  CHECK(field_of([] { (void)parse_json("[1, 2, -1e999]", "a.json"); }) == "[2]");
+  CHECK(field_of([] { (void)parse_json("{\"a\": [1, {\"b\": ", "t.json"); }) == "a[1].b");
+  CHECK(what_of([] { (void)parse_json("{\"a\": tru}", "t.json"); }).find("[strata.json] t.json: a: is not valid JSON") ==
+        0);
+  CHECK(field_of([] { (void)parse_json("", "empty.json"); }) == "empty.json");
+  CHECK(parse_json(R"({"a": [1, 2.5, "x"]})") == json::parse(R"({"a": [1, 2.5, "x"]})"));
+}
+
+TEST_CASE("quantities must be 0 or of SI magnitude in [1e-24, 1e24]") {
+  for (const char* bad : {"1e300 B/s", "4.9e-324 B/s", "1e-40 TB/s", "2e12 TB/s", "1e308 TB/s"}) {
+    CAPTURE(bad);
+    CHECK(field_of([&] { (void)parse<bandwidth<>>(bad); }) == "");
+  }
+  CHECK_THROWS_WITH_AS((void)from_json_at<memory_tier<>>(json{{"bandwidth", "1e300 B/s"}}),
+                       "[strata.json] bandwidth is out of range, got \"1e300 B/s\" (expected 0 or an SI magnitude "
+                       "in [1e-24, 1e+24] B/s, strata::limits().quantity_min/max)",
+                       config_error);
+  CHECK(parse<bandwidth<>>("0 B/s").si() == 0.0);
+  CHECK(parse<bandwidth<>>("1e-24 B/s").si() == doctest::Approx(1e-24));
+  CHECK(parse<duration<>>("4 as").si() == doctest::Approx(4e-18));
+  // A unit exponent is small: m99999 is not a unit (it would overflow the dimension arithmetic).
+  CHECK(field_of([] { (void)from_json_at<memory_tier<>>(json{{"latency", "1 s99999999999"}}); }) == "latency");
+  CHECK(field_of([] { (void)from_json_at<memory_tier<>>(json{{"latency", "1 s2147483647"}}); }) == "latency");
+  // A plain floating-point field has the same bounds.
+  CHECK(field_of([] { (void)from_json_at<solve_options>(json{{"rel_tol", 1e300}}); }) == "rel_tol");
+  CHECK(field_of([] { (void)from_json_at<solve_options>(json{{"rel_tol", 4.9e-324}}); }) == "rel_tol");
+}
+
+TEST_CASE("error messages quote values without recursion, truncated, as valid UTF-8") {
+  json deep = json::array();
+  for (int i = 0; i < 100000; ++i) deep = json::array({std::move(deep)});
+  CHECK(detail::json_excerpt(deep) == "an array of 1 elements");
+  CHECK_THROWS_WITH_AS((void)from_json_at<memory_tier<>>(deep), "[strata.json] <root> must be an object, got an array of 1 elements",
+                       config_error);
+  CHECK(detail::json_excerpt(json::array({1, 2})) == "[1,2]");
+  CHECK(detail::json_excerpt(json{{"a", 1}}) == "{\"a\":1}");
+  CHECK(detail::json_excerpt(json(std::string(1000, 'x'))) == "\"" + std::string(80, 'x') + "...\"");
+  CHECK(detail::json_excerpt(json(std::string("a\xff" "b"))) == "\"a\xEF\xBF\xBD" "b\"");
+  json wide = json::array();
+  for (int i = 0; i < 1000; ++i) wide.push_back(i);
+  CHECK(detail::json_excerpt(wide) == "an array of 1000 elements");
 }

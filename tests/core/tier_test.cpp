@@ -67,7 +67,7 @@ TEST_CASE("validate rejects an out-of-range field naming the tier and the field"
   }
   SUBCASE("zero banks") {
     t.banks = 0;
-    CHECK_THROWS_WITH_AS(validate(t), "[strata.tier] hbm.banks must be >= 1, got 0", config_error);
+    CHECK_THROWS_WITH_AS(validate(t), "[strata.tier] hbm.banks must be in [1, 65536] (strata::limits().banks), got 0", config_error);
     CHECK(field_of([&] { validate(t); }) == "hbm.banks");
   }
   SUBCASE("zero capacity") {
@@ -157,4 +157,25 @@ TEST_CASE("transfer time differentiates through an autodiff tier") {
     const auto d = transfer_time(t, data_size<fvar1>(1_MB)).in(units::ns);
     CHECK(d.derivative(1) == Approx(-6.25).epsilon(1e-12));  // -1e6 / 400^2
   }
+}
+
+TEST_CASE("validate bounds tier quantities to SI magnitudes in [1e-24, 1e24] (no 1e300, no denormal)") {
+  memory_tier<> t{.name = "hbm", .capacity = 80_GiB, .bandwidth = 3350_GBps, .latency = 100_ns,
+                  .energy_per_byte = units::pJ_per_B(31.2), .banks = 16};
+  CHECK_NOTHROW(validate(t));
+  auto bad = t;
+  bad.capacity = data_size<>::from_si(1e300);
+  CHECK_THROWS_WITH_AS(validate(bad),
+                       "[strata.tier] hbm.capacity must be 0 or of magnitude in [1e-24, 1e+24] "
+                       "(strata::limits().quantity_min/max), got 1e+300 B",
+                       config_error);
+  bad = t;
+  bad.latency = duration<>::from_si(4.9e-324);
+  CHECK(strata_test::field_of([&] { validate(bad); }) == "hbm.latency");
+  bad = t;
+  bad.energy_per_byte = energy_per_data<>::from_si(1e30);
+  CHECK(strata_test::field_of([&] { validate(bad); }) == "hbm.energy_per_byte");
+  bad = t;
+  bad.banks = 1 << 20;
+  CHECK(strata_test::field_of([&] { validate(bad); }) == "hbm.banks");
 }

@@ -337,7 +337,8 @@ TEST_CASE("bad configs throw config_error naming the JSON key") {
     json cfg = fixture_json("Mixtral-8x7B");
     cfg["num_hidden_layers"] = "32";
     CHECK_THROWS_WITH_AS(read_hf_config(cfg),
-                         "[strata.hf_config] num_hidden_layers must be an integer in [1, 2147483647], got \"32\"",
+                         "[strata.hf_config] num_hidden_layers must be an integer in [1, 1024] "
+                         "(strata::limits().layers), got \"32\"",
                          config_error);
     cfg["num_hidden_layers"] = 32.5;
     CHECK(field_of([&] { read_hf_config(cfg); }) == "num_hidden_layers");
@@ -387,6 +388,99 @@ TEST_CASE("errors from a file name the file") {
   SUBCASE("a file that is not JSON") {
     const temp_config t("strata_not_json.config.json", "{\"model_type\": ");
     const std::string what = message_of([&] { load_hf_config(t.path.string()); });
-    CHECK(contains(what, t.path.string() + ": is not valid JSON"));
+    // The JSON path where parsing stopped is named too.
+    CHECK(contains(what, "[strata.hf_config] " + t.path.string() + ": model_type: is not valid JSON"));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hardening: every integer is range-checked before arithmetic (strata/core/limits.hpp).
+
+TEST_CASE("every dimension near INT_MAX is rejected naming its key and the limit") {
+  struct row {
+    const char* preset;
+    const char* key;
+    const char* limit;
+  };
+  for (const row& r : {row{"Mixtral-8x7B", "num_local_experts", "experts"},
+                       row{"Mixtral-8x7B", "num_hidden_layers", "layers"},
+                       row{"Mixtral-8x7B", "hidden_size", "hidden"},
+                       row{"Mixtral-8x7B", "intermediate_size", "ffn"},
+                       row{"Mixtral-8x7B", "num_attention_heads", "heads"},
+                       row{"Mixtral-8x7B", "num_key_value_heads", "heads"},
+                       row{"Mixtral-8x7B", "vocab_size", "vocab"},
+                       row{"Mixtral-8x7B", "num_experts_per_tok", "experts"},
+                       row{"DeepSeek-V3", "kv_lora_rank", "rank"},
+                       row{"DeepSeek-V3", "q_lora_rank", "rank"},
+                       row{"DeepSeek-V3", "qk_rope_head_dim", "head_dim"},
+                       row{"DeepSeek-V3", "qk_nope_head_dim", "head_dim"},
+                       row{"DeepSeek-V3", "v_head_dim", "head_dim"},
+                       row{"DeepSeek-V3", "moe_intermediate_size", "ffn"},
+                       row{"DeepSeek-V3", "n_shared_experts", "experts"},
+                       row{"DeepSeek-V3", "first_k_dense_replace", "layers"},
+                       row{"DeepSeek-V3", "moe_layer_freq", "layers"},
+                       row{"Qwen1.5-MoE-A2.7B", "decoder_sparse_step", "layers"},
+                       row{"Qwen1.5-MoE-A2.7B", "shared_expert_intermediate_size", "ffn"}}) {
+    CAPTURE(r.key);
+    json cfg = fixture_json(r.preset);
+    cfg[r.key] = 2147483647;
+    const std::string what = message_of([&] { read_hf_config(cfg); });
+    CHECK(contains(what, std::string(r.key) + " must be an integer in ["));
+    CHECK(contains(what, std::string("(strata::limits().") + r.limit + "), got 2147483647"));
+    CHECK(field_of([&] { read_hf_config(cfg); }) == r.key);
+  }
+  json cfg = fixture_json("Mixtral-8x7B");
+  cfg["num_local_experts"] = 2147483647;
+  CHECK(message_of([&] { read_hf_config(cfg); }) ==
+        "[strata.hf_config] num_local_experts must be an integer in [1, 65536] (strata::limits().experts), got "
+        "2147483647");
+  json dbrx = fixture_json("DBRX");
+  dbrx["ffn_config"]["moe_num_experts"] = 4294967296LL;
+  CHECK(field_of([&] { read_hf_config(dbrx); }) == "ffn_config.moe_num_experts");
+  json llama = fixture_json("Llama-4-Scout-17B-16E");
+  llama["text_config"]["num_hidden_layers"] = 1000000;
+  CHECK(field_of([&] { read_hf_config(llama); }) == "text_config.num_hidden_layers");
+}
+
+TEST_CASE("dimensions within the limits whose parameter count overflows 64 bits are rejected") {
+  json cfg = fixture_json("Mixtral-8x7B");
+  // 3 · 2^17 · 2^20 weights per expert · 65536 experts · 1024 layers = 3 · 2^63.
+  cfg["hidden_size"] = 131072;
+  cfg["num_attention_heads"] = 128;
+  cfg["num_key_value_heads"] = 128;
+  cfg["head_dim"] = 1024;
+  cfg["intermediate_size"] = 1048576;
+  cfg["num_local_experts"] = 65536;
+  cfg["num_hidden_layers"] = 1024;
+  const std::string what = message_of([&] { read_hf_config(cfg); });
+  CHECK(contains(what, "overflows a 64-bit integer"));
+  CHECK(contains(what, "[strata.hf_config] num_hidden_layers (model field layers): "));
+  cfg["num_hidden_layers"] = 32;  // 3 · 2^53 · 32 < 2^63: fits, and counts exactly
+  const model m = read_hf_config(cfg);
+  CHECK(count_params(m).per_expert == 3 * (std::int64_t{1} << 37));
+}
+
+TEST_CASE("hostile config files: deep nesting, numbers beyond a double, huge layer lists") {
+  SUBCASE("a config nested 100 000 deep") {
+    const temp_config t("strata_deep.config.json", "{\"model_type\": " + std::string(100000, '[') +
+                                                       std::string(100000, ']') + "}");
+    const std::string what = message_of([&] { load_hf_config(t.path.string()); });
+    CHECK(contains(what, "[strata.hf_config] " + t.path.string() + ": model_type"));
+    CHECK(contains(what, "JSON nested deeper than 64 levels (the limit strata::limits().json_depth)"));
+  }
+  SUBCASE("a number too large for a double names the file and the key") {
+    const temp_config t("strata_huge.config.json", "{\"model_type\": \"mixtral\", \"hidden_size\": 1e999}");
+    const std::string what = message_of([&] { load_hf_config(t.path.string()); });
+    CHECK(contains(what, "[strata.hf_config] " + t.path.string() + ": hidden_size: number out of range"));
+    CHECK(field_of([&] { load_hf_config(t.path.string()); }) == "hidden_size");
+  }
+  SUBCASE("a value quoted in a message is short") {
+    json cfg = fixture_json("Mixtral-8x7B");
+    json big = json::array();
+    for (int i = 0; i < 100000; ++i) big.push_back(i);
+    cfg["num_hidden_layers"] = big;
+    CHECK(message_of([&] { read_hf_config(cfg); }) ==
+          "[strata.hf_config] num_hidden_layers must be an integer in [1, 1024] (strata::limits().layers), got an "
+          "array of 100000 elements");
   }
 }

@@ -184,7 +184,7 @@ TEST_CASE("validate names the offending field") {
   SUBCASE("zero layers") {
     model m = presets::mixtral_8x7b();
     m.layers = 0;
-    CHECK_THROWS_WITH_AS(validate(m), "[strata.model] layers must be >= 1, got 0", config_error);
+    CHECK_THROWS_WITH_AS(validate(m), "[strata.model] layers must be in [1, 1024] (strata::limits().layers), got 0", config_error);
     CHECK(field_of([&] { count_params(m); }) == "layers");
   }
   SUBCASE("a negative MLA no-rope head size names qk_nope_head_dim, not qk_rope_head_dim") {
@@ -225,4 +225,36 @@ TEST_CASE("a model round-trips through JSON with its FFN kind by name") {
     k["ffn"] = "relu";
     CHECK(field_of([&] { (void)k.get<model>(); }) == "ffn");
   }
+}
+
+TEST_CASE("validate bounds every dimension by strata::limits() and checks the parameter count") {
+  model m = presets::mixtral_8x7b();
+  m.experts = 2147483647;
+  CHECK_THROWS_WITH_AS(validate(m),
+                       "[strata.model] experts must be in [0, 65536] (strata::limits().experts), got 2147483647",
+                       config_error);
+  m = presets::deepseek_v3();
+  m.mla.kv_lora_rank = 1 << 20;
+  CHECK(field_of([&] { validate(m); }) == "mla.kv_lora_rank");
+  m = presets::mixtral_8x7b();
+  m.layers = 1000000;
+  CHECK(field_of([&] { count_params(m); }) == "layers");
+  // Every field within its limit, the total beyond 2^63: 3 · 2^17 · 2^20 · 2^16 experts · 2^10 layers.
+  m = presets::mixtral_8x7b();
+  m.hidden = 1 << 17;
+  m.heads = 128;
+  m.kv_heads = 128;
+  m.head_dim = 1024;
+  m.expert_ffn = 1 << 20;
+  m.experts = 1 << 16;
+  m.layers = 1 << 10;
+  CHECK(field_of([&] { validate(m); }) == "layers");
+  // The limits are adjustable: more layers are accepted once raised.
+  const input_limits saved = limits();
+  limits().layers = 1 << 20;
+  m = presets::mixtral_8x7b();
+  m.layers = 100000;
+  CHECK_NOTHROW(validate(m));
+  CHECK(count_params(m).total > 0);
+  limits() = saved;
 }

@@ -4,6 +4,7 @@
 
 #include "support/field_of.hpp"
 
+#include <cmath>    // std::isfinite
 #include <cstdint>  // std::uint32_t, histogram counts
 #include <string>   // std::string
 
@@ -301,4 +302,37 @@ TEST_CASE("operators are listed in execution order with names that say where the
   CHECK(op_name(ops.front()) == "embedding");
   CHECK(op_name(the_op(ops, op_kind::dense_ffn, 0)) == "L0.dense_ffn");
   CHECK(op_name(the_op(ops, op_kind::shared_experts, 26)) == "L26.shared_experts");
+}
+
+TEST_CASE("extreme sizes stay finite: DeepSeek-V3 at batch 1024 and 128k context, and at the int limits") {
+  // Issue 8: byte counts, FLOPs and token counts must not overflow for the largest preset at
+  // batch 1024 and 128k context (decode and prefill), nor at batch = context = 2^31 - 1.
+  const model m = presets::deepseek_v3();
+  struct shape_case {
+    phase mode;
+    int batch, context;
+  };
+  for (const auto& c : {shape_case{phase::decode, 1024, 131072}, shape_case{phase::prefill, 1024, 131072},
+                        shape_case{phase::decode, 2147483647, 2147483647},
+                        shape_case{phase::prefill, 2147483647, 2147483647}}) {
+    CAPTURE(c.batch);
+    CAPTURE(c.context);
+    const step_shape s{.mode = c.mode, .batch = c.batch, .context = c.context};
+    const auto ops = step_operators(m, s);
+    REQUIRE(!ops.empty());
+    double flops = 0.0, bytes = 0.0;
+    for (const auto& o : ops) {
+      CHECK(std::isfinite(o.flops.si()));
+      CHECK(o.flops.si() >= 0.0);
+      CHECK(std::isfinite(o.bytes().si()));
+      CHECK(o.bytes().si() >= 0.0);
+      flops += o.flops.si();
+      bytes += o.bytes().si();
+    }
+    CHECK(std::isfinite(flops));
+    CHECK(std::isfinite(bytes));
+    // At least 2 FLOPs per active weight per token: 37 B active parameters (DeepSeek-V3 report).
+    const double tokens = c.mode == phase::decode ? double(c.batch) : double(c.batch) * c.context;
+    CHECK(flops > 2.0 * 3.0e10 * tokens);
+  }
 }

@@ -119,3 +119,18 @@ TEST_CASE("the presets are pairwise distinct and round-trip through JSON") {
     }
   }
 }
+
+TEST_CASE("preset names treat '-' and '_' as the same character") {
+  CHECK(preset("deepseek_v3") == presets::deepseek_v3());
+  CHECK(preset("MIXTRAL_8X7B") == presets::mixtral_8x7b());
+  CHECK(preset("llama_4_scout_17b_16e") == presets::llama4_scout_17b_16e());
+  CHECK(field_of([] { preset("deepseek v3"); }) == "name");
+  // A long name is quoted shortened.
+  const std::string long_name(1000, 'x');
+  try {
+    preset(long_name);
+    FAIL("no config_error");
+  } catch (const config_error& e) {
+    CHECK(std::string(e.what()).size() < 500);
+  }
+}

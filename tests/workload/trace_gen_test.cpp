@@ -264,3 +264,18 @@ TEST_CASE("the fitter recovers the parameters of a synthetic trace") {
   CHECK(fit.overlap == Approx(fit.target_overlap).epsilon(0.05));
   CHECK(fit.params.reuse == Approx(0.3).epsilon(0.15));
 }
+
+TEST_CASE("trace_gen allocations are bounded by strata::limits()") {
+  trace_gen_params p;
+  p.topics = 65536;
+  p.experts = 65536;
+  p.k = 1;
+  CHECK_THROWS_WITH_AS(validate(p),
+                       "[strata.trace_gen] layers * (topics + 1) * experts must be <= 4194304 table cells "
+                       "(strata::limits().table_cells), got 1.11673e+11",
+                       config_error);
+  p = trace_gen_params{};
+  p.sequences = 1 << 20;
+  p.max_length = 1 << 10;
+  CHECK_THROWS_AS(validate(p), config_error);
+}

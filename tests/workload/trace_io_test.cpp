@@ -274,3 +274,79 @@ TEST_CASE("malformed count tables are config_errors naming the file and line") {
     CHECK(e.field() == "counts.csv:4");
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hardening: allocations follow the input's content and are bounded by strata::limits().
+
+TEST_CASE("a wide header over many blank lines reserves by the input's size, not lines x layers x k") {
+  // 1024 layer columns and 600 000 lines ask, line-count-wise, for 600 000 · 1024 · 64 ids (78 GB).
+  std::string text = "seq,pos";
+  for (int l = 1; l <= 1024; ++l) text += ",L" + std::to_string(l);
+  text += '\n';
+  text += std::string(600000, '\n');
+  const routing_trace t = parse_trace_csv(text, {.experts = 64, .k = 64}, "wide.csv");
+  CHECK(t.tokens() == 0);
+  CHECK(t.layers() == 1024);
+  // Inferred k: the reservation after the first data row is capped the same way.
+  std::string row = "0,0";
+  for (int l = 1; l <= 1024; ++l) row += ",1 2 3";
+  const routing_trace u = parse_trace_csv(text + row + "\n", {}, "wide.csv");
+  CHECK(u.tokens() == 1);
+  CHECK(u.k() == 3);
+}
+
+TEST_CASE("trace limits: layer columns and expert ids are bounded with errors naming the limit") {
+  std::string text = "seq,pos";
+  for (int l = 1; l <= 1025; ++l) text += ",L" + std::to_string(l);
+  const auto e = error_of([&] { (void)parse_trace_csv(text + "\n", {}, "t.csv"); });
+  CHECK(std::string(e.field()) == "t.csv:1");
+  CHECK(contains(e, "1025 layer columns exceed the limit 1024 (strata::limits().layers)"));
+  const input_limits saved = limits();
+  limits().trace_ids = 3;
+  const auto f = error_of([] { (void)parse_trace_csv("seq,pos,L1,L2\n0,0,1,2\n0,1,1,2\n", {}, "t.csv"); });
+  CHECK(std::string(f.field()) == "t.csv:3");
+  CHECK(contains(f, "more than 3 expert ids (the limit strata::limits().trace_ids)"));
+  limits() = saved;
+}
+
+TEST_CASE("a one-row transition table with expert id 65535 is an error, not a 64 GiB matrix") {
+  const std::string hdr = "model,domain,layer_from,layer_to,expert_from,expert_to,count\n";
+  const auto e = error_of([&] { (void)parse_top1_transitions_csv(hdr + "m,d,0,1,65535,0,5\n", "top1.csv"); });
+  CHECK(std::string(e.field()) == "top1.csv:2");
+  CHECK(contains(e, "m has expert ids up to 65535: its 65536 x 65536 matrices exceed 4194304 cells "
+                    "(the limit strata::limits().table_cells)"));
+  // Within the limit the matrix is sized by the largest id seen, and repeats are still found.
+  const auto t = parse_top1_transitions_csv(hdr + "m,d,0,1,3,0,5\nm,d,0,1,0,3,1\n", "top1.csv");
+  REQUIRE(t.series.size() == 1);
+  CHECK(t.series[0].experts == 4);
+  CHECK(t.series[0].counts.size() == 16);
+  CHECK(t.series[0].tokens == 6);
+  const auto r = error_of([&] { (void)parse_top1_transitions_csv(hdr + "m,d,0,1,3,0,5\nm,d,0,1,1,1,1\nm,d,0,1,3,0,2\n", "top1.csv"); });
+  CHECK(std::string(r.field()) == "top1.csv:4");
+  CHECK(contains(r, "pair 3 -> 0 repeated (first on line 2)"));
+  // Counts whose total overflows 64 bits.
+  const auto o = error_of([&] {
+    (void)parse_top1_transitions_csv(hdr + "m,d,0,1,0,0,9223372036854775807\nm,d,0,1,0,1,1\n", "top1.csv");
+  });
+  CHECK(contains(o, "overflows a 64-bit integer"));
+}
+
+TEST_CASE("expert count tables: cells are bounded in total, sums cannot overflow") {
+  const std::string hdr = "model,domain,layer,expert,count,tokens\n";
+  std::string rows;
+  for (int layer = 0; layer < 300; ++layer) rows += "m,d," + std::to_string(layer) + ",65535,1,1\n";
+  const auto e = error_of([&] { (void)parse_expert_counts_csv(hdr + rows, "counts.csv"); });
+  CHECK(contains(e, "makes the table exceed 4194304 cells (the limit strata::limits().table_cells)"));
+  const auto s = error_of([&] {
+    (void)parse_expert_counts_csv(hdr + "m,d,0,0,9223372036854775807,9223372036854775807\n"
+                                        "m,d,0,1,9223372036854775807,9223372036854775807\n",
+                                  "counts.csv");
+  });
+  CHECK(contains(s, "counts overflow a 64-bit sum"));
+  const auto k = error_of([&] {
+    (void)parse_expert_counts_csv("model,domain,selection,layer,expert,count,tokens\n"
+                                  "m,d,topk8,0,0,9223372036854775807,9223372036854775807\n",
+                                  "counts.csv");
+  });
+  CHECK(contains(k, "expected k * tokens"));
+}

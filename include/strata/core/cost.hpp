@@ -73,8 +73,10 @@ struct cost {
   std::vector<cost> parts;            ///< the costs this one combines
 
   /// A leaf: one equation's time, energy and traffic.
+  // NOLINTNEXTLINE(performance-unnecessary-value-param): both strings are moved (clang-tidy 14 false positive)
   static cost leaf(std::string name, strata::duration<T> time, strata::energy<T> energy,
-                   std::vector<traffic<T>> bytes = {}, std::string source = {}) {
+                   std::vector<traffic<T>> bytes = {},
+                   std::string source = {}) {  // NOLINT(performance-unnecessary-value-param): moved
     cost c;
     c.name = std::move(name);
     c.time = time;
@@ -126,7 +128,8 @@ struct cost {
 
 namespace detail {
 template <class T>
-cost<T> combine(std::string name, cost_rule rule, std::vector<cost<T>> parts) {
+cost<T> combine(std::string name, cost_rule rule,  // NOLINT(performance-unnecessary-value-param): moved
+                std::vector<cost<T>> parts) {
   cost<T> c;
   c.name = std::move(name);
   c.rule = rule;
@@ -190,7 +193,8 @@ cost<T> pipeline(std::string name, std::initializer_list<cost<T>> stages, std::s
 
 /// `n` identical copies of `one`, one after another.
 template <class T>
-cost<T> repeat(std::string name, cost<T> one, std::size_t n) {
+cost<T> repeat(std::string name, cost<T> one,  // NOLINT(performance-unnecessary-value-param): moved
+               std::size_t n) {
   cost<T> c;
   c.name = std::move(name);
   c.rule = cost_rule::repeat;

@@ -13,13 +13,22 @@
 /// - An enum with an ADL-visible `enum_names(E)` (pairs of value and name) reads and writes as
 ///   its name; any other string is a `config_error` listing the names.
 /// - `cost` serialises as its breakdown tree.
+/// - Text from outside is parsed with `parse_json(text, source)`: nesting is bounded by
+///   `strata::limits().json_depth`, and invalid JSON or a number too large for a double is a
+///   `config_error` naming the source and the JSON path. Quantities and plain floating-point
+///   fields must be 0 or of SI magnitude within `limits().quantity_min/max` (1e-24 to 1e24), so
+///   no 1e300 or denormal input reaches a model. Error messages quote a bad value through
+///   `json_excerpt`: at most ~80 bytes, never recursive, invalid UTF-8 replaced.
 
+#include <array>        // std::array, unit exponents
 #include <charconv>     // std::from_chars
+#include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint64_t
 #include <limits>       // std::numeric_limits
 #include <cmath>        // std::pow, std::isfinite
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <system_error> // std::errc
 #include <type_traits>  // std::is_integral_v, std::is_floating_point_v
 #include <utility>      // std::in_range
 #include <vector>       // std::vector
@@ -28,6 +37,7 @@
 
 #include "strata/core/cost.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/limits.hpp"
 #include "strata/core/tier.hpp"
 #include "strata/core/units.hpp"
 
@@ -57,7 +67,8 @@ inline bool parse_unit_token(std::string_view tok, parsed_unit& out) {
       if (start > 0 && tok[start - 1] == '^') --start;
       int e = 0;
       std::string_view digits = tok.substr(k);
-      std::from_chars(digits.data(), digits.data() + digits.size(), e);
+      const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), e);
+      if (r.ec != std::errc{} || e > 9) return false;  // mm2, s-1: a small exponent, never m99999
       if (k != start && tok[k - 1] == '-') e = -e;
       expo = e;
       tok = tok.substr(0, start);
@@ -109,7 +120,7 @@ inline bool parse_unit(std::string_view text, parsed_unit& out) {
   if (text.empty()) return true;  // dimensionless
   int sign = 1;
   std::size_t i = 0;
-  while (i <= text.size()) {
+  for (;;) {  // i <= text.size() throughout: i = j + 1 with j < text.size()
     std::size_t j = text.find_first_of("/*", i);
     if (j == std::string_view::npos) j = text.size();
     std::string_view tok = text.substr(i, j - i);
@@ -119,7 +130,7 @@ inline bool parse_unit(std::string_view text, parsed_unit& out) {
     out.factor *= sign > 0 ? t.factor : 1.0 / t.factor;
     for (int k = 0; k < 6; ++k) out.exponents[k] += sign * t.exponents[k];
     if (j == text.size()) break;
-    sign = text[j] == '/' ? -1 : 1;
+    sign = text.at(j) == '/' ? -1 : 1;
     i = j + 1;
   }
   return true;
@@ -127,13 +138,137 @@ inline bool parse_unit(std::string_view text, parsed_unit& out) {
 
 inline std::string where(const std::string& path) { return path.empty() ? "<root>" : path; }
 
+/// A JSON value quoted for an error message, without recursion and at most ~80 bytes: a scalar or
+/// a small flat array/object as JSON text (invalid UTF-8 replaced by U+FFFD), any other container
+/// as "an array of N elements" / "an object with N keys". Safe on values of any depth and size.
+inline std::string json_excerpt(const json& j) {
+  constexpr std::size_t max_chars = 80;
+  constexpr std::size_t max_flat = 16;
+  bool flat = !j.is_structured() || j.size() <= max_flat;
+  if (flat && j.is_structured()) {
+    for (const auto& e : j) flat = flat && !e.is_structured();
+  }
+  if (!flat) {
+    return j.is_array() ? "an array of " + std::to_string(j.size()) + " elements"
+                        : "an object with " + std::to_string(j.size()) + " keys";
+  }
+  std::string s;
+  if (j.is_string() && j.get_ref<const std::string&>().size() > max_chars) {
+    s = json(j.get_ref<const std::string&>().substr(0, max_chars)).dump(-1, ' ', false, json::error_handler_t::replace);
+    s.insert(s.size() - 1, "...");
+    return s;
+  }
+  s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > max_chars) {
+    s.resize(max_chars);
+    s += "...";
+  }
+  return s;
+}
+
+/// Builds the JSON path of the value being parsed from nlohmann's parser events, so that a
+/// number too large for a double (which nlohmann reports without its key) can be named.
+class json_path_tracker {
+ public:
+  void object_start() { frames_.push_back({false, {}, 0}); }
+  void array_start() { frames_.push_back({true, {}, 0}); }
+  void key(const std::string& k) {
+    if (!frames_.empty()) frames_.back().key = k;
+  }
+  void end() {
+    if (!frames_.empty()) frames_.pop_back();
+    element_done();
+  }
+  void element_done() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  [[nodiscard]] std::string path() const {
+    std::string p;
+    for (const auto& f : frames_) {
+      if (f.array) {
+        p += '[';  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on "[" + std::string&&
+        p += std::to_string(f.index);
+        p += ']';
+      } else {
+        if (!p.empty()) p += '.';
+        p += f.key;
+      }
+    }
+    return p;
+  }
+
+ private:
+  struct frame {
+    bool array;
+    std::string key;
+    std::size_t index;
+  };
+  std::vector<frame> frames_;
+};
+
+}  // namespace detail
+
+/// Parses JSON text read from outside: nesting deeper than `strata::limits().json_depth` (64) is
+/// a `config_error` naming the limit (nlohmann's parser itself is not recursive, but deep values
+/// are expensive to quote, print and destroy); invalid JSON and a number too large for a double
+/// are `config_error`s naming `source` and the JSON path, e.g. `[strata.json] machine.json:
+/// tiers[0].banks: number out of range: ...`. `field()` is the JSON path.
+inline json parse_json(std::string_view text, const std::string& source = "<string>") {
+  const int max_depth = limits().json_depth;
+  detail::json_path_tracker at;
+  const auto prefix = [&](const std::string& path) {
+    return "[strata.json] " + source + ": " + (path.empty() ? std::string() : path + ": ");
+  };
+  json::parser_callback_t cb = [&](int depth, json::parse_event_t event, json& parsed) {
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        if (depth + 1 > max_depth) {
+          const std::string path = at.path();
+          throw config_error(path.empty() ? source : path,
+                             prefix(path) + "JSON nested deeper than " + std::to_string(max_depth) +
+                                 " levels (the limit strata::limits().json_depth)");
+        }
+        if (event == json::parse_event_t::object_start) at.object_start();
+        else at.array_start();
+        break;
+      case json::parse_event_t::key:
+        at.key(parsed.is_string() ? parsed.get<std::string>() : std::string());
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        at.end();
+        break;
+      case json::parse_event_t::value:
+        at.element_done();
+        break;
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, cb);
+  } catch (const json::parse_error& e) {
+    const std::string path = at.path();
+    throw config_error(path.empty() ? source : path, prefix(path) + "is not valid JSON: " + e.what());
+  } catch (const json::out_of_range& e) {  // a number beyond the range of a double (406)
+    const std::string path = at.path();
+    throw config_error(path.empty() ? source : path,
+                       prefix(path) + "number out of range (expected a finite double): " + e.what());
+  } catch (const json::exception& e) {
+    const std::string path = at.path();
+    throw config_error(path.empty() ? source : path, prefix(path) + "cannot parse: " + e.what());
+  }
+}
+
+namespace detail {
+
 /// Parses "<number> <unit>" into an SI value of dimension `Dim`; throws naming `path`.
 template <class Dim>
 double parse_quantity(const json& j, const std::string& path, const char* expected_unit) {
   if (!j.is_string()) {
     throw config_error(path, "[strata.json] " + where(path) +
                                  " must be a string with a unit such as \"1 " + expected_unit +
-                                 "\", got " + j.dump());
+                                 "\", got " + json_excerpt(j));
   }
   const std::string s = j.get<std::string>();
   std::string_view v(s);
@@ -141,25 +276,30 @@ double parse_quantity(const json& j, const std::string& path, const char* expect
   double x = 0.0;
   const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
   if (ec != std::errc{} || !std::isfinite(x)) {
-    throw config_error(path, "[strata.json] " + where(path) + " must start with a finite number, got \"" +
-                                 s + "\"");
+    throw config_error(path, "[strata.json] " + where(path) + " must start with a finite number, got " +
+                                 json_excerpt(j));
   }
   std::string_view u(ptr, static_cast<std::size_t>(v.data() + v.size() - ptr));
   while (!u.empty() && u.front() == ' ') u.remove_prefix(1);
   while (!u.empty() && u.back() == ' ') u.remove_suffix(1);
   parsed_unit pu;
   if (!parse_unit(u, pu)) {
-    throw config_error(path, "[strata.json] " + where(path) + " has an unknown unit \"" +
-                                 std::string(u) + "\" (expected a unit like " + expected_unit + ")");
+    throw config_error(path, "[strata.json] " + where(path) + " has an unknown unit " +
+                                 json_excerpt(json(std::string(u))) + " (expected a unit like " + expected_unit + ")");
   }
   if (pu.exponents != Dim::exponents) {
-    throw config_error(path, "[strata.json] " + where(path) + " has unit \"" + std::string(u) +
-                                 "\" of the wrong dimension (expected a unit like " +
+    throw config_error(path, "[strata.json] " + where(path) + " has unit " + json_excerpt(json(std::string(u))) +
+                                 " of the wrong dimension (expected a unit like " +
                                  expected_unit + ")");
   }
   const double si = x * pu.factor;
-  if (!std::isfinite(si)) {
-    throw config_error(path, "[strata.json] " + where(path) + " is out of range, got \"" + s + "\"");
+  const double mag = si < 0 ? -si : si;
+  const input_limits& lim = limits();
+  if (!std::isfinite(si) || (mag == 0.0 && x != 0.0) || (mag != 0.0 && (mag < lim.quantity_min || mag > lim.quantity_max))) {
+    throw config_error(path, "[strata.json] " + where(path) + " is out of range, got \"" + json_excerpt(s).substr(1) +
+                                 " (expected 0 or an SI magnitude in [" + to_text(lim.quantity_min) + ", " +
+                                 to_text(lim.quantity_max) + "] " + expected_unit +
+                                 ", strata::limits().quantity_min/max)");
   }
   return si;
 }
@@ -214,7 +354,7 @@ void read_value(const json& j, X& out, const std::string& path);
 template <class P>
 void read_object(const json& j, P& p, const std::string& path) {
   if (!j.is_object()) {
-    throw config_error(path, "[strata.json] " + where(path) + " must be an object, got " + j.dump());
+    throw config_error(path, "[strata.json] " + where(path) + " must be an object, got " + json_excerpt(j));
   }
   std::vector<std::string> known;
   P::visit_fields(p, [&](const char* key, auto& field) {
@@ -227,9 +367,19 @@ void read_object(const json& j, P& p, const std::string& path) {
     for (const auto& n : known) ok = ok || n == k;
     if (!ok) {
       std::string list;
-      for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-      const std::string at = path.empty() ? k : path + "." + k;
-      throw config_error(at, "[strata.json] unknown key " + at + " (known keys: " + list + ")");
+      for (const auto& n : known) {
+        if (!list.empty()) list += ", ";
+        list += n;
+      }
+      std::string at = path;
+      if (!at.empty()) at += '.';
+      at += k;
+      std::string what = "[strata.json] unknown key ";
+      what += at;
+      what += " (known keys: ";
+      what += list;
+      what += ')';
+      throw config_error(at, what);
     }
   }
 }
@@ -241,12 +391,12 @@ void read_value(const json& j, X& out, const std::string& path) {
     out = X::from_si(typename X::value_type(parse_quantity<D>(j, path, si_symbol<D>())));
   } else if constexpr (std::is_same_v<X, bool>) {
     if (!j.is_boolean()) {
-      throw config_error(path, "[strata.json] " + where(path) + " must be true or false, got " + j.dump());
+      throw config_error(path, "[strata.json] " + where(path) + " must be true or false, got " + json_excerpt(j));
     }
     out = j.get<bool>();
   } else if constexpr (std::is_integral_v<X>) {
     if (!j.is_number_integer()) {
-      throw config_error(path, "[strata.json] " + where(path) + " must be an integer, got " + j.dump());
+      throw config_error(path, "[strata.json] " + where(path) + " must be an integer, got " + json_excerpt(j));
     }
     const bool fits = j.is_number_unsigned() ? std::in_range<X>(j.get<std::uint64_t>())
                                              : std::in_range<X>(j.get<std::int64_t>());
@@ -254,22 +404,30 @@ void read_value(const json& j, X& out, const std::string& path) {
       throw config_error(path, "[strata.json] " + where(path) + " must be an integer in [" +
                                    std::to_string(std::numeric_limits<X>::min()) + ", " +
                                    std::to_string(std::numeric_limits<X>::max()) + "], got " +
-                                   j.dump());
+                                   json_excerpt(j));
     }
     out = j.get<X>();
   } else if constexpr (std::is_floating_point_v<X>) {
     if (!j.is_number()) {
-      throw config_error(path, "[strata.json] " + where(path) + " must be a number, got " + j.dump());
+      throw config_error(path, "[strata.json] " + where(path) + " must be a number, got " + json_excerpt(j));
+    }
+    const double v = j.get<double>();
+    const double mag = v < 0 ? -v : v;
+    const input_limits& lim = limits();
+    if (!std::isfinite(v) || (mag != 0.0 && (mag < lim.quantity_min || mag > lim.quantity_max))) {
+      throw config_error(path, "[strata.json] " + where(path) + " must be 0 or a number of magnitude in [" +
+                                   to_text(lim.quantity_min) + ", " + to_text(lim.quantity_max) +
+                                   "] (strata::limits().quantity_min/max), got " + json_excerpt(j));
     }
     out = j.get<X>();
   } else if constexpr (std::is_same_v<X, std::string>) {
     if (!j.is_string()) {
-      throw config_error(path, "[strata.json] " + where(path) + " must be a string, got " + j.dump());
+      throw config_error(path, "[strata.json] " + where(path) + " must be a string, got " + json_excerpt(j));
     }
     out = j.get<std::string>();
   } else if constexpr (is_vector<X>::value) {
     if (!j.is_array()) {
-      throw config_error(path, "[strata.json] " + where(path) + " must be an array, got " + j.dump());
+      throw config_error(path, "[strata.json] " + where(path) + " must be an array, got " + json_excerpt(j));
     }
     out.clear();
     for (std::size_t i = 0; i < j.size(); ++i) {
@@ -290,7 +448,7 @@ void read_value(const json& j, X& out, const std::string& path) {
       }
     }
     for (const auto& [e, name] : enum_names(X{})) names += (names.empty() ? "\"" : ", \"") + std::string(name) + "\"";
-    throw config_error(path, "[strata.json] " + where(path) + " must be one of " + names + ", got " + j.dump());
+    throw config_error(path, "[strata.json] " + where(path) + " must be one of " + names + ", got " + json_excerpt(j));
   } else {
     out = j.get<X>();  // a type with its own nlohmann from_json
   }
@@ -314,9 +472,9 @@ json write_value(const X& x) {
     return a;
   } else if constexpr (std::is_enum_v<X>) {
     for (const auto& [e, name] : enum_names(X{})) {
-      if (e == x) return json(name);
+      if (e == x) return json(name);  // NOLINT(modernize-return-braced-init-list): json{name} is an array
     }
-    return json(nullptr);
+    return json(nullptr);  // NOLINT(modernize-return-braced-init-list): json{nullptr} is an array
   } else if constexpr (has_fields<X>) {
     json o = json::object();
     X::visit_fields(x, [&](const char* key, const auto& field) { o[key] = write_value(field); });

@@ -10,6 +10,7 @@
 
 #include "strata/core/cost.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/limits.hpp"
 #include "strata/core/units.hpp"
 
 namespace strata {
@@ -48,7 +49,13 @@ void validate(const memory_tier<T>& t) {
   detail::require_nonnegative(t.latency.si(), "strata.tier", p + ".latency", "s");
   detail::require_nonnegative(t.energy_per_byte.si(), "strata.tier", p + ".energy_per_byte",
                               "J/B");
-  detail::require(t.banks >= 1, "strata.tier", p + ".banks", t.banks, ">= 1");
+  // Magnitudes in [1e-24, 1e24] (strata/core/limits.hpp): no 1e300 or denormal reaches a model.
+  detail::require_magnitude(t.capacity.si(), "strata.tier", p + ".capacity", "B");
+  detail::require_magnitude(t.bandwidth.si(), "strata.tier", p + ".bandwidth", "B/s");
+  detail::require_magnitude(t.latency.si(), "strata.tier", p + ".latency", "s");
+  detail::require_magnitude(t.energy_per_byte.si(), "strata.tier", p + ".energy_per_byte", "J/B");
+  detail::require(t.banks >= 1 && t.banks <= limits().banks, "strata.tier", p + ".banks", t.banks,
+                  ("in [1, " + std::to_string(limits().banks) + "] (strata::limits().banks)").c_str());
 }
 
 /// Time to stream `bytes` at `bw` after a fixed `latency`: latency + bytes / bw, and zero when

@@ -40,6 +40,13 @@
 /// `[strata.hf_config] dbrx.config.json: ffn_config.moe_top_k is missing (required for model_type
 /// dbrx)`. A model that fails `validate` is reported under the JSON key it came from.
 ///
+/// Limits: every integer is range-checked when it is read, before any arithmetic, against
+/// `strata::limits()` (strata/core/limits.hpp: layers <= 1024, hidden <= 2^17, FFN widths <= 2^20,
+/// experts <= 65536, heads and head dims <= 2^14, vocab <= 2^22, MLA ranks <= 2^17), and the
+/// parameter count is computed with checked 64-bit arithmetic, e.g. `num_local_experts must be
+/// an integer in [1, 65536] (strata::limits().experts), got 2147483647`. A file is parsed with
+/// `parse_json`: nesting deeper than `limits().json_depth` and numbers beyond a double are errors.
+///
 /// Example:
 /// \code
 ///   const strata::model m = strata::load_hf_config("Mixtral-8x7B/config.json");
@@ -57,6 +64,7 @@
 
 #include "strata/core/error.hpp"
 #include "strata/core/json.hpp"
+#include "strata/core/limits.hpp"
 #include "strata/workload/model.hpp"
 
 namespace strata {
@@ -93,7 +101,27 @@ class hf_reader {
     fail(p, p + " is missing (required for model_type " + family_ + ")");
   }
 
-  int as_int(const json& v, const std::string& p, int min) const {
+  /// Which limit of `strata::limits()` bounds a key.
+  enum class bound { layers, hidden, ffn, experts, heads, head_dim, vocab, rank, bits };
+  static std::pair<int, const char*> limit_of(bound b) {
+    const input_limits& l = limits();
+    switch (b) {
+      case bound::layers: return {l.layers, "strata::limits().layers"};
+      case bound::hidden: return {l.hidden, "strata::limits().hidden"};
+      case bound::ffn: return {l.ffn, "strata::limits().ffn"};
+      case bound::experts: return {l.experts, "strata::limits().experts"};
+      case bound::heads: return {l.heads, "strata::limits().heads"};
+      case bound::head_dim: return {l.head_dim, "strata::limits().head_dim"};
+      case bound::vocab: return {l.vocab, "strata::limits().vocab"};
+      case bound::rank: return {l.rank, "strata::limits().rank"};
+      case bound::bits: return {64, "bits per weight"};
+    }
+    return {0, ""};
+  }
+
+  /// An integer in [min, the limit of `b`], checked before any arithmetic on it.
+  int as_int(const json& v, const std::string& p, int min, bound b) const {
+    const auto [max, limit_name] = limit_of(b);
     std::int64_t x = 0;
     bool ok = v.is_number_integer();
     if (ok && v.is_number_unsigned()) {
@@ -103,38 +131,38 @@ class hf_reader {
     } else if (ok) {
       x = v.get<std::int64_t>();
     }
-    if (!ok || x < min || x > INT_MAX) {
-      fail(p, p + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(INT_MAX) +
-                  "], got " + v.dump());
+    if (!ok || x < min || x > max) {
+      fail(p, p + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "] (" +
+                  limit_name + "), got " + json_excerpt(v));
     }
     return static_cast<int>(x);
   }
 
-  int req_int(const hf_node& n, std::string_view key, int min = 1) const {
+  int req_int(const hf_node& n, std::string_view key, bound b, int min = 1) const {
     const json* v = find(n, key);
     if (v == nullptr) missing(n, key);
-    return as_int(*v, path(n, key), min);
+    return as_int(*v, path(n, key), min, b);
   }
-  int opt_int(const hf_node& n, std::string_view key, int fallback, int min = 0) const {
+  int opt_int(const hf_node& n, std::string_view key, int fallback, bound b, int min = 0) const {
     const json* v = find(n, key);
-    return v == nullptr ? fallback : as_int(*v, path(n, key), min);
+    return v == nullptr ? fallback : as_int(*v, path(n, key), min, b);
   }
   bool opt_bool(const hf_node& n, std::string_view key, bool fallback) const {
     const json* v = find(n, key);
     if (v == nullptr) return fallback;
-    if (!v->is_boolean()) fail(path(n, key), path(n, key) + " must be true or false, got " + v->dump());
+    if (!v->is_boolean()) fail(path(n, key), path(n, key) + " must be true or false, got " + json_excerpt(*v));
     return v->get<bool>();
   }
   std::string opt_string(const hf_node& n, std::string_view key, std::string fallback) const {
     const json* v = find(n, key);
     if (v == nullptr) return fallback;
-    if (!v->is_string()) fail(path(n, key), path(n, key) + " must be a string, got " + v->dump());
+    if (!v->is_string()) fail(path(n, key), path(n, key) + " must be a string, got " + json_excerpt(*v));
     return v->get<std::string>();
   }
   hf_node req_object(const hf_node& n, std::string_view key) const {
     const json* v = find(n, key);
     if (v == nullptr) missing(n, key);
-    if (!v->is_object()) fail(path(n, key), path(n, key) + " must be an object, got " + v->dump());
+    if (!v->is_object()) fail(path(n, key), path(n, key) + " must be an object, got " + json_excerpt(*v));
     return {v, path(n, key) + "."};
   }
 
@@ -159,7 +187,7 @@ class hf_reader {
 inline ffn_kind hf_ffn_kind(const hf_reader& r, const std::string& act, const std::string& p) {
   if (act == "silu" || act == "swish") return ffn_kind::swiglu;
   if (act.rfind("gelu", 0) == 0) return ffn_kind::gelu;
-  r.fail(p, p + " \"" + act + "\" is not supported (expected silu, swish or gelu*)");
+  r.fail(p, p + " " + json_excerpt(json(act)) + " is not supported (expected silu, swish or gelu*)");
 }
 
 /// Bits per stored weight from torch_dtype/dtype and quantization_config (see the file comment).
@@ -175,7 +203,7 @@ inline int hf_weight_bits(const hf_reader& r, const hf_node& root, const hf_node
       } else if (dt == "bfloat16" || dt == "float16") {
         bits = 16;
       } else {
-        r.fail(p, p + " \"" + dt + "\" is not supported (expected float32, bfloat16 or float16)");
+        r.fail(p, p + " " + json_excerpt(json(dt)) + " is not supported (expected float32, bfloat16 or float16)");
       }
     }
   }
@@ -184,25 +212,25 @@ inline int hf_weight_bits(const hf_reader& r, const hf_node& root, const hf_node
   const hf_node qn = r.req_object(root, "quantization_config");
   const std::string method = r.opt_string(qn, "quant_method", "");
   if (method == "fp8") return 8;
-  if (hf_reader::find(qn, "bits") != nullptr) return r.req_int(qn, "bits", 1);
+  if (hf_reader::find(qn, "bits") != nullptr) return r.req_int(qn, "bits", hf_reader::bound::bits, 1);
   if (r.opt_bool(qn, "load_in_4bit", false)) return 4;
   if (r.opt_bool(qn, "load_in_8bit", false)) return 8;
   r.fail("quantization_config.quant_method",
-         "quantization_config.quant_method \"" + method +
-             "\" is not supported (expected fp8, an integer bits, or load_in_4bit/load_in_8bit)");
+         "quantization_config.quant_method " + json_excerpt(json(method)) +
+             " is not supported (expected fp8, an integer bits, or load_in_4bit/load_in_8bit)");
 }
 
 /// The keys shared by the Llama-style families (all but DBRX).
 inline void hf_read_common(hf_reader& r, const hf_node& n, model& m, bool mla) {
-  m.layers = r.req_int(n, "num_hidden_layers");
+  m.layers = r.req_int(n, "num_hidden_layers", hf_reader::bound::layers);
   r.from("layers", hf_reader::path(n, "num_hidden_layers"));
-  m.hidden = r.req_int(n, "hidden_size");
+  m.hidden = r.req_int(n, "hidden_size", hf_reader::bound::hidden);
   r.from("hidden", hf_reader::path(n, "hidden_size"));
-  m.heads = r.req_int(n, "num_attention_heads");
+  m.heads = r.req_int(n, "num_attention_heads", hf_reader::bound::heads);
   r.from("heads", hf_reader::path(n, "num_attention_heads"));
-  m.kv_heads = r.opt_int(n, "num_key_value_heads", m.heads, 1);
+  m.kv_heads = r.opt_int(n, "num_key_value_heads", m.heads, hf_reader::bound::heads, 1);
   r.from("kv_heads", hf_reader::path(n, "num_key_value_heads"));
-  m.vocab = r.req_int(n, "vocab_size");
+  m.vocab = r.req_int(n, "vocab_size", hf_reader::bound::vocab);
   r.from("vocab", hf_reader::path(n, "vocab_size"));
   m.tie_embeddings = r.opt_bool(n, "tie_word_embeddings", false);
   m.ffn = hf_ffn_kind(r, r.opt_string(n, "hidden_act", "silu"), hf_reader::path(n, "hidden_act"));
@@ -212,7 +240,7 @@ inline void hf_read_common(hf_reader& r, const hf_node& n, model& m, bool mla) {
   }
   if (mla) return;  // head sizes are in m.mla
   if (hf_reader::find(n, "head_dim") != nullptr) {
-    m.head_dim = r.req_int(n, "head_dim");
+    m.head_dim = r.req_int(n, "head_dim", hf_reader::bound::head_dim);
     r.from("head_dim", hf_reader::path(n, "head_dim"));
   } else {
     if (m.hidden % m.heads != 0) {
@@ -228,39 +256,39 @@ inline void hf_read_common(hf_reader& r, const hf_node& n, model& m, bool mla) {
 /// Routed experts, top-k and expert width under the given key names.
 inline void hf_read_experts(hf_reader& r, const hf_node& n, model& m, const char* experts_key,
                             const char* ffn_key) {
-  m.experts = r.req_int(n, experts_key);
+  m.experts = r.req_int(n, experts_key, hf_reader::bound::experts);
   r.from("experts", hf_reader::path(n, experts_key));
-  m.top_k = r.req_int(n, "num_experts_per_tok");
+  m.top_k = r.req_int(n, "num_experts_per_tok", hf_reader::bound::experts);
   r.from("top_k", hf_reader::path(n, "num_experts_per_tok"));
-  m.expert_ffn = r.req_int(n, ffn_key);
+  m.expert_ffn = r.req_int(n, ffn_key, hf_reader::bound::ffn);
   r.from("expert_ffn", hf_reader::path(n, ffn_key));
 }
 
 inline void hf_read_deepseek(hf_reader& r, const hf_node& n, model& m) {
   hf_read_experts(r, n, m, "n_routed_experts", "moe_intermediate_size");
-  m.dense_ffn = r.req_int(n, "intermediate_size");
+  m.dense_ffn = r.req_int(n, "intermediate_size", hf_reader::bound::ffn);
   r.from("dense_ffn", hf_reader::path(n, "intermediate_size"));
-  m.shared_experts = r.opt_int(n, "n_shared_experts", 0, 0);
+  m.shared_experts = r.opt_int(n, "n_shared_experts", 0, hf_reader::bound::experts, 0);
   r.from("shared_experts", hf_reader::path(n, "n_shared_experts"));
   m.shared_expert_ffn = m.shared_experts > 0 ? m.expert_ffn : 0;
-  m.first_dense_layers = r.opt_int(n, "first_k_dense_replace", 0, 0);
+  m.first_dense_layers = r.opt_int(n, "first_k_dense_replace", 0, hf_reader::bound::layers, 0);
   r.from("first_dense_layers", hf_reader::path(n, "first_k_dense_replace"));
-  m.moe_layer_step = r.opt_int(n, "moe_layer_freq", 1, 1);
+  m.moe_layer_step = r.opt_int(n, "moe_layer_freq", 1, hf_reader::bound::layers, 1);
   r.from("moe_layer_step", hf_reader::path(n, "moe_layer_freq"));
   m.moe_layer_offset = 0;  // transformers: layer_idx % moe_layer_freq == 0
 }
 
 inline void hf_read_mla(hf_reader& r, const hf_node& n, model& m) {
-  m.mla.kv_lora_rank = r.req_int(n, "kv_lora_rank");
+  m.mla.kv_lora_rank = r.req_int(n, "kv_lora_rank", hf_reader::bound::rank);
   r.from("mla.kv_lora_rank", hf_reader::path(n, "kv_lora_rank"));
   if (n.j->find("q_lora_rank") == n.j->end()) r.missing(n, "q_lora_rank");
-  m.mla.q_lora_rank = r.opt_int(n, "q_lora_rank", 0, 0);  // null: queries are not compressed
+  m.mla.q_lora_rank = r.opt_int(n, "q_lora_rank", 0, hf_reader::bound::rank, 0);  // null: queries are not compressed
   r.from("mla.q_lora_rank", hf_reader::path(n, "q_lora_rank"));
-  m.mla.qk_rope_head_dim = r.req_int(n, "qk_rope_head_dim");
+  m.mla.qk_rope_head_dim = r.req_int(n, "qk_rope_head_dim", hf_reader::bound::head_dim);
   r.from("mla.qk_rope_head_dim", hf_reader::path(n, "qk_rope_head_dim"));
-  m.mla.qk_nope_head_dim = r.req_int(n, "qk_nope_head_dim", 0);
+  m.mla.qk_nope_head_dim = r.req_int(n, "qk_nope_head_dim", hf_reader::bound::head_dim, 0);
   r.from("mla.qk_nope_head_dim", hf_reader::path(n, "qk_nope_head_dim"));
-  m.mla.v_head_dim = r.req_int(n, "v_head_dim");
+  m.mla.v_head_dim = r.req_int(n, "v_head_dim", hf_reader::bound::head_dim);
   r.from("mla.v_head_dim", hf_reader::path(n, "v_head_dim"));
   m.head_dim = 0;
 }
@@ -268,23 +296,23 @@ inline void hf_read_mla(hf_reader& r, const hf_node& n, model& m) {
 inline void hf_read_qwen2_moe(hf_reader& r, const hf_node& n, model& m) {
   m.qkv_bias = true;  // Qwen2 attention always has q, k, v biases (no config key)
   hf_read_experts(r, n, m, "num_experts", "moe_intermediate_size");
-  m.dense_ffn = r.req_int(n, "intermediate_size");
+  m.dense_ffn = r.req_int(n, "intermediate_size", hf_reader::bound::ffn);
   r.from("dense_ffn", hf_reader::path(n, "intermediate_size"));
-  const int shared = r.opt_int(n, "shared_expert_intermediate_size", 0, 0);
+  const int shared = r.opt_int(n, "shared_expert_intermediate_size", 0, hf_reader::bound::ffn, 0);
   m.shared_experts = shared > 0 ? 1 : 0;
   m.shared_expert_ffn = shared;
   m.shared_expert_gate = shared > 0;  // sigmoid(shared_expert_gate(x)), d weights
-  m.moe_layer_step = r.opt_int(n, "decoder_sparse_step", 1, 1);
+  m.moe_layer_step = r.opt_int(n, "decoder_sparse_step", 1, hf_reader::bound::layers, 1);
   r.from("moe_layer_step", hf_reader::path(n, "decoder_sparse_step"));
   m.moe_layer_offset = 1;  // transformers: (layer_idx + 1) % decoder_sparse_step == 0
   // mlp_only_layers forces dense layers; only a prefix 0..k-1 maps onto first_dense_layers.
   if (const json* dense = hf_reader::find(n, "mlp_only_layers")) {
     const std::string p = hf_reader::path(n, "mlp_only_layers");
-    if (!dense->is_array()) r.fail(p, p + " must be an array of layer indices, got " + dense->dump());
+    if (!dense->is_array()) r.fail(p, p + " must be an array of layer indices, got " + json_excerpt(*dense));
     for (std::size_t i = 0; i < dense->size(); ++i) {
-      const int idx = r.as_int((*dense)[i], p + "[" + std::to_string(i) + "]", 0);
+      const int idx = r.as_int((*dense)[i], p + "[" + std::to_string(i) + "]", 0, hf_reader::bound::layers);
       if (idx != static_cast<int>(i)) {
-        r.fail(p, p + " " + dense->dump() +
+        r.fail(p, p + " " + json_excerpt(*dense) +
                       " is not supported: only a prefix [0, 1, ..., k-1] of dense layers can be modelled");
       }
     }
@@ -296,26 +324,26 @@ inline void hf_read_qwen2_moe(hf_reader& r, const hf_node& n, model& m) {
 inline void hf_read_llama4_text(hf_reader& r, const hf_node& n, model& m) {
   hf_read_common(r, n, m, false);
   hf_read_experts(r, n, m, "num_local_experts", "intermediate_size");
-  m.dense_ffn = r.req_int(n, "intermediate_size_mlp");
+  m.dense_ffn = r.req_int(n, "intermediate_size_mlp", hf_reader::bound::ffn);
   r.from("dense_ffn", hf_reader::path(n, "intermediate_size_mlp"));
   // transformers hard-codes one shared expert Llama4TextMLP(config) of width intermediate_size.
   m.shared_experts = 1;
   m.shared_expert_ffn = m.expert_ffn;
   m.qk_norm = r.opt_bool(n, "use_qk_norm", true);
-  m.moe_layer_step = r.opt_int(n, "interleave_moe_layer_step", 1, 1);
+  m.moe_layer_step = r.opt_int(n, "interleave_moe_layer_step", 1, hf_reader::bound::layers, 1);
   r.from("moe_layer_step", hf_reader::path(n, "interleave_moe_layer_step"));
   m.moe_layer_offset = 1;  // moe_layers = range(step - 1, layers, step)
   if (const json* listed = hf_reader::find(n, "moe_layers")) {
     const std::string p = hf_reader::path(n, "moe_layers");
-    if (!listed->is_array()) r.fail(p, p + " must be an array of layer indices, got " + listed->dump());
+    if (!listed->is_array()) r.fail(p, p + " must be an array of layer indices, got " + json_excerpt(*listed));
     std::vector<int> expect;
     for (int i = m.moe_layer_step - 1; i < m.layers; i += m.moe_layer_step) expect.push_back(i);
     bool same = listed->size() == expect.size();
     for (std::size_t i = 0; same && i < expect.size(); ++i) {
-      same = r.as_int((*listed)[i], p + "[" + std::to_string(i) + "]", 0) == expect[i];
+      same = r.as_int((*listed)[i], p + "[" + std::to_string(i) + "]", 0, hf_reader::bound::layers) == expect[i];
     }
     if (!same) {
-      r.fail(p, p + " " + listed->dump() + " is not supported: only the pattern of " +
+      r.fail(p, p + " " + json_excerpt(*listed) + " is not supported: only the pattern of " +
                     hf_reader::path(n, "interleave_moe_layer_step") + " can be modelled");
     }
   }
@@ -341,7 +369,7 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
   const hf_node root{&cfg, ""};
   const json* type = hf_reader::find(root, "model_type");
   if (type == nullptr) r.fail("model_type", "model_type is missing");
-  if (!type->is_string()) r.fail("model_type", "model_type must be a string, got " + type->dump());
+  if (!type->is_string()) r.fail("model_type", "model_type must be a string, got " + json_excerpt(*type));
   const std::string model_type = type->get<std::string>();
   r.set_family(model_type);
 
@@ -358,7 +386,7 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
   } else if (model_type == "qwen2") {
     hf_read_common(r, root, m, false);
     m.qkv_bias = true;
-    m.dense_ffn = r.req_int(root, "intermediate_size");
+    m.dense_ffn = r.req_int(root, "intermediate_size", hf_reader::bound::ffn);
     r.from("dense_ffn", "intermediate_size");
   } else if (model_type == "qwen2_moe") {
     hf_read_common(r, root, m, false);
@@ -375,24 +403,24 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
     hf_read_mla(r, root, m);
     hf_read_deepseek(r, root, m);
   } else if (model_type == "dbrx") {
-    m.layers = r.req_int(root, "n_layers");
+    m.layers = r.req_int(root, "n_layers", hf_reader::bound::layers);
     r.from("layers", "n_layers");
-    m.hidden = r.req_int(root, "d_model");
+    m.hidden = r.req_int(root, "d_model", hf_reader::bound::hidden);
     r.from("hidden", "d_model");
-    m.heads = r.req_int(root, "n_heads");
+    m.heads = r.req_int(root, "n_heads", hf_reader::bound::heads);
     r.from("heads", "n_heads");
-    m.vocab = r.req_int(root, "vocab_size");
+    m.vocab = r.req_int(root, "vocab_size", hf_reader::bound::vocab);
     r.from("vocab", "vocab_size");
     m.tie_embeddings = r.opt_bool(root, "tie_word_embeddings", false);
     const hf_node attn = r.req_object(root, "attn_config");
-    m.kv_heads = r.req_int(attn, "kv_n_heads");
+    m.kv_heads = r.req_int(attn, "kv_n_heads", hf_reader::bound::heads);
     r.from("kv_heads", "attn_config.kv_n_heads");
     const hf_node ffn = r.req_object(root, "ffn_config");
-    m.expert_ffn = r.req_int(ffn, "ffn_hidden_size");
+    m.expert_ffn = r.req_int(ffn, "ffn_hidden_size", hf_reader::bound::ffn);
     r.from("expert_ffn", "ffn_config.ffn_hidden_size");
-    m.experts = r.req_int(ffn, "moe_num_experts");
+    m.experts = r.req_int(ffn, "moe_num_experts", hf_reader::bound::experts);
     r.from("experts", "ffn_config.moe_num_experts");
-    m.top_k = r.req_int(ffn, "moe_top_k");
+    m.top_k = r.req_int(ffn, "moe_top_k", hf_reader::bound::experts);
     r.from("top_k", "ffn_config.moe_top_k");
     std::string act = "silu";  // DbrxFFNConfig default {"name": "silu"}: GLU experts w1, v1, w2
     if (hf_reader::find(ffn, "ffn_act_fn") != nullptr) {
@@ -411,7 +439,7 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
       const std::string inner = r.opt_string(text, "model_type", "llama4_text");
       if (inner != "llama4_text") {
         r.fail("text_config.model_type",
-               "text_config.model_type must be \"llama4_text\", got \"" + inner + "\"");
+               "text_config.model_type must be \"llama4_text\", got " + json_excerpt(json(inner)));
       }
     }
     hf_read_llama4_text(r, text, m);
@@ -419,14 +447,14 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
     const bool tie_outer = r.opt_bool(root, "tie_word_embeddings", false);
     m.tie_embeddings = r.opt_bool(text, "tie_word_embeddings", tie_outer);
   } else {
-    r.fail("model_type", "model_type \"" + model_type +
-                             "\" is not supported (supported: mixtral, olmoe, qwen2, qwen2_moe, deepseek, "
+    r.fail("model_type", "model_type " + json_excerpt(*type) +
+                             " is not supported (supported: mixtral, olmoe, qwen2, qwen2_moe, deepseek, "
                              "deepseek_v2, deepseek_v3, dbrx, llama4, llama4_text)");
   }
   m.weight_bits = hf_weight_bits(r, root, text);
 
   if (name.empty()) name = r.opt_string(root, "_name_or_path", "");
-  m.name = name.empty() ? fallback_name : std::move(name);
+  m.name = name.empty() ? fallback_name : name;
   try {
     validate(m);
   } catch (const config_error& e) {
@@ -457,9 +485,11 @@ inline model load_hf_config(const std::string& path) {
   if (std::ferror(f.get()) != 0) r.fail("", "cannot read the file");
   json cfg;
   try {
-    cfg = json::parse(text);
-  } catch (const json::parse_error& e) {
-    r.fail("", std::string("is not valid JSON: ") + e.what());
+    cfg = parse_json(text, path);
+  } catch (const config_error& e) {  // nesting, syntax, a number beyond a double: name the key path
+    std::string what = e.what();
+    if (what.rfind("[strata.json] ", 0) == 0) what.erase(0, 14);
+    throw config_error(e.field(), "[strata.hf_config] " + what);
   }
   return detail::read_hf_config_in(cfg, std::string{}, path, detail::hf_name_from_path(path));
 }

@@ -26,6 +26,7 @@
 #include <vector>   // std::vector
 
 #include "strata/core/error.hpp"
+#include "strata/core/limits.hpp"
 #include "strata/core/units.hpp"
 
 namespace strata {
@@ -139,53 +140,13 @@ struct model {
   }
 };
 
-/// Checks the description; throws `config_error` naming the field.
-inline void validate(const model& m) {
-  constexpr const char* id = "strata.model";
-  detail::require(m.layers >= 1, id, "layers", m.layers, ">= 1");
-  detail::require(m.hidden >= 1, id, "hidden", m.hidden, ">= 1");
-  detail::require(m.heads >= 1, id, "heads", m.heads, ">= 1");
-  detail::require(m.kv_heads >= 1 && m.kv_heads <= m.heads && m.heads % m.kv_heads == 0, id,
-                  "kv_heads", m.kv_heads, "a divisor of heads");
-  if (m.is_mla()) {
-    detail::require(m.mla.qk_nope_head_dim >= 0, id, "mla.qk_nope_head_dim", m.mla.qk_nope_head_dim,
-                    ">= 0");
-    detail::require(m.mla.qk_rope_head_dim >= 1, id, "mla.qk_rope_head_dim", m.mla.qk_rope_head_dim,
-                    ">= 1");
-    detail::require(m.mla.v_head_dim >= 1, id, "mla.v_head_dim", m.mla.v_head_dim, ">= 1");
-    detail::require(m.mla.q_lora_rank >= 0, id, "mla.q_lora_rank", m.mla.q_lora_rank, ">= 0");
-  } else {
-    detail::require(m.head_dim >= 1, id, "head_dim", m.head_dim, ">= 1");
-  }
-  detail::require(m.vocab >= 1, id, "vocab", m.vocab, ">= 1");
-  detail::require(m.dense_ffn >= 0, id, "dense_ffn", m.dense_ffn, ">= 0");
-  detail::require(m.first_dense_layers >= 0, id, "first_dense_layers", m.first_dense_layers, ">= 0");
-  detail::require(m.moe_layer_step >= 1, id, "moe_layer_step", m.moe_layer_step, ">= 1");
-  detail::require(m.moe_layer_offset >= 0, id, "moe_layer_offset", m.moe_layer_offset, ">= 0");
-  detail::require(m.experts >= 0, id, "experts", m.experts, ">= 0");
-  if (m.experts > 0) {
-    detail::require(m.top_k >= 1 && m.top_k <= m.experts, id, "top_k", m.top_k, "in [1, experts]");
-    detail::require(m.expert_ffn >= 1, id, "expert_ffn", m.expert_ffn, ">= 1");
-  }
-  detail::require(m.shared_experts >= 0, id, "shared_experts", m.shared_experts, ">= 0");
-  if (m.shared_experts > 0) {
-    detail::require(m.shared_expert_ffn >= 1, id, "shared_expert_ffn", m.shared_expert_ffn, ">= 1");
-  }
-  bool has_dense_layer = false;
-  for (int i = 0; i < m.layers; ++i) has_dense_layer = has_dense_layer || !m.is_moe_layer(i);
-  if (has_dense_layer) {
-    detail::require(m.dense_ffn >= 1, id, "dense_ffn", m.dense_ffn, ">= 1 (the model has dense layers)");
-  }
-  detail::require(m.weight_bits >= 1 && m.weight_bits <= 64, id, "weight_bits", m.weight_bits, "in [1, 64]");
-  detail::require(m.kv_bits >= 1 && m.kv_bits <= 64, id, "kv_bits", m.kv_bits, "in [1, 64]");
-}
-
 /// Weights of one FFN of width `f` on hidden size `d`.
 inline std::int64_t ffn_params(ffn_kind k, std::int64_t d, std::int64_t f) {
   return (k == ffn_kind::swiglu ? 3 : 2) * d * f;
 }
 
-/// Weights of one attention block (projections, biases, QK norms; not the layer norms).
+/// Weights of one attention block (projections, biases, QK norms; not the layer norms). The
+/// dimensions are bounded by `validate` (strata::limits()), so these products fit 64 bits.
 inline std::int64_t attention_params(const model& m) {
   const std::int64_t d = m.hidden, h = m.heads;
   if (m.is_mla()) {
@@ -221,33 +182,98 @@ struct param_counts {
   }
 };
 
+namespace detail {
+
+/// Parameter counts with checked 64-bit arithmetic: a count that does not fit is a
+/// `config_error` naming the model field whose product overflowed. Dimensions must be in range.
+inline param_counts count_params_checked(const model& m) {
+  constexpr const char* id = "strata.model";
+  param_counts c;
+  const std::int64_t d = m.hidden;
+  c.embedding = checked_mul(checked_mul(m.vocab, d, id, "vocab"), m.tie_embeddings ? 1 : 2, id, "vocab");
+  c.per_expert = m.experts > 0 ? checked_mul(checked_mul(m.ffn == ffn_kind::swiglu ? 3 : 2, d, id, "hidden"),
+                                             m.expert_ffn, id, "expert_ffn")
+                               : 0;
+  const std::int64_t attn = attention_params(m);
+  const std::int64_t norms = 2 * d;
+  const std::int64_t shared = checked_add(
+      checked_mul(m.shared_experts, checked_mul(m.ffn == ffn_kind::swiglu ? 3 * d : 2 * d, m.shared_expert_ffn, id,
+                                                "shared_expert_ffn"),
+                  id, "shared_experts"),
+      m.shared_expert_gate ? d : 0, id, "shared_experts");
+  const std::int64_t router = checked_mul(m.experts, d, id, "experts");
+  const std::int64_t dense = checked_mul(m.ffn == ffn_kind::swiglu ? 3 * d : 2 * d, m.dense_ffn, id, "dense_ffn");
+  const std::int64_t moe_common = checked_add(checked_add(attn + norms, router, id, "experts"), shared, id, "experts");
+  const std::int64_t moe_total = checked_add(moe_common, checked_mul(c.per_expert, m.experts, id, "experts"), id, "experts");
+  const std::int64_t moe_active = checked_add(moe_common, checked_mul(c.per_expert, m.top_k, id, "top_k"), id, "top_k");
+  const std::int64_t dense_total = checked_add(attn + norms, dense, id, "dense_ffn");
+  const std::int64_t n_moe = m.moe_layers();
+  const std::int64_t n_dense = m.layers - n_moe;
+  c.attention = checked_mul(attn, m.layers, id, "layers");
+  const std::int64_t layers_total = checked_add(checked_mul(moe_total, n_moe, id, "layers"),
+                                                checked_mul(dense_total, n_dense, id, "layers"), id, "layers");
+  const std::int64_t layers_active = checked_add(checked_mul(moe_active, n_moe, id, "layers"),
+                                                 checked_mul(dense_total, n_dense, id, "layers"), id, "layers");
+  c.total = checked_add(checked_add(c.embedding, d, id, "hidden"), layers_total, id, "layers");  // + final norm
+  c.active = checked_add(checked_add(c.embedding, d, id, "hidden"), layers_active, id, "layers");
+  return c;
+}
+
+}  // namespace detail
+
+/// Checks the description; throws `config_error` naming the field. Every dimension is bounded by
+/// `strata::limits()` (strata/core/limits.hpp) and the parameter count must fit 64 bits, so no
+/// size derived from a valid model overflows.
+inline void validate(const model& m) {
+  constexpr const char* id = "strata.model";
+  const input_limits& lim = limits();
+  const auto in = [&](int x, int lo, int hi, const char* field, const char* limit) {
+    detail::require(x >= lo && x <= hi, id, field, x,
+                    ("in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (strata::limits()." + limit + ")")
+                        .c_str());
+  };
+  in(m.layers, 1, lim.layers, "layers", "layers");
+  in(m.hidden, 1, lim.hidden, "hidden", "hidden");
+  in(m.heads, 1, lim.heads, "heads", "heads");
+  detail::require(m.kv_heads >= 1 && m.kv_heads <= m.heads && m.heads % m.kv_heads == 0, id,
+                  "kv_heads", m.kv_heads, "a divisor of heads");
+  if (m.is_mla()) {
+    in(m.mla.kv_lora_rank, 1, lim.rank, "mla.kv_lora_rank", "rank");
+    in(m.mla.qk_nope_head_dim, 0, lim.head_dim, "mla.qk_nope_head_dim", "head_dim");
+    in(m.mla.qk_rope_head_dim, 1, lim.head_dim, "mla.qk_rope_head_dim", "head_dim");
+    in(m.mla.v_head_dim, 1, lim.head_dim, "mla.v_head_dim", "head_dim");
+    in(m.mla.q_lora_rank, 0, lim.rank, "mla.q_lora_rank", "rank");
+  } else {
+    in(m.head_dim, 1, lim.head_dim, "head_dim", "head_dim");
+  }
+  in(m.vocab, 1, lim.vocab, "vocab", "vocab");
+  in(m.dense_ffn, 0, lim.ffn, "dense_ffn", "ffn");
+  in(m.first_dense_layers, 0, lim.layers, "first_dense_layers", "layers");
+  in(m.moe_layer_step, 1, lim.layers, "moe_layer_step", "layers");
+  in(m.moe_layer_offset, 0, lim.layers, "moe_layer_offset", "layers");
+  in(m.experts, 0, lim.experts, "experts", "experts");
+  if (m.experts > 0) {
+    detail::require(m.top_k >= 1 && m.top_k <= m.experts, id, "top_k", m.top_k, "in [1, experts]");
+    in(m.expert_ffn, 1, lim.ffn, "expert_ffn", "ffn");
+  }
+  in(m.shared_experts, 0, lim.experts, "shared_experts", "experts");
+  if (m.shared_experts > 0) {
+    in(m.shared_expert_ffn, 1, lim.ffn, "shared_expert_ffn", "ffn");
+  }
+  bool has_dense_layer = false;
+  for (int i = 0; i < m.layers; ++i) has_dense_layer = has_dense_layer || !m.is_moe_layer(i);
+  if (has_dense_layer) {
+    detail::require(m.dense_ffn >= 1, id, "dense_ffn", m.dense_ffn, ">= 1 (the model has dense layers)");
+  }
+  detail::require(m.weight_bits >= 1 && m.weight_bits <= 64, id, "weight_bits", m.weight_bits, "in [1, 64]");
+  detail::require(m.kv_bits >= 1 && m.kv_bits <= 64, id, "kv_bits", m.kv_bits, "in [1, 64]");
+  (void)detail::count_params_checked(m);  // throws if a parameter count overflows 64 bits
+}
+
 /// Counts parameters in total and per token (embeddings and LM head included in both).
 inline param_counts count_params(const model& m) {
   validate(m);
-  param_counts c;
-  const std::int64_t d = m.hidden;
-  c.embedding = std::int64_t{m.vocab} * d * (m.tie_embeddings ? 1 : 2);
-  c.per_expert = m.experts > 0 ? ffn_params(m.ffn, d, m.expert_ffn) : 0;
-  const std::int64_t attn = attention_params(m);
-  const std::int64_t norms = 2 * d;
-  const std::int64_t shared =
-      std::int64_t{m.shared_experts} * ffn_params(m.ffn, d, m.shared_expert_ffn) +
-      (m.shared_expert_gate ? d : 0);
-  const std::int64_t router = std::int64_t{m.experts} * d;
-  c.total = c.embedding + d;  // + final norm
-  c.active = c.total;
-  for (int i = 0; i < m.layers; ++i) {
-    c.attention += attn;
-    if (m.is_moe_layer(i)) {
-      c.total += attn + norms + router + shared + c.per_expert * m.experts;
-      c.active += attn + norms + router + shared + c.per_expert * m.top_k;
-    } else {
-      const std::int64_t ffn = ffn_params(m.ffn, d, m.dense_ffn);
-      c.total += attn + norms + ffn;
-      c.active += attn + norms + ffn;
-    }
-  }
-  return c;
+  return detail::count_params_checked(m);
 }
 
 /// Bytes of one routed expert's weights.

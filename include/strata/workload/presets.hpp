@@ -12,7 +12,7 @@
 ///
 /// Example:
 /// \code
-///   const strata::model m = strata::preset("deepseek-v3");    // case-insensitive
+///   const strata::model m = strata::preset("deepseek_v3");    // case-insensitive, - = _
 ///   const strata::model same = strata::presets::deepseek_v3();
 /// \endcode
 
@@ -211,12 +211,16 @@ inline const std::array<std::pair<std::string_view, preset_fn>, 11>& preset_tabl
   return table;
 }
 
+/// A character of a preset name as compared: lower case, with '_' the same as '-'.
+inline int name_char(char c) {
+  return c == '_' ? '-' : std::tolower(static_cast<unsigned char>(c));
+}
+
+/// Preset names are equal ignoring case and the difference between '-' and '_'.
 inline bool iequal(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
+    if (name_char(a[i]) != name_char(b[i])) return false;
   }
   return true;
 }
@@ -230,7 +234,8 @@ inline std::vector<std::string> preset_names() {
   return names;
 }
 
-/// The preset called `name` (case-insensitive); throws `config_error` listing the known names.
+/// The preset called `name` (case-insensitive, '-' and '_' equal: "deepseek_v3" is DeepSeek-V3);
+/// throws `config_error` listing the known names.
 inline model preset(std::string_view name) {
   for (const auto& [known, make] : detail::preset_table()) {
     if (detail::iequal(known, name)) return make();
@@ -239,7 +244,8 @@ inline model preset(std::string_view name) {
   for (const auto& [known, make] : detail::preset_table()) {
     list += (list.empty() ? "" : ", ") + std::string(known);
   }
-  throw config_error("name", "[strata.preset] unknown model \"" + std::string(name) + "\" (known: " + list + ")");
+  throw config_error("name", "[strata.preset] unknown model \"" + std::string(name.substr(0, 80)) +
+                                 (name.size() > 80 ? "...\"" : "\"") + " (known: " + list + ")");
 }
 
 }  // namespace v0

@@ -72,6 +72,7 @@
 #include <vector>     // std::vector
 
 #include "strata/core/error.hpp"
+#include "strata/core/limits.hpp"
 #include "strata/core/solve.hpp"
 #include "strata/workload/trace.hpp"
 
@@ -140,8 +141,15 @@ inline void validate(const trace_gen_params& p) {
   detail::require(p.min_length >= 1, m, "min_length", p.min_length, ">= 1");
   detail::require(p.max_length >= p.min_length, m, "max_length", p.max_length,
                   (">= min_length = " + std::to_string(p.min_length)).c_str());
+  // Allocations are bounded by strata::limits() (strata/core/limits.hpp): the ids of the trace
+  // and the per-(layer, topic) rank, weight and CDF tables of `experts` entries.
+  const input_limits& lim = limits();
   const double ids = static_cast<double>(p.sequences) * p.max_length * p.layers * p.k;
-  detail::require(ids <= 4294967296.0, m, "sequences * max_length * layers * k", ids, "<= 2^32 expert IDs");
+  detail::require(ids <= static_cast<double>(lim.trace_ids), m, "sequences * max_length * layers * k", ids,
+                  ("<= " + std::to_string(lim.trace_ids) + " expert IDs (strata::limits().trace_ids)").c_str());
+  const double cells = static_cast<double>(p.layers) * (static_cast<double>(p.topics) + 1.0) * (p.experts + 1.0);
+  detail::require(cells <= static_cast<double>(lim.table_cells), m, "layers * (topics + 1) * experts", cells,
+                  ("<= " + std::to_string(lim.table_cells) + " table cells (strata::limits().table_cells)").c_str());
   detail::require_in(p.skew, 0.0, 1e4, m, "skew");
   detail::require_in(p.offset, 0.0, 1e6, m, "offset");
   detail::require_in(p.topic_share, 0.0, 1.0, m, "topic_share");

@@ -47,6 +47,7 @@
 #include <vector>        // std::vector
 
 #include "strata/core/error.hpp"
+#include "strata/core/limits.hpp"
 #include "strata/workload/trace.hpp"
 
 namespace strata {
@@ -185,8 +186,11 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
                                      std::string_view source = "<string>") {
   using detail::csv::csv_fail;
   const std::string src(source);
-  detail::require(opt.experts >= 0 && opt.experts <= 65536, "strata.trace", "experts", opt.experts,
-                  "in [0, 65536] (0: infer)");
+  const input_limits& lim = limits();
+  detail::require(opt.experts >= 0 && opt.experts <= std::min(lim.experts, 65536), "strata.trace", "experts",
+                  opt.experts,
+                  ("in [0, " + std::to_string(std::min(lim.experts, 65536)) +
+                   "] (0: infer; strata::limits().experts)").c_str());
   detail::require(opt.k >= 0 && (opt.experts == 0 || opt.k <= opt.experts), "strata.trace", "k", opt.k,
                   "in [0, experts] (0: infer)");
 
@@ -206,18 +210,29 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
                                         detail::csv::quote(cols[static_cast<std::size_t>(l) + 2]));
     }
   }
-  if (layers > 65535) csv_fail(source, header_line, "too many layer columns");
+  if (layers > lim.layers) {
+    csv_fail(source, header_line, std::to_string(layers) + " layer columns exceed the limit " +
+                                      std::to_string(lim.layers) + " (strata::limits().layers)");
+  }
 
-  const std::uint32_t limit = opt.experts > 0 ? static_cast<std::uint32_t>(opt.experts) : 65536u;
+  const std::uint32_t limit =
+      opt.experts > 0 ? static_cast<std::uint32_t>(opt.experts) : static_cast<std::uint32_t>(std::min(lim.experts, 65536));
   int k = opt.k;
   std::vector<std::uint16_t> ids;
   std::vector<token_info> infos;
+  // Every id takes at least two bytes of text (a digit and a separator), so reserving from the
+  // line count is capped by the input's size: a short file with a wide header cannot ask for more.
+  const std::size_t max_ids_in_text = text.size() / 2 + 1;
+  const auto reserve_ids = [&](std::size_t lines_n) {
+    const std::size_t want = lines_n * static_cast<std::size_t>(layers) * static_cast<std::size_t>(k);
+    ids.reserve(std::min({want, max_ids_in_text, static_cast<std::size_t>(lim.trace_ids)}));
+  };
   {
     // One line per token: reserve from the line count (a memchr pass is much cheaper than regrowth).
     std::size_t n = 0;
     for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(text.data() + text.size() - p)))) != nullptr; ++p) ++n;
     infos.reserve(n + 1);
-    if (k > 0) ids.reserve((n + 1) * static_cast<std::size_t>(layers) * static_cast<std::size_t>(k));
+    if (k > 0) reserve_ids(n + 1);
   }
   // Duplicate check without clearing: seen[id] holds the number of the cell that last used id.
   std::vector<std::uint32_t> seen(limit, 0);
@@ -302,7 +317,7 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
       if (k == 0) {
         if (count == 0) csv_fail(source, ln, column_name(col) + ": expected expert ids, got an empty cell");
         k = count;  // inferred from the first data cell
-        ids.reserve(infos.capacity() * static_cast<std::size_t>(layers) * static_cast<std::size_t>(k));
+        reserve_ids(infos.capacity());
       } else if (count != k) {
         csv_fail(source, ln, column_name(col) + ": expected " + std::to_string(k) + " expert ids, got " +
                                  std::to_string(count));
@@ -313,6 +328,10 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
     if (more) {
       csv_fail(source, ln, "too many columns: expected " + std::to_string(layers + 2) + " (seq,pos,L1..L" +
                                std::to_string(layers) + ")");
+    }
+    if (ids.size() > static_cast<std::size_t>(lim.trace_ids)) {
+      csv_fail(source, ln, "the trace holds more than " + std::to_string(lim.trace_ids) +
+                               " expert ids (the limit strata::limits().trace_ids)");
     }
     infos.push_back(info);
   }
@@ -351,6 +370,7 @@ struct expert_count_key {
   std::string topic;       ///< task or domain, e.g. "intent", "arxiv"
   std::string selection;   ///< "top1" (argmax only) or "topk<k>" (every top-k slot)
 
+  // NOLINTNEXTLINE(modernize-use-nullptr): clang-tidy 14 misreads the defaulted <=>
   friend auto operator<=>(const expert_count_key&, const expert_count_key&) = default;
   friend bool operator==(const expert_count_key&, const expert_count_key&) = default;
 };
@@ -385,8 +405,9 @@ struct expert_counts {
   /// Probability that a token of this topic uses `expert` at `layer`: count / tokens.
   [[nodiscard]] double hit_rate(int layer, int expert) const {
     const auto& l = this->layer(layer);
-    detail::require(expert >= 0 && expert < experts, "strata.trace", "expert", expert,
-                    ("in [0, " + std::to_string(experts) + ")").c_str());
+    if (expert < 0 || expert >= experts) {  // the message is built only on failure (hot path)
+      detail::require(false, "strata.trace", "expert", expert, ("in [0, " + std::to_string(experts) + ")").c_str());
+    }
     return static_cast<double>(l.counts[static_cast<std::size_t>(expert)]) / static_cast<double>(l.tokens);
   }
 
@@ -498,6 +519,9 @@ inline expert_count_table parse_expert_counts_csv(std::string_view text, std::st
   };
   std::map<expert_count_key, std::map<int, group>> groups;
   std::map<expert_count_key, int> max_expert;
+  // Cells are allocated by the largest expert id seen per (series, layer); their total is bounded.
+  const std::int64_t max_cells = limits().table_cells;
+  std::int64_t cells = 0;
   const std::size_t ncols = cols.size();
   const bool has_gate = c_gate >= 0;
 
@@ -559,6 +583,11 @@ inline expert_count_table parse_expert_counts_csv(std::string_view text, std::st
     }
     const auto e = static_cast<std::size_t>(expert);
     if (g.counts.size() <= e) {
+      cells += static_cast<std::int64_t>(e + 1 - g.counts.size());
+      if (cells > max_cells) {
+        csv_fail(source, ln, name(c_expert) + ": expert id " + std::to_string(expert) + " makes the table exceed " +
+                                 std::to_string(max_cells) + " cells (the limit strata::limits().table_cells)");
+      }
       g.counts.resize(e + 1, -1);
       g.gate.resize(e + 1, 0.0);
     }
@@ -569,6 +598,19 @@ inline expert_count_table parse_expert_counts_csv(std::string_view text, std::st
     me = std::max(me, static_cast<int>(expert) + 1);
   }
 
+  {
+    // Every layer of a series is padded to the series' expert count: bound the total first.
+    std::int64_t padded = 0;
+    for (const auto& [gk, layers] : groups) {
+      padded += static_cast<std::int64_t>(layers.size()) * max_expert[gk];
+      if (padded > max_cells) {
+        csv_fail(source, layers.begin()->second.first_line,
+                 gk.model + "/" + gk.topic + ": " + std::to_string(layers.size()) + " layers x " +
+                     std::to_string(max_expert[gk]) + " experts exceed " + std::to_string(max_cells) +
+                     " cells (the limit strata::limits().table_cells)");
+      }
+    }
+  }
   expert_count_table table;
   for (auto& [gk, layers] : groups) {
     expert_counts s;
@@ -585,6 +627,9 @@ inline expert_count_table parse_expert_counts_csv(std::string_view text, std::st
                                              " layer " + std::to_string(layer) + " lacks expert " + std::to_string(e) +
                                              " (the series has " + std::to_string(s.experts) + " experts)");
         }
+        if (sum > std::numeric_limits<std::int64_t>::max() - g.counts[e]) {
+          csv_fail(source, g.first_line, "layer " + std::to_string(layer) + " counts overflow a 64-bit sum");
+        }
         sum += g.counts[e];
       }
       if (s.k == 0 && gk.selection.empty()) {
@@ -594,7 +639,8 @@ inline expert_count_table parse_expert_counts_csv(std::string_view text, std::st
         }
         s.k = static_cast<int>(sum / g.tokens);
       }
-      if (s.k > 0 && sum != static_cast<std::int64_t>(s.k) * g.tokens) {
+      if (s.k > 0 && (g.tokens > std::numeric_limits<std::int64_t>::max() / s.k ||
+                      sum != static_cast<std::int64_t>(s.k) * g.tokens)) {
         csv_fail(source, g.first_line, gk.model + "/" + gk.topic + " layer " + std::to_string(layer) +
                                            ": counts sum to " + std::to_string(sum) + ", expected k * tokens = " +
                                            std::to_string(s.k) + " * " + std::to_string(g.tokens));
@@ -658,7 +704,9 @@ struct top1_transitions {
 
  private:
   void check(int e, const char* what) const {
-    detail::require(e >= 0 && e < experts, "strata.trace", what, e, ("in [0, " + std::to_string(experts) + ")").c_str());
+    if (e < 0 || e >= experts) {  // the message is built only on failure: count() is called E² times
+      detail::require(false, "strata.trace", what, e, ("in [0, " + std::to_string(experts) + ")").c_str());
+    }
   }
 };
 
@@ -737,6 +785,21 @@ inline top1_transition_table parse_top1_transitions_csv(std::string_view text, s
     int& me = experts[std::string(model)];
     me = std::max({me, ef + 1, et + 1});
   }
+  {
+    // Each matrix is experts x experts of its model (largest id seen + 1): bound the total first.
+    const std::int64_t max_cells = limits().table_cells;
+    std::int64_t total = 0;
+    for (const auto& [gk, cells] : groups) {
+      const std::int64_t e = experts[std::get<0>(gk)];
+      total += e * e;
+      if (total > max_cells) {
+        csv_fail(source, cells.front().line,
+                 std::get<0>(gk) + " has expert ids up to " + std::to_string(e - 1) + ": its " + std::to_string(e) +
+                     " x " + std::to_string(e) + " matrices exceed " + std::to_string(max_cells) +
+                     " cells (the limit strata::limits().table_cells)");
+      }
+    }
+  }
   top1_transition_table table;
   for (auto& [gk, cells] : groups) {
     top1_transitions t;
@@ -744,14 +807,20 @@ inline top1_transition_table parse_top1_transitions_csv(std::string_view text, s
     t.experts = experts[t.model];
     const auto E = static_cast<std::size_t>(t.experts);
     t.counts.assign(E * E, 0);
-    std::vector<std::size_t> seen(E * E, 0);
-    for (const auto& c : cells) {
-      const std::size_t i = static_cast<std::size_t>(c.from) * E + static_cast<std::size_t>(c.to);
-      if (seen[i] != 0) {
+    // Repeated pairs: sort by (from, to, line), so a repeat follows its first occurrence.
+    std::stable_sort(cells.begin(), cells.end(), [](const cell& a, const cell& b) {
+      return a.from != b.from ? a.from < b.from : a.to < b.to;
+    });
+    for (std::size_t j = 0; j < cells.size(); ++j) {
+      const cell& c = cells[j];
+      if (j > 0 && cells[j - 1].from == c.from && cells[j - 1].to == c.to) {
         csv_fail(source, c.line, "pair " + std::to_string(c.from) + " -> " + std::to_string(c.to) +
-                                     " repeated (first on line " + std::to_string(seen[i]) + ")");
+                                     " repeated (first on line " + std::to_string(cells[j - 1].line) + ")");
       }
-      seen[i] = c.line;
+      const std::size_t i = static_cast<std::size_t>(c.from) * E + static_cast<std::size_t>(c.to);
+      if (t.tokens > std::numeric_limits<std::int64_t>::max() - c.count) {
+        csv_fail(source, c.line, "count: the matrix total overflows a 64-bit integer");
+      }
       t.counts[i] = c.count;
       t.tokens += c.count;
     }

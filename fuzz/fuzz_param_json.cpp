@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// Fuzz target: parameter JSON with units. The input is parsed with strata::parse_json and read as
+// each of gpu_params, roofline_machine and mono3d_params; what validates is evaluated (a Mixtral
+// decode step on the machine; the Mono3D device) and must give finite numbers.
+#include <cstddef>
+#include <cstdint>
+
+#include "fuzz_support.hpp"
+#include "strata/baseline/gpu.hpp"
+#include "strata/core/json.hpp"
+#include "strata/device/mono3d.hpp"
+#include "strata/workload/operators.hpp"
+#include "strata/workload/presets.hpp"
+#include "strata/workload/roofline.hpp"
+
+namespace {
+
+void check_machine(const strata::roofline_machine& m) {
+  static const strata::model mixtral = strata::presets::mixtral_8x7b();
+  const strata::step_shape shape{.mode = strata::phase::decode, .batch = 4, .context = 256};
+  const auto ops = strata::step_operators(mixtral, shape);
+  const auto r = strata::evaluate(ops, shape, mixtral.hidden, m);
+  strata_fuzz::require_finite(r.time.si(), "step time");
+  strata_fuzz::require_finite(r.energy.si(), "step energy");
+  strata_fuzz::require_finite(r.tokens_per_s, "tokens/s");
+  strata_fuzz::require_finite(r.joules_per_token, "J/token");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  strata::json j;
+  if (strata_fuzz::run([&] { j = strata::parse_json(strata_fuzz::as_text(data, size), "fuzz.json"); }) != 0 ||
+      j.is_discarded()) {
+    return 0;
+  }
+  strata_fuzz::run([&] {
+    const auto g = strata::from_json_at<strata::gpu_params>(j);
+    strata::validate(g);
+    check_machine(strata::make_machine(g, 2));
+  });
+  strata_fuzz::run([&] {
+    const auto m = strata::from_json_at<strata::roofline_machine>(j);
+    strata::validate(m);
+    check_machine(m);
+  });
+  strata_fuzz::run([&] {
+    const auto p = strata::from_json_at<strata::mono3d_params<>>(j);
+    strata::validate(p);
+    const auto r = strata::evaluate(p);
+    strata_fuzz::require_finite_json(strata::json(r), "mono3d result");
+  });
+  return 0;
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Runs the libFuzzer targets of fuzz/ for a bounded time each (fuzz/README.md).
+#   fuzz/run.sh <fuzz build dir> <seconds per target> [target ...]   (default: all five)
+#   (0 seconds: only write the seeds; STRATA_FUZZ_SKIP_SEEDS=1: do not rewrite them)
+# Seeds come from tests/data (Hugging Face configs; the first rows of the traces and tables) and
+# from fuzz_make_seeds (the parameter presets as JSON); new inputs collect in <dir>/corpus/<target>.
+# A finding (crash, exception other than config_error, non-finite result, allocation above
+# -malloc_limit_mb, an input slower than -timeout) is written to <dir>/artifacts/ and fails the run.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dir="$(cd "$1" && pwd)"
+secs="$2"
+shift 2
+targets=("$@")
+if [[ ${#targets[@]} -eq 0 ]]; then
+  targets=(fuzz_param_json fuzz_hf_config fuzz_trace_csv fuzz_expert_counts_csv fuzz_top1_transitions_csv)
+fi
+data="$root/tests/data"
+seeds="$dir/seeds"
+if [[ "${STRATA_FUZZ_SKIP_SEEDS:-0}" != 1 ]]; then
+mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv} "$dir/artifacts"
+"$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json"
+cp "$data"/hf/*.json "$seeds/fuzz_hf_config/"
+# fuzz_trace_csv: the first byte selects the reader options (see fuzz_trace_csv.cpp).
+for opt in 0 3 4; do
+  { printf "\\x0$opt"; head -n 12 "$data/traces/dsv2lite_esft_trace_intent.csv"; } >"$seeds/fuzz_trace_csv/intent_$opt.csv"
+done
+head -n 129 "$data/traces/dsv2lite_esft_expert_counts_by_task.csv" >"$seeds/fuzz_expert_counts_csv/esft.csv"
+head -n 65 "$data/traces/olmoe_mixtral_expert_counts_by_domain.csv" >"$seeds/fuzz_expert_counts_csv/olmoe.csv"
+head -n 80 "$data/traces/olmoe_mixtral_crosslayer_top1.csv" >"$seeds/fuzz_top1_transitions_csv/top1.csv"
+fi
+if [[ "$secs" == 0 ]]; then exit 0; fi  # seeds only
+
+status=0
+for t in "${targets[@]}"; do
+  mkdir -p "$dir/corpus/$t"
+  case "$t" in
+    fuzz_param_json|fuzz_hf_config) max_len=8192 ;;
+    *) max_len=32768 ;;
+  esac
+  echo "+ $t for ${secs}s"
+  if ! "$dir/fuzz/$t" -max_total_time="$secs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
+      -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t-" \
+      "$dir/corpus/$t" "$seeds/$t" "$root/fuzz/regressions/$t" 2>"$dir/$t.log"; then
+    echo "FINDING in $t: see $dir/$t.log and $dir/artifacts/" >&2
+    tail -n 30 "$dir/$t.log" >&2
+    status=1
+  fi
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^#[0-9]+ *DONE" "$dir/$t.log" || true
+done
+exit "$status"

@@ -1,7 +1,8 @@
-// paper_report: prints every row of spec/numbers.md computed from strata's models.
+// strata-paper-report: prints every number of the Stratum and HCRMap papers that strata is
+// checked against, computed from strata's models.
 //
-//   paper_report          markdown table
-//   paper_report --json   the same rows as a JSON array
+//   strata-paper-report          markdown table
+//   strata-paper-report --json   the same rows as a JSON array
 //
 // Every row carries its kind: input (echoes a parameter), fit (a named parameter was solved from
 // it), check (compared with the paper, nothing solved from it) or prediction (no paper value).
@@ -42,13 +43,13 @@ int main(int argc, char** argv) {
     if (a == "--json") {
       as_json = true;
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: paper_report [--json]\n"
-                   "Prints every row of spec/numbers.md computed from the models: value, unit,\n"
+      std::cout << "usage: strata-paper-report [--json]\n"
+                   "Prints every paper number strata is checked against, from the models: value, unit,\n"
                    "paper value, tolerance, source, kind (input, fit, check, prediction) and\n"
                    "pass/fail. Exit 1 if a judged row fails.\n";
       return 0;
     } else {
-      std::cerr << "paper_report: unknown argument '" << a << "' (try --help)\n";
+      std::cerr << "strata-paper-report: unknown argument '" << a << "' (try --help)\n";
       return 2;
     }
   }
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
   try {
     rows = strata::paper_rows();
   } catch (const std::exception& e) {
-    std::cerr << "paper_report: " << e.what() << "\n";
+    std::cerr << "strata-paper-report: " << e.what() << "\n";
     return 1;
   }
 

@@ -15,21 +15,9 @@ if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_readme.cmake: SOURCE_DIR is not set")
 endif()
 
-# Files whose citations are known and owned by another change: each entry is "<path>" and is
-# removed when that file is reworded. A finding in any other file fails.
-set(_known_citations
-  include/strata/baseline/gpu.hpp
-  include/strata/core/json.hpp
-  include/strata/report/paper.hpp
-  include/strata/workload/hf_config.hpp
-  include/strata/workload/presets.hpp
-  include/strata/workload/roofline.hpp
-  include/strata/workload/trace.hpp
-  include/strata/workload/trace_gen.hpp
-  tests/data/hf/README.md)
-
-# README sections owned by another change whose citations are known (same rule): "## <title>".
-set(_known_citation_sections "The paper report")
+# Every file must cite only documents in the repository (no exceptions are left).
+set(_known_citations "")
+set(_known_citation_sections "")
 
 set(_findings "")
 file(READ "${SOURCE_DIR}/README.md" _readme)

@@ -46,7 +46,7 @@
 /// node, the NIC across nodes). The choice is tensor parallelism across nodes, not pipeline
 /// parallelism; `gpus_per_node` = 0 restores the single-NVLink-domain assumption.
 ///
-/// `gpu_params` is not a template on the scalar (STYLE's `*_params<T>`): it only feeds
+/// `gpu_params` is not a template on the scalar (the library's usual `*_params<T>`): it only feeds
 /// `roofline_machine`, which is `double`. The presets are functions, not `constexpr` constants,
 /// because of the `std::string` name; the tests validate them instead of a `static_assert`.
 ///

@@ -85,7 +85,7 @@ inline void validate(const replica& r, const substrate& s, std::size_t index = 0
   if (r.bank < 0 || r.bank + r.span > nb) fail(".bank", r.bank, "a bank id");
   const auto& b0 = s.banks()[static_cast<std::size_t>(r.bank)];
   for (int i = 1; i < r.span; ++i) {
-    const auto& bi = s.banks()[static_cast<std::size_t>(r.bank + i)];
+    const auto& bi = s.banks()[static_cast<std::size_t>(r.bank) + static_cast<std::size_t>(i)];
     if (bi.tier != b0.tier || bi.home != b0.home) fail(".span", r.span, "within one tier and home");
   }
   if (!s.visible(r.bank, r.chiplet)) fail(".bank", r.bank, "visible from its chiplet (SRAM of the chiplet's own group)");
@@ -387,7 +387,7 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     double banks_done = release;
     const auto stripe = data_size<>::from_si(wt / rp.span);
     for (int j = 0; j < rp.span; ++j) {
-      const auto b = static_cast<std::size_t>(rp.bank + j);
+      const auto b = static_cast<std::size_t>(rp.bank) + static_cast<std::size_t>(j);
       const double begin = std::max(release, bank_free[b]);
       bank_free[b] = begin + bank_service_time(stripe, banks[b].latency, banks[b].bandwidth).si();
       banks_done = std::max(banks_done, bank_free[b]);
@@ -492,7 +492,7 @@ inline std::vector<std::string> constraint_violations(const substrate& s, const 
   std::vector<std::string> v;
   const int cores = s.params().cores_per_chiplet;
   std::vector<int> uses(replicas.size(), 0);
-  if (assignment.size() != groups.size()) v.push_back("Eq. 21: assignment size differs from the group count");
+  if (assignment.size() != groups.size()) v.emplace_back("Eq. 21: assignment size differs from the group count");
   for (std::size_t g = 0; g < groups.size() && g < assignment.size(); ++g) {
     const int a = assignment[g];
     if (a < 0 || static_cast<std::size_t>(a) >= replicas.size() || replicas[static_cast<std::size_t>(a)].expert != groups[g].expert) {

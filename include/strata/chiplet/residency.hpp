@@ -193,7 +193,7 @@ class residency {
     if (static_cast<int>(of(layer, expert).size()) >= p_.max_replicas_per_expert) return "replica count at R_max (Eq. 2)";
     if ((resident_bytes() + wt_).si() > budget().si() * (1 + 1e-12)) return "residency budget B_res exceeded (Eq. 24)";
     for (int i = 0; i < span; ++i) {
-      const auto& b = s_->banks()[static_cast<std::size_t>(bank + i)];
+      const auto& b = s_->banks()[static_cast<std::size_t>(bank) + static_cast<std::size_t>(i)];
       if (reserved(bank + i) >= b.capacity.si()) {
         return "bank " + std::to_string(bank + i) + " has no room for experts: its reserve (" +
                detail::to_text(reserved(bank + i)) + " B: activations/token buffers, metadata and non-expert data) " +
@@ -259,7 +259,7 @@ class residency {
     for (std::size_t i = entries_.size(); i-- > 0;) {
       const auto& e = entries_[i];
       if (e.state != replica_state::retiring || e.in_flight != 0) continue;
-      for (int k = 0; k < e.span; ++k) bank_used_[static_cast<std::size_t>(e.bank + k)] -= wt_.si() / e.span;
+      for (int k = 0; k < e.span; ++k) bank_used_[static_cast<std::size_t>(e.bank) + static_cast<std::size_t>(k)] -= wt_.si() / e.span;
       entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(i));
       ++removed;
     }
@@ -323,7 +323,7 @@ class residency {
     for (std::size_t b = 0; b < bank_used_.size(); ++b) {
       if (bank_used_[b] > usable(static_cast<int>(b)) * (1 + 1e-9)) v.push_back("bank " + std::to_string(b) + " over capacity (Eq. 22)");
     }
-    if (resident_bytes().si() > budget().si() * (1 + 1e-12)) v.push_back("residency budget exceeded (Eq. 24)");
+    if (resident_bytes().si() > budget().si() * (1 + 1e-12)) v.emplace_back("residency budget exceeded (Eq. 24)");
     return v;
   }
 
@@ -348,7 +348,7 @@ class residency {
     e.chunks_total = static_cast<std::uint32_t>(std::ceil(wt_.si() / p_.chunk.si()));
     e.chunks_done = st == replica_state::published ? e.chunks_total : 0;
     if (st == replica_state::published) e.version = ++version_;
-    for (int k = 0; k < span; ++k) bank_used_[static_cast<std::size_t>(bank + k)] += wt_.si() / span;
+    for (int k = 0; k < span; ++k) bank_used_[static_cast<std::size_t>(bank) + static_cast<std::size_t>(k)] += wt_.si() / span;
     const int idx = static_cast<int>(entries_.size());
     entries_.push_back(e);
     by_expert_[static_cast<std::size_t>(layer) * experts_ + expert].push_back(idx);

@@ -298,7 +298,7 @@ class substrate {
     validate(p_);
     const int nc = chiplets();
     const double cycle_s = 1.0 / p_.clock.si();
-    links_.reserve(static_cast<std::size_t>(4 * nc + 2 * io_chiplets()));
+    links_.reserve(4 * static_cast<std::size_t>(nc) + 2 * static_cast<std::size_t>(io_chiplets()));
     mesh_out_.assign(static_cast<std::size_t>(nc) * 4, -1);
     io_up_.assign(static_cast<std::size_t>(io_chiplets()), -1);
     io_down_.assign(static_cast<std::size_t>(io_chiplets()), -1);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// JSON glue (DESIGN.md principle 5, STYLE rules 3, 18, 19). The only core header that includes
+/// JSON glue (quantities with units, unknown keys rejected). The only core header that includes
 /// nlohmann/json.hpp.
 ///
 /// - A quantity is written with its unit, `"460 GB/s"`, `"1.25 pJ/B"`, `"35 nm"`, `"2.156 Gib/mm2"`;

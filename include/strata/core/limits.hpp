@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// Input limits and checked integer arithmetic (DESIGN.md principle 6): every number read from
+/// Input limits and checked integer arithmetic (bad input is a clear error, never a wrong number): every number read from
 /// outside (a JSON file, a Hugging Face `config.json`, a CSV trace or count table) is range-checked
 /// before it sizes an allocation or enters integer arithmetic.
 ///

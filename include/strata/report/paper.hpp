@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// The paper report: every row of spec/numbers.md computed from the models (DESIGN.md, "The
-/// paper report"). `examples/paper_report` prints these rows; the test suite runs the same
-/// functions and fails on any calibration row out of tolerance.
+/// The paper report: every number of the Stratum and HCRMap papers that strata is checked
+/// against, computed from the models. `strata-paper-report` (examples/paper_report.cpp) prints
+/// these rows; the test suite (tests/report/paper_test.cpp) runs the same functions and fails on
+/// any judged row out of tolerance.
 ///
 /// A row's value always comes from evaluating a model on the stated configuration; the paper's
 /// value is only used to judge it.
@@ -29,12 +30,13 @@ inline namespace v0 {
 enum class row_check {
   relative,  ///< |value − paper| ≤ tolerance · |paper|
   exact,     ///< value == paper
-  at_least,  ///< value ≥ paper ("min" in numbers.md)
+  at_least,  ///< value ≥ paper ("min" in the project's list of paper numbers)
   at_most,   ///< value ≤ paper ("max")
   predict    ///< no paper value: an honest prediction
 };
 
-/// What a row is worth as evidence (DESIGN.md, "The paper report").
+/// What a row is worth as evidence: users who check equations against the papers must see
+/// which rows validate a model and which only calibrate it.
 enum class row_kind {
   input,       ///< echoes a parameter (or arithmetic of parameters only)
   fit,         ///< a named parameter was solved from this row (or from a row equivalent to it)
@@ -55,7 +57,7 @@ inline const char* to_string(row_kind k) {
 
 /// One row of the paper report.
 struct paper_row {
-  std::string id;                ///< spelling of spec/numbers.md (or a further check's id)
+  std::string id;                ///< stable id (`stratum.device.*`, `hcrmap.metadata.*`, ...)
   double value = 0.0;            ///< the model's value
   std::string unit;              ///< unit of `value` (and of `paper`)
   std::optional<double> paper;   ///< the paper's value (none for predictions)
@@ -274,7 +276,7 @@ inline std::vector<paper_row> hcrmap_metadata_rows(const substrate_params& sp = 
   };
 }
 
-/// Every row the library computes today, in the order of spec/numbers.md.
+/// Every row the library computes today: Stratum device, logic die, chip and system, then HCRMap.
 inline std::vector<paper_row> paper_rows() {
   auto rows = stratum_device_rows();
   for (auto& r : stratum_logic_rows()) rows.push_back(std::move(r));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// What must be resident to serve a step, by data class (DESIGN.md principle 4's classes:
+/// What must be resident to serve a step, by data class (the data classes of the tier vocabulary:
 /// routed experts, other weights, KV cache, embedding/LM head, activations), for a whole model
 /// or a range of its layers (a pipeline stage), and the per-tier usage and verdict that capacity
 /// checks report (`roofline.hpp`'s `check_capacity`, `chiplet/capacity.hpp`'s package fit).

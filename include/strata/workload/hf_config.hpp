@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// Reads a `strata::model` straight from a Hugging Face `config.json` (DESIGN.md principle 5).
+/// Reads a `strata::model` straight from a Hugging Face `config.json` (every model description reads from JSON).
 ///
 /// Supported `model_type`s and the keys read (all others are ignored):
 ///
@@ -55,7 +55,7 @@
 
 #include <climits>      // INT_MAX
 #include <cstdint>      // std::int64_t, std::uint64_t
-#include <cstdio>       // std::fopen, std::fread: reads the file without <fstream> (STYLE rule 3)
+#include <cstdio>       // std::fopen, std::fread: reads the file without <fstream> (streams stay out of model headers)
 #include <memory>       // std::unique_ptr, closes the FILE
 #include <string>       // std::string
 #include <string_view>  // std::string_view

@@ -8,7 +8,7 @@
 ///
 /// The presets are `inline` functions rather than `constexpr` constants because `model` holds
 /// `std::string`s; `validate` runs on every preset in `tests/workload/presets_test.cpp` instead of a
-/// `static_assert` (STYLE rule 9), since `validate` formats its message at run time.
+/// `static_assert`, since `validate` formats its message at run time.
 ///
 /// Example:
 /// \code

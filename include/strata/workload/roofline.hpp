@@ -2,7 +2,7 @@
 #pragma once
 /// \file
 /// The roofline evaluator: a step's operators against a machine's compute peak, memory tiers and
-/// links give a `cost` per operator, per layer and per step (DESIGN.md principle 3).
+/// links give a `cost` per operator, per layer and per step (costs compose: `strata/core/cost.hpp`).
 ///
 /// Per operator, on each of `devices` tensor-parallel devices (FLOPs, weights and KV split evenly;
 /// activations split too, since each device computes its slice):

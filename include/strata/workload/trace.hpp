@@ -2,7 +2,7 @@
 #pragma once
 /// \file
 /// Routing traces of Mixture-of-Experts models: which experts each token uses at each MoE layer,
-/// and the statistics that placement and residency policies depend on (DESIGN.md data flow:
+/// and the statistics that placement and residency policies depend on (data flow:
 /// "routing trace / generator -> token groups -> placement / residency policy").
 ///
 /// Storage. A trace of N tokens, L MoE layers and top-k routing keeps one flat

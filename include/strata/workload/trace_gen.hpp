@@ -424,7 +424,7 @@ inline routing_trace generate_trace(const trace_gen_params& p) {
   return tr;
 }
 
-/// Options of `fit_trace_gen` (numerics only, STYLE rule 10).
+/// Options of `fit_trace_gen` (numerics only, apart from the physics parameters).
 struct trace_fit_options {
   int rounds = 4;             ///< correction rounds (each: shape, reuse, one full simulation)
   double tolerance = 0.01;    ///< stop when h, H and o are all within this relative error

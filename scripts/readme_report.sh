@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The paper report in README.md is the program's own output, never typed by hand: the lines
+# between "<!-- paper_report:begin -->" and "<!-- paper_report:end -->" are exactly what
+# `strata-paper-report` prints.
+#
+#   scripts/readme_report.sh --check  <strata-paper-report>   # exit 1 if README differs (CTest docs.readme_report)
+#   scripts/readme_report.sh --update <strata-paper-report>   # rewrite the block
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:?usage: readme_report.sh --check|--update <strata-paper-report>}
+prog=${2:?usage: readme_report.sh --check|--update <strata-paper-report>}
+report=$(mktemp)
+block=$(mktemp)
+trap 'rm -f "$report" "$block"' EXIT
+"$prog" >"$report"
+awk '/^<!-- paper_report:end -->/ { inside = 0 } inside { print } /^<!-- paper_report:begin -->/ { inside = 1 }' \
+  README.md >"$block"
+case "$mode" in
+  --check)
+    if ! diff -u "$block" "$report"; then
+      echo "README.md's paper report differs from $prog's output (above); run scripts/readme_report.sh --update $prog" >&2
+      exit 1
+    fi
+    echo "README.md's paper report equals the program's output ($(wc -l <"$report") lines)" ;;
+  --update)
+    awk -v f="$report" '
+      /^<!-- paper_report:begin -->/ { print; while ((getline l < f) > 0) print l; skip = 1; next }
+      /^<!-- paper_report:end -->/   { skip = 0 }
+      !skip { print }' README.md >README.md.new
+    mv README.md.new README.md ;;
+  *) echo "readme_report.sh: unknown mode $mode" >&2; exit 2 ;;
+esac

@@ -202,12 +202,22 @@ std::optional<std::string> make_plain(const Json& j, Json& out, const std::strin
     out = Json::object();
     for (const auto& [key, value] : j.items()) {
       Json v;
-      const std::string at = path.empty() ? key : path + "." + key;
+      std::string at = path;
+      if (!at.empty()) at += '.';
+      at += key;
       const auto s = make_plain(value, v, at);
-      const std::string name = s ? key + "_" + *s : key;
+      std::string name = key;
+      if (s) {
+        name += '_';
+        name += *s;
+      }
       if (out.contains(name) || (s && j.contains(name))) {
-        throw config_error(at, "[strata.json_plain] " + at + " would become key \"" + name +
-                                   "\", which the object already has");
+        std::string msg = "[strata.json_plain] ";
+        msg += at;
+        msg += " would become key \"";
+        msg += name;
+        msg += "\", which the object already has";
+        throw config_error(at, msg);
       }
       out[name] = std::move(v);
     }

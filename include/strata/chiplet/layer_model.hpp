@@ -9,6 +9,7 @@
 /// Eq. 10 (bank service) and Eq. 13 (replica compute), generic in the scalar. The evaluation
 /// itself is `critical_path.hpp`.
 
+#include <algorithm>  // std::max
 #include <array>    // std::array
 #include <cstddef>  // std::size_t
 #include <utility>  // std::pair
@@ -153,6 +154,17 @@ inline void validate(const moe_layer_shape& m) {
 struct stage_times {
   duration<> gate{}, dispatch{}, queue{}, memory{}, compute{}, gather{}, combine{};
   [[nodiscard]] duration<> total() const { return gate + dispatch + queue + memory + compute + gather + combine; }
+  /// Stage by stage sum (a window's Σ_l over layers or pipeline stages).
+  stage_times& operator+=(const stage_times& o) {
+    gate += o.gate;
+    dispatch += o.dispatch;
+    queue += o.queue;
+    memory += o.memory;
+    compute += o.compute;
+    gather += o.gather;
+    combine += o.combine;
+    return *this;
+  }
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -202,6 +214,15 @@ struct pressure_counters {
   double bank = 0.0;  ///< P^bank: max over banks of weighted traffic / (BW·Δ_w)
   double tier = 0.0;  ///< P^tier: max over tiers of used / usable capacity (set from the residency)
   double mig = 0.0;   ///< P^mig: max over links of migration load / (B_u·Δ_w), exposed migration
+
+  /// Counter by counter maximum (a window's pressure is the worst of its layers).
+  void merge_max(const pressure_counters& o) {
+    load = std::max(load, o.load);
+    link = std::max(link, o.link);
+    bank = std::max(bank, o.bank);
+    tier = std::max(tier, o.tier);
+    mig = std::max(mig, o.mig);
+  }
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {

@@ -268,20 +268,10 @@ inline window_result evaluate_pipeline(const substrate& s, const model& m, const
     st.e2e = part.e2e;
     out.moe += part.moe;
     out.non_routed += part.non_routed;
-    out.stages.gate += part.stages.gate;
-    out.stages.dispatch += part.stages.dispatch;
-    out.stages.queue += part.stages.queue;
-    out.stages.memory += part.stages.memory;
-    out.stages.compute += part.stages.compute;
-    out.stages.gather += part.stages.gather;
-    out.stages.combine += part.stages.combine;
+    out.stages += part.stages;
     out.energy += part.energy;
     out.non_routed_energy += part.non_routed_energy;
-    out.pressure.load = std::max(out.pressure.load, part.pressure.load);
-    out.pressure.link = std::max(out.pressure.link, part.pressure.link);
-    out.pressure.bank = std::max(out.pressure.bank, part.pressure.bank);
-    out.pressure.tier = std::max(out.pressure.tier, part.pressure.tier);
-    out.pressure.mig = std::max(out.pressure.mig, part.pressure.mig);
+    out.pressure.merge_max(part.pressure);
     out.layers.insert(out.layers.end(), part.layers.begin(), part.layers.end());
     if (i + 1 < plan.stages.size()) {
       out.inter_package += link_time(lambda, so.link.bandwidth, units::B(handoff));  // Eq. 7 for one link

@@ -299,18 +299,9 @@ inline window_result evaluate_range(const substrate& s, const model& m, const re
     wl.energy = lr.energy;
     wl.pressure = lr.pressure;
     out.moe += lr.t_moe;
-    out.stages.gate += lr.critical.gate;
-    out.stages.dispatch += lr.critical.dispatch;
-    out.stages.queue += lr.critical.queue;
-    out.stages.memory += lr.critical.memory;
-    out.stages.compute += lr.critical.compute;
-    out.stages.gather += lr.critical.gather;
-    out.stages.combine += lr.critical.combine;
+    out.stages += lr.critical;
     out.energy += lr.energy;
-    out.pressure.load = std::max(out.pressure.load, lr.pressure.load);
-    out.pressure.link = std::max(out.pressure.link, lr.pressure.link);
-    out.pressure.bank = std::max(out.pressure.bank, lr.pressure.bank);
-    out.pressure.mig = std::max(out.pressure.mig, lr.pressure.mig);
+    out.pressure.merge_max(lr.pressure);  // tier is set from the residency below
     ++moe_index;
   }
   out.pressure.tier = res != nullptr ? res->tier_pressure() : 0.0;

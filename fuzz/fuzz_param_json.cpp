@@ -4,10 +4,12 @@
 // decode step on the machine; the Mono3D device) and must give finite numbers.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "fuzz_support.hpp"
 #include "strata/baseline/gpu.hpp"
 #include "strata/core/json.hpp"
+#include "strata/core/json_plain.hpp"
 #include "strata/device/mono3d.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/presets.hpp"
@@ -49,6 +51,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     strata::validate(p);
     const auto r = strata::evaluate(p);
     strata_fuzz::require_finite_json(strata::json(r), "mono3d result");
+    strata_fuzz::require_finite_json(strata::plain_numbers(strata::json(r)), "mono3d result, SI numbers");
+  });
+  // json_plain on outside JSON: every quantity string becomes a finite number, or a config_error.
+  // Only numbers are checked: other strings (names such as "infhbm") pass through unchanged.
+  strata_fuzz::run([&] {
+    const strata::json out = strata::plain_numbers(j);
+    std::vector<const strata::json*> stack{&out};
+    while (!stack.empty()) {
+      const strata::json* e = stack.back();
+      stack.pop_back();
+      if (e->is_structured()) {
+        for (const auto& c : *e) stack.push_back(&c);
+      } else if (e->is_number_float()) {
+        strata_fuzz::require_finite(e->get<double>(), "plain numbers");
+      }
+    }
   });
   return 0;
 }

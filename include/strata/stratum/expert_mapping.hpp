@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Expert FFN mapping on the Stratum NMP (Stratum §4.1, Fig. 8, Fig. 9).
+///
+/// One expert: X (T×H) · W1, W2 (H×M) → Z1, Z2 (T×M); X2 = act(Z1) ⊙ Z2; Z3 = X2 · W3 (M×H).
+/// T is never split (that would replicate weights). Over the c chips and P PUs of each chip the
+/// expert is tensor parallel: W1 and W2 are split by columns, W3 by rows, so a PU holds
+/// m = ⌈M / (c·P)⌉ columns (rows of W3) and computes its slices of Z1, Z2, X2 with no
+/// communication. Inside a PU the longer weight dimension, H, is split over its q PEs: W1,2
+/// slices horizontally (each PE a ⌈H/q⌉ × m block; the reduction tree adds the q partial Z1, Z2),
+/// W3 slices vertically (each PE an m × ⌈H/q⌉ block of whole output columns).
+///
+/// Stage times of one expert (every PE and PU works in lockstep; a bank streams its shard):
+///   stream(b)   = Σ_i stream_time(s_i·b, BW_i / banks, latency_i)     (s_i: share of the
+///                 expert's rows in tier i, from the placement)
+///   GeMM1, 2    = max(stream(⌈H/q⌉·m·w), T·⌈H/q⌉·m / (n·k·f·η))       per PE
+///   reduce      = ⌈log2 q⌉ / f + T·m / (lanes·f)                        per PU, per GeMM
+///   activation  = T·m·ops_act / (SFE lanes · f);  Hadamard = T·m / (SFE lanes · f)
+///   GeMM3       = max(stream(m·⌈H/q⌉·w), T·m·⌈H/q⌉ / (n·k·f·η))       per PE
+///   reduce-scatter of the partial Z3 (T·H·a bytes per PU) on each chip's ring (nmp.hpp)
+///   weighted sum = T·⌈H/P⌉ / (SFE lanes · f), as each expert's slice arrives
+/// (w, a: bytes per weight and per activation). A non-gated FFN (GeLU) has GeMM1, activation and
+/// GeMM3 only.
+///
+/// Pipeline (Fig. 9), experts one after another, all PUs on one expert at a time:
+///   core_e   = max(GeMM2, reduce(Z1) + activation) + reduce(Z2) + Hadamard + GeMM3
+///   t_layer  = GeMM1_1 + Σ_e core_e + Σ_{e<n} max(RS_e + WS_e, GeMM1_{e+1}) + RS_n + WS_n
+/// GeMM2 overlaps the activation of Z1; the reduce-scatter (and the weighted sum on arrival) of
+/// one expert overlaps the next expert's GeMM1. The input (the layer's token batch) is written
+/// sliced across channels and rebuilt by a ring all-gather once per layer (`moe_input_cost`).
+///
+/// Energy per expert (all chips): MACs × E_mac; weights read × each access-energy part; SRAM
+/// bytes (inputs read once per GeMM into the engines, psum read-modify-write once per k taps,
+/// Z1, Z2, X2 and the Z3 slice written and read) × E_sram; ring link bytes × E_ring; SFE
+/// operations × E_mac (one FMA each).
+///
+/// Expected routing: an expert touched with probability p and T tokens when touched costs p ×
+/// its stage times and energies (`expert_work::weight`), so a usage table gives the expected
+/// layer without enumerating batches.
+
+#include <cmath>    // std::ceil, std::log2
+#include <cstddef>  // std::size_t
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include "strata/core/cost.hpp"
+#include "strata/core/error.hpp"
+#include "strata/core/scalar.hpp"
+#include "strata/core/tier.hpp"
+#include "strata/core/units.hpp"
+#include "strata/stratum/energy_parts.hpp"
+#include "strata/stratum/nmp.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Knobs of the mapping that are neither hardware nor workload.
+template <class T = double>
+struct mapping_options {
+  /// SFE operations per activation element. [Design choice: SiLU x·σ(x) from primitives — exp by
+  /// range reduction and a degree-4 polynomial (5 FMAs), a reciprocal by two Newton steps
+  /// (2 FMAs after a seed) and the product — 8 FMA-lane operations]
+  int activation_ops = 8;
+  /// SFE operations per attention score (max, subtract, exp, sum: Softmax from primitives).
+  /// [Design choice: exp as above (5) plus max, subtract and accumulate: 8]
+  int softmax_ops = 8;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("activation_ops", s.activation_ops);
+    v("softmax_ops", s.softmax_ops);
+  }
+  friend bool operator==(const mapping_options&, const mapping_options&) = default;
+};
+
+template <class T>
+void validate(const mapping_options<T>& o) {
+  detail::require_count(o.activation_ops, 1, 1024, "strata.mapping", "activation_ops");
+  detail::require_count(o.softmax_ops, 1, 1024, "strata.mapping", "softmax_ops");
+}
+
+/// One FFN (a routed expert, a shared expert or a dense FFN) as the NMP runs it.
+template <class T = double>
+struct expert_work {
+  T tokens = T(1);             ///< T: tokens routed to it (when it runs)
+  int hidden = 0;              ///< H
+  int inter = 0;               ///< M
+  bool gated = true;           ///< SwiGLU (W1, W2, W3) or GeLU (W1, W3)
+  int weight_bits = 16;        ///< bits per weight
+  int act_bits = 16;           ///< bits per activation
+  T weight = T(1);             ///< expected count: probability it runs (1 for exact routing)
+  std::vector<double> shares;  ///< share of its rows in each tier (sums to 1)
+  int layer = -1;              ///< for names
+  int expert = -1;             ///< for names (−1: shared or dense FFN)
+};
+
+/// Stage costs of one expert (per PE/PU, all chips in lockstep) and its energy by part.
+template <class T = double>
+struct expert_stages {
+  cost<T> gemm1, gemm2, reduce1, reduce2, activation, hadamard, gemm3, reduce_scatter, weighted_sum;
+  energy_parts<T> energy{};
+  strata::data_size<T> weight_bytes{};   ///< all chips
+  strata::op_count<T> flops{};           ///< all chips, 2 per MAC
+};
+
+namespace detail {
+/// ⌈a / b⌉ for positive ints.
+inline long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+/// Streaming `bytes` of one bank's shard laid over the tiers with `shares`.
+template <class T>
+strata::duration<T> shard_stream_time(const nmp_device<T>& d, const strata::data_size<T>& bytes,
+                                      const std::vector<double>& shares) {
+  strata::duration<T> t{};
+  for (std::size_t i = 0; i < shares.size() && i < d.tiers.size(); ++i) {
+    if (shares[i] <= 0.0) continue;
+    t += stream_time(bytes * T(shares[i]), d.bank_bandwidth(i), d.tiers[i].latency);
+  }
+  return t;
+}
+
+/// DRAM energy parts of reading `bytes` from the arrays to the logic die.
+template <class T>
+void add_dram_read(energy_parts<T>& e, const dram_access_energy<T>& a, const strata::data_size<T>& bytes) {
+  e.dram_activate += bytes * a.activate_precharge;
+  e.dram_wordline += bytes * a.wordline_boost;
+  e.dram_column += bytes * a.column;
+  e.dram_datapath += bytes * a.datapath;
+  e.bond += bytes * a.bond;
+}
+
+/// Time of `elements` element-wise operations of `ops` each on one PU's SFE.
+template <class T>
+strata::duration<T> sfe_time(const nmp_device<T>& d, const T& elements, int ops) {
+  return strata::duration<T>::from_si(elements * T(double(ops)) / (T(double(d.sfe_lanes)) * d.clock.si()));
+}
+
+/// Time of one PU's reduction tree adding its q PEs' partials of `elements` values.
+template <class T>
+strata::duration<T> reduce_tree_time(const nmp_device<T>& d, const T& elements) {
+  if (d.pes_per_pu <= 1) return {};
+  const double depth = std::ceil(std::log2(double(d.pes_per_pu)));
+  return strata::duration<T>::from_si((T(depth) + elements / T(double(d.reduction_lanes))) / d.clock.si());
+}
+
+/// Time of one PE's GEMM slice: the weight stream against the tensor core.
+template <class T>
+strata::duration<T> pe_gemm_time(const nmp_device<T>& d, const T& macs, const strata::data_size<T>& bytes,
+                                 const std::vector<double>& shares) {
+  const auto compute = strata::duration<T>::from_si(T(2) * macs / d.pe_peak().si());
+  return max_of(shard_stream_time(d, bytes, shares), compute);
+}
+}  // namespace detail
+
+/// Checks an expert's shape against the device: sizes ≥ 1 and bounded, tokens ≥ 0 and finite,
+/// weight in [0, 1], one share per tier summing to 1.
+template <class T>
+void validate(const expert_work<T>& w, const nmp_device<T>& d) {
+  constexpr const char* m = "strata.expert_mapping";
+  detail::require_count(w.hidden, 1, 1 << 24, m, "hidden");
+  detail::require_count(w.inter, 1, 1 << 24, m, "inter");
+  detail::require_count(w.weight_bits, 1, 64, m, "weight_bits");
+  detail::require_count(w.act_bits, 1, 64, m, "act_bits");
+  detail::require_range(w.tokens, 0.0, 1e9, m, "tokens", "tokens");
+  detail::require_range(w.weight, 0.0, 1.0, m, "weight", "");
+  detail::require(w.shares.size() == d.tiers.size(), m, "shares", w.shares.size(),
+                  ("one share per tier (" + std::to_string(d.tiers.size()) + ")").c_str());
+  double sum = 0.0;
+  for (double s : w.shares) {
+    detail::require(std::isfinite(s) && s >= 0.0, m, "shares", s, "finite and >= 0");
+    sum += s;
+  }
+  detail::require(std::abs(sum - 1.0) <= 1e-6, m, "shares", sum, "summing to 1");
+}
+
+/// The stage costs and energy of one expert on `chips` chips of device `d` (file comment). The
+/// costs are for one run; `w.weight` is applied by `moe_layer_cost`.
+template <class T>
+expert_stages<T> expert_ffn_stages(const nmp_device<T>& d, int chips, const expert_work<T>& w,
+                                   const mapping_options<T>& o = {}) {
+  validate(w, d);
+  detail::require_count(chips, 1, 1 << 16, "strata.expert_mapping", "chips");
+  using detail::ceil_div;
+  const long long P = d.n_pu, q = d.pes_per_pu;
+  const long long m = ceil_div(w.inter, static_cast<long long>(chips) * P);  // columns per PU
+  const long long hq = ceil_div(w.hidden, q);                                // rows per PE
+  const T tok = w.tokens;
+  const T wb = T(w.weight_bits / 8.0), ab = T(w.act_bits / 8.0);
+  const T pe_weights = T(double(hq * m));
+  const strata::data_size<T> pe_bytes = units::B(pe_weights * wb);
+  const std::string n = "L" + std::to_string(w.layer) + (w.expert >= 0 ? ".E" + std::to_string(w.expert) : ".ffn");
+  expert_stages<T> s;
+
+  const auto gemm_t = detail::pe_gemm_time(d, tok * pe_weights, pe_bytes, w.shares);
+  s.gemm1 = cost<T>::leaf(n + " GeMM1", gemm_t, {}, {}, "max(stream, T·H/q·m / (n·k·f·η)), Stratum §4.1");
+  if (w.gated) s.gemm2 = cost<T>::leaf(n + " GeMM2", gemm_t, {}, {}, "as GeMM1 on W2");
+  s.gemm3 = cost<T>::leaf(n + " GeMM3", gemm_t, {}, {}, "max(stream, T·m·H/q / (n·k·f·η))");
+  const T zm = tok * T(double(m));
+  s.reduce1 = cost<T>::leaf(n + " reduce Z1", detail::reduce_tree_time(d, zm), {}, {}, "reduction tree");
+  if (w.gated) s.reduce2 = cost<T>::leaf(n + " reduce Z2", detail::reduce_tree_time(d, zm), {}, {}, "reduction tree");
+  s.activation = cost<T>::leaf(n + " activation", detail::sfe_time(d, zm, o.activation_ops), {}, {}, "SFE: T·m·ops / lanes / f");
+  if (w.gated) s.hadamard = cost<T>::leaf(n + " Hadamard", detail::sfe_time(d, zm, 1), {}, {}, "SFE: T·m / lanes / f");
+  const strata::data_size<T> partial = units::B(tok * T(double(w.hidden)) * ab);
+  s.reduce_scatter = cost<T>::leaf(n + " reduce-scatter", ring_reduce_scatter_time(d, partial, d.n_pu), {}, {},
+                                   "ring: h·(D/p / b + hop)");
+  s.weighted_sum = cost<T>::leaf(n + " weighted sum", detail::sfe_time(d, tok * T(double(ceil_div(w.hidden, P))), 1),
+                                 {}, {}, "SFE on arrival");
+
+  // Energy over all chips, from exact (not rounded) sizes.
+  const T mats = T(w.gated ? 3.0 : 2.0);
+  const T weights = mats * T(double(w.hidden)) * T(double(w.inter));
+  const T macs = tok * weights;
+  s.weight_bytes = units::B(weights * wb);
+  s.flops = strata::op_count<T>::from_si(T(2) * macs);
+  auto& e = s.energy;
+  e.mac = d.e_mac * macs;
+  detail::add_dram_read(e, d.access, s.weight_bytes);
+  const T pus = T(double(chips * P));
+  const T sram_bytes =
+      // inputs into the engines once per GeMM on W1 (and W2), per PU
+      pus * tok * T(double(w.hidden)) * ab * (mats - T(1)) +
+      // psum read-modify-write once per k taps
+      T(2) * T(2) * macs / T(double(d.taps)) +
+      // Z1, Z2 written; X2 written and read by the q PEs; Z3 partial written
+      pus * zm * ab * (T(w.gated ? 3.0 : 2.0) + T(double(q))) + pus * tok * T(double(w.hidden)) * ab;
+  e.sram = d.sram_energy * units::B(sram_bytes);
+  e.ring = d.ring_energy * ring_link_bytes(partial, d.n_pu) * T(double(chips));
+  const T sfe_ops = pus * zm * T(double(o.activation_ops + (w.gated ? 1 : 0))) +
+                    tok * T(double(w.hidden)) * T(double(chips));
+  e.sfe = d.e_mac * sfe_ops;
+  return s;
+}
+
+/// The Fig. 9 pipeline of one MoE (or dense FFN) block over `work`, in execution order: experts
+/// one after another, GeMM2 over the activation, each reduce-scatter (and weighted sum) over the
+/// next GeMM1. Experts with weight p < 1 contribute p × their stages (expected routing).
+/// `energy_out` (optional) receives the block's energy by part.
+template <class T>
+cost<T> moe_layer_cost(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
+                       const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
+                       std::string name = "experts") {
+  validate(o);
+  std::vector<cost<T>> parts;
+  parts.reserve(work.size() * 2 + 2);
+  energy_parts<T> total{};
+  cost<T> tail;  // reduce-scatter + weighted sum of the previous expert
+  bool have_tail = false;
+  const auto scaled = [](cost<T> c, const T& k) {
+    c.time *= k;
+    c.energy *= k;
+    for (auto& t : c.bytes) t.bytes *= k;
+    return c;
+  };
+  for (const auto& w : work) {
+    if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
+    auto s = expert_ffn_stages(d, chips, w, o);
+    const T k = w.weight;
+    s.energy *= k;
+    total += s.energy;
+    // The expert's energy and weight bytes ride on its GeMM1 leaf, so the tree sums to the block.
+    cost<T> g1 = scaled(s.gemm1, k);
+    g1.energy = s.energy.total();
+    g1.add_bytes("nmp.weights", s.weight_bytes * k);
+    if (have_tail) {
+      parts.push_back(overlap<T>("overlap: reduce-scatter over next GeMM1", {tail, g1}));
+    } else {
+      parts.push_back(g1);
+    }
+    if (w.gated) {
+      parts.push_back(scaled(overlap<T>("GeMM2 over activation",
+                                        {s.gemm2, seq<T>("reduce Z1 + activation", {s.reduce1, s.activation})}),
+                             k));
+      parts.push_back(scaled(s.reduce2, k));
+      parts.push_back(scaled(s.hadamard, k));
+    } else {
+      parts.push_back(scaled(s.reduce1, k));
+      parts.push_back(scaled(s.activation, k));
+    }
+    parts.push_back(scaled(s.gemm3, k));
+    tail = scaled(seq<T>("reduce-scatter + weighted sum", {s.reduce_scatter, s.weighted_sum}), k);
+    have_tail = true;
+  }
+  if (have_tail) parts.push_back(tail);
+  if (energy_out != nullptr) *energy_out += total;
+  return seq(std::move(name), std::move(parts));
+}
+
+/// The input of a block on the NMP: the xPU writes the layer's token batch (`tokens` × H
+/// activations, plus expert ids and gate weights, `extra_bytes`) over each chip's PHY, sliced
+/// across its channels, and a ring all-gather rebuilds it in every PU (Fig. 9); the outputs come
+/// back the same way: each chip's partial `tokens` × H read by the xPU. Energy: PHY bytes ×
+/// E_phy, ring bytes × E_ring, and the reserved rows written and read back (DRAM parts).
+template <class T>
+cost<T> moe_input_cost(const nmp_device<T>& d, int chips, const T& tokens, int hidden, int act_bits,
+                       const strata::data_size<T>& extra_bytes, energy_parts<T>* energy_out = nullptr) {
+  const strata::data_size<T> x = units::B(tokens * T(double(hidden)) * T(act_bits / 8.0)) + extra_bytes;
+  const auto in_t = stream_time(x, d.phy_bandwidth, d.phy_latency);
+  const auto gather_t = ring_all_gather_time(d, x, d.n_pu);
+  const auto out_t = stream_time(x - extra_bytes, d.phy_bandwidth, d.phy_latency);
+  energy_parts<T> e{};
+  const T c = T(double(chips));
+  e.phy = d.phy_energy * (x + x - extra_bytes) * c;
+  e.ring = d.ring_energy * ring_link_bytes(x, d.n_pu) * c;
+  detail::add_dram_read(e, d.access, (x + x - extra_bytes) * c);  // reserved rows: written, read
+  if (energy_out != nullptr) *energy_out += e;
+  auto w = cost<T>::leaf("write inputs (xPU → chips)", in_t, e.phy * T(0.5) + e.dram() * T(0.5),
+                         {{"interposer", x * c}}, "PHY latency + bytes / PHY bandwidth");
+  auto g = cost<T>::leaf("all-gather inputs", gather_t, e.ring + e.bond * T(0.5), {}, "ring: h·(D/p / b + hop)");
+  auto r = cost<T>::leaf("read outputs (chips → xPU)", out_t, e.phy * T(0.5) + e.dram() * T(0.5) + e.bond * T(0.5),
+                         {{"interposer", (x - extra_bytes) * c}}, "PHY latency + bytes / PHY bandwidth");
+  return seq<T>("NMP input/output", {w, g, r});
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -144,7 +144,7 @@ cost<T> attention_decode_cost(const nmp_device<T>& d, int chips, const model& m,
   const auto stream = detail::shard_stream_time(d, unit_kv / T(double(g * q)), kv_shares);
   const auto compute = strata::duration<T>::from_si(T(2) * S * T(d_qk + d_v) * hu /
                                                     (T(double(g * q)) * d.pe_peak().si()));
-  auto linear = cost<T>::leaf(n + " QK^T, Attn x V", max_of(stream, compute), {}, {},
+  auto linear = cost<T>::leaf(n + " QK^T, Attn x V", detail::max_of(stream, compute), {}, {},
                               "max(KV stream, 2·S·(d_qk + d_v)·h_u / (g·q·PE peak)), Stratum §4.2");
   const auto q_gather = ring_all_gather_time(d, units::B(hu * T(d_qk) * T(ab)), g);
   const auto sm = detail::sfe_time(d, S * hu / T(double(g)), o.softmax_ops) + ring_scalar_exchange_time(d, g) * T(2) +
@@ -152,7 +152,7 @@ cost<T> attention_decode_cost(const nmp_device<T>& d, int chips, const model& m,
   auto softmax = cost<T>::leaf(n + " softmax + exchange", sm, {}, {},
                                "SFE + 2 scalar exchanges + context reduce-scatter + query all-gather");
   auto core = pipeline<T>(n + " attention core (" + std::to_string(a.units_per_group) + " units per group)",
-                          {linear, softmax}, static_cast<std::size_t>(std::max<long long>(1, a.units_per_group)));
+                          std::vector<cost<T>>{linear, softmax}, static_cast<std::size_t>(std::max<long long>(1, a.units_per_group)));
   core.energy = {};
   core.bytes.clear();
 
@@ -174,7 +174,7 @@ cost<T> attention_decode_cost(const nmp_device<T>& d, int chips, const model& m,
                             units::B(T(double(a.units)) * hu * T(d_v + d_qk) * T(ab) * T(double(g))));
   if (energy_out != nullptr) *energy_out += e;
 
-  auto total = seq<T>(n + " attention", {qkv_c, qkv_red, core, o_c, o_rs});
+  auto total = seq<T>(n + " attention", std::vector<cost<T>>{qkv_c, qkv_red, core, o_c, o_rs});
   total.energy = e.total();
   total.add_bytes("nmp.weights", units::B(proj_weights * wb));
   total.add_bytes("nmp.kv", kv_read);

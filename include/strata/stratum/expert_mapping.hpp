@@ -95,13 +95,33 @@ struct expert_work {
   int expert = -1;             ///< for names (−1: shared or dense FFN)
 };
 
-/// Stage costs of one expert (per PE/PU, all chips in lockstep) and its energy by part.
+/// Stage times of one expert (per PE/PU, all chips in lockstep) and its energy by part: the
+/// numbers only, no names or trees (the step's hot path).
 template <class T = double>
-struct expert_stages {
-  cost<T> gemm1, gemm2, reduce1, reduce2, activation, hadamard, gemm3, reduce_scatter, weighted_sum;
+struct expert_times {
+  strata::duration<T> gemm1{}, gemm2{}, reduce1{}, reduce2{}, activation{}, hadamard{}, gemm3{},
+      reduce_scatter{}, weighted_sum{};
   energy_parts<T> energy{};
   strata::data_size<T> weight_bytes{};   ///< all chips
   strata::op_count<T> flops{};           ///< all chips, 2 per MAC
+  bool gated = true;
+
+  /// The expert's own time without overlap with its neighbours:
+  /// max(GeMM2, reduce(Z1) + activation) + reduce(Z2) + Hadamard + GeMM3 (gated) or
+  /// reduce(Z1) + activation + GeMM3.
+  [[nodiscard]] strata::duration<T> core() const {
+    if (gated) return detail::max_of(gemm2, reduce1 + activation) + reduce2 + hadamard + gemm3;
+    return reduce1 + activation + gemm3;
+  }
+  /// Reduce-scatter and weighted sum: what overlaps the next expert's GeMM1.
+  [[nodiscard]] strata::duration<T> tail() const { return reduce_scatter + weighted_sum; }
+};
+
+/// Stage costs of one expert, named, for the breakdown tree (`expert_ffn_stages`).
+template <class T = double>
+struct expert_stages {
+  cost<T> gemm1, gemm2, reduce1, reduce2, activation, hadamard, gemm3, reduce_scatter, weighted_sum;
+  expert_times<T> times{};
 };
 
 namespace detail {
@@ -174,11 +194,11 @@ void validate(const expert_work<T>& w, const nmp_device<T>& d) {
   detail::require(std::abs(sum - 1.0) <= 1e-6, m, "shares", sum, "summing to 1");
 }
 
-/// The stage costs and energy of one expert on `chips` chips of device `d` (file comment). The
-/// costs are for one run; `w.weight` is applied by `moe_layer_cost`.
+/// The stage times and energy of one expert on `chips` chips of device `d` (file comment), for
+/// one run (`w.weight` is applied by the layer functions).
 template <class T>
-expert_stages<T> expert_ffn_stages(const nmp_device<T>& d, int chips, const expert_work<T>& w,
-                                   const mapping_options<T>& o = {}) {
+expert_times<T> expert_ffn_times(const nmp_device<T>& d, int chips, const expert_work<T>& w,
+                                 const mapping_options<T>& o = {}) {
   validate(w, d);
   detail::require_count(chips, 1, 1 << 16, "strata.expert_mapping", "chips");
   using detail::ceil_div;
@@ -189,23 +209,19 @@ expert_stages<T> expert_ffn_stages(const nmp_device<T>& d, int chips, const expe
   const T wb = T(w.weight_bits / 8.0), ab = T(w.act_bits / 8.0);
   const T pe_weights = T(double(hq * m));
   const strata::data_size<T> pe_bytes = units::B(pe_weights * wb);
-  const std::string n = "L" + std::to_string(w.layer) + (w.expert >= 0 ? ".E" + std::to_string(w.expert) : ".ffn");
-  expert_stages<T> s;
-
-  const auto gemm_t = detail::pe_gemm_time(d, tok * pe_weights, pe_bytes, w.shares);
-  s.gemm1 = cost<T>::leaf(n + " GeMM1", gemm_t, {}, {}, "max(stream, T·H/q·m / (n·k·f·η)), Stratum §4.1");
-  if (w.gated) s.gemm2 = cost<T>::leaf(n + " GeMM2", gemm_t, {}, {}, "as GeMM1 on W2");
-  s.gemm3 = cost<T>::leaf(n + " GeMM3", gemm_t, {}, {}, "max(stream, T·m·H/q / (n·k·f·η))");
+  expert_times<T> s;
+  s.gated = w.gated;
+  s.gemm1 = detail::pe_gemm_time(d, tok * pe_weights, pe_bytes, w.shares);
+  if (w.gated) s.gemm2 = s.gemm1;
+  s.gemm3 = s.gemm1;
   const T zm = tok * T(double(m));
-  s.reduce1 = cost<T>::leaf(n + " reduce Z1", detail::reduce_tree_time(d, zm), {}, {}, "reduction tree");
-  if (w.gated) s.reduce2 = cost<T>::leaf(n + " reduce Z2", detail::reduce_tree_time(d, zm), {}, {}, "reduction tree");
-  s.activation = cost<T>::leaf(n + " activation", detail::sfe_time(d, zm, o.activation_ops), {}, {}, "SFE: T·m·ops / lanes / f");
-  if (w.gated) s.hadamard = cost<T>::leaf(n + " Hadamard", detail::sfe_time(d, zm, 1), {}, {}, "SFE: T·m / lanes / f");
+  s.reduce1 = detail::reduce_tree_time(d, zm);
+  if (w.gated) s.reduce2 = s.reduce1;
+  s.activation = detail::sfe_time(d, zm, o.activation_ops);
+  if (w.gated) s.hadamard = detail::sfe_time(d, zm, 1);
   const strata::data_size<T> partial = units::B(tok * T(double(w.hidden)) * ab);
-  s.reduce_scatter = cost<T>::leaf(n + " reduce-scatter", ring_reduce_scatter_time(d, partial, d.n_pu), {}, {},
-                                   "ring: h·(D/p / b + hop)");
-  s.weighted_sum = cost<T>::leaf(n + " weighted sum", detail::sfe_time(d, tok * T(double(ceil_div(w.hidden, P))), 1),
-                                 {}, {}, "SFE on arrival");
+  s.reduce_scatter = ring_reduce_scatter_time(d, partial, d.n_pu);
+  s.weighted_sum = detail::sfe_time(d, tok * T(double(ceil_div(w.hidden, P))), 1);
 
   // Energy over all chips, from exact (not rounded) sizes.
   const T mats = T(w.gated ? 3.0 : 2.0);
@@ -232,6 +248,49 @@ expert_stages<T> expert_ffn_stages(const nmp_device<T>& d, int chips, const expe
   return s;
 }
 
+/// The same expert's stages as named cost leaves, each citing its formula.
+template <class T>
+expert_stages<T> expert_ffn_stages(const nmp_device<T>& d, int chips, const expert_work<T>& w,
+                                   const mapping_options<T>& o = {}) {
+  expert_stages<T> s;
+  s.times = expert_ffn_times(d, chips, w, o);
+  const auto& t = s.times;
+  const std::string n = "L" + std::to_string(w.layer) + (w.expert >= 0 ? ".E" + std::to_string(w.expert) : ".ffn");
+  s.gemm1 = cost<T>::leaf(n + " GeMM1", t.gemm1, {}, {}, "max(stream, T·H/q·m / (n·k·f·η)), Stratum §4.1");
+  s.gemm2 = cost<T>::leaf(n + " GeMM2", t.gemm2, {}, {}, "as GeMM1 on W2");
+  s.gemm3 = cost<T>::leaf(n + " GeMM3", t.gemm3, {}, {}, "max(stream, T·m·H/q / (n·k·f·η))");
+  s.reduce1 = cost<T>::leaf(n + " reduce Z1", t.reduce1, {}, {}, "reduction tree: log2 q + T·m / lanes cycles");
+  s.reduce2 = cost<T>::leaf(n + " reduce Z2", t.reduce2, {}, {}, "reduction tree");
+  s.activation = cost<T>::leaf(n + " activation", t.activation, {}, {}, "SFE: T·m·ops / lanes / f");
+  s.hadamard = cost<T>::leaf(n + " Hadamard", t.hadamard, {}, {}, "SFE: T·m / lanes / f");
+  s.reduce_scatter = cost<T>::leaf(n + " reduce-scatter", t.reduce_scatter, {}, {}, "ring: h·(D/p / b + hop)");
+  s.weighted_sum = cost<T>::leaf(n + " weighted sum", t.weighted_sum, {}, {}, "SFE on arrival");
+  return s;
+}
+
+/// The Fig. 9 pipeline time of one block over `work` (file comment), without a tree: the
+/// step's hot path. Adds the block's energy by part to `energy_out` when given.
+template <class T>
+strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
+                                   const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr) {
+  strata::duration<T> t{}, tail{};
+  bool first = true;
+  for (const auto& w : work) {
+    if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
+    const auto s = expert_ffn_times(d, chips, w, o);
+    const T k = w.weight;
+    t += (first ? s.gemm1 : detail::max_of(tail, s.gemm1)) * k + s.core() * k;
+    tail = s.tail() * k;
+    first = false;
+    if (energy_out != nullptr) {
+      auto e = s.energy;
+      e *= k;
+      *energy_out += e;
+    }
+  }
+  return t + tail;
+}
+
 /// The Fig. 9 pipeline of one MoE (or dense FFN) block over `work`, in execution order: experts
 /// one after another, GeMM2 over the activation, each reduce-scatter (and weighted sum) over the
 /// next GeMM1. Experts with weight p < 1 contribute p × their stages (expected routing).
@@ -256,20 +315,22 @@ cost<T> moe_layer_cost(const nmp_device<T>& d, int chips, const std::vector<expe
     if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
     auto s = expert_ffn_stages(d, chips, w, o);
     const T k = w.weight;
-    s.energy *= k;
-    total += s.energy;
+    auto e = s.times.energy;
+    e *= k;
+    total += e;
     // The expert's energy and weight bytes ride on its GeMM1 leaf, so the tree sums to the block.
     cost<T> g1 = scaled(s.gemm1, k);
-    g1.energy = s.energy.total();
-    g1.add_bytes("nmp.weights", s.weight_bytes * k);
+    g1.energy = e.total();
+    g1.add_bytes("nmp.weights", s.times.weight_bytes * k);
     if (have_tail) {
-      parts.push_back(overlap<T>("overlap: reduce-scatter over next GeMM1", {tail, g1}));
+      parts.push_back(overlap<T>("overlap: reduce-scatter over next GeMM1", std::vector<cost<T>>{tail, g1}));
     } else {
       parts.push_back(g1);
     }
     if (w.gated) {
       parts.push_back(scaled(overlap<T>("GeMM2 over activation",
-                                        {s.gemm2, seq<T>("reduce Z1 + activation", {s.reduce1, s.activation})}),
+                                        std::vector<cost<T>>{s.gemm2, seq<T>("reduce Z1 + activation",
+                                                                            std::vector<cost<T>>{s.reduce1, s.activation})}),
                              k));
       parts.push_back(scaled(s.reduce2, k));
       parts.push_back(scaled(s.hadamard, k));
@@ -278,7 +339,7 @@ cost<T> moe_layer_cost(const nmp_device<T>& d, int chips, const std::vector<expe
       parts.push_back(scaled(s.activation, k));
     }
     parts.push_back(scaled(s.gemm3, k));
-    tail = scaled(seq<T>("reduce-scatter + weighted sum", {s.reduce_scatter, s.weighted_sum}), k);
+    tail = scaled(seq<T>("reduce-scatter + weighted sum", std::vector<cost<T>>{s.reduce_scatter, s.weighted_sum}), k);
     have_tail = true;
   }
   if (have_tail) parts.push_back(tail);
@@ -309,7 +370,7 @@ cost<T> moe_input_cost(const nmp_device<T>& d, int chips, const T& tokens, int h
   auto g = cost<T>::leaf("all-gather inputs", gather_t, e.ring + e.bond * T(0.5), {}, "ring: h·(D/p / b + hop)");
   auto r = cost<T>::leaf("read outputs (chips → xPU)", out_t, e.phy * T(0.5) + e.dram() * T(0.5) + e.bond * T(0.5),
                          {{"interposer", (x - extra_bytes) * c}}, "PHY latency + bytes / PHY bandwidth");
-  return seq<T>("NMP input/output", {w, g, r});
+  return seq<T>("NMP input/output", std::vector<cost<T>>{w, g, r});
 }
 
 }  // namespace v0

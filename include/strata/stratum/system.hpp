@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The Stratum systems (Stratum §3.1, Fig. 5, §7): an xPU die beside Mono3D chips on a silicon
+/// interposer, prefill on the xPU, decode on the chips' near-memory processors.
+///
+/// | system     | xPU              | chips | stages                          |
+/// |------------|------------------|-------|---------------------------------|
+/// | Stratum-S  | RTX A6000 die    | 1     | 1                               |
+/// | Stratum-L  | H100 die         | 6     | 1                               |
+/// | Stratum-XL | 2 × (H100 die)   | 6 + 6 | 2, joined by NVLink             |
+///
+/// Data placement (Stratum §5.2) on every chip's rows, bank-sharded and fastest first:
+///   [NMP weights every step reads: attention, shared experts, dense FFNs]
+///   [Algorithm 1's fast pack: the L·A hottest experts] [KV cache: the middle tiers]
+///   [Algorithm 1's slow pack: the cold experts] [non-NMP data: the top of the slowest tier]
+/// Every expert, projection and head is split over the c chips of a stage (1/c of each on every
+/// chip), so all chips hold the same row layout. The always-read weights come first because every
+/// step reads them (usage 1); Algorithm 1 (`placement.hpp`) runs on the rows after them.
+///
+/// A decode step, per layer (the xPU and the NMP alternate; Fig. 8c):
+///   xPU: RMSNorm, then write the hidden states to the chips and enter NMP mode
+///   NMP: QKV projection, attention, output projection (`attention_mapping.hpp`); the xPU reads
+///        the chips' partials back, adds them and the residual
+///   xPU: RMSNorm and the router (a GEMV and top-k), then write tokens, expert ids and gates
+///   NMP: the experts one after another in the Fig. 9 pipeline (`expert_mapping.hpp`), shared
+///        experts and dense FFNs the same way with every token; the xPU reads the partials back
+///        and adds them and the residual
+/// plus the embedding gather, the final norm and the LM head on the xPU (non-NMP data, read over
+/// the interposer from the slowest tier). Each xPU operator costs its roofline time on the xPU die
+/// (`workload/roofline.hpp`: its kernel overhead, its compute, its reads over the interposer);
+/// each NMP invocation costs an xPU kernel launch plus `nmp_handshake` (mode entry, completion). Stratum-XL runs its halves as
+/// two pipeline stages over the layers with two batches in flight, so a step takes the slower
+/// stage plus the NVLink hand-off, and each stage holds the KV of both batches.
+///
+/// Routing is a usage table f[moe layer][expert] (per-token selection probabilities): an expert
+/// runs with probability p = 1 − (1 − f)^B and then has B·f / p tokens (`expert_work::weight`).
+/// The layout is placed from `stratum_usage::placement` (the memory mapper's prediction) and the
+/// tokens route by `stratum_usage::routing`; the two are the same table when the prediction is
+/// exact.
+///
+/// Variants: `tiering = false` programs one tRCD (the slowest tier's) for every row, the same
+/// hardware otherwise; `memory = hbm` replaces each Mono3D chip by an HBM3 stack with a
+/// processing base die (`baseline/hbm_nmp.hpp`) on the same xPU.
+///
+/// Energy: every joule of a step is in `energy_parts` (NMP MACs, SFE, SRAM, DRAM parts, bond,
+/// ring, interposer PHY, NMP static, xPU dynamic, xPU static).
+
+#include <algorithm>  // std::min, std::max
+#include <array>      // std::array (enum names)
+#include <cctype>     // std::tolower
+#include <cmath>      // std::pow
+#include <cstddef>    // std::size_t
+#include <string>     // std::string
+#include <string_view>  // std::string_view
+#include <utility>    // std::pair
+#include <vector>     // std::vector
+
+#include "strata/baseline/gpu.hpp"
+#include "strata/baseline/hbm_nmp.hpp"
+#include "strata/core/cost.hpp"
+#include "strata/core/error.hpp"
+#include "strata/core/units.hpp"
+#include "strata/stratum/attention_mapping.hpp"
+#include "strata/stratum/energy_parts.hpp"
+#include "strata/stratum/expert_mapping.hpp"
+#include "strata/stratum/nmp.hpp"
+#include "strata/stratum/placement.hpp"
+#include "strata/stratum/tiering.hpp"
+#include "strata/stratum/usage.hpp"
+#include "strata/workload/model.hpp"
+#include "strata/workload/operators.hpp"
+#include "strata/workload/roofline.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// The memory (and processor) beside the xPU.
+enum class nmp_memory { mono3d, hbm };
+constexpr auto enum_names(nmp_memory) {
+  return std::array{std::pair{nmp_memory::mono3d, "mono3d"}, std::pair{nmp_memory::hbm, "hbm"}};
+}
+
+/// A Stratum system. Defaults: Stratum-L (Stratum §3.1 Fig. 5).
+template <class T = double>
+struct stratum_system_params {
+  std::string name = "Stratum-L";
+  /// The xPU die: its compute, static power, kernel overhead and NVLink. [Stratum §3.1: an H100
+  /// die for Stratum-L/XL, an RTX A6000 die for Stratum-S]
+  gpu_params xpu = h100_sxm5();
+  /// Mono3D chips (the default) or HBM3 stacks with a processing base die.
+  nmp_memory memory = nmp_memory::mono3d;
+  /// One Mono3D chip and its NMP.
+  nmp_params<T> nmp{};
+  /// One HBM-NMP stack (used when `memory` is `hbm`).
+  hbm_nmp_params<T> hbm{};
+  /// Chips per stage. [Stratum §3.1 Fig. 5: 1 (S), 6 (L)]
+  int chips = 6;
+  /// Pipeline stages joined by NVLink. [Stratum §3.1: Stratum-XL is two Stratum-L]
+  int stages = 1;
+  /// Per-tier tRCD from the tiering table (true) or the slowest tier's everywhere (false).
+  bool tiering = true;
+  mapping_options<T> mapping{};
+  /// Handshake of one NMP invocation beyond the xPU's kernel launch (`xpu.op_overhead`): the
+  /// command into the reserved address space, the switch into NMP mode and the completion the
+  /// xPU waits for (Stratum §3.2). Calibrated so that stratum.system.olmoe.decode_speedup and
+  /// stratum.system.mixtral.decode_speedup hold together (least squares in log speedup;
+  /// `report/stratum_rows.hpp`); the paper gives no figure.
+  strata::duration<T> nmp_handshake = units::us(4.71);
+  /// Power of the xPU die while the NMP decodes (it waits on the handshake with its clocks, its
+  /// PHYs and its memory controllers up), as a fraction of the xPU's TDP. Calibrated on the
+  /// stratum.system.olmoe/.mixtral.energy_efficiency_gain rows; the least-squares fit reaches the
+  /// bound 1 (the die at its TDP): the paper's energy figures imply that the xPU die is charged
+  /// near its full power while the NMP decodes. The paper gives no figure.
+  T xpu_wait_power_fraction = T(1.0);
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("name", s.name);
+    v("xpu", s.xpu);
+    v("memory", s.memory);
+    v("nmp", s.nmp);
+    v("hbm", s.hbm);
+    v("chips", s.chips);
+    v("stages", s.stages);
+    v("tiering", s.tiering);
+    v("mapping", s.mapping);
+    v("nmp_handshake", s.nmp_handshake);
+    v("xpu_wait_power_fraction", s.xpu_wait_power_fraction);
+  }
+  friend bool operator==(const stratum_system_params&, const stratum_system_params&) = default;
+};
+
+/// Stratum-S: an RTX A6000 die and one Mono3D chip (32 GB).
+inline stratum_system_params<> stratum_s() {
+  stratum_system_params<> p;
+  p.name = "Stratum-S";
+  p.xpu = rtx_a6000();
+  p.chips = 1;
+  return p;
+}
+/// Stratum-L: an H100 die and six Mono3D chips (192 GB).
+inline stratum_system_params<> stratum_l() { return {}; }
+/// Stratum-XL: two Stratum-L over NVLink (384 GB), as two pipeline stages.
+inline stratum_system_params<> stratum_xl() {
+  stratum_system_params<> p;
+  p.name = "Stratum-XL";
+  p.stages = 2;
+  return p;
+}
+/// The same system with HBM3 NMP stacks (Duplex-like) in place of the Mono3D chips.
+template <class T>
+stratum_system_params<T> with_hbm_nmp(stratum_system_params<T> p) {
+  p.memory = nmp_memory::hbm;
+  p.name += " (HBM-NMP)";
+  return p;
+}
+/// Names of the system presets: "stratum-s", "stratum-l", "stratum-xl".
+inline std::vector<std::string> stratum_system_names() { return {"stratum-s", "stratum-l", "stratum-xl"}; }
+/// A system preset by name ("stratum-s", "Stratum_L", ... : case, '-' and '_' ignored).
+inline stratum_system_params<> stratum_system(std::string_view name) {
+  std::string k;
+  for (char c : name) {
+    if (c == '-' || c == '_') continue;
+    k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (k == "stratums") return stratum_s();
+  if (k == "stratuml") return stratum_l();
+  if (k == "stratumxl") return stratum_xl();
+  throw config_error("machine", "[strata.stratum] unknown system '" + std::string(name) +
+                                    "': expected stratum-s, stratum-l or stratum-xl");
+}
+
+/// Checks the system; throws `config_error` naming the field.
+template <class T>
+void validate(const stratum_system_params<T>& p) {
+  constexpr const char* m = "strata.stratum";
+  validate(p.xpu);
+  validate(p.mapping);
+  if (p.memory == nmp_memory::hbm) validate(p.hbm);
+  detail::require_count(p.chips, 1, 1024, m, "chips");
+  detail::require_count(p.stages, 1, 64, m, "stages");
+  detail::require_range(p.nmp_handshake.si(), 0.0, 1e-3, m, "nmp_handshake", "s");
+  detail::require_range(p.xpu_wait_power_fraction, 0.0, 1.0, m, "xpu_wait_power_fraction", "");
+}
+
+/// The NMP device of one chip (or stack) of the system, with tiering applied.
+template <class T>
+nmp_device<T> system_device(const stratum_system_params<T>& p) {
+  validate(p);
+  nmp_device<T> d;
+  if (p.memory == nmp_memory::hbm) {
+    const auto& h = p.hbm;
+    d.name = "hbm3-nmp";
+    const int banks = h.pseudo_channels * h.pes_per_pu;
+    d.tiers.push_back({"hbm3", h.capacity, internal_bandwidth(h), h.latency, access_energy(h.access), banks});
+    d.access = h.access;
+    d.n_pu = h.pseudo_channels;
+    d.pes_per_pu = h.pes_per_pu;
+    d.dot_engines = h.dot_engines;
+    d.taps = h.taps;
+    d.clock = h.clock;
+    d.compute_efficiency = p.nmp.compute_efficiency;
+    d.e_mac = h.e_mac;
+    const logic_die_params<T> l{};
+    d.sfe_lanes = l.sfe_lanes;
+    d.reduction_lanes = l.reduction_lanes;
+    d.ring_flit = l.ring_flit;
+    d.hop_cycles = p.nmp.hop_cycles;
+    d.ring_energy = p.nmp.ring_energy;
+    d.sram_energy = p.nmp.sram_energy;
+    d.static_power = h.static_power;
+    d.phy_bandwidth = h.external_bandwidth;
+    d.phy_energy = p.nmp.phy_energy;
+    d.phy_latency = p.nmp.phy_latency;
+    validate(d);
+  } else {
+    d = evaluate(p.nmp);
+  }
+  return p.tiering ? d : without_tiering(d);
+}
+
+/// What the memory mapper predicts (placement) and how tokens actually route (routing), per MoE
+/// layer and expert; empty tables mean uniform routing (f = k/E).
+struct stratum_usage {
+  usage_table routing;
+  usage_table placement;  ///< empty: the same as `routing`
+};
+
+/// One decode step on a Stratum system.
+template <class T = double>
+struct stratum_step_result {
+  strata::duration<T> time{};          ///< one step (the slower stage plus the NVLink hand-off)
+  strata::energy<T> energy{};          ///< every part, all stages
+  energy_parts<T> parts{};             ///< `energy` by part
+  strata::duration<T> nmp_time{};      ///< of the slowest stage: NMP invocations
+  strata::duration<T> xpu_time{};      ///< of the slowest stage: xPU operators
+  strata::duration<T> ffn_time{};      ///< of the slowest stage: the MoE / FFN blocks' pipelines
+  strata::duration<T> bandwidth_bound{};  ///< NMP bytes / (chips · fastest-tier bandwidth), slowest stage
+  T tokens_per_s{};                    ///< B / time
+  T tokens_per_joule{};                ///< B / energy
+  double hot_hit_rate = 0.0;           ///< expert accesses to the fast pack (routing over layout)
+  std::vector<double> expert_tier_share;  ///< share of expert bytes read from each tier
+  attention_split split{};
+  row_plan plan{};                     ///< the rows of the first stage's chips
+  bool feasible = true;                ///< weights, KV and non-NMP data fit the rows
+  std::string reason;
+  cost<T> breakdown;                   ///< step → stage → layer → blocks (with `with_breakdown`)
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("time", s.time);
+    v("energy", s.energy);
+    v("parts", s.parts);
+    v("nmp_time", s.nmp_time);
+    v("xpu_time", s.xpu_time);
+    v("ffn_time", s.ffn_time);
+    v("bandwidth_bound", s.bandwidth_bound);
+    v("tokens_per_s", s.tokens_per_s);
+    v("tokens_per_joule", s.tokens_per_joule);
+    v("hot_hit_rate", s.hot_hit_rate);
+    v("expert_tier_share", s.expert_tier_share);
+    v("split", s.split);
+    v("plan", s.plan);
+    v("feasible", s.feasible);
+    v("reason", s.reason);
+  }
+};
+
+namespace detail {
+
+/// The xPU of a Stratum system as a roofline machine: its die, with the chips' memory seen
+/// through the interposer (bandwidth chips · PHY, latency PHY + slowest tier, energy access +
+/// PHY per byte).
+template <class T>
+roofline_machine stratum_xpu_machine(const stratum_system_params<T>& p, const nmp_device<T>& d) {
+  auto m = make_machine(p.xpu, 1);
+  m.name = p.name + " xPU";
+  const auto& slow = d.tiers.back();
+  const double c = p.chips;
+  m.tiers[0] = memory_tier<>{"interposer", units::B(value_of(d.capacity().si()) * c),
+                             units::Bps(value_of(d.phy_bandwidth.si()) * c),
+                             units::s(value_of(d.phy_latency.si()) + value_of(slow.latency.si())),
+                             units::J_per_B(value_of(access_energy(d.access).si()) + value_of(d.phy_energy.si())),
+                             1};
+  m.memory_efficiency = 1.0;
+  return m;
+}
+
+/// A tiering table without its first `n` rows (the rows the always-read weights take), so that
+/// Algorithm 1 and the row plan work on the rest with the same tier indices.
+inline tiering_table drop_leading_rows(tiering_table t, long long n) {
+  for (auto& f : t.first_row) f = std::max(0LL, f - n);
+  t.rows = std::max(0LL, t.rows - n);
+  return t;
+}
+
+/// Share of rows [first, first + rows) of `t` in each tier (all in the last tier if rows is 0).
+inline std::vector<double> interval_shares(const tiering_table& t, long long first, long long rows) {
+  std::vector<double> s(static_cast<std::size_t>(t.tiers()), 0.0);
+  if (rows <= 0 || t.rows <= 0) {
+    s.back() = 1.0;
+    return s;
+  }
+  first = std::min(first, t.rows - 1);
+  const long long last = std::min(first + rows - 1, t.rows - 1);
+  add_tier_rows(row_interval{first, last}, t, 1.0 / double(last - first + 1), s);
+  return s;
+}
+
+/// Cost of an xPU operator: roofline time; energy by part (FLOPs on the xPU; bytes through the
+/// PHY and out of the arrays).
+template <class T>
+strata::duration<T> xpu_op(const op& o, const roofline_machine& m, const nmp_device<T>& d, energy_parts<T>& e,
+                           double times = 1.0) {
+  const auto c = cost_of(o, m);
+  const T k = T(times);
+  e.xpu_dynamic += strata::energy<T>::from_si(T(o.flops.si() * m.energy_per_flop.si())) * k;
+  const strata::data_size<T> b = units::B(T((o.weight_bytes + o.kv_bytes + o.activation_bytes).si()) * k);
+  e.phy += b * d.phy_energy;
+  add_dram_read(e, d.access, b);
+  return strata::duration<T>::from_si(T(c.time.si())) * k;
+}
+
+}  // namespace detail
+
+/// The rows of one stage's chips (file comment): the always-read weights first, then Algorithm 1
+/// and the row plan on the rest, with the tier shares of the weights and of the KV cache.
+struct stratum_stage_rows {
+  int first_layer = 0, last_layer = 0;  ///< decoder layers [first, last) of the stage
+  int moe_first = 0;                    ///< index of its first MoE layer among all MoE layers
+  int moe_layers = 0;                   ///< its MoE layers
+  long long weight_rows = 0;            ///< rows per bank of the always-read weights
+  tiering_table table;                  ///< the chip's rows
+  tiering_table rest;                   ///< the rows after the always-read weights
+  expert_placement_params<> experts{};  ///< Algorithm 1's inputs (Φ from the plan)
+  row_plan plan;                        ///< the rows of the four data classes (in `rest`)
+  expert_layout layout;                 ///< Algorithm 1's intervals (in `rest`)
+  std::vector<double> weight_shares;    ///< tier shares of the always-read weights
+  std::vector<double> kv_shares;        ///< tier shares of the KV cache
+};
+
+/// The rows of stage `stage` of system `p` (device `d`) for model `m` at `s`, with the experts
+/// placed by usage table `place` (all MoE layers; empty only for a dense model).
+template <class T>
+stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const nmp_device<T>& d, const model& m,
+                                        const step_shape& s, const usage_table& place, int stage) {
+  stratum_stage_rows out;
+  const int c = p.chips, L = m.layers, B = s.batch;
+  const bool moe = m.experts > 0;
+  const double wb = m.weight_bits / 8.0;
+  const auto pc = count_params(m);
+  const double per_expert_b = double(pc.per_expert) * wb;
+  const double attn_b = double(attention_params(m)) / L * wb;  // per layer
+  const double shared_b =
+      m.shared_experts > 0
+          ? (double(m.shared_experts) * double(ffn_params(m.ffn, m.hidden, m.shared_expert_ffn)) +
+             (m.shared_expert_gate ? m.hidden : 0.0)) * wb
+          : 0.0;
+  const double dense_b = double(ffn_params(m.ffn, m.hidden, m.dense_ffn)) * wb;
+  const int in_flight = p.stages > 1 ? 2 : 1;  // batches in flight per stage
+  const double kv_layer_b = double(B) * in_flight * (s.context + 1.0) * kv_bytes_per_token_layer(m).in(units::B);
+  const double non_nmp_b = (double(pc.embedding) + 2.0 * m.hidden * L + m.hidden) * wb / p.stages;
+  out.table = make_tiering_table(d.tiers, d.banks(), p.nmp.chip.memory.bank_access_bytes);
+  const auto& table = out.table;
+  const double rb = table.row_bytes();
+  const int stage_layers = (L + p.stages - 1) / p.stages;
+  const int l0 = stage * stage_layers, l1 = std::min(L, l0 + stage_layers);
+  out.first_layer = l0;
+  out.last_layer = l1;
+  int moe0 = 0, moe_n = 0;
+  double always_b = 0.0;
+  for (int l = 0; l < L; ++l) {
+    const bool is_moe = m.is_moe_layer(l);
+    if (l < l0 && is_moe) ++moe0;
+    if (l >= l0 && l < l1) {
+      always_b += attn_b + (is_moe ? shared_b : dense_b);
+      moe_n += is_moe ? 1 : 0;
+    }
+  }
+  out.moe_first = moe0;
+  out.moe_layers = moe_n;
+  const long long w_rows = detail::ceil_rows(always_b / c / rb);
+  out.weight_rows = w_rows;
+  out.rest = detail::drop_leading_rows(table, w_rows);
+  const auto& rest = out.rest;
+  out.weight_shares = detail::interval_shares(table, 0, w_rows);
+  auto& plan = out.plan;
+  const double kv_chip_b = kv_layer_b * (l1 - l0) / c;
+  if (moe && moe_n > 0) {
+    auto& ep = out.experts;
+    ep.layers = moe_n;
+    ep.experts = m.experts;
+    ep.active = m.top_k;
+    ep.expert_bytes = units::B(per_expert_b / c);
+    ep.banks = d.banks();
+    ep.row_buffer = units::B(value_of(p.nmp.chip.memory.bank_access_bytes.si()));
+    plan = plan_rows(rest, ep, units::B(kv_chip_b), units::B(non_nmp_b / c));
+    ep.phi = std::max(plan.phi, 1LL);
+    const usage_table stage_place(place.begin() + moe0, place.begin() + moe0 + moe_n);
+    if (plan.feasible) out.layout = place_experts(ep, stage_place);
+    out.kv_shares = detail::interval_shares(table, w_rows + plan.kv_region.first, std::max(1LL, plan.kv_rows));
+  } else {
+    plan.rows = rest.rows;
+    plan.kv_rows = detail::ceil_rows(kv_chip_b / rb);
+    plan.non_nmp_rows = detail::ceil_rows(non_nmp_b / c / rb);
+    plan.phi = plan.rows - plan.non_nmp_rows;
+    plan.kv_region = {0, plan.phi - 1};
+    plan.feasible = plan.kv_rows + plan.non_nmp_rows <= plan.rows;
+    if (!plan.feasible) {
+      plan.reason = "KV cache needs " + std::to_string(plan.kv_rows) + " rows per bank and non-NMP data " +
+                    std::to_string(plan.non_nmp_rows) + ", " + std::to_string(plan.rows) + " rows remain";
+    }
+    out.kv_shares = detail::interval_shares(table, w_rows, std::max(1LL, plan.kv_rows));
+  }
+  if (w_rows > table.rows) {
+    plan.feasible = false;
+    plan.reason = "always-read weights need " + std::to_string(w_rows) + " rows per bank, the chip has " +
+                  std::to_string(table.rows);
+  }
+  return out;
+}
+
+/// Evaluates one decode step of `m` at `s` (decode, B sequences, context S) on system `p`.
+/// Infeasible placements are results (`feasible`, `reason`), still timed.
+template <class T>
+stratum_step_result<T> evaluate_decode(const stratum_system_params<T>& p, const model& m, const step_shape& s,
+                                       const stratum_usage& u = {}, bool with_breakdown = false) {
+  constexpr const char* id = "strata.stratum";
+  validate(m);
+  validate(s);
+  detail::require(s.mode == phase::decode, id, "mode", "prefill", "decode (prefill runs on the xPU)");
+  const auto d = system_device(p);
+  const auto xm = detail::stratum_xpu_machine(p, d);
+  const int c = p.chips, L = m.layers, B = s.batch;
+  const int moe_layers = m.moe_layers();
+  const bool moe = m.experts > 0;
+  if (!u.routing.empty()) validate_usage(u.routing, moe_layers, m.experts);
+  if (!u.placement.empty()) validate_usage(u.placement, moe_layers, m.experts);
+  const usage_table uniform = moe ? uniform_usage(moe_layers, m.experts, m.top_k) : usage_table{};
+  const usage_table& route = u.routing.empty() ? uniform : u.routing;
+  const usage_table& place = u.placement.empty() ? route : u.placement;
+
+  stratum_step_result<T> r;
+  if (!d.feasible) {
+    r.feasible = false;
+    r.reason = p.name + ": the chip's logic die is infeasible: " + d.reason;
+  }
+  const double wb = m.weight_bits / 8.0;
+  const double per_expert_b = double(count_params(m).per_expert) * wb;
+
+  // xPU operators of one layer (the same in every layer) and of the step's ends.
+  const auto ops = step_operators(m, s);
+  std::vector<const op*> per_layer_xpu, ends_xpu;
+  const op* router = nullptr;
+  for (const auto& o : ops) {
+    const bool xpu_kind = o.kind == op_kind::embedding || o.kind == op_kind::final_norm || o.kind == op_kind::lm_head;
+    if (xpu_kind) ends_xpu.push_back(&o);
+    if (o.layer == 0 && (o.kind == op_kind::attn_norm || o.kind == op_kind::ffn_norm)) per_layer_xpu.push_back(&o);
+    if (o.kind == op_kind::router && router == nullptr) router = &o;
+  }
+  const duration<> launch = xm.op_overhead;  // the residual add after each NMP block
+  // One NMP invocation: an xPU kernel launch plus the handshake.
+  const strata::duration<T> nmp_call = strata::duration<T>::from_si(T(launch.si())) + p.nmp_handshake;
+
+  const int stage_layers = (L + p.stages - 1) / p.stages;
+
+  r.time = {};
+  energy_parts<T> total{};
+  std::vector<cost<T>> stage_costs;
+  strata::duration<T> slowest{};
+  double hit_num = 0.0, hit_den = 0.0;
+  std::vector<double> tier_traffic(d.tiers.size(), 0.0);
+  std::vector<expert_work<T>> work;
+  for (int st = 0; st < p.stages; ++st) {
+    const int l0 = st * stage_layers, l1 = std::min(L, l0 + stage_layers);
+    if (l0 >= l1) break;
+    auto lay = stratum_stage_layout(p, d, m, s, place, st);
+    const int moe0 = lay.moe_first, moe_n = lay.moe_layers;
+    const auto& rest = lay.rest;
+    const auto& w_shares = lay.weight_shares;
+    const auto& kv_shares = lay.kv_shares;
+    auto& plan = lay.plan;
+    const auto& layout = lay.layout;
+    if (st == 0) r.plan = plan;
+    if (!plan.feasible && r.feasible) {
+      r.feasible = false;
+      r.reason = p.name + " stage " + std::to_string(st) + ": " + plan.reason;
+    }
+    // Infeasible rows: time every expert from where it would stream slowest, so the step is
+    // still a (pessimistic) number.
+    const bool placed = moe && moe_n > 0 && layout.feasible && plan.feasible;
+    std::vector<double> slow_shares(d.tiers.size(), 0.0);
+    slow_shares.back() = 1.0;
+
+    energy_parts<T> stage_e{}, attn_e{};  // attention of one layer: the same in every layer of a stage
+    attention_split split;
+    std::vector<cost<T>> layer_costs;
+    const auto attn_one = attention_decode_cost(d, c, m, B, s.context, w_shares, kv_shares, l0, p.mapping, &attn_e, &split);
+    if (st == 0) r.split = split;
+    const T ids_b = T(double(B) * m.top_k * 6.0);  // 4-byte expert id + 2-byte gate per routing
+    energy_parts<T> io_e{};
+    const auto io_attn = moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, strata::data_size<T>{}, &io_e);
+    const auto io_ffn = moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, units::B(ids_b), &io_e);
+    strata::duration<T> t_nmp{}, t_xpu{}, t_ffn_all{};
+    strata::data_size<T> nmp_bytes{};
+    int moe_index = moe0;
+    for (int l = l0; l < l1; ++l) {
+      energy_parts<T> le{};
+      strata::duration<T> tx{};
+      for (const op* o : per_layer_xpu) tx += detail::xpu_op(*o, xm, d, le);
+      tx += strata::duration<T>::from_si(T(2.0 * launch.si()));  // two residual adds
+      stage_e += attn_e;
+      stage_e += io_e;
+      strata::duration<T> tn = nmp_call * T(2) + io_attn.time + io_ffn.time + attn_one.time;
+      nmp_bytes += attn_one.bytes_on("nmp.weights") + attn_one.bytes_on("nmp.kv");
+      // The FFN block's work list.
+      work.clear();
+      const auto add_always = [&](int inter, int count) {
+        expert_work<T> w;
+        w.tokens = T(double(B));
+        w.hidden = m.hidden;
+        w.inter = inter * count;
+        w.gated = m.ffn == ffn_kind::swiglu;
+        w.weight_bits = m.weight_bits;
+        w.act_bits = s.activation_bits;
+        w.shares = w_shares;
+        w.layer = l;
+        work.push_back(std::move(w));
+      };
+      const bool is_moe = m.is_moe_layer(l);
+      if (is_moe) {
+        tx += detail::xpu_op(*router, xm, d, le);
+        if (m.shared_experts > 0) add_always(m.shared_expert_ffn, m.shared_experts);
+        const int li = moe_index - moe0;
+        const auto& fr = route[static_cast<std::size_t>(moe_index)];
+        for (int e = 0; e < m.experts; ++e) {
+          const double f = fr[static_cast<std::size_t>(e)];
+          if (f <= 0.0) continue;
+          const double pr = 1.0 - std::pow(1.0 - std::min(f, 1.0), double(B));
+          expert_work<T> w;
+          w.tokens = T(double(B) * f / pr);
+          w.hidden = m.hidden;
+          w.inter = m.expert_ffn;
+          w.gated = m.ffn == ffn_kind::swiglu;
+          w.weight_bits = m.weight_bits;
+          w.act_bits = s.activation_bits;
+          w.weight = T(pr);
+          w.layer = l;
+          w.expert = e;
+          if (placed) {
+            w.shares = expert_tier_shares(layout, rest, li, e).share;
+            hit_num += f * (layout.is_fast(li, e) ? 1.0 : 0.0);
+            for (std::size_t i = 0; i < w.shares.size(); ++i) tier_traffic[i] += pr * w.shares[i];
+          } else {
+            w.shares = slow_shares;
+            tier_traffic.back() += pr;
+          }
+          hit_den += f;
+          nmp_bytes += units::B(T(per_expert_b * pr));
+          work.push_back(std::move(w));
+        }
+        ++moe_index;
+      } else {
+        add_always(m.dense_ffn, 1);
+      }
+      for (const auto& w : work) {
+        if (w.expert < 0) nmp_bytes += units::B(T(double(w.inter) * m.hidden * (w.gated ? 3.0 : 2.0) * wb));
+      }
+      strata::duration<T> t_ffn{};
+      if (with_breakdown) {
+        auto blk = moe_layer_cost(d, c, work, p.mapping, &le, "L" + std::to_string(l) + (is_moe ? " experts" : " FFN"));
+        t_ffn = blk.time;
+        auto lc = seq<T>("layer " + std::to_string(l),
+                         std::vector<cost<T>>{cost<T>::leaf("xPU: norms, router, residual adds", tx, le.xpu_dynamic, {},
+                                        "roofline on the xPU die (workload/roofline.hpp)"),
+                          cost<T>::leaf("NMP calls", nmp_call * T(2), {}, {}, "xPU kernel launch + nmp_handshake per invocation"), io_attn,
+                          attn_one, io_ffn, blk});
+        layer_costs.push_back(std::move(lc));
+      } else {
+        t_ffn = moe_layer_time(d, c, work, p.mapping, &le);
+      }
+      tn += t_ffn;
+      t_ffn_all += t_ffn;
+      stage_e += le;
+      t_nmp += tn;
+      t_xpu += tx;
+    }
+    // The ends of the step on the xPU: embedding, final norm, LM head (on the last stage).
+    strata::duration<T> t_ends{};
+    if (st == 0 || st == p.stages - 1) {
+      for (const op* o : ends_xpu) {
+        const bool here = (o->kind == op_kind::embedding) ? st == 0 : st == p.stages - 1;
+        if (here) t_ends += detail::xpu_op(*o, xm, d, stage_e);
+      }
+    }
+    t_xpu += t_ends;
+    const strata::duration<T> t_stage = t_nmp + t_xpu;
+    const auto bound = nmp_bytes / (d.tiers.front().bandwidth * T(double(c)));
+    if (t_stage > slowest) {
+      slowest = t_stage;
+      r.nmp_time = t_nmp;
+      r.xpu_time = t_xpu;
+      r.ffn_time = t_ffn_all;
+    }
+    r.bandwidth_bound = detail::max_of(r.bandwidth_bound, bound);
+    total += stage_e;
+    if (with_breakdown) {
+      layer_costs.push_back(cost<T>::leaf("xPU: embedding, final norm, LM head", t_ends, {}, {},
+                                          "roofline on the xPU die over the interposer"));
+      stage_costs.push_back(seq("stage " + std::to_string(st), std::move(layer_costs)));
+    }
+  }
+  // Hand-off between stages over NVLink: the hidden states of the batch, once per stage boundary.
+  strata::duration<T> handoff{};
+  if (p.stages > 1) {
+    const double bytes = double(B) * m.hidden * s.activation_bits / 8.0;
+    handoff = strata::duration<T>::from_si(T(p.xpu.link_latency.si() + bytes / p.xpu.link_bandwidth.si()));
+    total.xpu_dynamic += strata::energy<T>::from_si(T(bytes * (p.stages - 1) * p.xpu.link_energy.si()));
+  }
+  r.time = slowest + handoff;
+  const T units_total = T(double(c * p.stages));
+  total.nmp_static += d.static_power * r.time * units_total;
+  // The xPU die: at least its static power; while the NMP runs, its waiting power.
+  const T p_static = T(p.xpu.static_power.si());
+  const T p_wait = detail::max_of(p_static, p.xpu_wait_power_fraction * T(p.xpu.tdp.si()));
+  total.xpu_static += strata::energy<T>::from_si((p_static * (r.time.si() - r.nmp_time.si()) + p_wait * r.nmp_time.si()) *
+                                                 T(double(p.stages)));
+  r.parts = total;
+  r.energy = total.total();
+  r.tokens_per_s = T(double(B)) / r.time.si();
+  r.tokens_per_joule = T(double(B)) / r.energy.si();
+  r.hot_hit_rate = hit_den > 0.0 ? hit_num / hit_den : 0.0;
+  double tt = 0.0;
+  for (double x : tier_traffic) tt += x;
+  r.expert_tier_share = tier_traffic;
+  if (tt > 0.0) {
+    for (double& x : r.expert_tier_share) x /= tt;
+  }
+  if (with_breakdown) {
+    stage_costs.push_back(cost<T>::leaf("NVLink hand-off", handoff, {}, {}, "latency + bytes / NVLink"));
+    r.breakdown = (p.stages > 1 ? overlap<T>("stages (pipelined)", std::vector<cost<T>>(stage_costs.begin(), stage_costs.end() - 1))
+                                : std::move(stage_costs.front()));
+    r.breakdown = seq<T>("decode step on " + p.name,
+                         std::vector<cost<T>>{std::move(r.breakdown), stage_costs.back(),
+                          cost<T>::leaf("static power", {}, total.nmp_static + total.xpu_static, {},
+                                        "NMP static × chips + xPU static, × step time")});
+  }
+  return r;
+}
+
+/// Prefill of `m` at `s` (prefill, B prompts of S tokens) on the xPU die of `p`, reading its
+/// weights over the interposer (Stratum §3.1: the compute mapper gives prefill to the xPU).
+template <class T>
+step_result evaluate_prefill(const stratum_system_params<T>& p, const model& m, const step_shape& s) {
+  detail::require(s.mode == phase::prefill, "strata.stratum", "mode", "decode", "prefill");
+  const auto d = system_device(p);
+  return evaluate(step_operators(m, s), s, m.hidden, detail::stratum_xpu_machine(p, d));
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -5,6 +5,7 @@
 /// an SRAM near-tier and a DDR5 pool are all a `memory_tier`, so Stratum's placement can run on
 /// HCRMap's tiers and the reverse.
 
+#include <cmath>    // std::isfinite
 #include <string>   // std::string
 #include <utility>  // std::move
 
@@ -43,6 +44,17 @@ struct memory_tier {
 /// Checks a tier; throws `config_error` naming the field.
 template <class T>
 void validate(const memory_tier<T>& t) {
+  const input_limits& lim = limits();
+  const auto ok = [&lim](double x, bool positive) {
+    return std::isfinite(x) && (positive ? x > 0.0 : x >= 0.0) &&
+           (x == 0.0 || (x >= lim.quantity_min && x <= lim.quantity_max));
+  };
+  // The checks below build their messages; run them only when a field is out of range (a tier is
+  // checked on every placement, so the passing path must not allocate).
+  if (ok(value_of(t.capacity.si()), true) && ok(value_of(t.bandwidth.si()), true) && ok(value_of(t.latency.si()), false) &&
+      ok(value_of(t.energy_per_byte.si()), false) && t.banks >= 1 && t.banks <= lim.banks) {
+    return;
+  }
   const std::string p = t.name.empty() ? std::string("tier") : t.name;
   detail::require_positive(t.capacity.si(), "strata.tier", p + ".capacity", "B");
   detail::require_positive(t.bandwidth.si(), "strata.tier", p + ".bandwidth", "B/s");

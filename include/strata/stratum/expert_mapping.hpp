@@ -160,8 +160,9 @@ strata::duration<T> sfe_time(const nmp_device<T>& d, const T& elements, int ops)
 template <class T>
 strata::duration<T> reduce_tree_time(const nmp_device<T>& d, const T& elements) {
   if (d.pes_per_pu <= 1) return {};
-  const double depth = std::ceil(std::log2(double(d.pes_per_pu)));
-  return strata::duration<T>::from_si((T(depth) + elements / T(double(d.reduction_lanes))) / d.clock.si());
+  int depth = 0;  // ⌈log2 q⌉ levels of adders
+  while ((1 << depth) < d.pes_per_pu) ++depth;
+  return strata::duration<T>::from_si((T(double(depth)) + elements / T(double(d.reduction_lanes))) / d.clock.si());
 }
 
 /// Time of one PE's GEMM slice: the weight stream against the tensor core.
@@ -184,8 +185,10 @@ void validate(const expert_work<T>& w, const nmp_device<T>& d) {
   detail::require_count(w.act_bits, 1, 64, m, "act_bits");
   detail::require_range(w.tokens, 0.0, 1e9, m, "tokens", "tokens");
   detail::require_range(w.weight, 0.0, 1.0, m, "weight", "");
-  detail::require(w.shares.size() == d.tiers.size(), m, "shares", w.shares.size(),
-                  ("one share per tier (" + std::to_string(d.tiers.size()) + ")").c_str());
+  if (w.shares.size() != d.tiers.size()) {
+    detail::require(false, m, "shares", w.shares.size(),
+                    ("one share per tier (" + std::to_string(d.tiers.size()) + ")").c_str());
+  }
   double sum = 0.0;
   for (double s : w.shares) {
     detail::require(std::isfinite(s) && s >= 0.0, m, "shares", s, "finite and >= 0");
@@ -194,6 +197,12 @@ void validate(const expert_work<T>& w, const nmp_device<T>& d) {
   detail::require(std::abs(sum - 1.0) <= 1e-6, m, "shares", sum, "summing to 1");
 }
 
+namespace detail {
+template <class T>
+expert_times<T> expert_ffn_times_unchecked(const nmp_device<T>& d, int chips, const expert_work<T>& w,
+                                           const mapping_options<T>& o);
+}  // namespace detail
+
 /// The stage times and energy of one expert on `chips` chips of device `d` (file comment), for
 /// one run (`w.weight` is applied by the layer functions).
 template <class T>
@@ -201,6 +210,15 @@ expert_times<T> expert_ffn_times(const nmp_device<T>& d, int chips, const expert
                                  const mapping_options<T>& o = {}) {
   validate(w, d);
   detail::require_count(chips, 1, 1 << 16, "strata.expert_mapping", "chips");
+  return detail::expert_ffn_times_unchecked(d, chips, w, o);
+}
+
+namespace detail {
+/// `expert_ffn_times` without the checks: for work lists the library built itself (the step's
+/// hot path validates the model and the placement once, not every expert).
+template <class T>
+expert_times<T> expert_ffn_times_unchecked(const nmp_device<T>& d, int chips, const expert_work<T>& w,
+                                           const mapping_options<T>& o) {
   using detail::ceil_div;
   const long long P = d.n_pu, q = d.pes_per_pu;
   const long long m = ceil_div(w.inter, static_cast<long long>(chips) * P);  // columns per PU
@@ -247,6 +265,7 @@ expert_times<T> expert_ffn_times(const nmp_device<T>& d, int chips, const expert
   e.sfe = d.e_mac * sfe_ops;
   return s;
 }
+}  // namespace detail
 
 /// The same expert's stages as named cost leaves, each citing its formula.
 template <class T>
@@ -269,15 +288,17 @@ expert_stages<T> expert_ffn_stages(const nmp_device<T>& d, int chips, const expe
 }
 
 /// The Fig. 9 pipeline time of one block over `work` (file comment), without a tree: the
-/// step's hot path. Adds the block's energy by part to `energy_out` when given.
+/// step's hot path. Adds the block's energy by part to `energy_out` when given. `checked =
+/// false` skips the per-expert checks (work the library built and checked itself).
 template <class T>
 strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
-                                   const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr) {
+                                   const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
+                                   bool checked = true) {
   strata::duration<T> t{}, tail{};
   bool first = true;
   for (const auto& w : work) {
     if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
-    const auto s = expert_ffn_times(d, chips, w, o);
+    const auto s = checked ? expert_ffn_times(d, chips, w, o) : detail::expert_ffn_times_unchecked(d, chips, w, o);
     const T k = w.weight;
     t += (first ? s.gemm1 : detail::max_of(tail, s.gemm1)) * k + s.core() * k;
     tail = s.tail() * k;

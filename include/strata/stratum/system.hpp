@@ -344,7 +344,8 @@ struct stratum_stage_rows {
 /// placed by usage table `place` (all MoE layers; empty only for a dense model).
 template <class T>
 stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const nmp_device<T>& d, const model& m,
-                                        const step_shape& s, const usage_table& place, int stage) {
+                                        const step_shape& s, const usage_table& place, int stage,
+                                        const tiering_table* prepared = nullptr) {
   stratum_stage_rows out;
   const int c = p.chips, L = m.layers, B = s.batch;
   const bool moe = m.experts > 0;
@@ -361,7 +362,7 @@ stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const
   const int in_flight = p.stages > 1 ? 2 : 1;  // batches in flight per stage
   const double kv_layer_b = double(B) * in_flight * (s.context + 1.0) * kv_bytes_per_token_layer(m).in(units::B);
   const double non_nmp_b = (double(pc.embedding) + 2.0 * m.hidden * L + m.hidden) * wb / p.stages;
-  out.table = make_tiering_table(d.tiers, d.banks(), p.nmp.chip.memory.bank_access_bytes);
+  out.table = prepared != nullptr ? *prepared : make_tiering_table(d.tiers, d.banks(), p.nmp.chip.memory.bank_access_bytes);
   const auto& table = out.table;
   const double rb = table.row_bytes();
   const int stage_layers = (L + p.stages - 1) / p.stages;
@@ -421,25 +422,102 @@ stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const
   return out;
 }
 
-/// Evaluates one decode step of `m` at `s` (decode, B sequences, context S) on system `p`.
-/// Infeasible placements are results (`feasible`, `reason`), still timed.
+/// A system prepared for evaluation: its device, its xPU as a roofline machine and its rows,
+/// computed once (a sweep over batches or contexts reuses it).
+template <class T = double>
+struct stratum_machine {
+  stratum_system_params<T> params{};
+  nmp_device<T> device{};
+  roofline_machine xpu{};
+  tiering_table table{};  ///< the chip's rows (`make_tiering_table` of the device's tiers)
+};
+
+/// Prepares system `p` (checks it and evaluates its chip once).
+template <class T>
+stratum_machine<T> prepare(const stratum_system_params<T>& p) {
+  stratum_machine<T> sm;
+  sm.params = p;
+  sm.device = system_device(p);
+  sm.xpu = detail::stratum_xpu_machine(p, sm.device);
+  sm.table = make_tiering_table(sm.device.tiers, sm.device.banks(), p.nmp.chip.memory.bank_access_bytes);
+  return sm;
+}
+
+template <class T>
+stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const model& m, const step_shape& s,
+                                       const stratum_usage& u = {}, bool with_breakdown = false);
+
+/// Evaluates one decode step of `m` at `s` on system `p` (prepares it first; see the
+/// `stratum_machine` overload to prepare once for many steps).
 template <class T>
 stratum_step_result<T> evaluate_decode(const stratum_system_params<T>& p, const model& m, const step_shape& s,
                                        const stratum_usage& u = {}, bool with_breakdown = false) {
+  return evaluate_decode(prepare(p), m, s, u, with_breakdown);
+}
+
+/// Evaluates one decode step of `m` at `s` (decode, B sequences, context S) on system `p`.
+/// Infeasible placements are results (`feasible`, `reason`), still timed.
+/// The rows of a model on a prepared system, one entry per stage: what the memory mapper sets up
+/// before a batch (Stratum §5.2, §6) and the decode steps of the batch reuse.
+struct stratum_placement {
+  std::vector<stratum_stage_rows> stages;
+  usage_table placed_by;  ///< the usage table Algorithm 1 placed the experts by
+};
+
+/// Places `m` on `sm` for steps up to shape `s` (its KV cache sized for `s`), the experts by
+/// usage table `place` (empty: uniform).
+template <class T>
+stratum_placement place_model(const stratum_machine<T>& sm, const model& m, const step_shape& s,
+                              const usage_table& place = {}) {
+  validate(m);
+  validate(s);
+  const int moe_layers = m.moe_layers();
+  stratum_placement out;
+  if (m.experts > 0) {
+    if (!place.empty()) validate_usage(place, moe_layers, m.experts);
+    out.placed_by = place.empty() ? uniform_usage(moe_layers, m.experts, m.top_k) : place;
+  }
+  const int stage_layers = (m.layers + sm.params.stages - 1) / sm.params.stages;
+  for (int st = 0; st < sm.params.stages && st * stage_layers < m.layers; ++st) {
+    out.stages.push_back(stratum_stage_layout(sm.params, sm.device, m, s, out.placed_by, st, &sm.table));
+  }
+  return out;
+}
+
+template <class T>
+stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const stratum_placement& placement,
+                                       const model& m, const step_shape& s, const usage_table& routing = {},
+                                       bool with_breakdown = false);
+
+template <class T>
+stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const model& m, const step_shape& s,
+                                       const stratum_usage& u, bool with_breakdown) {
+  const usage_table& place = u.placement.empty() ? u.routing : u.placement;
+  return evaluate_decode(sm, place_model(sm, m, s, place), m, s, u.routing, with_breakdown);
+}
+
+/// Evaluates one decode step of `m` at `s` on a prepared system with a placement made for it
+/// (`place_model`), tokens routing by `routing` (empty: uniform).
+template <class T>
+stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const stratum_placement& placement,
+                                       const model& m, const step_shape& s, const usage_table& routing,
+                                       bool with_breakdown) {
   constexpr const char* id = "strata.stratum";
+  const auto& p = sm.params;
   validate(m);
   validate(s);
   detail::require(s.mode == phase::decode, id, "mode", "prefill", "decode (prefill runs on the xPU)");
-  const auto d = system_device(p);
-  const auto xm = detail::stratum_xpu_machine(p, d);
+  const auto& d = sm.device;
+  const auto& xm = sm.xpu;
   const int c = p.chips, L = m.layers, B = s.batch;
   const int moe_layers = m.moe_layers();
   const bool moe = m.experts > 0;
-  if (!u.routing.empty()) validate_usage(u.routing, moe_layers, m.experts);
-  if (!u.placement.empty()) validate_usage(u.placement, moe_layers, m.experts);
-  const usage_table uniform = moe ? uniform_usage(moe_layers, m.experts, m.top_k) : usage_table{};
-  const usage_table& route = u.routing.empty() ? uniform : u.routing;
-  const usage_table& place = u.placement.empty() ? route : u.placement;
+  if (!routing.empty()) validate_usage(routing, moe_layers, m.experts);
+  const usage_table uniform = moe && routing.empty() ? uniform_usage(moe_layers, m.experts, m.top_k) : usage_table{};
+  const usage_table& route = routing.empty() ? uniform : routing;
+  const int stage_layers = (L + p.stages - 1) / p.stages;
+  detail::require(static_cast<int>(placement.stages.size()) == (L + stage_layers - 1) / stage_layers, id,
+                  "placement.stages", placement.stages.size(), "one per stage of the system (place_model)");
 
   stratum_step_result<T> r;
   if (!d.feasible) {
@@ -448,9 +526,17 @@ stratum_step_result<T> evaluate_decode(const stratum_system_params<T>& p, const 
   }
   const double wb = m.weight_bits / 8.0;
   const double per_expert_b = double(count_params(m).per_expert) * wb;
+  const int in_flight = p.stages > 1 ? 2 : 1;
+  const double kv_layer_b = double(B) * in_flight * (s.context + 1.0) * kv_bytes_per_token_layer(m).in(units::B);
 
-  // xPU operators of one layer (the same in every layer) and of the step's ends.
-  const auto ops = step_operators(m, s);
+  // xPU operators of one layer (the same in every layer) and of the step's ends, from a one-layer
+  // copy of the model whose layer is a MoE layer when the model has experts.
+  model one = m;
+  one.layers = 1;
+  one.first_dense_layers = 0;
+  one.moe_layer_step = 1;
+  one.moe_layer_offset = 0;
+  const auto ops = step_operators(one, s);
   std::vector<const op*> per_layer_xpu, ends_xpu;
   const op* router = nullptr;
   for (const auto& o : ops) {
@@ -463,8 +549,6 @@ stratum_step_result<T> evaluate_decode(const stratum_system_params<T>& p, const 
   // One NMP invocation: an xPU kernel launch plus the handshake.
   const strata::duration<T> nmp_call = strata::duration<T>::from_si(T(launch.si())) + p.nmp_handshake;
 
-  const int stage_layers = (L + p.stages - 1) / p.stages;
-
   r.time = {};
   energy_parts<T> total{};
   std::vector<cost<T>> stage_costs;
@@ -475,13 +559,20 @@ stratum_step_result<T> evaluate_decode(const stratum_system_params<T>& p, const 
   for (int st = 0; st < p.stages; ++st) {
     const int l0 = st * stage_layers, l1 = std::min(L, l0 + stage_layers);
     if (l0 >= l1) break;
-    auto lay = stratum_stage_layout(p, d, m, s, place, st);
+    auto lay = placement.stages[static_cast<std::size_t>(st)];
     const int moe0 = lay.moe_first, moe_n = lay.moe_layers;
     const auto& rest = lay.rest;
     const auto& w_shares = lay.weight_shares;
     const auto& kv_shares = lay.kv_shares;
     auto& plan = lay.plan;
     const auto& layout = lay.layout;
+    // The placement reserved KV rows for its own shape: this step's KV must fit them.
+    const long long kv_rows_now = detail::ceil_rows(kv_layer_b * (l1 - l0) / c / lay.table.row_bytes());
+    if (plan.feasible && kv_rows_now > std::max(plan.kv_rows, plan.kv_region.rows())) {
+      plan.feasible = false;
+      plan.reason = "KV cache needs " + std::to_string(kv_rows_now) + " rows per bank, the placement reserved " +
+                    std::to_string(std::max(plan.kv_rows, plan.kv_region.rows()));
+    }
     if (st == 0) r.plan = plan;
     if (!plan.feasible && r.feasible) {
       r.feasible = false;
@@ -490,8 +581,6 @@ stratum_step_result<T> evaluate_decode(const stratum_system_params<T>& p, const 
     // Infeasible rows: time every expert from where it would stream slowest, so the step is
     // still a (pessimistic) number.
     const bool placed = moe && moe_n > 0 && layout.feasible && plan.feasible;
-    std::vector<double> slow_shares(d.tiers.size(), 0.0);
-    slow_shares.back() = 1.0;
 
     energy_parts<T> stage_e{}, attn_e{};  // attention of one layer: the same in every layer of a stage
     attention_split split;
@@ -515,18 +604,25 @@ stratum_step_result<T> evaluate_decode(const stratum_system_params<T>& p, const 
       strata::duration<T> tn = nmp_call * T(2) + io_attn.time + io_ffn.time + attn_one.time;
       nmp_bytes += attn_one.bytes_on("nmp.weights") + attn_one.bytes_on("nmp.kv");
       // The FFN block's work list.
-      work.clear();
-      const auto add_always = [&](int inter, int count) {
-        expert_work<T> w;
+      // The FFN block's work list, reusing `work`'s storage from layer to layer.
+      std::size_t nw = 0;
+      const auto next = [&]() -> expert_work<T>& {
+        if (nw == work.size()) work.emplace_back();
+        expert_work<T>& w = work[nw++];
         w.tokens = T(double(B));
         w.hidden = m.hidden;
-        w.inter = inter * count;
         w.gated = m.ffn == ffn_kind::swiglu;
         w.weight_bits = m.weight_bits;
         w.act_bits = s.activation_bits;
-        w.shares = w_shares;
+        w.weight = T(1);
         w.layer = l;
-        work.push_back(std::move(w));
+        w.expert = -1;
+        return w;
+      };
+      const auto add_always = [&](int inter, int count) {
+        expert_work<T>& w = next();
+        w.inter = inter * count;
+        w.shares.assign(w_shares.begin(), w_shares.end());
       };
       const bool is_moe = m.is_moe_layer(l);
       if (is_moe) {
@@ -534,36 +630,39 @@ stratum_step_result<T> evaluate_decode(const stratum_system_params<T>& p, const 
         if (m.shared_experts > 0) add_always(m.shared_expert_ffn, m.shared_experts);
         const int li = moe_index - moe0;
         const auto& fr = route[static_cast<std::size_t>(moe_index)];
+        double last_f = -1.0, last_pr = 0.0;
         for (int e = 0; e < m.experts; ++e) {
           const double f = fr[static_cast<std::size_t>(e)];
           if (f <= 0.0) continue;
-          const double pr = 1.0 - std::pow(1.0 - std::min(f, 1.0), double(B));
-          expert_work<T> w;
-          w.tokens = T(double(B) * f / pr);
-          w.hidden = m.hidden;
-          w.inter = m.expert_ffn;
-          w.gated = m.ffn == ffn_kind::swiglu;
-          w.weight_bits = m.weight_bits;
-          w.act_bits = s.activation_bits;
-          w.weight = T(pr);
-          w.layer = l;
-          w.expert = e;
-          if (placed) {
-            w.shares = expert_tier_shares(layout, rest, li, e).share;
-            hit_num += f * (layout.is_fast(li, e) ? 1.0 : 0.0);
-            for (std::size_t i = 0; i < w.shares.size(); ++i) tier_traffic[i] += pr * w.shares[i];
-          } else {
-            w.shares = slow_shares;
-            tier_traffic.back() += pr;
+          // P(at least one of B tokens picks it); usage tables repeat their values, so the last
+          // one is kept.
+          if (f != last_f) {
+            last_f = f;
+            last_pr = 1.0 - std::pow(1.0 - std::min(f, 1.0), double(B));
           }
+          const double pr = last_pr;
+          expert_work<T>& w = next();
+          w.tokens = T(double(B) * f / pr);
+          w.inter = m.expert_ffn;
+          w.weight = T(pr);
+          w.expert = e;
+          w.shares.assign(d.tiers.size(), 0.0);
+          if (placed) {
+            const auto& iv = layout.intervals[static_cast<std::size_t>(li * m.experts + e)];
+            detail::add_tier_rows(iv, rest, 1.0 / static_cast<double>(iv.rows()), w.shares);
+            hit_num += f * (layout.is_fast(li, e) ? 1.0 : 0.0);
+          } else {
+            w.shares.back() = 1.0;
+          }
+          for (std::size_t i = 0; i < w.shares.size(); ++i) tier_traffic[i] += pr * w.shares[i];
           hit_den += f;
           nmp_bytes += units::B(T(per_expert_b * pr));
-          work.push_back(std::move(w));
         }
         ++moe_index;
       } else {
         add_always(m.dense_ffn, 1);
       }
+      for (std::size_t i = nw; i < work.size(); ++i) work[i].weight = T(0);  // unused this layer
       for (const auto& w : work) {
         if (w.expert < 0) nmp_bytes += units::B(T(double(w.inter) * m.hidden * (w.gated ? 3.0 : 2.0) * wb));
       }
@@ -578,7 +677,7 @@ stratum_step_result<T> evaluate_decode(const stratum_system_params<T>& p, const 
                           attn_one, io_ffn, blk});
         layer_costs.push_back(std::move(lc));
       } else {
-        t_ffn = moe_layer_time(d, c, work, p.mapping, &le);
+        t_ffn = moe_layer_time(d, c, work, p.mapping, &le, false);
       }
       tn += t_ffn;
       t_ffn_all += t_ffn;
@@ -654,8 +753,8 @@ stratum_step_result<T> evaluate_decode(const stratum_system_params<T>& p, const 
 template <class T>
 step_result evaluate_prefill(const stratum_system_params<T>& p, const model& m, const step_shape& s) {
   detail::require(s.mode == phase::prefill, "strata.stratum", "mode", "decode", "prefill");
-  const auto d = system_device(p);
-  return evaluate(step_operators(m, s), s, m.hidden, detail::stratum_xpu_machine(p, d));
+  const auto sm = prepare(p);
+  return evaluate(step_operators(m, s), s, m.hidden, sm.xpu);
 }
 
 }  // namespace v0

@@ -228,7 +228,8 @@ inline void validate(const model& m) {
   constexpr const char* id = "strata.model";
   const input_limits& lim = limits();
   const auto in = [&](int x, int lo, int hi, const char* field, const char* limit) {
-    detail::require(x >= lo && x <= hi, id, field, x,
+    if (x >= lo && x <= hi) return;  // the message is built only for a failure
+    detail::require(false, id, field, x,
                     ("in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (strata::limits()." + limit + ")")
                         .c_str());
   };

@@ -4,6 +4,9 @@
 //               --phase decode|prefill --batch B --context S
 //               [--devices N] [--max-devices N] [--trace trace.csv [--trace-position P]
 //               [--trace-seed N] [--trace-reuse]] [--json [--units display|si]]
+//   strata-eval --model <preset|config.json> --machine stratum-s|stratum-l|stratum-xl
+//               --phase decode|prefill --batch B --context S [--no-tiering] [--hbm-nmp]
+//               [--hit-rate H | --trace trace.csv ...] [--json [--units display|si]]
 //   strata-eval --list
 //
 // Prints the step totals (FLOPs; bytes of weights, KV cache and activations; time; energy;
@@ -26,6 +29,12 @@
 //            --trace-position, or at a random position per sequence from --trace-seed (default);
 //            a trace with fewer sequences than the batch is refused unless --trace-reuse, which
 //            takes several tokens per sequence and reports it.
+// Stratum machines (strata/stratum/system.hpp): decode runs on the chips' near-memory
+// processors, prefill on the xPU die. --no-tiering programs the slowest tier's tRCD for every
+// row; --hbm-nmp replaces the Mono3D chips by HBM3 stacks with a processing base die. Expert
+// usage: uniform by default, --hit-rate H builds the table whose A hottest experts per layer take
+// a share H of the accesses (placed and routed by it), --trace routes and places by the trace's
+// token counts of the step.
 // The capacity verdict (every weight, the KV cache and the workspace against the machine's
 // tiers) is printed; an infeasible point is still evaluated.
 //
@@ -35,9 +44,11 @@
 // model that fits on no GPU count). Errors go to stderr.
 
 #include <cctype>      // std::tolower
+#include <algorithm>   // std::min
 #include <charconv>    // std::from_chars, integer options
 #include <cstdint>     // std::uint32_t, histogram counts
 #include <cstdio>      // std::snprintf
+#include <cstdlib>     // std::strtod, --hit-rate
 #include <exception>   // std::exception
 #include <filesystem>  // std::filesystem::is_regular_file, model and machine paths
 #include <fstream>     // std::ifstream, machine.json
@@ -52,6 +63,7 @@
 #include "strata/baseline/gpu.hpp"
 #include "strata/core/json.hpp"
 #include "strata/core/json_plain.hpp"
+#include "strata/stratum/system.hpp"
 #include "strata/workload/hf_config.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/presets.hpp"
@@ -66,6 +78,9 @@ constexpr const char* usage_text =
     "                   [--devices N] [--max-devices N] [--trace trace.csv\n"
     "                   [--trace-position P] [--trace-seed N] [--trace-reuse]]\n"
     "                   [--json [--units display|si]]\n"
+    "       strata-eval --model <preset|config.json> --machine stratum-s|stratum-l|stratum-xl\n"
+    "                   --phase decode|prefill --batch B --context S [--no-tiering] [--hbm-nmp]\n"
+    "                   [--hit-rate H | --trace trace.csv ...] [--json [--units display|si]]\n"
     "       strata-eval --list\n"
     "\n"
     "Evaluates one serving step (decode: B sequences with S tokens of context; prefill: B\n"
@@ -88,6 +103,10 @@ constexpr const char* usage_text =
     "             breakdown (cost tree), and model, machine, devices, phase, batch, context, fit\n"
     "  --units    with --json: display (default: quantities as strings with units) or si (plain\n"
     "             numbers in SI units, each such key suffixed by its unit, e.g. weight_bytes_B)\n"
+    "  --no-tiering  Stratum: one worst-case tRCD for every row (same hardware otherwise)\n"
+    "  --hbm-nmp  Stratum: HBM3 stacks with a processing base die in place of the Mono3D chips\n"
+    "  --hit-rate Stratum: share H of expert accesses to the A hottest experts of each layer\n"
+    "             (placed in the fast tiers); default uniform usage\n"
     "  --list     list model and machine presets\n"
     "\n"
     "Exit status: 0 ok, 2 bad command line, 1 model/machine/trace error.\n";
@@ -107,6 +126,8 @@ struct options {
   bool trace_reuse = false;
   bool json = false, list = false;
   std::optional<strata::json_units> units;
+  bool no_tiering = false, hbm_nmp = false;
+  std::optional<double> hit_rate;
 };
 
 int parse_int(const std::string& flag, const std::string& v) {
@@ -157,6 +178,18 @@ options parse(int argc, char** argv) {
       o.trace_seed = static_cast<std::uint64_t>(seed);
     } else if (a == "--trace-reuse") {
       o.trace_reuse = true;
+    } else if (a == "--no-tiering") {
+      o.no_tiering = true;
+    } else if (a == "--hbm-nmp") {
+      o.hbm_nmp = true;
+    } else if (a == "--hit-rate") {
+      const std::string v = value();
+      char* end = nullptr;
+      const double h = std::strtod(v.c_str(), &end);
+      if (v.empty() || end != v.c_str() + v.size() || !(h >= 0.0 && h <= 1.0)) {
+        throw usage_error{"--hit-rate expects a number in [0, 1], got '" + v + "'"};
+      }
+      o.hit_rate = h;
     } else if (a == "--json") {
       o.json = true;
     } else if (a == "--units") {
@@ -171,6 +204,7 @@ options parse(int argc, char** argv) {
   }
   if (o.list) return o;
   if (o.units && !o.json) throw usage_error{"--units applies to --json output; add --json"};
+  if (o.hit_rate && !o.trace.empty()) throw usage_error{"--hit-rate and --trace both set the expert usage; give one"};
   if (o.model.empty()) throw usage_error{"--model is required"};
   if (o.machine.empty()) throw usage_error{"--machine is required"};
   if (o.phase.empty()) throw usage_error{"--phase is required"};
@@ -319,6 +353,99 @@ std::string pad(std::string s, std::size_t w, bool right = false) {
   return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
 }
 
+bool is_stratum(const std::string& machine) {
+  for (const auto& n : strata::stratum_system_names()) {
+    std::string a;
+    for (char c : machine) a += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (a == n) return true;
+  }
+  return false;
+}
+
+// Decode on the NMP or prefill on the xPU of a Stratum system.
+int run_stratum(const options& o, const strata::model& model, const strata::step_shape& shape) {
+  auto sys = strata::stratum_system(o.machine);
+  sys.tiering = !o.no_tiering;
+  if (o.hbm_nmp) sys = strata::with_hbm_nmp(sys);
+  const char* phase = shape.mode == strata::phase::decode ? "decode" : "prefill";
+  if (shape.mode == strata::phase::prefill) {
+    const auto r = strata::evaluate_prefill(sys, model, shape);
+    if (o.json) {
+      strata::json j = r;
+      j["model"] = model.name;
+      j["machine"] = sys.name;
+      j["phase"] = phase;
+      j["batch"] = shape.batch;
+      j["context"] = shape.context;
+      std::cout << strata::with_units(j, o.units.value_or(strata::json_units::display))
+                       .dump(2, ' ', false, strata::json::error_handler_t::replace)
+                << "\n";
+      return 0;
+    }
+    std::cout << "strata-eval: " << model.name << " on " << sys.name << " (prefill on the xPU die), batch "
+              << shape.batch << ", context " << shape.context << "\n"
+              << "  time                 " << time_text(r.time.si()) << "\n"
+              << "  energy               " << num(r.energy.si()) << " J\n"
+              << "  tokens/s             " << num(r.tokens_per_s) << "\n";
+    return 0;
+  }
+  strata::stratum_usage usage;
+  const int moe_layers = model.moe_layers();
+  if (o.hit_rate && model.experts > 0) {
+    usage.routing = strata::usage_from_hit_rate(moe_layers, model.experts, model.top_k, *o.hit_rate);
+  } else if (!o.trace.empty() && model.experts > 0) {
+    std::optional<strata::decode_batch> batch;
+    batch.emplace();
+    const auto hist = trace_histogram(o.trace, model, double(shape.batch), o, &*batch);
+    if (!batch->note.empty()) std::cerr << "strata-eval: note: decode batch: " << batch->note << "\n";
+    // The step's routing as per-token probabilities (count / batch, at most 1).
+    usage.routing.assign(hist.size(), std::vector<double>(static_cast<std::size_t>(model.experts), 0.0));
+    for (std::size_t l = 0; l < hist.size(); ++l) {
+      for (std::size_t e = 0; e < hist[l].size(); ++e) {
+        usage.routing[l][e] = std::min(1.0, double(hist[l][e]) / double(shape.batch));
+      }
+    }
+  }
+  const auto r = strata::evaluate_decode(sys, model, shape, usage, /*with_breakdown=*/true);
+  if (o.json) {
+    strata::json j = r;
+    j["model"] = model.name;
+    j["machine"] = sys.name;
+    j["phase"] = phase;
+    j["batch"] = shape.batch;
+    j["context"] = shape.context;
+    j["routing"] = o.hit_rate ? "hit_rate" : o.trace.empty() ? "uniform" : "trace";
+    j["breakdown"] = r.breakdown;
+    std::cout << strata::with_units(j, o.units.value_or(strata::json_units::display))
+                     .dump(2, ' ', false, strata::json::error_handler_t::replace)
+              << "\n";
+    return 0;
+  }
+  const auto& e = r.parts;
+  std::cout << "strata-eval: " << model.name << " on " << sys.name << " (" << sys.chips * sys.stages
+            << (sys.memory == strata::nmp_memory::hbm ? " HBM3 NMP stacks" : " Mono3D chips")
+            << (sys.tiering ? "" : ", no tiering") << "), decode, batch " << shape.batch << ", context "
+            << shape.context << ", routing "
+            << (o.hit_rate ? "hit rate " + num(*o.hit_rate) : o.trace.empty() ? std::string("uniform") : o.trace)
+            << "\n";
+  std::cout << "capacity: " << (r.feasible ? "fits" : r.reason) << "\n";
+  std::cout << "\ntotals\n"
+            << "  time                 " << time_text(r.time.si()) << " (NMP " << time_text(r.nmp_time.si())
+            << ", xPU " << time_text(r.xpu_time.si()) << ")\n"
+            << "  internal-BW bound    " << time_text(r.bandwidth_bound.si()) << "\n"
+            << "  tokens/s             " << num(r.tokens_per_s) << "\n"
+            << "  J/token              " << num(r.energy.si() / shape.batch) << "\n"
+            << "  hot-expert hit rate  " << num(r.hot_hit_rate) << "\n";
+  std::cout << "\nenergy by part (J)\n"
+            << "  MACs " << num(e.mac.si()) << ", SFE " << num(e.sfe.si()) << ", SRAM " << num(e.sram.si())
+            << "\n  DRAM activate " << num(e.dram_activate.si()) << ", word line " << num(e.dram_wordline.si())
+            << ", column " << num(e.dram_column.si()) << ", datapath " << num(e.dram_datapath.si())
+            << "\n  bond " << num(e.bond.si()) << ", ring " << num(e.ring.si()) << ", interposer PHY "
+            << num(e.phy.si()) << "\n  NMP static " << num(e.nmp_static.si()) << ", xPU dynamic "
+            << num(e.xpu_dynamic.si()) << ", xPU static " << num(e.xpu_static.si()) << "\n";
+  return 0;
+}
+
 int run(const options& o) {
   if (o.list) {
     std::cout << "models:\n";
@@ -327,6 +454,9 @@ int run(const options& o) {
     for (const auto& n : strata::gpu_preset_names()) {
       std::cout << "  " << n << "  (" << strata::gpu_preset(n).name << ")\n";
     }
+    for (const auto& n : strata::stratum_system_names()) {
+      std::cout << "  " << n << "  (" << strata::stratum_system(n).name << ")\n";
+    }
     return 0;
   }
   const strata::model model = load_model(o.model);
@@ -334,6 +464,11 @@ int run(const options& o) {
                                  .batch = o.batch,
                                  .context = o.context};
   strata::validate(shape);
+  if (is_stratum(o.machine)) return run_stratum(o, model, shape);
+  if (o.no_tiering || o.hbm_nmp || o.hit_rate) {
+    throw strata::config_error("machine", "--no-tiering, --hbm-nmp and --hit-rate apply to a Stratum machine "
+                                          "(stratum-s, stratum-l, stratum-xl), not to " + o.machine);
+  }
   const machine_arg ma = load_machine(o.machine);
 
   strata::roofline_machine machine = ma.machine;

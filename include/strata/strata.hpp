@@ -46,7 +46,15 @@
 #include "strata/workload/trace_io.hpp"
 
 #include "strata/baseline/gpu.hpp"
+#include "strata/baseline/hbm_nmp.hpp"
+#include "strata/stratum/attention_mapping.hpp"
+#include "strata/stratum/energy_parts.hpp"
+#include "strata/stratum/expert_mapping.hpp"
+#include "strata/stratum/nmp.hpp"
+#include "strata/stratum/system.hpp"
 
 #include "strata/report/paper.hpp"
+#include "strata/report/paper_rows.hpp"
+#include "strata/report/stratum_rows.hpp"
 
 #include "strata/json.hpp"

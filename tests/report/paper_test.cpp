@@ -1,4 +1,5 @@
 #include "strata/report/paper.hpp"
+#include "strata/report/paper_rows.hpp"
 
 #include <doctest/doctest.h>
 
@@ -18,9 +19,15 @@ TEST_CASE("every calibration row of the paper report is within tolerance") {
     if (r.check == row_check::predict) {
       CHECK_FALSE(r.paper.has_value());
       CHECK_FALSE(r.ok().has_value());
-    } else {
+    } else if (r.known_disagreement.empty()) {
       REQUIRE(r.ok().has_value());
       CHECK(*r.ok());
+    } else {
+      // A row the model is known to miss must still miss: if a change makes it pass, its
+      // known_disagreement note is stale and must go.
+      REQUIRE(r.ok().has_value());
+      CHECK_FALSE(*r.ok());
+      CHECK(r.kind == row_kind::check);
     }
   }
 }
@@ -93,7 +100,7 @@ TEST_CASE("row values come from the models: changing a parameter moves them") {
 }
 
 TEST_CASE("row checks judge values as numbers.md says") {
-  paper_row r{"x", 1.02, "x", 1.0, 0.03, row_check::relative, "s", row_kind::check, ""};
+  paper_row r{"x", 1.02, "x", 1.0, 0.03, row_check::relative, "s", row_kind::check, "", ""};
   CHECK(*r.ok());
   r.value = 1.04;
   CHECK_FALSE(*r.ok());
@@ -217,9 +224,18 @@ const std::map<std::string, std::function<std::vector<paper_row>(double)>>& pert
 
 }  // namespace
 
+/// Parameters solved jointly from several rows by least squares (report/stratum_rows.hpp): a
+/// ±10 % move need not push any one row out of its tolerance, so their test is that the default
+/// is the solution (tests/report/stratum_rows_test.cpp), not the 10 % rule.
+static const std::set<std::string>& least_squares_fits() {
+  static const std::set<std::string> s = {"stratum_system_params.nmp_handshake",
+                                          "stratum_system_params.xpu_wait_power_fraction"};
+  return s;
+}
+
 TEST_CASE("every fit row fails when its fitted parameter moves by 10 % either way") {
   for (const auto& row : paper_rows()) {
-    if (row.kind != row_kind::fit) continue;
+    if (row.kind != row_kind::fit || least_squares_fits().count(row.fitted) != 0) continue;
     CAPTURE(row.id);
     CAPTURE(row.fitted);
     const auto it = perturbations().find(row.fitted);

@@ -105,7 +105,7 @@ cost<T> attention_decode_cost(const nmp_device<T>& d, int chips, const model& m,
   const double d_qk = mla ? m.mla.kv_lora_rank + m.mla.qk_rope_head_dim : m.head_dim;
   const double d_v = mla ? m.mla.kv_lora_rank : m.head_dim;
   const double unit_kv_bytes = (mla ? m.mla.kv_lora_rank + m.mla.qk_rope_head_dim : 2.0 * m.head_dim) * kvb;
-  const std::string n = "L" + std::to_string(layer);
+  const std::string n = detail::numbered("L", layer);
 
   // Projections as FFN-like GEMVs: QKV split by columns (heads), O by rows (heads).
   expert_work<T> qkv;

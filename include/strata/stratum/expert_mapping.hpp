@@ -125,6 +125,15 @@ struct expert_stages {
 };
 
 namespace detail {
+/// `prefix` followed by the number `i` (built by appending: GCC 12's -Wrestrict misfires on
+/// `"literal" + std::to_string(i)`).
+inline std::string numbered(const char* prefix, long long i, const char* suffix = "") {
+  std::string n = prefix;
+  n += std::to_string(i);
+  n += suffix;
+  return n;
+}
+
 /// ⌈a / b⌉ for positive ints.
 inline long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
@@ -274,7 +283,8 @@ expert_stages<T> expert_ffn_stages(const nmp_device<T>& d, int chips, const expe
   expert_stages<T> s;
   s.times = expert_ffn_times(d, chips, w, o);
   const auto& t = s.times;
-  const std::string n = "L" + std::to_string(w.layer) + (w.expert >= 0 ? ".E" + std::to_string(w.expert) : ".ffn");
+  std::string n = detail::numbered("L", w.layer);
+  n += w.expert >= 0 ? detail::numbered(".E", w.expert) : std::string(".ffn");
   s.gemm1 = cost<T>::leaf(n + " GeMM1", t.gemm1, {}, {}, "max(stream, T·H/q·m / (n·k·f·η)), Stratum §4.1");
   s.gemm2 = cost<T>::leaf(n + " GeMM2", t.gemm2, {}, {}, "as GeMM1 on W2");
   s.gemm3 = cost<T>::leaf(n + " GeMM3", t.gemm3, {}, {}, "max(stream, T·m·H/q / (n·k·f·η))");

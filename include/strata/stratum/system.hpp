@@ -595,9 +595,9 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     strata::data_size<T> nmp_bytes{};
     int moe_index = moe0;
     for (int l = l0; l < l1; ++l) {
-      energy_parts<T> le{};
+      energy_parts<T> le{}, xe{};  // the layer's NMP energy; its xPU operators' energy
       strata::duration<T> tx{};
-      for (const op* o : per_layer_xpu) tx += detail::xpu_op(*o, xm, d, le);
+      for (const op* o : per_layer_xpu) tx += detail::xpu_op(*o, xm, d, xe);
       tx += strata::duration<T>::from_si(T(2.0 * launch.si()));  // two residual adds
       stage_e += attn_e;
       stage_e += io_e;
@@ -626,7 +626,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       };
       const bool is_moe = m.is_moe_layer(l);
       if (is_moe) {
-        tx += detail::xpu_op(*router, xm, d, le);
+        tx += detail::xpu_op(*router, xm, d, xe);
         if (m.shared_experts > 0) add_always(m.shared_expert_ffn, m.shared_experts);
         const int li = moe_index - moe0;
         const auto& fr = route[static_cast<std::size_t>(moe_index)];
@@ -668,10 +668,10 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       }
       strata::duration<T> t_ffn{};
       if (with_breakdown) {
-        auto blk = moe_layer_cost(d, c, work, p.mapping, &le, "L" + std::to_string(l) + (is_moe ? " experts" : " FFN"));
+        auto blk = moe_layer_cost(d, c, work, p.mapping, &le, detail::numbered("L", l, is_moe ? " experts" : " FFN"));
         t_ffn = blk.time;
-        auto lc = seq<T>("layer " + std::to_string(l),
-                         std::vector<cost<T>>{cost<T>::leaf("xPU: norms, router, residual adds", tx, le.xpu_dynamic, {},
+        auto lc = seq<T>(detail::numbered("layer ", l),
+                         std::vector<cost<T>>{cost<T>::leaf("xPU: norms, router, residual adds", tx, xe.total(), {},
                                         "roofline on the xPU die (workload/roofline.hpp)"),
                           cost<T>::leaf("NMP calls", nmp_call * T(2), {}, {}, "xPU kernel launch + nmp_handshake per invocation"), io_attn,
                           attn_one, io_ffn, blk});
@@ -682,18 +682,21 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       tn += t_ffn;
       t_ffn_all += t_ffn;
       stage_e += le;
+      stage_e += xe;
       t_nmp += tn;
       t_xpu += tx;
     }
     // The ends of the step on the xPU: embedding, final norm, LM head (on the last stage).
     strata::duration<T> t_ends{};
+    energy_parts<T> ends_e{};
     if (st == 0 || st == p.stages - 1) {
       for (const op* o : ends_xpu) {
         const bool here = (o->kind == op_kind::embedding) ? st == 0 : st == p.stages - 1;
-        if (here) t_ends += detail::xpu_op(*o, xm, d, stage_e);
+        if (here) t_ends += detail::xpu_op(*o, xm, d, ends_e);
       }
     }
     t_xpu += t_ends;
+    stage_e += ends_e;
     const strata::duration<T> t_stage = t_nmp + t_xpu;
     const auto bound = nmp_bytes / (d.tiers.front().bandwidth * T(double(c)));
     if (t_stage > slowest) {
@@ -705,9 +708,9 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     r.bandwidth_bound = detail::max_of(r.bandwidth_bound, bound);
     total += stage_e;
     if (with_breakdown) {
-      layer_costs.push_back(cost<T>::leaf("xPU: embedding, final norm, LM head", t_ends, {}, {},
+      layer_costs.push_back(cost<T>::leaf("xPU: embedding, final norm, LM head", t_ends, ends_e.total(), {},
                                           "roofline on the xPU die over the interposer"));
-      stage_costs.push_back(seq("stage " + std::to_string(st), std::move(layer_costs)));
+      stage_costs.push_back(seq(detail::numbered("stage ", st), std::move(layer_costs)));
     }
   }
   // Hand-off between stages over NVLink: the hidden states of the batch, once per stage boundary.

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Every row of the paper report, in order: Stratum device, logic die, chip, system sizes, the
+/// Stratum systems' results (`stratum_rows.hpp`), then HCRMap. The row families live in their own
+/// headers so that a user who wants one family does not compile the others.
+
+#include <utility>  // std::move
+#include <vector>   // std::vector
+
+#include "strata/report/paper.hpp"
+#include "strata/report/stratum_rows.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Every row the library computes today.
+inline std::vector<paper_row> paper_rows() {
+  auto rows = stratum_device_rows();
+  for (auto& r : stratum_logic_rows()) rows.push_back(std::move(r));
+  for (auto& r : stratum_chip_rows()) rows.push_back(std::move(r));
+  for (auto& r : stratum_system_rows()) rows.push_back(std::move(r));
+  for (auto& r : stratum_result_rows()) rows.push_back(std::move(r));
+  for (auto& r : hcrmap_metadata_rows()) rows.push_back(std::move(r));
+  return rows;
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -1,0 +1,121 @@
+#include "strata/report/stratum_rows.hpp"
+
+#include <doctest/doctest.h>
+
+#include <set>
+
+using namespace strata;
+using doctest::Approx;
+
+TEST_CASE("every Stratum system, placement, tiering, duplex, batch-sweep and layers id of numbers.md, once") {
+  const std::set<std::string> expected = {
+      "stratum.system.olmoe.decode_speedup",           "stratum.system.olmoe.energy_efficiency_gain",
+      "stratum.system.mixtral.decode_speedup",         "stratum.system.mixtral.energy_efficiency_gain",
+      "stratum.system.qwen2_5_32b.decode_speedup",     "stratum.system.qwen2_5_32b.energy_efficiency_gain",
+      "stratum.system.llama4_scout.decode_speedup",    "stratum.system.llama4_scout.energy_efficiency_gain",
+      "stratum.placement.accurate_vs_uniform_min",     "stratum.placement.accurate_vs_uniform_max",
+      "stratum.placement.swap_time_overhead",          "stratum.placement.swap_energy_overhead",
+      "stratum.tiering.gain_over_no_tiering_min",      "stratum.tiering.gain_over_no_tiering_max",
+      "stratum.tiering.gain_at_512_layers",            "stratum.duplex.throughput_gain_max",
+      "stratum.duplex.energy_efficiency_gain_max",     "stratum.batch_sweep.speedup_min",
+      "stratum.batch_sweep.speedup_max",               "stratum.layers.throughput_per_area_1024_vs_256",
+      "stratum.layers.throughput_per_area_1024_vs_64"};
+  std::multiset<std::string> seen;
+  for (const auto& r : stratum_result_rows()) {
+    CAPTURE(r.id);
+    seen.insert(r.id);
+    CHECK(std::isfinite(r.value));
+    CHECK(r.value > 0.0);
+  }
+  for (const auto& id : expected) {
+    CAPTURE(id);
+    CHECK(seen.count(id) == 1);
+  }
+}
+
+TEST_CASE("the calibration is two shared parameters, and the defaults are its solution") {
+  const auto c = fit_stratum_calibration();
+  const stratum_system_params<> d;
+  CHECK(d.nmp_handshake.in(units::us) == Approx(c.nmp_handshake_us).epsilon(0.01));
+  CHECK(d.xpu_wait_power_fraction == Approx(c.xpu_wait_power_fraction).epsilon(0.005));
+  // The same two values serve all four workloads: the systems of the rows carry them.
+  for (const auto& w : stratum_workloads()) {
+    const auto p = workload_system(w);
+    CHECK(p.nmp_handshake == d.nmp_handshake);
+    CHECK(p.xpu_wait_power_fraction == d.xpu_wait_power_fraction);
+  }
+  // The four calibration rows are fits naming these parameters; everything else is a check or
+  // a prediction.
+  int fits = 0;
+  for (const auto& r : stratum_result_rows()) {
+    if (r.kind != row_kind::fit) continue;
+    ++fits;
+    CHECK((r.fitted == "stratum_system_params.nmp_handshake" || r.fitted == "stratum_system_params.xpu_wait_power_fraction"));
+    CHECK(r.ok().value_or(false));
+  }
+  CHECK(fits == 4);
+}
+
+TEST_CASE("the GPU baselines: the fewest GPUs that hold the weights, FP8 where that needs fewer") {
+  const auto olmoe = choose_gpu_baseline(rtx_a6000(), preset("OLMoE-1B-7B-0924"));
+  CHECK(olmoe.gpus == 1);
+  CHECK(olmoe.served.weight_bits == 16);
+  const auto mixtral = choose_gpu_baseline(h100_sxm5(), preset("Mixtral-8x7B"));
+  CHECK(mixtral.gpus == 1);
+  CHECK(mixtral.served.weight_bits == 8);  // 94 GB in 16-bit needs two H100s, 47 GB in FP8 one
+  const auto qwen = choose_gpu_baseline(h100_sxm5(), preset("Qwen2.5-32B"));
+  CHECK(qwen.gpus == 1);
+  CHECK(qwen.served.weight_bits == 16);
+  const auto scout = choose_gpu_baseline(h100_sxm5(), preset("Llama-4-Scout-17B-16E"));
+  CHECK(scout.gpus == 2);
+  CHECK(scout.served.weight_bits == 8);
+}
+
+TEST_CASE("the paper's trends: the speedup shrinks as the batch grows at short context") {
+  const auto ws = stratum_workloads();
+  for (const auto& w : ws) {
+    CAPTURE(w.key);
+    const auto c = compare_with_gpu(workload_system(w), w, stratum_settings{{16, 64, 256}, {512}});
+    double prev = 1e300;
+    for (const auto& p : c.points) {
+      CHECK(p.speedup() <= prev);
+      prev = p.speedup();
+    }
+    CHECK(c.points.size() >= 2);
+  }
+}
+
+TEST_CASE("topic switches cost well under 1 % of a batch; tiering pays at 1024 and at 512 layers") {
+  const auto ws = stratum_workloads();
+  for (const auto& w : ws) {
+    if (w.hit_rate == 0.0) continue;
+    CAPTURE(w.key);
+    const auto [t, e] = swap_overhead(workload_system(w), w);
+    CHECK(t > 0.0);
+    CHECK(t < 0.01);
+    CHECK(e > 0.0);
+    CHECK(e < 0.01);
+  }
+  for (const auto& r : stratum_result_rows()) {
+    if (r.id.rfind("stratum.tiering.", 0) == 0) {
+      CAPTURE(r.id);
+      CHECK(r.value >= 1.0);
+    }
+  }
+}
+
+TEST_CASE("a chip with fewer layers at the same area holds less; the trend of throughput per area is reported") {
+  const auto l = stratum_l();
+  const auto p64 = with_layers_same_area(l, 64), p256 = with_layers_same_area(l, 256);
+  const auto c64 = evaluate(p64.nmp.chip.memory), c256 = evaluate(p256.nmp.chip.memory),
+             c1024 = evaluate(l.nmp.chip.memory);
+  // The same footprint within one MAT column of rounding.
+  CHECK(c64.die_area.si() == Approx(c1024.die_area.si()).epsilon(0.01));
+  CHECK(c256.die_area.si() == Approx(c1024.die_area.si()).epsilon(0.01));
+  CHECK(c64.capacity < c256.capacity);
+  CHECK(c256.capacity < c1024.capacity);
+  // Fewer layers: faster tiers (a shorter staircase).
+  CHECK(c64.tiers.back().access_latency < c1024.tiers.back().access_latency);
+  CHECK(throughput_per_area(l, 1024) > 0.0);
+  CHECK(throughput_per_area(l, 64) > 0.0);
+}

@@ -1,0 +1,188 @@
+#include "strata/stratum/system.hpp"
+
+#include <doctest/doctest.h>
+
+#include <boost/math/differentiation/autodiff.hpp>
+
+#include "strata/core/json.hpp"
+#include "strata/workload/presets.hpp"
+#include "support/field_of.hpp"
+#include "support/scalars.hpp"
+
+namespace strata {
+inline namespace v0 {
+template struct stratum_system_params<double>;
+template stratum_step_result<double> evaluate_decode(const stratum_system_params<double>&, const model&,
+                                                     const step_shape&, const stratum_usage&, bool);
+template stratum_step_result<strata_test::fvar1> evaluate_decode(const stratum_system_params<strata_test::fvar1>&,
+                                                                 const model&, const step_shape&, const stratum_usage&,
+                                                                 bool);
+}  // namespace v0
+}  // namespace strata
+
+using namespace strata;
+using doctest::Approx;
+using strata_test::field_of;
+
+namespace {
+step_shape decode(int b, int s) { return {.mode = phase::decode, .batch = b, .context = s}; }
+stratum_usage hot(const model& m, double h) {
+  return {usage_from_hit_rate(m.moe_layers(), m.experts, m.top_k, h), {}};
+}
+}  // namespace
+
+TEST_CASE("the three systems: S = A6000 die + 1 chip, L = H100 die + 6, XL = 2 x L") {
+  const auto s = stratum_system("stratum-s"), l = stratum_system("Stratum_L"), xl = stratum_system("STRATUM-XL");
+  CHECK(s.chips == 1);
+  CHECK(s.xpu.name == "RTX A6000");
+  CHECK(l.chips == 6);
+  CHECK(l.stages == 1);
+  CHECK(xl.chips == 6);
+  CHECK(xl.stages == 2);
+  CHECK(field_of([] { (void)stratum_system("stratum-m"); }) == "machine");
+  CHECK(stratum_system_names().size() == 3);
+}
+
+TEST_CASE("decode is never faster than the internal-bandwidth roofline and its joules add up") {
+  const auto m = preset("Mixtral-8x7B");
+  const auto sm = prepare(stratum_l());
+  for (int b : {1, 16, 64}) {
+    for (int s : {512, 4096}) {
+      const auto r = evaluate_decode(sm, m, decode(b, s), hot(m, 0.316));
+      CAPTURE(b);
+      CAPTURE(s);
+      REQUIRE(r.feasible);
+      CHECK(r.time >= r.bandwidth_bound);
+      CHECK(r.time.si() == Approx((r.nmp_time + r.xpu_time).si()));
+      CHECK(r.energy.si() == Approx(r.parts.total().si()));
+      CHECK(r.parts.mac.si() > 0.0);
+      CHECK(r.parts.dram_activate.si() > 0.0);
+      CHECK(r.parts.bond.si() > 0.0);
+      CHECK(r.parts.phy.si() > 0.0);
+      CHECK(r.parts.nmp_static.si() > 0.0);
+      CHECK(r.parts.xpu_static.si() > 0.0);
+      CHECK(r.tokens_per_s == Approx(b / r.time.si()));
+      CHECK(r.hot_hit_rate == Approx(0.316));
+      double share = 0.0;
+      for (double x : r.expert_tier_share) share += x;
+      CHECK(share == Approx(1.0));
+    }
+  }
+}
+
+TEST_CASE("tiering is never slower than one worst-case tRCD, on every system and batch") {
+  for (const auto& [name, model_name] : std::vector<std::pair<std::string, std::string>>{
+           {"stratum-s", "OLMoE-1B-7B-0924"}, {"stratum-l", "Mixtral-8x7B"}, {"stratum-l", "Qwen2.5-32B"}}) {
+    const auto m = preset(model_name);
+    auto on = stratum_system(name);
+    auto off = on;
+    off.tiering = false;
+    const auto u = m.experts > 0 ? hot(m, 0.4) : stratum_usage{};
+    for (int b : {1, 4, 16, 64}) {
+      CAPTURE(model_name);
+      CAPTURE(b);
+      const auto a = evaluate_decode(on, m, decode(b, 1024), u);
+      const auto z = evaluate_decode(off, m, decode(b, 1024), u);
+      CHECK(a.time <= z.time);
+    }
+  }
+}
+
+TEST_CASE("hot experts in fast tiers: a skewed table placed by itself beats the uniform layout") {
+  const auto m = preset("OLMoE-1B-7B-0924");
+  const auto sys = stratum_s();
+  const auto f = usage_from_hit_rate(m.moe_layers(), m.experts, m.top_k, 0.9);
+  const auto acc = evaluate_decode(sys, m, decode(1, 1024), stratum_usage{f, f});
+  const auto miss = evaluate_decode(sys, m, decode(1, 1024), stratum_usage{f, uniform_usage(m.moe_layers(), m.experts, m.top_k)});
+  CHECK(acc.hot_hit_rate == Approx(0.9));
+  CHECK(miss.hot_hit_rate < 0.5);
+  CHECK(acc.ffn_time < miss.ffn_time);
+  CHECK(acc.expert_tier_share.front() > miss.expert_tier_share.front());
+}
+
+TEST_CASE("what does not fit is an infeasible result naming the data class") {
+  const auto m = preset("Mixtral-8x7B");
+  // Mixtral's 94 GB cannot sit on Stratum-S's one 32 GB chip.
+  const auto r = evaluate_decode(stratum_s(), m, decode(1, 512));
+  CHECK_FALSE(r.feasible);
+  CHECK(r.reason.find("experts") != std::string::npos);
+  CHECK(r.time.si() > 0.0);
+  // The KV cache of 256 × 32k tokens does not fit Stratum-L either.
+  const auto k = evaluate_decode(stratum_l(), m, decode(256, 32768), hot(m, 0.316));
+  CHECK_FALSE(k.feasible);
+  CHECK(k.reason.find("KV") != std::string::npos);
+  // A placement made for a small batch cannot serve a much larger one.
+  const auto sm = prepare(stratum_l());
+  const auto pl = place_model(sm, m, decode(1, 512));
+  CHECK(evaluate_decode(sm, pl, m, decode(1, 512)).feasible);
+  CHECK_FALSE(evaluate_decode(sm, pl, m, decode(256, 4096)).feasible);
+}
+
+TEST_CASE("Stratum-XL runs two pipeline stages; the HBM-NMP variant holds less and streams slower") {
+  const auto m = preset("Llama-4-Scout-17B-16E");
+  const auto u = hot(m, 0.689);
+  const auto xl = evaluate_decode(stratum_xl(), m, decode(16, 2048), u);
+  REQUIRE(xl.feasible);
+  // Each stage holds half the layers, so a step is about half a single pass plus the hand-off.
+  auto one = stratum_xl();
+  one.stages = 1;
+  one.chips = 12;
+  const auto flat = evaluate_decode(one, m, decode(16, 2048), u);
+  CHECK(xl.time < flat.time);
+  const auto mix = preset("Mixtral-8x7B");
+  const auto hbm = evaluate_decode(with_hbm_nmp(stratum_l()), mix, decode(16, 1024), hot(mix, 0.316));
+  const auto mono = evaluate_decode(stratum_l(), mix, decode(16, 1024), hot(mix, 0.316));
+  REQUIRE(hbm.feasible);
+  CHECK(hbm.time > mono.time);
+  CHECK(hbm.bandwidth_bound > mono.bandwidth_bound);
+}
+
+TEST_CASE("the breakdown tree carries the step's time and energy") {
+  const auto m = preset("Mixtral-8x7B");
+  const auto r = evaluate_decode(stratum_l(), m, decode(4, 1024), hot(m, 0.316), true);
+  CHECK(r.breakdown.time.si() == Approx(r.time.si()).epsilon(1e-9));
+  CHECK(r.breakdown.energy.si() == Approx(r.energy.si()).epsilon(1e-9));
+  const json j = r.breakdown;
+  CHECK(j.dump().find("GeMM1") != std::string::npos);
+  const json rj = r;
+  CHECK(rj.at("parts").contains("dram_column"));
+  // Without the tree, the same numbers.
+  const auto q = evaluate_decode(stratum_l(), m, decode(4, 1024), hot(m, 0.316));
+  CHECK(q.time.si() == Approx(r.time.si()));
+  CHECK(q.energy.si() == Approx(r.energy.si()));
+}
+
+TEST_CASE("d(step time)/d(nmp_handshake) is the number of NMP invocations: two per layer") {
+  using strata_test::fvar1;
+  using strata_test::make_fvar;
+  stratum_system_params<fvar1> p;
+  p.nmp_handshake = units::us(make_fvar<double, 1>(4.0));
+  const auto m = preset("Mixtral-8x7B");
+  const auto r = evaluate_decode(p, m, decode(8, 1024));
+  CHECK(r.time.si().derivative(1) * 1e6 == Approx(2.0 * m.layers));
+}
+
+TEST_CASE("bad system inputs name the field") {
+  auto p = stratum_l();
+  p.chips = 0;
+  CHECK(field_of([&] { (void)evaluate_decode(p, preset("Mixtral-8x7B"), decode(1, 512)); }) == "chips");
+  p = stratum_l();
+  p.xpu_wait_power_fraction = 2.0;
+  CHECK(field_of([&] { validate(p); }) == "xpu_wait_power_fraction");
+  const auto m = preset("Mixtral-8x7B");
+  CHECK(field_of([&] { (void)evaluate_decode(stratum_l(), m, step_shape{.mode = phase::prefill, .batch = 1, .context = 8}); }) ==
+        "mode");
+  stratum_usage bad{usage_table(3, std::vector<double>(8, 0.25)), {}};
+  CHECK(field_of([&] { (void)evaluate_decode(stratum_l(), m, decode(1, 512), bad); }) == "f");
+  // Prefill runs on the xPU over the interposer.
+  const auto pre = evaluate_prefill(stratum_l(), m, step_shape{.mode = phase::prefill, .batch = 1, .context = 2048});
+  CHECK(pre.tokens_per_s > 0.0);
+}
+
+TEST_CASE("system parameters round-trip through JSON") {
+  const auto p = stratum_xl();
+  const json j = p;
+  CHECK(j.at("stages") == 2);
+  CHECK(j.at("memory") == "mono3d");
+  CHECK(j.get<stratum_system_params<>>() == p);
+}

@@ -46,7 +46,11 @@
 #include "strata/workload/trace_io.hpp"
 
 #include "strata/baseline/gpu.hpp"
+#include "strata/baseline/gpu_measurements_data.hpp"
+#include "strata/baseline/measurements_io.hpp"
+#include "strata/baseline/validation.hpp"
 
 #include "strata/report/paper.hpp"
+#include "strata/report/validation_rows.hpp"
 
 #include "strata/json.hpp"

@@ -9,8 +9,16 @@
 using namespace strata;
 using doctest::Approx;
 
+namespace {
+// The published set's report, computed once per test program.
+const validation_report& published_report() {
+  static const validation_report r = validate_gpu_baseline(published_gpu_measurements());
+  return r;
+}
+}  // namespace
+
 TEST_CASE("validation rows: one fit row per knob, the held-back median, one check row per held-back row") {
-  const validation_report rep = validate_gpu_baseline(published_gpu_measurements());
+  const validation_report& rep = published_report();
   const auto rows = validation_rows(rep);
   REQUIRE(rows.size() == 3 + 1 + 17);
 
@@ -65,7 +73,7 @@ TEST_CASE("validation rows: one fit row per knob, the held-back median, one chec
 
 TEST_CASE("the default validation rows are those of the published set") {
   const auto a = validation_rows();
-  const auto b = validation_rows(validate_gpu_baseline(published_gpu_measurements()));
+  const auto b = validation_rows(published_report());
   REQUIRE(a.size() == b.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
     CHECK(a[i].id == b[i].id);

@@ -117,6 +117,19 @@ TEST_CASE("the stratified decode sum (8 samples) stays within 0.1 % of the full 
   }
 }
 
+TEST_CASE("the largest row the reader accepts models to a finite value and an infeasible fit") {
+  // fuzz/regressions/fuzz_measurements_csv/largest_row.csv: every bound at its maximum.
+  auto m = row("huge", "DeepSeek-V3", "rtx_a6000", 64, 4096, 1 << 20, 1 << 16, measured_metric::output_tokens_per_s,
+               1.0, measurement_set::fit);
+  m.precision = "FP8";
+  const auto p = prepare_measurement(m);
+  CHECK(p.decode.size() == 8);  // the roofline work is bounded by decode_samples, not by output_len
+  const auto r = model_measurement(p, knobs_of(p.gpu));
+  CHECK(std::isfinite(r.value));
+  CHECK(r.value > 0.0);
+  CHECK_FALSE(p.fit.fits);  // 4096 sequences of a million tokens fit no 64 A6000s
+}
+
 TEST_CASE("the modelled time falls with either efficiency and grows with the per-operator cost") {
   const auto p = prepare_measurement(
       row("m", "Mixtral-8x7B", "a100_sxm4_80gb", 2, 16, 1000, 50, measured_metric::e2e_latency, 1.0, measurement_set::fit));

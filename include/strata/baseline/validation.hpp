@@ -251,7 +251,7 @@ struct knob_bounds {
   friend bool operator==(const knob_bounds&, const knob_bounds&) = default;
 };
 
-/// Numerics of the fit (STYLE rule 10: apart from the physics).
+/// Numerics of the fit, kept apart from the knobs it fits.
 struct fit_options {
   gpu_knobs start{};          ///< starting point (the H100 preset's knobs)
   knob_bounds bounds{};

@@ -65,10 +65,14 @@ void print_markdown(const strata::validation_report& r) {
   line("held back, fitted knobs", r.check);
   line("fit rows, fitted knobs (in sample)", r.fit_set);
   line("held back, shipped preset knobs", r.check_default);
-  std::cout << "\n| regime (held back) | rows | median speed error | median abs error | verdict |\n|---|---|---|---|---|\n";
-  for (const auto& g : r.regimes) {
-    std::cout << "| " << to_string(g.regime) << " | " << g.rows << " | " << pct(g.median_speed_error) << " | "
-              << num(100.0 * g.median_abs_error, "%.1f %%") << " | " << g.verdict << " |\n";
+  std::cout << "\n| regime (held back) | knobs | rows | median speed error | median abs error | verdict |\n"
+               "|---|---|---|---|---|---|\n";
+  for (const auto* set : {&r.regimes, &r.regimes_default}) {
+    for (const auto& g : *set) {
+      std::cout << "| " << to_string(g.regime) << " | " << (set == &r.regimes ? "fitted" : "shipped") << " | "
+                << g.rows << " | " << pct(g.median_speed_error) << " | " << num(100.0 * g.median_abs_error, "%.1f %%")
+                << " | " << g.verdict << " |\n";
+    }
   }
   std::cout << "\nerror = modelled / measured − 1; speed error = measured time / modelled time − 1 (> 0: the model "
                "is optimistic).\n";

@@ -219,6 +219,16 @@ TEST_CASE("the report separates fit and held-back rows and summarises the held-b
   }
   CHECK(regime_rows == check_rows);
   CHECK(r.regimes.size() == 3);
+  REQUIRE(r.regimes_default.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(r.regimes_default[i].regime == r.regimes[i].regime);
+    CHECK(r.regimes_default[i].rows == r.regimes[i].rows);  // same rows, other knobs
+  }
+  for (const auto& v : r.rows) {
+    CHECK(v.speed_error_default == Approx(v.metric == measured_metric::output_tokens_per_s
+                                              ? v.modelled_default / v.measured - 1.0
+                                              : v.measured / v.modelled_default - 1.0));
+  }
   // The knobs stay inside their bounds.
   const knob_bounds b{};
   CHECK(r.fit.knobs.memory_efficiency >= b.memory_efficiency_min);

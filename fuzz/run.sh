@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of fuzz/ for a bounded time each (fuzz/README.md).
-#   fuzz/run.sh <fuzz build dir> <seconds per target> [target ...]   (default: all five)
+#   fuzz/run.sh <fuzz build dir> <seconds per target> [target ...]   (default: all six)
 #   (0 seconds: only write the seeds; STRATA_FUZZ_SKIP_SEEDS=1: do not rewrite them)
 # Seeds come from tests/data (Hugging Face configs; the first rows of the traces and tables) and
 # from fuzz_make_seeds (the parameter presets as JSON); new inputs collect in <dir>/corpus/<target>.
@@ -13,12 +13,13 @@ secs="$2"
 shift 2
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
-  targets=(fuzz_param_json fuzz_hf_config fuzz_trace_csv fuzz_expert_counts_csv fuzz_top1_transitions_csv)
+  targets=(fuzz_param_json fuzz_hf_config fuzz_trace_csv fuzz_expert_counts_csv fuzz_top1_transitions_csv
+           fuzz_measurements_csv)
 fi
 data="$root/tests/data"
 seeds="$dir/seeds"
 if [[ "${STRATA_FUZZ_SKIP_SEEDS:-0}" != 1 ]]; then
-mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv} "$dir/artifacts"
+mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv} "$dir/artifacts"
 "$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json"
 cp "$data"/hf/*.json "$seeds/fuzz_hf_config/"
 # fuzz_trace_csv: the first byte selects the reader options (see fuzz_trace_csv.cpp).
@@ -28,6 +29,7 @@ done
 head -n 129 "$data/traces/dsv2lite_esft_expert_counts_by_task.csv" >"$seeds/fuzz_expert_counts_csv/esft.csv"
 head -n 65 "$data/traces/olmoe_mixtral_expert_counts_by_domain.csv" >"$seeds/fuzz_expert_counts_csv/olmoe.csv"
 head -n 80 "$data/traces/olmoe_mixtral_crosslayer_top1.csv" >"$seeds/fuzz_top1_transitions_csv/top1.csv"
+cp "$data/measurements/gpu_measurements.csv" "$seeds/fuzz_measurements_csv/"
 fi
 if [[ "$secs" == 0 ]]; then exit 0; fi  # seeds only
 

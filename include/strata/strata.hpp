@@ -46,7 +46,10 @@
 #include "strata/workload/trace_io.hpp"
 
 #include "strata/baseline/gpu.hpp"
+#include "strata/baseline/gpu_measurements_data.hpp"
 #include "strata/baseline/hbm_nmp.hpp"
+#include "strata/baseline/measurements_io.hpp"
+#include "strata/baseline/validation.hpp"
 #include "strata/stratum/attention_mapping.hpp"
 #include "strata/stratum/energy_parts.hpp"
 #include "strata/stratum/expert_mapping.hpp"
@@ -56,5 +59,6 @@
 #include "strata/report/paper.hpp"
 #include "strata/report/paper_rows.hpp"
 #include "strata/report/stratum_rows.hpp"
+#include "strata/report/validation_rows.hpp"
 
 #include "strata/json.hpp"

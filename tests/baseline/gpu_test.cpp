@@ -52,8 +52,21 @@ TEST_CASE("the RTX A6000 preset carries the datasheet numbers of the facts file"
   CHECK_NOTHROW(validate(g));
 }
 
+TEST_CASE("the A100 SXM4 80GB preset carries its cited datasheet numbers") {
+  const gpu_params g = a100_sxm4_80gb();
+  CHECK(g.name == "A100 SXM4 80GB");
+  CHECK(g.peak_flops.in(units::Tflops) == Approx(312.0));        // BF16 dense
+  CHECK(g.peak_flops_fp8.si() == 0.0);                            // no FP8 tensor cores
+  CHECK(g.memory_capacity.in(units::GiB) == Approx(80.0));
+  CHECK(g.memory_bandwidth.in(units::GBps) == Approx(2039.0));
+  CHECK(g.tdp.in(units::W) == Approx(400.0));
+  CHECK(g.link_bandwidth.in(units::GBps) == Approx(300.0));      // 600 GB/s NVLink, both directions
+  CHECK(g.memory_tier_name == "hbm");
+  CHECK_NOTHROW(validate(g));
+}
+
 TEST_CASE("energy per FLOP is derived so that a GEMM at the achievable rate draws the power limit") {
-  for (const auto& g : {h100_sxm5(), rtx_a6000()}) {
+  for (const auto& g : {h100_sxm5(), rtx_a6000(), a100_sxm4_80gb()}) {
     CAPTURE(g.name);
     const double watts = g.static_power.in(units::W) +
                          g.compute_efficiency * g.peak_flops.in(units::flops) * g.energy_per_flop.si();
@@ -63,16 +76,19 @@ TEST_CASE("energy per FLOP is derived so that a GEMM at the achievable rate draw
   CHECK(h100_sxm5().energy_per_flop.in(units::pJ_per_op) == Approx(560.0 / (794.5 / 989.0 * 989.4)));
   // A6000: (300 − 110) W / (252.9/312 · 154.8 TFLOP/s) = 1.514 pJ/FLOP.
   CHECK(rtx_a6000().energy_per_flop.in(units::pJ_per_op) == Approx(190.0 / (252.9 / 312.0 * 154.8)));
+  // A100: (400 − 72) W / (252.9/312 · 312 TFLOP/s) = 1.297 pJ/FLOP.
+  CHECK(a100_sxm4_80gb().energy_per_flop.in(units::pJ_per_op) == Approx(328.0 / 252.9));
 }
 
 TEST_CASE("GPU presets are found by name, case- and dash-insensitively") {
   CHECK(gpu_preset("h100_sxm5") == h100_sxm5());
   CHECK(gpu_preset("H100-SXM5") == h100_sxm5());
   CHECK(gpu_preset("rtx_a6000") == rtx_a6000());
-  CHECK(gpu_preset_names() == std::vector<std::string>{"h100_sxm5", "rtx_a6000"});
+  CHECK(gpu_preset("A100-SXM4-80GB") == a100_sxm4_80gb());
+  CHECK(gpu_preset_names() == std::vector<std::string>{"h100_sxm5", "rtx_a6000", "a100_sxm4_80gb"});
   CHECK(field_of([] { (void)gpu_preset("B200"); }) == "name");
   CHECK_THROWS_WITH_AS((void)gpu_preset("B200"),
-                       "[strata.gpu] unknown GPU \"B200\" (known: h100_sxm5, rtx_a6000)", config_error);
+                       "[strata.gpu] unknown GPU \"B200\" (known: h100_sxm5, rtx_a6000, a100_sxm4_80gb)", config_error);
 }
 
 TEST_CASE("make_machine gives devices of the card with one memory tier holding every data class") {
@@ -181,7 +197,7 @@ TEST_CASE("the fit check follows vLLM's tensor-parallel rules and reports infeas
 }
 
 TEST_CASE("gpu_params round-trip through JSON with units, and partial JSON keeps the defaults") {
-  for (const auto& g : {h100_sxm5(), rtx_a6000()}) {
+  for (const auto& g : {h100_sxm5(), rtx_a6000(), a100_sxm4_80gb()}) {
     const json j = g;
     CHECK(j.get<gpu_params>() == g);
   }

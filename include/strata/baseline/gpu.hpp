@@ -246,8 +246,63 @@ inline gpu_params rtx_a6000() {
   };
 }
 
-/// Names of the GPU presets: "h100_sxm5", "rtx_a6000".
-inline std::vector<std::string> gpu_preset_names() { return {"h100_sxm5", "rtx_a6000"}; }
+/// NVIDIA A100 SXM4 80 GB (HBM2e), on an HGX A100 8-GPU baseboard. Not a Stratum baseline: added
+/// for the published measurements of `tests/data/measurements` (most MoE serving figures before
+/// 2024's H100 ramp were taken on it).
+inline gpu_params a100_sxm4_80gb() {
+  constexpr double eta_c = 252.9 / 312.0;
+  return {
+      .name = "A100 SXM4 80GB",
+      // [glennklockwood.com/garden/processors/A100, quoting the NVIDIA A100 datasheet: BF16 matrix
+      // 312 TFLOP/s dense, 624 with sparsity]
+      .peak_flops = units::Tflops(312.0),
+      // Ampere has no FP8 tensor cores: 8-bit operators run at the BF16 peak.
+      .peak_flops_fp8 = units::Tflops(0.0),
+      // [same page: 80 GB HBM2e in 5 stacks; DRAM sizes are binary, and nvidia-smi shows 81 920 MiB
+      // for "A100-SXM4-80GB" (github.com/vllm-project/vllm/issues/2069)]
+      .memory_capacity = units::GiB(80.0),
+      // [thundercompute.com/blog/nvidia-a100-specs-full-guide, spec table: A100 SXM 80GB 2 039 GB/s;
+      // glennklockwood.com A100 page: 2.039 TB/s]
+      .memory_bandwidth = units::GBps(2039.0),
+      .memory_tier_name = "hbm",
+      // As the H100: HBM2 ≈ 3.9 pJ/bit [O'Connor et al., MICRO-50 2017]; HBM2e is the same interface.
+      .memory_energy = units::pJ_per_bit(3.9),
+      // [thundercompute.com spec table and glennklockwood.com: 400 W maximum for SXM4]
+      .tdp = units::W(400.0),
+      // Calibration knob. [github.com/vllm-project/vllm/issues/2069, nvidia-smi: A100-SXM4-80GB in
+      // P0 at 0 % utilisation with 2 MiB used: 72 W — no model loaded, so a lower bound]
+      .static_power = units::W(72.0),
+      // Calibration knob. [github.com/stas00/ml-engineering MAMF table: A100 252.9 of 312 TFLOP/s
+      // = 81.1 %, as the A6000 preset cites]
+      .compute_efficiency = eta_c,
+      // Calibration knob. No A100 decode-kernel measurement was found; the H100 figure (FlashMLA,
+      // 3000 of 3350 GB/s) is used.
+      .memory_efficiency = 3000.0 / 3350.0,
+      // Derived: (400 W − 72 W) / (0.811 · 312 TFLOP/s) = 1.30 pJ/FLOP.
+      .energy_per_flop = detail::energy_per_flop_at_tdp(units::W(400.0), units::W(72.0), eta_c, units::Tflops(312.0)),
+      // Calibration knob, as for the H100.
+      .op_overhead = units::us(4.0),
+      // [glennklockwood.com A100 page: NVLink 300 + 300 GB/s per GPU → 300 GB/s per direction;
+      // jingchaozhang.github.io A100 white-paper notes: second-generation NVSwitch, 600 GB/s]
+      .link_bandwidth = units::GBps(300.0),
+      // As the H100 (no A100 all-reduce measurement found).
+      .link_latency = units::us(3.0),
+      // As the H100: NVLink 3 is SerDes too.
+      .link_energy = units::pJ_per_bit(5.5),
+      // [vLLM default, as above]
+      .usable_memory_fraction = 0.9,
+      // [jingchaozhang.github.io A100 white-paper notes: NVSwitch joins up to 8 GPUs per node]
+      .gpus_per_node = 8,
+      // Assumed as the H100 preset (one 400 Gb/s NIC per GPU); DGX A100's own NICs are not cited
+      // here, and no measurement row spans nodes.
+      .node_link_bandwidth = units::GBps(50.0),
+      .node_link_latency = units::us(5.0),
+      .node_link_energy = units::pJ_per_bit(20.0),
+  };
+}
+
+/// Names of the GPU presets: "h100_sxm5", "rtx_a6000", "a100_sxm4_80gb".
+inline std::vector<std::string> gpu_preset_names() { return {"h100_sxm5", "rtx_a6000", "a100_sxm4_80gb"}; }
 
 /// The GPU preset called `name` (case-insensitive; "-" and "_" are the same); throws
 /// `config_error` listing the known names.
@@ -260,7 +315,9 @@ inline gpu_params gpu_preset(std::string_view name) {
   const std::string want = canon(name);
   if (want == "h100_sxm5") return h100_sxm5();
   if (want == "rtx_a6000") return rtx_a6000();
-  throw config_error("name", "[strata.gpu] unknown GPU \"" + std::string(name) + "\" (known: h100_sxm5, rtx_a6000)");
+  if (want == "a100_sxm4_80gb") return a100_sxm4_80gb();
+  throw config_error("name", "[strata.gpu] unknown GPU \"" + std::string(name) +
+                                 "\" (known: h100_sxm5, rtx_a6000, a100_sxm4_80gb)");
 }
 
 /// Checks a card; throws `config_error` naming the field.

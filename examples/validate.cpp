@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// strata-validate: the GPU baseline against published measurements (baseline/validation.hpp).
+//
+//   strata-validate                  markdown report of the compiled-in set (tests/data/measurements)
+//   strata-validate --json           the same report as JSON
+//   strata-validate --csv FILE       another measurement file (same format)
+//   strata-validate --plot DIR       also write DIR/validation.dat and DIR/validation.gp and, when
+//                                    gnuplot is on the PATH, render DIR/validation.png (log-log,
+//                                    modelled against measured, y = x); without gnuplot the script
+//                                    is left for the user and the program says so on stderr
+//
+// Exit status: 0 on success, 1 on a bad input file, 2 on a bad command line.
+#include <cstdio>      // std::snprintf
+#include <cstdlib>     // std::system
+#include <exception>   // std::exception
+#include <fstream>     // std::ofstream
+#include <iostream>    // std::cout, std::cerr
+#include <string>      // std::string
+#include <vector>      // std::vector
+
+#include "strata/baseline/gpu_measurements_data.hpp"
+#include "strata/baseline/validation.hpp"
+#include "strata/core/json.hpp"
+
+namespace {
+
+std::string num(double v, const char* fmt = "%.4g") {
+  char b[64];
+  std::snprintf(b, sizeof b, fmt, v);
+  return b;
+}
+std::string pct(double v) { return num(100.0 * v, "%+.1f %%"); }
+
+void print_markdown(const strata::validation_report& r) {
+  using namespace strata;
+  const auto& k = r.fit.knobs;
+  std::cout << "# GPU baseline validation\n\n"
+            << "Fitted on " << r.fit.fit_rows << " rows (set `fit`), least squares on log error, Brent coordinate descent ("
+            << r.fit.sweeps << " sweeps, " << r.fit.evaluations << " evaluations, "
+            << (r.fit.converged ? "converged" : "not converged") << "):\n\n"
+            << "| knob | fitted | H100 preset |\n|---|---|---|\n"
+            << "| memory_efficiency | " << num(k.memory_efficiency) << " | " << num(h100_sxm5().memory_efficiency) << " |\n"
+            << "| compute_efficiency | " << num(k.compute_efficiency) << " | " << num(h100_sxm5().compute_efficiency)
+            << " |\n"
+            << "| op_overhead (µs) | " << num(k.op_overhead.in(units::us)) << " | "
+            << num(h100_sxm5().op_overhead.in(units::us)) << " |\n\n";
+  if (!r.fit.at_bound.empty()) {
+    std::cout << "Knobs on a bound:";
+    for (const auto& b : r.fit.at_bound) std::cout << ' ' << b;
+    std::cout << " (the fit compensates for a term the model lacks).\n\n";
+  }
+  std::cout << "| id | set | model | GPU × n | B | in | out | metric | measured | modelled | error | shipped knobs | regime |\n"
+            << "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& v : r.rows) {
+    std::cout << "| " << v.id << " | " << to_string(v.set) << " | " << v.model << " | " << v.gpu << " × " << v.devices
+              << " | " << v.batch << " | " << v.input_len << " | " << v.output_len << " | " << to_string(v.metric) << " | "
+              << num(v.measured) << ' ' << v.unit << " | " << num(v.modelled) << ' ' << v.unit << " | "
+              << pct(v.rel_error) << " | " << pct(v.rel_error_default) << " | " << to_string(v.regime) << " |\n";
+  }
+  std::cout << "\n| summary | rows | median abs error | worst abs error | worst row |\n|---|---|---|---|---|\n";
+  auto line = [](const char* name, const error_summary& s) {
+    std::cout << "| " << name << " | " << s.rows << " | " << num(100.0 * s.median_abs_error, "%.1f %%") << " | "
+              << num(100.0 * s.worst_abs_error, "%.1f %%") << " | " << s.worst_id << " |\n";
+  };
+  line("held back, fitted knobs", r.check);
+  line("fit rows, fitted knobs (in sample)", r.fit_set);
+  line("held back, shipped preset knobs", r.check_default);
+  std::cout << "\n| regime (held back) | knobs | rows | median speed error | median abs error | verdict |\n"
+               "|---|---|---|---|---|---|\n";
+  for (const auto* set : {&r.regimes, &r.regimes_default}) {
+    for (const auto& g : *set) {
+      std::cout << "| " << to_string(g.regime) << " | " << (set == &r.regimes ? "fitted" : "shipped") << " | "
+                << g.rows << " | " << pct(g.median_speed_error) << " | " << num(100.0 * g.median_abs_error, "%.1f %%")
+                << " | " << g.verdict << " |\n";
+    }
+  }
+  std::cout << "\nerror = modelled / measured − 1; speed error = measured time / modelled time − 1 (> 0: the model "
+               "is optimistic).\n";
+}
+
+// Writes the data and the gnuplot script; renders the PNG when gnuplot runs. False on a write error.
+bool write_plot(const strata::validation_report& r, const std::string& dir) {
+  std::ofstream dat(dir + "/validation.dat");
+  dat << "# measured modelled set(0 fit, 1 check) id (times in s; throughputs converted to s per output token)\n";
+  for (const auto& v : r.rows) {
+    // One axis for every metric: time, so throughput rows enter as 1 / (tokens/s).
+    const bool tput = strata::higher_is_better(v.metric);
+    dat << (tput ? 1.0 / v.measured : v.measured) << ' ' << (tput ? 1.0 / v.modelled : v.modelled) << ' '
+        << (v.set == strata::measurement_set::fit ? 0 : 1) << ' ' << v.id << '\n';
+  }
+  std::ofstream gp(dir + "/validation.gp");
+  gp << "set terminal pngcairo size 900,700\nset output '" << dir << "/validation.png'\n"
+     << "set logscale xy\nset xlabel 'measured (s)'\nset ylabel 'modelled (s)'\nset key top left\n"
+     << "set title 'GPU baseline against published measurements'\n"
+     << "plot x title 'y = x' lw 2 lc rgb 'gray', \\\n"
+     << "  '" << dir << "/validation.dat' using 1:($3==0?$2:1/0) title 'fit rows' pt 7 ps 1.3, \\\n"
+     << "  '" << dir << "/validation.dat' using 1:($3==1?$2:1/0) title 'held-back rows' pt 9 ps 1.5\n";
+  if (!dat || !gp) return false;
+  dat.close();
+  gp.close();
+  if (std::system("command -v gnuplot > /dev/null 2>&1") == 0) {
+    const std::string cmd = "gnuplot '" + dir + "/validation.gp'";
+    if (std::system(cmd.c_str()) != 0) std::cerr << "strata-validate: gnuplot failed on " << dir << "/validation.gp\n";
+  } else {
+    std::cerr << "strata-validate: gnuplot not found; wrote " << dir << "/validation.gp for later\n";
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool as_json = false;
+  std::string csv, plot;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--json") {
+      as_json = true;
+    } else if ((a == "--csv" || a == "--plot") && i + 1 < argc) {
+      (a == "--csv" ? csv : plot) = argv[++i];
+    } else if (a == "--help" || a == "-h") {
+      std::cout << "usage: strata-validate [--json] [--csv FILE] [--plot DIR]\n";
+      return 0;
+    } else {
+      std::cerr << "strata-validate: unknown argument '" << a << "' (usage: strata-validate [--json] [--csv FILE] [--plot DIR])\n";
+      return 2;
+    }
+  }
+  try {
+    const auto rows = csv.empty() ? strata::published_gpu_measurements() : strata::read_measurements_csv(csv);
+    const auto report = strata::validate_gpu_baseline(rows);
+    if (as_json) {
+      std::cout << strata::json(report).dump(2) << '\n';
+    } else {
+      print_markdown(report);
+    }
+    if (!plot.empty() && !write_plot(report, plot)) {
+      std::cerr << "strata-validate: cannot write the plot files in " << plot << '\n';
+      return 1;
+    }
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "strata-validate: cannot write the output\n";
+      return 1;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "strata-validate: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

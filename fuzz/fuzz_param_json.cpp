@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Fuzz target: parameter JSON with units. The input is parsed with strata::parse_json and read as
-// each of gpu_params, roofline_machine and mono3d_params; what validates is evaluated (a Mixtral
+// each of gpu_params, roofline_machine, mono3d_params and stratum_system_params; what validates is evaluated (a Mixtral
 // decode step on the machine; the Mono3D device) and must give finite numbers.
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include "strata/core/json.hpp"
 #include "strata/core/json_plain.hpp"
 #include "strata/device/mono3d.hpp"
+#include "strata/stratum/system.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/roofline.hpp"
@@ -52,6 +53,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto r = strata::evaluate(p);
     strata_fuzz::require_finite_json(strata::json(r), "mono3d result");
     strata_fuzz::require_finite_json(strata::plain_numbers(strata::json(r)), "mono3d result, SI numbers");
+  });
+  // A Stratum system from JSON (chip, xPU, NMP and mapping knobs): a Mixtral decode step on it is
+  // finite, or the parameters are refused.
+  strata_fuzz::run([&] {
+    const auto p = strata::from_json_at<strata::stratum_system_params<>>(j);
+    static const strata::model mixtral = strata::presets::mixtral_8x7b();
+    const auto r = strata::evaluate_decode(p, mixtral, {.mode = strata::phase::decode, .batch = 4, .context = 256});
+    strata_fuzz::require_finite(r.time.si(), "stratum step time");
+    strata_fuzz::require_finite(r.energy.si(), "stratum step energy");
+    strata_fuzz::require_finite(r.tokens_per_s, "stratum tokens/s");
   });
   // json_plain on outside JSON: every quantity string becomes a finite number, or a config_error.
   // Only numbers are checked: other strings (names such as "infhbm") pass through unchanged.

@@ -2,7 +2,8 @@
 #pragma once
 /// \file
 /// Every row of the paper report, in order: Stratum device, logic die, chip, system sizes, the
-/// Stratum systems' results (`stratum_rows.hpp`), then HCRMap. The row families live in their own
+/// Stratum systems' results (`stratum_rows.hpp`), HCRMap, then the GPU baseline's validation
+/// against published measurements (`validation_rows.hpp`). The row families live in their own
 /// headers so that a user who wants one family does not compile the others.
 
 #include <utility>  // std::move
@@ -10,6 +11,7 @@
 
 #include "strata/report/paper.hpp"
 #include "strata/report/stratum_rows.hpp"
+#include "strata/report/validation_rows.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -22,6 +24,7 @@ inline std::vector<paper_row> paper_rows() {
   for (auto& r : stratum_system_rows()) rows.push_back(std::move(r));
   for (auto& r : stratum_result_rows()) rows.push_back(std::move(r));
   for (auto& r : hcrmap_metadata_rows()) rows.push_back(std::move(r));
+  for (auto& r : validation_rows()) rows.push_back(std::move(r));
   return rows;
 }
 

@@ -17,6 +17,7 @@
 
 #include <optional>  // std::nullopt
 #include <string>    // std::string
+#include <utility>   // std::pair
 #include <vector>    // std::vector
 
 #include "strata/baseline/gpu_measurements_data.hpp"
@@ -31,6 +32,18 @@ inline constexpr double validation_row_tolerance = 0.25;
 /// Goal of the held-back median |relative error| (issue 13).
 inline constexpr double validation_median_goal = 0.15;
 
+/// Held-back rows the roofline is known to miss beyond the tolerance, each with the mechanism
+/// (the test suite requires exactly these to miss).
+inline std::vector<std::pair<std::string, std::string>> validation_known_misses() {
+  return {{"vllm2542-mixtral8x7b-h100-tp8-b32",
+           "8-way tensor parallel Mixtral at batch 32: the roofline has no fixed per-step cost (scheduler, "
+           "sampler, host synchronisation) and one efficiency for every GEMM, so it is optimistic where the "
+           "Triton fused-MoE kernels and the step's constant dominate"},
+          {"vllm3240-mixtral8x7b-a100-tp2-b64",
+           "2-way tensor parallel Mixtral at batch 64, prefill-heavy: one compute efficiency fitted across "
+           "regimes (0.34) is pessimistic for the dense prefill GEMMs of a large batch"}};
+}
+
 /// Rows `validation.*` of a validation report (file comment).
 inline std::vector<paper_row> validation_rows(const validation_report& rep) {
   std::vector<paper_row> rows;
@@ -38,7 +51,7 @@ inline std::vector<paper_row> validation_rows(const validation_report& rep) {
                               " rows), least squares on log error (baseline/validation.hpp)";
   auto fit_row = [&](const char* knob, double v, const char* unit) {
     rows.push_back(paper_row{std::string("validation.fit.") + knob, v, unit, std::nullopt, 0.0, row_check::predict,
-                             fit_src, row_kind::fit, std::string("gpu_params.") + knob});
+                             fit_src, row_kind::fit, std::string("gpu_params.") + knob, {}});
   };
   fit_row("memory_efficiency", rep.fit.knobs.memory_efficiency, "");
   fit_row("compute_efficiency", rep.fit.knobs.compute_efficiency, "");
@@ -51,6 +64,9 @@ inline std::vector<paper_row> validation_rows(const validation_report& rep) {
     if (r.set != measurement_set::check) continue;
     rows.push_back(detail::rel("validation.check." + r.id, r.modelled, r.unit, r.measured, validation_row_tolerance,
                                r.source));
+    for (const auto& [id, why] : validation_known_misses()) {
+      if (id == r.id) rows.back().known_disagreement = why;
+    }
   }
   return rows;
 }

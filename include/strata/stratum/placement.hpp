@@ -63,7 +63,7 @@ inline namespace v0 {
 using usage_table = std::vector<std::vector<double>>;
 
 /// Inputs of Algorithm 1 besides the usage table. Defaults: OLMoE-1B-7B (the
-/// `preset("OLMoE-1B-7B")` shape) on one Stratum chip (Stratum-S, §7).
+/// `preset("OLMoE-1B-7B-0924")` shape) on one Stratum chip (Stratum-S, §7).
 template <class T = double>
 struct expert_placement_params {
   /// L, MoE layers. [OLMoE-1B-7B config.json: 16 layers, all MoE]

@@ -78,6 +78,9 @@ template <class T = double>
 struct row_swap_result {
   long long experts_moved = 0;  ///< experts whose interval changed
   long long rows_moved = 0;     ///< rows whose content changes
+  /// Moved rows whose destination is in another tier than their source: the moves a topic
+  /// switch cannot avoid (Algorithm 1 also moves rows inside a tier when ranks shift).
+  long long rows_changing_tier = 0;
   long long swaps = 0;          ///< two-row swaps (cycles)
   long long moves = 0;          ///< single moves to a free row (chains)
   long long cycles = 0;         ///< cycles of the permutation
@@ -93,6 +96,7 @@ struct row_swap_result {
   static void visit_fields(S& s, V&& v) {
     v("experts_moved", s.experts_moved);
     v("rows_moved", s.rows_moved);
+    v("rows_changing_tier", s.rows_changing_tier);
     v("swaps", s.swaps);
     v("moves", s.moves);
     v("cycles", s.cycles);
@@ -104,6 +108,7 @@ struct row_swap_result {
     v("time", s.time);
     v("energy", s.energy);
   }
+  friend bool operator==(const row_swap_result&, const row_swap_result&) = default;
 };
 
 /// Rows, swaps, time and energy of going from layout `a` to layout `b` on `tiers` (the tiers
@@ -168,6 +173,7 @@ row_swap_result<T> row_swap_cost(const expert_layout& a, const expert_layout& b,
   for (long long v = 0; v < nodes; ++v) {
     const long long w = holder(dst(v));
     next[static_cast<std::size_t>(v)] = w;
+    if (table.tier_of(src(v)) != table.tier_of(dst(v))) ++r.rows_changing_tier;
     if (w >= 0) has_pred[static_cast<std::size_t>(w)] = 1;
   }
   std::vector<strata::duration<T>> t_op;

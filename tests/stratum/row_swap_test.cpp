@@ -65,6 +65,14 @@ TEST_CASE("A topic switch that rotates three experts is one 3-cycle: two swaps t
   CHECK(r.energy.in(units::pJ) == doctest::Approx(12288.0));
   CHECK(r.bytes.in(units::B) == doctest::Approx(8192.0));
 
+  SUBCASE("as a cost leaf: the same time and energy, the bytes per tier") {
+    const auto c = row_swap_leaf(r, tiers, table);
+    CHECK(c.time.in(units::ns) == doctest::Approx(200.0));
+    CHECK(c.energy.in(units::pJ) == doctest::Approx(12288.0));
+    CHECK(c.bytes_on("t0").in(units::B) == doctest::Approx(4096.0));
+    CHECK(c.bytes_on("t1").in(units::B) == doctest::Approx(4096.0));
+    CHECK(field_of([&] { (void)row_swap_leaf(r, std::vector<memory_tier<>>{tiers[0]}, table); }) == "tiers");
+  }
   SUBCASE("back to A costs the same: the cycle reversed") {
     const auto back = row_swap_cost(b, a, table, tiers);
     CHECK(back == r);

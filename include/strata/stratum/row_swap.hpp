@@ -41,9 +41,10 @@
 #include <algorithm>  // std::sort, std::upper_bound
 #include <cstddef>    // std::size_t
 #include <string>     // std::string, std::to_string
-#include <utility>    // std::pair
+#include <utility>    // std::pair, std::move
 #include <vector>     // std::vector
 
+#include "strata/core/cost.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/scalar.hpp"
 #include "strata/core/tier.hpp"
@@ -226,6 +227,22 @@ row_swap_result<T> row_swap_cost(const expert_layout& a, const expert_layout& b,
   r.row_writes = r.row_reads;
   r.bytes = units::B(row_bytes_all * T(static_cast<double>(r.row_reads + r.row_writes)));
   return r;
+}
+
+/// The switch as a leaf of the cost algebra (`core/cost.hpp`): its time and energy, and the
+/// bytes read + written in each tier (named as the tiers are), for a system model's breakdown.
+template <class T>
+cost<T> row_swap_leaf(const row_swap_result<T>& r, const std::vector<memory_tier<T>>& tiers,
+                      const tiering_table& table, std::string name = "topic switch: row swaps") {
+  detail::require(r.ops_per_tier.size() == tiers.size(), "strata.row_swap", "tiers", tiers.size(),
+                  ("one per tier of the result (" + std::to_string(r.ops_per_tier.size()) + ")").c_str());
+  std::vector<traffic<T>> bytes;
+  for (std::size_t i = 0; i < tiers.size(); ++i) {
+    if (r.ops_per_tier[i] == 0) continue;
+    bytes.push_back({tiers[i].name, units::B(T(table.row_bytes() * static_cast<double>(r.ops_per_tier[i])))});
+  }
+  return cost<T>::leaf(std::move(name), r.time, r.energy, std::move(bytes),
+                       "Stratum §5.2 near-memory row swaps: per row op latency + S_rb / (bandwidth / banks)");
 }
 
 }  // namespace v0

@@ -7,6 +7,7 @@
 #include "strata/baseline/gpu.hpp"
 #include "strata/core/json.hpp"
 #include "strata/device/mono3d.hpp"
+#include "strata/stratum/placement.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -21,6 +22,7 @@ int main(int argc, char** argv) {
   write("rtx_a6000.json", strata::json(strata::rtx_a6000()));
   write("machine_h100x2.json", strata::json(strata::make_machine(strata::h100_sxm5(), 2)));
   write("mono3d.json", strata::json(strata::mono3d_params<>{}));
+  write("placement_olmoe.json", strata::json(strata::expert_placement_params<>{}));
   write("h100_nvl.json", strata::json::parse(
                              R"({"name": "H100 NVL", "memory_capacity": "94 GiB", "memory_bandwidth": "3.9 TB/s"})"));
   return 0;

@@ -387,6 +387,10 @@ TEST_CASE("Bad placement input is a config_error naming the field") {
   p.row_buffer = units::B(0.5);
   CHECK(field_of([&] { (void)place_experts(p, hand_f); }) == "row_buffer");
   p = good;
+  p.layers = 1024;
+  p.experts = 1025;  // 1 049 600 experts > 2^20
+  CHECK(field_of([&] { (void)validate(p); }) == "layers * experts");
+  p = good;
   p.phi = 0;
   CHECK(field_of([&] { (void)place_experts(p, hand_f); }) == "phi");
   CHECK(field_of([&] { (void)place_experts(good, usage_table{{0.1, 0.6, 0.2, 0.1}}); }) == "f");

@@ -53,5 +53,6 @@
 #include "strata/baseline/gpu.hpp"
 
 #include "strata/report/paper.hpp"
+#include "strata/report/placement.hpp"
 
 #include "strata/json.hpp"

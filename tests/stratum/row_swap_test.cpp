@@ -94,7 +94,7 @@ TEST_CASE("A topic switch that rotates three experts is one 3-cycle: two swaps t
     CHECK(x.row_reads == 2);
     CHECK(x.time.in(units::ns) == doctest::Approx(2 * 20.0 + 2 * 30.0));
   }
-  SUBCASE("the in-bank energy replaces the tier energy (the default is an upper bound)") {
+  SUBCASE("the in-bank energy replaces the tier energy (a buffer on the memory die: lower energy)") {
     const row_swap_params<> p{.in_bank_energy = {units::pJ_per_B(0.5), units::pJ_per_B(0.5)}};
     const auto lo = row_swap_cost(a, b, table, tiers, p);
     CHECK(lo.energy.in(units::pJ) == doctest::Approx(8 * 1024 * 0.5));
@@ -185,7 +185,7 @@ TEST_CASE("A real topic switch on the default Mono3D chip: OLMoE arxiv -> github
                                                 << " rows per bank (" << ab.rows_changing_tier
                                                 << " change tier), " << ab.swaps << " swaps in " << ab.cycles
                                                 << " cycles; " << ab.time.in(units::us) << " us, "
-                                                << ab.energy.in(units::uJ) << " uJ (tier energy, upper bound), "
+                                                << ab.energy.in(units::uJ) << " uJ (tier energy: swap buffer in the PE), "
                                                 << ab.bytes.in(units::MiB) << " MiB read + written in banks");
 }
 

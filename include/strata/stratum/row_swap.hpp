@@ -29,11 +29,15 @@
 /// the row space has more banks than the tier, shards share a bank and serialise). Writes take
 /// the read timing (a `memory_tier` has one timing). Operations of one bank are sequential and
 /// banks run in parallel, so the switch takes Σ t_op over the per-bank sequence. e_in_bank
-/// defaults to the tier's energy per byte, which includes the bond and logic-die datapath parts
-/// (`device/dram_energy.hpp`) that a swap inside the bank does not use: the default is an upper
-/// bound; pass the in-bank part (activate/precharge, word-line boost, column) per tier for the
-/// tighter value. A swap of rows p and q costs 2 reads and 2 writes: one read and one write at
-/// p's tier and at q's.
+/// defaults to the tier's energy per byte: the whole path from the array to the logic die
+/// (`device/dram_energy.hpp`: activate/precharge, word-line boost, column, datapath, bond). That
+/// is the path when the swap buffer sits in the PE on the logic die, where
+/// `device/logic_die_blocks.hpp` sizes it (Stratum §3.2 puts it in the PE's local memory
+/// controller). For a buffer at the bank on the memory die the datapath and bond parts do not
+/// apply and the default is an upper bound: pass the in-bank parts per tier
+/// (`memory_core_energy + memory_periphery_energy − datapath` of `dram_access_energy`) instead.
+/// A swap of rows p and q costs 2 reads and 2 writes: one read and one write at p's tier and at
+/// q's.
 ///
 /// Table 4's fractions are this time and energy divided by a batch's decode time and energy (the
 /// caller's system model).
@@ -58,9 +62,10 @@ inline namespace v0 {
 /// Options of the row-swap cost.
 template <class T = double>
 struct row_swap_params {
-  /// Energy per byte of a row read or write inside a bank, per tier; empty: each tier's
-  /// `energy_per_byte` (an upper bound, see the file comment). [Design choice: the tier energy
-  /// is what every tier carries; the in-bank parts are device-specific]
+  /// Energy per byte of a row read or write of a swap, per tier; empty: each tier's
+  /// `energy_per_byte`, the array-to-logic-die path of a swap buffer in the PE (an upper bound
+  /// for a buffer on the memory die, see the file comment). [Stratum §3.2: the row-swap buffer is
+  /// part of the PE; the tier energy is what every tier of either paper carries]
   std::vector<strata::energy_per_data<T>> in_bank_energy;
   /// Largest number of moved rows per bank the cost walks. [Design choice: 2^24 rows, 16 MiB of
   /// marks; a Mono3D bank holds 32 768 rows]

@@ -56,7 +56,8 @@ std::vector<memory_tier<>> mono3d_system_tiers(int chips) {
 // SRAM = one chiplet_tier_spec per chiplet group, HBM and DRAM are already package totals.
 std::vector<memory_tier<>> hcrmap_package_tiers() {
   const substrate_params s;
-  const double groups = static_cast<double>((s.mesh_x / s.group_x) * (s.mesh_y / s.group_y));
+  const int group_count = (s.mesh_x / s.group_x) * (s.mesh_y / s.group_y);  // 2 x 2 groups of 2 x 2 chiplets
+  const double groups = static_cast<double>(group_count);
   return {{"sram", s.sram.capacity * groups, s.sram.bandwidth * groups, s.sram.latency, s.sram.energy,
            static_cast<int>(s.sram.banks * groups)},
           {"hbm", s.hbm.capacity, s.hbm.bandwidth, s.hbm.latency, s.hbm.energy, s.hbm.banks},

@@ -191,7 +191,8 @@ TEST_CASE("A real topic switch on the default Mono3D chip: OLMoE arxiv -> github
 
 TEST_CASE("Cross-paper: a topic switch of DeepSeek-V2-Lite on HCRMap's package tiers swaps inside each tier's banks") {
   const substrate_params s;
-  const double groups = static_cast<double>((s.mesh_x / s.group_x) * (s.mesh_y / s.group_y));
+  const int group_count = (s.mesh_x / s.group_x) * (s.mesh_y / s.group_y);  // 2 x 2 groups of 2 x 2 chiplets
+  const double groups = static_cast<double>(group_count);
   const std::vector<memory_tier<>> tiers{
       {"sram", s.sram.capacity * groups, s.sram.bandwidth * groups, s.sram.latency, s.sram.energy,
        static_cast<int>(s.sram.banks * groups)},

@@ -147,6 +147,7 @@ TEST_CASE("On the real per-domain tables: own-domain layout >= topic-mix layout 
   const std::vector<std::string> domains{"arxiv", "book", "c4", "github", "wikipedia"};
   for (const auto& mc : {model_case{"OLMoE-1B-7B-0824", "topk8", 8}, model_case{"Mixtral-8x7B-v0.1", "topk2", 2}}) {
     std::vector<const expert_counts*> series;
+    series.reserve(domains.size());
     for (const auto& d : domains) series.push_back(&counts().at(mc.model, d, mc.selection, "pretrained"));
     const int layers = static_cast<int>(series[0]->layers.size());
     const int experts = series[0]->experts;

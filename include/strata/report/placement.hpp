@@ -15,6 +15,7 @@
 /// a batch's decode time and energy: these rows give the numerators.
 
 #include <algorithm>  // std::max_element, std::min_element
+#include <cstddef>    // std::size_t
 #include <string>     // std::string
 #include <vector>     // std::vector
 
@@ -71,6 +72,7 @@ inline std::vector<paper_row> stratum_placement_rows(const mono3d_params<>& mp =
   const auto chip = system_tiers(mp, 1);
   const auto table = make_tiering_table(chip, mp.banks, mp.bank_access_bytes);
   std::vector<long long> per_tier;
+  per_tier.reserve(static_cast<std::size_t>(table.tiers()));
   for (int i = 0; i < table.tiers(); ++i) per_tier.push_back(table.tier_rows(i));
   const double spread = static_cast<double>(*std::max_element(per_tier.begin(), per_tier.end())) /
                         static_cast<double>(*std::min_element(per_tier.begin(), per_tier.end()));
@@ -101,7 +103,7 @@ inline std::vector<paper_row> stratum_placement_rows(const mono3d_params<>& mp =
     rows.push_back(rel(pre + "hit_rate", hot_hit_rate(a, f), "fraction", c.hit_rate, 1e-9,
                        "Stratum §6.3 (aggregated hit rate with topic prediction) through Algorithm 1",
                        row_kind::input));
-    rows.push_back(predict(pre + "expert_rows_fraction", static_cast<double>(a.expert_rows()) / t.rows,
+    rows.push_back(predict(pre + "expert_rows_fraction", static_cast<double>(a.expert_rows()) / static_cast<double>(t.rows),
                            "fraction", "Stratum §5.2 Algorithm 1 (L*E*delta / rows)"));
     if (!a.feasible) continue;
     rows.push_back(predict(pre + "fast_tier_traffic_share", tier_traffic_share(a, t, f).front(), "fraction",
@@ -134,6 +136,7 @@ inline std::vector<paper_row> stratum_placement_count_rows(const expert_count_ta
   for (const auto& c : {series_case{"olmoe", "OLMoE-1B-7B-0824", "topk8"},
                         series_case{"mixtral", "Mixtral-8x7B-v0.1", "topk2"}}) {
     std::vector<const expert_counts*> series;
+    series.reserve(domains.size());
     for (const auto& d : domains) series.push_back(&counts.at(c.model, d, c.selection, "pretrained"));
     const int layers = static_cast<int>(series.front()->layers.size());
     const int experts = series.front()->experts;
@@ -144,6 +147,8 @@ inline std::vector<paper_row> stratum_placement_count_rows(const expert_count_ta
                                       .phi = static_cast<long long>(layers) * experts};
     std::vector<usage_table> f;
     std::vector<expert_layout> own;
+    f.reserve(series.size());
+    own.reserve(series.size());
     for (const auto* s : series) {
       f.push_back(usage_from_counts(*s));
       own.push_back(place_experts(p, f.back()));

@@ -414,7 +414,7 @@ inline std::vector<double> tier_traffic_share(const expert_layout& a, const tier
       const double w = f[static_cast<std::size_t>(l)][static_cast<std::size_t>(e)];
       if (w == 0.0) continue;
       total += w;
-      detail::add_tier_rows(a.intervals[static_cast<std::size_t>(l * a.experts + e)], table, w * per_row, s);
+      detail::add_tier_rows(a.intervals[static_cast<std::size_t>(l) * static_cast<std::size_t>(a.experts) + static_cast<std::size_t>(e)], table, w * per_row, s);
     }
   }
   if (total > 0.0) {
@@ -432,7 +432,7 @@ inline double hot_hit_rate(const expert_layout& a, const usage_table& f) {
     for (int e = 0; e < a.experts; ++e) {
       const double w = f[static_cast<std::size_t>(l)][static_cast<std::size_t>(e)];
       total += w;
-      if (a.rank[static_cast<std::size_t>(l * a.experts + e)] < a.fast) hot += w;
+      if (a.rank[static_cast<std::size_t>(l) * static_cast<std::size_t>(a.experts) + static_cast<std::size_t>(e)] < a.fast) hot += w;
     }
   }
   return total > 0.0 ? hot / total : 0.0;

@@ -50,9 +50,10 @@ inline void require_usage_shape(int layers, int experts, int active) {
 /// f = A/E for every expert of every layer.
 inline usage_table uniform_usage(int layers, int experts, int active) {
   detail::require_usage_shape(layers, experts, active);
-  return usage_table(static_cast<std::size_t>(layers),
-                     std::vector<double>(static_cast<std::size_t>(experts),
-                                         static_cast<double>(active) / static_cast<double>(experts)));
+  usage_table f(static_cast<std::size_t>(layers),
+                std::vector<double>(static_cast<std::size_t>(experts),
+                                    static_cast<double>(active) / static_cast<double>(experts)));
+  return f;
 }
 
 /// The table with hot share `h` (see the file comment): in each layer experts (hot_offset + j) mod E,

@@ -56,8 +56,8 @@ TEST_CASE("usage_from_hit_rate gives the A hot experts f = h each and splits the
   CHECK(f[0][1] == 0.316);
   CHECK(f[7][2] == doctest::Approx(0.228));
   for (const auto& r : f) CHECK(row_sum(r) == doctest::Approx(2.0));
-  // The layout Algorithm 1 builds from it reaches exactly h, for every paper hit rate (numbers.md
-  // "Inputs": OLMoE 48.5 %, Mixtral 31.6 %, Llama-4-Scout 68.9 %).
+  // The layout Algorithm 1 builds from it reaches exactly h, for every paper hit rate (Stratum §6.3
+  // with topic prediction: OLMoE 48.5 %, Mixtral 31.6 %, Llama-4-Scout 68.9 %).
   struct case_ {
     int l, e, a;
     double h;

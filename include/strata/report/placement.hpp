@@ -3,9 +3,9 @@
 /// \file
 /// Paper-report rows of Stratum's placement (Stratum §5.2 Algorithm 1, §6.2.1 tiering, Table 4
 /// row swaps): `stratum.tiering.*` and `stratum.placement.*`, computed by the placement models on
-/// the three Stratum systems with the paper's aggregated hit rates (spec numbers.md, "Inputs"),
-/// and, from the real per-domain count tables, the hit rates an accurate, a mixed, a wrong and no
-/// usage prediction reach.
+/// the three Stratum systems with the paper's aggregated hit rates with topic prediction
+/// (Stratum §6.3), and, from the real per-domain count tables, the hit rates an accurate, a
+/// mixed, a wrong and no usage prediction reach.
 ///
 /// Systems: OLMoE-1B-7B on Stratum-S (1 chip), Mixtral-8x7B on Stratum-L (6 chips),
 /// Llama-4-Scout on Stratum-XL (12 chips, one row space over all 3072 banks) (Stratum §7). The
@@ -43,7 +43,7 @@ struct placement_case {
   double hit_rate;     ///< aggregated hot-expert hit rate with topic prediction
 };
 
-/// [Stratum §7 systems; hit rates: spec numbers.md "Inputs" (Stratum §6.3)]
+/// [Stratum §7 systems; hit rates: Stratum §6.3, aggregated with topic prediction]
 inline std::vector<placement_case> placement_cases() {
   return {{"olmoe", "OLMoE-1B-7B-0924", 1, 0.485},
           {"mixtral", "Mixtral-8x7B", 6, 0.316},
@@ -121,9 +121,10 @@ inline std::vector<paper_row> stratum_placement_rows(const mono3d_params<>& mp =
 
 /// Rows `stratum.placement.counts.<model>.*` from a count table holding OLMoE-1B-7B-0824 (topk8)
 /// and Mixtral-8x7B-v0.1 (topk2) on the five pretraining domains (the test data file
-/// `olmoe_mixtral_expert_counts_by_domain.csv`): the hot-expert hit rate of each domain, averaged
-/// over the domains, when Algorithm 1 places with that domain's table (own), the equal mix of
-/// all five (mix), another domain's table (other, mean over the four) and the uniform table.
+/// `tests/data/traces/olmoe_mixtral_expert_counts_by_domain.csv`): the hot-expert hit rate of
+/// each domain, averaged over the domains, when Algorithm 1 places with that domain's table
+/// (own), the equal mix of all five (mix), another domain's table (other, mean over the four) and
+/// the uniform table.
 inline std::vector<paper_row> stratum_placement_count_rows(const expert_count_table& counts) {
   using namespace detail;
   struct series_case {

@@ -23,6 +23,9 @@
 /// pack ends at K·Δ − 1 and the slow pack starts at Φ − (L·E − K)·Δ, so the
 /// intervals never overlap and stay in [0, Φ) exactly when L·E·Δ ≤ Φ; otherwise the layout is
 /// infeasible (a result, with the bytes and rows in `reason`) and holds no intervals.
+/// Shared experts (always active, hot by §5.2) are not among Algorithm 1's L·E routed experts;
+/// when they have the routed experts' size they can be placed by it as extra columns with f = 1,
+/// counted in E and A.
 ///
 /// Row plan. Non-NMP data takes the top rows of the slowest tier, so by default
 ///   Φ = rows of all tiers − ⌈non-NMP bytes / (N_bank·S_rb)⌉,
@@ -35,10 +38,13 @@
 /// `hot_hit_rate` the share of expert accesses that go to the K experts packed from row 0.
 ///
 /// \code
+/// const strata::mono3d_params<> chip;
+/// auto tiers = strata::memory_tiers(chip, strata::evaluate(chip));
+/// auto table = strata::make_tiering_table(tiers, chip.banks, chip.bank_access_bytes);
 /// strata::expert_placement_params<> p;          // OLMoE-1B-7B on one Stratum chip
 /// auto f = strata::usage_from_hit_rate(16, 64, 8, 0.485);   // stratum/usage.hpp
 /// auto layout = strata::place_experts(p, f);   // 1024 intervals of 12 rows
-/// auto share = strata::tier_traffic_share(layout, table, f);
+/// auto share = strata::tier_traffic_share(layout, table, f);   // share[0] = 0.485
 /// \endcode
 
 #include <algorithm>  // std::sort
@@ -414,7 +420,9 @@ inline std::vector<double> tier_traffic_share(const expert_layout& a, const tier
       const double w = f[static_cast<std::size_t>(l)][static_cast<std::size_t>(e)];
       if (w == 0.0) continue;
       total += w;
-      detail::add_tier_rows(a.intervals[static_cast<std::size_t>(l) * static_cast<std::size_t>(a.experts) + static_cast<std::size_t>(e)], table, w * per_row, s);
+      const std::size_t x = static_cast<std::size_t>(l) * static_cast<std::size_t>(a.experts) +
+                            static_cast<std::size_t>(e);
+      detail::add_tier_rows(a.intervals[x], table, w * per_row, s);
     }
   }
   if (total > 0.0) {
@@ -432,7 +440,9 @@ inline double hot_hit_rate(const expert_layout& a, const usage_table& f) {
     for (int e = 0; e < a.experts; ++e) {
       const double w = f[static_cast<std::size_t>(l)][static_cast<std::size_t>(e)];
       total += w;
-      if (a.rank[static_cast<std::size_t>(l) * static_cast<std::size_t>(a.experts) + static_cast<std::size_t>(e)] < a.fast) hot += w;
+      const std::size_t x = static_cast<std::size_t>(l) * static_cast<std::size_t>(a.experts) +
+                            static_cast<std::size_t>(e);
+      if (a.rank[x] < a.fast) hot += w;
     }
   }
   return total > 0.0 ? hot / total : 0.0;

@@ -8,13 +8,17 @@
 /// (row j of its A interval to row j of its B interval) in every bank. The moves form a partial
 /// permutation of the row space: following "the row my content goes to, and whose content is
 /// there now" from any moved row gives either a cycle (every row of it is both read and
-/// overwritten) or a chain that ends in a row no A expert holds (a free row: the KV gap or the
-/// slack of a pack) and starts in a row no B expert takes.
+/// overwritten) or a chain that ends in a row no A expert holds (a free row) and starts in a row
+/// no B expert takes. Two Algorithm 1 layouts of one shape occupy the same rows (the two packs),
+/// so between them every component is a cycle; chains come from layouts edited by hand. Algorithm
+/// 1 gives each expert the slot of its rank, so a topic switch also moves experts whose rank
+/// changed within a tier; `rows_changing_tier` counts the moves that cross a tier boundary, the
+/// part no slot assignment with the same hot set could avoid.
 ///
 /// How it moves. Each PE's local memory controller owns a two-row swap buffer: it reads two rows
-/// of its bank into the buffer and writes each back to the other's address, so data never leaves
-/// the bank and never crosses the interposer to the xPU; every bank does the same sequence at the
-/// same time (experts are sharded evenly over all banks, §4.1).
+/// of its bank into the buffer and writes each back to the other's address, so data stays with
+/// the bank and its PE and never crosses the interposer to the xPU; every bank does the same
+/// sequence at the same time (experts are sharded evenly over all banks, §4.1).
 /// - A cycle of c rows takes c − 1 swaps, all through one pivot row (each swap puts one row in
 ///   place, the last two). strata pivots on the cycle's row in the fastest tier.
 /// - A chain of c rows takes c single moves, the last row first into the free row (a read and a
@@ -156,8 +160,9 @@ row_swap_result<T> row_swap_cost(const expert_layout& a, const expert_layout& b,
   const long long nodes = static_cast<long long>(changed.size()) * d;
   r.rows_moved = nodes;
   // Node c·Δ + j: row j of changed expert c. Its A row, its B row (its destination).
-  const auto src = [&](long long v) { return a.intervals[static_cast<std::size_t>(changed[static_cast<std::size_t>(v / d)])].first + v % d; };
-  const auto dst = [&](long long v) { return b.intervals[static_cast<std::size_t>(changed[static_cast<std::size_t>(v / d)])].first + v % d; };
+  const auto expert_of = [&](long long v) { return static_cast<std::size_t>(changed[static_cast<std::size_t>(v / d)]); };
+  const auto src = [&](long long v) { return a.intervals[expert_of(v)].first + v % d; };
+  const auto dst = [&](long long v) { return b.intervals[expert_of(v)].first + v % d; };
   // Changed experts' A intervals sorted by first row: who holds a row in A (among the movers).
   std::vector<std::pair<long long, long long>> by_first;  // (first row in A, changed position)
   by_first.reserve(changed.size());

@@ -11,7 +11,7 @@
 ///   f = Σ_t w_t f_t / Σ_t w_t (the memory mapper's hit prediction for a batch, §6). The count
 ///   files save a few layers (OLMoE and Mixtral: layers 0, 7, 15); with `model_layers` > 0 each
 ///   model layer l takes the saved layer whose number is nearest to l (the lower on a tie).
-/// - From a hit rate h (the paper's aggregated values, spec numbers.md "Inputs"):
+/// - From a hit rate h (the paper's aggregated hit rates with topic prediction, Stratum §6.3):
 ///   `usage_from_hit_rate(L, E, A, h)` gives, in every layer, the A experts
 ///   (offset + j) mod E, j < A, the probability f = h each (each takes h/A of the layer's
 ///   accesses) and the other E − A experts f = A·(1 − h)/(E − A) each. Then Σ_e f = A, the hot

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Fuzz target: parameter JSON with units. The input is parsed with strata::parse_json and read as
-// each of gpu_params, roofline_machine, mono3d_params and stratum_system_params; what validates is evaluated (a Mixtral
-// decode step on the machine; the Mono3D device) and must give finite numbers.
+// each of gpu_params, roofline_machine, mono3d_params, expert_placement_params and
+// stratum_system_params; what validates is evaluated (a Mixtral decode step on the machine and on
+// the Stratum system; the Mono3D device; Algorithm 1 with a hit-rate table, whose intervals must
+// not overlap and must stay in [0, phi)) and must give finite numbers.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -11,7 +14,9 @@
 #include "strata/core/json.hpp"
 #include "strata/core/json_plain.hpp"
 #include "strata/device/mono3d.hpp"
+#include "strata/stratum/placement.hpp"
 #include "strata/stratum/system.hpp"
+#include "strata/stratum/usage.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/roofline.hpp"
@@ -63,6 +68,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     strata_fuzz::require_finite(r.time.si(), "stratum step time");
     strata_fuzz::require_finite(r.energy.si(), "stratum step energy");
     strata_fuzz::require_finite(r.tokens_per_s, "stratum tokens/s");
+  });
+  strata_fuzz::run([&] {
+    const auto p = strata::from_json_at<strata::expert_placement_params<>>(j);
+    strata::validate(p);
+    const double h = 0.5 * (1.0 + static_cast<double>(p.active) / p.experts);  // in [A/E, 1]
+    const auto a = strata::place_experts(p, strata::usage_from_hit_rate(p.layers, p.experts, p.active, h));
+    if (!a.feasible) return;
+    std::vector<strata::row_interval> iv = a.intervals;
+    std::sort(iv.begin(), iv.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (std::size_t i = 0; i < iv.size(); ++i) {
+      if (iv[i].first < 0 || iv[i].last >= a.phi || iv[i].rows() != a.delta) {
+        strata_fuzz::finding("placement interval outside [0, phi)", static_cast<double>(iv[i].first));
+      }
+      if (i > 0 && iv[i].first <= iv[i - 1].last) {
+        strata_fuzz::finding("placement intervals overlap", static_cast<double>(iv[i].first));
+      }
+    }
   });
   // json_plain on outside JSON: every quantity string becomes a finite number, or a config_error.
   // Only numbers are checked: other strings (names such as "infhbm") pass through unchanged.

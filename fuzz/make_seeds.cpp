@@ -8,6 +8,7 @@
 #include "strata/core/json.hpp"
 #include "strata/device/mono3d.hpp"
 #include "strata/stratum/system.hpp"
+#include "strata/stratum/placement.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   write("mono3d.json", strata::json(strata::mono3d_params<>{}));
   write("stratum_s.json", strata::json(strata::stratum_s()));
   write("stratum_xl_hbm.json", strata::json(strata::with_hbm_nmp(strata::stratum_xl())));
+  write("placement_olmoe.json", strata::json(strata::expert_placement_params<>{}));
   write("h100_nvl.json", strata::json::parse(
                              R"({"name": "H100 NVL", "memory_capacity": "94 GiB", "memory_bandwidth": "3.9 TB/s"})"));
   return 0;

@@ -35,6 +35,11 @@
 #include "strata/chiplet/token_groups.hpp"
 #include "strata/chiplet/window.hpp"
 
+#include "strata/stratum/placement.hpp"
+#include "strata/stratum/row_swap.hpp"
+#include "strata/stratum/tiering.hpp"
+#include "strata/stratum/usage.hpp"
+
 #include "strata/workload/footprint.hpp"
 #include "strata/workload/hf_config.hpp"
 #include "strata/workload/model.hpp"
@@ -60,5 +65,6 @@
 #include "strata/report/paper_rows.hpp"
 #include "strata/report/stratum_rows.hpp"
 #include "strata/report/validation_rows.hpp"
+#include "strata/report/placement.hpp"
 
 #include "strata/json.hpp"

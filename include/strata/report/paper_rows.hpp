@@ -10,6 +10,7 @@
 #include <vector>   // std::vector
 
 #include "strata/report/paper.hpp"
+#include "strata/report/placement.hpp"
 #include "strata/report/stratum_rows.hpp"
 #include "strata/report/validation_rows.hpp"
 
@@ -23,6 +24,7 @@ inline std::vector<paper_row> paper_rows() {
   for (auto& r : stratum_chip_rows()) rows.push_back(std::move(r));
   for (auto& r : stratum_system_rows()) rows.push_back(std::move(r));
   for (auto& r : stratum_result_rows()) rows.push_back(std::move(r));
+  for (auto& r : stratum_placement_rows()) rows.push_back(std::move(r));
   for (auto& r : hcrmap_metadata_rows()) rows.push_back(std::move(r));
   for (auto& r : validation_rows()) rows.push_back(std::move(r));
   return rows;

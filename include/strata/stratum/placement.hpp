@@ -19,10 +19,13 @@
 ///   i ≤ K:  start_i = (i − 1)·Δ                   packed from row 0 (fastest)
 ///   i > K:  start_i = Φ − (L·E − i + 1)·Δ         packed against Φ (slowest end)
 ///   end_i = start_i + Δ − 1                       one inclusive interval per (layer, expert)
-/// The tie-break makes the result deterministic (a stable sort of the experts in (layer, expert)
-/// order). The fast pack ends at K·Δ − 1 and the slow pack starts at Φ − (L·E − K)·Δ, so the
+/// The tie-break makes the result deterministic (among equal f, (layer, expert) order). The fast
+/// pack ends at K·Δ − 1 and the slow pack starts at Φ − (L·E − K)·Δ, so the
 /// intervals never overlap and stay in [0, Φ) exactly when L·E·Δ ≤ Φ; otherwise the layout is
 /// infeasible (a result, with the bytes and rows in `reason`) and holds no intervals.
+/// Shared experts (always active, hot by §5.2) are not among Algorithm 1's L·E routed experts;
+/// when they have the routed experts' size they can be placed by it as extra columns with f = 1,
+/// counted in E and A.
 ///
 /// Row plan. Non-NMP data takes the top rows of the slowest tier, so by default
 ///   Φ = rows of all tiers − ⌈non-NMP bytes / (N_bank·S_rb)⌉,
@@ -35,17 +38,20 @@
 /// `hot_hit_rate` the share of expert accesses that go to the K experts packed from row 0.
 ///
 /// \code
+/// const strata::mono3d_params<> chip;
+/// auto tiers = strata::memory_tiers(chip, strata::evaluate(chip));
+/// auto table = strata::make_tiering_table(tiers, chip.banks, chip.bank_access_bytes);
 /// strata::expert_placement_params<> p;          // OLMoE-1B-7B on one Stratum chip
 /// auto f = strata::usage_from_hit_rate(16, 64, 8, 0.485);   // stratum/usage.hpp
 /// auto layout = strata::place_experts(p, f);   // 1024 intervals of 12 rows
-/// auto share = strata::tier_traffic_share(layout, table, f);
+/// auto share = strata::tier_traffic_share(layout, table, f);   // share[0] = 0.485
 /// \endcode
 
-#include <algorithm>  // std::stable_sort, std::upper_bound
+#include <algorithm>  // std::sort
 #include <cmath>      // std::isfinite
 #include <cstddef>    // std::size_t
-#include <numeric>    // std::iota
 #include <string>     // std::string, std::to_string
+#include <utility>    // std::pair
 #include <vector>     // std::vector
 
 #include "strata/core/error.hpp"
@@ -63,7 +69,7 @@ inline namespace v0 {
 using usage_table = std::vector<std::vector<double>>;
 
 /// Inputs of Algorithm 1 besides the usage table. Defaults: OLMoE-1B-7B (the
-/// `preset("OLMoE-1B-7B")` shape) on one Stratum chip (Stratum-S, §7).
+/// `preset("OLMoE-1B-7B-0924")` shape) on one Stratum chip (Stratum-S, §7).
 template <class T = double>
 struct expert_placement_params {
   /// L, MoE layers. [OLMoE-1B-7B config.json: 16 layers, all MoE]
@@ -95,8 +101,14 @@ struct expert_placement_params {
   friend bool operator==(const expert_placement_params&, const expert_placement_params&) = default;
 };
 
+namespace detail {
+/// Most experts (L·E) one layout holds: 2^20. [Design choice: 70 × DeepSeek-V3's 58 × 256 = 14 848;
+/// bounds Algorithm 1's sort and the layout at ~30 MiB]
+inline constexpr long long max_layout_experts = 1LL << 20;
+}  // namespace detail
+
 /// Checks the parameters; throws `config_error` naming the field: layers [1, limits().layers];
-/// experts [1, limits().experts]; active [1, experts]; layers·experts ≤ limits().table_cells;
+/// experts [1, limits().experts]; active [1, experts]; layers·experts ≤ 2^20;
 /// expert_bytes (0, 1e15] B; banks [1, limits().banks]; row_buffer [1 B, 1 GiB];
 /// phi [1, 2^40] rows.
 template <class T>
@@ -105,8 +117,8 @@ void validate(const expert_placement_params<T>& p) {
   detail::require_count(p.layers, 1, limits().layers, m, "layers");
   detail::require_count(p.experts, 1, limits().experts, m, "experts");
   detail::require_count(p.active, 1, p.experts, m, "active");
-  detail::require(static_cast<long long>(p.layers) * p.experts <= limits().table_cells, m, "layers * experts",
-                  static_cast<long long>(p.layers) * p.experts, "at most limits().table_cells experts");
+  detail::require(static_cast<long long>(p.layers) * p.experts <= detail::max_layout_experts, m, "layers * experts",
+                  static_cast<long long>(p.layers) * p.experts, "at most 2^20 experts");
   detail::require_positive(p.expert_bytes.si(), m, "expert_bytes", "B");
   detail::require_range(p.expert_bytes.si(), 0.0, 1e15, m, "expert_bytes", "B");
   detail::validate_row_space(p.banks, p.row_buffer, m);
@@ -206,13 +218,20 @@ expert_layout place_experts(const expert_placement_params<T>& p, const usage_tab
   const int n = p.layers * p.experts;
   // Δ ≤ 1e15 B / 1 B: far inside 64 bits; L·E·Δ ≤ 2^22 · 1e15 is not, so compare in double.
   out.delta = rows_per_expert(p.expert_bytes, p.banks, p.row_buffer);
-  out.order.resize(static_cast<std::size_t>(n));
-  std::iota(out.order.begin(), out.order.end(), 0);
-  // Descending f; stable over (layer, expert) order: the tie-break of the file comment.
-  std::stable_sort(out.order.begin(), out.order.end(), [&](int a, int b) {
-    return f[static_cast<std::size_t>(a / p.experts)][static_cast<std::size_t>(a % p.experts)] >
-           f[static_cast<std::size_t>(b / p.experts)][static_cast<std::size_t>(b % p.experts)];
+  // Descending f, then ascending index l·E + e: the tie-break of the file comment (the keys are
+  // distinct, so the order is total and any sort gives the same result).
+  std::vector<std::pair<double, int>> keys;
+  keys.reserve(static_cast<std::size_t>(n));
+  for (int l = 0; l < p.layers; ++l) {
+    for (int e = 0; e < p.experts; ++e) {
+      keys.emplace_back(f[static_cast<std::size_t>(l)][static_cast<std::size_t>(e)], l * p.experts + e);
+    }
+  }
+  std::sort(keys.begin(), keys.end(), [](const std::pair<double, int>& a, const std::pair<double, int>& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
   });
+  out.order.resize(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < keys.size(); ++i) out.order[i] = keys[i].second;
   out.rank.resize(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) out.rank[static_cast<std::size_t>(out.order[static_cast<std::size_t>(i)])] = i;
 
@@ -401,7 +420,9 @@ inline std::vector<double> tier_traffic_share(const expert_layout& a, const tier
       const double w = f[static_cast<std::size_t>(l)][static_cast<std::size_t>(e)];
       if (w == 0.0) continue;
       total += w;
-      detail::add_tier_rows(a.intervals[static_cast<std::size_t>(l * a.experts + e)], table, w * per_row, s);
+      const std::size_t x = static_cast<std::size_t>(l) * static_cast<std::size_t>(a.experts) +
+                            static_cast<std::size_t>(e);
+      detail::add_tier_rows(a.intervals[x], table, w * per_row, s);
     }
   }
   if (total > 0.0) {
@@ -419,7 +440,9 @@ inline double hot_hit_rate(const expert_layout& a, const usage_table& f) {
     for (int e = 0; e < a.experts; ++e) {
       const double w = f[static_cast<std::size_t>(l)][static_cast<std::size_t>(e)];
       total += w;
-      if (a.rank[static_cast<std::size_t>(l * a.experts + e)] < a.fast) hot += w;
+      const std::size_t x = static_cast<std::size_t>(l) * static_cast<std::size_t>(a.experts) +
+                            static_cast<std::size_t>(e);
+      if (a.rank[x] < a.fast) hot += w;
     }
   }
   return total > 0.0 ? hot / total : 0.0;

@@ -8,13 +8,17 @@
 /// (row j of its A interval to row j of its B interval) in every bank. The moves form a partial
 /// permutation of the row space: following "the row my content goes to, and whose content is
 /// there now" from any moved row gives either a cycle (every row of it is both read and
-/// overwritten) or a chain that ends in a row no A expert holds (a free row: the KV gap or the
-/// slack of a pack) and starts in a row no B expert takes.
+/// overwritten) or a chain that ends in a row no A expert holds (a free row) and starts in a row
+/// no B expert takes. Two Algorithm 1 layouts of one shape occupy the same rows (the two packs),
+/// so between them every component is a cycle; chains come from layouts edited by hand. Algorithm
+/// 1 gives each expert the slot of its rank, so a topic switch also moves experts whose rank
+/// changed within a tier; `rows_changing_tier` counts the moves that cross a tier boundary, the
+/// part no slot assignment with the same hot set could avoid.
 ///
 /// How it moves. Each PE's local memory controller owns a two-row swap buffer: it reads two rows
-/// of its bank into the buffer and writes each back to the other's address, so data never leaves
-/// the bank and never crosses the interposer to the xPU; every bank does the same sequence at the
-/// same time (experts are sharded evenly over all banks, §4.1).
+/// of its bank into the buffer and writes each back to the other's address, so data stays with
+/// the bank and its PE and never crosses the interposer to the xPU; every bank does the same
+/// sequence at the same time (experts are sharded evenly over all banks, §4.1).
 /// - A cycle of c rows takes c − 1 swaps, all through one pivot row (each swap puts one row in
 ///   place, the last two). strata pivots on the cycle's row in the fastest tier.
 /// - A chain of c rows takes c single moves, the last row first into the free row (a read and a
@@ -29,11 +33,15 @@
 /// the row space has more banks than the tier, shards share a bank and serialise). Writes take
 /// the read timing (a `memory_tier` has one timing). Operations of one bank are sequential and
 /// banks run in parallel, so the switch takes Σ t_op over the per-bank sequence. e_in_bank
-/// defaults to the tier's energy per byte, which includes the bond and logic-die datapath parts
-/// (`device/dram_energy.hpp`) that a swap inside the bank does not use: the default is an upper
-/// bound; pass the in-bank part (activate/precharge, word-line boost, column) per tier for the
-/// tighter value. A swap of rows p and q costs 2 reads and 2 writes: one read and one write at
-/// p's tier and at q's.
+/// defaults to the tier's energy per byte: the whole path from the array to the logic die
+/// (`device/dram_energy.hpp`: activate/precharge, word-line boost, column, datapath, bond). That
+/// is the path when the swap buffer sits in the PE on the logic die, where
+/// `device/logic_die_blocks.hpp` sizes it (Stratum §3.2 puts it in the PE's local memory
+/// controller). For a buffer at the bank on the memory die the datapath and bond parts do not
+/// apply and the default is an upper bound: pass the in-bank parts per tier
+/// (`memory_core_energy + memory_periphery_energy − datapath` of `dram_access_energy`) instead.
+/// A swap of rows p and q costs 2 reads and 2 writes: one read and one write at p's tier and at
+/// q's.
 ///
 /// Table 4's fractions are this time and energy divided by a batch's decode time and energy (the
 /// caller's system model).
@@ -41,9 +49,10 @@
 #include <algorithm>  // std::sort, std::upper_bound
 #include <cstddef>    // std::size_t
 #include <string>     // std::string, std::to_string
-#include <utility>    // std::pair
+#include <utility>    // std::pair, std::move
 #include <vector>     // std::vector
 
+#include "strata/core/cost.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/scalar.hpp"
 #include "strata/core/tier.hpp"
@@ -57,9 +66,10 @@ inline namespace v0 {
 /// Options of the row-swap cost.
 template <class T = double>
 struct row_swap_params {
-  /// Energy per byte of a row read or write inside a bank, per tier; empty: each tier's
-  /// `energy_per_byte` (an upper bound, see the file comment). [Design choice: the tier energy
-  /// is what every tier carries; the in-bank parts are device-specific]
+  /// Energy per byte of a row read or write of a swap, per tier; empty: each tier's
+  /// `energy_per_byte`, the array-to-logic-die path of a swap buffer in the PE (an upper bound
+  /// for a buffer on the memory die, see the file comment). [Stratum §3.2: the row-swap buffer is
+  /// part of the PE; the tier energy is what every tier of either paper carries]
   std::vector<strata::energy_per_data<T>> in_bank_energy;
   /// Largest number of moved rows per bank the cost walks. [Design choice: 2^24 rows, 16 MiB of
   /// marks; a Mono3D bank holds 32 768 rows]
@@ -78,6 +88,9 @@ template <class T = double>
 struct row_swap_result {
   long long experts_moved = 0;  ///< experts whose interval changed
   long long rows_moved = 0;     ///< rows whose content changes
+  /// Moved rows whose destination is in another tier than their source: the moves a topic
+  /// switch cannot avoid (Algorithm 1 also moves rows inside a tier when ranks shift).
+  long long rows_changing_tier = 0;
   long long swaps = 0;          ///< two-row swaps (cycles)
   long long moves = 0;          ///< single moves to a free row (chains)
   long long cycles = 0;         ///< cycles of the permutation
@@ -93,6 +106,7 @@ struct row_swap_result {
   static void visit_fields(S& s, V&& v) {
     v("experts_moved", s.experts_moved);
     v("rows_moved", s.rows_moved);
+    v("rows_changing_tier", s.rows_changing_tier);
     v("swaps", s.swaps);
     v("moves", s.moves);
     v("cycles", s.cycles);
@@ -104,6 +118,7 @@ struct row_swap_result {
     v("time", s.time);
     v("energy", s.energy);
   }
+  friend bool operator==(const row_swap_result&, const row_swap_result&) = default;
 };
 
 /// Rows, swaps, time and energy of going from layout `a` to layout `b` on `tiers` (the tiers
@@ -145,8 +160,9 @@ row_swap_result<T> row_swap_cost(const expert_layout& a, const expert_layout& b,
   const long long nodes = static_cast<long long>(changed.size()) * d;
   r.rows_moved = nodes;
   // Node c·Δ + j: row j of changed expert c. Its A row, its B row (its destination).
-  const auto src = [&](long long v) { return a.intervals[static_cast<std::size_t>(changed[static_cast<std::size_t>(v / d)])].first + v % d; };
-  const auto dst = [&](long long v) { return b.intervals[static_cast<std::size_t>(changed[static_cast<std::size_t>(v / d)])].first + v % d; };
+  const auto expert_of = [&](long long v) { return static_cast<std::size_t>(changed[static_cast<std::size_t>(v / d)]); };
+  const auto src = [&](long long v) { return a.intervals[expert_of(v)].first + v % d; };
+  const auto dst = [&](long long v) { return b.intervals[expert_of(v)].first + v % d; };
   // Changed experts' A intervals sorted by first row: who holds a row in A (among the movers).
   std::vector<std::pair<long long, long long>> by_first;  // (first row in A, changed position)
   by_first.reserve(changed.size());
@@ -168,6 +184,7 @@ row_swap_result<T> row_swap_cost(const expert_layout& a, const expert_layout& b,
   for (long long v = 0; v < nodes; ++v) {
     const long long w = holder(dst(v));
     next[static_cast<std::size_t>(v)] = w;
+    if (table.tier_of(src(v)) != table.tier_of(dst(v))) ++r.rows_changing_tier;
     if (w >= 0) has_pred[static_cast<std::size_t>(w)] = 1;
   }
   std::vector<strata::duration<T>> t_op;
@@ -220,6 +237,22 @@ row_swap_result<T> row_swap_cost(const expert_layout& a, const expert_layout& b,
   r.row_writes = r.row_reads;
   r.bytes = units::B(row_bytes_all * T(static_cast<double>(r.row_reads + r.row_writes)));
   return r;
+}
+
+/// The switch as a leaf of the cost algebra (`core/cost.hpp`): its time and energy, and the
+/// bytes read + written in each tier (named as the tiers are), for a system model's breakdown.
+template <class T>
+cost<T> row_swap_leaf(const row_swap_result<T>& r, const std::vector<memory_tier<T>>& tiers,
+                      const tiering_table& table, std::string name = "topic switch: row swaps") {
+  detail::require(r.ops_per_tier.size() == tiers.size(), "strata.row_swap", "tiers", tiers.size(),
+                  ("one per tier of the result (" + std::to_string(r.ops_per_tier.size()) + ")").c_str());
+  std::vector<traffic<T>> bytes;
+  for (std::size_t i = 0; i < tiers.size(); ++i) {
+    if (r.ops_per_tier[i] == 0) continue;
+    bytes.push_back({tiers[i].name, units::B(T(table.row_bytes() * static_cast<double>(r.ops_per_tier[i])))});
+  }
+  return cost<T>::leaf(std::move(name), r.time, r.energy, std::move(bytes),
+                       "Stratum §5.2 near-memory row swaps: per row op latency + S_rb / (bandwidth / banks)");
 }
 
 }  // namespace v0

@@ -156,11 +156,16 @@ tiering_table make_tiering_table(const std::vector<memory_tier<T>>& tiers, int b
       const std::string pre = (tiers[i].name.empty() ? std::string("tier") : tiers[i].name) + ".";
       const std::string& got = e.field();
       const std::string leaf = got.compare(0, pre.size(), pre) == 0 ? got.substr(pre.size()) : got;
-      throw config_error(f + "." + leaf, std::string(e.what()) + " (" + f + ")");
+      std::string field = f;
+      field.append(".").append(leaf);
+      std::string what = e.what();
+      what.append(" (").append(f).append(")");
+      throw config_error(field, what);
     }
     const double r = std::floor(value_of(tiers[i].capacity.si()) / row_bytes);
-    detail::require(t.rows + r <= static_cast<double>(detail::max_rows_per_bank), m, f + ".capacity",
-                    t.rows + r, "at most 2^40 rows per bank over all tiers");
+    const double total = static_cast<double>(t.rows) + r;
+    detail::require(total <= static_cast<double>(detail::max_rows_per_bank), m, f + ".capacity", total,
+                    "at most 2^40 rows per bank over all tiers");
     t.first_row.push_back(t.rows);
     t.rows += static_cast<long long>(r);
   }

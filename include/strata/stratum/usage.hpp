@@ -11,7 +11,7 @@
 ///   f = Σ_t w_t f_t / Σ_t w_t (the memory mapper's hit prediction for a batch, §6). The count
 ///   files save a few layers (OLMoE and Mixtral: layers 0, 7, 15); with `model_layers` > 0 each
 ///   model layer l takes the saved layer whose number is nearest to l (the lower on a tie).
-/// - From a hit rate h (the paper's aggregated values, spec numbers.md "Inputs"):
+/// - From a hit rate h (the paper's aggregated hit rates with topic prediction, Stratum §6.3):
 ///   `usage_from_hit_rate(L, E, A, h)` gives, in every layer, the A experts
 ///   (offset + j) mod E, j < A, the probability f = h each (each takes h/A of the layer's
 ///   accesses) and the other E − A experts f = A·(1 − h)/(E − A) each. Then Σ_e f = A, the hot
@@ -50,9 +50,10 @@ inline void require_usage_shape(int layers, int experts, int active) {
 /// f = A/E for every expert of every layer.
 inline usage_table uniform_usage(int layers, int experts, int active) {
   detail::require_usage_shape(layers, experts, active);
-  return usage_table(static_cast<std::size_t>(layers),
-                     std::vector<double>(static_cast<std::size_t>(experts),
-                                         static_cast<double>(active) / static_cast<double>(experts)));
+  usage_table f(static_cast<std::size_t>(layers),
+                std::vector<double>(static_cast<std::size_t>(experts),
+                                    static_cast<double>(active) / static_cast<double>(experts)));
+  return f;
 }
 
 /// The table with hot share `h` (see the file comment): in each layer experts (hot_offset + j) mod E,

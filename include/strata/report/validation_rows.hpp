@@ -53,10 +53,10 @@ inline std::vector<paper_row> validation_rows(const validation_report& rep) {
     rows.push_back(paper_row{std::string("validation.fit.") + knob, v, unit, std::nullopt, 0.0, row_check::predict,
                              fit_src, row_kind::fit, std::string("gpu_params.") + knob, {}});
   };
-  fit_row("memory_efficiency", rep.fit.knobs.memory_efficiency, "");
-  fit_row("compute_efficiency", rep.fit.knobs.compute_efficiency, "");
+  fit_row("memory_efficiency", rep.fit.knobs.memory_efficiency, "fraction");
+  fit_row("compute_efficiency", rep.fit.knobs.compute_efficiency, "fraction");
   fit_row("op_overhead", rep.fit.knobs.op_overhead.in(units::us), "us");
-  rows.push_back(detail::with("validation.check.median_abs_error", rep.check.median_abs_error, "",
+  rows.push_back(detail::with("validation.check.median_abs_error", rep.check.median_abs_error, "fraction",
                               validation_median_goal, row_check::at_most,
                               "tests/data/measurements held-back set (" + std::to_string(rep.check.rows) +
                                   " rows); goal of issue 13"));

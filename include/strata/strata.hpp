@@ -47,6 +47,14 @@
 
 #include "strata/baseline/gpu.hpp"
 
+#include "strata/hcrmap/controller.hpp"
+#include "strata/hcrmap/experiment.hpp"
+#include "strata/hcrmap/layer_eval.hpp"
+#include "strata/hcrmap/placement.hpp"
+#include "strata/hcrmap/policies.hpp"
+#include "strata/hcrmap/token_mapper.hpp"
+
 #include "strata/report/paper.hpp"
+#include "strata/report/hcrmap_rows.hpp"
 
 #include "strata/json.hpp"

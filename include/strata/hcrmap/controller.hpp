@@ -204,8 +204,11 @@ using action_scorer = std::function<double(std::span<const double>)>;
 
 /// The greedy one-step scorer (§6.4 in closed form): benefit − migration exposure.
 inline double greedy_score(std::span<const double> f) {
-  detail::require(f.size() == controller_feature_count, "strata.hcrmap.controller", "features", f.size(),
-                  "controller_feature_count entries");
+  if (f.size() != controller_feature_count) {
+    throw config_error("features", "[strata.hcrmap.controller] features has " + std::to_string(f.size()) +
+                                       " entries, expected controller_feature_count = " +
+                                       std::to_string(controller_feature_count));
+  }
   return f[feature::benefit] - f[feature::exposure];
 }
 
@@ -295,7 +298,7 @@ class residency_controller {
       detail::require(l >= 0 && l < res_->layers(), id, "layers", l, "a layer of the residency");
       layer_obs o;
       o.layer = l;
-      o.eval = &evals[i];
+      o.eval = evals[i];
       o.t_moe = evals[i].result.t_moe.si();
       o.t_gate = evals[i].result.critical.gate.si();
       o.demand.assign(static_cast<std::size_t>(E), 0.0);
@@ -321,6 +324,13 @@ class residency_controller {
       for (std::size_t r = 0; r < ev.entry_of_replica.size(); ++r) {
         const auto& de = res_->entries()[static_cast<std::size_t>(ev.entry_of_replica[r])];
         o.busy[de.chiplet] += ev.result.replica_tokens[r] * shape_.flops_per_token.si() / chiplet_rate_();
+      }
+      o.comp.assign(res_->entries().size(), 0.0);
+      o.cores.assign(res_->entries().size(), 0.0);
+      for (std::size_t r = 0; r < ev.entry_of_replica.size(); ++r) {
+        const auto en = static_cast<std::size_t>(ev.entry_of_replica[r]);
+        o.cores[en] = std::max(1, ev.result.replica_cores[r]);
+        o.comp[en] = ev.result.replica_tokens[r] * shape_.flops_per_token.si() / (o.cores[en] * core_rate_());
       }
       o.tail = std::max(0.0, o.t_moe - o.t_gate - bound_(o));
       double sum = 0.0;
@@ -350,6 +360,7 @@ class residency_controller {
   [[nodiscard]] std::vector<scored_action> legal_actions() const {
     std::vector<scored_action> out;
     out.push_back(noop_());
+    if (p_.u_max < 1) return out;
     double total = 0.0;
     for (const auto& o : obs_) total += o.t_moe;
     if (obs_.empty() || total <= 0.0) return out;
@@ -367,17 +378,22 @@ class residency_controller {
     // Most loaded observed layer: Eq. 40's foreground.
     const directory_layer_eval* fg = nullptr;
     for (const auto& o : obs_) {
-      if (fg == nullptr || o.t_moe > fg->result.t_moe.si()) fg = o.eval;
+      if (fg == nullptr || o.t_moe > fg->result.t_moe.si()) fg = &o.eval;
     }
     for (const auto& o : obs_) {
       const int E = res_->experts();
       // Persistent hot: the experts with most tokens on the busiest chiplet, and the last to finish.
       const auto busiest = static_cast<int>(std::max_element(o.busy.begin(), o.busy.end()) - o.busy.begin());
       std::vector<std::pair<double, int>> on;
-      for (std::size_t r = 0; r < o.eval->entry_of_replica.size(); ++r) {
-        const int en = o.eval->entry_of_replica[r];
+      for (std::size_t r = 0; r < o.eval.entry_of_replica.size(); ++r) {
+        const int en = o.eval.entry_of_replica[r];
         const auto& de = res_->entries()[static_cast<std::size_t>(en)];
         if (de.chiplet == busiest) on.emplace_back(-entry_tokens_(o, en), de.expert);
+      }
+      // ... and the replicas with the longest compute (few cores for many tokens, Eq. 4, 13).
+      for (std::size_t r = 0; r < o.eval.entry_of_replica.size(); ++r) {
+        const auto en = static_cast<std::size_t>(o.eval.entry_of_replica[r]);
+        on.emplace_back(-o.comp[en] * 1e12, res_->entries()[en].expert);
       }
       std::sort(on.begin(), on.end());
       std::vector<int> hot;
@@ -514,11 +530,15 @@ class residency_controller {
  private:
   struct layer_obs {
     int layer = 0;
-    const directory_layer_eval* eval = nullptr;
+    directory_layer_eval eval;  // a copy: the caller's evaluations need not outlive the call
     double t_moe = 0.0, t_gate = 0.0, mean_demand = 0.0;
     double tail = 0.0;
-    std::vector<double> demand, src, finish, ready, busy, tokens;
+    std::vector<double> demand, src, finish, ready, busy, tokens, comp, cores;
   };
+
+  [[nodiscard]] double core_rate_() const {
+    return s_->core_throughput().si() * cp_.tile_utilization * cp_.compute_scale;
+  }
 
   [[nodiscard]] double chiplet_rate_() const {
     return s_->core_throughput().si() * cp_.tile_utilization * cp_.compute_scale * s_->params().cores_per_chiplet;
@@ -527,6 +547,7 @@ class residency_controller {
   [[nodiscard]] static double bound_(const layer_obs& o) {
     double b = 0.0;
     for (double x : o.busy) b = std::max(b, x);
+    for (double x : o.comp) b = std::max(b, x);
     for (double x : o.ready) b = std::max(b, x - o.t_gate);
     return b;
   }
@@ -539,35 +560,53 @@ class residency_controller {
     const auto legal = res_->legal(o.layer, e);
     const double n = double(legal.size());
     const double per_tok = shape_.flops_per_token.si() / chiplet_rate_();
+    const double tok_core = shape_.flops_per_token.si() / core_rate_();
+    const int cores = s_->params().cores_per_chiplet;
     std::vector<double> busy = o.busy;
-    std::vector<double> tok = o.tokens;
-    tok.resize(res_->entries().size() + 1, 0.0);
+    std::vector<double> tok = o.tokens, comp = o.comp, kc = o.cores;
+    const std::size_t fresh = res_->entries().size();
+    tok.resize(fresh + 1, 0.0);
+    comp.resize(fresh + 1, 0.0);
+    kc.resize(fresh + 1, 0.0);
+    const auto k_of = [&](std::size_t r) { return std::max(1.0, kc[r]); };
     if (evict < 0) {
       double moved = 0.0;
       for (int r : legal) {
-        const double give = tok[static_cast<std::size_t>(r)] / (n + 1.0);
-        busy[res_->entries()[static_cast<std::size_t>(r)].chiplet] -= give * per_tok;
-        tok[static_cast<std::size_t>(r)] -= give;
+        const auto ri = static_cast<std::size_t>(r);
+        const double give = tok[ri] / (n + 1.0);
+        busy[res_->entries()[ri].chiplet] -= give * per_tok;
+        tok[ri] -= give;
+        comp[ri] = tok[ri] * tok_core / k_of(ri);
         moved += give;
       }
-      busy[static_cast<std::size_t>(target_chiplet)] += moved * per_tok;
-      tok[res_->entries().size()] = moved;
+      // The new copy's cores: its share of its chiplet's work (Eq. 4), at least one.
+      const double w_c = busy[static_cast<std::size_t>(target_chiplet)] + moved * per_tok;
+      kc[fresh] = std::max(1.0, std::floor(cores * (moved * per_tok) / std::max(w_c, 1e-30)));
+      busy[static_cast<std::size_t>(target_chiplet)] = w_c;
+      tok[fresh] = moved;
+      comp[fresh] = moved * tok_core / kc[fresh];
     } else {
-      const double mine = tok[static_cast<std::size_t>(evict)];
-      busy[res_->entries()[static_cast<std::size_t>(evict)].chiplet] -= mine * per_tok;
-      tok[static_cast<std::size_t>(evict)] = 0.0;
+      const auto ei = static_cast<std::size_t>(evict);
+      const double mine = tok[ei];
+      busy[res_->entries()[ei].chiplet] -= mine * per_tok;
+      tok[ei] = 0.0;
+      comp[ei] = 0.0;
       for (int r : legal) {
         if (r == evict || n < 2.0) continue;
-        busy[res_->entries()[static_cast<std::size_t>(r)].chiplet] += mine / (n - 1.0) * per_tok;
-        tok[static_cast<std::size_t>(r)] += mine / (n - 1.0);
+        const auto ri = static_cast<std::size_t>(r);
+        busy[res_->entries()[ri].chiplet] += mine / (n - 1.0) * per_tok;
+        tok[ri] += mine / (n - 1.0);
+        comp[ri] = tok[ri] * tok_core / k_of(ri);
       }
     }
     std::vector<double> ready = o.ready;
     if (mem_new > 0.0) ready[static_cast<std::size_t>(e)] = std::max(ready[static_cast<std::size_t>(e)], o.t_gate + mem_new);
-    const double x = excess_(o, busy, ready);
+    const double x = excess_(o, busy, ready, comp);
     if (apply) {
       o.busy = std::move(busy);
       o.tokens = std::move(tok);
+      o.comp = std::move(comp);
+      o.cores = std::move(kc);
       o.ready = std::move(ready);
       o.t_moe = o.t_gate + o.tail + bound_(o);
     }
@@ -575,16 +614,20 @@ class residency_controller {
   }
   /// Near-critical excess of a layer (file comment): Σ of the busy and mem terms above
   /// τ = (1 − band)·(the bound now), over the number of terms above τ now.
-  [[nodiscard]] double excess_(const layer_obs& o, const std::vector<double>& busy, const std::vector<double>& ready) const {
+  [[nodiscard]] double excess_(const layer_obs& o, const std::vector<double>& busy, const std::vector<double>& ready,
+                               const std::vector<double>& comp) const {
     const double tau = (1.0 - critical_band) * bound_(o);
     double x = 0.0;
     int k = 0;
     for (double b : o.busy) k += b > tau ? 1 : 0;
+    for (double c : o.comp) k += c > tau ? 1 : 0;
     for (double r : o.ready) k += r - o.t_gate > tau ? 1 : 0;
     for (double b : busy) x += std::max(0.0, b - tau);
+    for (double c : comp) x += std::max(0.0, c - tau);
     for (double r : ready) x += std::max(0.0, r - o.t_gate - tau);
     return x / std::max(1, k);
   }
+  [[nodiscard]] double excess_(const layer_obs& o) const { return excess_(o, o.busy, o.ready, o.comp); }
   /// Band below the bound whose terms count as near-critical. [Design choice: 0.25]
   static constexpr double critical_band = 0.25;
 
@@ -637,7 +680,7 @@ class residency_controller {
       const auto& bk = s_->banks()[b];
       // FCFS in release order with releases spread over the layer: on average the new stream
       // waits for half of the bank's other traffic.
-      const double q = 0.5 * (o.eval->result.bank_bytes[b * 2] + o.eval->result.bank_bytes[b * 2 + 1]) + wt / c.span;
+      const double q = 0.5 * (o.eval.result.bank_bytes[b * 2] + o.eval.result.bank_bytes[b * 2 + 1]) + wt / c.span;
       t = std::max(t, bank_service_time(data_size<>::from_si(q), bk.latency, bk.bandwidth).si());
     }
     std::vector<int> path;
@@ -694,7 +737,7 @@ class residency_controller {
       std::optional<place_candidate> c = best_placement(*s_, in, omega, p_.placement);
       const bool blocked = !c.has_value();
       place_candidate cand = c.value_or(place_candidate{t, se.chiplet, se.bank, se.span});
-      const double now = excess_(o, o.busy, o.ready);
+      const double now = excess_(o);
       const double after = bound_after_(ob, e, cand.chiplet, blocked ? 0.0 : stream_s_(o, cand), -1, false);
       const double benefit = std::max(0.0, now - after) * persist;
       if (blocked) {
@@ -723,10 +766,10 @@ class residency_controller {
     const int C = s_->chiplets();
     in.source_tokens.assign(o.src.begin() + static_cast<std::ptrdiff_t>(e) * C, o.src.begin() + static_cast<std::ptrdiff_t>(e + 1) * C);
     in.chiplet_queue.assign(static_cast<std::size_t>(C), 0.0);
-    const auto& r = o.eval->result;
+    const auto& r = o.eval.result;
     const double w = std::max(o.t_moe, 1e-12);
-    for (std::size_t i = 0; i < o.eval->entry_of_replica.size(); ++i) {
-      const auto& de = res_->entries()[static_cast<std::size_t>(o.eval->entry_of_replica[i])];
+    for (std::size_t i = 0; i < o.eval.entry_of_replica.size(); ++i) {
+      const auto& de = res_->entries()[static_cast<std::size_t>(o.eval.entry_of_replica[i])];
       const double busy = r.replica_tokens[i] * shape_.flops_per_token.si() /
                           (s_->core_throughput().si() * cp_.tile_utilization * s_->params().cores_per_chiplet);
       in.chiplet_queue[de.chiplet] += busy / w;
@@ -756,7 +799,7 @@ class residency_controller {
         for (int r : legal) {
           const auto& de = res_->entries()[static_cast<std::size_t>(r)];
           if (static_cast<int>(de.age) < p_.min_age) continue;
-          const double mine = static_cast<std::size_t>(r) < o.eval->entry_tokens.size() ? o.eval->entry_tokens[static_cast<std::size_t>(r)] : 0.0;
+          const double mine = static_cast<std::size_t>(r) < o.eval.entry_tokens.size() ? o.eval.entry_tokens[static_cast<std::size_t>(r)] : 0.0;
           const double share = tok > 0.0 ? mine / tok : 0.0;
           if (share > (1.0 - p_.hysteresis) * 0.5 / double(legal.size())) continue;
           st.push_back({share, &o, r});
@@ -770,7 +813,7 @@ class residency_controller {
       const auto& de = res_->entries()[static_cast<std::size_t>(c.entry)];
       const int e = de.expert;
       auto& ob = const_cast<layer_obs&>(o);  // bound_after_ without `apply` leaves it unchanged
-      const double now = excess_(o, o.busy, o.ready);
+      const double now = excess_(o);
       const tier_kind t = res_->tier(c.entry);
       const double release = std::max(blocked_budget_, blocked_tier_[static_cast<std::size_t>(t)]);
       auto base = [&](residency_action_kind k) {
@@ -811,7 +854,7 @@ class residency_controller {
       dm.features[feature::tier_sram + static_cast<std::size_t>(farther)] = 1.0;
       std::vector<double> slower = o.ready;
       if (c.share > 0.0) slower[static_cast<std::size_t>(e)] = std::max(slower[static_cast<std::size_t>(e)], o.t_gate + stream_s_(o, *cand_place));
-      const double dloss = std::max(0.0, excess_(o, o.busy, slower) - now);
+      const double dloss = std::max(0.0, excess_(o, o.busy, slower, o.comp) - now);
       dm.features[feature::benefit] = (blocked_tier_[static_cast<std::size_t>(t)] - dloss) / total;
       dm.features[feature::exposure] = exposure / total;
       out.push_back(dm);
@@ -843,6 +886,42 @@ class residency_controller {
   mutable double blocked_budget_ = 0.0;
   mutable std::array<double, 3> blocked_tier_{};
 };
+
+/// The same-window counterfactual reward of an action (Eq. 31–33), from critical-path
+/// evaluations of the same routed groups: T^cf on the previous directory with the fast mapper
+/// (Eq. 31); T^act on the directory after ScheduleAction and PublishCompleted (Eq. 32) — a copy
+/// is published only if its transfer (`copy_time_s`) completes within T^cf, and its migration
+/// traffic is charged to the layers; T̂^mig is T^act minus the same layout evaluated without the
+/// migration traffic (the foreground-exposed part). `groups[i]` are the groups of residency layer
+/// `layers[i]`; their sum over layers is the T^MoE of Eq. 31–32. Churn is 1 for promote, demote
+/// and evict, 0 otherwise. For training a value function offline; the evaluation never runs it.
+inline double same_window_reward(const substrate& s, const moe_layer_shape& shape, const residency& res,
+                                 const std::vector<int>& layers, const std::vector<std::vector<token_group>>& groups,
+                                 const residency_action& action, const fast_map_params& fm = {},
+                                 const critical_path_params& cp = {}, const controller_params& p = {}) {
+  detail::require(layers.size() == groups.size() && !layers.empty(), "strata.hcrmap.controller", "groups", groups.size(),
+                  "one non-empty group list per layer");
+  const auto moe = [&](const residency& r, const std::vector<migration>& mig) {
+    double t = 0.0;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      fast_token_mapper m(s, shape, r, fm, cp);
+      t += evaluate_directory_layer(s, shape, r, groups[i], m.map(groups[i]), cp, mig).result.t_moe.si();
+    }
+    return t;
+  };
+  const double t_cf = moe(res, {});
+  residency act = res;
+  residency_controller ctl(s, shape, act, p, cp);
+  ctl.apply(action);
+  const auto mig = ctl.migrations(static_cast<int>(layers.size()));
+  (void)ctl.advance(t_cf);
+  const double t_act = moe(act, mig);
+  const double t_quiet = moe(act, {});
+  using K = residency_action_kind;
+  const double churn = action.kind == K::promote || action.kind == K::demote || action.kind == K::evict ? 1.0 : 0.0;
+  return counterfactual_reward(duration<>::from_si(t_cf), duration<>::from_si(t_act),
+                               duration<>::from_si(std::max(0.0, t_act - t_quiet)), churn, p);
+}
 
 }  // namespace v0
 }  // namespace strata

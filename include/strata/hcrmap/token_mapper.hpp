@@ -11,18 +11,20 @@
 /// Each term is a time estimate of this layer normalised by the decision window Δ_w (so it reads
 /// as a utilisation, like the pressure counters of Eq. 19), built from the same substrate data
 /// the critical path uses:
-///   C^queue  = (Ops already mapped to chiplet c_r + N_g·Ops^token) / (N_core·Π_core·η) / Δ_w —
-///              the compute service queued on r's chiplet once g joins it (Eq. 13 at chiplet level,
-///              since the chiplet's cores are shared by its replicas in proportion to their work);
+///   C^queue  = max(W_c / (N_core·Π_core·η), W_r / (k_r·Π_core·η)) / Δ_w with W_c, W_r the work
+///              (Ops) mapped to r's chiplet and to r once g joins, k_r = max(1, ⌊N_core·W_r/W_c⌋):
+///              the compute service queued for g (Eq. 13; the chiplet's cores are shared by its
+///              replicas in proportion to their work, at least one each, Eq. 4);
 ///   C^path   = for the dispatch route s_g → c_r and the gather route c_r → a_g: the route time of
 ///              g's bytes (Eq. 7) plus the bytes already mapped onto the most loaded link of the
 ///              route over its bandwidth (Eq. 8's drain term), / Δ_w;
 ///   C^bank   = bytes already streamed from r's backing banks in this layer (plus r's own stream
 ///              if r is not yet active) over the bank bandwidth, the most loaded bank of the span
 ///              (Eq. 9–10), / Δ_w;
-///   C^stream = r's own weight stream if r is not yet active in this layer: Lat + S^wt/(span·BW)
-///              plus the memory route (Eq. 10, 12), / Δ_w; 0 once r streams anyway — the
-///              tier-dependent cost of opening another replica.
+///   C^stream = the exposed part of r's own weight stream if r is not yet active in this layer:
+///              max(0, (Lat + S^wt/(span·BW) + memory route) / Δ_w − C^queue) (Eq. 10, 12; the
+///              stream overlaps compute, Eq. 15, so only what outlasts the queued service delays
+///              g); 0 once r streams anyway — the tier-dependent cost of opening another replica.
 /// Groups are taken in small token blocks: `split_blocks` cuts every group into blocks of at most
 /// `block_tokens` tokens (each block a token group of the same expert, source and aggregation
 /// chiplet), and the counters are updated after every block, so a hot expert's tokens spread over
@@ -34,6 +36,7 @@
 /// replica with the fewest tokens so far (`chiplet/window.hpp`'s `least_loaded`).
 
 #include <algorithm>  // std::max, std::min
+#include <cmath>      // std::floor
 #include <cstddef>    // std::size_t
 #include <limits>     // std::numeric_limits
 #include <vector>     // std::vector
@@ -115,13 +118,16 @@ class fast_token_mapper {
     validate(p_);
     validate(cp);
     validate(shape);
-    chiplet_rate_ = s.core_throughput().si() * cp.tile_utilization * cp.compute_scale * s.params().cores_per_chiplet;
+    core_rate_ = s.core_throughput().si() * cp.tile_utilization * cp.compute_scale;
+    cores_ = s.params().cores_per_chiplet;
+    chiplet_rate_ = core_rate_ * cores_;
     reset();
   }
 
   /// Clears the counters (a new layer).
   void reset() {
     chiplet_ops_.assign(static_cast<std::size_t>(s_->chiplets()), 0.0);
+    replica_ops_.assign(res_->entries().size(), 0.0);
     link_bytes_.assign(s_->links().size(), 0.0);
     bank_bytes_.assign(s_->banks().size(), 0.0);
     active_.assign(res_->entries().size(), 0);
@@ -134,7 +140,12 @@ class fast_token_mapper {
     const auto& banks = s_->banks();
     token_cost_terms t;
     const double ops = g.tokens * shape_.flops_per_token.si();
-    t.queue = (chiplet_ops_[e.chiplet] + ops) / chiplet_rate_ / window_;
+    // Chiplet level, and replica level: the chiplet's cores are split in proportion to work
+    // (Eq. 4, at least one each), so a replica's work runs on about N_core·W_r/W_c cores.
+    const double w_c = chiplet_ops_[e.chiplet] + ops;
+    const double w_r = replica_ops_[static_cast<std::size_t>(entry)] + ops;
+    const double k = std::max(1.0, std::floor(cores_ * w_r / w_c));
+    t.queue = std::max(w_c / chiplet_rate_, w_r / (k * core_rate_)) / window_;
     const double bytes = g.tokens * shape_.token_bytes.si();
     route_.clear();
     s_->append_route(g.source, e.chiplet, route_);
@@ -165,7 +176,9 @@ class fast_token_mapper {
       stream += mem;
     }
     t.bank = bank / window_;
-    t.stream = stream / window_;
+    // Exposed stream: the weights stream overlaps the replica's compute (Eq. 15), so only the
+    // part beyond the queued service delays g.
+    t.stream = std::max(0.0, stream / window_ - t.queue);
     return t;
   }
 
@@ -180,6 +193,7 @@ class fast_token_mapper {
   void commit(const token_group& g, int entry) {
     const auto& e = res_->entries()[static_cast<std::size_t>(entry)];
     chiplet_ops_[e.chiplet] += g.tokens * shape_.flops_per_token.si();
+    replica_ops_[static_cast<std::size_t>(entry)] += g.tokens * shape_.flops_per_token.si();
     const double bytes = g.tokens * shape_.token_bytes.si();
     route_.clear();
     s_->append_route(g.source, e.chiplet, route_);
@@ -227,8 +241,8 @@ class fast_token_mapper {
   fast_map_params p_;
   moe_layer_shape shape_;
   double window_ = 1e-3;
-  double chiplet_rate_ = 1.0;
-  std::vector<double> chiplet_ops_, link_bytes_, bank_bytes_;
+  double chiplet_rate_ = 1.0, core_rate_ = 1.0, cores_ = 1.0;
+  std::vector<double> replica_ops_, chiplet_ops_, link_bytes_, bank_bytes_;
   std::vector<char> active_;
   mutable std::vector<int> route_;  // scratch route buffer (allocation-free after the first use)
 };

@@ -78,16 +78,24 @@ TEST_CASE("Eq. 39's terms: queue grows with the mapped work, stream is paid only
   // a lone replica gets all 16 cores, so chiplet and replica levels agree.
   const double rate = 16 * 2.0 * 256 * 1e9 * 0.8;
   CHECK(t0.queue == doctest::Approx(16 * 6.0 * 1024 * 1024 / rate / 1e-3));
-  // Stream: 50 ns + 1 MiB from one pseudo-channel (460 GB/s / 32 = 14.375 GB/s), exposed beyond
-  // the queue; the bank term is the same bytes over the same bandwidth.
-  const double stream = (50e-9 + 1048576.0 / 14.375e9) / 1e-3;
-  CHECK(t0.bank == doctest::Approx(1048576.0 / 14.375e9 / 1e-3));
-  CHECK(t0.stream == doctest::Approx(stream - t0.queue));
+  // Weights: 50 ns + 1 MiB from one pseudo-channel (460 GB/s / 32 = 14.375 GB/s) behind no other
+  // traffic (bank wait 0), exposed beyond the queue (Eq. 15 overlap).
+  const double ready = (50e-9 + 1048576.0 / 14.375e9) / 1e-3;
+  CHECK(t0.bank == 0.0);
+  CHECK(t0.stream == doctest::Approx(ready - t0.queue));
   m.commit(g, a);
   const auto t1 = m.terms(g, a);
   CHECK(t1.queue == doctest::Approx(2 * t0.queue));
-  CHECK(t1.stream == 0.0);
-  CHECK(t1.bank == doctest::Approx(t0.bank));  // its stream is already on the bank
+  // Open: its ready time is fixed; more queued work hides more of it.
+  CHECK(t1.stream == doctest::Approx(ready - t1.queue));
+  // A second replica on the same bank waits behind the first one's stream.
+  residency two(package(), 1, 2, units::MiB(1.0), {.budget_factor = 2.0});
+  const int x = two.place(0, 0, 0, hbm_of(0));
+  const int y = two.place(0, 1, 0, hbm_of(0));
+  fast_token_mapper m2(package(), shape(), two);
+  m2.commit({0, 0, 0, 0, 16}, x);
+  const auto ty = m2.terms({0, 1, 0, 0, 16}, y);
+  CHECK(ty.bank == doctest::Approx(1048576.0 / 14.375e9 / 1e-3 - ty.queue));
 }
 
 TEST_CASE("simple routings: nearest replica and fewest tokens") {

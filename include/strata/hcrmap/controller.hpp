@@ -275,6 +275,12 @@ class residency_controller {
   }
 
   [[nodiscard]] const controller_params& params() const { return p_; }
+  /// Replaces the knobs (validated), keeping the observed state: a layout installed before
+  /// serving moves no weights while serving, so it is planned without hysteresis.
+  void set_params(const controller_params& p) {
+    validate(p);
+    p_ = p;
+  }
   [[nodiscard]] const std::vector<pending_copy>& pending() const { return pending_; }
   /// Smoothed demand d̄ of (layer, expert).
   [[nodiscard]] double smoothed_demand(int layer, int expert) const { return ewma_[idx_(layer, expert)]; }

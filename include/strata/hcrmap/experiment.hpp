@@ -511,6 +511,9 @@ inline experiment_result run_experiment(const substrate& s, const model& m, cons
         std::vector<directory_layer_eval> evals;
         // HCRMap: promotions before serving, on the profile window (installed, like every layout).
         if (is_hcrmap(k)) {
+          auto install = ctl;
+          install.hysteresis = 0.0;  // no migration while serving: any gain is worth installing
+          controller.set_params(install);
           for (int round = 0; round < xp.planning_rounds; ++round) {
             energy_breakdown e{};
             stage_times stt{};
@@ -538,6 +541,7 @@ inline experiment_result run_experiment(const substrate& s, const model& m, cons
             controller.collect();
             if (made == 0) break;
           }
+          controller.set_params(ctl);
         }
         // Serving windows.
         for (int w = 0; w < xp.windows; ++w) {

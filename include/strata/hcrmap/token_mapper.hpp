@@ -18,13 +18,16 @@
 ///   C^path   = for the dispatch route s_g → c_r and the gather route c_r → a_g: the route time of
 ///              g's bytes (Eq. 7) plus the bytes already mapped onto the most loaded link of the
 ///              route over its bandwidth (Eq. 8's drain term), / Δ_w;
-///   C^bank   = bytes already streamed from r's backing banks in this layer (plus r's own stream
-///              if r is not yet active) over the bank bandwidth, the most loaded bank of the span
-///              (Eq. 9–10), / Δ_w;
-///   C^stream = the exposed part of r's own weight stream if r is not yet active in this layer:
-///              max(0, (Lat + S^wt/(span·BW) + memory route) / Δ_w − C^queue) (Eq. 10, 12; the
-///              stream overlaps compute, Eq. 15, so only what outlasts the queued service delays
-///              g); 0 once r streams anyway — the tier-dependent cost of opening another replica.
+///   C^bank   = the wait of r's weight stream behind the bytes already streamed from its banks in
+///              this layer (the most loaded bank of the span, Eq. 9–10), beyond C^queue:
+///              max(0, wait/Δ_w − C^queue);
+///   C^stream = the rest of r's weights-ready time — its own stream Lat + S^wt/(span·BW) and
+///              memory route (Eq. 10, 12) after the wait — beyond C^queue:
+///              max(0, ready/Δ_w − C^queue) − C^bank.
+/// The weights stream overlaps the replica's compute (Eq. 15, max(T^comp, T^mem)), so only the
+/// memory time that outlasts the queued service delays g; with equal weights the proxy is
+/// queue + path + max(0, memory − queue). A replica's wait and ready time are fixed when it
+/// opens (its stream is then scheduled); an open replica pays no stream again.
 /// Groups are taken in small token blocks: `split_blocks` cuts every group into blocks of at most
 /// `block_tokens` tokens (each block a token group of the same expert, source and aggregation
 /// chiplet), and the counters are updated after every block, so a hot expert's tokens spread over
@@ -39,6 +42,7 @@
 #include <cmath>      // std::floor
 #include <cstddef>    // std::size_t
 #include <limits>     // std::numeric_limits
+#include <utility>    // std::pair
 #include <vector>     // std::vector
 
 #include "strata/chiplet/critical_path.hpp"
@@ -131,13 +135,14 @@ class fast_token_mapper {
     link_bytes_.assign(s_->links().size(), 0.0);
     bank_bytes_.assign(s_->banks().size(), 0.0);
     active_.assign(res_->entries().size(), 0);
+    wait_.assign(res_->entries().size(), 0.0);
+    ready_.assign(res_->entries().size(), 0.0);
   }
 
   /// Eq. 39's terms for group `g` on directory entry `entry`, under the current counters.
   [[nodiscard]] token_cost_terms terms(const token_group& g, int entry) const {
     const auto& e = res_->entries()[static_cast<std::size_t>(entry)];
     const auto& links = s_->links();
-    const auto& banks = s_->banks();
     token_cost_terms t;
     const double ops = g.tokens * shape_.flops_per_token.si();
     // Chiplet level, and replica level: the chiplet's cores are split in proportion to work
@@ -159,27 +164,35 @@ class fast_token_mapper {
       drain = std::max(drain, link_bytes_[static_cast<std::size_t>(route_[i])] / l.bandwidth.si());
     }
     t.path = (path + drain_d + drain_g) / window_;
-    const bool active = active_[static_cast<std::size_t>(entry)] != 0;
+    const auto [wait, ready] = memory_(entry);
+    // The weights stream overlaps the replica's compute (Eq. 15): only the part of the bank
+    // wait and of the stream that outlasts the queued service delays g.
+    t.bank = std::max(0.0, wait / window_ - t.queue);
+    t.stream = std::max(0.0, ready / window_ - t.queue) - t.bank;
+    return t;
+  }
+
+  /// Replica `entry`'s weights in this layer: (bank wait, ready time) after the gate, in s — the
+  /// traffic already on its banks over their bandwidth, then its own stream (Eq. 10) and memory
+  /// route (Eq. 7); fixed once the replica opens.
+  [[nodiscard]] std::pair<double, double> memory_(int entry) const {
+    const auto i = static_cast<std::size_t>(entry);
+    if (active_[i] != 0) return {wait_[i], ready_[i]};
+    const auto& e = res_->entries()[i];
+    const auto& banks = s_->banks();
     const double stripe = shape_.weight_bytes.si() / e.span;
-    double bank = 0.0, stream = 0.0;
+    double wait = 0.0, own = 0.0;
     for (int k = 0; k < e.span; ++k) {
       const auto b = static_cast<std::size_t>(e.bank) + static_cast<std::size_t>(k);
-      const double q = bank_bytes_[b] + (active ? 0.0 : stripe);
-      bank = std::max(bank, q / banks[b].bandwidth.si());
-      if (!active) stream = std::max(stream, bank_service_time(data_size<>::from_si(stripe), banks[b].latency, banks[b].bandwidth).si());
+      wait = std::max(wait, bank_bytes_[b] / banks[b].bandwidth.si());
+      own = std::max(own, bank_service_time(data_size<>::from_si(stripe), banks[b].latency, banks[b].bandwidth).si());
     }
-    if (!active) {
-      route_.clear();
-      s_->append_memory_path(e.bank, e.chiplet, route_);
-      double mem = 0.0;
-      for (int u : route_) mem += link_time(links[static_cast<std::size_t>(u)].lambda, links[static_cast<std::size_t>(u)].bandwidth, shape_.weight_bytes).si();
-      stream += mem;
+    route_.clear();
+    s_->append_memory_path(e.bank, e.chiplet, route_);
+    for (int u : route_) {
+      own += link_time(s_->links()[static_cast<std::size_t>(u)].lambda, s_->links()[static_cast<std::size_t>(u)].bandwidth, shape_.weight_bytes).si();
     }
-    t.bank = bank / window_;
-    // Exposed stream: the weights stream overlaps the replica's compute (Eq. 15), so only the
-    // part beyond the queued service delays g.
-    t.stream = std::max(0.0, stream / window_ - t.queue);
-    return t;
+    return {wait, wait + own};
   }
 
   /// C_tok (Eq. 39).
@@ -201,6 +214,9 @@ class fast_token_mapper {
     for (int u : route_) link_bytes_[static_cast<std::size_t>(u)] += bytes;
     auto& a = active_[static_cast<std::size_t>(entry)];
     if (a == 0) {
+      const auto [wait, ready] = memory_(entry);
+      wait_[static_cast<std::size_t>(entry)] = wait;
+      ready_[static_cast<std::size_t>(entry)] = ready;
       a = 1;
       for (int k = 0; k < e.span; ++k) bank_bytes_[static_cast<std::size_t>(e.bank) + static_cast<std::size_t>(k)] += shape_.weight_bytes.si() / e.span;
       route_.clear();
@@ -244,6 +260,7 @@ class fast_token_mapper {
   double chiplet_rate_ = 1.0, core_rate_ = 1.0, cores_ = 1.0;
   std::vector<double> replica_ops_, chiplet_ops_, link_bytes_, bank_bytes_;
   std::vector<char> active_;
+  std::vector<double> wait_, ready_;  // per entry once open: bank wait and weights-ready time (s)
   mutable std::vector<int> route_;  // scratch route buffer (allocation-free after the first use)
 };
 

@@ -14,8 +14,10 @@
 /// each expert's latest group completion F_e, its replicas' weights-ready time and each layer's
 /// T^MoE_l.
 ///
-/// Candidates H_w and actions (§6.3, Eq. 27): per observed layer the `hot_per_layer` experts with
-/// the most tokens on the layer's busiest chiplet and the expert completing last, if their
+/// Candidates H_w and actions (§6.3, Eq. 27): per observed layer up to `hot_per_layer` + 1
+/// experts — those of the replicas with the longest compute (many tokens on few cores, Eq. 4,
+/// 13) and with the most tokens on the layer's busiest chiplet, then the expert completing
+/// last — if their
 /// smoothed demand is at least the layer's mean (persistent hot: a burst with d ≫ d̄ scores
 /// lower, below), the hottest expert without an
 /// SRAM replica (SRAM-overflow warm), and stale replicas — not the last of their expert, at least

@@ -40,7 +40,8 @@
 /// - **HCRMap** (`hcrmap`): initial layout by Eq. 35–36 for every expert's first copy, in
 ///   decreasing profile demand over all layers (so hot experts of every layer compete for the near
 ///   tiers and each layer's streams spread over banks), then the slow controller's promotions on
-///   the profile windows (installed before serving, as every policy's layout), the fast token
+///   the profile windows (installed before serving, as every policy's layout, so planned without
+///   hysteresis: installing moves no weights while serving), the fast token
 ///   mapper (Algorithm 2), and one controller decision per decision window while serving.
 ///
 /// Every policy: Eq. 21–24 hold in every window (the residency refuses what breaks them); extra

@@ -82,3 +82,18 @@ TEST_CASE("experiment_params: bad knobs name their field") {
   const auto m = preset("Mixtral-8x7B");
   CHECK(field_of([&] { (void)run_experiment(s, m, dsv2lite_trace(), phase::decode, {}); }) == "trace");
 }
+
+TEST_CASE("experiment_params round-trip through JSON, nested knobs included") {
+  experiment_params p;
+  p.windows = 5;
+  p.fast_map.block_tokens = 8;
+  p.controller.min_age = 4;
+  p.pim.throttle = 0.5;
+  const json j = p;
+  const auto back = j.get<experiment_params>();
+  CHECK(back.windows == 5);
+  CHECK(back.fast_map == p.fast_map);
+  CHECK(back.controller.min_age == 4);
+  CHECK(back.pim.throttle == 0.5);
+  CHECK_THROWS_AS((void)json::parse(R"({"windowz": 3})").get<experiment_params>(), config_error);
+}

@@ -61,10 +61,18 @@
 #include "strata/stratum/nmp.hpp"
 #include "strata/stratum/system.hpp"
 
+#include "strata/hcrmap/controller.hpp"
+#include "strata/hcrmap/experiment.hpp"
+#include "strata/hcrmap/layer_eval.hpp"
+#include "strata/hcrmap/placement.hpp"
+#include "strata/hcrmap/policies.hpp"
+#include "strata/hcrmap/token_mapper.hpp"
+
 #include "strata/report/paper.hpp"
 #include "strata/report/paper_rows.hpp"
 #include "strata/report/stratum_rows.hpp"
 #include "strata/report/validation_rows.hpp"
 #include "strata/report/placement.hpp"
+#include "strata/report/hcrmap_rows.hpp"
 
 #include "strata/json.hpp"

@@ -183,6 +183,7 @@ class residency {
   /// bank capacity (Eq. 1), replica count (Eq. 2) and budget (Eq. 24). Returns the reason it
   /// may not, or an empty string.
   [[nodiscard]] std::string check_add(int layer, int expert, int chiplet, int bank, int span) const {
+    if (can_add(layer, expert, chiplet, bank, span)) return {};  // the reasons below are built only on failure
     if (layer < 0 || layer >= layers_ || expert < 0 || expert >= experts_) return "no such expert";
     replica r{layer, expert, chiplet, bank, span};
     try {
@@ -206,6 +207,26 @@ class residency {
       }
     }
     return {};
+  }
+
+  /// `check_add(...).empty()` without building the reason: the same checks (visibility, span
+  /// within one tier and home, Eq. 1, Eq. 2, Eq. 24), allocation-free, for placement searches
+  /// that probe many candidates.
+  [[nodiscard]] bool can_add(int layer, int expert, int chiplet, int bank, int span) const {
+    if (layer < 0 || layer >= layers_ || expert < 0 || expert >= experts_) return false;
+    const int nb = static_cast<int>(s_->banks().size());
+    if (chiplet < 0 || chiplet >= s_->chiplets() || span < 1 || bank < 0 || bank + span > nb) return false;
+    const auto& b0 = s_->banks()[static_cast<std::size_t>(bank)];
+    if (!s_->visible(bank, chiplet)) return false;
+    if (static_cast<int>(of(layer, expert).size()) >= p_.max_replicas_per_expert) return false;
+    if ((resident_bytes() + wt_).si() > budget().si() * (1 + 1e-12)) return false;
+    for (int i = 0; i < span; ++i) {
+      const auto& b = s_->banks()[static_cast<std::size_t>(bank) + static_cast<std::size_t>(i)];
+      if (b.tier != b0.tier || b.home != b0.home) return false;
+      if (reserved(bank + i) >= b.capacity.si()) return false;
+      if (used(bank + i) + wt_.si() / span > usable(bank + i) * (1 + 1e-12)) return false;
+    }
+    return true;
   }
 
   /// Places a published replica directly (initial layout). Throws `config_error` with the reason

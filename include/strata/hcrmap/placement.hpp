@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// HCRMap's latency-aware multi-level placement (§6.5, Eq. 35–36): where a promoted, retained or
+/// demoted replica goes, among the feasible candidates Ω.
+///
+///   (t_r, c_r, b_r) = argmin_{(t,c,b) ∈ Ω_r} C_place(r, t, c, b)                      (Eq. 35)
+///   C_place = α_p·D_src(e, c) + β_p·Q_c + χ_p·U^bank_{t,c,b} + ψ_p·U^cap_t − η_p·D_div(r, c)  (Eq. 36)
+///
+/// Terms (all dimensionless):
+/// - D_src(e, c): the token-weighted mean hop distance from the expert's routed-token sources
+///   to c, over the mesh diameter (0 … 1);
+/// - Q_c: compute-queue pressure of chiplet c — its expected compute service time over Δ_w
+///   (Eq. 19's P^load for one chiplet), as the caller measured or estimated it;
+/// - U^bank: the bank's expected access pressure — streamed bytes over BW·Δ_w (Eq. 19's P^bank
+///   for one bank), the most pressured bank of the span, including the candidate's own stream
+///   once per layer;
+/// - U^cap_t: tier t's capacity scarcity, used / usable over its banks (§6.2's P^tier per tier);
+/// - D_div(r, c): location diversity, the hop distance from c to the nearest existing replica of
+///   the same expert over the mesh diameter (1 when the expert has none).
+/// Ω_r (`feasible_candidates`): for each compute chiplet c and tier t, the bank span the
+/// single-copy baseline would use — every bank of c's SRAM group; the HBM banks of the nearest
+/// HBM home of c; the DRAM banks of one IO chiplet — whenever `residency::check_add` accepts it
+/// (visibility B_{t,c}, bank capacity Eq. 1/22/30, replica count Eq. 23/28, budget Eq. 24/29).
+/// Migration-path feasibility (Eq. 40) is the controller's part of the mask (`controller.hpp`).
+
+#include <algorithm>  // std::max, std::min
+#include <array>      // std::array
+#include <cstddef>    // std::size_t
+#include <limits>     // std::numeric_limits
+#include <optional>   // std::optional
+#include <vector>     // std::vector
+
+#include "strata/chiplet/residency.hpp"
+#include "strata/chiplet/substrate.hpp"
+#include "strata/core/error.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Weights of Eq. 36.
+struct placement_params {
+  /// α_p. [Design choice: 1 — a full-diameter detour for all of an expert's tokens weighs as
+  /// much as a fully busy chiplet or bank; not fitted]
+  double alpha_src = 1.0;
+  double beta_queue = 1.0;  ///< β_p [design choice: 1, as α_p]
+  double chi_bank = 1.0;    ///< χ_p [design choice: 1, as α_p]
+  /// ψ_p. [Design choice: 0.25 — tier scarcity breaks ties between tiers of similar pressure
+  /// without overriding a bank that is actually faster]
+  double psi_cap = 0.25;
+  /// η_p. [Design choice: 0.5 — spreading replicas of one expert matters less than its
+  /// sources' distance]
+  double eta_div = 0.5;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("alpha_src", s.alpha_src);
+    v("beta_queue", s.beta_queue);
+    v("chi_bank", s.chi_bank);
+    v("psi_cap", s.psi_cap);
+    v("eta_div", s.eta_div);
+  }
+  friend bool operator==(const placement_params&, const placement_params&) = default;
+};
+
+/// Checks the weights (finite, ≥ 0); throws `config_error` naming the field.
+inline void validate(const placement_params& p) {
+  constexpr const char* id = "strata.hcrmap.placement";
+  detail::require_in(p.alpha_src, 0.0, 1e6, id, "alpha_src");
+  detail::require_in(p.beta_queue, 0.0, 1e6, id, "beta_queue");
+  detail::require_in(p.chi_bank, 0.0, 1e6, id, "chi_bank");
+  detail::require_in(p.psi_cap, 0.0, 1e6, id, "psi_cap");
+  detail::require_in(p.eta_div, 0.0, 1e6, id, "eta_div");
+}
+
+/// A candidate location (t, c, bank span) of Ω.
+struct place_candidate {
+  tier_kind tier = tier_kind::dram;
+  int chiplet = 0;  ///< execution chiplet c
+  int bank = 0;     ///< first bank of the span
+  int span = 1;     ///< banks striped over
+  friend bool operator==(const place_candidate&, const place_candidate&) = default;
+};
+
+/// The pressure picture a placement is decided on (per chiplet, per bank, per tier).
+struct placement_inputs {
+  std::vector<double> source_tokens;   ///< the expert's routed tokens by source chiplet
+  std::vector<double> chiplet_queue;   ///< Q_c per compute chiplet
+  std::vector<double> bank_pressure;   ///< U^bank per bank, before the candidate's own stream
+  std::array<double, 3> tier_scarcity{};  ///< U^cap per tier (sram, hbm, dram)
+  std::vector<int> replica_chiplets;   ///< chiplets of the expert's existing replicas
+  double stream_bytes = 0.0;  ///< the candidate's own stream per layer (S^wt, B), striped over its span
+  double window_s = 1e-3;     ///< Δ_w (s) the pressures are over
+};
+
+/// Largest hop distance between two compute chiplets.
+inline int mesh_diameter(const substrate& s) {
+  return std::max(1, s.params().mesh_x - 1 + s.params().mesh_y - 1);
+}
+
+/// The terms of Eq. 36 for a candidate.
+struct placement_terms {
+  double source = 0.0, queue = 0.0, bank = 0.0, capacity = 0.0, diversity = 0.0;
+};
+
+/// Eq. 36's terms of `c` under `in`.
+inline placement_terms placement_cost_terms(const substrate& s, const placement_inputs& in, const place_candidate& c) {
+  placement_terms t;
+  const double dia = mesh_diameter(s);
+  double tok = 0.0, dist = 0.0;
+  for (std::size_t k = 0; k < in.source_tokens.size(); ++k) {
+    tok += in.source_tokens[k];
+    dist += in.source_tokens[k] * s.hops(static_cast<int>(k), c.chiplet);
+  }
+  t.source = tok > 0.0 ? dist / tok / dia : 0.0;
+  t.queue = static_cast<std::size_t>(c.chiplet) < in.chiplet_queue.size() ? in.chiplet_queue[static_cast<std::size_t>(c.chiplet)] : 0.0;
+  for (int k = 0; k < c.span; ++k) {
+    const auto b = static_cast<std::size_t>(c.bank + k);
+    const double base = b < in.bank_pressure.size() ? in.bank_pressure[b] : 0.0;
+    const double bw = s.banks()[b].bandwidth.si();
+    t.bank = std::max(t.bank, base + in.stream_bytes / c.span / (bw * in.window_s));
+  }
+  t.capacity = in.tier_scarcity[static_cast<std::size_t>(c.tier)];
+  int nearest = -1;
+  for (int r : in.replica_chiplets) {
+    const int h = s.hops(r, c.chiplet);
+    nearest = nearest < 0 ? h : std::min(nearest, h);
+  }
+  t.diversity = nearest < 0 ? 1.0 : nearest / dia;
+  return t;
+}
+
+/// C_place (Eq. 36).
+inline double placement_cost(const substrate& s, const placement_inputs& in, const place_candidate& c,
+                             const placement_params& p = {}) {
+  const auto t = placement_cost_terms(s, in, c);
+  return p.alpha_src * t.source + p.beta_queue * t.queue + p.chi_bank * t.bank + p.psi_cap * t.capacity -
+         p.eta_div * t.diversity;
+}
+
+/// Ω for a new replica of (layer, expert): per chiplet and tier, the bank span of the file
+/// comment, kept when `res.check_add` accepts it. `tiers` limits the tiers considered (all by
+/// default). A chiplet that already holds a replica of the expert is left out (a second copy on
+/// the same chiplet adds no execution slot).
+inline std::vector<place_candidate> feasible_candidates(const substrate& s, const residency& res, int layer, int expert,
+                                                        const std::array<bool, 3>& tiers = {true, true, true}) {
+  std::vector<place_candidate> out;
+  std::vector<char> taken(static_cast<std::size_t>(s.chiplets()), 0);
+  for (int i : res.of(layer, expert)) taken[res.entries()[static_cast<std::size_t>(i)].chiplet] = 1;
+  for (int c = 0; c < s.chiplets(); ++c) {
+    if (taken[static_cast<std::size_t>(c)] != 0) continue;
+    for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+      if (!tiers[static_cast<std::size_t>(t)]) continue;
+      const auto homes = t == tier_kind::sram ? std::vector<int>{s.group_of(c)} : s.homes_for(t, c, c);
+      for (int h : homes) {
+        const auto banks = s.banks_of(t, h);
+        if (banks.empty()) continue;
+        const int span = static_cast<int>(banks.size());
+        if (res.can_add(layer, expert, c, banks.front(), span)) {
+          out.push_back({t, c, banks.front(), span});
+          break;  // the nearest home of the tier with room
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/// Eq. 35: the candidate of `omega` with the lowest C_place (ties by order); none when Ω is empty.
+inline std::optional<place_candidate> best_placement(const substrate& s, const placement_inputs& in,
+                                                     const std::vector<place_candidate>& omega,
+                                                     const placement_params& p = {}) {
+  validate(p);
+  std::optional<place_candidate> best;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (const auto& c : omega) {
+    const double v = placement_cost(s, in, c, p);
+    if (v < best_cost) {
+      best_cost = v;
+      best = c;
+    }
+  }
+  return best;
+}
+
+}  // namespace v0
+}  // namespace strata

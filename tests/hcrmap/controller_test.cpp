@@ -1,0 +1,178 @@
+#include "strata/hcrmap/controller.hpp"
+
+#include <doctest/doctest.h>
+
+#include "strata/core/json.hpp"
+#include "support/field_of.hpp"
+
+using namespace strata;
+using doctest::Approx;
+using strata_test::field_of;
+
+namespace {
+const substrate& package() {
+  static const substrate s;
+  return s;
+}
+moe_layer_shape shape() {
+  moe_layer_shape m;
+  m.weight_bytes = units::MiB(4.0);
+  m.flops_per_token = units::flop(6.0 * 2048 * 1408);
+  m.token_bytes = units::B(4096.0);
+  m.gate_flops_per_token = units::flop(2.0 * 2048 * 8);
+  m.combine_flops_per_token = units::flop(2.0 * 2048);
+  m.top_k = 1;
+  return m;
+}
+// 1 layer, 8 experts, one copy each in HBM, expert 0 hot: 8 sources × 96 tokens, others 4.
+struct scene {
+  residency res{package(), 1, 8, units::MiB(4.0), {.budget_factor = 2.0}};
+  std::vector<token_group> groups;
+  scene() {
+    for (int e = 0; e < 8; ++e) res.place(0, e, e, package().banks_of(tier_kind::hbm, e).front(), 2);
+    for (int c = 0; c < 8; ++c) groups.push_back({0, 0, c, c, 96});
+    for (int e = 1; e < 8; ++e) groups.push_back({0, e, e, e, 4});
+    groups = split_blocks(groups, 16);
+  }
+  directory_layer_eval eval() const {
+    fast_token_mapper m(package(), shape(), res);
+    return evaluate_directory_layer(package(), shape(), res, groups, m.map(groups));
+  }
+};
+bool published_target(const residency& r, int entry) {
+  return r.entries()[static_cast<std::size_t>(entry)].state == replica_state::published;
+}
+}  // namespace
+
+TEST_CASE("Eq. 33 by hand: relative latency gain minus exposed migration and churn") {
+  // (10 − 8)/10 − 1·1/10 − 0.01·1 = 0.09.
+  CHECK(counterfactual_reward(units::ms(10.0), units::ms(8.0), units::ms(1.0), 1.0) == Approx(0.09));
+  CHECK(counterfactual_reward(units::ms(10.0), units::ms(10.0), units::ms(0.0), 0.0) == Approx(0.0));
+  CHECK(field_of([] { (void)counterfactual_reward(units::ms(0.0), units::ms(1.0), units::ms(0.0), 0.0); }) == "t_cf");
+  CHECK(field_of([] { (void)counterfactual_reward(units::ms(1.0), units::ms(1.0), units::ms(-1.0), 0.0); }) ==
+        "exposed_migration");
+}
+
+TEST_CASE("the hot expert is promoted, the copy is pending until it lands, and the mask stays legal") {
+  scene sc;
+  residency_controller ctl(package(), shape(), sc.res);
+  const auto ev = sc.eval();
+  ctl.observe({0}, {sc.groups}, {ev}, 1e-3);
+  const auto acts = ctl.legal_actions();
+  REQUIRE(acts.front().action.kind == residency_action_kind::no_op);
+  int promotes = 0;
+  for (const auto& a : acts) {
+    CHECK(a.features.size() == feature_count());
+    double onehot = 0.0;
+    for (std::size_t i = feature::action_no_op; i <= feature::action_evict; ++i) onehot += a.features[i];
+    CHECK(onehot == 1.0);
+    if (a.action.kind == residency_action_kind::promote) {
+      ++promotes;
+      // Eq. 28–30: the target is a placement the residency accepts.
+      CHECK(sc.res.check_add(a.action.layer, a.action.expert, a.action.target.chiplet, a.action.target.bank,
+                             a.action.target.span)
+                .empty());
+      CHECK(a.features[feature::benefit] >= 0.0);
+    }
+    // No replica is old enough to be evicted or demoted (A_min = 2).
+    CHECK(a.action.kind != residency_action_kind::evict);
+    CHECK(a.action.kind != residency_action_kind::demote);
+  }
+  REQUIRE(promotes > 0);
+  const auto a = ctl.decide();
+  REQUIRE(a.kind == residency_action_kind::promote);
+  CHECK(a.expert == 0);  // the hot expert
+  REQUIRE(ctl.pending().size() == 1);
+  const int copy = ctl.pending().front().entry;
+  CHECK_FALSE(published_target(sc.res, copy));
+  CHECK(sc.res.legal(0, 0).size() == 1);  // not a legal target yet (§6.8)
+  // The pending region holds one expert object: no second copy while one is in flight.
+  for (const auto& b : ctl.legal_actions()) CHECK(b.action.kind != residency_action_kind::promote);
+  CHECK(ctl.migrations(1).size() == 1);
+  // 4 MiB over the narrowest of the banks and links of the path: lands well within 1 s.
+  CHECK(ctl.advance(1.0) == 1);
+  CHECK(published_target(sc.res, copy));
+  CHECK(sc.res.legal(0, 0).size() == 2);
+  CHECK(sc.res.violations().empty());
+  ctl.collect();
+}
+
+TEST_CASE("a stale extra replica may be evicted only after A_min windows, and the last replica never") {
+  scene sc;
+  residency_controller ctl(package(), shape(), sc.res, {.min_age = 2});
+  // An extra copy of expert 3 (cold): it is stale (no tokens go to a replica nobody maps to).
+  const int extra = sc.res.place(0, 3, 12, package().banks_of(tier_kind::hbm, 12).front(), 2);
+  const auto run = [&] {
+    const auto ev = sc.eval();
+    ctl.observe({0}, {sc.groups}, {ev}, 1e-3);
+    return ctl.legal_actions();
+  };
+  auto count = [&](const std::vector<scored_action>& acts, residency_action_kind k) {
+    int n = 0;
+    for (const auto& a : acts) {
+      if (a.action.kind != k) continue;
+      ++n;
+      CHECK(sc.res.legal(a.action.layer, a.action.expert).size() >= 2);  // never the last replica
+      CHECK(sc.res.entries()[static_cast<std::size_t>(a.action.entry)].age >= 2);
+    }
+    return n;
+  };
+  CHECK(count(run(), residency_action_kind::evict) == 0);  // age 0
+  ctl.collect();  // ages every replica by one window
+  CHECK(count(run(), residency_action_kind::evict) == 0);  // age 1
+  ctl.collect();
+  const auto acts = run();
+  REQUIRE(count(acts, residency_action_kind::evict) >= 1);
+  for (const auto& a : acts) {
+    if (a.action.kind == residency_action_kind::evict) CHECK(a.action.entry == extra);
+  }
+  // U_max = 0: nothing but no-op is legal.
+  residency_controller frozen(package(), shape(), sc.res, {.u_max = 0});
+  const auto ev = sc.eval();
+  frozen.observe({0}, {sc.groups}, {ev}, 1e-3);
+  CHECK(frozen.legal_actions().size() == 1);
+}
+
+TEST_CASE("the scorer is pluggable: a scorer that prefers no-op keeps the directory unchanged") {
+  scene sc;
+  residency_controller ctl(package(), shape(), sc.res);
+  const auto ev = sc.eval();
+  ctl.observe({0}, {sc.groups}, {ev}, 1e-3);
+  const auto before = sc.res.entries().size();
+  const auto a = ctl.decide([](std::span<const double> f) { return f[feature::action_no_op]; });
+  CHECK(a.kind == residency_action_kind::no_op);
+  CHECK(sc.res.entries().size() == before);
+  // The greedy scorer reads benefit − exposure.
+  std::array<double, controller_feature_count> f{};
+  f[feature::benefit] = 0.3;
+  f[feature::exposure] = 0.1;
+  CHECK(greedy_score(f) == Approx(0.2));
+  CHECK(field_of([] { (void)greedy_score(std::vector<double>(3, 0.0)); }) == "features");
+}
+
+TEST_CASE("the same-window reward (Eq. 31-33) of no-op is zero and of a promote is finite") {
+  scene sc;
+  residency_controller ctl(package(), shape(), sc.res);
+  const auto ev = sc.eval();
+  ctl.observe({0}, {sc.groups}, {ev}, 1e-3);
+  CHECK(same_window_reward(package(), shape(), sc.res, {0}, {sc.groups}, {}) == Approx(0.0));
+  for (const auto& a : ctl.legal_actions()) {
+    if (a.action.kind != residency_action_kind::promote) continue;
+    const double r = same_window_reward(package(), shape(), sc.res, {0}, {sc.groups}, a.action);
+    CHECK(std::isfinite(r));
+    CHECK(r < 1.0);
+    break;
+  }
+  CHECK(sc.res.entries().size() == 8);  // evaluated on a copy
+}
+
+TEST_CASE("controller_params: bad knobs name their field; JSON round trip") {
+  CHECK(field_of([] { validate(controller_params{.ewma_alpha = 1.5}); }) == "ewma_alpha");
+  CHECK(field_of([] { validate(controller_params{.min_age = -1}); }) == "min_age");
+  CHECK(field_of([] { validate(controller_params{.eta_mig = 2.0}); }) == "eta_mig");
+  const controller_params p{.ewma_alpha = 0.25, .u_max = 1, .min_age = 3};
+  const json j = p;
+  const auto back = j.get<controller_params>();
+  CHECK(back.ewma_alpha == 0.25);
+  CHECK(back.min_age == 3);
+}

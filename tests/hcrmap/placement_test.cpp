@@ -1,0 +1,80 @@
+#include "strata/hcrmap/placement.hpp"
+
+#include <doctest/doctest.h>
+
+#include "strata/core/json.hpp"
+#include "support/field_of.hpp"
+
+using namespace strata;
+using doctest::Approx;
+using strata_test::field_of;
+
+namespace {
+const substrate& package() {
+  static const substrate s;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("Eq. 36's terms by hand on the 4 x 4 mesh") {
+  const auto& s = package();
+  placement_inputs in;
+  in.source_tokens.assign(16, 0.0);
+  in.source_tokens[0] = 30.0;  // 30 tokens from chiplet 0, 10 from chiplet 15
+  in.source_tokens[15] = 10.0;
+  in.chiplet_queue.assign(16, 0.0);
+  in.chiplet_queue[5] = 0.4;
+  in.bank_pressure.assign(s.banks().size(), 0.0);
+  in.tier_scarcity = {0.5, 0.25, 0.0};
+  in.replica_chiplets = {0};
+  in.stream_bytes = 1e6;
+  in.window_s = 1e-3;
+  const int hbm5 = s.banks_of(tier_kind::hbm, 5).front();
+  const place_candidate c{tier_kind::hbm, 5, hbm5, 2};
+  const auto t = placement_cost_terms(s, in, c);
+  // Chiplet 5 = (1, 1): 2 hops from chiplet 0, 4 from chiplet 15; diameter 6.
+  CHECK(t.source == Approx((30.0 * 2 + 10.0 * 4) / 40.0 / 6.0));
+  CHECK(t.queue == Approx(0.4));
+  // 1 MB striped over 2 pseudo-channels of 14.375 GB/s over 1 ms.
+  CHECK(t.bank == Approx(0.5e6 / 14.375e9 / 1e-3));
+  CHECK(t.capacity == Approx(0.25));
+  CHECK(t.diversity == Approx(2.0 / 6.0));
+  const placement_params p{.alpha_src = 1.0, .beta_queue = 2.0, .chi_bank = 3.0, .psi_cap = 4.0, .eta_div = 5.0};
+  CHECK(placement_cost(s, in, c, p) ==
+        Approx(t.source + 2 * t.queue + 3 * t.bank + 4 * t.capacity - 5 * t.diversity));
+  // Eq. 35 over two candidates: chiplet 0's own HBM is nearer the sources but holds the
+  // existing replica's chiplet (no diversity) — with the default weights chiplet 1 wins.
+  const int hbm0 = s.banks_of(tier_kind::hbm, 0).front(), hbm1 = s.banks_of(tier_kind::hbm, 1).front();
+  const std::vector<place_candidate> omega{{tier_kind::hbm, 0, hbm0, 2}, {tier_kind::hbm, 1, hbm1, 2}};
+  const auto best = best_placement(s, in, omega);
+  REQUIRE(best.has_value());
+  const double c0 = placement_cost(s, in, omega[0]), c1 = placement_cost(s, in, omega[1]);
+  CHECK(*best == (c0 <= c1 ? omega[0] : omega[1]));
+  CHECK_FALSE(best_placement(s, in, {}).has_value());
+}
+
+TEST_CASE("the candidate set Omega holds only placements the residency accepts (Eq. 28-30)") {
+  const auto& s = package();
+  residency r(s, 1, 2, units::MB(100.0));  // too large for an SRAM group's 64 MB
+  const auto omega = feasible_candidates(s, r, 0, 0);
+  CHECK_FALSE(omega.empty());
+  for (const auto& c : omega) {
+    CHECK(c.tier != tier_kind::sram);
+    CHECK(r.check_add(0, 0, c.chiplet, c.bank, c.span).empty());
+  }
+  // One candidate per chiplet and tier at most; HBM and DRAM both offered.
+  CHECK(omega.size() <= 16 * 2);
+  // A chiplet that holds a replica of the expert is not offered again.
+  r.place(0, 0, omega.front().chiplet, omega.front().bank, omega.front().span);
+  for (const auto& c : feasible_candidates(s, r, 0, 0)) CHECK(c.chiplet != omega.front().chiplet);
+  // Restricting the tiers.
+  for (const auto& c : feasible_candidates(s, r, 0, 1, {false, false, true})) CHECK(c.tier == tier_kind::dram);
+}
+
+TEST_CASE("placement_params: negative weights name their field; JSON round trip") {
+  CHECK(field_of([] { validate(placement_params{.alpha_src = -1.0}); }) == "alpha_src");
+  CHECK(field_of([] { validate(placement_params{.eta_div = -0.1}); }) == "eta_div");
+  const placement_params p{.alpha_src = 0.5, .beta_queue = 2.0, .chi_bank = 1.5, .psi_cap = 0.0, .eta_div = 1.0};
+  const json j = p;
+  CHECK(j.get<placement_params>() == p);
+}

@@ -9,6 +9,9 @@
 // Exit status: 0 when every judged row is within tolerance, 1 otherwise, 2 on bad usage.
 
 #include <cstdio>    // std::printf
+#include <cstdlib>   // std::getenv
+#include <fstream>   // std::ifstream, the trace probe
+#include <optional>  // std::optional
 #include <iostream>  // std::cout, std::cerr
 #include <string>    // std::string
 
@@ -54,9 +57,22 @@ int main(int argc, char** argv) {
     }
   }
 
+  // The real DeepSeek-V2-Lite trace for the HCRMap policy rows: $STRATA_DATA_DIR, else the source
+  // tree's tests/data, else none (the fitted synthetic trace).
+  std::optional<std::string> trace;
+  {
+    std::string dir;
+    if (const char* env = std::getenv("STRATA_DATA_DIR")) dir = env;
+#ifdef STRATA_SOURCE_DATA_DIR
+    if (dir.empty()) dir = STRATA_SOURCE_DATA_DIR;
+#endif
+    const std::string path = dir + "/traces/dsv2lite_esft_trace_intent.csv";
+    if (!dir.empty() && std::ifstream(path).good()) trace = path;
+  }
+  if (!trace) std::cerr << "strata-paper-report: note: no DeepSeek-V2-Lite trace found; the HCRMap rows use the fitted synthetic trace\n";
   std::vector<strata::paper_row> rows;
   try {
-    rows = strata::paper_rows();
+    rows = strata::paper_rows(trace);
   } catch (const std::exception& e) {
     std::cerr << "strata-paper-report: " << e.what() << "\n";
     return 1;

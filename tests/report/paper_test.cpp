@@ -12,7 +12,7 @@ using namespace strata;
 // The test suite runs the same computation as examples/paper_report and fails on any calibration
 // row out of tolerance (spec/numbers.md).
 TEST_CASE("every calibration row of the paper report is within tolerance") {
-  for (const auto& r : paper_rows()) {
+  for (const auto& r : paper_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv")) {
     CAPTURE(r.id);
     CAPTURE(r.value);
     CHECK(std::isfinite(r.value));
@@ -69,7 +69,7 @@ TEST_CASE("the report has every stratum.device, stratum.logic and hcrmap.metadat
       "stratum.chip.logic_die_area_mm2",
   };
   std::set<std::string> seen;
-  for (const auto& r : paper_rows()) {
+  for (const auto& r : paper_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv")) {
     CHECK_MESSAGE(seen.insert(r.id).second, "duplicate id " << r.id);
     CHECK_FALSE(r.source.empty());
     CHECK_FALSE(r.unit.empty());
@@ -133,7 +133,7 @@ TEST_CASE("the metadata rows are computed from the structures, for the largest T
 
 TEST_CASE("every row has a kind; fit rows name their parameter, predictions have no paper value") {
   int checks = 0, fits = 0;
-  for (const auto& r : paper_rows()) {
+  for (const auto& r : paper_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv")) {
     CAPTURE(r.id);
     switch (r.kind) {
       case row_kind::fit:
@@ -242,7 +242,7 @@ static const std::set<std::string>& least_squares_fits() {
 }
 
 TEST_CASE("every fit row fails when its fitted parameter moves by 10 % either way") {
-  for (const auto& row : paper_rows()) {
+  for (const auto& row : paper_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv")) {
     if (row.kind != row_kind::fit || least_squares_fits().count(row.fitted) != 0) continue;
     CAPTURE(row.id);
     CAPTURE(row.fitted);

@@ -6,9 +6,12 @@
 /// against published measurements (`validation_rows.hpp`). The row families live in their own
 /// headers so that a user who wants one family does not compile the others.
 
-#include <utility>  // std::move
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <utility>   // std::move
 #include <vector>   // std::vector
 
+#include "strata/report/hcrmap_rows.hpp"
 #include "strata/report/paper.hpp"
 #include "strata/report/placement.hpp"
 #include "strata/report/stratum_rows.hpp"
@@ -17,8 +20,10 @@
 namespace strata {
 inline namespace v0 {
 
-/// Every row the library computes today.
-inline std::vector<paper_row> paper_rows() {
+/// Every row the library computes today. `dsv2lite_trace` is the path of the real DeepSeek-V2-Lite
+/// routing trace (tests/data/traces/dsv2lite_esft_trace_intent.csv) for the HCRMap policy rows;
+/// without it they use the fitted synthetic trace for that model too.
+inline std::vector<paper_row> paper_rows(const std::optional<std::string>& dsv2lite_trace = std::nullopt) {
   auto rows = stratum_device_rows();
   for (auto& r : stratum_logic_rows()) rows.push_back(std::move(r));
   for (auto& r : stratum_chip_rows()) rows.push_back(std::move(r));
@@ -26,6 +31,7 @@ inline std::vector<paper_row> paper_rows() {
   for (auto& r : stratum_result_rows()) rows.push_back(std::move(r));
   for (auto& r : stratum_placement_rows()) rows.push_back(std::move(r));
   for (auto& r : hcrmap_metadata_rows()) rows.push_back(std::move(r));
+  for (auto& r : hcrmap_policy_rows(dsv2lite_trace)) rows.push_back(std::move(r));
   for (auto& r : validation_rows()) rows.push_back(std::move(r));
   return rows;
 }

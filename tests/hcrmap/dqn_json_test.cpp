@@ -23,7 +23,7 @@ const dqn_agent& trained() {
     p.gamma = 0.0;
     p.hidden = {16, 8};
     dqn_agent agent(bandit_env::features, p);
-    train(agent, env, {.episodes = 1500, .max_steps = 1});
+    train(agent, env, {.episodes = 800, .max_steps = 1});
     return agent;
   }();
   return a;

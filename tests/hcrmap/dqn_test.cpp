@@ -302,10 +302,10 @@ TEST_CASE("on a contextual bandit with random legal sets the greedy policy picks
   auto p = strata_test::toy_params(7);
   p.gamma = 0.0;  // one-step episodes: the value is the reward
   dqn_agent agent(bandit_env::features, p);
-  const auto log = train(agent, env, {.episodes = 3000, .max_steps = 1});
-  CHECK(log.episodes == 3000);
-  CHECK(log.steps == 3000);
-  CHECK(log.updates == 3000 - 200 + 1);  // from the 200th observation on, one per observation
+  const auto log = train(agent, env, {.episodes = 1500, .max_steps = 1});
+  CHECK(log.episodes == 1500);
+  CHECK(log.steps == 1500);
+  CHECK(log.updates == 1500 - 200 + 1);  // from the 200th observation on, one per observation
   CHECK_FALSE(env.illegal_taken);
   int wrong = 0;
   double worst_q = 0.0;
@@ -327,8 +327,9 @@ TEST_CASE("on a chain the learned values bootstrap through Eq. 34 and the policy
   auto p = strata_test::toy_params(8);
   p.gamma = 0.9;
   dqn_agent agent(chain_env::features, p);
-  const auto log = train(agent, env, {.episodes = 2500, .max_steps = 20});
-  CHECK(log.updates > 4000);
+  const auto log = train(agent, env, {.episodes = 1200, .max_steps = 20});
+  CHECK(log.steps > 2000);
+  CHECK(log.updates == log.steps - 200 + 1);
   for (int s = 0; s < 4; ++s) {
     Eigen::MatrixXd x(chain_env::features, 3);
     for (int k = 0; k < 3; ++k) x.col(k) = chain_env::feature(s, k);
@@ -343,15 +344,15 @@ TEST_CASE("on a chain the learned values bootstrap through Eq. 34 and the policy
   }
   // Late episodes are near-optimal: return 1 (reach the goal) unless exploring.
   double late = 0.0;
-  for (std::size_t i = log.returns.size() - 500; i < log.returns.size(); ++i) late += log.returns[i];
-  CHECK(late / 500.0 > 0.85);
+  for (std::size_t i = log.returns.size() - 300; i < log.returns.size(); ++i) late += log.returns[i];
+  CHECK(late / 300.0 > 0.85);
 }
 
 TEST_CASE("training is deterministic: the same seed and transitions give bit-identical weights") {
   const auto run = [](std::uint64_t agent_seed) {
     chain_env env(5);
     dqn_agent agent(chain_env::features, strata_test::toy_params(agent_seed));
-    train(agent, env, {.episodes = 300, .max_steps = 20});
+    train(agent, env, {.episodes = 150, .max_steps = 20});
     return agent;
   };
   const dqn_agent a = run(1), b = run(1), c = run(2);

@@ -140,10 +140,12 @@ struct chain_env {
 static_assert(strata::dqn_environment<bandit_env>);
 static_assert(strata::dqn_environment<chain_env>);
 
-/// Parameters that train the toy problems in a few thousand steps.
+/// Parameters that train the toy problems in a few thousand steps. (With these, the bandit and
+/// chain tests of dqn_test.cpp pass for each of the agent seeds 1 … 40 tried, not just the one
+/// they use; the debug + sanitizer build runs them in seconds.)
 inline strata::dqn_params toy_params(std::uint64_t seed) {
   strata::dqn_params p;
-  p.hidden = {32, 32};
+  p.hidden = {16, 16};
   p.learning_rate = 3e-3;
   p.batch_size = 32;
   p.replay_capacity = 5000;
@@ -152,7 +154,7 @@ inline strata::dqn_params toy_params(std::uint64_t seed) {
   p.target_update_period = 100;
   p.epsilon_start = 1.0;
   p.epsilon_end = 0.05;
-  p.epsilon_decay_steps = 1500;
+  p.epsilon_decay_steps = 800;
   p.seed = seed;
   return p;
 }

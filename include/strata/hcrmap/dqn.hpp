@@ -227,7 +227,8 @@ inline std::uint64_t dqn_stream_seed(std::uint64_t seed, std::uint64_t stream) n
 }
 
 /// Index of the largest value among the legal entries (ties: lowest index); -1 if none is legal.
-inline int legal_argmax(const Eigen::Ref<const Eigen::VectorXd>& q, const std::vector<bool>* legal) {
+template <class V>
+int legal_argmax(const V& q, const std::vector<bool>* legal) {
   int best = -1;
   for (Eigen::Index i = 0; i < q.size(); ++i) {
     if (legal != nullptr && !(*legal)[static_cast<std::size_t>(i)]) continue;
@@ -252,30 +253,38 @@ inline double huber_derivative(double u, double delta) { return std::clamp(u, -d
 
 /// The Double DQN target of Eq. 34 for one transition: R + γ · Q_target(s′, argmax_{a′ legal}
 /// Q_online(s′, a′)), or R if terminal. `t` must be valid for the networks' features.
-inline double double_dqn_target(const q_network& online, const q_network& target, const dqn_transition& t,
-                                double gamma) {
+template <class Real>
+Real double_dqn_target(const basic_q_network<Real>& online, const basic_q_network<Real>& target,
+                       const basic_dqn_transition<Real>& t, double gamma) {
   if (t.terminal) return t.reward;
-  const Eigen::VectorXd q = online.values(t.next_legal);
+  const q_vector<Real> q = online.values(t.next_legal);
   const int best = detail::legal_argmax(q, nullptr);
-  return t.reward + gamma * target.value(t.next_legal.col(best));
+  return t.reward + static_cast<Real>(gamma) * target.value(t.next_legal.col(best));
 }
 
 /// A masked Double DQN agent: online and target networks, optimiser state, replay buffer and the
-/// seeded random streams (see the file comment).
-class dqn_agent {
+/// seeded random streams (see the file comment). A template on the real type only so that
+/// including the header instantiates nothing (q_network.hpp, "Scalar type"); use `dqn_agent`.
+template <class Real = double>
+class basic_dqn_agent {
  public:
+  using network = basic_q_network<Real>;
+  using transition = basic_dqn_transition<Real>;
+  using matrix = q_matrix<Real>;
+  using vector = q_vector<Real>;
+
   /// A fresh agent for `features` inputs; throws `config_error` naming the field of a bad `p`.
-  explicit dqn_agent(int features, const dqn_params& p = {}) : p_(p), features_(features) {
+  explicit basic_dqn_agent(int features, const dqn_params& p = {}) : p_(p), features_(features) {
     validate(p_, features_);
     detail::portable_rng init(detail::dqn_stream_seed(p_.seed, 0));
-    online_ = q_network(features_, p_.hidden, init);
+    online_ = network(features_, p_.hidden, init);
     init_state();
   }
 
   /// An agent around a given network (a loaded checkpoint): the target network starts as a copy,
   /// the optimiser, replay and counters start empty. Throws `config_error` unless `net`'s shape
   /// is the one `p.hidden` describes.
-  dqn_agent(const dqn_params& p, q_network net) : p_(p), features_(net.features()), online_(std::move(net)) {
+  basic_dqn_agent(const dqn_params& p, network net) : p_(p), features_(net.features()), online_(std::move(net)) {
     validate(p_, features_);
     detail::require(online_.hidden() == p_.hidden, "strata.dqn", "hidden", online_.hidden().size(),
                     "the hidden widths of the network (a network and params that agree)");
@@ -285,10 +294,10 @@ class dqn_agent {
   [[nodiscard]] const dqn_params& params() const { return p_; }
   [[nodiscard]] int features() const { return features_; }
   /// Q_θ, the network that decides.
-  [[nodiscard]] const q_network& online() const { return online_; }
+  [[nodiscard]] const network& online() const { return online_; }
   /// Q_θ̄, the network that evaluates the targets.
-  [[nodiscard]] const q_network& target() const { return target_; }
-  [[nodiscard]] const replay_buffer& replay() const { return replay_; }
+  [[nodiscard]] const network& target() const { return target_; }
+  [[nodiscard]] const basic_replay_buffer<Real>& replay() const { return replay_; }
   /// Calls of `act` so far (the ε schedule's clock).
   [[nodiscard]] std::int64_t actions() const { return actions_; }
   /// Transitions observed so far.
@@ -297,18 +306,18 @@ class dqn_agent {
   [[nodiscard]] std::int64_t updates() const { return trainer_.steps(); }
 
   /// Q_θ of every candidate (column) of `candidates` (F × n, n ≥ 1, finite).
-  [[nodiscard]] Eigen::VectorXd scores(const Eigen::Ref<const Eigen::MatrixXd>& candidates) const {
+  [[nodiscard]] vector scores(const Eigen::Ref<const matrix>& candidates) const {
     check_candidates(candidates, nullptr);
     return checked_values(candidates);
   }
 
   /// argmax_a Q_θ(s, a) over every column (all legal); ties go to the lowest column.
-  [[nodiscard]] int greedy(const Eigen::Ref<const Eigen::MatrixXd>& candidates) const {
+  [[nodiscard]] int greedy(const Eigen::Ref<const matrix>& candidates) const {
     return detail::legal_argmax(scores(candidates), nullptr);
   }
   /// argmax over the columns with `legal[i]` true (the mask of Eq. 28–30); `legal` has one entry
   /// per column and at least one true. Illegal columns are never returned.
-  [[nodiscard]] int greedy(const Eigen::Ref<const Eigen::MatrixXd>& candidates, const std::vector<bool>& legal) const {
+  [[nodiscard]] int greedy(const Eigen::Ref<const matrix>& candidates, const std::vector<bool>& legal) const {
     check_candidates(candidates, &legal);
     return detail::legal_argmax(checked_values(candidates), &legal);
   }
@@ -322,22 +331,22 @@ class dqn_agent {
   }
 
   /// ε-greedy choice over every column (all legal); advances the ε clock.
-  int act(const Eigen::Ref<const Eigen::MatrixXd>& candidates) { return act_impl(candidates, nullptr); }
+  int act(const Eigen::Ref<const matrix>& candidates) { return act_impl(candidates, nullptr); }
   /// ε-greedy choice over the legal columns only: with probability ε a uniformly drawn legal
   /// column, else `greedy(candidates, legal)`. Advances the ε clock. Never returns an illegal column.
-  int act(const Eigen::Ref<const Eigen::MatrixXd>& candidates, const std::vector<bool>& legal) {
+  int act(const Eigen::Ref<const matrix>& candidates, const std::vector<bool>& legal) {
     return act_impl(candidates, &legal);
   }
 
   /// The Double DQN target y of Eq. 34 for `t` with the agent's online and target networks.
-  [[nodiscard]] double target_value(const dqn_transition& t) const {
+  [[nodiscard]] Real target_value(const transition& t) const {
     validate(t, features_);
     return double_dqn_target(online_, target_, t, p_.gamma);
   }
 
   /// Stores `t` (validated) in the replay buffer and, on the schedule of the file comment, runs
   /// one minibatch update; returns its loss when it ran.
-  std::optional<double> observe(dqn_transition t) {
+  std::optional<double> observe(transition t) {
     validate(t, features_);
     replay_.push(std::move(t));
     ++observed_;
@@ -353,51 +362,52 @@ class dqn_agent {
     const auto idx = replay_.sample(static_cast<std::size_t>(p_.batch_size), replay_rng_);
     const auto n = static_cast<Eigen::Index>(idx.size());
     // Chosen actions, and every legal next action of the non-terminal samples side by side.
-    Eigen::MatrixXd xa(features_, n);
+    matrix xa(features_, n);
     Eigen::Index next_cols = 0;
     for (std::size_t i = 0; i < idx.size(); ++i) {
-      const dqn_transition& t = replay_[idx[i]];
+      const transition& t = replay_[idx[i]];
       xa.col(static_cast<Eigen::Index>(i)) = t.action;
       next_cols += t.next_legal.cols();
     }
-    Eigen::VectorXd y(n);
+    vector y(n);
     if (next_cols > 0) {
-      Eigen::MatrixXd xn(features_, next_cols);
+      matrix xn(features_, next_cols);
       Eigen::Index c = 0;
       for (const std::size_t i : idx) {
-        const dqn_transition& t = replay_[i];
+        const transition& t = replay_[i];
         if (t.terminal) continue;  // no next actions (a 0 × 0 matrix)
         xn.middleCols(c, t.next_legal.cols()) = t.next_legal;
         c += t.next_legal.cols();
       }
-      const Eigen::VectorXd q_next = online_.values(xn);  // selection by θ ...
-      Eigen::MatrixXd chosen(features_, n);
+      const vector q_next = online_.values(xn);  // selection by θ ...
+      matrix chosen(features_, n);
       Eigen::Index used = 0;
       c = 0;
       for (const std::size_t i : idx) {
-        const dqn_transition& t = replay_[i];
+        const transition& t = replay_[i];
         if (t.terminal) continue;
         const int best = detail::legal_argmax(q_next.segment(c, t.next_legal.cols()), nullptr);
         chosen.col(used++) = t.next_legal.col(best);
         c += t.next_legal.cols();
       }
-      const Eigen::VectorXd q_eval = target_.values(chosen.leftCols(used));  // ... evaluation by θ̄
+      const vector q_eval = target_.values(chosen.leftCols(used));  // ... evaluation by θ̄
+      const Real gamma = static_cast<Real>(p_.gamma);
       used = 0;
       for (std::size_t i = 0; i < idx.size(); ++i) {
-        const dqn_transition& t = replay_[idx[i]];
-        y(static_cast<Eigen::Index>(i)) = t.terminal ? t.reward : t.reward + p_.gamma * q_eval(used++);
+        const transition& t = replay_[idx[i]];
+        y(static_cast<Eigen::Index>(i)) = t.terminal ? t.reward : t.reward + gamma * q_eval(used++);
       }
     } else {
       for (std::size_t i = 0; i < idx.size(); ++i) y(static_cast<Eigen::Index>(i)) = replay_[idx[i]].reward;
     }
     // Mean Huber loss and its gradient ∂L/∂Q_i = clamp(Q_i − y_i, −δ, δ) / n.
-    const Eigen::VectorXd q = online_.forward(xa, cache_);
-    Eigen::VectorXd dq(n);
+    const vector q = online_.forward(xa, cache_);
+    vector dq(n);
     double loss = 0.0;
     for (Eigen::Index i = 0; i < n; ++i) {
-      const double u = q(i) - y(i);
+      const double u = static_cast<double>(q(i) - y(i));
       loss += huber_loss(u, p_.huber_delta);
-      dq(i) = huber_derivative(u, p_.huber_delta) / static_cast<double>(n);
+      dq(i) = static_cast<Real>(huber_derivative(u, p_.huber_delta) / static_cast<double>(n));
     }
     grad_.zero();
     online_.backward(cache_, dq, grad_);
@@ -407,8 +417,8 @@ class dqn_agent {
                          "learning_rate, or bound the rewards and features)");
     }
     if (p_.max_grad_norm > 0.0) {
-      const double norm = grad_.norm();
-      if (norm > p_.max_grad_norm) grad_.scale(p_.max_grad_norm / norm);
+      const double norm = static_cast<double>(grad_.norm());
+      if (norm > p_.max_grad_norm) grad_.scale(static_cast<Real>(p_.max_grad_norm / norm));
     }
     trainer_.step(online_, grad_,
                   {.kind = p_.optimizer, .learning_rate = p_.learning_rate, .beta1 = p_.adam_beta1,
@@ -424,14 +434,14 @@ class dqn_agent {
  private:
   void init_state() {
     target_ = online_;
-    trainer_ = q_trainer(online_);
+    trainer_ = basic_q_trainer<Real>(online_);
     grad_ = online_.zero_gradient();
-    replay_ = replay_buffer(static_cast<std::size_t>(p_.replay_capacity));
+    replay_ = basic_replay_buffer<Real>(static_cast<std::size_t>(p_.replay_capacity));
     explore_rng_ = detail::portable_rng(detail::dqn_stream_seed(p_.seed, 1));
     replay_rng_ = detail::portable_rng(detail::dqn_stream_seed(p_.seed, 2));
   }
 
-  void check_candidates(const Eigen::Ref<const Eigen::MatrixXd>& x, const std::vector<bool>* legal) const {
+  void check_candidates(const Eigen::Ref<const matrix>& x, const std::vector<bool>* legal) const {
     constexpr const char* id = "strata.dqn";
     detail::require(x.cols() >= 1, id, "candidates", x.cols(), ">= 1 candidate action (a column)");
     detail::require(x.rows() == features_, id, "candidates", x.rows(),
@@ -446,7 +456,7 @@ class dqn_agent {
     }
   }
 
-  int act_impl(const Eigen::Ref<const Eigen::MatrixXd>& candidates, const std::vector<bool>* legal) {
+  int act_impl(const Eigen::Ref<const matrix>& candidates, const std::vector<bool>* legal) {
     check_candidates(candidates, legal);
     const double eps = epsilon();
     ++actions_;
@@ -471,8 +481,8 @@ class dqn_agent {
 
   // Q_θ of the candidates; a non-finite Q (finite weights and features can still overflow) is an
   // error, never a decision.
-  [[nodiscard]] Eigen::VectorXd checked_values(const Eigen::Ref<const Eigen::MatrixXd>& candidates) const {
-    Eigen::VectorXd q = online_.values(candidates);
+  [[nodiscard]] vector checked_values(const Eigen::Ref<const matrix>& candidates) const {
+    vector q = online_.values(candidates);
     detail::require(q.allFinite(), "strata.dqn", "candidates", "a non-finite Q value",
                     "features for which the network's Q is finite (weights or features too large)");
     return q;
@@ -480,15 +490,18 @@ class dqn_agent {
 
   dqn_params p_;
   int features_ = 0;
-  q_network online_, target_;
-  q_trainer trainer_;
-  q_gradient grad_;
-  q_network::cache cache_;
-  replay_buffer replay_;
+  network online_, target_;
+  basic_q_trainer<Real> trainer_;
+  basic_q_gradient<Real> grad_;
+  typename network::cache cache_;
+  basic_replay_buffer<Real> replay_;
   detail::portable_rng explore_rng_{0}, replay_rng_{0};
   std::int64_t actions_ = 0;
   std::int64_t observed_ = 0;
 };
+
+/// The `double` agent the controller trains and decides with.
+using dqn_agent = basic_dqn_agent<double>;
 
 /// An environment a `dqn_agent` can be trained on offline (e.g. the residency controller replaying
 /// simulator windows): `reset()` starts an episode; `candidates()` returns the feature matrix of
@@ -526,15 +539,16 @@ struct dqn_train_result {
 /// Trains `agent` on `env` for `o.episodes` episodes: in each step the agent acts ε-greedily over
 /// the legal candidates, the environment returns the reward, and the transition (chosen features,
 /// reward, end of episode, legal next features) is observed (stored, trained on per schedule).
-template <dqn_environment E>
-dqn_train_result train(dqn_agent& agent, E& env, const dqn_train_options& o = {}) {
+template <class Real, dqn_environment E>
+dqn_train_result train(basic_dqn_agent<Real>& agent, E& env, const dqn_train_options& o = {}) {
+  using matrix = q_matrix<Real>;
   detail::require(o.episodes >= 0, "strata.dqn", "episodes", o.episodes, ">= 0");
   detail::require(o.max_steps >= 1, "strata.dqn", "max_steps", o.max_steps, ">= 1");
   constexpr bool masked = requires(E& e) {
     { e.legal() } -> std::convertible_to<std::vector<bool>>;
   };
   // The legal columns of the current window, and its mask.
-  const auto window = [&env](Eigen::MatrixXd& x, std::vector<bool>& legal) {
+  const auto window = [&env](matrix& x, std::vector<bool>& legal) {
     x = env.candidates();
     if constexpr (masked) {
       legal = env.legal();
@@ -544,10 +558,10 @@ dqn_train_result train(dqn_agent& agent, E& env, const dqn_train_options& o = {}
       legal.assign(static_cast<std::size_t>(x.cols()), true);
     }
   };
-  const auto legal_columns = [](const Eigen::MatrixXd& x, const std::vector<bool>& legal) {
+  const auto legal_columns = [](const matrix& x, const std::vector<bool>& legal) {
     Eigen::Index n = 0;
     for (const bool b : legal) n += b ? 1 : 0;
-    Eigen::MatrixXd out(x.rows(), n);
+    matrix out(x.rows(), n);
     n = 0;
     for (std::size_t i = 0; i < legal.size(); ++i) {
       if (legal[i]) out.col(n++) = x.col(static_cast<Eigen::Index>(i));
@@ -555,7 +569,7 @@ dqn_train_result train(dqn_agent& agent, E& env, const dqn_train_options& o = {}
     return out;
   };
   dqn_train_result r;
-  Eigen::MatrixXd x, x_next;
+  matrix x, x_next;
   std::vector<bool> legal, legal_next;
   for (int ep = 0; ep < o.episodes; ++ep) {
     env.reset();
@@ -565,7 +579,8 @@ dqn_train_result train(dqn_agent& agent, E& env, const dqn_train_options& o = {}
       const int a = agent.act(x, legal);
       const double reward = env.step(a);
       const bool done = env.done();
-      dqn_transition tr{.action = x.col(a), .reward = reward, .terminal = done, .next_legal = {}};
+      basic_dqn_transition<Real> tr{.action = x.col(a), .reward = static_cast<Real>(reward), .terminal = done,
+                                    .next_legal = {}};
       if (!done) {
         window(x_next, legal_next);
         tr.next_legal = legal_columns(x_next, legal_next);

@@ -91,13 +91,17 @@ struct dqn_checkpoint {
 inline constexpr int dqn_checkpoint_version = 1;
 
 /// The checkpoint of `agent`'s online network and parameters.
-inline dqn_checkpoint make_checkpoint(const dqn_agent& agent) {
+template <class Real>
+dqn_checkpoint make_checkpoint(const basic_dqn_agent<Real>& agent) {
   dqn_checkpoint c;
   c.features = agent.features();
   c.params = agent.params();
   const double tiny = limits().quantity_min;
-  const auto keep = [tiny](double w) { return (w < 0 ? -w : w) < tiny ? 0.0 : w; };
-  for (const q_layer& l : agent.online().layers()) {
+  const auto keep = [tiny](Real r) {
+    const auto w = static_cast<double>(r);
+    return (w < 0 ? -w : w) < tiny ? 0.0 : w;
+  };
+  for (const auto& l : agent.online().layers()) {
     dqn_checkpoint_layer out;
     for (Eigen::Index i = 0; i < l.weights.rows(); ++i) {
       std::vector<double> row;
@@ -112,8 +116,9 @@ inline dqn_checkpoint make_checkpoint(const dqn_agent& agent) {
 }
 
 /// The agent a checkpoint describes (see the file comment for every check); `path` prefixes the
-/// JSON paths in error messages.
-inline dqn_agent load_checkpoint(const dqn_checkpoint& c, const std::string& path = {}) {
+/// JSON paths in error messages. (`Real` is the agent's real type, `double`: see dqn.hpp.)
+template <class Real = double>
+basic_dqn_agent<Real> load_checkpoint(const dqn_checkpoint& c, const std::string& path = {}) {
   constexpr const char* id = "strata.dqn_checkpoint";
   const auto at = [&path](const std::string& field) { return path.empty() ? field : path + "." + field; };
   detail::require(c.format == "strata.hcrmap.dqn", id, at("format"), detail::json_excerpt(json(c.format)),
@@ -127,7 +132,7 @@ inline dqn_agent load_checkpoint(const dqn_checkpoint& c, const std::string& pat
   const auto& hidden = c.params.hidden;
   detail::require(c.layers.size() == hidden.size() + 1, id, at("layers"), c.layers.size(),
                   ("one layer per hidden width plus the output (" + std::to_string(hidden.size() + 1) + ")").c_str());
-  std::vector<q_layer> layers;
+  std::vector<basic_q_layer<Real>> layers;
   int in = c.features;
   for (std::size_t k = 0; k < c.layers.size(); ++k) {
     const int out = k == hidden.size() ? 1 : hidden[k];
@@ -142,33 +147,36 @@ inline dqn_agent load_checkpoint(const dqn_checkpoint& c, const std::string& pat
     }
     detail::require(l.bias.size() == static_cast<std::size_t>(out), id, lk + ".bias", l.bias.size(),
                     (std::to_string(out) + " numbers (the layer's outputs)").c_str());
-    q_layer q{Eigen::MatrixXd(out, in), Eigen::VectorXd(out)};
+    basic_q_layer<Real> q{q_matrix<Real>(out, in), q_vector<Real>(out)};
     for (int i = 0; i < out; ++i) {
       for (int j = 0; j < in; ++j) {
-        q.weights(i, j) = l.weights[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)];
+        q.weights(i, j) = static_cast<Real>(l.weights[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)]);
       }
-      q.bias(i) = l.bias[static_cast<std::size_t>(i)];
+      q.bias(i) = static_cast<Real>(l.bias[static_cast<std::size_t>(i)]);
     }
     layers.push_back(std::move(q));
     in = out;
   }
-  return dqn_agent(c.params, q_network(std::move(layers)));
+  return basic_dqn_agent<Real>(c.params, basic_q_network<Real>(std::move(layers)));
 }
 
 /// Reads a checkpoint from parsed JSON; errors name the JSON path, starting at `path`.
-inline dqn_agent load_checkpoint(const json& j, const std::string& path = {}) {
-  return load_checkpoint(from_json_at<dqn_checkpoint>(j, path), path);
+template <class Real = double>
+basic_dqn_agent<Real> load_checkpoint(const json& j, const std::string& path = {}) {
+  return load_checkpoint<Real>(from_json_at<dqn_checkpoint>(j, path), path);
 }
 
 /// `agent`'s checkpoint as JSON text, pretty-printed with `indent` spaces (−1: on one line).
-inline std::string save_dqn_checkpoint(const dqn_agent& agent, int indent = 1) {
+template <class Real>
+std::string save_dqn_checkpoint(const basic_dqn_agent<Real>& agent, int indent = 1) {
   return json(make_checkpoint(agent)).dump(indent);
 }
 
 /// Parses checkpoint JSON text from outside (`parse_json`: bounded depth, errors naming `source`)
 /// and loads it.
-inline dqn_agent parse_dqn_checkpoint(std::string_view text, const std::string& source = "<string>") {
-  return load_checkpoint(parse_json(text, source));
+template <class Real = double>
+basic_dqn_agent<Real> parse_dqn_checkpoint(std::string_view text, const std::string& source = "<string>") {
+  return load_checkpoint<Real>(parse_json(text, source));
 }
 
 }  // namespace v0

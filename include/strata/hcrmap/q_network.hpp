@@ -32,10 +32,14 @@
 /// - Adam (Kingma and Ba, ICLR 2015, Algorithm 1): m ← β1 m + (1 − β1) g,
 ///   v ← β2 v + (1 − β2) g², m̂ = m / (1 − β1^t), v̂ = v / (1 − β2^t), θ ← θ − α m̂ / (√v̂ + ε̂).
 ///
-/// Scalar type. The network is `double` only, unlike the library's closed-form models: its inputs
-/// are features computed from simulator counters, not model parameters a user differentiates, and
-/// its own gradient is computed exactly by back-propagation (checked against finite differences
-/// in the tests); Eigen's dense kernels on `double` keep a 64-candidate decision in microseconds.
+/// Scalar type. The network is meant for `double` (`q_network`, `dqn_agent` and the other aliases),
+/// unlike the library's closed-form models, which also run on autodiff scalars: its inputs are
+/// features computed from simulator counters, not model parameters a user differentiates, and its
+/// own gradient is computed exactly by back-propagation (checked against finite differences in
+/// the tests). The classes are templates on the floating-point type `Real` only so that a
+/// translation unit that includes the header without using the network does not instantiate
+/// Eigen's dense kernels (STYLE: no non-template inline code that instantiates heavy templates);
+/// they are instantiated and tested with `double` alone.
 ///
 /// Determinism. Every operation is a fixed sequence of Eigen dense products and coefficient-wise
 /// maps with no threading (strata does not enable Eigen's OpenMP), so the same build computes
@@ -47,6 +51,7 @@
 #include <cstdint>      // std::int64_t
 #include <span>         // std::span
 #include <string>       // std::string, std::to_string
+#include <type_traits>  // std::is_floating_point_v
 #include <utility>      // std::move, std::pair
 #include <vector>       // std::vector
 
@@ -58,24 +63,34 @@
 namespace strata {
 inline namespace v0 {
 
+/// Dense column-major matrix and vector of the Q-network (`Eigen::MatrixXd`, `Eigen::VectorXd`
+/// for `double`).
+template <class Real>
+using q_matrix = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic>;
+template <class Real>
+using q_vector = Eigen::Matrix<Real, Eigen::Dynamic, 1>;
+
 /// One affine layer of a `q_network`: out = W · in + b.
-struct q_layer {
-  Eigen::MatrixXd weights;  ///< out × in
-  Eigen::VectorXd bias;     ///< out
-  friend bool operator==(const q_layer& a, const q_layer& b) {
+template <class Real = double>
+struct basic_q_layer {
+  static_assert(std::is_floating_point_v<Real>, "a Q-network computes in a floating-point type");
+  q_matrix<Real> weights;  ///< out × in
+  q_vector<Real> bias;     ///< out
+  friend bool operator==(const basic_q_layer& a, const basic_q_layer& b) {
     return a.weights.rows() == b.weights.rows() && a.weights.cols() == b.weights.cols() &&
            a.bias.size() == b.bias.size() && a.weights == b.weights && a.bias == b.bias;
   }
 };
 
 /// Gradient of a scalar loss with respect to every weight and bias of a `q_network` (same shapes).
-struct q_gradient {
-  std::vector<Eigen::MatrixXd> weights;
-  std::vector<Eigen::VectorXd> bias;
+template <class Real = double>
+struct basic_q_gradient {
+  std::vector<q_matrix<Real>> weights;
+  std::vector<q_vector<Real>> bias;
 
   /// Euclidean norm over every entry, ‖g‖₂.
-  [[nodiscard]] double norm() const {
-    double s = 0.0;
+  [[nodiscard]] Real norm() const {
+    Real s = 0;
     for (const auto& w : weights) s += w.squaredNorm();
     for (const auto& b : bias) s += b.squaredNorm();
     return std::sqrt(s);
@@ -88,7 +103,7 @@ struct q_gradient {
     return ok;
   }
   /// Multiplies every entry by `c` (global-norm clipping).
-  void scale(double c) {
+  void scale(Real c) {
     for (auto& w : weights) w *= c;
     for (auto& b : bias) b *= c;
   }
@@ -101,22 +116,28 @@ struct q_gradient {
 
 /// The Q-value MLP (see the file comment). A value type: copying it copies the weights (the target
 /// network of Double DQN is a copy of the online one).
-class q_network {
+template <class Real = double>
+class basic_q_network {
  public:
-  q_network() = default;
+  using layer = basic_q_layer<Real>;
+  using gradient = basic_q_gradient<Real>;
+  using matrix = q_matrix<Real>;
+  using vector = q_vector<Real>;
+
+  basic_q_network() = default;
 
   /// A network of `features` inputs, hidden layers of widths `hidden` and a scalar output, with He
   /// initialisation from `rng`. The caller validates the sizes (dqn.hpp bounds them).
-  q_network(int features, std::span<const int> hidden, detail::portable_rng& rng) {
+  basic_q_network(int features, std::span<const int> hidden, detail::portable_rng& rng) {
     int in = features;
     for (std::size_t k = 0; k <= hidden.size(); ++k) {
       const bool out_layer = k == hidden.size();
       const int out = out_layer ? 1 : hidden[k];
-      q_layer l{Eigen::MatrixXd(out, in), Eigen::VectorXd::Zero(out)};
+      layer l{matrix(out, in), vector::Zero(out)};
       const double sd = std::sqrt((out_layer ? 1.0 : 2.0) / in);
       // Column-major fill order, so the draws map to entries the same way on every build.
       for (Eigen::Index j = 0; j < l.weights.cols(); ++j) {
-        for (Eigen::Index i = 0; i < l.weights.rows(); ++i) l.weights(i, j) = sd * rng.normal();
+        for (Eigen::Index i = 0; i < l.weights.rows(); ++i) l.weights(i, j) = static_cast<Real>(sd * rng.normal());
       }
       layers_.push_back(std::move(l));
       in = out;
@@ -126,12 +147,12 @@ class q_network {
   /// A network from given layers (a checkpoint, a hand-built test case). Throws `config_error`
   /// naming `layers[k]` unless the shapes chain (layer k's input is layer k−1's output), the last
   /// layer has one output and every value is finite.
-  explicit q_network(std::vector<q_layer> layers) : layers_(std::move(layers)) {
+  explicit basic_q_network(std::vector<layer> layers) : layers_(std::move(layers)) {
     constexpr const char* id = "strata.q_network";
     detail::require(!layers_.empty(), id, "layers", layers_.size(), "at least one layer (the output)");
     for (std::size_t k = 0; k < layers_.size(); ++k) {
       const std::string at = "layers[" + std::to_string(k) + "]";
-      const q_layer& l = layers_[k];
+      const layer& l = layers_[k];
       detail::require(l.weights.rows() >= 1 && l.weights.cols() >= 1, id, at + ".weights", l.weights.size(),
                       "a matrix with at least one row and one column");
       detail::require(l.bias.size() == l.weights.rows(), id, at + ".bias", l.bias.size(),
@@ -158,7 +179,7 @@ class q_network {
     return h;
   }
   /// The affine layers, input first.
-  [[nodiscard]] const std::vector<q_layer>& layers() const { return layers_; }
+  [[nodiscard]] const std::vector<layer>& layers() const { return layers_; }
   /// Number of weights and biases.
   [[nodiscard]] std::int64_t parameters() const {
     std::int64_t n = 0;
@@ -167,20 +188,20 @@ class q_network {
   }
 
   /// Q(x) of one feature vector.
-  [[nodiscard]] double value(const Eigen::Ref<const Eigen::VectorXd>& x) const {
-    const Eigen::VectorXd q = values(x);
+  [[nodiscard]] Real value(const Eigen::Ref<const vector>& x) const {
+    const vector q = values(x);
     return q(0);
   }
 
   /// Q of every column of `x` (F × n): the n values, one batched pass.
-  [[nodiscard]] Eigen::VectorXd values(const Eigen::Ref<const Eigen::MatrixXd>& x) const {
-    Eigen::MatrixXd a = x;
-    Eigen::MatrixXd z;
+  [[nodiscard]] vector values(const Eigen::Ref<const matrix>& x) const {
+    matrix a = x;
+    matrix z;
     for (std::size_t k = 0; k < layers_.size(); ++k) {
       z.noalias() = layers_[k].weights * a;
       z.colwise() += layers_[k].bias;
       if (k + 1 < layers_.size()) {
-        a = z.cwiseMax(0.0);
+        a = z.cwiseMax(Real(0));
       } else {
         a.swap(z);
       }
@@ -190,19 +211,19 @@ class q_network {
 
   /// The activations of one batch, kept by `forward` for `backward`.
   struct cache {
-    std::vector<Eigen::MatrixXd> acts;  ///< a_0 = x, a_1 … a_K, and the output row last
+    std::vector<matrix> acts;  ///< a_0 = x, a_1 … a_K, and the output row last
   };
 
   /// Q of every column of `x`, keeping the activations in `c` for `backward`.
-  Eigen::VectorXd forward(const Eigen::Ref<const Eigen::MatrixXd>& x, cache& c) const {
+  vector forward(const Eigen::Ref<const matrix>& x, cache& c) const {
     const std::size_t n_layers = layers_.size();
     c.acts.resize(n_layers + 1);
     c.acts[0] = x;
     for (std::size_t k = 0; k < n_layers; ++k) {
-      Eigen::MatrixXd& z = c.acts[k + 1];
+      matrix& z = c.acts[k + 1];
       z.noalias() = layers_[k].weights * c.acts[k];
       z.colwise() += layers_[k].bias;
-      if (k + 1 < n_layers) z = z.cwiseMax(0.0);
+      if (k + 1 < n_layers) z = z.cwiseMax(Real(0));
     }
     return c.acts[n_layers].row(0).transpose();
   }
@@ -210,45 +231,51 @@ class q_network {
   /// Adds to `g` the gradient of a loss L that depends on the network through the Q values of the
   /// batch `forward` cached in `c`, where `dq(i)` = ∂L/∂Q(x_i) (back-propagation, see the file
   /// comment). `g` must have this network's shapes (`zero_gradient()`).
-  void backward(const cache& c, const Eigen::Ref<const Eigen::VectorXd>& dq, q_gradient& g) const {
-    Eigen::MatrixXd delta = dq.transpose();  // ∂L/∂z_k, one column per sample
-    Eigen::MatrixXd up;
+  void backward(const cache& c, const Eigen::Ref<const vector>& dq, gradient& g) const {
+    matrix delta = dq.transpose();  // ∂L/∂z_k, one column per sample
+    matrix up;
     for (std::size_t k = layers_.size(); k-- > 0;) {
       g.weights[k].noalias() += delta * c.acts[k].transpose();
       g.bias[k].noalias() += delta.rowwise().sum();
       if (k == 0) break;
       up.noalias() = layers_[k].weights.transpose() * delta;
       // ReLU'(z) = [z > 0] = [a > 0], since a = max(z, 0).
-      delta = up.cwiseProduct((c.acts[k].array() > 0.0).cast<double>().matrix());
+      delta = up.cwiseProduct((c.acts[k].array() > Real(0)).template cast<Real>().matrix());
     }
   }
 
   /// A gradient of this network's shapes, all zero.
-  [[nodiscard]] q_gradient zero_gradient() const {
-    q_gradient g;
+  [[nodiscard]] gradient zero_gradient() const {
+    gradient g;
     for (const auto& l : layers_) {
-      g.weights.push_back(Eigen::MatrixXd::Zero(l.weights.rows(), l.weights.cols()));
-      g.bias.push_back(Eigen::VectorXd::Zero(l.bias.size()));
+      g.weights.push_back(matrix::Zero(l.weights.rows(), l.weights.cols()));
+      g.bias.push_back(vector::Zero(l.bias.size()));
     }
     return g;
   }
 
   /// θ ← (1 − τ) θ + τ θ_src for every parameter (Polyak averaging; τ = 1 copies `src`).
-  void blend_from(const q_network& src, double tau) {
+  void blend_from(const basic_q_network& src, double tau) {
+    const Real t = static_cast<Real>(tau), keep = static_cast<Real>(1.0 - tau);
     for (std::size_t k = 0; k < layers_.size(); ++k) {
-      layers_[k].weights = (1.0 - tau) * layers_[k].weights + tau * src.layers_[k].weights;
-      layers_[k].bias = (1.0 - tau) * layers_[k].bias + tau * src.layers_[k].bias;
+      layers_[k].weights = keep * layers_[k].weights + t * src.layers_[k].weights;
+      layers_[k].bias = keep * layers_[k].bias + t * src.layers_[k].bias;
     }
   }
 
   /// Mutable layers, for the optimisers.
-  [[nodiscard]] std::vector<q_layer>& mutable_layers() { return layers_; }
+  [[nodiscard]] std::vector<layer>& mutable_layers() { return layers_; }
 
-  friend bool operator==(const q_network&, const q_network&) = default;
+  friend bool operator==(const basic_q_network&, const basic_q_network&) = default;
 
  private:
-  std::vector<q_layer> layers_;
+  std::vector<layer> layers_;
 };
+
+/// The `double` network, layer and gradient the controller uses.
+using q_layer = basic_q_layer<double>;
+using q_gradient = basic_q_gradient<double>;
+using q_network = basic_q_network<double>;
 
 /// The optimiser of a `dqn_agent` (see the file comment of q_network.hpp).
 enum class q_optimizer {
@@ -269,28 +296,31 @@ struct q_optimizer_settings {
 };
 
 /// Optimiser state (Adam's first and second moments and its step count) for one network.
-class q_trainer {
+template <class Real = double>
+class basic_q_trainer {
  public:
-  q_trainer() = default;
-  explicit q_trainer(const q_network& net) : m_(net.zero_gradient()), v_(net.zero_gradient()) {}
+  basic_q_trainer() = default;
+  explicit basic_q_trainer(const basic_q_network<Real>& net) : m_(net.zero_gradient()), v_(net.zero_gradient()) {}
 
   /// Applies one update of gradient `g` to `net` (the equations of the file comment).
-  void step(q_network& net, const q_gradient& g, const q_optimizer_settings& s) {
+  void step(basic_q_network<Real>& net, const basic_q_gradient<Real>& g, const q_optimizer_settings& s) {
     ++t_;
     auto& layers = net.mutable_layers();
+    const Real lr = static_cast<Real>(s.learning_rate);
     if (s.kind == q_optimizer::sgd) {
       for (std::size_t k = 0; k < layers.size(); ++k) {
-        layers[k].weights.noalias() -= s.learning_rate * g.weights[k];
-        layers[k].bias.noalias() -= s.learning_rate * g.bias[k];
+        layers[k].weights.noalias() -= lr * g.weights[k];
+        layers[k].bias.noalias() -= lr * g.bias[k];
       }
       return;
     }
-    const double c1 = 1.0 - std::pow(s.beta1, static_cast<double>(t_));  // bias corrections
-    const double c2 = 1.0 - std::pow(s.beta2, static_cast<double>(t_));
+    const Real b1 = static_cast<Real>(s.beta1), b2 = static_cast<Real>(s.beta2), eps = static_cast<Real>(s.epsilon);
+    const Real c1 = static_cast<Real>(1.0 - std::pow(s.beta1, static_cast<double>(t_)));  // bias corrections
+    const Real c2 = static_cast<Real>(1.0 - std::pow(s.beta2, static_cast<double>(t_)));
     const auto update = [&](auto& theta, auto& m, auto& v, const auto& grad) {
-      m = s.beta1 * m + (1.0 - s.beta1) * grad;
-      v = s.beta2 * v + (1.0 - s.beta2) * grad.cwiseAbs2();
-      theta.array() -= s.learning_rate * (m.array() / c1) / ((v.array() / c2).sqrt() + s.epsilon);
+      m = b1 * m + (Real(1) - b1) * grad;
+      v = b2 * v + (Real(1) - b2) * grad.cwiseAbs2();
+      theta.array() -= lr * (m.array() / c1) / ((v.array() / c2).sqrt() + eps);
     };
     for (std::size_t k = 0; k < layers.size(); ++k) {
       update(layers[k].weights, m_.weights[k], v_.weights[k], g.weights[k]);
@@ -301,9 +331,12 @@ class q_trainer {
   [[nodiscard]] std::int64_t steps() const { return t_; }
 
  private:
-  q_gradient m_, v_;
+  basic_q_gradient<Real> m_, v_;
   std::int64_t t_ = 0;
 };
+
+/// The optimiser state of a `q_network`.
+using q_trainer = basic_q_trainer<double>;
 
 }  // namespace v0
 }  // namespace strata

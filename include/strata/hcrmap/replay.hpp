@@ -28,26 +28,32 @@
 
 #include "strata/core/error.hpp"
 #include "strata/core/rng.hpp"
+#include "strata/hcrmap/q_network.hpp"
 
 namespace strata {
 inline namespace v0 {
 
 /// One step of the residency MDP, in feature space (see the file comment).
-struct dqn_transition {
+template <class Real = double>
+struct basic_dqn_transition {
   /// φ(s_w, a_w): features of the action taken (F).
-  Eigen::VectorXd action;
+  q_vector<Real> action;
   /// R_w (Eq. 33).
-  double reward = 0.0;
+  Real reward = 0;
   /// The episode ended with this step: the target is R_w alone (no bootstrap).
   bool terminal = false;
   /// φ(s_{w+1}, a′) for every a′ ∈ A^legal_{w+1}, one column each (F × |A^legal_{w+1}|). Empty
   /// when `terminal`; a non-terminal step needs at least one column (no-op is always legal).
-  Eigen::MatrixXd next_legal;
+  q_matrix<Real> next_legal;
 };
+
+/// The `double` transition the controller stores.
+using dqn_transition = basic_dqn_transition<double>;
 
 /// Throws `config_error` naming the field unless `t` is a well-formed transition of `features`
 /// inputs: finite features and reward, and next actions present exactly when not terminal.
-inline void validate(const dqn_transition& t, int features) {
+template <class Real>
+void validate(const basic_dqn_transition<Real>& t, int features) {
   constexpr const char* id = "strata.dqn";
   detail::require(t.action.size() == features, id, "transition.action", t.action.size(),
                   ("a vector of the network's " + std::to_string(features) + " features").c_str());
@@ -66,16 +72,19 @@ inline void validate(const dqn_transition& t, int features) {
 }
 
 /// A bounded ring of transitions with uniform sampling (see the file comment).
-class replay_buffer {
+template <class Real = double>
+class basic_replay_buffer {
  public:
+  using transition = basic_dqn_transition<Real>;
+
   /// A buffer of at most `capacity` transitions (> 0; `dqn_params` bounds it). Nothing is
   /// reserved up front: memory grows with the transitions actually stored.
-  explicit replay_buffer(std::size_t capacity = 1) : capacity_(capacity) {
+  explicit basic_replay_buffer(std::size_t capacity = 1) : capacity_(capacity) {
     detail::require(capacity >= 1, "strata.dqn", "replay_capacity", capacity, ">= 1");
   }
 
   /// Stores `t`, overwriting the oldest transition once full.
-  void push(dqn_transition t) {
+  void push(transition t) {
     if (items_.size() < capacity_) {
       items_.push_back(std::move(t));
     } else {
@@ -94,7 +103,7 @@ class replay_buffer {
   }
 
   /// The transition at storage index `i` (< size()).
-  [[nodiscard]] const dqn_transition& operator[](std::size_t i) const { return items_[i]; }
+  [[nodiscard]] const transition& operator[](std::size_t i) const { return items_[i]; }
   /// Transitions stored.
   [[nodiscard]] std::size_t size() const { return items_.size(); }
   /// Largest number of transitions kept.
@@ -105,8 +114,11 @@ class replay_buffer {
  private:
   std::size_t capacity_;
   std::size_t next_ = 0;
-  std::vector<dqn_transition> items_;
+  std::vector<transition> items_;
 };
+
+/// The `double` replay buffer.
+using replay_buffer = basic_replay_buffer<double>;
 
 }  // namespace v0
 }  // namespace strata

@@ -50,6 +50,7 @@
 
 #include "strata/hcrmap/dqn.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
+#include "strata/hcrmap/dqn_train.hpp"
 #include "strata/hcrmap/q_network.hpp"
 #include "strata/hcrmap/replay.hpp"
 

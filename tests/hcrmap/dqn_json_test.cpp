@@ -6,6 +6,7 @@
 #include <string>      // std::string
 #include <vector>      // std::vector
 
+#include "strata/hcrmap/dqn_train.hpp"
 #include "support/dqn_envs.hpp"
 #include "support/field_of.hpp"
 

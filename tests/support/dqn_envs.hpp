@@ -8,7 +8,7 @@
 #include <Eigen/Core>
 
 #include "strata/core/rng.hpp"
-#include "strata/hcrmap/dqn.hpp"
+#include "strata/hcrmap/dqn_train.hpp"
 
 namespace strata_test {
 

@@ -38,7 +38,7 @@
 /// own gradient is computed exactly by back-propagation (checked against finite differences in
 /// the tests). The classes are templates on the floating-point type `Real` only so that a
 /// translation unit that includes the header without using the network does not instantiate
-/// Eigen's dense kernels (STYLE: no non-template inline code that instantiates heavy templates);
+/// Eigen's dense kernels (inline non-template code would make every includer pay for them);
 /// they are instantiated and tested with `double` alone.
 ///
 /// Determinism. Every operation is a fixed sequence of Eigen dense products and coefficient-wise

@@ -78,6 +78,18 @@ TEST_CASE("a loaded checkpoint reproduces the saved agent's weights and decision
   CHECK(save_dqn_checkpoint(b, -1).find('\n') == std::string::npos);
 }
 
+TEST_CASE("training with the same seed gives the same checkpoint; another seed a different one") {
+  const auto checkpoint_after_training = [](std::uint64_t agent_seed) {
+    strata_test::chain_env env(17);
+    dqn_agent agent(strata_test::chain_env::features, strata_test::toy_params(agent_seed));
+    train(agent, env, {.episodes = 100, .max_steps = 20});
+    return save_dqn_checkpoint(agent);
+  };
+  const std::string a = checkpoint_after_training(3);
+  CHECK(a == checkpoint_after_training(3));
+  CHECK(a != checkpoint_after_training(4));
+}
+
 TEST_CASE("a checkpoint holds format, version, features, params and input-first layers") {
   const json j = small_checkpoint();
   CHECK(j["format"] == "strata.hcrmap.dqn");

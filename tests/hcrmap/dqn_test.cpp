@@ -243,6 +243,9 @@ TEST_CASE("bad parameters raise config_error naming the field") {
     CHECK(field_of([&] { dqn_agent(features, p); }) == field);
   };
   CHECK(field_of([] { dqn_agent(4); }) == "<no config_error>");
+  // The default 64-64 network on 32 features: (32 + 1)·64 + (64 + 1)·64 + (64 + 1)·1 parameters.
+  CHECK(dqn_agent(32).online().parameters() == 6337);
+  CHECK(dqn_size_limits::parameters / 6337 > 600);
   expect_field([](dqn_params&) {}, "features", 0);
   expect_field([](dqn_params&) {}, "features", 5000);
   expect_field([](dqn_params& p) { p.hidden = {64, 0}; }, "hidden[1]");

@@ -20,7 +20,7 @@
 /// next features {φ(s_{w+1}, a′)}):
 ///   a* = argmax_{a′ ∈ A^legal_{w+1}} Q_θ(s_{w+1}, a′)        (the online network selects)
 ///   y  = R_w + γ · Q_θ̄(s_{w+1}, a*)                            (the target network evaluates)
-/// and y = R_w for a terminal transition. Decoupling selection from evaluation is what removes
+/// and y = R_w for a terminal transition. Decoupling selection from evaluation is what reduces
 /// DQN's max-operator overestimation (van Hasselt et al., §3–4); the maximum runs over the legal
 /// next set only, so training never bootstraps from an infeasible edit. An episode cut short by
 /// `dqn_train_options::max_steps` is not terminal: its last step still bootstraps (a time limit

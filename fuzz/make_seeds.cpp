@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: MIT
-// Writes the JSON seeds of fuzz_param_json (the presets and defaults as JSON) into argv[1].
+// Writes the JSON seeds of fuzz_param_json (the presets and defaults as JSON) into argv[1] and,
+// given argv[2], the seeds of fuzz_dqn_checkpoint (small Double DQN checkpoints) into argv[2].
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/core/json.hpp"
 #include "strata/device/mono3d.hpp"
 #include "strata/stratum/system.hpp"
 #include "strata/stratum/placement.hpp"
+#include "strata/hcrmap/dqn_json.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: make_seeds <dir>\n";
+  if (argc != 2 && argc != 3) {
+    std::cerr << "usage: make_seeds <param json dir> [<dqn checkpoint dir>]\n";
     return 2;
   }
   const std::string dir = argv[1];
@@ -28,5 +32,17 @@ int main(int argc, char** argv) {
   write("placement_olmoe.json", strata::json(strata::expert_placement_params<>{}));
   write("h100_nvl.json", strata::json::parse(
                              R"({"name": "H100 NVL", "memory_capacity": "94 GiB", "memory_bandwidth": "3.9 TB/s"})"));
+  if (argc == 3) {
+    // Checkpoints small enough for the fuzzer's -max_len: a linear Q, one and two hidden layers.
+    const std::string dqn_dir = argv[2];
+    const auto save = [&](const std::string& name, int features, std::vector<int> hidden) {
+      strata::dqn_params p;
+      p.hidden = std::move(hidden);
+      std::ofstream(dqn_dir + "/" + name) << strata::save_dqn_checkpoint(strata::dqn_agent(features, p), -1) << "\n";
+    };
+    save("linear_f6.json", 6, {});
+    save("mlp_f4_h8.json", 4, {8});
+    save("mlp_f5_h12_h6.json", 5, {12, 6});
+  }
   return 0;
 }

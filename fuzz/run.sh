@@ -14,13 +14,14 @@ shift 2
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   targets=(fuzz_param_json fuzz_hf_config fuzz_trace_csv fuzz_expert_counts_csv fuzz_top1_transitions_csv
-           fuzz_measurements_csv)
+           fuzz_measurements_csv fuzz_dqn_checkpoint)
 fi
 data="$root/tests/data"
 seeds="$dir/seeds"
 if [[ "${STRATA_FUZZ_SKIP_SEEDS:-0}" != 1 ]]; then
-mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv} "$dir/artifacts"
-"$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json"
+mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint} \
+  "$dir/artifacts"
+"$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json" "$seeds/fuzz_dqn_checkpoint"
 cp "$data"/hf/*.json "$seeds/fuzz_hf_config/"
 # fuzz_trace_csv: the first byte selects the reader options (see fuzz_trace_csv.cpp).
 for opt in 0 3 4; do
@@ -38,6 +39,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$dir/corpus/$t"
   case "$t" in
     fuzz_param_json|fuzz_hf_config) max_len=8192 ;;
+    fuzz_dqn_checkpoint) max_len=16384 ;;  # the seed checkpoints are 2-6 KB
     *) max_len=32768 ;;
   esac
   echo "+ $t for ${secs}s"

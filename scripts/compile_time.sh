@@ -60,14 +60,15 @@ target_for() {
 # Headers allowed to pull in Eigen / nlohmann/json (their models or readers use them).
 eigen_allowed() {
   case "$1" in
-    strata/strata.hpp | strata/device/rc_ladder.hpp) return 0 ;;
+    strata/strata.hpp | strata/device/rc_ladder.hpp | strata/hcrmap/q_network.hpp | strata/hcrmap/replay.hpp | \
+      strata/hcrmap/dqn.hpp | strata/hcrmap/dqn_json.hpp | strata/hcrmap/dqn_train.hpp) return 0 ;;
     *) return 1 ;;
   esac
 }
 json_allowed() {
   case "$1" in
     strata/strata.hpp | strata/json.hpp | strata/core/json.hpp | strata/core/json_plain.hpp | \
-      strata/workload/hf_config.hpp) return 0 ;;
+      strata/workload/hf_config.hpp | strata/hcrmap/dqn_json.hpp) return 0 ;;
     *) return 1 ;;
   esac
 }

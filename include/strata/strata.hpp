@@ -9,6 +9,7 @@
 #include "strata/core/cost.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/limits.hpp"
+#include "strata/core/rng.hpp"
 #include "strata/core/scalar.hpp"
 #include "strata/core/solve.hpp"
 #include "strata/core/tier.hpp"
@@ -67,6 +68,12 @@
 #include "strata/hcrmap/placement.hpp"
 #include "strata/hcrmap/policies.hpp"
 #include "strata/hcrmap/token_mapper.hpp"
+
+#include "strata/hcrmap/dqn.hpp"
+#include "strata/hcrmap/dqn_json.hpp"
+#include "strata/hcrmap/dqn_train.hpp"
+#include "strata/hcrmap/q_network.hpp"
+#include "strata/hcrmap/replay.hpp"
 
 #include "strata/report/paper.hpp"
 #include "strata/report/paper_rows.hpp"

@@ -66,13 +66,13 @@
 #include <cmath>      // std::exp, std::expm1, std::log, std::log1p, std::abs, std::isfinite
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uint64_t, std::uint32_t, std::uint16_t
-#include <random>     // std::mt19937_64
 #include <string>     // std::string, std::to_string
 #include <utility>    // std::swap
 #include <vector>     // std::vector
 
 #include "strata/core/error.hpp"
 #include "strata/core/limits.hpp"
+#include "strata/core/rng.hpp"
 #include "strata/core/solve.hpp"
 #include "strata/workload/trace.hpp"
 
@@ -171,24 +171,8 @@ inline std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t stream) noexc
   return splitmix64(x);
 }
 
-/// A portable random stream: the same numbers with every standard library.
-class trace_rng {
- public:
-  explicit trace_rng(std::uint64_t seed) : g_(seed) {}
-  /// Uniform in [0, 1) from the top 53 bits.
-  double uniform() noexcept { return static_cast<double>(g_() >> 11) * 0x1.0p-53; }
-  /// Uniform integer in [0, n), unbiased (rejection).
-  std::uint64_t below(std::uint64_t n) noexcept {
-    const std::uint64_t lim = (0 - n) % n;  // 2^64 mod n
-    for (;;) {
-      const std::uint64_t x = g_();
-      if (x >= lim) return x % n;
-    }
-  }
-
- private:
-  std::mt19937_64 g_;
-};
+/// A portable random stream: the same numbers with every standard library (core/rng.hpp).
+using trace_rng = strata::detail::portable_rng;
 
 /// Ranks of every expert: per layer the global rank, then per topic the topic rank, layer-major
 /// ((l·(T+1) + 0) global, (l·(T+1) + 1 + t) topic t), so fewer layers give a prefix.

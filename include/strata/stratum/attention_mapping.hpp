@@ -91,7 +91,8 @@ template <class T>
 cost<T> attention_decode_cost(const nmp_device<T>& d, int chips, const model& m, int batch, int context,
                               const std::vector<double>& weight_shares, const std::vector<double>& kv_shares,
                               int layer = 0, const mapping_options<T>& o = {},
-                              energy_parts<T>* energy_out = nullptr, attention_split* split_out = nullptr) {
+                              energy_parts<T>* energy_out = nullptr, attention_split* split_out = nullptr,
+                              bool with_tree = true) {
   validate(o);
   detail::require_count(context, 1, 1 << 24, "strata.attention_mapping", "context");
   const auto a = split_attention(m, batch, chips, d.n_pu);
@@ -105,7 +106,7 @@ cost<T> attention_decode_cost(const nmp_device<T>& d, int chips, const model& m,
   const double d_qk = mla ? m.mla.kv_lora_rank + m.mla.qk_rope_head_dim : m.head_dim;
   const double d_v = mla ? m.mla.kv_lora_rank : m.head_dim;
   const double unit_kv_bytes = (mla ? m.mla.kv_lora_rank + m.mla.qk_rope_head_dim : 2.0 * m.head_dim) * kvb;
-  const std::string n = detail::numbered("L", layer);
+  const std::string n = with_tree ? detail::numbered("L", layer) : std::string();
 
   // Projections as FFN-like GEMVs: QKV split by columns (heads), O by rows (heads).
   expert_work<T> qkv;
@@ -123,20 +124,19 @@ cost<T> attention_decode_cost(const nmp_device<T>& d, int chips, const model& m,
   const T B = T(double(batch));
   energy_parts<T> e{};
 
-  const auto proj = [&](long long per_pe_weights, const char* what, const char* src) {
+  // Stage times (the tree, when asked for, names them).
+  const auto proj_t = [&](long long per_pe_weights) {
     const T w = T(double(per_pe_weights));
-    return cost<T>::leaf(n + " " + what, detail::pe_gemm_time(d, B * w, units::B(w * wb), weight_shares), {}, {}, src);
+    return detail::pe_gemm_time(d, B * w, units::B(w * wb), weight_shares);
   };
-  auto qkv_c = proj(hq * cols, "QKV projection", "max(stream, T·H/q·cols / (n·k·f·η))");
-  auto qkv_red = cost<T>::leaf(n + " reduce QKV", detail::reduce_tree_time(d, B * T(double(cols))), {}, {},
-                               "reduction tree");
+  const auto t_qkv = proj_t(hq * cols);
+  const auto t_qkv_red = detail::reduce_tree_time(d, B * T(double(cols)));
   const long long o_per_pu = detail::ceil_div(o_rows, static_cast<long long>(chips) * P);
-  auto o_c = proj(o_per_pu * hq, "O projection", "max(stream, T·rows·H/q / (n·k·f·η))");
+  const auto t_o = proj_t(o_per_pu * hq);
   const strata::data_size<T> o_partial = units::B(B * T(double(H)) * T(ab));
-  auto o_rs = cost<T>::leaf(n + " O reduce-scatter", ring_reduce_scatter_time(d, o_partial, d.n_pu), {}, {},
-                            "ring: h·(D/p / b + hop)");
+  const auto t_o_rs = ring_reduce_scatter_time(d, o_partial, d.n_pu);
 
-  // Attention core of the busiest group.
+  // Attention core of the busiest group: a two-stage pipeline (linear work, Softmax) over its units.
   const int g = a.group_pus;
   const T S = T(double(context));
   const T hu = T(double(a.query_per_unit));
@@ -144,17 +144,12 @@ cost<T> attention_decode_cost(const nmp_device<T>& d, int chips, const model& m,
   const auto stream = detail::shard_stream_time(d, unit_kv / T(double(g * q)), kv_shares);
   const auto compute = strata::duration<T>::from_si(T(2) * S * T(d_qk + d_v) * hu /
                                                     (T(double(g * q)) * d.pe_peak().si()));
-  auto linear = cost<T>::leaf(n + " QK^T, Attn x V", detail::max_of(stream, compute), {}, {},
-                              "max(KV stream, 2·S·(d_qk + d_v)·h_u / (g·q·PE peak)), Stratum §4.2");
+  const auto t_linear = detail::max_of(stream, compute);
   const auto q_gather = ring_all_gather_time(d, units::B(hu * T(d_qk) * T(ab)), g);
-  const auto sm = detail::sfe_time(d, S * hu / T(double(g)), o.softmax_ops) + ring_scalar_exchange_time(d, g) * T(2) +
-                  ring_reduce_scatter_time(d, units::B(hu * T(d_v) * T(ab)), g) + q_gather;
-  auto softmax = cost<T>::leaf(n + " softmax + exchange", sm, {}, {},
-                               "SFE + 2 scalar exchanges + context reduce-scatter + query all-gather");
-  auto core = pipeline<T>(n + " attention core (" + std::to_string(a.units_per_group) + " units per group)",
-                          std::vector<cost<T>>{linear, softmax}, static_cast<std::size_t>(std::max<long long>(1, a.units_per_group)));
-  core.energy = {};
-  core.bytes.clear();
+  const auto t_softmax = detail::sfe_time(d, S * hu / T(double(g)), o.softmax_ops) +
+                         ring_scalar_exchange_time(d, g) * T(2) +
+                         ring_reduce_scatter_time(d, units::B(hu * T(d_v) * T(ab)), g) + q_gather;
+  const std::size_t units_in_group = static_cast<std::size_t>(std::max<long long>(1, a.units_per_group));
 
   // Energy over all chips.
   const T proj_weights = T(double(H)) * T(double(qkv.inter + o_rows));
@@ -174,7 +169,29 @@ cost<T> attention_decode_cost(const nmp_device<T>& d, int chips, const model& m,
                             units::B(T(double(a.units)) * hu * T(d_v + d_qk) * T(ab) * T(double(g))));
   if (energy_out != nullptr) *energy_out += e;
 
-  auto total = seq<T>(n + " attention", std::vector<cost<T>>{qkv_c, qkv_red, core, o_c, o_rs});
+  cost<T> total;
+  if (with_tree) {
+    auto core = pipeline<T>(n + " attention core (" + std::to_string(a.units_per_group) + " units per group)",
+                            std::vector<cost<T>>{cost<T>::leaf(n + " QK^T, Attn x V", t_linear, {}, {},
+                                                               "max(KV stream, 2·S·(d_qk + d_v)·h_u / (g·q·PE peak)), "
+                                                               "Stratum §4.2"),
+                                                 cost<T>::leaf(n + " softmax + exchange", t_softmax, {}, {},
+                                                               "SFE + 2 scalar exchanges + context reduce-scatter + "
+                                                               "query all-gather")},
+                            units_in_group);
+    core.energy = {};
+    core.bytes.clear();
+    total = seq<T>(n + " attention",
+                   std::vector<cost<T>>{
+                       cost<T>::leaf(n + " QKV projection", t_qkv, {}, {}, "max(stream, T·H/q·cols / (n·k·f·η))"),
+                       cost<T>::leaf(n + " reduce QKV", t_qkv_red, {}, {}, "reduction tree"), std::move(core),
+                       cost<T>::leaf(n + " O projection", t_o, {}, {}, "max(stream, T·rows·H/q / (n·k·f·η))"),
+                       cost<T>::leaf(n + " O reduce-scatter", t_o_rs, {}, {}, "ring: h·(D/p / b + hop)")});
+  } else {
+    // The same time without the tree: Σ stages + (u − 1)·max of the core's two stages.
+    const auto t_core = t_linear + t_softmax + detail::max_of(t_linear, t_softmax) * T(double(units_in_group - 1));
+    total = cost<T>::leaf("attention", t_qkv + t_qkv_red + t_core + t_o + t_o_rs, {}, {}, "Stratum §4.2");
+  }
   total.energy = e.total();
   total.add_bytes("nmp.weights", units::B(proj_weights * wb));
   total.add_bytes("nmp.kv", kv_read);

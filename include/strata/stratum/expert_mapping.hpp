@@ -385,7 +385,8 @@ cost<T> moe_layer_cost(const nmp_device<T>& d, int chips, const std::vector<expe
 /// E_phy, ring bytes × E_ring, and the reserved rows written and read back (DRAM parts).
 template <class T>
 cost<T> moe_input_cost(const nmp_device<T>& d, int chips, const T& tokens, int hidden, int act_bits,
-                       const strata::data_size<T>& extra_bytes, energy_parts<T>* energy_out = nullptr) {
+                       const strata::data_size<T>& extra_bytes, energy_parts<T>* energy_out = nullptr,
+                       bool with_tree = true) {
   const strata::data_size<T> x = units::B(tokens * T(double(hidden)) * T(act_bits / 8.0)) + extra_bytes;
   const auto in_t = stream_time(x, d.phy_bandwidth, d.phy_latency);
   const auto gather_t = ring_all_gather_time(d, x, d.n_pu);
@@ -396,6 +397,10 @@ cost<T> moe_input_cost(const nmp_device<T>& d, int chips, const T& tokens, int h
   e.ring = d.ring_energy * ring_link_bytes(x, d.n_pu) * c;
   detail::add_dram_read(e, d.access, (x + x - extra_bytes) * c);  // reserved rows: written, read
   if (energy_out != nullptr) *energy_out += e;
+  if (!with_tree) {
+    return cost<T>::leaf("NMP input/output", in_t + gather_t + out_t, e.total(), {{"interposer", (x + x - extra_bytes) * c}},
+                         "PHY latency + bytes / PHY bandwidth; ring all-gather");
+  }
   auto w = cost<T>::leaf("write inputs (xPU → chips)", in_t, e.phy * T(0.5) + e.dram() * T(0.5),
                          {{"interposer", x * c}}, "PHY latency + bytes / PHY bandwidth");
   auto g = cost<T>::leaf("all-gather inputs", gather_t, e.ring + e.bond * T(0.5), {}, "ring: h·(D/p / b + hop)");

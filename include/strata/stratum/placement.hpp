@@ -129,16 +129,19 @@ void validate(const expert_placement_params<T>& p) {
 /// `f`, `f[l]` or `f[l][e]`.
 inline void validate_usage(const usage_table& f, int layers, int experts) {
   constexpr const char* m = "strata.placement";
-  detail::require(f.size() == static_cast<std::size_t>(layers), m, "f", f.size(),
-                  (std::to_string(layers) + " layers").c_str());
+  // Messages are built only for a failure: a decode step checks its routing table every time.
+  if (f.size() != static_cast<std::size_t>(layers)) {
+    detail::require(false, m, "f", f.size(), (std::to_string(layers) + " layers").c_str());
+  }
   for (std::size_t l = 0; l < f.size(); ++l) {
-    const std::string fl = "f[" + std::to_string(l) + "]";
-    detail::require(f[l].size() == static_cast<std::size_t>(experts), m, fl, f[l].size(),
-                    (std::to_string(experts) + " experts").c_str());
+    if (f[l].size() != static_cast<std::size_t>(experts)) {
+      detail::require(false, m, "f[" + std::to_string(l) + "]", f[l].size(), (std::to_string(experts) + " experts").c_str());
+    }
     for (std::size_t e = 0; e < f[l].size(); ++e) {
       const double x = f[l][e];
       if (!(std::isfinite(x) && x >= 0.0 && x <= 1.0)) {
-        detail::require(false, m, fl + "[" + std::to_string(e) + "]", x, "a probability in [0, 1]");
+        detail::require(false, m, "f[" + std::to_string(l) + "][" + std::to_string(e) + "]", x,
+                        "a probability in [0, 1]");
       }
     }
   }

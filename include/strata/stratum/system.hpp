@@ -585,12 +585,14 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     energy_parts<T> stage_e{}, attn_e{};  // attention of one layer: the same in every layer of a stage
     attention_split split;
     std::vector<cost<T>> layer_costs;
-    const auto attn_one = attention_decode_cost(d, c, m, B, s.context, w_shares, kv_shares, l0, p.mapping, &attn_e, &split);
+    const auto attn_one =
+        attention_decode_cost(d, c, m, B, s.context, w_shares, kv_shares, l0, p.mapping, &attn_e, &split, with_breakdown);
     if (st == 0) r.split = split;
     const T ids_b = T(double(B) * m.top_k * 6.0);  // 4-byte expert id + 2-byte gate per routing
     energy_parts<T> io_e{};
-    const auto io_attn = moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, strata::data_size<T>{}, &io_e);
-    const auto io_ffn = moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, units::B(ids_b), &io_e);
+    const auto io_attn =
+        moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, strata::data_size<T>{}, &io_e, with_breakdown);
+    const auto io_ffn = moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, units::B(ids_b), &io_e, with_breakdown);
     strata::duration<T> t_nmp{}, t_xpu{}, t_ffn_all{};
     strata::data_size<T> nmp_bytes{};
     int moe_index = moe0;

@@ -421,3 +421,17 @@ TEST_CASE("the ring all-reduce time differentiates with autodiff in bandwidth an
   // One rank: nothing to reduce.
   CHECK(ring_allreduce_time(units::MB(1.0), 1.0, units::GBps(50.0), units::us(5.0)).si() == 0.0);
 }
+
+TEST_CASE("a step's dynamic energy splits into FLOPs, memory and links, and static is reported apart") {
+  const model m = preset("Mixtral-8x7B");
+  const step_shape s{.mode = phase::decode, .batch = 16, .context = 2048};
+  const auto machine = make_machine(h100_sxm5(), 2);
+  const auto r = evaluate(m, s, machine);
+  CHECK(r.compute_energy.si() > 0.0);
+  CHECK(r.memory_energy.si() > 0.0);
+  CHECK(r.link_energy.si() > 0.0);  // two devices all-reduce
+  CHECK((r.compute_energy + r.memory_energy + r.link_energy).si() == Approx(r.dynamic_energy.si()));
+  CHECK(r.compute_energy.si() == Approx(r.flops.si() * machine.energy_per_flop.si()));
+  CHECK(r.static_energy.si() == Approx(machine.static_power.si() * r.time.si() * 2));
+  if (!r.power_capped) CHECK(r.energy.si() == Approx((r.dynamic_energy + r.static_energy).si()));
+}

@@ -42,6 +42,7 @@
 #include <cmath>    // std::ceil, std::log2
 #include <cstddef>  // std::size_t
 #include <string>   // std::string
+#include <type_traits>  // std::is_arithmetic_v
 #include <vector>   // std::vector
 
 #include "strata/core/cost.hpp"
@@ -306,9 +307,19 @@ strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std:
                                    bool checked = true) {
   strata::duration<T> t{}, tail{};
   bool first = true;
+  // Neighbouring experts of a usage table often have the same tokens, shape and tier shares (the
+  // hot ones, the cold ones of one tier): their stage times are computed once.
+  expert_times<T> s{};
+  const expert_work<T>* last = nullptr;
   for (const auto& w : work) {
     if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
-    const auto s = checked ? expert_ffn_times(d, chips, w, o) : detail::expert_ffn_times_unchecked(d, chips, w, o);
+    // (Plain scalars only: equal values of an autodiff scalar may carry different derivatives.)
+    const bool same = std::is_arithmetic_v<T> && last != nullptr && value_of(last->tokens) == value_of(w.tokens) &&
+                      last->hidden == w.hidden &&
+                      last->inter == w.inter && last->gated == w.gated && last->weight_bits == w.weight_bits &&
+                      last->act_bits == w.act_bits && last->shares == w.shares;
+    if (!same) s = checked ? expert_ffn_times(d, chips, w, o) : detail::expert_ffn_times_unchecked(d, chips, w, o);
+    last = &w;
     const T k = w.weight;
     t += (first ? s.gemm1 : detail::max_of(tail, s.gemm1)) * k + s.core() * k;
     tail = s.tail() * k;

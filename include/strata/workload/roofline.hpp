@@ -259,6 +259,10 @@ struct step_result {
   duration<> time{};
   strata::energy<> energy{};         ///< incl. static, capped at max power
   strata::energy<> dynamic_energy{};         ///< FLOPs, memory and links only
+  strata::energy<> compute_energy{};         ///< of `dynamic_energy`: FLOPs × energy per FLOP
+  strata::energy<> memory_energy{};          ///< of `dynamic_energy`: bytes × each tier's energy per byte
+  strata::energy<> link_energy{};            ///< of `dynamic_energy`: all-reduce bytes over the links
+  strata::energy<> static_energy{};          ///< static power × time × devices (before the power cap)
   op_count<> flops{};
   data_size<> weight_bytes{}, kv_bytes{}, activation_bytes{}, link_bytes{};
   data_size<> node_link_bytes{};     ///< of `link_bytes`, over inter-node links
@@ -275,6 +279,10 @@ struct step_result {
     v("time", s.time);
     v("energy", s.energy);
     v("dynamic_energy", s.dynamic_energy);
+    v("compute_energy", s.compute_energy);
+    v("memory_energy", s.memory_energy);
+    v("link_energy", s.link_energy);
+    v("static_energy", s.static_energy);
     v("flops", s.flops);
     v("weight_bytes", s.weight_bytes);
     v("kv_bytes", s.kv_bytes);
@@ -326,6 +334,9 @@ inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape,
     prev = &o;
     r.time += c.time;
     r.dynamic_energy += c.energy;
+    const strata::energy<> flop_e = o.flops * m.energy_per_flop;
+    r.compute_energy += flop_e;
+    r.memory_energy += c.energy - flop_e;
     r.flops += o.flops;
     r.weight_bytes += o.weight_bytes;
     r.kv_bytes += o.kv_bytes;
@@ -337,6 +348,7 @@ inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape,
     if (reduces) {
       r.time += ar.time;
       r.dynamic_energy += ar.energy;
+      r.link_energy += ar.energy;
       r.link_bytes += ar.link_bytes;
       r.node_link_bytes += ar.node_link_bytes;
     }
@@ -362,6 +374,7 @@ inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape,
   close_layer();
   const double n = m.devices;
   const strata::energy<> static_e = m.static_power * r.time * n;
+  r.static_energy = static_e;
   const strata::energy<> cap = m.max_power * r.time * n;
   r.energy = r.dynamic_energy + static_e;
   if (r.energy > cap) {

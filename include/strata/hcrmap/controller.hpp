@@ -249,8 +249,8 @@ struct pending_copy {
 inline double copy_time_s(const substrate& s, int b0, int n0, int b1, int n1, double bytes) {
   const auto& banks = s.banks();
   double bw0 = 0.0, bw1 = 0.0;
-  for (int k = 0; k < n0; ++k) bw0 += banks[static_cast<std::size_t>(b0 + k)].bandwidth.si();
-  for (int k = 0; k < n1; ++k) bw1 += banks[static_cast<std::size_t>(b1 + k)].bandwidth.si();
+  for (int k = 0; k < n0; ++k) bw0 += banks[static_cast<std::size_t>(b0) + static_cast<std::size_t>(k)].bandwidth.si();
+  for (int k = 0; k < n1; ++k) bw1 += banks[static_cast<std::size_t>(b1) + static_cast<std::size_t>(k)].bandwidth.si();
   double bw = std::min(bw0, bw1), lat = banks[static_cast<std::size_t>(b0)].latency.si() + banks[static_cast<std::size_t>(b1)].latency.si();
   std::vector<int> path;
   s.append_route(s.bank_node(b0), s.bank_node(b1), path);
@@ -264,7 +264,7 @@ inline double copy_time_s(const substrate& s, int b0, int n0, int b1, int n1, do
 /// The slow controller of one residency (one package's MoE layers).
 class residency_controller {
  public:
-  residency_controller(const substrate& s, const moe_layer_shape& shape, residency& res, controller_params p = {},
+  residency_controller(const substrate& s, const moe_layer_shape& shape, residency& res, const controller_params& p = {},
                        const critical_path_params& cp = {})
       : s_(&s), res_(&res), shape_(shape), p_(p), cp_(cp) {
     validate(p_);
@@ -684,7 +684,7 @@ class residency_controller {
     const double wt = res_->expert_bytes().si();
     double t = 0.0;
     for (int k = 0; k < c.span; ++k) {
-      const auto b = static_cast<std::size_t>(c.bank + k);
+      const auto b = static_cast<std::size_t>(c.bank) + static_cast<std::size_t>(k);
       const auto& bk = s_->banks()[b];
       // FCFS in release order with releases spread over the layer: on average the new stream
       // waits for half of the bank's other traffic.
@@ -714,7 +714,7 @@ class residency_controller {
     const double t_copy = copy_time_s(*s_, b0, n0, c.bank, c.span, wt);
     double u_bank = 0.0, t_bank = 0.0;
     for (int k = 0; k < c.span; ++k) {
-      const auto b = static_cast<std::size_t>(c.bank + k);
+      const auto b = static_cast<std::size_t>(c.bank) + static_cast<std::size_t>(k);
       const auto& bk = s_->banks()[b];
       u_bank = std::max(u_bank, (fg->result.bank_bytes[b * 2] + fg->result.bank_bytes[b * 2 + 1]) / (bk.bandwidth.si() * layer_s));
       t_bank = std::max(t_bank, wt / c.span / bk.bandwidth.si());

@@ -279,7 +279,7 @@ inline double pim_layer(const substrate& s, const moe_layer_shape& shape, const 
     const auto& e = res.entries()[static_cast<std::size_t>(entry[g])];
     const int node = s.bank_node(e.bank);
     double bw = 0.0, lat = s.banks()[e.bank].latency.si();
-    for (int k = 0; k < e.span; ++k) bw += s.banks()[static_cast<std::size_t>(e.bank + k)].bandwidth.si();
+    for (int k = 0; k < e.span; ++k) bw += s.banks()[static_cast<std::size_t>(e.bank) + static_cast<std::size_t>(k)].bandwidth.si();
     const double bytes = groups[g].tokens * shape.token_bytes.si();
     path.clear();
     s.append_route(groups[g].source, node, path);
@@ -468,7 +468,7 @@ inline experiment_result run_experiment(const substrate& s, const model& m, cons
                 bool off = false;
                 if (res->tier(entries[g]) != tier_kind::sram && prof.at(local, grp.expert) < mean) {
                   double bw = 0.0;
-                  for (int j = 0; j < de.span; ++j) bw += s.banks()[static_cast<std::size_t>(de.bank + j)].bandwidth.si();
+                  for (int j = 0; j < de.span; ++j) bw += s.banks()[static_cast<std::size_t>(de.bank) + static_cast<std::size_t>(j)].bandwidth.si();
                   const double t_pim = unit[de.bank] + flops / (xp.pim.flops_per_byte * bw);
                   const double t_core = chip[de.chiplet] + flops / chiplet_flops + wt.si() / bw;
                   off = t_pim < t_core && unit[de.bank] < xp.pim.throttle * xp.critical_path.window.si();

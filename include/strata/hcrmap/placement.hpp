@@ -115,7 +115,7 @@ inline placement_terms placement_cost_terms(const substrate& s, const placement_
   t.source = tok > 0.0 ? dist / tok / dia : 0.0;
   t.queue = static_cast<std::size_t>(c.chiplet) < in.chiplet_queue.size() ? in.chiplet_queue[static_cast<std::size_t>(c.chiplet)] : 0.0;
   for (int k = 0; k < c.span; ++k) {
-    const auto b = static_cast<std::size_t>(c.bank + k);
+    const auto b = static_cast<std::size_t>(c.bank) + static_cast<std::size_t>(k);
     const double base = b < in.bank_pressure.size() ? in.bank_pressure[b] : 0.0;
     const double bw = s.banks()[b].bandwidth.si();
     t.bank = std::max(t.bank, base + in.stream_bytes / c.span / (bw * in.window_s));

@@ -308,7 +308,7 @@ inline residency hcrmap_layout(const substrate& s, int layers, int experts, data
     const double d = prof.at(l, e);
     if (d > 0.0) {
       for (int j = 0; j < best->span; ++j) {
-        const auto b = static_cast<std::size_t>(best->bank + j);
+        const auto b = static_cast<std::size_t>(best->bank) + static_cast<std::size_t>(j);
         bank[static_cast<std::size_t>(l)][b] += wt.si() / best->span / (s.banks()[b].bandwidth.si() * window_s);
       }
       queue[static_cast<std::size_t>(l)][static_cast<std::size_t>(best->chiplet)] += d * flops_per_token / chiplet_flops / window_s;

@@ -320,15 +320,15 @@ inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>&
     if (judged) {
       const stratum_paper_gains g;
       rows.push_back(rel(id + ".decode_speedup", c.mean_speedup, "x", w.key == "olmoe" ? g.olmoe_speedup : g.mixtral_speedup, 0.15,
-                         "Stratum §6.3 Fig. 16, mean" + settings + vs, row_kind::fit,
+                         std::string("Stratum §6.3 Fig. 16, mean").append(settings).append(vs), row_kind::fit,
                          "stratum_system_params.nmp_handshake"));
       rows.push_back(rel(id + ".energy_efficiency_gain", c.peak_energy_gain, "x",
                          w.key == "olmoe" ? g.olmoe_energy : g.mixtral_energy, 0.20,
-                         "Stratum §6.3 Fig. 16, peak" + settings + vs, row_kind::fit,
+                         std::string("Stratum §6.3 Fig. 16, peak").append(settings).append(vs), row_kind::fit,
                          "stratum_system_params.xpu_wait_power_fraction"));
     } else {
-      rows.push_back(predict(id + ".decode_speedup", c.mean_speedup, "x", "Stratum §6.3, mean" + settings + vs));
-      rows.push_back(predict(id + ".energy_efficiency_gain", c.peak_energy_gain, "x", "Stratum §6.3, peak" + settings + vs));
+      rows.push_back(predict(id + ".decode_speedup", c.mean_speedup, "x", std::string("Stratum §6.3, mean").append(settings).append(vs)));
+      rows.push_back(predict(id + ".energy_efficiency_gain", c.peak_energy_gain, "x", std::string("Stratum §6.3, peak").append(settings).append(vs)));
     }
     const auto m = preset(w.model);
     const auto u = workload_usage(m, w.hit_rate);
@@ -393,7 +393,7 @@ inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>&
   rows.push_back(predict("stratum.tiering.gain_over_no_tiering_max", mx(tiering_gain), "x",
                          "Stratum §6.3 (as the min row, largest of the four)"));
   {
-    const auto w = ws[0];  // OLMoE on Stratum-S: the workload a 512-layer (16 GB) chip still holds
+    const auto& w = ws[0];  // OLMoE on Stratum-S: the workload a 512-layer (16 GB) chip still holds
     auto sys = with_layers_same_area(workload_system(w, base), 512);
     auto flat = sys;
     flat.tiering = false;

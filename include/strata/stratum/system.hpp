@@ -650,7 +650,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
           w.expert = e;
           w.shares.assign(d.tiers.size(), 0.0);
           if (placed) {
-            const auto& iv = layout.intervals[static_cast<std::size_t>(li * m.experts + e)];
+            const auto& iv = layout.intervals[static_cast<std::size_t>(li) * static_cast<std::size_t>(m.experts) + static_cast<std::size_t>(e)];
             detail::add_tier_rows(iv, rest, 1.0 / static_cast<double>(iv.rows()), w.shares);
             hit_num += f * (layout.is_fast(li, e) ? 1.0 : 0.0);
           } else {

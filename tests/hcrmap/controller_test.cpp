@@ -1,4 +1,4 @@
-#include "strata/hcrmap/controller.hpp"
+#include "strata/hcrmap/reward.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// HCRMap's slow residency controller (§6.2–6.6, §6.8, Algorithm 1) with a pluggable value
-/// function, the greedy one-step scorer as its default, and the same-window counterfactual
-/// reward (Eq. 31–33) a learned scorer is trained on.
+/// HCRMap's slow residency controller (§6.2–6.6, §6.8, Algorithm 1): the state it observes, the
+/// candidates and legal mask it offers, and one decision by a pluggable value function
+/// (`scorer.hpp`: the greedy one-step rule by default; `dqn_scorer.hpp`: the masked Double DQN).
 ///
 /// State (§6.2, Eq. 25–26), per observed (layer, expert):
 ///   d_{l,e}(w) = Σ_{g: e_g = e} N_g                                              (Eq. 25)
@@ -12,19 +12,17 @@
 /// plus each replica's residency age, each tier's remaining capacity, the budget left, the
 /// window's pressure counters P_w (Eq. 19) and, from the critical path of the window just served,
 /// each expert's latest group completion F_e, its replicas' weights-ready time and each layer's
-/// T^MoE_l.
+/// T^MoE_l (`critical_estimate.hpp`).
 ///
-/// Candidates H_w and actions (§6.3, Eq. 27): per observed layer up to `hot_per_layer` + 1
-/// experts — those of the replicas with the longest compute (many tokens on few cores, Eq. 4,
-/// 13) and with the most tokens on the layer's busiest chiplet, then the expert completing
-/// last — if their
-/// smoothed demand is at least the layer's mean (persistent hot: a burst with d ≫ d̄ scores
-/// lower, below), the hottest expert without an
-/// SRAM replica (SRAM-overflow warm), and stale replicas — not the last of their expert, at least
-/// A_min windows old, serving at most (1 − h)/2 of their fair share of the expert's tokens. Hot
-/// experts get promote(e, t, c) for the Eq. 35 best location of each tier (`placement.hpp`);
-/// stale replicas get retain, evict, and demote to the best location of the next farther tier.
-/// no-op is always legal.
+/// Candidates H_w and actions (§6.3, Eq. 27; `action.hpp`): per observed layer up to
+/// `hot_per_layer` + 1 experts — those of the replicas with the longest compute (many tokens on
+/// few cores, Eq. 4, 13) and with the most tokens on the layer's busiest chiplet, then the expert
+/// completing last — if their smoothed demand is at least the layer's mean (persistent hot: a
+/// burst with d ≫ d̄ scores lower), the hottest expert without an SRAM replica (SRAM-overflow
+/// warm), and stale replicas — not the last of their expert, at least A_min windows old, serving
+/// at most (1 − h)/2 of their fair share of the expert's tokens. Hot experts get promote(e, t, c)
+/// for the Eq. 35 best location of each tier (`placement.hpp`); stale replicas get retain, evict,
+/// and demote to the best location of the next farther tier. no-op is always legal.
 ///
 /// Legal mask (Eq. 28–30, 40): Ω already satisfies visibility, bank capacity (Eq. 30), replica
 /// count (Eq. 28) and budget (Eq. 29) — `residency::check_add`; evict and demote need a replica
@@ -36,237 +34,45 @@
 /// other than no-op per decision (`decide` makes one; the harness makes ⌊T_window/Δ_w⌋ decisions
 /// per serving window, at most `max_decisions`).
 ///
-/// Scorer. For each legal action the controller builds a feature vector (layout below) and asks
-/// a scorer `double(std::span<const double>)` for its value; the argmax is taken, ties to no-op
-/// and then to the first action. The default `greedy_score` is §6.4's one-step benefit — the
-/// reduction of the layer's critical path in the same window — in closed form from the critical
-/// path just evaluated, minus the migration exposure of Eq. 40. The layer's time is read as
-///   T^MoE_l ≈ t_gate + tail + max(max_c busy_c, max_e mem_e)
-/// with busy_c the compute service of chiplet c's replicas (Eq. 13 at chiplet level: Σ N_r·Ops /
-/// (N_core·Π_core·η)), mem_e the weights-ready time of expert e's replicas after the gate, and
-/// tail the rest of the measured T^MoE_l (dispatch, gather, combine; ≥ 0). An action changes
-/// busy and mem. Several chiplets or experts are often near the maximum, so one action rarely
-/// moves the max itself: the benefit is the decrease of the near-critical excess — the sum of
-/// the terms above τ = 0.75·bound over the number of terms above τ before the action (the
-/// expected drop of the max once the near-critical terms are relieved) — the loss its increase:
-///   promote e to c:  each replica r of e gives N_r/(n + 1) tokens to the new copy on c, whose
-///                    stream (Eq. 10 with the bank's observed traffic, plus its memory route) is
-///                    a new mem term; benefit × min(1, d̄/d) (a burst is discounted)
-///   evict r:         r's tokens go evenly to the other replicas of e
-///   demote r:        r's stream becomes the slower tier's
-/// `release` adds to evict and demote the best promote benefit the mask rejected for lack of
-/// budget or of room in the freed tier (the value of the capacity released). Exposure (Eq. 40):
-/// the copy's transfer time over the bottleneck of its path times the path's foreground
-/// utilisation, plus the destination bank's service of the copy times its utilisation. Both are
-/// normalised by Σ_l T^MoE_l of the observed layers. After an action is applied the bound is
-/// updated, so later decisions see it. A learned value function (masked Double DQN, Eq. 34)
-/// plugs in through the same interface and is trained on `counterfactual_reward`.
-///
-/// Feature vector (`controller_feature_count` = 23 doubles, indices `feature::…`):
-///   0 demand_ewma     d̄ / (mean demand of the layer's experts)
-///   1 fluctuation     σ / max(d̄, 1)
-///   2 source_entropy  H^src (0 … 1)
-///   3 replicas        |R_{l,e}| / R^max
-///   4 age             age of the acted replica / (4·A_min), at most 1 (0 for promote and no-op)
-///   5 tier_free       target (promote, demote) or current tier's remaining usable fraction
-///   6 budget_free     1 − resident bytes / B_res
-///   7–11 P_load, P_link, P_bank, P_tier, P_mig of the window (Eq. 19)
-///   12–16 action one-hot: no-op, promote, retain, demote, evict
-///   17–19 tier one-hot (sram, hbm, dram) of the target or acted replica
-///   20 benefit        the closed-form benefit above / Σ_l T^MoE_l
-///   21 exposure       the migration exposure / Σ_l T^MoE_l
-///   22 replica_share  tokens on the acted replica / tokens of its expert (1 for promote)
-/// No-op's vector has only its pressure, budget and one-hot entries set.
+/// Features (`action.hpp`): the benefit is the closed-form one-step reduction of the layer's
+/// near-critical excess (`critical_estimate.hpp`); `release` adds to evict and demote the best
+/// promote benefit the mask rejected for lack of budget or of room in the freed tier (the value of
+/// the capacity released). Exposure (Eq. 40): the copy's transfer time over the bottleneck of its
+/// path times the path's foreground utilisation, plus the destination bank's service of the copy
+/// times its utilisation. Both are normalised by Σ_l T^MoE_l of the observed layers. After an
+/// action is applied the estimate is updated, so later decisions see it. The reward a learned
+/// value function is trained on is `reward.hpp`'s (Eq. 31–33).
 
-#include <algorithm>   // std::max, std::min, std::sort, std::find
-#include <array>       // std::array
-#include <cmath>       // std::log, std::sqrt, std::floor
-#include <cstddef>     // std::size_t
-#include <cstdint>     // std::uint32_t
-#include <functional>  // std::function
-#include <optional>    // std::optional
-#include <span>        // std::span
-#include <string>      // std::string
-#include <utility>     // std::pair
-#include <vector>      // std::vector
+#include <algorithm>  // std::max, std::min, std::sort, std::find
+#include <array>      // std::array
+#include <cmath>      // std::log, std::sqrt, std::floor
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::uint32_t
+#include <optional>   // std::optional
+#include <utility>    // std::pair
+#include <vector>     // std::vector
 
 #include "strata/chiplet/critical_path.hpp"
 #include "strata/chiplet/residency.hpp"
 #include "strata/core/error.hpp"
+#include "strata/hcrmap/action.hpp"
+#include "strata/hcrmap/controller_params.hpp"
+#include "strata/hcrmap/critical_estimate.hpp"
 #include "strata/hcrmap/layer_eval.hpp"
+#include "strata/hcrmap/migration_copy.hpp"
 #include "strata/hcrmap/placement.hpp"
+#include "strata/hcrmap/scorer.hpp"
 #include "strata/hcrmap/token_mapper.hpp"
 
 namespace strata {
 inline namespace v0 {
-
-/// Residency actions (Eq. 27).
-enum class residency_action_kind { no_op = 0, promote = 1, retain = 2, demote = 3, evict = 4 };
-constexpr auto enum_names(residency_action_kind) {
-  return std::array{std::pair{residency_action_kind::no_op, "no_op"}, std::pair{residency_action_kind::promote, "promote"},
-                    std::pair{residency_action_kind::retain, "retain"}, std::pair{residency_action_kind::demote, "demote"},
-                    std::pair{residency_action_kind::evict, "evict"}};
-}
-
-/// One residency edit: promote creates a copy of (layer, expert) at `target`; demote copies
-/// replica `entry` to `target` and retires `entry` when the copy is published; evict retires
-/// `entry`; retain keeps it.
-struct residency_action {
-  residency_action_kind kind = residency_action_kind::no_op;
-  int layer = -1;
-  int expert = -1;
-  int entry = -1;  ///< acted replica (retain, demote, evict)
-  place_candidate target{};  ///< promote, demote
-};
-
-/// Knobs of the controller (defaults: design choices unless cited; none is fitted to a row).
-struct controller_params {
-  /// EWMA weight α of the previous windows (§6.2). [Design choice: 0.5, a two-window memory]
-  double ewma_alpha = 0.5;
-  /// U_max: actions other than no-op per decision. [HCRMap §7.5: U_max = 1]
-  int u_max = 1;
-  /// Copies in flight at once (the pending-migration region). [HCRMap §7.5: bounded by one
-  /// expert object]
-  int pending_copies = 1;
-  /// A_min: windows a replica must be resident before it may be demoted or evicted (§6.6).
-  /// [Design choice: 2]
-  int min_age = 2;
-  /// Hysteresis h: a promote must save at least h·T^MoE_l; a replica is stale below (1 − h)/2 of
-  /// its fair token share. [Design choice: 0.01]
-  double hysteresis = 0.01;
-  /// Experts of each observed layer's busiest chiplet taken as persistent-hot candidates.
-  /// [Design choice: 3]
-  int hot_per_layer = 3;
-  /// Stale replicas considered per decision. [Design choice: 4]
-  int stale_candidates = 4;
-  /// η_u of Eq. 40. [Design choice: 0.9 — a copy may take the links' idle time but leave 10 %]
-  double eta_mig = 0.9;
-  /// μ1 of Eq. 33 (exposed migration, as a fraction of T^cf). [Design choice: 1]
-  double mu_mig = 1.0;
-  /// μ2 of Eq. 33 (churn per edit). [Design choice: 0.01]
-  double mu_churn = 0.01;
-  /// Decisions per serving window at most (⌊T_window/Δ_w⌋ otherwise). [Design choice: 16]
-  int max_decisions = 16;
-  /// Extra copies (beyond one per expert) the controller may hold over the observed layers;
-  /// < 0: no cap besides B_res. The harness sets (budget_factor − 1)·observed experts.
-  long long copy_cap = -1;
-  placement_params placement{};  ///< Eq. 36 weights
-
-  template <class S, class V>
-  static void visit_fields(S& s, V&& v) {
-    v("ewma_alpha", s.ewma_alpha);
-    v("u_max", s.u_max);
-    v("pending_copies", s.pending_copies);
-    v("min_age", s.min_age);
-    v("hysteresis", s.hysteresis);
-    v("hot_per_layer", s.hot_per_layer);
-    v("stale_candidates", s.stale_candidates);
-    v("eta_mig", s.eta_mig);
-    v("mu_mig", s.mu_mig);
-    v("mu_churn", s.mu_churn);
-    v("max_decisions", s.max_decisions);
-    v("copy_cap", s.copy_cap);
-    v("placement", s.placement);
-  }
-};
-
-/// Checks the knobs; throws `config_error` naming the field.
-inline void validate(const controller_params& p) {
-  constexpr const char* id = "strata.hcrmap.controller";
-  detail::require_in(p.ewma_alpha, 0.0, 1.0, id, "ewma_alpha");
-  detail::require(p.u_max >= 0 && p.u_max <= 1024, id, "u_max", p.u_max, "in [0, 1024]");
-  detail::require(p.pending_copies >= 0 && p.pending_copies <= 1024, id, "pending_copies", p.pending_copies, "in [0, 1024]");
-  detail::require(p.min_age >= 0 && p.min_age <= 1 << 20, id, "min_age", p.min_age, "in [0, 2^20]");
-  detail::require_in(p.hysteresis, 0.0, 1.0, id, "hysteresis");
-  detail::require(p.hot_per_layer >= 0 && p.hot_per_layer <= 4096, id, "hot_per_layer", p.hot_per_layer, "in [0, 4096]");
-  detail::require(p.stale_candidates >= 0 && p.stale_candidates <= 4096, id, "stale_candidates", p.stale_candidates,
-                  "in [0, 4096]");
-  detail::require_in(p.eta_mig, 0.0, 1.0, id, "eta_mig");
-  detail::require_in(p.mu_mig, 0.0, 1e6, id, "mu_mig");
-  detail::require_in(p.mu_churn, 0.0, 1e6, id, "mu_churn");
-  detail::require(p.max_decisions >= 1 && p.max_decisions <= 1 << 16, id, "max_decisions", p.max_decisions, "in [1, 65536]");
-  validate(p.placement);
-}
-
-/// Indices of the feature vector (file comment).
-namespace feature {
-inline constexpr std::size_t demand_ewma = 0, fluctuation = 1, source_entropy = 2, replicas = 3, age = 4, tier_free = 5,
-                             budget_free = 6, p_load = 7, p_link = 8, p_bank = 9, p_tier = 10, p_mig = 11,
-                             action_no_op = 12, action_promote = 13, action_retain = 14, action_demote = 15,
-                             action_evict = 16, tier_sram = 17, tier_hbm = 18, tier_dram = 19, benefit = 20,
-                             exposure = 21, replica_share = 22;
-}  // namespace feature
-/// Length of the feature vector.
-inline constexpr std::size_t controller_feature_count = 23;
-/// Number of features (for a value function sizing its input layer).
-constexpr std::size_t feature_count() { return controller_feature_count; }
-
-/// A value function over feature vectors.
-using action_scorer = std::function<double(std::span<const double>)>;
-
-/// The greedy one-step scorer (§6.4 in closed form): benefit − migration exposure.
-inline double greedy_score(std::span<const double> f) {
-  if (f.size() != controller_feature_count) {
-    throw config_error("features", "[strata.hcrmap.controller] features has " + std::to_string(f.size()) +
-                                       " entries, expected controller_feature_count = " +
-                                       std::to_string(controller_feature_count));
-  }
-  return f[feature::benefit] - f[feature::exposure];
-}
-
-/// A legal action with its features.
-struct scored_action {
-  residency_action action;
-  std::array<double, controller_feature_count> features{};
-};
-
-/// Eq. 33: (T^cf − T^act)/T^cf − μ1·T̂^mig/T^cf − μ2·C^churn. Throws `config_error` unless
-/// T^cf > 0, T^act ≥ 0, T̂^mig ≥ 0, churn ≥ 0.
-inline double counterfactual_reward(duration<> t_cf, duration<> t_act, duration<> exposed_migration, double churn,
-                                    const controller_params& p = {}) {
-  constexpr const char* id = "strata.hcrmap.controller";
-  detail::require_positive(t_cf.si(), id, "t_cf", "s");
-  detail::require_nonnegative(t_act.si(), id, "t_act", "s");
-  detail::require_nonnegative(exposed_migration.si(), id, "exposed_migration", "s");
-  detail::require_nonnegative(churn, id, "churn", "edits");
-  return (t_cf - t_act).si() / t_cf.si() - p.mu_mig * exposed_migration.si() / t_cf.si() - p.mu_churn * churn;
-}
-
-/// A copy in flight: the pending entry, its source and destination bank spans and, for a
-/// demote, the entry it replaces.
-struct pending_copy {
-  int entry = -1;
-  int source_bank = 0;
-  int source_span = 1;
-  int destination_bank = 0;
-  int destination_span = 1;
-  int replaces = -1;  ///< demote: the entry retired when the copy is published
-};
-
-/// Transfer time of a copy of `bytes` from bank span (b0, n0) to (b1, n1): latency of both
-/// banks, plus bytes over the narrowest of the two spans' bandwidths and of the links of the
-/// route between their nodes, plus the route's link latencies.
-inline double copy_time_s(const substrate& s, int b0, int n0, int b1, int n1, double bytes) {
-  const auto& banks = s.banks();
-  double bw0 = 0.0, bw1 = 0.0;
-  for (int k = 0; k < n0; ++k) bw0 += banks[static_cast<std::size_t>(b0) + static_cast<std::size_t>(k)].bandwidth.si();
-  for (int k = 0; k < n1; ++k) bw1 += banks[static_cast<std::size_t>(b1) + static_cast<std::size_t>(k)].bandwidth.si();
-  double bw = std::min(bw0, bw1), lat = banks[static_cast<std::size_t>(b0)].latency.si() + banks[static_cast<std::size_t>(b1)].latency.si();
-  std::vector<int> path;
-  s.append_route(s.bank_node(b0), s.bank_node(b1), path);
-  for (int u : path) {
-    bw = std::min(bw, s.links()[static_cast<std::size_t>(u)].bandwidth.si());
-    lat += s.links()[static_cast<std::size_t>(u)].lambda.si();
-  }
-  return lat + bytes / bw;
-}
 
 /// The slow controller of one residency (one package's MoE layers).
 class residency_controller {
  public:
   residency_controller(const substrate& s, const moe_layer_shape& shape, residency& res, const controller_params& p = {},
                        const critical_path_params& cp = {})
-      : s_(&s), res_(&res), shape_(shape), p_(p), cp_(cp) {
+      : s_(&s), res_(&res), shape_(shape), p_(p), cp_(cp), est_(s, res, shape, cp) {
     validate(p_);
     validate(cp_);
     const auto n = static_cast<std::size_t>(res.layers()) * static_cast<std::size_t>(res.experts());
@@ -304,7 +110,7 @@ class residency_controller {
     for (std::size_t i = 0; i < layers.size(); ++i) {
       const int l = layers[i];
       detail::require(l >= 0 && l < res_->layers(), id, "layers", l, "a layer of the residency");
-      layer_obs o;
+      detail::layer_obs o;
       o.layer = l;
       o.eval = evals[i];
       o.t_moe = evals[i].result.t_moe.si();
@@ -331,16 +137,16 @@ class residency_controller {
       o.busy.assign(static_cast<std::size_t>(C), 0.0);
       for (std::size_t r = 0; r < ev.entry_of_replica.size(); ++r) {
         const auto& de = res_->entries()[static_cast<std::size_t>(ev.entry_of_replica[r])];
-        o.busy[de.chiplet] += ev.result.replica_tokens[r] * shape_.flops_per_token.si() / chiplet_rate_();
+        o.busy[de.chiplet] += ev.result.replica_tokens[r] * shape_.flops_per_token.si() / est_.chiplet_rate();
       }
       o.comp.assign(res_->entries().size(), 0.0);
       o.cores.assign(res_->entries().size(), 0.0);
       for (std::size_t r = 0; r < ev.entry_of_replica.size(); ++r) {
         const auto en = static_cast<std::size_t>(ev.entry_of_replica[r]);
         o.cores[en] = std::max(1, ev.result.replica_cores[r]);
-        o.comp[en] = ev.result.replica_tokens[r] * shape_.flops_per_token.si() / (o.cores[en] * core_rate_());
+        o.comp[en] = ev.result.replica_tokens[r] * shape_.flops_per_token.si() / (o.cores[en] * est_.core_rate());
       }
-      o.tail = std::max(0.0, o.t_moe - o.t_gate - bound_(o));
+      o.tail = std::max(0.0, o.t_moe - o.t_gate - detail::critical_estimate::bound(o));
       double sum = 0.0;
       for (int e = 0; e < E; ++e) {
         const auto k = idx_(l, e);
@@ -396,7 +202,7 @@ class residency_controller {
       for (std::size_t r = 0; r < o.eval.entry_of_replica.size(); ++r) {
         const int en = o.eval.entry_of_replica[r];
         const auto& de = res_->entries()[static_cast<std::size_t>(en)];
-        if (de.chiplet == busiest) on.emplace_back(-entry_tokens_(o, en), de.expert);
+        if (de.chiplet == busiest) on.emplace_back(-est_.entry_tokens(o, en), de.expert);
       }
       // ... and the replicas with the longest compute (few cores for many tokens, Eq. 4, 13).
       for (std::size_t r = 0; r < o.eval.entry_of_replica.size(); ++r) {
@@ -536,108 +342,6 @@ class residency_controller {
   }
 
  private:
-  struct layer_obs {
-    int layer = 0;
-    directory_layer_eval eval;  // a copy: the caller's evaluations need not outlive the call
-    double t_moe = 0.0, t_gate = 0.0, mean_demand = 0.0;
-    double tail = 0.0;
-    std::vector<double> demand, src, finish, ready, busy, tokens, comp, cores;
-  };
-
-  [[nodiscard]] double core_rate_() const {
-    return s_->core_throughput().si() * cp_.tile_utilization * cp_.compute_scale;
-  }
-
-  [[nodiscard]] double chiplet_rate_() const {
-    return s_->core_throughput().si() * cp_.tile_utilization * cp_.compute_scale * s_->params().cores_per_chiplet;
-  }
-  /// max(max_c busy_c, max_e mem_e) of the bound in the file comment.
-  [[nodiscard]] static double bound_(const layer_obs& o) {
-    double b = 0.0;
-    for (double x : o.busy) b = std::max(b, x);
-    for (double x : o.comp) b = std::max(b, x);
-    for (double x : o.ready) b = std::max(b, x - o.t_gate);
-    return b;
-  }
-  [[nodiscard]] double entry_tokens_(const layer_obs& o, int entry) const {
-    return static_cast<std::size_t>(entry) < o.tokens.size() ? o.tokens[static_cast<std::size_t>(entry)] : 0.0;
-  }
-  /// The bound after promoting e to `c` (stream `mem_new` after the gate), or with `evict` ≥ 0
-  /// after retiring that replica; `apply` makes the change in `o`.
-  [[nodiscard]] double bound_after_(layer_obs& o, int e, int target_chiplet, double mem_new, int evict, bool apply) const {
-    const auto legal = res_->legal(o.layer, e);
-    const double n = double(legal.size());
-    const double per_tok = shape_.flops_per_token.si() / chiplet_rate_();
-    const double tok_core = shape_.flops_per_token.si() / core_rate_();
-    const int cores = s_->params().cores_per_chiplet;
-    std::vector<double> busy = o.busy;
-    std::vector<double> tok = o.tokens, comp = o.comp, kc = o.cores;
-    const std::size_t fresh = res_->entries().size();
-    tok.resize(fresh + 1, 0.0);
-    comp.resize(fresh + 1, 0.0);
-    kc.resize(fresh + 1, 0.0);
-    const auto k_of = [&](std::size_t r) { return std::max(1.0, kc[r]); };
-    if (evict < 0) {
-      double moved = 0.0;
-      for (int r : legal) {
-        const auto ri = static_cast<std::size_t>(r);
-        const double give = tok[ri] / (n + 1.0);
-        busy[res_->entries()[ri].chiplet] -= give * per_tok;
-        tok[ri] -= give;
-        comp[ri] = tok[ri] * tok_core / k_of(ri);
-        moved += give;
-      }
-      // The new copy's cores: its share of its chiplet's work (Eq. 4), at least one.
-      const double w_c = busy[static_cast<std::size_t>(target_chiplet)] + moved * per_tok;
-      kc[fresh] = std::max(1.0, std::floor(cores * (moved * per_tok) / std::max(w_c, 1e-30)));
-      busy[static_cast<std::size_t>(target_chiplet)] = w_c;
-      tok[fresh] = moved;
-      comp[fresh] = moved * tok_core / kc[fresh];
-    } else {
-      const auto ei = static_cast<std::size_t>(evict);
-      const double mine = tok[ei];
-      busy[res_->entries()[ei].chiplet] -= mine * per_tok;
-      tok[ei] = 0.0;
-      comp[ei] = 0.0;
-      for (int r : legal) {
-        if (r == evict || n < 2.0) continue;
-        const auto ri = static_cast<std::size_t>(r);
-        busy[res_->entries()[ri].chiplet] += mine / (n - 1.0) * per_tok;
-        tok[ri] += mine / (n - 1.0);
-        comp[ri] = tok[ri] * tok_core / k_of(ri);
-      }
-    }
-    std::vector<double> ready = o.ready;
-    if (mem_new > 0.0) ready[static_cast<std::size_t>(e)] = std::max(ready[static_cast<std::size_t>(e)], o.t_gate + mem_new);
-    const double x = excess_(o, busy, ready, comp);
-    if (apply) {
-      o.busy = std::move(busy);
-      o.tokens = std::move(tok);
-      o.comp = std::move(comp);
-      o.cores = std::move(kc);
-      o.ready = std::move(ready);
-      o.t_moe = o.t_gate + o.tail + bound_(o);
-    }
-    return x;
-  }
-  /// Near-critical excess of a layer (file comment): Σ of the busy and mem terms above
-  /// τ = (1 − band)·(the bound now), over the number of terms above τ now.
-  [[nodiscard]] double excess_(const layer_obs& o, const std::vector<double>& busy, const std::vector<double>& ready,
-                               const std::vector<double>& comp) const {
-    const double tau = (1.0 - critical_band) * bound_(o);
-    double x = 0.0;
-    int k = 0;
-    for (double b : o.busy) k += b > tau ? 1 : 0;
-    for (double c : o.comp) k += c > tau ? 1 : 0;
-    for (double r : o.ready) k += r - o.t_gate > tau ? 1 : 0;
-    for (double b : busy) x += std::max(0.0, b - tau);
-    for (double c : comp) x += std::max(0.0, c - tau);
-    for (double r : ready) x += std::max(0.0, r - o.t_gate - tau);
-    return x / std::max(1, k);
-  }
-  [[nodiscard]] double excess_(const layer_obs& o) const { return excess_(o, o.busy, o.ready, o.comp); }
-  /// Band below the bound whose terms count as near-critical. [Design choice: 0.25]
-  static constexpr double critical_band = 0.25;
 
   [[nodiscard]] std::size_t idx_(int layer, int expert) const {
     return static_cast<std::size_t>(layer) * static_cast<std::size_t>(res_->experts()) + static_cast<std::size_t>(expert);
@@ -657,7 +361,7 @@ class residency_controller {
     a.features[feature::action_no_op] = 1.0;
     return a;
   }
-  void expert_features_(const layer_obs& o, int e, std::array<double, controller_feature_count>& f) const {
+  void expert_features_(const detail::layer_obs& o, int e, std::array<double, controller_feature_count>& f) const {
     const auto k = idx_(o.layer, e);
     f[feature::demand_ewma] = o.mean_demand > 0.0 ? ewma_[k] / o.mean_demand : 0.0;
     f[feature::fluctuation] = std::sqrt(var_[k]) / std::max(ewma_[k], 1.0);
@@ -680,7 +384,7 @@ class residency_controller {
     return cap > 0.0 ? 1.0 - used / cap : 0.0;
   }
   /// Bank service of a new copy's stream at `c` in layer `o` plus its memory route (Eq. 10, 12).
-  [[nodiscard]] double stream_s_(const layer_obs& o, const place_candidate& c) const {
+  [[nodiscard]] double stream_s_(const detail::layer_obs& o, const place_candidate& c) const {
     const double wt = res_->expert_bytes().si();
     double t = 0.0;
     for (int k = 0; k < c.span; ++k) {
@@ -723,7 +427,7 @@ class residency_controller {
     // traffic on the path and at the destination bank.
     return {ok, t_copy * std::min(1.0, u_fg) + t_bank * std::min(1.0, u_bank)};
   }
-  void promotes_(const layer_obs& o, int e, double total, const directory_layer_eval* fg, bool copy_ok, bool budget_left,
+  void promotes_(const detail::layer_obs& o, int e, double total, const directory_layer_eval* fg, bool copy_ok, bool budget_left,
                  std::vector<scored_action>& out) const {
     const auto& legal = res_->legal(o.layer, e);
     if (legal.empty()) return;
@@ -734,7 +438,7 @@ class residency_controller {
     const auto& se = res_->entries()[static_cast<std::size_t>(src)];
     const double d = last_[idx_(o.layer, e)], dbar = ewma_[idx_(o.layer, e)];
     const double persist = d > 0.0 ? std::min(1.0, dbar / d) : 0.0;
-    auto& ob = const_cast<layer_obs&>(o);  // bound_after_ without `apply` leaves it unchanged
+    auto& ob = const_cast<detail::layer_obs&>(o);  // bound_after without `apply` leaves it unchanged
     placement_inputs in = placement_in_(o, e);
     // Ω per tier, Eq. 35 within each tier. Candidates the budget or a full tier rules out are
     // valued for `release` below (what capacity freed elsewhere would buy).
@@ -745,8 +449,8 @@ class residency_controller {
       std::optional<place_candidate> c = best_placement(*s_, in, omega, p_.placement);
       const bool blocked = !c.has_value();
       place_candidate cand = c.value_or(place_candidate{t, se.chiplet, se.bank, se.span});
-      const double now = excess_(o);
-      const double after = bound_after_(ob, e, cand.chiplet, blocked ? 0.0 : stream_s_(o, cand), -1, false);
+      const double now = est_.excess(o);
+      const double after = est_.bound_after(ob, e, cand.chiplet, blocked ? 0.0 : stream_s_(o, cand), -1, false);
       const double benefit = std::max(0.0, now - after) * persist;
       if (blocked) {
         if (!budget_left) blocked_budget_ = std::max(blocked_budget_, benefit);
@@ -769,7 +473,7 @@ class residency_controller {
       out.push_back(a);
     }
   }
-  [[nodiscard]] placement_inputs placement_in_(const layer_obs& o, int e) const {
+  [[nodiscard]] placement_inputs placement_in_(const detail::layer_obs& o, int e) const {
     placement_inputs in;
     const int C = s_->chiplets();
     in.source_tokens.assign(o.src.begin() + static_cast<std::ptrdiff_t>(e) * C, o.src.begin() + static_cast<std::ptrdiff_t>(e + 1) * C);
@@ -795,7 +499,7 @@ class residency_controller {
   void stale_(double total, const directory_layer_eval* fg, bool copy_free, std::vector<scored_action>& out) const {
     struct cand {
       double share;
-      const layer_obs* o;
+      const detail::layer_obs* o;
       int entry;
     };
     std::vector<cand> st;
@@ -820,8 +524,8 @@ class residency_controller {
       const auto& o = *c.o;
       const auto& de = res_->entries()[static_cast<std::size_t>(c.entry)];
       const int e = de.expert;
-      auto& ob = const_cast<layer_obs&>(o);  // bound_after_ without `apply` leaves it unchanged
-      const double now = excess_(o);
+      auto& ob = const_cast<detail::layer_obs&>(o);  // bound_after without `apply` leaves it unchanged
+      const double now = est_.excess(o);
       const tier_kind t = res_->tier(c.entry);
       const double release = std::max(blocked_budget_, blocked_tier_[static_cast<std::size_t>(t)]);
       auto base = [&](residency_action_kind k) {
@@ -839,7 +543,7 @@ class residency_controller {
       keep.features[feature::action_retain] = 1.0;
       out.push_back(keep);
       // Evict: the replica's tokens move to the others.
-      const double loss = std::max(0.0, bound_after_(ob, e, 0, 0.0, c.entry, false) - now);
+      const double loss = std::max(0.0, est_.bound_after(ob, e, 0, 0.0, c.entry, false) - now);
       auto ev = base(residency_action_kind::evict);
       ev.features[feature::action_evict] = 1.0;
       ev.features[feature::benefit] = (release - loss) / total;
@@ -862,7 +566,7 @@ class residency_controller {
       dm.features[feature::tier_sram + static_cast<std::size_t>(farther)] = 1.0;
       std::vector<double> slower = o.ready;
       if (c.share > 0.0) slower[static_cast<std::size_t>(e)] = std::max(slower[static_cast<std::size_t>(e)], o.t_gate + stream_s_(o, *cand_place));
-      const double dloss = std::max(0.0, excess_(o, o.busy, slower, o.comp) - now);
+      const double dloss = std::max(0.0, est_.excess(o, o.busy, slower, o.comp) - now);
       dm.features[feature::benefit] = (blocked_tier_[static_cast<std::size_t>(t)] - dloss) / total;
       dm.features[feature::exposure] = exposure / total;
       out.push_back(dm);
@@ -873,9 +577,9 @@ class residency_controller {
     for (auto& o : obs_) {
       if (o.layer != a.layer) continue;
       if (evicted >= 0) {
-        (void)bound_after_(o, a.expert, 0, 0.0, evicted, true);
+        (void)est_.bound_after(o, a.expert, 0, 0.0, evicted, true);
       } else {
-        (void)bound_after_(o, a.expert, a.target.chiplet, stream_s_(o, a.target), -1, true);
+        (void)est_.bound_after(o, a.expert, a.target.chiplet, stream_s_(o, a.target), -1, true);
       }
     }
   }
@@ -885,51 +589,16 @@ class residency_controller {
   moe_layer_shape shape_;
   controller_params p_;
   critical_path_params cp_;
+  detail::critical_estimate est_;
   std::vector<double> ewma_, var_, last_;
   std::vector<char> seen_;
-  std::vector<layer_obs> obs_;
+  std::vector<detail::layer_obs> obs_;
   pressure_counters pressure_{};
   double window_s_ = 0.0;
   std::vector<pending_copy> pending_;
   mutable double blocked_budget_ = 0.0;
   mutable std::array<double, 3> blocked_tier_{};
 };
-
-/// The same-window counterfactual reward of an action (Eq. 31–33), from critical-path
-/// evaluations of the same routed groups: T^cf on the previous directory with the fast mapper
-/// (Eq. 31); T^act on the directory after ScheduleAction and PublishCompleted (Eq. 32) — a copy
-/// is published only if its transfer (`copy_time_s`) completes within T^cf, and its migration
-/// traffic is charged to the layers; T̂^mig is T^act minus the same layout evaluated without the
-/// migration traffic (the foreground-exposed part). `groups[i]` are the groups of residency layer
-/// `layers[i]`; their sum over layers is the T^MoE of Eq. 31–32. Churn is 1 for promote, demote
-/// and evict, 0 otherwise. For training a value function offline; the evaluation never runs it.
-inline double same_window_reward(const substrate& s, const moe_layer_shape& shape, const residency& res,
-                                 const std::vector<int>& layers, const std::vector<std::vector<token_group>>& groups,
-                                 const residency_action& action, const fast_map_params& fm = {},
-                                 const critical_path_params& cp = {}, const controller_params& p = {}) {
-  detail::require(layers.size() == groups.size() && !layers.empty(), "strata.hcrmap.controller", "groups", groups.size(),
-                  "one non-empty group list per layer");
-  const auto moe = [&](const residency& r, const std::vector<migration>& mig) {
-    double t = 0.0;
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      fast_token_mapper m(s, shape, r, fm, cp);
-      t += evaluate_directory_layer(s, shape, r, groups[i], m.map(groups[i]), cp, mig).result.t_moe.si();
-    }
-    return t;
-  };
-  const double t_cf = moe(res, {});
-  residency act = res;
-  residency_controller ctl(s, shape, act, p, cp);
-  ctl.apply(action);
-  const auto mig = ctl.migrations(static_cast<int>(layers.size()));
-  (void)ctl.advance(t_cf);
-  const double t_act = moe(act, mig);
-  const double t_quiet = moe(act, {});
-  using K = residency_action_kind;
-  const double churn = action.kind == K::promote || action.kind == K::demote || action.kind == K::evict ? 1.0 : 0.0;
-  return counterfactual_reward(duration<>::from_si(t_cf), duration<>::from_si(t_act),
-                               duration<>::from_si(std::max(0.0, t_act - t_quiet)), churn, p);
-}
 
 }  // namespace v0
 }  // namespace strata

@@ -32,25 +32,16 @@
 /// - Normalisation: a policy's latency is its mean window T_E2E over the same model and mode's
 ///   single-copy static mean (§7.1); energy and EDP (energy × latency) likewise.
 ///
-/// PIM (for PIMoE; `pim_params`): a PIM unit per bank span with throughput proportional to the
-/// bank's external bandwidth — Samsung's HBM-PIM has 128 units of 16 FP16 lanes at 300 MHz,
-/// 1.23 TFLOP/s per cube against 307 GB/s of external bandwidth, i.e. 4 FLOP/B, and reads its
-/// banks at 4× the external bandwidth [Kwon et al., ISSCC 2021, "A 20nm 6GB Function-In-Memory
-/// DRAM, Based on HBM2 with a 1.2TFLOPS Programmable Computing Unit"; Lee et al., ISCA 2021]. The
-/// DDR5 tier is given the same ratios (an assumption: AxDIMM-class rank-level PIM). A PIM group's
-/// completion: gate + dispatch route to the bank's node (Eq. 7) + FCFS wait at the unit +
-/// max(PIM compute, internal stream) + gather route + combine; the layer's T^MoE is the later of
-/// the core groups' (critical path) and the PIM groups'. Interactions of PIM streams with the core
-/// streams of the same banks are not modelled.
+/// Knobs: `experiment_params.hpp`; results: `experiment_result.hpp`; the split:
+/// `trace_split.hpp`; PIM for PIMoE: `pim.hpp`.
 
-#include <algorithm>  // std::max, std::min, std::sort
+#include <algorithm>  // std::max, std::min, std::clamp, std::find
 #include <array>      // std::array
-#include <cmath>      // std::exp, std::log, std::floor, std::isfinite
+#include <cmath>      // std::floor
 #include <cstddef>    // std::size_t
-#include <cstdint>    // std::uint64_t
 #include <optional>   // std::optional
 #include <string>     // std::string
-#include <utility>    // std::pair, std::move
+#include <utility>    // std::move
 #include <vector>     // std::vector
 
 #include "strata/chiplet/scale_out.hpp"
@@ -58,183 +49,18 @@
 #include "strata/chiplet/window.hpp"
 #include "strata/core/error.hpp"
 #include "strata/hcrmap/controller.hpp"
+#include "strata/hcrmap/experiment_params.hpp"
+#include "strata/hcrmap/experiment_result.hpp"
 #include "strata/hcrmap/layer_eval.hpp"
+#include "strata/hcrmap/pim.hpp"
 #include "strata/hcrmap/placement.hpp"
 #include "strata/hcrmap/policies.hpp"
 #include "strata/hcrmap/token_mapper.hpp"
+#include "strata/hcrmap/trace_split.hpp"
 #include "strata/workload/trace.hpp"
 
 namespace strata {
 inline namespace v0 {
-
-/// PIM units near the HBM and DRAM banks (file comment).
-struct pim_params {
-  /// PIM FLOP/s per B/s of a bank's external bandwidth. [Kwon et al. ISSCC 2021: 1.2288 TFLOP/s
-  /// over 307.2 GB/s per HBM2 cube = 4]
-  double flops_per_byte = 4.0;
-  /// Internal over external bank bandwidth. [Kwon et al. ISSCC 2021 / Lee et al. ISCA 2021: 4×]
-  double internal_bandwidth_factor = 4.0;
-  /// Energy per PIM FLOP. [Assumed 0.5 pJ: twice the cores' 0.25 pJ, logic in a DRAM process]
-  energy_per_op<> energy_per_flop = units::pJ_per_op(0.5);
-  /// Internal access energy over the bank's access energy. [Assumed 0.5: no I/O and PHY]
-  double internal_energy_factor = 0.5;
-  /// Throttle: a PIM unit takes no more work once its queue exceeds this fraction of Δ_w.
-  /// [Design choice: 1 — PIMoE's throttle keeps PIM from becoming the bottleneck]
-  double throttle = 1.0;
-
-  template <class S, class V>
-  static void visit_fields(S& s, V&& v) {
-    v("flops_per_byte", s.flops_per_byte);
-    v("internal_bandwidth_factor", s.internal_bandwidth_factor);
-    v("energy_per_flop", s.energy_per_flop);
-    v("internal_energy_factor", s.internal_energy_factor);
-    v("throttle", s.throttle);
-  }
-};
-
-/// Knobs of the experiment (the protocol of the file comment).
-struct experiment_params {
-  int windows = 3;          ///< evaluation windows in sequence [design choice: 3]
-  int profile_windows = 1;  ///< profile windows the layouts are built from [design choice: 1]
-  /// MoE layers evaluated at most, evenly spaced. [Design choice: 6, so the 16 model-mode points
-  /// and 12 policies run in seconds on one core]
-  int max_layers = 6;
-  /// Rounds of HCRMap's pre-serving promotions on the profile window. [Design choice: 3]
-  int planning_rounds = 3;
-  /// Decode context of each sequence (KV cache tokens). [Design choice: 2048, the prefill length]
-  int context = 2048;
-  fast_map_params fast_map{};
-  controller_params controller{};
-  pim_params pim{};
-  critical_path_params critical_path{};
-  scale_out_params scale_out{};
-
-  template <class S, class V>
-  static void visit_fields(S& s, V&& v) {
-    v("windows", s.windows);
-    v("profile_windows", s.profile_windows);
-    v("max_layers", s.max_layers);
-    v("planning_rounds", s.planning_rounds);
-    v("context", s.context);
-    v("fast_map", s.fast_map);
-    v("controller", s.controller);
-    v("pim", s.pim);
-    v("critical_path", s.critical_path);
-    v("scale_out", s.scale_out);
-  }
-};
-
-/// Checks the knobs; throws `config_error` naming the field.
-inline void validate(const experiment_params& p) {
-  constexpr const char* id = "strata.hcrmap.experiment";
-  detail::require(p.windows >= 1 && p.windows <= 1024, id, "windows", p.windows, "in [1, 1024]");
-  detail::require(p.profile_windows >= 1 && p.profile_windows <= 1024, id, "profile_windows", p.profile_windows, "in [1, 1024]");
-  detail::require(p.max_layers >= 1 && p.max_layers <= 1 << 16, id, "max_layers", p.max_layers, "in [1, 65536]");
-  detail::require(p.planning_rounds >= 0 && p.planning_rounds <= 64, id, "planning_rounds", p.planning_rounds, "in [0, 64]");
-  detail::require(p.context >= 1, id, "context", p.context, ">= 1");
-  detail::require_in(p.pim.flops_per_byte, 1e-6, 1e6, id, "pim.flops_per_byte");
-  detail::require_in(p.pim.internal_bandwidth_factor, 1e-6, 1e6, id, "pim.internal_bandwidth_factor");
-  detail::require_in(p.pim.energy_per_flop.si(), 0.0, 1e-6, id, "pim.energy_per_flop");
-  detail::require_in(p.pim.internal_energy_factor, 0.0, 1e3, id, "pim.internal_energy_factor");
-  detail::require_in(p.pim.throttle, 1e-6, 1e6, id, "pim.throttle");
-  validate(p.fast_map);
-  validate(p.controller);
-  validate(p.critical_path);
-  validate(p.scale_out);
-}
-
-/// Profile (even positions) and evaluation (odd positions) splits of a trace by sequence, in the
-/// order sequences first appear; a trace of one sequence splits its tokens in halves instead.
-inline std::pair<routing_trace, routing_trace> split_by_sequence(const routing_trace& t) {
-  detail::require(!t.empty(), "strata.hcrmap.experiment", "trace", t.tokens(), "non-empty");
-  const auto seqs = detail::sequences_of(t);
-  routing_trace a(t.layers(), t.experts_per_layer(), t.k(), t.topic_names()), b = a;
-  const auto copy = [&](routing_trace& to, std::size_t i) {
-    to.push_back(std::span<const std::uint16_t>(t.ids().data() + i * static_cast<std::size_t>(t.layers() * t.k()),
-                                                static_cast<std::size_t>(t.layers() * t.k())),
-                 t.info(i));
-  };
-  if (seqs.size() < 2) {
-    for (std::size_t i = 0; i < t.tokens(); ++i) copy(i < t.tokens() / 2 ? a : b, i);
-    if (b.empty()) copy(b, 0);
-    if (a.empty()) copy(a, 0);
-    return {std::move(a), std::move(b)};
-  }
-  for (std::size_t s = 0; s < seqs.size(); ++s) {
-    for (std::size_t i : seqs[s]) copy(s % 2 == 0 ? a : b, i);
-  }
-  return {std::move(a), std::move(b)};
-}
-
-/// One policy over the windows of one model and mode.
-struct policy_result {
-  policy_kind policy = policy_kind::single_copy_static;
-  std::vector<double> e2e_s;       ///< T_E2E per window (s)
-  double latency_s = 0.0;          ///< mean T_E2E (s)
-  double energy_j = 0.0;           ///< mean window energy (J)
-  double edp = 0.0;                ///< energy × latency (J·s)
-  double moe_s = 0.0;              ///< mean routed time, scaled to all MoE layers (s)
-  stage_times stages{};            ///< mean Σ_l critical-group stages, scaled (Fig. 5)
-  double dram_stream_bytes = 0.0;  ///< mean weight bytes streamed from the DRAM tier, scaled
-  double hbm_stream_bytes = 0.0;   ///< mean weight bytes streamed from HBM, scaled
-  std::vector<double> chiplet_busy_s;  ///< compute service per chiplet, evaluated layers (Fig. 8)
-  int replicas = 0;                ///< published replicas on the evaluated layers at the end
-  int edits = 0;                   ///< residency edits scheduled while serving
-  std::size_t violations = 0;      ///< Eq. 1–4, 21–24 violations found in any window (0 expected)
-
-  template <class S, class V>
-  static void visit_fields(S& s, V&& v) {
-    v("policy", s.policy);
-    v("e2e_s", s.e2e_s);
-    v("latency_s", s.latency_s);
-    v("energy_j", s.energy_j);
-    v("edp", s.edp);
-    v("moe_s", s.moe_s);
-    v("stages", s.stages);
-    v("dram_stream_bytes", s.dram_stream_bytes);
-    v("hbm_stream_bytes", s.hbm_stream_bytes);
-    v("chiplet_busy_s", s.chiplet_busy_s);
-    v("replicas", s.replicas);
-    v("edits", s.edits);
-    v("violations", s.violations);
-  }
-};
-
-/// Every policy on one model and mode.
-struct experiment_result {
-  std::string model;
-  phase mode = phase::decode;
-  int packages = 0;
-  int moe_layers = 0;
-  std::vector<int> evaluated_layers;  ///< MoE layer indices evaluated
-  double non_routed_s = 0.0;          ///< non-routed time + hand-offs per window (s)
-  std::string note;                   ///< protocol notes (decode reuse, layer sampling)
-  std::vector<policy_result> policies;
-
-  /// The result of policy `k` (throws `config_error` if it was not run).
-  [[nodiscard]] const policy_result& of(policy_kind k) const {
-    for (const auto& p : policies) {
-      if (p.policy == k) return p;
-    }
-    throw config_error("policy", std::string("[strata.hcrmap.experiment] policy ") + to_string(k) + " was not run");
-  }
-  /// Latency of `k` normalised to single-copy static (§7.1).
-  [[nodiscard]] double normalised(policy_kind k) const {
-    return of(k).latency_s / of(policy_kind::single_copy_static).latency_s;
-  }
-
-  template <class S, class V>
-  static void visit_fields(S& s, V&& v) {
-    v("model", s.model);
-    v("mode", s.mode);
-    v("packages", s.packages);
-    v("moe_layers", s.moe_layers);
-    v("evaluated_layers", s.evaluated_layers);
-    v("non_routed_s", s.non_routed_s);
-    v("note", s.note);
-    v("policies", s.policies);
-  }
-};
 
 namespace detail {
 /// A stage of the pipeline that holds evaluated layers.
@@ -262,58 +88,6 @@ inline std::vector<token_group> local_groups(const std::vector<std::vector<token
   auto out = g[static_cast<std::size_t>(moe)];
   for (auto& x : out) x.layer = local;
   return out;
-}
-
-/// PIM evaluation of groups on bank-resident replicas (file comment). Returns T^MoE contribution
-/// (latest PIM completion) and adds PIM energy to `energy`.
-inline double pim_layer(const substrate& s, const moe_layer_shape& shape, const residency& res,
-                        const std::vector<token_group>& groups, const std::vector<int>& entry, double t_gate,
-                        double t_combine, const pim_params& pp, energy_breakdown& energy) {
-  if (groups.empty()) return 0.0;
-  const auto& links = s.links();
-  std::vector<double> unit_free(s.banks().size(), 0.0);
-  std::vector<char> streamed(res.entries().size(), 0);
-  std::vector<int> path;
-  double latest = 0.0;
-  for (std::size_t g = 0; g < groups.size(); ++g) {
-    const auto& e = res.entries()[static_cast<std::size_t>(entry[g])];
-    const int node = s.bank_node(e.bank);
-    double bw = 0.0, lat = s.banks()[e.bank].latency.si();
-    for (int k = 0; k < e.span; ++k) bw += s.banks()[static_cast<std::size_t>(e.bank) + static_cast<std::size_t>(k)].bandwidth.si();
-    const double bytes = groups[g].tokens * shape.token_bytes.si();
-    path.clear();
-    s.append_route(groups[g].source, node, path);
-    double disp = 0.0;
-    for (int u : path) {
-      disp += link_time(links[static_cast<std::size_t>(u)].lambda, links[static_cast<std::size_t>(u)].bandwidth, data_size<>::from_si(bytes)).si();
-      energy.d2d += units::J(bytes * links[static_cast<std::size_t>(u)].energy.si());
-    }
-    path.clear();
-    s.append_route(node, groups[g].aggregate, path);
-    double gath = 0.0;
-    for (int u : path) {
-      gath += link_time(links[static_cast<std::size_t>(u)].lambda, links[static_cast<std::size_t>(u)].bandwidth, data_size<>::from_si(bytes)).si();
-      energy.d2d += units::J(bytes * links[static_cast<std::size_t>(u)].energy.si());
-    }
-    const double flops = groups[g].tokens * shape.flops_per_token.si();
-    const double comp = flops / (pp.flops_per_byte * bw);
-    double stream = 0.0;
-    auto& st = streamed[static_cast<std::size_t>(entry[g])];
-    if (st == 0) {
-      st = 1;
-      stream = lat + shape.weight_bytes.si() / (bw * pp.internal_bandwidth_factor);
-      const double eb = s.banks()[e.bank].energy.si();
-      auto& slot = e.tier == static_cast<std::uint8_t>(tier_kind::hbm) ? energy.hbm : energy.dram;
-      slot += units::J(shape.weight_bytes.si() * eb * pp.internal_energy_factor);
-    }
-    energy.compute += units::J(flops * pp.energy_per_flop.si());
-    const double arrive = t_gate + disp;
-    auto& free = unit_free[e.bank];
-    const double start = std::max(arrive, free);
-    free = start + std::max(comp, stream);
-    latest = std::max(latest, free + gath + t_combine);
-  }
-  return latest;
 }
 }  // namespace detail
 

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Results of the HCRMap policy comparison (`experiment.hpp`): per policy, the window latencies,
+/// energy, EDP, routed time, stage attribution (Fig. 5), streaming bytes, per-chiplet compute
+/// (Fig. 8), replicas, edits and constraint violations; per model and mode, every policy.
+
+#include <cstddef>  // std::size_t
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include "strata/chiplet/layer_model.hpp"
+#include "strata/core/error.hpp"
+#include "strata/hcrmap/policies.hpp"
+#include "strata/workload/operators.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// One policy over the windows of one model and mode.
+struct policy_result {
+  policy_kind policy = policy_kind::single_copy_static;
+  std::vector<double> e2e_s;       ///< T_E2E per window (s)
+  double latency_s = 0.0;          ///< mean T_E2E (s)
+  double energy_j = 0.0;           ///< mean window energy (J)
+  double edp = 0.0;                ///< energy × latency (J·s)
+  double moe_s = 0.0;              ///< mean routed time, scaled to all MoE layers (s)
+  stage_times stages{};            ///< mean Σ_l critical-group stages, scaled (Fig. 5)
+  double dram_stream_bytes = 0.0;  ///< mean weight bytes streamed from the DRAM tier, scaled
+  double hbm_stream_bytes = 0.0;   ///< mean weight bytes streamed from HBM, scaled
+  std::vector<double> chiplet_busy_s;  ///< compute service per chiplet, evaluated layers (Fig. 8)
+  int replicas = 0;                ///< published replicas on the evaluated layers at the end
+  int edits = 0;                   ///< residency edits scheduled while serving
+  std::size_t violations = 0;      ///< Eq. 1–4, 21–24 violations found in any window (0 expected)
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("policy", s.policy);
+    v("e2e_s", s.e2e_s);
+    v("latency_s", s.latency_s);
+    v("energy_j", s.energy_j);
+    v("edp", s.edp);
+    v("moe_s", s.moe_s);
+    v("stages", s.stages);
+    v("dram_stream_bytes", s.dram_stream_bytes);
+    v("hbm_stream_bytes", s.hbm_stream_bytes);
+    v("chiplet_busy_s", s.chiplet_busy_s);
+    v("replicas", s.replicas);
+    v("edits", s.edits);
+    v("violations", s.violations);
+  }
+};
+
+/// Every policy on one model and mode.
+struct experiment_result {
+  std::string model;
+  phase mode = phase::decode;
+  int packages = 0;
+  int moe_layers = 0;
+  std::vector<int> evaluated_layers;  ///< MoE layer indices evaluated
+  double non_routed_s = 0.0;          ///< non-routed time + hand-offs per window (s)
+  std::string note;                   ///< protocol notes (decode reuse, layer sampling)
+  std::vector<policy_result> policies;
+
+  /// The result of policy `k` (throws `config_error` if it was not run).
+  [[nodiscard]] const policy_result& of(policy_kind k) const {
+    for (const auto& p : policies) {
+      if (p.policy == k) return p;
+    }
+    throw config_error("policy", std::string("[strata.hcrmap.experiment] policy ") + to_string(k) + " was not run");
+  }
+  /// Latency of `k` normalised to single-copy static (§7.1).
+  [[nodiscard]] double normalised(policy_kind k) const {
+    return of(k).latency_s / of(policy_kind::single_copy_static).latency_s;
+  }
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("model", s.model);
+    v("mode", s.mode);
+    v("packages", s.packages);
+    v("moe_layers", s.moe_layers);
+    v("evaluated_layers", s.evaluated_layers);
+    v("non_routed_s", s.non_routed_s);
+    v("note", s.note);
+    v("policies", s.policies);
+  }
+};
+
+}  // namespace v0
+}  // namespace strata

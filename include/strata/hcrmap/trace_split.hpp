@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The split of a routing trace by sequence that keeps the data a policy is built or trained on
+/// apart from the data it is evaluated on (§7.1): sequences at even positions form the profile
+/// (training) split, odd positions the evaluation split.
+
+#include <cstddef>  // std::size_t
+#include <cstdint>  // std::uint16_t
+#include <span>     // std::span
+#include <utility>  // std::pair, std::move
+
+#include "strata/core/error.hpp"
+#include "strata/workload/trace.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Profile (even positions) and evaluation (odd positions) splits of a trace by sequence, in the
+/// order sequences first appear; a trace of one sequence splits its tokens in halves instead.
+inline std::pair<routing_trace, routing_trace> split_by_sequence(const routing_trace& t) {
+  detail::require(!t.empty(), "strata.hcrmap.experiment", "trace", t.tokens(), "non-empty");
+  const auto seqs = detail::sequences_of(t);
+  routing_trace a(t.layers(), t.experts_per_layer(), t.k(), t.topic_names()), b = a;
+  const auto copy = [&](routing_trace& to, std::size_t i) {
+    to.push_back(std::span<const std::uint16_t>(t.ids().data() + i * static_cast<std::size_t>(t.layers() * t.k()),
+                                                static_cast<std::size_t>(t.layers() * t.k())),
+                 t.info(i));
+  };
+  if (seqs.size() < 2) {
+    for (std::size_t i = 0; i < t.tokens(); ++i) copy(i < t.tokens() / 2 ? a : b, i);
+    if (b.empty()) copy(b, 0);
+    if (a.empty()) copy(a, 0);
+    return {std::move(a), std::move(b)};
+  }
+  for (std::size_t s = 0; s < seqs.size(); ++s) {
+    for (std::size_t i : seqs[s]) copy(s % 2 == 0 ? a : b, i);
+  }
+  return {std::move(a), std::move(b)};
+}
+
+}  // namespace v0
+}  // namespace strata

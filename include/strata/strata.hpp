@@ -76,6 +76,7 @@
 #include "strata/hcrmap/policies.hpp"
 #include "strata/hcrmap/reward.hpp"
 #include "strata/hcrmap/scorer.hpp"
+#include "strata/hcrmap/serving.hpp"
 #include "strata/hcrmap/token_mapper.hpp"
 #include "strata/hcrmap/trace_split.hpp"
 

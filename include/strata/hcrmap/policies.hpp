@@ -76,7 +76,8 @@ enum class policy_kind {
   hcrmap_no_compute,    ///< ablation: ω_q = 0, β_p = 0 (no compute-load pressure)
   hcrmap_no_migration,  ///< ablation: no migration exposure (score and Eq. 40 mask off)
   hcrmap_no_fast_map,   ///< ablation: nearest-replica routing instead of Algorithm 2
-  hcrmap_no_hbm         ///< ablation: HBM is no residency tier (only a forced fallback)
+  hcrmap_no_hbm,        ///< ablation: HBM is no residency tier (only a forced fallback)
+  hcrmap_greedy         ///< ablation: the greedy one-step scorer instead of the learned value (§6.4)
 };
 constexpr auto enum_names(policy_kind) {
   return std::array{std::pair{policy_kind::single_copy_static, "static"}, std::pair{policy_kind::fixed_replication, "fixed"},
@@ -87,7 +88,8 @@ constexpr auto enum_names(policy_kind) {
                     std::pair{policy_kind::hcrmap_no_compute, "hcrmap_no_compute"},
                     std::pair{policy_kind::hcrmap_no_migration, "hcrmap_no_migration"},
                     std::pair{policy_kind::hcrmap_no_fast_map, "hcrmap_no_fast_map"},
-                    std::pair{policy_kind::hcrmap_no_hbm, "hcrmap_no_hbm"}};
+                    std::pair{policy_kind::hcrmap_no_hbm, "hcrmap_no_hbm"},
+                    std::pair{policy_kind::hcrmap_greedy, "hcrmap_greedy"}};
 }
 /// Name of a policy (as in `enum_names`).
 inline const char* to_string(policy_kind k) {

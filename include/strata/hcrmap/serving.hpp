@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// One policy serving the evaluated layers of one pipeline stage, window after window — the loop
+/// the policy comparison (`experiment.hpp`), its sweeps (`sweeps.hpp`), the trace replay
+/// (`replay.hpp`) and the offline training of the controller's value function
+/// (`controller_training.hpp`) share, so that all of them see the same layouts, routing,
+/// evaluation and residency control.
+///
+/// A `policy_session` holds the policy's residency (its initial layout from a profile of routed
+/// groups, `policies.hpp`) and a residency controller (HCRMap's, §6; MoEntwine uses its copy
+/// machinery for the NI-Balancer's moves). Per window: `evaluate` routes every evaluated layer's
+/// groups the policy's way (HCRMap: the fast mapper of Algorithm 2; MoEntwine: the least-loaded
+/// replica; PIMoE: nearest replica with the throttle-aware PIM offload of cold bank-resident
+/// experts; the others: nearest replica) and evaluates the layers' critical paths with the
+/// copies in flight charged as migrations; `control` lands copies (`advance`), lets the
+/// controller observe the window and decide (HCRMap), or moves one expert from the most to the
+/// least loaded chiplet over cold links (MoEntwine), and collects retired replicas.
+
+#include <algorithm>  // std::max, std::min, std::clamp, std::find, std::max_element, std::min_element
+#include <array>      // std::array
+#include <cstddef>    // std::size_t
+#include <optional>   // std::optional
+#include <string>     // std::string
+#include <utility>    // std::move
+#include <vector>     // std::vector
+
+#include "strata/chiplet/critical_path.hpp"
+#include "strata/chiplet/residency.hpp"
+#include "strata/chiplet/substrate.hpp"
+#include "strata/chiplet/token_groups.hpp"
+#include "strata/chiplet/window.hpp"
+#include "strata/hcrmap/action.hpp"
+#include "strata/hcrmap/controller.hpp"
+#include "strata/hcrmap/experiment_params.hpp"
+#include "strata/hcrmap/experiment_result.hpp"
+#include "strata/hcrmap/layer_eval.hpp"
+#include "strata/hcrmap/pim.hpp"
+#include "strata/hcrmap/policies.hpp"
+#include "strata/hcrmap/scorer.hpp"
+#include "strata/hcrmap/token_mapper.hpp"
+#include "strata/workload/trace.hpp"
+
+namespace strata {
+inline namespace v0 {
+namespace detail {
+
+/// A stage of the pipeline that holds evaluated layers.
+struct experiment_stage {
+  int index = 0;  ///< stage in the plan
+  int first_moe = 0, moe_layers = 0;
+  residency_params rp{};
+  std::vector<int> local;  ///< evaluated layers, stage-local indices
+};
+
+/// Stage times × f.
+inline stage_times scaled(stage_times t, double f) {
+  t.gate = t.gate * f;
+  t.dispatch = t.dispatch * f;
+  t.queue = t.queue * f;
+  t.memory = t.memory * f;
+  t.compute = t.compute * f;
+  t.gather = t.gather * f;
+  t.combine = t.combine * f;
+  return t;
+}
+
+/// Groups of MoE layer `moe` (model index) as stage-local layer `local`.
+inline std::vector<token_group> local_groups(const std::vector<std::vector<token_group>>& g, int moe, int local) {
+  auto out = g[static_cast<std::size_t>(moe)];
+  for (auto& x : out) x.layer = local;
+  return out;
+}
+
+/// Window `i` of `t` as token groups per MoE layer, cut into blocks of `block_tokens`: prefill
+/// window i is tokens [n·i, n·(i + 1)) (wrapping around), decode window i is step i of one
+/// running batch of n sequences. A note on decode reuse is appended to `note` once.
+inline std::vector<std::vector<token_group>> window_groups(const routing_trace& t, phase mode, int chiplets, int tokens, int i,
+                                                           int block_tokens, std::string& note) {
+  decode_batch batch;
+  auto g = mode == phase::prefill
+               ? token_groups(t, chiplets, window_tokens{static_cast<std::size_t>(i) * static_cast<std::size_t>(tokens), tokens})
+               : decode_token_groups(t, chiplets, {.batch = tokens, .position = -1, .seed = 0, .step = i, .allow_reuse = true},
+                                     &batch);
+  if (!batch.note.empty() && note.find("decode") == std::string::npos) note += (note.empty() ? "" : "; ") + ("decode: " + batch.note);
+  for (auto& gl : g) gl = split_blocks(gl, block_tokens);
+  return g;
+}
+
+/// One window's evaluation of a stage's evaluated layers.
+struct window_evaluation {
+  std::vector<std::vector<token_group>> groups;  ///< per evaluated layer, the groups served on cores
+  std::vector<directory_layer_eval> evals;       ///< per evaluated layer
+  energy_breakdown energy{};
+  stage_times stages{};
+  double moe_s = 0.0;  ///< Σ T^MoE over the evaluated layers (unscaled)
+};
+
+/// One policy on one stage (file comment).
+class policy_session {
+ public:
+  /// The policy's layout from `prof` (the stage's profile, stage-local layers); `moe_layers` is
+  /// the model's MoE layer count (copies in flight spread their bytes over it). `value` scores
+  /// HCRMap's decisions (an empty function: `greedy_score`); `policy_kind::hcrmap_greedy` always
+  /// uses `greedy_score`.
+  policy_session(const substrate& s, const model& m, const moe_layer_shape& shape, const experiment_stage& es,
+                 policy_kind k, const experiment_params& xp, const expert_profile& prof, int moe_layers,
+                 const action_scorer& value = {})
+      : s_(&s), shape_(shape), es_(es), k_(k), xp_(xp), prof_(prof), L_(moe_layers), experts_(m.experts),
+        value_(k == policy_kind::hcrmap_greedy || !value ? action_scorer(greedy_score) : value) {
+    fm_ = xp.fast_map;
+    ctl_ = xp.controller;
+    std::array<bool, 3> tiers{true, true, true};
+    placement_params& pp = ctl_.placement;
+    if (k == policy_kind::hcrmap_no_link) fm_.w_path = 0.0, pp.alpha_src = 0.0;
+    if (k == policy_kind::hcrmap_no_bank) fm_.w_bank = 0.0, pp.chi_bank = 0.0;
+    if (k == policy_kind::hcrmap_no_compute) fm_.w_queue = 0.0, pp.beta_queue = 0.0;
+    if (k == policy_kind::hcrmap_no_migration) ctl_.eta_mig = 1.0, ctl_.mu_mig = 0.0;
+    if (k == policy_kind::hcrmap_no_hbm) tiers = {true, false, true};
+    wt_ = expert_bytes(m);
+    chiplet_flops_ = s.core_throughput().si() * xp.critical_path.tile_utilization * s.params().cores_per_chiplet;
+    switch (k) {
+      case policy_kind::single_copy_static: res_.emplace(single_copy_static(s, es.moe_layers, m.experts, wt_, es.rp)); break;
+      case policy_kind::fixed_replication:
+        res_.emplace(fixed_replication_layout(s, es.moe_layers, m.experts, wt_, es.rp, prof, es.local));
+        break;
+      case policy_kind::hydra: res_.emplace(hydra_layout(s, es.moe_layers, m.experts, wt_, es.rp, prof)); break;
+      case policy_kind::moentwine: res_.emplace(moentwine_layout(s, es.moe_layers, m.experts, wt_, es.rp, prof, es.local)); break;
+      case policy_kind::pimoe: res_.emplace(pimoe_layout(s, es.moe_layers, m.experts, wt_, es.rp, prof)); break;
+      default:
+        res_.emplace(hcrmap_layout(s, es.moe_layers, m.experts, wt_, es.rp, prof, shape.flops_per_token.si(), chiplet_flops_,
+                                   xp.critical_path.window.si(), pp, tiers));
+        break;
+    }
+    ctl_.copy_cap = detail::copy_cap(*res_, es.local) + static_cast<long long>(res_->entries().size()) -
+                    static_cast<long long>(es.moe_layers) * m.experts;
+    controller_.emplace(s, shape, *res_, ctl_, xp.critical_path);
+  }
+  // The controller points into the residency: a session is not copied or moved.
+  policy_session(const policy_session&) = delete;
+  policy_session& operator=(const policy_session&) = delete;
+
+  [[nodiscard]] policy_kind policy() const { return k_; }
+  [[nodiscard]] const residency& layout() const { return *res_; }
+  [[nodiscard]] residency_controller& controller() { return *controller_; }
+  /// The controller's knobs for this policy (the ablation's changes and the copy cap applied).
+  [[nodiscard]] const controller_params& controller_knobs() const { return ctl_; }
+  [[nodiscard]] const action_scorer& value() const { return value_; }
+
+  /// HCRMap's promotions before serving (installed at once, like every policy's layout): up to
+  /// `planning_rounds` rounds on `window`, each observing the window on the current layout and
+  /// installing up to ⌈cap / rounds⌉ promotes, each the legal promote of highest value while it
+  /// scores above no-op (hysteresis off: no weights move while serving). No-op for the others.
+  void plan(const std::vector<std::vector<token_group>>& window) {
+    if (!is_hcrmap(k_)) return;
+    auto install = ctl_;
+    install.hysteresis = 0.0;  // no migration while serving: any gain is worth installing
+    controller_->set_params(install);
+    for (int round = 0; round < xp_.planning_rounds; ++round) {
+      auto w = evaluate(window, nullptr, 1.0, 1);
+      controller_->observe(es_.local, w.groups, w.evals, std::max(w.moe_s, 1e-12));
+      int made = 0;
+      const int per_round = static_cast<int>(ctl_.copy_cap / std::max(1, xp_.planning_rounds)) + 1;
+      for (int i = 0; i < per_round; ++i) {
+        const auto acts = controller_->legal_actions();
+        std::size_t best = 0;
+        double best_v = value_(acts[0].features);
+        for (std::size_t a = 1; a < acts.size(); ++a) {
+          if (acts[a].action.kind != residency_action_kind::promote) continue;
+          const double v = value_(acts[a].features);
+          if (v > best_v) {
+            best_v = v;
+            best = a;
+          }
+        }
+        if (best == 0) break;
+        controller_->apply(acts[best].action, true);
+        ++made;
+      }
+      controller_->collect();
+      if (made == 0) break;
+    }
+    controller_->set_params(ctl_);
+  }
+
+  /// Routes and evaluates the window's groups (model MoE-layer indexed) on the evaluated layers.
+  /// With `account`, adds the per-chiplet compute and the DRAM/HBM streaming bytes (× `scale` /
+  /// `windows`) to it.
+  window_evaluation evaluate(const std::vector<std::vector<token_group>>& win, policy_result* account, double scale,
+                             int windows) const {
+    window_evaluation out;
+    const auto mig = controller_->migrations(L_);
+    const auto& res = *res_;
+    const int C = s_->chiplets();
+    for (int local : es_.local) {
+      out.groups.push_back(detail::local_groups(win, es_.first_moe + local, local));
+      auto& lg = out.groups.back();
+      auto entries = route_(lg);
+      if (k_ == policy_kind::pimoe) {
+        // Throttle-aware offload: cold bank-resident experts' groups to PIM when the PIM estimate
+        // beats the core estimate and the unit is below its throttle.
+        std::vector<token_group> core, pim;
+        std::vector<int> core_e, pim_e;
+        std::vector<double> unit(s_->banks().size(), 0.0), chip(static_cast<std::size_t>(C), 0.0);
+        double mean = 0.0;
+        for (int e = 0; e < experts_; ++e) mean += prof_.at(local, e) / experts_;
+        for (std::size_t g = 0; g < lg.size(); ++g) {
+          const auto& grp = lg[g];
+          const auto& de = res.entries()[static_cast<std::size_t>(entries[g])];
+          const double flops = grp.tokens * shape_.flops_per_token.si();
+          bool off = false;
+          if (res.tier(entries[g]) != tier_kind::sram && prof_.at(local, grp.expert) < mean) {
+            double bw = 0.0;
+            for (int j = 0; j < de.span; ++j) bw += s_->banks()[static_cast<std::size_t>(de.bank) + static_cast<std::size_t>(j)].bandwidth.si();
+            const double t_pim = unit[de.bank] + flops / (xp_.pim.flops_per_byte * bw);
+            const double t_core = chip[de.chiplet] + flops / chiplet_flops_ + wt_.si() / bw;
+            off = t_pim < t_core && unit[de.bank] < xp_.pim.throttle * xp_.critical_path.window.si();
+            if (off) unit[de.bank] = t_pim;
+          }
+          if (!off) chip[de.chiplet] += flops / chiplet_flops_;
+          (off ? pim : core).push_back(grp);
+          (off ? pim_e : core_e).push_back(entries[g]);
+        }
+        auto ev = evaluate_directory_layer(*s_, shape_, res, core, core_e, xp_.critical_path, mig);
+        const double t_pim = detail::pim_layer(*s_, shape_, res, pim, pim_e, ev.result.critical.gate.si(),
+                                               ev.result.critical.combine.si(), xp_.pim, ev.result.energy);
+        if (t_pim > ev.result.t_moe.si()) {
+          // The PIM groups are critical: their excess over the cores' path is memory-side service.
+          ev.result.critical.memory += duration<>::from_si(t_pim - ev.result.t_moe.si());
+          ev.result.t_moe = duration<>::from_si(t_pim);
+        }
+        out.evals.push_back(std::move(ev));
+        lg = std::move(core);
+      } else {
+        out.evals.push_back(evaluate_directory_layer(*s_, shape_, res, lg, entries, xp_.critical_path, mig));
+      }
+      const auto& r = out.evals.back().result;
+      out.moe_s += r.t_moe.si();
+      out.energy += r.energy;
+      out.stages += r.critical;
+      if (account != nullptr) {
+        for (std::size_t i = 0; i < out.evals.back().entry_of_replica.size(); ++i) {
+          const auto& de = res.entries()[static_cast<std::size_t>(out.evals.back().entry_of_replica[i])];
+          account->chiplet_busy_s[de.chiplet] += r.replica_tokens[i] * shape_.flops_per_token.si() / chiplet_flops_;
+        }
+        for (std::size_t b = 0; b < s_->banks().size(); ++b) {
+          if (s_->banks()[b].tier == tier_kind::dram) account->dram_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
+          if (s_->banks()[b].tier == tier_kind::hbm) account->hbm_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
+        }
+      }
+    }
+    return out;
+  }
+
+  /// Eq. 1–4 and 21–24 violations of the layout and of every layer's assignment in `w`.
+  [[nodiscard]] std::size_t violations(const window_evaluation& w) const {
+    std::size_t n = res_->violations().size();
+    for (std::size_t i = 0; i < w.evals.size(); ++i) {
+      std::vector<replica> reps;
+      for (int en : w.evals[i].entry_of_replica) reps.push_back(res_->as_replica(en));
+      std::vector<int> assign;
+      for (int en : w.evals[i].entry_of_group) {
+        assign.push_back(static_cast<int>(std::find(w.evals[i].entry_of_replica.begin(), w.evals[i].entry_of_replica.end(), en) -
+                                          w.evals[i].entry_of_replica.begin()));
+      }
+      n += constraint_violations(*s_, w.groups[i], reps, assign, w.evals[i].result).size();
+    }
+    return n;
+  }
+
+  /// Number of controller decisions after a served window of `window_s` (⌊T_window/Δ_w⌋, at
+  /// least 1, at most `max_decisions`).
+  [[nodiscard]] int decisions(double window_s) const {
+    return std::clamp(static_cast<int>(window_s / xp_.critical_path.window.si()), 1, ctl_.max_decisions);
+  }
+
+  /// Residency control after window `w` of `window_s` was served (file comment); returns the
+  /// edits scheduled. Call `collect` afterwards (here: `control` does it).
+  int control(const window_evaluation& w, double window_s) {
+    int edits = 0;
+    controller_->advance(window_s);
+    if (is_hcrmap(k_) || k_ == policy_kind::moentwine) {
+      controller_->observe(es_.local, w.groups, w.evals, std::max(w.moe_s, 1e-12));
+      if (is_hcrmap(k_)) {
+        const int n = decisions(window_s);
+        for (int d = 0; d < n; ++d) {
+          const auto a = controller_->decide(value_);
+          edits += a.kind != residency_action_kind::no_op && a.kind != residency_action_kind::retain ? 1 : 0;
+        }
+      } else if (controller_->pending().empty()) {
+        edits += ni_balance_(w);
+      }
+    }
+    controller_->collect();
+    return edits;
+  }
+
+  /// Published replicas of the evaluated layers.
+  [[nodiscard]] int replicas() const {
+    int n = 0;
+    for (int l : es_.local) {
+      for (int e = 0; e < experts_; ++e) n += static_cast<int>(res_->legal(l, e).size());
+    }
+    return n;
+  }
+
+ private:
+  [[nodiscard]] std::vector<int> route_(const std::vector<token_group>& g) const {
+    if (is_hcrmap(k_) && k_ != policy_kind::hcrmap_no_fast_map) {
+      fast_token_mapper mapper(*s_, shape_, *res_, fm_, xp_.critical_path);
+      return mapper.map(g);
+    }
+    if (k_ == policy_kind::moentwine) return least_tokens_replica(*res_, g);
+    return nearest_replica(*s_, *res_, g);
+  }
+
+  /// MoEntwine's NI-Balancer: one expert from the most to the least loaded chiplet over cold links.
+  int ni_balance_(const window_evaluation& w) {
+    const auto& s = *s_;
+    auto& res = *res_;
+    const int C = s.chiplets();
+    std::vector<double> busy(static_cast<std::size_t>(C), 0.0);
+    const directory_layer_eval* worst = nullptr;
+    for (const auto& ev : w.evals) {
+      if (worst == nullptr || ev.result.t_moe > worst->result.t_moe) worst = &ev;
+    }
+    for (std::size_t i = 0; worst != nullptr && i < worst->entry_of_replica.size(); ++i) {
+      busy[res.entries()[static_cast<std::size_t>(worst->entry_of_replica[i])].chiplet] += worst->result.replica_tokens[i];
+    }
+    const auto hi = static_cast<int>(std::max_element(busy.begin(), busy.end()) - busy.begin());
+    const auto lo = static_cast<int>(std::min_element(busy.begin(), busy.end()) - busy.begin());
+    int pick = -1;
+    double pick_tok = 0.0;
+    for (std::size_t i = 0; worst != nullptr && i < worst->entry_of_replica.size(); ++i) {
+      const int en = worst->entry_of_replica[i];
+      const auto& de = res.entries()[static_cast<std::size_t>(en)];
+      if (de.chiplet != hi || static_cast<int>(de.age) < ctl_.min_age) continue;
+      if (worst->result.replica_tokens[i] > pick_tok) {
+        pick_tok = worst->result.replica_tokens[i];
+        pick = en;
+      }
+    }
+    if (pick < 0 || hi == lo) return 0;
+    const auto& de = res.entries()[static_cast<std::size_t>(pick)];
+    const auto t = res.tier(pick);
+    const auto homes = t == tier_kind::sram ? std::vector<int>{s.group_of(lo)} : s.homes_for(t, lo, lo);
+    for (int h : homes) {
+      const auto banks = s.banks_of(t, h);
+      if (banks.empty() || !res.can_add(de.layer, de.expert, lo, banks.front(), static_cast<int>(banks.size()))) continue;
+      std::vector<int> path;
+      s.append_route(s.bank_node(de.bank), s.bank_node(banks.front()), path);
+      const auto per_layer = data_size<>::from_si(wt_.si() / L_);
+      if (!path.empty() && !migration_allowed(s, worst->result, path, per_layer, worst->result.t_moe, 0.5)) break;
+      residency_action a;
+      a.kind = residency_action_kind::demote;  // a move: copy, then retire the old replica
+      a.layer = de.layer;
+      a.expert = de.expert;
+      a.entry = pick;
+      a.target = {t, lo, banks.front(), static_cast<int>(banks.size())};
+      controller_->apply(a);
+      return 1;
+    }
+    return 0;
+  }
+
+  const substrate* s_;
+  moe_layer_shape shape_;
+  experiment_stage es_;
+  policy_kind k_;
+  experiment_params xp_;
+  expert_profile prof_;
+  int L_ = 0, experts_ = 0;
+  action_scorer value_;
+  fast_map_params fm_;
+  controller_params ctl_;
+  data_size<> wt_{};
+  double chiplet_flops_ = 0.0;
+  std::optional<residency> res_;
+  std::optional<residency_controller> controller_;
+};
+
+}  // namespace detail
+}  // namespace v0
+}  // namespace strata

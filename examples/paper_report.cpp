@@ -15,7 +15,11 @@
 #include <iostream>  // std::cout, std::cerr
 #include <string>    // std::string
 
+#include <sstream>   // std::ostringstream
+
 #include "strata/core/json.hpp"
+#include "strata/hcrmap/dqn_json.hpp"
+#include "strata/hcrmap/dqn_scorer.hpp"
 #include "strata/report/paper_rows.hpp"
 
 namespace {
@@ -57,9 +61,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  // The real DeepSeek-V2-Lite trace for the HCRMap policy rows: $STRATA_DATA_DIR, else the source
-  // tree's tests/data, else none (the fitted synthetic trace).
-  std::optional<std::string> trace;
+  // The real DeepSeek-V2-Lite trace for the HCRMap policy rows and the frozen checkpoint of the
+  // controller's value function: $STRATA_DATA_DIR, else the source tree's tests/data, else none
+  // (the fitted synthetic trace; the greedy one-step rule).
+  std::optional<std::string> trace, checkpoint;
   {
     std::string dir;
     if (const char* env = std::getenv("STRATA_DATA_DIR")) dir = env;
@@ -68,11 +73,22 @@ int main(int argc, char** argv) {
 #endif
     const std::string path = dir + "/traces/dsv2lite_esft_trace_intent.csv";
     if (!dir.empty() && std::ifstream(path).good()) trace = path;
+    const std::string ck = dir + "/hcrmap/dqn_checkpoint.json";
+    if (!dir.empty() && std::ifstream(ck).good()) checkpoint = ck;
   }
   if (!trace) std::cerr << "strata-paper-report: note: no DeepSeek-V2-Lite trace found; the HCRMap rows use the fitted synthetic trace\n";
+  if (!checkpoint) std::cerr << "strata-paper-report: note: no controller checkpoint found; HCRMap decides with the greedy one-step rule\n";
   std::vector<strata::paper_row> rows;
   try {
-    rows = strata::paper_rows(trace);
+    strata::controller_value value;
+    if (checkpoint) {
+      std::ifstream in(*checkpoint);
+      std::ostringstream text;
+      text << in.rdbuf();
+      value.name = "masked Double DQN checkpoint hcrmap/dqn_checkpoint.json";
+      value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text.str(), *checkpoint));
+    }
+    rows = strata::paper_rows(trace, value);
   } catch (const std::exception& e) {
     std::cerr << "strata-paper-report: " << e.what() << "\n";
     return 1;

@@ -61,7 +61,8 @@ target_for() {
 eigen_allowed() {
   case "$1" in
     strata/strata.hpp | strata/device/rc_ladder.hpp | strata/hcrmap/q_network.hpp | strata/hcrmap/replay.hpp | \
-      strata/hcrmap/dqn.hpp | strata/hcrmap/dqn_json.hpp | strata/hcrmap/dqn_train.hpp) return 0 ;;
+      strata/hcrmap/dqn.hpp | strata/hcrmap/dqn_json.hpp | strata/hcrmap/dqn_train.hpp | strata/hcrmap/dqn_scorer.hpp | \
+      strata/hcrmap/controller_training.hpp) return 0 ;;
     *) return 1 ;;
   esac
 }

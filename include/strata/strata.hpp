@@ -81,7 +81,9 @@
 #include "strata/hcrmap/trace_split.hpp"
 
 #include "strata/hcrmap/dqn.hpp"
+#include "strata/hcrmap/controller_training.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
+#include "strata/hcrmap/dqn_scorer.hpp"
 #include "strata/hcrmap/dqn_train.hpp"
 #include "strata/hcrmap/q_network.hpp"
 #include "strata/hcrmap/replay.hpp"

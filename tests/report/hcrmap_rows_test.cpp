@@ -3,13 +3,25 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
 #include <set>
+#include <sstream>
+
+#include "strata/hcrmap/dqn_json.hpp"
+#include "strata/hcrmap/dqn_scorer.hpp"
 
 using namespace strata;
 
 namespace {
+// The rows as the paper report computes them: the real trace and the repository's checkpoint.
 const std::vector<paper_row>& rows() {
-  static const auto r = hcrmap_policy_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv");
+  static const auto r = [] {
+    std::ifstream in(std::string(STRATA_TEST_DATA_DIR) + "/hcrmap/dqn_checkpoint.json");
+    std::ostringstream text;
+    text << in.rdbuf();
+    const controller_value v{"dqn", dqn_scorer(parse_dqn_checkpoint(text.str(), "dqn_checkpoint.json"))};
+    return hcrmap_policy_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv", v);
+  }();
   return r;
 }
 const paper_row& row(const std::string& id) {
@@ -38,6 +50,8 @@ TEST_CASE("the report has every hcrmap.* policy id of numbers.md, once, with the
       "hcrmap.ablation.no_fast_mapping.decode",
       "hcrmap.ablation.no_hbm_tier.decode",
       "hcrmap.ablation.no_hbm_tier.streaming_bytes_reduction",
+      "hcrmap.ablation.greedy_scorer.prefill",
+      "hcrmap.ablation.greedy_scorer.decode",
       "hcrmap.ablation.no_link_pressure.decode",
       "hcrmap.ablation.no_bank_pressure.decode",
       "hcrmap.ablation.no_compute_pressure.decode",
@@ -69,6 +83,8 @@ TEST_CASE("judged rows: the matched-capacity reductions against their ±30 % ban
   CHECK(p.value > 0.0);  // HCRMap beats fixed replication at matched capacity
   WARN(p.ok().value_or(false));
   WARN(row("hcrmap.best_on_every_model").ok().value_or(false));
+  // The sources name the value function HCRMap decided with.
+  CHECK(row("hcrmap.best_on_every_model").source.find("controller value: dqn") != std::string::npos);
   // Predictions are computed: reductions below 1, ablations positive ratios.
   for (const auto& r : rows()) {
     if (r.check != row_check::predict) continue;

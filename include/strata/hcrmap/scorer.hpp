@@ -20,6 +20,13 @@ inline namespace v0 {
 /// A value function over feature vectors.
 using action_scorer = std::function<double(std::span<const double>)>;
 
+/// A value function with the name a report gives it ("greedy", "dqn:<checkpoint>", ...); an
+/// empty `score` is the greedy rule.
+struct controller_value {
+  std::string name = "greedy";
+  action_scorer score;
+};
+
 /// The greedy one-step scorer (§6.4 in closed form): benefit − migration exposure.
 inline double greedy_score(std::span<const double> f) {
   if (f.size() != controller_feature_count) {

@@ -149,8 +149,11 @@ class policy_session {
 
   /// HCRMap's promotions before serving (installed at once, like every policy's layout): up to
   /// `planning_rounds` rounds on `window`, each observing the window on the current layout and
-  /// installing up to ⌈cap / rounds⌉ promotes, each the legal promote of highest value while it
-  /// scores above no-op (hysteresis off: no weights move while serving). No-op for the others.
+  /// installing up to ⌈cap / rounds⌉ promotes, each the legal promote of highest greedy one-step
+  /// value while it is positive (hysteresis off: no weights move while serving). The installer is
+  /// the greedy rule for every HCRMap variant: the learned value is trained on serving-time
+  /// transitions (copies in flight, exposure, churn; Eq. 31–33), not on installations, and is
+  /// used for the serving-time decisions (`control`). No-op for the other policies.
   void plan(const std::vector<std::vector<token_group>>& window) {
     if (!is_hcrmap(k_)) return;
     auto install = ctl_;
@@ -164,10 +167,10 @@ class policy_session {
       for (int i = 0; i < per_round; ++i) {
         const auto acts = controller_->legal_actions();
         std::size_t best = 0;
-        double best_v = value_(acts[0].features);
+        double best_v = 0.0;
         for (std::size_t a = 1; a < acts.size(); ++a) {
           if (acts[a].action.kind != residency_action_kind::promote) continue;
-          const double v = value_(acts[a].features);
+          const double v = greedy_score(acts[a].features);
           if (v > best_v) {
             best_v = v;
             best = a;
@@ -274,24 +277,33 @@ class policy_session {
     return std::clamp(static_cast<int>(window_s / xp_.critical_path.window.si()), 1, ctl_.max_decisions);
   }
 
-  /// Residency control after window `w` of `window_s` was served (file comment); returns the
-  /// edits scheduled. Call `collect` afterwards (here: `control` does it).
-  int control(const window_evaluation& w, double window_s) {
-    int edits = 0;
+  /// The first half of `control`: lands the copies in flight during the window of `window_s`
+  /// and lets the controller observe `w` (HCRMap and MoEntwine). Decisions follow (`controller()`
+  /// `.decide`), then `end_control`.
+  void begin_control(const window_evaluation& w, double window_s) {
     controller_->advance(window_s);
     if (is_hcrmap(k_) || k_ == policy_kind::moentwine) {
       controller_->observe(es_.local, w.groups, w.evals, std::max(w.moe_s, 1e-12));
-      if (is_hcrmap(k_)) {
-        const int n = decisions(window_s);
-        for (int d = 0; d < n; ++d) {
-          const auto a = controller_->decide(value_);
-          edits += a.kind != residency_action_kind::no_op && a.kind != residency_action_kind::retain ? 1 : 0;
-        }
-      } else if (controller_->pending().empty()) {
-        edits += ni_balance_(w);
-      }
     }
-    controller_->collect();
+  }
+  /// The last step of `control`: retired replicas are collected and every replica ages a window.
+  void end_control() { controller_->collect(); }
+
+  /// Residency control after window `w` of `window_s` was served (file comment); returns the
+  /// edits scheduled.
+  int control(const window_evaluation& w, double window_s) {
+    int edits = 0;
+    begin_control(w, window_s);
+    if (is_hcrmap(k_)) {
+      const int n = decisions(window_s);
+      for (int d = 0; d < n; ++d) {
+        const auto a = controller_->decide(value_);
+        edits += a.kind != residency_action_kind::no_op && a.kind != residency_action_kind::retain ? 1 : 0;
+      }
+    } else if (k_ == policy_kind::moentwine && controller_->pending().empty()) {
+      edits += ni_balance_(w);
+    }
+    end_control();
     return edits;
   }
 

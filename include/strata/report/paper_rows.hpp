@@ -22,8 +22,11 @@ inline namespace v0 {
 
 /// Every row the library computes today. `dsv2lite_trace` is the path of the real DeepSeek-V2-Lite
 /// routing trace (tests/data/traces/dsv2lite_esft_trace_intent.csv) for the HCRMap policy rows;
-/// without it they use the fitted synthetic trace for that model too.
-inline std::vector<paper_row> paper_rows(const std::optional<std::string>& dsv2lite_trace = std::nullopt) {
+/// without it they use the fitted synthetic trace for that model too. `hcrmap_value` is the value
+/// function HCRMap's controller decides with (the frozen DQN checkpoint; the default is the
+/// greedy fallback).
+inline std::vector<paper_row> paper_rows(const std::optional<std::string>& dsv2lite_trace = std::nullopt,
+                                         const controller_value& hcrmap_value = {}) {
   auto rows = stratum_device_rows();
   for (auto& r : stratum_logic_rows()) rows.push_back(std::move(r));
   for (auto& r : stratum_chip_rows()) rows.push_back(std::move(r));
@@ -31,7 +34,7 @@ inline std::vector<paper_row> paper_rows(const std::optional<std::string>& dsv2l
   for (auto& r : stratum_result_rows()) rows.push_back(std::move(r));
   for (auto& r : stratum_placement_rows()) rows.push_back(std::move(r));
   for (auto& r : hcrmap_metadata_rows()) rows.push_back(std::move(r));
-  for (auto& r : hcrmap_policy_rows(dsv2lite_trace)) rows.push_back(std::move(r));
+  for (auto& r : hcrmap_policy_rows(dsv2lite_trace, hcrmap_value)) rows.push_back(std::move(r));
   for (auto& r : validation_rows()) rows.push_back(std::move(r));
   return rows;
 }

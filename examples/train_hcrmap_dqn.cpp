@@ -1,0 +1,138 @@
+// Offline training of HCRMap's controller value function (the masked Double DQN, HCRMap §6.4,
+// Eq. 34) on the policy comparison's simulator, on the profile split of each trace only (the
+// sequences at even positions; every reported number is measured on the odd ones).
+//
+//   strata-train-hcrmap-dqn                      usage, then a seconds-long smoke run (no file)
+//   strata-train-hcrmap-dqn --out <file.json>    the full run: the eight Table 2 models in prefill
+//                                                and decode, written as a checkpoint
+//   [--data-dir <dir>]  where traces/dsv2lite_esft_trace_intent.csv is (default: $STRATA_DATA_DIR,
+//                       else the source tree's tests/data)
+//   [--episodes <n>] [--seed <s>]                 override the run's length and seed
+//
+// The repository's checkpoint, tests/data/hcrmap/dqn_checkpoint.json, is regenerated with
+//   build/examples/strata-train-hcrmap-dqn --out tests/data/hcrmap/dqn_checkpoint.json
+// and the same seed gives the same file.
+#include <chrono>     // std::chrono
+#include <cstdlib>    // std::getenv, std::strtoll
+#include <exception>  // std::exception
+#include <fstream>    // std::ifstream, std::ofstream
+#include <iostream>   // std::cout, std::cerr
+#include <optional>   // std::optional
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include "strata/hcrmap/controller_training.hpp"
+#include "strata/hcrmap/dqn_json.hpp"
+#include "strata/report/hcrmap_rows.hpp"
+#include "strata/workload/presets.hpp"
+
+namespace {
+constexpr const char* usage =
+    "usage: strata-train-hcrmap-dqn [--out <checkpoint.json>] [--data-dir <dir>] [--episodes <n>] [--seed <s>]\n"
+    "Trains HCRMap's controller value function (masked Double DQN, Eq. 34) offline on the profile split\n"
+    "(even sequences) of the Table 2 models' traces, prefill and decode, with the same-window\n"
+    "counterfactual reward (Eq. 31-33), and writes the frozen checkpoint to --out. Without --out it runs\n"
+    "a short smoke training (one model, decode) and writes nothing.\n";
+
+bool parse_int(const std::string& s, long long& v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  v = std::strtoll(s.c_str(), &end, 10);
+  return end != nullptr && *end == '\0';
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::optional<std::string> out, data_dir;
+  std::optional<long long> episodes, seed;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&](const char* name) -> std::optional<std::string> {
+      if (i + 1 >= argc) {
+        std::cerr << "strata-train-hcrmap-dqn: " << name << " needs a value\n";
+        return std::nullopt;
+      }
+      return std::string(argv[++i]);
+    };
+    if (a == "--help" || a == "-h") {
+      std::cout << usage;
+      return 0;
+    }
+    if (a == "--out" || a == "--data-dir" || a == "--episodes" || a == "--seed") {
+      const auto v = value(a.c_str());
+      if (!v) return 2;
+      if (a == "--out") out = *v;
+      if (a == "--data-dir") data_dir = *v;
+      if (a == "--episodes" || a == "--seed") {
+        long long n = 0;
+        if (!parse_int(*v, n) || n < 0) {
+          std::cerr << "strata-train-hcrmap-dqn: " << a << " expects a non-negative integer, got '" << *v << "'\n";
+          return 2;
+        }
+        (a == "--episodes" ? episodes : seed) = n;
+      }
+      continue;
+    }
+    std::cerr << "strata-train-hcrmap-dqn: unknown argument '" << a << "' (try --help)\n";
+    return 2;
+  }
+  try {
+    const strata::substrate s;
+    strata::controller_training_params p;
+    std::vector<strata::training_scene> scenes;
+    if (!out) {
+      // Smoke run: a few episodes on one small model, so the program is checked end to end.
+      std::cout << usage << "\nsmoke run (no --out): DeepSeek-V2-Lite decode, 4 episodes of 2 windows\n";
+      const auto m = strata::preset("DeepSeek-V2-Lite");
+      scenes.push_back({m, strata::hcrmap_trace(m), strata::phase::decode});
+      p.episodes = 4;
+      p.windows = 2;
+      p.experiment.max_layers = 2;
+      p.dqn.learning_starts = 4;
+    } else {
+      std::string dir = data_dir.value_or("");
+      if (dir.empty()) {
+        if (const char* env = std::getenv("STRATA_DATA_DIR")) dir = env;
+      }
+#ifdef STRATA_SOURCE_DATA_DIR
+      if (dir.empty()) dir = STRATA_SOURCE_DATA_DIR;
+#endif
+      std::optional<std::string> trace;
+      const std::string path = dir + "/traces/dsv2lite_esft_trace_intent.csv";
+      if (!dir.empty() && std::ifstream(path).good()) trace = path;
+      if (!trace) std::cerr << "strata-train-hcrmap-dqn: note: no DeepSeek-V2-Lite trace found; using the fitted synthetic trace\n";
+      for (const auto& name : strata::hcrmap_models()) {
+        const auto m = strata::preset(name);
+        const auto t = strata::hcrmap_trace(m, trace);
+        scenes.push_back({m, t, strata::phase::prefill});
+        scenes.push_back({m, t, strata::phase::decode});
+      }
+    }
+    if (episodes) p.episodes = static_cast<int>(*episodes);
+    if (seed) p.dqn.seed = static_cast<std::uint64_t>(*seed);
+    const auto t0 = std::chrono::steady_clock::now();
+    strata::dqn_train_result log;
+    const auto agent = strata::train_controller(s, std::move(scenes), p, &log);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double last = 0.0;
+    const std::size_t tail = std::min<std::size_t>(log.returns.size(), 16);
+    for (std::size_t i = log.returns.size() - tail; i < log.returns.size(); ++i) last += log.returns[i] / double(tail);
+    std::cout << "episodes " << log.episodes << ", decisions " << log.steps << ", updates " << log.updates
+              << ", last loss " << log.last_loss << ", mean return of the last " << tail << " episodes " << last << ", "
+              << secs << " s\n";
+    if (out) {
+      std::ofstream f(*out);
+      f << strata::save_dqn_checkpoint(agent) << "\n";
+      f.close();
+      if (!f) {
+        std::cerr << "strata-train-hcrmap-dqn: cannot write " << *out << "\n";
+        return 1;
+      }
+      std::cout << "checkpoint written to " << *out << "\n";
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "strata-train-hcrmap-dqn: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

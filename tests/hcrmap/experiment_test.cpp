@@ -11,6 +11,10 @@
 #include "strata/hcrmap/controller_training.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
+#include "strata/hcrmap/sweeps.hpp"
+#include "strata/hcrmap/trace_replay.hpp"
+#include "strata/hcrmap/trace_replay_json.hpp"
+#include "strata/workload/trace_gen.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_io.hpp"
 #include "support/field_of.hpp"
@@ -166,4 +170,143 @@ TEST_CASE("HCRMap with the DQN value serves legally; the greedy ablation is the 
   // hcrmap_greedy decides with the greedy rule whatever the value given: HCRMap's fallback numbers.
   CHECK(with.of(policy_kind::hcrmap_greedy).latency_s == greedy.of(policy_kind::hcrmap).latency_s);
   CHECK(with.of(policy_kind::hcrmap_greedy).e2e_s == greedy.of(policy_kind::hcrmap).e2e_s);
+}
+
+TEST_CASE("Fig. 7 sweeps: no extra copies at budget 1, more room never needs more packages, HCRMap not hurt by more budget here") {
+  const auto m = preset("DeepSeek-V2-Lite");
+  experiment_params xp;
+  xp.max_layers = 2;
+  xp.windows = 2;
+  using P = policy_kind;
+  const std::vector<P> pol{P::single_copy_static, P::fixed_replication, P::hcrmap};
+  const auto b = budget_sweep({}, m, dsv2lite_trace(), phase::decode, {1.0, 1.3, 1.6}, pol, xp);
+  REQUIRE(b.size() == 9);
+  const auto at = [](const std::vector<sweep_row>& rows, double f, P k) {
+    for (const auto& r : rows) {
+      if (r.factor == f && r.policy == k) return r;
+    }
+    FAIL("missing point");
+    return rows.front();
+  };
+  for (double f : {1.0, 1.3, 1.6}) {
+    CHECK(at(b, f, P::single_copy_static).normalised == 1.0);
+    CHECK(at(b, f, P::hcrmap).kind == sweep_kind::budget);
+  }
+  // B_res = 1 x the experts: fixed replication has no room for a copy and is static exactly.
+  CHECK(at(b, 1.0, P::fixed_replication).latency_s == at(b, 1.0, P::single_copy_static).latency_s);
+  CHECK(at(b, 1.6, P::fixed_replication).replicas > at(b, 1.0, P::fixed_replication).replicas);
+  // HCRMap with more budget: at most 2 % slower than with less (on this model; the README reports
+  // where the full suite breaks this).
+  CHECK(at(b, 1.3, P::hcrmap).latency_s <= at(b, 1.0, P::hcrmap).latency_s * 1.02);
+  CHECK(at(b, 1.6, P::hcrmap).latency_s <= at(b, 1.3, P::hcrmap).latency_s * 1.02);
+  for (tier_kind t : {tier_kind::sram, tier_kind::hbm}) {
+    const auto c = capacity_sweep({}, m, dsv2lite_trace(), phase::decode, t, {0.5, 1.0, 2.0}, pol, xp);
+    REQUIRE(c.size() == 9);
+    // A larger tier never needs more packages.
+    CHECK(at(c, 0.5, P::hcrmap).packages >= at(c, 1.0, P::hcrmap).packages);
+    CHECK(at(c, 1.0, P::hcrmap).packages >= at(c, 2.0, P::hcrmap).packages);
+    if (t == tier_kind::sram) CHECK(at(c, 2.0, P::hcrmap).latency_s <= at(c, 0.5, P::hcrmap).latency_s * 1.02);
+  }
+  CHECK(field_of([&] { (void)budget_sweep({}, m, dsv2lite_trace(), phase::decode, {0.5}, pol, xp); }) == "factors");
+  CHECK(field_of([&] { (void)capacity_sweep({}, m, dsv2lite_trace(), phase::decode, tier_kind::dram, {1.0}, pol, xp); }) == "tier");
+}
+
+TEST_CASE("Fig. 8 pressure grid: each policy's grid sums to the routed work, the same for every policy without PIM") {
+  const substrate s;
+  const auto m = preset("DeepSeek-V2-Lite");
+  experiment_params xp;
+  xp.max_layers = 3;
+  xp.windows = 2;
+  using P = policy_kind;
+  for (phase mode : {phase::decode, phase::prefill}) {
+    const auto r = run_experiment(s, m, dsv2lite_trace(), mode, {P::fixed_replication, P::hydra, P::moentwine, P::hcrmap}, xp);
+    // Work per window: tokens × k per evaluated layer, each Ops per token on one chiplet's cores.
+    const double tokens = mode == phase::prefill ? 2048.0 : 512.0;
+    const auto shape = moe_shape(m);
+    const double chiplet = s.core_throughput().si() * xp.critical_path.tile_utilization * s.params().cores_per_chiplet;
+    const double work = tokens * m.top_k * double(r.evaluated_layers.size()) * shape.flops_per_token.si() / chiplet;
+    for (P k : {P::single_copy_static, P::fixed_replication, P::hydra, P::moentwine, P::hcrmap}) {
+      CAPTURE(to_string(k));
+      const auto g = compute_pressure_grid(r, k);
+      CHECK(g.mesh_x * g.mesh_y == s.chiplets());
+      CHECK(g.busy_s.size() == static_cast<std::size_t>(s.chiplets()));
+      CHECK(g.total_s == doctest::Approx(work).epsilon(1e-9));
+      double sum = 0.0;
+      for (double p : g.pressure) sum += p;
+      CHECK(sum == doctest::Approx(double(s.chiplets())));
+      CHECK(g.peak >= 1.0);
+    }
+  }
+  const auto r = run_experiment(s, m, dsv2lite_trace(), phase::decode, {}, xp);
+  CHECK(field_of([&] { (void)compute_pressure_grid(r, P::hcrmap); }) == "policy");
+  CHECK(field_of([&] { (void)compute_pressure_grid(r, P::single_copy_static, substrate_params{.mesh_x = 2, .mesh_y = 2}); }) == "mesh");
+}
+
+TEST_CASE("the trace replay serves any documented trace through the chosen policies; JSON and text agree") {
+  const substrate s;
+  const auto m = preset("DeepSeek-V2-Lite");
+  replay_params rp;
+  rp.experiment.max_layers = 2;
+  rp.max_windows = 3;
+  for (phase mode : {phase::decode, phase::prefill}) {
+    const auto r = replay_trace(s, m, dsv2lite_trace(), mode, {}, rp);
+    CHECK(r.tokens == dsv2lite_trace().tokens());
+    CHECK(r.profile_tokens + r.evaluation_tokens == r.tokens);
+    CHECK(r.windows >= 1);
+    CHECK(r.windows <= 3);
+    REQUIRE(r.policies.size() == 6);
+    CHECK(r.policies.front().policy == policy_kind::single_copy_static);
+    CHECK(r.value == "greedy");
+    for (const auto& p : r.policies) {
+      CAPTURE(to_string(p.policy));
+      CHECK(p.violations == 0);
+      CHECK(p.latency_s > 0.0);
+      CHECK(p.edp == doctest::Approx(p.energy_j * p.latency_s));
+      CHECK(p.stages.total().si() == doctest::Approx(p.moe_s).epsilon(1e-6));
+      CHECK(p.dram_stream_bytes + p.hbm_stream_bytes >= 0.0);
+    }
+    const json j = replay_json(r);
+    CHECK(j.at("policies").size() == 6);
+    CHECK(j.at("policies")[5].at("policy") == "hcrmap");
+    CHECK(j.at("policies")[5].at("latency_s").get<double>() == r.policies[5].latency_s);
+    CHECK(j.at("policies")[0].at("normalised").at("latency").get<double>() == 1.0);
+    for (const char* k : {"gate", "dispatch", "queue", "memory", "compute", "gather", "combine"}) {
+      CHECK(j.at("policies")[5].at("stages_s").contains(k));
+    }
+    std::ostringstream text;
+    print_replay(text, r);
+    CHECK(text.str().find("moentwine") != std::string::npos);
+    CHECK(text.str().find("stage attribution") != std::string::npos);
+  }
+  // A trace it has never seen: written to the documented CSV format and read back.
+  trace_gen_params g;
+  g.layers = m.moe_layers();
+  g.experts = m.experts;
+  g.k = m.top_k;
+  g.sequences = 40;
+  g.seed = 99;
+  const auto fresh = generate_trace(g);
+  std::ostringstream csv;  // the documented seq,pos,L1..LN format
+  csv << "seq,pos";
+  for (int l = 1; l <= fresh.layers(); ++l) csv << ",L" << l;
+  csv << "\n";
+  for (std::size_t i = 0; i < fresh.tokens(); ++i) {
+    csv << fresh.info(i).seq << "," << fresh.info(i).pos;
+    for (int l = 0; l < fresh.layers(); ++l) {
+      csv << ",";
+      for (int j = 0; j < fresh.k(); ++j) {
+        csv << (j ? " " : "") << fresh.ids()[(i * static_cast<std::size_t>(fresh.layers()) + static_cast<std::size_t>(l)) *
+                                                 static_cast<std::size_t>(fresh.k()) + static_cast<std::size_t>(j)];
+      }
+    }
+    csv << "\n";
+  }
+  std::istringstream in(csv.str());
+  const auto back = read_trace_csv(in, {.experts = m.experts});
+  const auto one = replay_trace(s, m, back, phase::decode, {policy_kind::hcrmap}, rp);
+  CHECK(one.policies.size() == 2);  // static added first
+  CHECK(parse_policies("all").size() == 6);
+  CHECK(parse_policies("pimoe") == std::vector<policy_kind>{policy_kind::pimoe});
+  CHECK(field_of([] { (void)parse_policies("best"); }) == "policy");
+  CHECK(field_of([&] { (void)replay_trace(s, preset("Mixtral-8x7B"), back, phase::decode); }) == "trace");
 }

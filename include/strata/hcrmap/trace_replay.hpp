@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Replay of a routing trace through the compared policies (HCRMap §7.1–7.2): the library side of
+/// `strata-eval hcrmap`. Any trace in the documented `seq,pos,L1..LN` format
+/// (`workload/trace_io.hpp`) whose layers and experts match the model can be replayed, in prefill
+/// or decode, with the protocol of `experiment.hpp` — the comparison's fairness included:
+///
+/// - the trace is split by sequence (`split_by_sequence`): even-position sequences build every
+///   policy's layout (and HCRMap's promotions), odd-position sequences are served;
+/// - prefill serves the evaluation split in windows of 2048 tokens, ⌈tokens / 2048⌉ of them;
+///   decode serves steps of one batch of 512 concurrent sequences, as many steps as the longest
+///   evaluation sequence has tokens (a step wraps within a sequence); both at most `max_windows`;
+/// - every policy sees the same substrate, package plan, evaluated layers, windows and
+///   resident-copy budget; HCRMap decides with the value function given (the frozen DQN
+///   checkpoint; empty: the greedy rule).
+///
+/// Per policy it returns mean window latency, energy and EDP (absolute and normalised to
+/// single-copy static), the stage attribution of the routed time (Fig. 5) and the weight bytes
+/// streamed from DRAM and HBM. `trace_replay_json.hpp` writes it as JSON; `print_replay` prints a
+/// text table.
+
+#include <algorithm>  // std::max, std::min
+#include <cstddef>    // std::size_t
+#include <iomanip>    // std::setw, std::setprecision
+#include <ios>        // std::fixed
+#include <ostream>    // std::ostream
+#include <sstream>    // std::ostringstream
+#include <string>     // std::string
+#include <vector>     // std::vector
+
+#include "strata/chiplet/substrate.hpp"
+#include "strata/core/error.hpp"
+#include "strata/hcrmap/experiment.hpp"
+#include "strata/hcrmap/experiment_params.hpp"
+#include "strata/hcrmap/experiment_result.hpp"
+#include "strata/hcrmap/policies.hpp"
+#include "strata/hcrmap/scorer.hpp"
+#include "strata/hcrmap/trace_split.hpp"
+#include "strata/workload/trace.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// The six compared policies (§7.1), single-copy static first.
+inline std::vector<policy_kind> compared_policies() {
+  return {policy_kind::single_copy_static, policy_kind::fixed_replication, policy_kind::hydra,
+          policy_kind::moentwine,          policy_kind::pimoe,             policy_kind::hcrmap};
+}
+
+/// Knobs of a replay.
+struct replay_params {
+  /// Windows served at most. [Design choice: 32 — an 8 000-token trace replays in seconds]
+  int max_windows = 32;
+  experiment_params experiment{};  ///< the harness (the comparison's defaults)
+};
+
+/// One policy's replay.
+struct replay_policy {
+  policy_kind policy = policy_kind::single_copy_static;
+  double latency_s = 0.0;   ///< mean window T_E2E (s)
+  double energy_j = 0.0;    ///< mean window energy (J)
+  double edp = 0.0;         ///< energy × latency (J·s)
+  double normalised_latency = 1.0, normalised_energy = 1.0, normalised_edp = 1.0;  ///< / single-copy static
+  double moe_s = 0.0;       ///< mean routed time, scaled to all MoE layers (s)
+  stage_times stages{};     ///< mean Σ_l critical-group stages of the routed time, scaled (Fig. 5)
+  double dram_stream_bytes = 0.0;  ///< mean weight bytes streamed from DRAM per window, scaled
+  double hbm_stream_bytes = 0.0;   ///< mean weight bytes streamed from HBM per window, scaled
+  int edits = 0;                   ///< residency edits while serving
+  std::size_t violations = 0;      ///< Eq. 1–4, 21–24 violations (0 expected)
+};
+
+/// A replay: the trace, the protocol's choices and every policy.
+struct replay_result {
+  std::string model;
+  phase mode = phase::decode;
+  std::size_t tokens = 0;             ///< tokens of the trace
+  std::size_t profile_tokens = 0;     ///< of which in the profile split
+  std::size_t evaluation_tokens = 0;  ///< of which in the evaluation split
+  int windows = 0;                    ///< windows served
+  int packages = 0;
+  std::vector<int> evaluated_layers;
+  double non_routed_s = 0.0;
+  std::string value;  ///< HCRMap's value function
+  std::string note;
+  std::vector<replay_policy> policies;
+};
+
+/// Replays `trace` on `m` in `mode` through `policies` (empty: `compared_policies()`; single-copy
+/// static is added first if missing) (file comment). Throws `config_error` ("trace") unless the
+/// trace's layers and experts are the model's MoE layers and experts.
+inline replay_result replay_trace(const substrate& s, const model& m, const routing_trace& trace, phase mode,
+                                  std::vector<policy_kind> policies = {}, const replay_params& rp = {},
+                                  const controller_value& value = {}) {
+  constexpr const char* id = "strata.hcrmap.replay";
+  detail::require(rp.max_windows >= 1 && rp.max_windows <= 1024, id, "max_windows", rp.max_windows, "in [1, 1024]");
+  detail::require(!trace.empty(), id, "trace", trace.tokens(), "at least one token");
+  detail::require(trace.layers() == m.moe_layers(), id, "trace", trace.layers(),
+                  ("the model's " + std::to_string(m.moe_layers()) + " MoE layers").c_str());
+  detail::require(trace.experts_per_layer() == m.experts, id, "trace", trace.experts_per_layer(),
+                  ("the model's " + std::to_string(m.experts) + " experts per layer").c_str());
+  if (policies.empty()) policies = compared_policies();
+  const auto [prof, eval] = split_by_sequence(trace);
+  experiment_params xp = rp.experiment;
+  int windows = 1;
+  if (mode == phase::prefill) {
+    windows = static_cast<int>((eval.tokens() + 2047) / 2048);
+  } else {
+    for (const auto& seq : detail::sequences_of(eval)) windows = std::max(windows, static_cast<int>(seq.size()));
+  }
+  windows = std::clamp(windows, 1, rp.max_windows);
+  xp.windows = windows;
+  const auto r = run_experiment(s, m, trace, mode, policies, xp, {}, value.score);
+  replay_result out;
+  out.model = r.model;
+  out.mode = mode;
+  out.tokens = trace.tokens();
+  out.profile_tokens = prof.tokens();
+  out.evaluation_tokens = eval.tokens();
+  out.windows = windows;
+  out.packages = r.packages;
+  out.evaluated_layers = r.evaluated_layers;
+  out.non_routed_s = r.non_routed_s;
+  out.value = value.score ? value.name : std::string("greedy");
+  out.note = r.note;
+  const auto& base = r.of(policy_kind::single_copy_static);
+  for (const auto& p : r.policies) {
+    replay_policy q;
+    q.policy = p.policy;
+    q.latency_s = p.latency_s;
+    q.energy_j = p.energy_j;
+    q.edp = p.edp;
+    q.normalised_latency = p.latency_s / base.latency_s;
+    q.normalised_energy = p.energy_j / base.energy_j;
+    q.normalised_edp = p.edp / base.edp;
+    q.moe_s = p.moe_s;
+    q.stages = p.stages;
+    q.dram_stream_bytes = p.dram_stream_bytes;
+    q.hbm_stream_bytes = p.hbm_stream_bytes;
+    q.edits = p.edits;
+    q.violations = p.violations;
+    out.policies.push_back(q);
+  }
+  return out;
+}
+
+/// Parses a policy name of `strata-eval hcrmap --policy` ("static", "fixed", "hydra", "moentwine",
+/// "pimoe", "hcrmap", an ablation's name, or "all" for `compared_policies()`); throws
+/// `config_error` ("policy") naming the choices otherwise.
+inline std::vector<policy_kind> parse_policies(const std::string& name) {
+  if (name == "all") return compared_policies();
+  std::string names = "all";
+  for (const auto& [k, n] : enum_names(policy_kind{})) {
+    if (name == n) return {k};
+    names += std::string(", ") + n;
+  }
+  throw config_error("policy", "[strata.hcrmap.replay] policy must be one of " + names + ", got '" + name + "'");
+}
+
+/// The replay as a text table: one row per policy (latency, energy, EDP, each also normalised to
+/// single-copy static; DRAM and HBM streaming bytes), then the stage attribution of each policy's
+/// routed time.
+inline void print_replay(std::ostream& os, const replay_result& r) {
+  std::ostringstream o;
+  o << "HCRMap replay: " << r.model << ", " << (r.mode == phase::prefill ? "prefill" : "decode") << ", " << r.tokens
+    << " tokens (" << r.profile_tokens << " profile, " << r.evaluation_tokens << " served), " << r.windows << " windows, "
+    << r.packages << " package(s), " << r.evaluated_layers.size() << " evaluated MoE layers; HCRMap value: " << r.value
+    << "\n";
+  if (!r.note.empty()) o << "note: " << r.note << "\n";
+  o << std::left << std::setw(20) << "policy" << std::right << std::setw(13) << "latency_ms" << std::setw(8) << "norm"
+    << std::setw(12) << "energy_mJ" << std::setw(8) << "norm" << std::setw(12) << "EDP_uJs" << std::setw(8) << "norm"
+    << std::setw(12) << "DRAM_MB" << std::setw(12) << "HBM_MB" << std::setw(7) << "edits" << "\n";
+  o << std::fixed;
+  for (const auto& p : r.policies) {
+    o << std::left << std::setw(20) << to_string(p.policy) << std::right << std::setprecision(4) << std::setw(13)
+      << p.latency_s * 1e3 << std::setprecision(3) << std::setw(8) << p.normalised_latency << std::setprecision(3)
+      << std::setw(12) << p.energy_j * 1e3 << std::setw(8) << p.normalised_energy << std::setw(12) << p.edp * 1e6
+      << std::setw(8) << p.normalised_edp << std::setprecision(1) << std::setw(12) << p.dram_stream_bytes / 1e6
+      << std::setw(12) << p.hbm_stream_bytes / 1e6 << std::setw(7) << p.edits << "\n";
+  }
+  o << "\nrouted-time stage attribution (ms per window, critical groups, Fig. 5)\n";
+  o << std::left << std::setw(20) << "policy" << std::right;
+  for (const char* h : {"gate", "dispatch", "queue", "memory", "compute", "gather", "combine"}) o << std::setw(10) << h;
+  o << "\n" << std::setprecision(4);
+  for (const auto& p : r.policies) {
+    const auto& t = p.stages;
+    o << std::left << std::setw(20) << to_string(p.policy) << std::right;
+    for (const auto& d : {t.gate, t.dispatch, t.queue, t.memory, t.compute, t.gather, t.combine}) o << std::setw(10) << d.si() * 1e3;
+    o << "\n";
+  }
+  os << o.str();
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -1,11 +1,19 @@
 // HCRMap control speed: the fast token mapper over one DeepSeek-V3 decode window (58 MoE layers,
-// 512 tokens, top-8, on single-copy static replicas plus copies of each layer's hottest experts)
-// and one slow-controller decision on an observed layer.
+// 512 tokens, top-8, on single-copy static replicas plus copies of each layer's hottest experts),
+// one slow-controller decision on an observed layer with the greedy scorer and with the DQN
+// checkpoint of the repository, and the replay of an 8 000-token trace through the six compared
+// policies (`strata-eval hcrmap`).
 #include <benchmark/benchmark.h>
 
 #include "strata/chiplet/token_groups.hpp"
 #include "strata/chiplet/window.hpp"
+#include <fstream>
+#include <sstream>
+
 #include "strata/hcrmap/controller.hpp"
+#include "strata/hcrmap/dqn_json.hpp"
+#include "strata/hcrmap/dqn_scorer.hpp"
+#include "strata/hcrmap/trace_replay.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_gen.hpp"
 
@@ -87,3 +95,61 @@ static void bm_controller_decision(benchmark::State& st) {
   }
 }
 BENCHMARK(bm_controller_decision)->Unit(benchmark::kMicrosecond);
+
+// The same decision scored by the masked Double DQN of the repository's checkpoint (decide: the
+// candidates, mask, features, Q of every legal candidate and the argmax; the action is applied to
+// a copy of the residency each iteration, outside the timing).
+static void bm_controller_decision_dqn(benchmark::State& st) {
+  const auto& d = data();
+  auto res = directory(2);
+  std::vector<std::vector<strata::token_group>> g{d.groups[0], d.groups[1]};
+  for (auto& x : g[1]) x.layer = 1;
+  std::vector<strata::directory_layer_eval> evals;
+  for (int l = 0; l < 2; ++l) {
+    strata::fast_token_mapper m(d.s, d.shape, res);
+    evals.push_back(strata::evaluate_directory_layer(d.s, d.shape, res, g[static_cast<std::size_t>(l)], m.map(g[static_cast<std::size_t>(l)])));
+  }
+  std::ifstream in(std::string(STRATA_BENCH_DATA_DIR) + "/hcrmap/dqn_checkpoint.json");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const strata::dqn_scorer q(strata::parse_dqn_checkpoint(text.str(), "dqn_checkpoint.json"));
+  strata::residency_controller ctl(d.s, d.shape, res);
+  ctl.observe({0, 1}, g, evals, 1e-3);
+  std::size_t candidates = 0;
+  for (auto _ : st) {
+    const auto acts = ctl.legal_actions();
+    std::size_t best = 0;
+    double best_v = q(acts[0].features);
+    for (std::size_t i = 1; i < acts.size(); ++i) {
+      const double v = q(acts[i].features);
+      if (v > best_v) best_v = v, best = i;
+    }
+    candidates = acts.size();
+    benchmark::DoNotOptimize(best);
+  }
+  st.counters["candidates"] = static_cast<double>(candidates);
+}
+BENCHMARK(bm_controller_decision_dqn)->Unit(benchmark::kMicrosecond);
+
+// strata-eval hcrmap on an 8 000-token trace (DeepSeek-V3, the largest Table 2 model; synthetic,
+// 670 sequences of 8-16 tokens, 8 051 tokens): the six compared policies, decode and prefill.
+static void bm_replay_8000_tokens(benchmark::State& st) {
+  const auto m = strata::preset("DeepSeek-V3");
+  strata::trace_gen_params g;
+  g.layers = m.moe_layers();
+  g.experts = m.experts;
+  g.k = m.top_k;
+  g.sequences = 670;
+  g.min_length = 8;
+  g.max_length = 16;
+  g.seed = 3;
+  const auto t = strata::generate_trace(g);
+  const strata::substrate s;
+  const auto mode = st.range(0) == 0 ? strata::phase::decode : strata::phase::prefill;
+  for (auto _ : st) {
+    const auto r = strata::replay_trace(s, m, t, mode);
+    benchmark::DoNotOptimize(r.policies.back().latency_s);
+  }
+  st.counters["tokens"] = static_cast<double>(t.tokens());
+}
+BENCHMARK(bm_replay_8000_tokens)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3);

@@ -118,5 +118,6 @@ inline strata::json_units units_of(const std::string& s) {
 // The subcommands (one file each).
 command add_eval(CLI::App& app);
 command add_list(CLI::App& app);
+command add_validate(CLI::App& app);
 
 }  // namespace strata_eval

@@ -3,6 +3,7 @@
 //   strata-eval eval ...      one serving step of a model on a GPU, roofline or Stratum machine
 //                             (the default: `strata-eval --model ...` is `strata-eval eval --model ...`)
 //   strata-eval list          model and machine presets
+//   strata-eval validate      the GPU baseline against published measurements
 //   strata-eval <cmd> --help  the options of a subcommand
 //
 // Exit status: 0 on success; 2 when the command line cannot be parsed (unknown or missing option,
@@ -44,7 +45,8 @@ int run(int argc, char** argv) {
   app.require_subcommand(1, 1);
   app.footer("Run strata-eval <subcommand> --help for its options. Exit status: 0 ok, 2 bad command line, "
              "1 input or model error.");
-  const std::vector<strata_eval::command> commands{strata_eval::add_eval(app), strata_eval::add_list(app)};
+  const std::vector<strata_eval::command> commands{strata_eval::add_eval(app), strata_eval::add_list(app),
+                                                 strata_eval::add_validate(app)};
 
   std::vector<std::string> args;
   if (starts_with_option(argc, argv)) args.emplace_back("eval");

@@ -344,6 +344,12 @@ int run_eval(const options& o) {
     j["time_s"] = r.time.si();
     j["energy_J"] = r.energy.si();
     j["dynamic_energy_J"] = r.dynamic_energy.si();
+    // Every joule of the step by part: FLOPs, bytes out of the memory tiers, all-reduce bytes over
+    // the links (dynamic), and static power over the step (before the power cap).
+    j["energy_parts_J"] = {{"compute", r.compute_energy.si()},
+                           {"memory", r.memory_energy.si()},
+                           {"links", r.link_energy.si()},
+                           {"static", r.static_energy.si()}};
     j["power_capped"] = r.power_capped;
     j["tokens"] = r.tokens;
     j["tokens_per_s"] = r.tokens_per_s;
@@ -395,6 +401,9 @@ int run_eval(const options& o) {
             << " J" << (r.power_capped ? ", capped at the power limit" : "") << ")\n"
             << "  tokens/s             " << num(r.tokens_per_s) << "\n"
             << "  J/token              " << num(r.joules_per_token) << "\n";
+  std::cout << "\nenergy by part (J)\n"
+            << "  compute " << num(r.compute_energy.si()) << ", memory " << num(r.memory_energy.si()) << ", links "
+            << num(r.link_energy.si()) << ", static " << num(r.static_energy.si()) << "\n";
   std::cout << "\nper operator (time and energy include the operator's all-reduce)\n";
   std::cout << pad("op", 22) << pad("kind", 16) << pad("GFLOP", 12, true) << pad("MB", 12, true)
             << pad("time (us)", 12, true) << pad("energy (mJ)", 13, true) << "  bound\n";
@@ -448,7 +457,8 @@ command add_eval(CLI::App& app) {
       ->needs(trace);
   auto* json = sub->add_flag("--json", o->json,
                              "print JSON: flops, bytes.{weights,kv,activations,links}, time_s, energy_J, "
-                             "dynamic_energy_J, tokens, tokens_per_s, joules_per_token, power_capped, ops[] "
+                             "dynamic_energy_J, energy_parts_J.{compute,memory,links,static}, tokens, tokens_per_s, joules_per_token, "
+                             "power_capped, ops[] "
                              "{name, kind, layer, expert, flops, bytes, time_s, energy_J, bound}, breakdown (cost "
                              "tree), and model, machine, devices, phase, batch, context, fit");
   add_units_option(*sub, o->units, json);

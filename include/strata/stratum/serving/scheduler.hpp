@@ -15,19 +15,20 @@
 ///   used: the layout is placed once by the workload's topic mix and never swapped.
 /// - `topic` (SLO-aware topic batcher): groups are of one label. With the current layout's label
 ///   c and the waiting request u of the earliest TTFT deadline (arrival + `ttft_slo`):
-///   1. urgent: if u could not have its first token by its deadline after the next action the
-///      batcher would otherwise take (a decode step, or a prefill of label c), u's label is
-///      served now (swapping if it is not c);
+///   1. urgent: if, after the next action the batcher would otherwise take (a decode step, or a
+///      prefill of label c), serving the waiting labels one after another in deadline order (EDF,
+///      a swap and a prefill each) would make some head miss its deadline, u's label is served now
+///      (swapping if it is not c);
 ///   2. else requests of label c join the running batch (no swap);
 ///   3. else, with nothing running, the label with the most waiting requests starts a new batch
 ///      (experts swapped to its layout first);
 ///   4. else decode continues: other labels wait for the batch to drain or for their deadline.
-///   When u would miss its deadline even if served at once (overload), deadlines stop driving the
-///   choice: the current label's group joins first, else rule 3 (the largest label) applies.
+///   A u that misses its deadline even if served at once (overload) is served at once.
 ///   Estimates use the same step costs the simulation charges (classifier time owed, swap,
 ///   prefill), so "u can make its deadline" is exact for the chosen group; a request whose
 ///   deadline cannot be met even when served at once is counted `late` by the scheduler.
 
+#include <algorithm>  // std::sort, std::min
 #include <array>    // std::array (enum names)
 #include <cstddef>  // std::size_t
 #include <cstdint>  // std::int64_t
@@ -173,75 +174,71 @@ schedule_choice choose_next(const scheduler_params& p, serving_queue& q, const s
     c.prefill = !c.group.empty();
     return c;
   }
-  // Topic batcher. The waiting head with the earliest deadline.
-  int u = -1;
-  double du = std::numeric_limits<double>::infinity();
+  // Topic batcher. Labels with waiting requests in order of their heads' deadlines (EDF).
+  std::vector<std::pair<double, int>> heads;
   for (int l = 0; l < q.labels(); ++l) {
     auto& ql = q.label(l);
-    if (!ql.empty() && deadline(ql.front()) < du) {
-      du = deadline(ql.front());
-      u = l;
-    }
+    if (!ql.empty()) heads.emplace_back(deadline(ql.front()), l);
   }
-  std::vector<std::size_t> gu, gc;
-  detail::take_group(q.label(u), slots, s.kv_free, kv_of, gu);
+  std::sort(heads.begin(), heads.end());
+  const int u = heads.front().second;
+  const double du = heads.front().first;
   const double t0 = s.now_s + s.owed_s;
-  const double swap_u = gu.empty() ? 0.0 : swap_s(s.current_label, u);
+  const auto group_of = [&](int l, std::vector<std::size_t>& g) { detail::take_group(q.label(l), slots, s.kv_free, kv_of, g); };
+  std::vector<std::size_t> gu, gc;
+  group_of(u, gu);
+  const double swap_u = swap_s(s.current_label, u);
+  const auto serve = [&](int l, std::vector<std::size_t>& g) {
+    c.prefill = !g.empty();
+    c.label = l;
+    c.group = std::move(g);
+    return c;
+  };
+  // u late whatever is done (overload): serve it now, its whole group.
+  if (gu.empty()) return c;
   // Trim u's group until u's first token makes its deadline (a smaller prefill), if it can.
   while (gu.size() > 1 && t0 + swap_u + prefill_s(gu) > du) gu.pop_back();
-  const double finish_u_now = gu.empty() ? std::numeric_limits<double>::infinity() : t0 + swap_u + prefill_s(gu);
-  // The action taken if u is not urgent, and its duration.
-  const int c_label = s.current_label;
-  if (c_label >= 0 && c_label != u) detail::take_group(q.label(c_label), slots, s.kv_free, kv_of, gc);
-  double other = 0.0;
-  if (!gc.empty()) other = prefill_s(gc);
-  else if (s.running > 0) other = s.next_decode_s;
-  const bool can_wait = s.running > 0 || !gc.empty();
-  // u is late whatever is done (overload): deadlines no longer order the labels; the current
-  // label's group goes first (no swap) and, with none, the largest waiting label (step 3).
-  const bool u_late = finish_u_now > du;
-  if (u_late && !gc.empty()) {
-    c.prefill = true;
-    c.label = c_label;
-    c.group = std::move(gc);
-    return c;
-  }
-  if (!gu.empty() && (!can_wait || u == c_label || (!u_late && finish_u_now + other > du))) {
-    // Urgent, or u's label is the current one, or nothing else to do.
-    if (u != c_label && !can_wait) {
-      // A new batch: the label with the most waiting requests, unless u is urgent now.
-      int best = u;
-      std::size_t most = 0;
-      for (int l = 0; l < q.labels(); ++l) {
-        if (q.count(l) > most) {
-          most = q.count(l);
-          best = l;
-        }
-      }
-      if (best != u) {
-        std::vector<std::size_t> gb;
-        detail::take_group(q.label(best), slots, s.kv_free, kv_of, gb);
-        const double finish_b = t0 + swap_s(s.current_label, best) + prefill_s(gb);
-        // u must still make it after the other batch's prefill (and a swap back).
-        if (!gb.empty() && finish_b + swap_s(best, u) + prefill_s(gu) <= du) {
-          c.prefill = true;
-          c.label = best;
-          c.group = std::move(gb);
-          return c;
-        }
+  if (t0 + swap_u + prefill_s(gu) > du) return serve(u, gu);
+  if (u == s.current_label) return serve(u, gu);
+  const int cl = s.current_label;
+  if (cl >= 0) group_of(cl, gc);
+  // EDF chain: after `first` (a duration, ending on layout `from`), every waiting label in
+  // deadline order takes a swap and a prefill; deferring is safe only if each head still makes
+  // its deadline.
+  const auto chain_ok = [&](double first, int from, int skip) {
+    double time = t0 + first;
+    std::vector<std::size_t> g;
+    for (const auto& [d, l] : heads) {
+      if (l == skip) continue;
+      group_of(l, g);
+      if (g.empty()) continue;
+      time += swap_s(from, l) + prefill_s(g);
+      from = l;
+      if (time + first > d) return false;  // margin: one more such action (arrivals, classifier time)
+    }
+    return true;
+  };
+  if (s.running == 0 && gc.empty()) {
+    // A new batch: the label with the most waiting requests, if the others can still wait for it.
+    int best = u;
+    std::size_t most = 0;
+    for (const auto& h : heads) {
+      if (q.count(h.second) > most) {
+        most = q.count(h.second);
+        best = h.second;
       }
     }
-    c.prefill = true;
-    c.label = u;
-    c.group = std::move(gu);
-    return c;
+    if (best != u) {
+      std::vector<std::size_t> gb;
+      group_of(best, gb);
+      if (!gb.empty() && chain_ok(swap_s(cl, best) + prefill_s(gb), best, best)) return serve(best, gb);
+    }
+    return serve(u, gu);
   }
-  if (!gc.empty()) {
-    c.prefill = true;
-    c.label = c_label;
-    c.group = std::move(gc);
-  }
-  return c;  // decode (or the current label's group)
+  const double other = !gc.empty() ? prefill_s(gc) : s.next_decode_s;
+  if (!chain_ok(other, cl, -1)) return serve(u, gu);  // urgent
+  if (!gc.empty()) return serve(cl, gc);
+  return c;  // decode
 }
 
 }  // namespace v0

@@ -119,5 +119,6 @@ inline strata::json_units units_of(const std::string& s) {
 command add_eval(CLI::App& app);
 command add_list(CLI::App& app);
 command add_validate(CLI::App& app);
+command add_serve(CLI::App& app);
 
 }  // namespace strata_eval

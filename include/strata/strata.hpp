@@ -61,6 +61,12 @@
 #include "strata/stratum/expert_mapping.hpp"
 #include "strata/stratum/nmp.hpp"
 #include "strata/stratum/system.hpp"
+#include "strata/stratum/serving/classifier.hpp"
+#include "strata/stratum/serving/requests.hpp"
+#include "strata/stratum/serving/scheduler.hpp"
+#include "strata/stratum/serving/simulator.hpp"
+#include "strata/stratum/serving/step_costs.hpp"
+#include "strata/stratum/serving/topic_usage.hpp"
 
 #include "strata/hcrmap/controller.hpp"
 #include "strata/hcrmap/experiment.hpp"
@@ -71,6 +77,7 @@
 
 #include "strata/hcrmap/dqn.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
+#include "strata/stratum/serving/serving_json.hpp"
 #include "strata/hcrmap/dqn_train.hpp"
 #include "strata/hcrmap/q_network.hpp"
 #include "strata/hcrmap/replay.hpp"

@@ -11,7 +11,10 @@
 #include "strata/core/limits.hpp"
 #include "strata/core/rng.hpp"
 #include "strata/core/scalar.hpp"
+#include "strata/core/sensitivity.hpp"
 #include "strata/core/solve.hpp"
+#include "strata/core/sweep.hpp"
+#include "strata/core/sweep_io.hpp"
 #include "strata/core/tier.hpp"
 #include "strata/core/units.hpp"
 

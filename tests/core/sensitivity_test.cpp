@@ -8,9 +8,12 @@
 #include <string>  // std::string
 #include <vector>  // std::vector
 
+#include "strata/core/rng.hpp"
+#include "strata/core/sweep_io.hpp"
 #include "strata/core/units.hpp"
 #include "strata/device/logic_die.hpp"
 #include "strata/device/mono3d.hpp"
+#include "strata/stratum/design_optimiser.hpp"
 #include "strata/stratum/system.hpp"
 #include "strata/workload/presets.hpp"
 
@@ -212,4 +215,105 @@ TEST_CASE("Stratum-L decode speedup over the H100: autodiff elasticities match f
   // The step time falls with the handshake's share; the HBM stack is not used by a Mono3D system.
   CHECK(ad.at("nmp_handshake").elasticity < 0.0);
   CHECK(ad.at("hbm.external_bandwidth").elasticity == 0.0);
+}
+
+// --- budget optimiser (stratum/design_optimiser.hpp) -------------------------------------------
+
+TEST_CASE("the budget optimiser's design meets both budgets and no sampled feasible neighbour beats it") {
+  const auto m = preset("Mixtral-8x7B");
+  const step_shape s{.mode = phase::decode, .batch = 16, .context = 2048};
+  const auto sys = stratum_l();
+  const design_domain d{.macs = {32000, 51200, 64000, 70400, 96000},
+                        .pes_per_pu = {4, 8},
+                        .tiers = {4, 8, 16},
+                        .f_min_hz = 0.5e9,
+                        .f_max_hz = 1.5e9};
+  for (auto obj : {design_objective::decode_throughput, design_objective::tokens_per_joule}) {
+    const std::string name = detail::enum_text(obj);
+    CAPTURE(name);
+    const auto o = optimise_design(sys, m, s, {}, d, obj, {.threads = 2});
+    REQUIRE(o.best.feasible);
+    const auto& x = o.best.choice;
+    // Both budgets hold at the optimum, re-checked on the chip alone.
+    const auto chip = evaluate(detail::with_choice(sys, x).nmp.chip);
+    CHECK(chip.feasible);
+    CHECK(chip.logic.power_slack.si() >= 0.0);
+    CHECK(chip.logic.area_slack.si() >= 0.0);
+    CHECK(chip.logic.p_logic.in(units::W) <= 45.0);
+    // Neighbours: one step of every integer parameter, the clock nudged; and random designs.
+    std::vector<design_choice> near;
+    const auto step = [&](const std::vector<int>& v, int at, auto set) {
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (v[i] != at) continue;
+        for (int k : {-1, 1}) {
+          if (i + k < v.size()) {
+            design_choice y = x;
+            set(y, v[i + k]);
+            near.push_back(y);
+          }
+        }
+      }
+    };
+    step(d.macs, x.macs, [](design_choice& y, int v) { y.macs = v; });
+    step(d.pes_per_pu, x.pes_per_pu, [](design_choice& y, int v) { y.pes_per_pu = v; });
+    step(d.tiers, x.tiers, [](design_choice& y, int v) { y.tiers = v; });
+    for (double r : {0.999, 0.99, 1.001, 1.01}) {
+      design_choice y = x;
+      y.f_hz = std::min(d.f_max_hz, std::max(d.f_min_hz, x.f_hz * r));
+      near.push_back(y);
+    }
+    detail::portable_rng rng(12);
+    for (int i = 0; i < 24; ++i) {
+      design_choice y = x;
+      y.macs = d.macs[static_cast<std::size_t>(rng.uniform() * double(d.macs.size()))];
+      y.pes_per_pu = d.pes_per_pu[static_cast<std::size_t>(rng.uniform() * double(d.pes_per_pu.size()))];
+      y.tiers = d.tiers[static_cast<std::size_t>(rng.uniform() * double(d.tiers.size()))];
+      y.f_hz = d.f_min_hz + rng.uniform() * (d.f_max_hz - d.f_min_hz);
+      near.push_back(y);
+    }
+    int feasible = 0;
+    for (const auto& y : near) {
+      const auto e = evaluate_design(sys, m, s, {}, y, obj);
+      if (!e.feasible) continue;
+      ++feasible;
+      CAPTURE(y.macs);
+      CAPTURE(y.f_hz);
+      CHECK(e.objective <= o.best.objective * (1.0 + 1e-9));
+    }
+    CHECK(feasible >= 8);
+    // The Table 3 design (64 000 MACs, 8 PEs per PU, 8 tiers, 1 GHz) lies in the domain.
+    REQUIRE(o.baseline.feasible);
+    CHECK(o.baseline_ratio <= 1.0 + 1e-12);
+    CHECK(o.baseline_ratio > 0.0);
+    // More budget never lowers the optimum (up to rounding), and some budget binds at it.
+    CHECK(o.power_price >= -1e-12 * o.best.objective);
+    CHECK(o.area_price >= -1e-12 * o.best.objective);
+    CHECK((o.power_binding || o.area_binding));
+    MESSAGE(name << ": optimum " << o.best.objective << " at " << x.macs << " MACs, " << x.pes_per_pu
+                                   << " PEs/PU, " << x.tiers << " tiers, " << x.f_hz / 1e9 << " GHz; P_logic "
+                                   << o.best.p_logic_W << " W, area slack " << o.best.area_slack_mm2
+                                   << " mm2; binding power " << o.power_binding << " area " << o.area_binding
+                                   << "; prices " << o.power_price << " per W, " << o.area_price
+                                   << " per mm2; Table 3 design at " << o.baseline_ratio << " of the optimum; "
+                                   << o.evaluations << " decode steps");
+  }
+}
+
+TEST_CASE("bad optimiser domains are config errors naming the value") {
+  const auto m = preset("Mixtral-8x7B");
+  const step_shape s{.mode = phase::decode, .batch = 16, .context = 2048};
+  const auto sys = stratum_l();
+  const auto obj = design_objective::decode_throughput;
+  CHECK_THROWS_WITH_AS(optimise_design(sys, m, s, {}, {.macs = {64000, 64001}}, obj), doctest::Contains("domain.macs[1]"),
+                       config_error);
+  CHECK_THROWS_WITH_AS(optimise_design(sys, m, s, {}, {.pes_per_pu = {3}}, obj), doctest::Contains("domain.pes_per_pu[0]"),
+                       config_error);
+  CHECK_THROWS_WITH_AS(optimise_design(sys, m, s, {}, {.tiers = {8, 600}, .layers = {512}}, obj),
+                       doctest::Contains("domain.tiers[1]"), config_error);
+  CHECK_THROWS_WITH_AS(optimise_design(sys, m, s, {}, {.f_min_hz = 2e9, .f_max_hz = 1e9}, obj),
+                       doctest::Contains("domain.f_max_hz"), config_error);
+  CHECK_THROWS_WITH_AS(mac_grid(sys, 1000, 64000, 1280), doctest::Contains("macs.lo"), config_error);
+  CHECK_THROWS_WITH_AS(optimise_design(sys, m, s, {}, {.macs = mac_grid(sys, 1280, 128000, 1280)}, obj,
+                                       {.max_designs = 50}),
+                       doctest::Contains("max_designs"), config_error);
 }

@@ -1,10 +1,12 @@
 // Sensitivities by autodiff against central finite differences, and the budget optimiser.
 #include "strata/core/sensitivity.hpp"
+#include "strata/core/sensitivity_io.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>  // std::find
 #include <cmath>   // std::abs
+#include <sstream>  // std::ostringstream
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -98,6 +100,14 @@ TEST_CASE("elasticities of a·b² are 1 and 2, of an unused parameter 0, integer
   CHECK(s.ranked().front().parameter == "b");
   const auto fd = finite_difference_elasticities(p, y);
   CHECK(fd[1].elasticity == Approx(2.0).epsilon(1e-9));
+  const auto checks = cross_check(s, fd);
+  std::ostringstream table;
+  write_elasticity_table(table, s, {.output = "a b^2"}, &checks);
+  CHECK(table.str() == "elasticities d ln(a b^2) / d ln(p) at a b^2 = 12\n\n"
+                       "| rank | parameter | value (SI) | elasticity | finite difference |\n"
+                       "| ---: | --- | ---: | ---: | ---: |\n"
+                       "| 1 | b | 2 | 2 | 2 |\n"
+                       "| 2 | a | 3 | 1 | 1 |\n");
   // A quantity output, a nested parameter and a selection.
   const auto z = elasticities(p, [](const auto& q) { return q.l * (q.inner.c * q.inner.c * q.inner.c); },
                               {.only = {"inner.", "l"}});

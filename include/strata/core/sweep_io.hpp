@@ -26,7 +26,7 @@
 #include <array>        // std::array, number buffers
 #include <charconv>     // std::to_chars, shortest round-trip numbers
 #include <chrono>       // std::chrono::steady_clock (progress throttling)
-#include <cmath>        // std::isfinite, std::isnan
+#include <cmath>        // std::isfinite, std::isnan, std::round
 #include <cstddef>      // std::size_t
 #include <functional>   // std::function
 #include <iostream>     // std::cerr, the default progress stream
@@ -339,7 +339,7 @@ class progress_printer {
   }
 
  private:
-  static double round1(double s) { return static_cast<double>(static_cast<long long>(s * 10.0 + 0.5)) / 10.0; }
+  static double round1(double s) { return std::round(s * 10.0) / 10.0; }
   std::ostream* os_;
   std::string label_;
   double quiet_s_, every_s_;

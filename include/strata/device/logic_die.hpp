@@ -129,13 +129,12 @@ strata::op_rate<T> peak_throughput(const logic_die_params<T>& p) {
   return strata::op_count<T>(2_flop) * T(p.n_mac) * p.f_logic;
 }
 
-/// Eq. 1–3 at `n_mac` MACs (any non-negative real, for sweeps and the solver): power and area
-/// breakdowns, TSV area, budgets, slacks and the verdict. Infeasible points are results
-/// (`feasible == false`, `reason` names the violated constraints), not errors.
-/// [Stratum §4.3 Eq. 1–3, §6.2]
+/// Eq. 1–3 at `n_mac` MACs as `evaluate` computes them, every number and `feasible` and
+/// `binding`, but without the verdict in words (`reason` is left empty): the form for sweeps,
+/// where formatting the text costs more than the arithmetic.
 template <class T>
-logic_die_result<T> evaluate(const logic_die_params<T>& p, const strata::bandwidth<T>& bw_fast,
-                             const T& n_mac) {
+logic_die_result<T> evaluate_numbers(const logic_die_params<T>& p, const strata::bandwidth<T>& bw_fast,
+                                     const T& n_mac) {
   constexpr const char* id = "strata.logic_die";
   validate(p);
   validate_bw_fast(bw_fast);
@@ -181,6 +180,19 @@ logic_die_result<T> evaluate(const logic_die_params<T>& p, const strata::bandwid
   const bool area_ok = value_of(r.area_slack.si()) >= 0.0;
   r.feasible = power_ok && area_ok;
   r.binding = r.power_headroom_macs <= r.area_headroom_macs ? "power" : "area";
+  return r;
+}
+
+/// Eq. 1–3 at `n_mac` MACs (any non-negative real, for sweeps and the solver): power and area
+/// breakdowns, TSV area, budgets, slacks and the verdict. Infeasible points are results
+/// (`feasible == false`, `reason` names the violated constraints), not errors.
+/// [Stratum §4.3 Eq. 1–3, §6.2]
+template <class T>
+logic_die_result<T> evaluate(const logic_die_params<T>& p, const strata::bandwidth<T>& bw_fast,
+                             const T& n_mac) {
+  logic_die_result<T> r = evaluate_numbers(p, bw_fast, n_mac);
+  const bool power_ok = value_of(r.power_slack.si()) >= 0.0;
+  const bool area_ok = value_of(r.area_slack.si()) >= 0.0;
   const auto txt = [](const auto& x) { return detail::to_text(value_of(x)); };
   const std::string power_text =
       "power: P_logic " + txt(r.p_logic.in(units::W)) + " W vs cap " + txt(p.p_peak.in(units::W)) +

@@ -81,16 +81,17 @@ int row_address_bits(const logic_die_params<T>& p) {
 }
 
 /// Area of one tiering table: tiers·(start row + tRCD code + valid) registers plus one
-/// start-row comparator per tier.
+/// start-row comparator per tier. `p` is validated by the caller.
 template <class T>
 strata::area<T> tiering_table_area(const logic_die_params<T>& p) {
   const T row_bits = T(row_address_bits(p));
   const T entry_bits = row_bits + T(p.trcd_code_bits) + T(1);
-  return register_area(p.tech, T(p.tiers) * entry_bits) +
-         comparator_area(p.tech, T(p.tiers) * row_bits);
+  return register_area_of(p.tech, T(p.tiers) * entry_bits) +
+         comparator_area_of(p.tech, T(p.tiers) * row_bits);
 }
 
-/// A_misc by block (chip totals); independent of N_mac (see the file comment).
+/// A_misc by block (chip totals); independent of N_mac (see the file comment). `p` is
+/// validated by the caller.
 template <class T>
 logic_die_parts<strata::area<T>> misc_area(const logic_die_params<T>& p) {
   const auto& t = p.tech;
@@ -99,19 +100,19 @@ logic_die_parts<strata::area<T>> misc_area(const logic_die_params<T>& p) {
   const strata::area<T> a_add = p.a_mac * t.fp16_add_area_fraction;
   const T flit_bits = bits_of(p.ring_flit);
   logic_die_parts<strata::area<T>> a;
-  a.matrix_rf = sram_area(t, bits_of(p.matrix_rf)) * n_pe;
-  a.psum_buffer = sram_area(t, bits_of(p.psum_buffer) * T(2)) * n_pe;
-  a.local_mc = register_area(t, T(p.lmc_queue_entries) * T(p.lmc_entry_bits)) * n_pe;
+  a.matrix_rf = sram_area_of(t, bits_of(p.matrix_rf)) * n_pe;
+  a.psum_buffer = sram_area_of(t, bits_of(p.psum_buffer) * T(2)) * n_pe;
+  a.local_mc = register_area_of(t, T(p.lmc_queue_entries) * T(p.lmc_entry_bits)) * n_pe;
   a.tiering_table = tiering_table_area(p) * n_pe;
-  a.row_swap_buffer = sram_area(t, bits_of(p.row_size) * T(p.row_swap_rows)) * n_pe;
-  a.shared_memory = sram_area(t, bits_of(p.shared_memory)) * n_pu;
+  a.row_swap_buffer = sram_area_of(t, bits_of(p.row_size) * T(p.row_swap_rows)) * n_pe;
+  a.shared_memory = sram_area_of(t, bits_of(p.shared_memory)) * n_pu;
   a.special_function =
-      (p.a_mac * T(p.sfe_lanes) + sram_area(t, bits_of(p.sfe_register_files))) * n_pu;
-  a.ring_router = (register_area(t, T(p.router_ports) * T(p.router_buffer_flits) * flit_bits) +
+      (p.a_mac * T(p.sfe_lanes) + sram_area_of(t, bits_of(p.sfe_register_files))) * n_pu;
+  a.ring_router = (register_area_of(t, T(p.router_ports) * T(p.router_buffer_flits) * flit_bits) +
                    a_add * (flit_bits / T(16))) *
                   n_pu;
   a.reduction_tree = a_add * (T(p.pes_per_pu - 1) * T(p.reduction_lanes)) * n_pu;
-  a.controller = sram_area(t, bits_of(p.instruction_memory)) * n_pu;
+  a.controller = sram_area_of(t, bits_of(p.instruction_memory)) * n_pu;
   return a;
 }
 

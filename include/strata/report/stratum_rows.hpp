@@ -125,10 +125,11 @@ inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, c
   stratum_comparison c;
   c.baseline = choose_gpu_baseline(g, m);
   const auto machine = make_machine(g, std::max(1, c.baseline.gpus));
+  const auto sm = prepare(sys);  // the chip once for the whole grid
   for (int S : set.contexts) {
     for (int B : set.batches) {
       const step_shape s{.mode = phase::decode, .batch = B, .context = S};
-      const auto r = evaluate_decode(sys, m, s, u);
+      const auto r = evaluate_decode(sm, m, s, u);
       if (!r.feasible || c.baseline.gpus == 0 || !check_fit(g, c.baseline.gpus, c.baseline.served, s).fits) {
         ++c.skipped;
         continue;
@@ -200,12 +201,14 @@ inline system_ratio ratio_over_settings(const stratum_system_params<>& a, const 
                                         int only_context = 0) {
   system_ratio r;
   double sum = 0.0;
+  const auto pa = prepare(a);
+  const auto pb = prepare(b);
   for (int S : set.contexts) {
     if (only_context > 0 && S != only_context) continue;
     for (int B : set.batches) {
       const step_shape s{.mode = phase::decode, .batch = B, .context = S};
-      const auto ra = evaluate_decode(a, m, s, u);
-      const auto rb = evaluate_decode(b, m, s, u);
+      const auto ra = evaluate_decode(pa, m, s, u);
+      const auto rb = evaluate_decode(pb, m, s, u);
       if (!ra.feasible || !rb.feasible) continue;
       sum += ra.tokens_per_s / rb.tokens_per_s;
       r.peak_energy = std::max(r.peak_energy, ra.tokens_per_joule / rb.tokens_per_joule);
@@ -223,11 +226,12 @@ inline double moe_gain_over_uniform(const stratum_system_params<>& sys, const mo
                                     const stratum_settings& set) {
   double sum = 0.0;
   int n = 0;
+  const auto sm = prepare(sys);
   for (int S : set.contexts) {
     for (int B : set.batches) {
       const step_shape s{.mode = phase::decode, .batch = B, .context = S};
-      const auto ra = evaluate_decode(sys, m, s, acc);
-      const auto ru = evaluate_decode(sys, m, s, stratum_usage{});
+      const auto ra = evaluate_decode(sm, m, s, acc);
+      const auto ru = evaluate_decode(sm, m, s, stratum_usage{});
       if (!ra.feasible || !ru.feasible) continue;
       sum += ru.ffn_time.si() / ra.ffn_time.si();
       ++n;
@@ -349,9 +353,10 @@ inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>&
       double lo = 1e300, hi = 0.0;
       const auto g = gpu_preset(w.gpu);
       const auto machine = make_machine(g, c.baseline.gpus);
+      const auto sm = prepare(sys);
       for (int B : stratum_settings{}.batches) {
         const step_shape s{.mode = phase::decode, .batch = B, .context = 2048};
-        const auto r = evaluate_decode(sys, m, s, u);
+        const auto r = evaluate_decode(sm, m, s, u);
         if (!r.feasible || !check_fit(g, c.baseline.gpus, c.baseline.served, s).fits) continue;
         const double sp = r.tokens_per_s / evaluate(c.baseline.served, s, machine).tokens_per_s;
         lo = std::min(lo, sp);

@@ -322,6 +322,14 @@ strata::duration<T> xpu_op(const op& o, const roofline_machine& m, const nmp_dev
   return strata::duration<T>::from_si(T(c.time.si())) * k;
 }
 
+/// KV-cache bytes of one layer in a stage at step `s`: B sequences of S + 1 tokens (the new token's
+/// entries included), for each batch in flight (two on a two-stage pipeline, one otherwise).
+template <class T>
+double kv_bytes_per_layer(const stratum_system_params<T>& p, const model& m, const step_shape& s) {
+  const int in_flight = p.stages > 1 ? 2 : 1;
+  return double(s.batch) * in_flight * (s.context + 1.0) * kv_bytes_per_token_layer(m).in(units::B);
+}
+
 }  // namespace detail
 
 /// The rows of one stage's chips (file comment): the always-read weights first, then Algorithm 1
@@ -347,7 +355,7 @@ stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const
                                         const step_shape& s, const usage_table& place, int stage,
                                         const tiering_table* prepared = nullptr) {
   stratum_stage_rows out;
-  const int c = p.chips, L = m.layers, B = s.batch;
+  const int c = p.chips, L = m.layers;
   const bool moe = m.experts > 0;
   const double wb = m.weight_bits / 8.0;
   const auto pc = count_params(m);
@@ -359,8 +367,7 @@ stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const
              (m.shared_expert_gate ? m.hidden : 0.0)) * wb
           : 0.0;
   const double dense_b = double(ffn_params(m.ffn, m.hidden, m.dense_ffn)) * wb;
-  const int in_flight = p.stages > 1 ? 2 : 1;  // batches in flight per stage
-  const double kv_layer_b = double(B) * in_flight * (s.context + 1.0) * kv_bytes_per_token_layer(m).in(units::B);
+  const double kv_layer_b = detail::kv_bytes_per_layer(p, m, s);
   const double non_nmp_b = (double(pc.embedding) + 2.0 * m.hidden * L + m.hidden) * wb / p.stages;
   out.table = prepared != nullptr ? *prepared : make_tiering_table(d.tiers, d.banks(), p.nmp.chip.memory.bank_access_bytes);
   const auto& table = out.table;
@@ -526,8 +533,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
   }
   const double wb = m.weight_bits / 8.0;
   const double per_expert_b = double(count_params(m).per_expert) * wb;
-  const int in_flight = p.stages > 1 ? 2 : 1;
-  const double kv_layer_b = double(B) * in_flight * (s.context + 1.0) * kv_bytes_per_token_layer(m).in(units::B);
+  const double kv_layer_b = detail::kv_bytes_per_layer(p, m, s);
 
   // xPU operators of one layer (the same in every layer) and of the step's ends, from a one-layer
   // copy of the model whose layer is a MoE layer when the model has experts.

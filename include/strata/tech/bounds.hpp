@@ -31,6 +31,14 @@ void require_range(const T& x, double lo, double hi, const char* model, const st
   }
 }
 
+/// `require_range` with a field name that is a literal: the name becomes a `std::string` only
+/// when the check fails (validation runs on every model call of a sweep).
+template <class T>
+void require_range(const T& x, double lo, double hi, const char* model, const char* field, const char* unit) {
+  const double v = value_of(x);
+  if (!(std::isfinite(v) && v >= lo && v <= hi)) require_range(x, lo, hi, model, std::string(field), unit);
+}
+
 /// Requires an integer in [lo, hi].
 inline void require_count(long long n, long long lo, long long hi, const char* model,
                           const std::string& field) {
@@ -39,6 +47,11 @@ inline void require_count(long long n, long long lo, long long hi, const char* m
                                   std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
                                   std::to_string(n));
   }
+}
+
+/// `require_count` with a literal field name, made a `std::string` only on failure.
+inline void require_count(long long n, long long lo, long long hi, const char* model, const char* field) {
+  if (n < lo || n > hi) require_count(n, lo, hi, model, std::string(field));
 }
 
 }  // namespace detail

@@ -11,6 +11,7 @@
 /// auto a = sram_area(t, 64.0 * 1024 * 8);   // 64 KiB of SRAM: 0.0253 mm²
 /// \endcode
 
+#include <cmath>   // std::isfinite
 #include <string>  // std::string, field paths
 
 #include "strata/core/error.hpp"
@@ -71,28 +72,52 @@ template <class T>
 void validate(const logic_7nm_params<T>& t, const std::string& path = "tech") {
   constexpr const char* id = "strata.logic_7nm";
   const double lo = 1e-16, hi = 1e-10;  // 1e-4 µm², 100 µm²
-  detail::require_range(t.sram_bitcell_area.si(), lo, hi, id, path + ".sram_bitcell_area", "m2");
-  detail::require_range(t.dff_area.si(), lo, hi, id, path + ".dff_area", "m2");
-  detail::require_range(t.xnor2_area.si(), lo, hi, id, path + ".xnor2_area", "m2");
-  detail::require_range(t.and2_area.si(), lo, hi, id, path + ".and2_area", "m2");
-  detail::require_range(t.sram_array_efficiency, 0.01, 1.0, id, path + ".sram_array_efficiency", "");
-  detail::require_range(t.placement_utilization, 0.01, 1.0, id, path + ".placement_utilization", "");
-  detail::require_range(t.fp16_add_area_fraction, 0.01, 1.0, id, path + ".fp16_add_area_fraction",
-                        "");
+  // The field path is built only when a check fails: the area helpers below validate on every
+  // call, many times per logic-die evaluation.
+  const auto check = [&](const auto& x, double l, double h, const char* field, const char* unit) {
+    const double v = value_of(x);
+    if (!(std::isfinite(v) && v >= l && v <= h)) detail::require_range(x, l, h, id, path + "." + field, unit);
+  };
+  check(t.sram_bitcell_area.si(), lo, hi, "sram_bitcell_area", "m2");
+  check(t.dff_area.si(), lo, hi, "dff_area", "m2");
+  check(t.xnor2_area.si(), lo, hi, "xnor2_area", "m2");
+  check(t.and2_area.si(), lo, hi, "and2_area", "m2");
+  check(t.sram_array_efficiency, 0.01, 1.0, "sram_array_efficiency", "");
+  check(t.placement_utilization, 0.01, 1.0, "placement_utilization", "");
+  check(t.fp16_add_area_fraction, 0.01, 1.0, "fp16_add_area_fraction", "");
 }
+
+namespace detail {
+
+// The cell-area formulas without the check, for models that validated `t` once already (the
+// logic die calls them a dozen times per evaluation).
+template <class T>
+strata::area<T> sram_area_of(const logic_7nm_params<T>& t, const T& bits) {
+  return t.sram_bitcell_area * (bits / t.sram_array_efficiency);
+}
+template <class T>
+strata::area<T> register_area_of(const logic_7nm_params<T>& t, const T& bits) {
+  return t.dff_area * (bits / t.placement_utilization);
+}
+template <class T>
+strata::area<T> comparator_area_of(const logic_7nm_params<T>& t, const T& bits) {
+  return (t.xnor2_area + t.and2_area * T(2)) * (bits / t.placement_utilization);
+}
+
+}  // namespace detail
 
 /// SRAM macro area for `bits` bits: bits · A_cell / η_array  [m²].
 template <class T>
 strata::area<T> sram_area(const logic_7nm_params<T>& t, const T& bits) {
   validate(t);
-  return t.sram_bitcell_area * (bits / t.sram_array_efficiency);
+  return detail::sram_area_of(t, bits);
 }
 
 /// Placed area of `bits` flip-flops: bits · A_DFF / u_place  [m²].
 template <class T>
 strata::area<T> register_area(const logic_7nm_params<T>& t, const T& bits) {
   validate(t);
-  return t.dff_area * (bits / t.placement_utilization);
+  return detail::register_area_of(t, bits);
 }
 
 /// Placed area of a `bits`-wide magnitude comparator (ripple form: per bit one XNOR for
@@ -100,7 +125,7 @@ strata::area<T> register_area(const logic_7nm_params<T>& t, const T& bits) {
 template <class T>
 strata::area<T> comparator_area(const logic_7nm_params<T>& t, const T& bits) {
   validate(t);
-  return (t.xnor2_area + t.and2_area * T(2)) * (bits / t.placement_utilization);
+  return detail::comparator_area_of(t, bits);
 }
 
 }  // namespace v0

@@ -1,34 +1,28 @@
-// SPDX-License-Identifier: MIT
-// strata-validate: the GPU baseline against published measurements (baseline/validation.hpp).
+// strata-eval validate: the GPU baseline against published measurements (baseline/validation.hpp).
 //
-//   strata-validate                  markdown report of the compiled-in set (tests/data/measurements)
-//   strata-validate --json           the same report as JSON
-//   strata-validate --csv FILE       another measurement file (same format)
-//   strata-validate --plot DIR       also write DIR/validation.dat and DIR/validation.gp and, when
-//                                    gnuplot is on the PATH, render DIR/validation.png (log-log,
-//                                    modelled against measured, y = x); without gnuplot the script
-//                                    is left for the user and the program says so on stderr
+//   strata-eval validate                  markdown report of the compiled-in set (tests/data/measurements)
+//   strata-eval validate --json           the same report as JSON
+//   strata-eval validate --csv FILE       another measurement file (same format)
+//   strata-eval validate --plot DIR       also write DIR/validation.dat and DIR/validation.gp and, when
+//                                         gnuplot is on the PATH, render DIR/validation.png (log-log,
+//                                         modelled against measured, y = x); without gnuplot the
+//                                         script is left for the user and the program says so on stderr
 //
-// Exit status: 0 on success, 1 on a bad input file, 2 on a bad command line.
-#include <cstdio>      // std::snprintf
-#include <cstdlib>     // std::system
-#include <exception>   // std::exception
-#include <fstream>     // std::ofstream
-#include <iostream>    // std::cout, std::cerr
-#include <string>      // std::string
-#include <vector>      // std::vector
+// Exit status: 0 on success, 1 on a bad input file or an unwritable plot, 2 on a bad command line.
 
+#include <cstdlib>   // std::system
+#include <fstream>   // std::ofstream
+#include <iostream>  // std::cout, std::cerr
+#include <memory>    // std::shared_ptr
+#include <string>    // std::string
+
+#include "cli.hpp"
 #include "strata/baseline/gpu_measurements_data.hpp"
 #include "strata/baseline/validation.hpp"
-#include "strata/core/json.hpp"
 
+namespace strata_eval {
 namespace {
 
-std::string num(double v, const char* fmt = "%.4g") {
-  char b[64];
-  std::snprintf(b, sizeof b, fmt, v);
-  return b;
-}
 std::string pct(double v) { return num(100.0 * v, "%+.1f %%"); }
 
 void print_markdown(const strata::validation_report& r) {
@@ -100,52 +94,42 @@ bool write_plot(const strata::validation_report& r, const std::string& dir) {
   gp.close();
   if (std::system("command -v gnuplot > /dev/null 2>&1") == 0) {
     const std::string cmd = "gnuplot '" + dir + "/validation.gp'";
-    if (std::system(cmd.c_str()) != 0) std::cerr << "strata-validate: gnuplot failed on " << dir << "/validation.gp\n";
+    if (std::system(cmd.c_str()) != 0) std::cerr << "strata-eval validate: gnuplot failed on " << dir << "/validation.gp\n";
   } else {
-    std::cerr << "strata-validate: gnuplot not found; wrote " << dir << "/validation.gp for later\n";
+    std::cerr << "strata-eval validate: gnuplot not found; wrote " << dir << "/validation.gp for later\n";
   }
   return true;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  bool as_json = false;
-  std::string csv, plot;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--json") {
-      as_json = true;
-    } else if ((a == "--csv" || a == "--plot") && i + 1 < argc) {
-      (a == "--csv" ? csv : plot) = argv[++i];
-    } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: strata-validate [--json] [--csv FILE] [--plot DIR]\n";
-      return 0;
-    } else {
-      std::cerr << "strata-validate: unknown argument '" << a << "' (usage: strata-validate [--json] [--csv FILE] [--plot DIR])\n";
-      return 2;
-    }
-  }
-  try {
-    const auto rows = csv.empty() ? strata::published_gpu_measurements() : strata::read_measurements_csv(csv);
-    const auto report = strata::validate_gpu_baseline(rows);
-    if (as_json) {
-      std::cout << strata::json(report).dump(2) << '\n';
-    } else {
-      print_markdown(report);
-    }
-    if (!plot.empty() && !write_plot(report, plot)) {
-      std::cerr << "strata-validate: cannot write the plot files in " << plot << '\n';
-      return 1;
-    }
-    std::cout.flush();
-    if (!std::cout) {
-      std::cerr << "strata-validate: cannot write the output\n";
-      return 1;
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "strata-validate: " << e.what() << '\n';
-    return 1;
-  }
-  return 0;
+command add_validate(CLI::App& app) {
+  struct options {
+    bool json = false;
+    std::string csv, plot;
+  };
+  auto o = std::make_shared<options>();
+  CLI::App* sub = app.add_subcommand("validate", "the GPU baseline against published measurements (fit and held-back rows)");
+  sub->add_flag("--json", o->json, "print the report as JSON (fit, rows, check, fit_set, regimes, ...)");
+  sub->add_option("--csv", o->csv, "another measurement file (the format of tests/data/measurements)");
+  sub->add_option("--plot", o->plot,
+                  "also write DIR/validation.dat and DIR/validation.gp, and DIR/validation.png when gnuplot is "
+                  "on the PATH")
+      ->check(CLI::ExistingDirectory);
+  return {sub, [o]() -> int {
+            const auto rows =
+                o->csv.empty() ? strata::published_gpu_measurements() : strata::read_measurements_csv(o->csv);
+            const auto report = strata::validate_gpu_baseline(rows);
+            if (o->json) {
+              std::cout << strata::json(report).dump(2) << '\n';
+            } else {
+              print_markdown(report);
+            }
+            if (!o->plot.empty() && !write_plot(report, o->plot)) {
+              throw strata::config_error("plot", "cannot write the plot files in " + o->plot);
+            }
+            return 0;
+          }};
 }
+
+}  // namespace strata_eval

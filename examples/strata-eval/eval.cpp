@@ -1,22 +1,22 @@
-// strata-eval: one serving step of a model on a machine, through the roofline evaluator.
+// strata-eval eval: one serving step of a model on a machine, through the roofline evaluator.
 //
-//   strata-eval --model <preset|config.json> --machine <preset|machine.json>
+//   strata-eval [eval] --model <preset|config.json> --machine <preset|machine.json>
 //               --phase decode|prefill --batch B --context S
 //               [--devices N] [--max-devices N] [--trace trace.csv [--trace-position P]
 //               [--trace-seed N] [--trace-reuse]] [--json [--units display|si]]
-//   strata-eval --model <preset|config.json> --machine stratum-s|stratum-l|stratum-xl
+//   strata-eval [eval] --model <preset|config.json> --machine stratum-s|stratum-l|stratum-xl
 //               --phase decode|prefill --batch B --context S [--no-tiering] [--hbm-nmp]
 //               [--hit-rate H | --trace trace.csv ...] [--json [--units display|si]]
-//   strata-eval --list
+//   strata-eval list          (also: strata-eval --list)
 //
 // Prints the step totals (FLOPs; bytes of weights, KV cache and activations; time; energy;
 // tokens/s; J/token) and a per-operator table, or the same as JSON with --json (keys in the
-// usage text below).
+// option help).
 //
-// --model    a preset name (see --list; case-insensitive) or a Hugging Face config.json.
-// --machine  a GPU preset (h100_sxm5, rtx_a6000), or a JSON file holding either a gpu_params
-//            object (strata/baseline/gpu.hpp: the card; --devices or the fit check picks the
-//            tensor-parallel degree) or a roofline_machine object (strata/workload/roofline.hpp;
+// --model    a preset name (see list; case-insensitive) or a Hugging Face config.json.
+// --machine  a GPU preset (h100_sxm5, rtx_a6000, a100_sxm4_80gb), or a JSON file holding either a
+//            gpu_params object (strata/baseline/gpu.hpp: the card; --devices or the fit check picks
+//            the tensor-parallel degree) or a roofline_machine object (strata/workload/roofline.hpp;
 //            recognised by its "tiers" key; its "devices" is used unless --devices is given).
 // --devices  tensor-parallel degree. For a GPU, the default is the smallest power of two up to
 //            --max-devices (default 8, one node) on which weights + KV cache + workspace fit
@@ -37,84 +37,27 @@
 // token counts of the step.
 // The capacity verdict (every weight, the KV cache and the workspace against the machine's
 // tiers) is printed; an infeasible point is still evaluated.
-//
-// Exit status: 0 on success; 2 when the command line cannot be parsed (unknown or missing
-// option, a value that is not a number, an unknown phase); 1 when a model, machine or trace
-// cannot be loaded or evaluated (unknown preset, unreadable or invalid file, config_error, a
-// model that fits on no GPU count). Errors go to stderr.
 
-#include <cctype>      // std::tolower
 #include <algorithm>   // std::min
-#include <charconv>    // std::from_chars, integer options
 #include <cstdint>     // std::uint32_t, histogram counts
-#include <cstdio>      // std::snprintf
-#include <cstdlib>     // std::strtod, --hit-rate
-#include <exception>   // std::exception
-#include <filesystem>  // std::filesystem::is_regular_file, model and machine paths
 #include <fstream>     // std::ifstream, machine.json
 #include <iostream>    // std::cout, std::cerr
-#include <new>         // std::bad_alloc
+#include <memory>      // std::shared_ptr
 #include <optional>    // std::optional
 #include <sstream>     // std::ostringstream, reading machine.json
 #include <stdexcept>   // std::logic_error
 #include <string>      // std::string
 #include <vector>      // std::vector
 
+#include "cli.hpp"
 #include "strata/baseline/gpu.hpp"
-#include "strata/core/json.hpp"
-#include "strata/core/json_plain.hpp"
 #include "strata/stratum/system.hpp"
-#include "strata/workload/hf_config.hpp"
 #include "strata/workload/operators.hpp"
-#include "strata/workload/presets.hpp"
 #include "strata/workload/roofline.hpp"
 #include "strata/workload/trace_io.hpp"
 
+namespace strata_eval {
 namespace {
-
-constexpr const char* usage_text =
-    "usage: strata-eval --model <preset|config.json> --machine <preset|machine.json>\n"
-    "                   --phase decode|prefill --batch B --context S\n"
-    "                   [--devices N] [--max-devices N] [--trace trace.csv\n"
-    "                   [--trace-position P] [--trace-seed N] [--trace-reuse]]\n"
-    "                   [--json [--units display|si]]\n"
-    "       strata-eval --model <preset|config.json> --machine stratum-s|stratum-l|stratum-xl\n"
-    "                   --phase decode|prefill --batch B --context S [--no-tiering] [--hbm-nmp]\n"
-    "                   [--hit-rate H | --trace trace.csv ...] [--json [--units display|si]]\n"
-    "       strata-eval --list\n"
-    "\n"
-    "Evaluates one serving step (decode: B sequences with S tokens of context; prefill: B\n"
-    "prompts of S tokens) on a machine and prints totals and a per-operator table.\n"
-    "\n"
-    "  --model    model preset (see --list) or a Hugging Face config.json\n"
-    "  --machine  GPU preset (h100_sxm5, rtx_a6000) or a JSON file: a gpu_params object, or a\n"
-    "             roofline_machine object (has \"tiers\")\n"
-    "  --devices  tensor-parallel degree (GPU default: smallest power of two up to --max-devices\n"
-    "             that fits memory; beyond 8 GPUs per node the all-reduces cross nodes)\n"
-    "  --max-devices  largest degree the GPU default tries (default 8: one node)\n"
-    "  --trace    routing trace CSV (seq,pos,L1..LN). Prefill: its first batch x context tokens.\n"
-    "             Decode: one token from each of batch different sequences\n"
-    "  --trace-position  decode: the token at this position of each sequence (default: random)\n"
-    "  --trace-seed      decode: seed of the random sequences and positions (default 0)\n"
-    "  --trace-reuse     decode: allow fewer sequences than the batch (reported), else refused\n"
-    "  --json     print JSON: flops, bytes.{weights,kv,activations,links}, time_s, energy_J,\n"
-    "             dynamic_energy_J, tokens, tokens_per_s, joules_per_token, power_capped, ops[]\n"
-    "             {name, kind, layer, expert, flops, bytes, time_s, energy_J, bound},\n"
-    "             breakdown (cost tree), and model, machine, devices, phase, batch, context, fit\n"
-    "  --units    with --json: display (default: quantities as strings with units) or si (plain\n"
-    "             numbers in SI units, each such key suffixed by its unit, e.g. weight_bytes_B)\n"
-    "  --no-tiering  Stratum: one worst-case tRCD for every row (same hardware otherwise)\n"
-    "  --hbm-nmp  Stratum: HBM3 stacks with a processing base die in place of the Mono3D chips\n"
-    "  --hit-rate Stratum: share H of expert accesses to the A hottest experts of each layer\n"
-    "             (placed in the fast tiers); default uniform usage\n"
-    "  --list     list model and machine presets\n"
-    "\n"
-    "Exit status: 0 ok, 2 bad command line, 1 model/machine/trace error.\n";
-
-// A command-line problem: reported with exit status 2.
-struct usage_error {
-  std::string what;
-};
 
 struct options {
   std::string model, machine, phase, trace;
@@ -125,122 +68,22 @@ struct options {
   std::uint64_t trace_seed = 0;
   bool trace_reuse = false;
   bool json = false, list = false;
-  std::optional<strata::json_units> units;
+  std::string units = "display";
   bool no_tiering = false, hbm_nmp = false;
   std::optional<double> hit_rate;
 };
 
-int parse_int(const std::string& flag, const std::string& v) {
-  int x = 0;
-  const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (v.empty() || ec != std::errc{} || p != v.data() + v.size()) {
-    throw usage_error{flag + " expects an integer, got '" + v + "'"};
+int run_list() {
+  std::cout << "models:\n";
+  for (const auto& n : strata::preset_names()) std::cout << "  " << n << "\n";
+  std::cout << "machines:\n";
+  for (const auto& n : strata::gpu_preset_names()) {
+    std::cout << "  " << n << "  (" << strata::gpu_preset(n).name << ")\n";
   }
-  return x;
-}
-
-options parse(int argc, char** argv) {
-  options o;
-  bool have_batch = false, have_context = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw usage_error{a + " needs a value"};
-      return argv[++i];
-    };
-    if (a == "--model") {
-      o.model = value();
-    } else if (a == "--machine") {
-      o.machine = value();
-    } else if (a == "--phase") {
-      o.phase = value();
-      if (o.phase != "decode" && o.phase != "prefill") {
-        throw usage_error{"--phase must be decode or prefill, got '" + o.phase + "'"};
-      }
-    } else if (a == "--batch") {
-      o.batch = parse_int(a, value());
-      have_batch = true;
-    } else if (a == "--context") {
-      o.context = parse_int(a, value());
-      have_context = true;
-    } else if (a == "--devices") {
-      o.devices = parse_int(a, value());
-    } else if (a == "--max-devices") {
-      o.max_devices = parse_int(a, value());
-    } else if (a == "--trace") {
-      o.trace = value();
-    } else if (a == "--trace-position") {
-      o.trace_position = parse_int(a, value());
-      if (o.trace_position < 0) throw usage_error{"--trace-position must be >= 0"};
-    } else if (a == "--trace-seed") {
-      const int seed = parse_int(a, value());
-      if (seed < 0) throw usage_error{"--trace-seed must be >= 0"};
-      o.trace_seed = static_cast<std::uint64_t>(seed);
-    } else if (a == "--trace-reuse") {
-      o.trace_reuse = true;
-    } else if (a == "--no-tiering") {
-      o.no_tiering = true;
-    } else if (a == "--hbm-nmp") {
-      o.hbm_nmp = true;
-    } else if (a == "--hit-rate") {
-      const std::string v = value();
-      char* end = nullptr;
-      const double h = std::strtod(v.c_str(), &end);
-      if (v.empty() || end != v.c_str() + v.size() || !(h >= 0.0 && h <= 1.0)) {
-        throw usage_error{"--hit-rate expects a number in [0, 1], got '" + v + "'"};
-      }
-      o.hit_rate = h;
-    } else if (a == "--json") {
-      o.json = true;
-    } else if (a == "--units") {
-      const std::string u = value();
-      if (u != "display" && u != "si") throw usage_error{"--units must be display or si, got '" + u + "'"};
-      o.units = u == "si" ? strata::json_units::si : strata::json_units::display;
-    } else if (a == "--list") {
-      o.list = true;
-    } else {
-      throw usage_error{"unknown argument '" + a + "'"};
-    }
+  for (const auto& n : strata::stratum_system_names()) {
+    std::cout << "  " << n << "  (" << strata::stratum_system(n).name << ")\n";
   }
-  if (o.list) return o;
-  if (o.units && !o.json) throw usage_error{"--units applies to --json output; add --json"};
-  if (o.hit_rate && !o.trace.empty()) throw usage_error{"--hit-rate and --trace both set the expert usage; give one"};
-  if (o.model.empty()) throw usage_error{"--model is required"};
-  if (o.machine.empty()) throw usage_error{"--machine is required"};
-  if (o.phase.empty()) throw usage_error{"--phase is required"};
-  if (!have_batch) throw usage_error{"--batch is required"};
-  if (!have_context) throw usage_error{"--context is required"};
-  return o;
-}
-
-// Preset name comparison: case-insensitive, '-' and '_' equal (h100-sxm5 is h100_sxm5).
-bool same_name(const std::string& a, const std::string& b) {
-  if (a.size() != b.size()) return false;
-  const auto fold = [](char c) { return c == '_' ? '-' : std::tolower(static_cast<unsigned char>(c)); };
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (fold(a[i]) != fold(b[i])) return false;
-  }
-  return true;
-}
-
-// A command-line value quoted for a message: at most 80 bytes.
-std::string quoted(const std::string& s) {
-  return "'" + (s.size() > 80 ? s.substr(0, 80) + "..." : s) + "'";
-}
-
-bool is_file(const std::string& path) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(path, ec);
-}
-
-strata::model load_model(const std::string& arg) {
-  for (const auto& n : strata::preset_names()) {
-    if (same_name(n, arg)) return strata::preset(n);
-  }
-  if (is_file(arg)) return strata::load_hf_config(arg);
-  std::string list;
-  for (const auto& n : strata::preset_names()) list += (list.empty() ? "" : ", ") + n;
-  throw strata::config_error("model", "unknown model preset " + quoted(arg) + " and no such file (presets: " + list + ")");
+  return 0;
 }
 
 // The machine argument: a GPU card (evaluated on n devices) or a ready roofline machine.
@@ -258,8 +101,11 @@ machine_arg load_machine(const std::string& arg) {
     }
   }
   if (!is_file(arg)) {
-    throw strata::config_error("machine", "unknown machine preset " + quoted(arg) +
-                                              " and no such file (presets: h100_sxm5, rtx_a6000; '-' = '_')");
+    std::string list;
+    for (const auto& n : strata::gpu_preset_names()) list += n + ", ";
+    for (const auto& n : strata::stratum_system_names()) list += n + ", ";
+    throw strata::config_error("machine", "unknown machine preset " + quoted(arg) + " and no such file (presets: " +
+                                              list + "'-' = '_')");
   }
   std::ifstream in(arg, std::ios::binary);
   std::ostringstream text;
@@ -325,33 +171,6 @@ strata::expert_histogram trace_histogram(const std::string& path, const strata::
   return h;
 }
 
-std::string num(double v, const char* fmt = "%.4g") {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
-// "25.50 GB", "268.6 MB": decimal prefixes.
-std::string bytes_text(double b) {
-  const char* u[] = {"B", "kB", "MB", "GB", "TB"};
-  int i = 0;
-  while (b >= 1000.0 && i < 4) {
-    b /= 1000.0;
-    ++i;
-  }
-  return num(b, "%.4g") + " " + u[i];
-}
-
-std::string time_text(double s) {
-  if (s >= 1.0) return num(s, "%.4g") + " s";
-  if (s >= 1e-3) return num(s * 1e3, "%.4g") + " ms";
-  return num(s * 1e6, "%.4g") + " us";
-}
-
-std::string pad(std::string s, std::size_t w, bool right = false) {
-  if (s.size() >= w) return s;
-  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
-}
 
 bool is_stratum(const std::string& machine) {
   for (const auto& n : strata::stratum_system_names()) {
@@ -377,7 +196,7 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
       j["phase"] = phase;
       j["batch"] = shape.batch;
       j["context"] = shape.context;
-      std::cout << strata::with_units(j, o.units.value_or(strata::json_units::display))
+      std::cout << strata::with_units(j, units_of(o.units))
                        .dump(2, ' ', false, strata::json::error_handler_t::replace)
                 << "\n";
       return 0;
@@ -416,7 +235,7 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
     j["context"] = shape.context;
     j["routing"] = o.hit_rate ? "hit_rate" : o.trace.empty() ? "uniform" : "trace";
     j["breakdown"] = r.breakdown;
-    std::cout << strata::with_units(j, o.units.value_or(strata::json_units::display))
+    std::cout << strata::with_units(j, units_of(o.units))
                      .dump(2, ' ', false, strata::json::error_handler_t::replace)
               << "\n";
     return 0;
@@ -446,19 +265,8 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
   return 0;
 }
 
-int run(const options& o) {
-  if (o.list) {
-    std::cout << "models:\n";
-    for (const auto& n : strata::preset_names()) std::cout << "  " << n << "\n";
-    std::cout << "machines:\n";
-    for (const auto& n : strata::gpu_preset_names()) {
-      std::cout << "  " << n << "  (" << strata::gpu_preset(n).name << ")\n";
-    }
-    for (const auto& n : strata::stratum_system_names()) {
-      std::cout << "  " << n << "  (" << strata::stratum_system(n).name << ")\n";
-    }
-    return 0;
-  }
+int run_eval(const options& o) {
+  if (o.list) return run_list();
   const strata::model model = load_model(o.model);
   const strata::step_shape shape{.mode = o.phase == "decode" ? strata::phase::decode : strata::phase::prefill,
                                  .batch = o.batch,
@@ -536,6 +344,12 @@ int run(const options& o) {
     j["time_s"] = r.time.si();
     j["energy_J"] = r.energy.si();
     j["dynamic_energy_J"] = r.dynamic_energy.si();
+    // Every joule of the step by part: FLOPs, bytes out of the memory tiers, all-reduce bytes over
+    // the links (dynamic), and static power over the step (before the power cap).
+    j["energy_parts_J"] = {{"compute", r.compute_energy.si()},
+                           {"memory", r.memory_energy.si()},
+                           {"links", r.link_energy.si()},
+                           {"static", r.static_energy.si()}};
     j["power_capped"] = r.power_capped;
     j["tokens"] = r.tokens;
     j["tokens_per_s"] = r.tokens_per_s;
@@ -556,7 +370,7 @@ int run(const options& o) {
     j["ops"] = std::move(jops);
     j["breakdown"] = r.breakdown;
     // Names come from files and the command line: invalid UTF-8 is replaced (U+FFFD), not fatal.
-    std::cout << strata::with_units(j, o.units.value_or(strata::json_units::display))
+    std::cout << strata::with_units(j, units_of(o.units))
                      .dump(2, ' ', false, strata::json::error_handler_t::replace)
               << "\n";
     return 0;
@@ -587,6 +401,9 @@ int run(const options& o) {
             << " J" << (r.power_capped ? ", capped at the power limit" : "") << ")\n"
             << "  tokens/s             " << num(r.tokens_per_s) << "\n"
             << "  J/token              " << num(r.joules_per_token) << "\n";
+  std::cout << "\nenergy by part (J)\n"
+            << "  compute " << num(r.compute_energy.si()) << ", memory " << num(r.memory_energy.si()) << ", links "
+            << num(r.link_energy.si()) << ", static " << num(r.static_energy.si()) << "\n";
   std::cout << "\nper operator (time and energy include the operator's all-reduce)\n";
   std::cout << pad("op", 22) << pad("kind", 16) << pad("GFLOP", 12, true) << pad("MB", 12, true)
             << pad("time (us)", 12, true) << pad("energy (mJ)", 13, true) << "  bound\n";
@@ -601,53 +418,70 @@ int run(const options& o) {
   return 0;
 }
 
+
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc == 1) {
-    std::cout << usage_text;
-    return 0;
-  }
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      std::cout << usage_text;
-      return 0;
-    }
-  }
-  options o;
-  try {
-    o = parse(argc, argv);
-  } catch (const usage_error& e) {
-    std::cerr << "strata-eval: " << e.what << "\n" << usage_text;
-    return 2;
-  }
-  int rc = 0;
-  try {
-    rc = run(o);
-  } catch (const std::bad_alloc&) {  // also std::length_error below: a size beyond any allocation
-    std::cerr << "strata-eval: out of memory (an input asks for more than this machine has; see the limits in "
-                 "strata/core/limits.hpp)\n";
-    return 1;
-  } catch (const std::length_error&) {
-    std::cerr << "strata-eval: out of memory (an input asks for more than can be allocated; see the limits in "
-                 "strata/core/limits.hpp)\n";
-    return 1;
-  } catch (const strata::config_error& e) {
-    std::cerr << "strata-eval: " << e.what() << "\n";
-    return 1;
-  } catch (const strata::solver_error& e) {
-    std::cerr << "strata-eval: " << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "strata-eval: internal error: " << e.what() << "\n";
-    return 1;
-  }
-  // A full disk or a closed pipe shows only when the buffered output is written.
-  std::cout.flush();
-  if (!std::cout) {
-    std::cerr << "strata-eval: cannot write the output (standard output: disk full or closed?)\n";
-    return 1;
-  }
-  return rc;
+command add_eval(CLI::App& app) {
+  auto o = std::make_shared<options>();
+  CLI::App* sub = app.add_subcommand("eval", "one serving step of a model on a machine (the default subcommand)");
+  sub->footer(
+      "Evaluates one serving step (decode: B sequences with S tokens of context; prefill: B prompts of S\n"
+      "tokens) on a machine and prints totals and a per-operator table.\n"
+      "Exit status: 0 ok, 2 bad command line, 1 model/machine/trace error.");
+  sub->add_flag("--list", o->list, "list model and machine presets (as strata-eval list; other options ignored)");
+  // Required unless --list (CLI11's ->required() cannot say "unless"): checked before the run.
+  std::vector<CLI::Option*> required{
+      sub->add_option("--model", o->model, "model preset (see list) or a Hugging Face config.json"),
+      sub->add_option("--machine", o->machine,
+                      "GPU preset (h100_sxm5, rtx_a6000, a100_sxm4_80gb), stratum-s|stratum-l|stratum-xl, or a "
+                      "JSON file: a gpu_params object, or a roofline_machine object (has \"tiers\")"),
+      sub->add_option("--phase", o->phase, "decode or prefill")->check(CLI::IsMember({"decode", "prefill"})),
+      sub->add_option("--batch", o->batch, "sequences (decode) or prompts (prefill) in the step"),
+      sub->add_option("--context", o->context, "tokens of context (decode) or prompt length (prefill)")};
+  sub->add_option("--devices", o->devices,
+                  "tensor-parallel degree (GPU default: smallest power of two up to --max-devices that fits "
+                  "memory; beyond 8 GPUs per node the all-reduces cross nodes)");
+  sub->add_option("--max-devices", o->max_devices, "largest degree the GPU default tries (default 8: one node)")
+      ->check(CLI::PositiveNumber);
+  auto* trace = sub->add_option("--trace", o->trace,
+                                "routing trace CSV (seq,pos,L1..LN). Prefill: its first batch x context tokens. "
+                                "Decode: one token from each of batch different sequences");
+  sub->add_option("--trace-position", o->trace_position,
+                  "decode: the token at this position of each sequence (default: random)")
+      ->check(CLI::NonNegativeNumber)
+      ->needs(trace);
+  sub->add_option("--trace-seed", o->trace_seed, "decode: seed of the random sequences and positions (default 0)")
+      ->needs(trace);
+  sub->add_flag("--trace-reuse", o->trace_reuse,
+                "decode: allow fewer sequences than the batch (reported), else refused")
+      ->needs(trace);
+  auto* json = sub->add_flag("--json", o->json,
+                             "print JSON: flops, bytes.{weights,kv,activations,links}, time_s, energy_J, "
+                             "dynamic_energy_J, energy_parts_J.{compute,memory,links,static}, tokens, tokens_per_s, joules_per_token, "
+                             "power_capped, ops[] "
+                             "{name, kind, layer, expert, flops, bytes, time_s, energy_J, bound}, breakdown (cost "
+                             "tree), and model, machine, devices, phase, batch, context, fit");
+  add_units_option(*sub, o->units, json);
+  sub->add_flag("--no-tiering", o->no_tiering, "Stratum: one worst-case tRCD for every row (same hardware otherwise)");
+  sub->add_flag("--hbm-nmp", o->hbm_nmp, "Stratum: HBM3 stacks with a processing base die in place of the Mono3D chips");
+  sub->add_option("--hit-rate", o->hit_rate,
+                  "Stratum: share H of expert accesses to the A hottest experts of each layer (placed in the fast "
+                  "tiers); default uniform usage")
+      ->check(CLI::Range(0.0, 1.0))
+      ->excludes(trace);
+  return {sub, [o, required]() -> int {
+            if (!o->list) {
+              for (const auto* opt : required) {
+                if (opt->count() == 0) throw usage_error{opt->get_name() + " is required"};
+              }
+            }
+            return run_eval(*o);
+          }};
 }
+
+command add_list(CLI::App& app) {
+  CLI::App* sub = app.add_subcommand("list", "list model and machine presets");
+  return {sub, [] { return run_list(); }};
+}
+
+}  // namespace strata_eval

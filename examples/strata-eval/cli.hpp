@@ -1,0 +1,124 @@
+// strata-eval: what the subcommands share (one file per subcommand, parsed with CLI11).
+//
+// A subcommand file defines `command add_<name>(CLI::App& app)`: it adds its CLI::App subcommand
+// with options bound to its own state and returns how to run it once parsed. main.cpp registers
+// the subcommands, parses, and maps errors to exit statuses: 0 success, 2 a command line that
+// cannot be parsed, 1 an input that cannot be loaded or evaluated (config_error and the like).
+#pragma once
+
+#include <cctype>      // std::tolower
+#include <cstdio>      // std::snprintf
+#include <filesystem>  // std::filesystem::is_regular_file
+#include <functional>  // std::function
+#include <iostream>    // std::cout
+#include <string>      // std::string
+#include <utility>     // std::move
+
+#include <CLI/CLI.hpp>
+
+#include "strata/core/error.hpp"
+#include "strata/core/json.hpp"
+#include "strata/core/json_plain.hpp"
+#include "strata/workload/hf_config.hpp"
+#include "strata/workload/presets.hpp"
+
+namespace strata_eval {
+
+// A command-line problem found after parsing (options that contradict each other): exit status 2.
+struct usage_error {
+  std::string what;
+};
+
+// A parsed subcommand: its CLI11 node and what runs it (returns the exit status).
+struct command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+// Preset name comparison: case-insensitive, '-' and '_' equal (h100-sxm5 is h100_sxm5).
+inline bool same_name(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  const auto fold = [](char c) { return c == '_' ? '-' : std::tolower(static_cast<unsigned char>(c)); };
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (fold(a[i]) != fold(b[i])) return false;
+  }
+  return true;
+}
+
+// A command-line value quoted for a message: at most 80 bytes.
+inline std::string quoted(const std::string& s) {
+  return "'" + (s.size() > 80 ? s.substr(0, 80) + "..." : s) + "'";
+}
+
+inline bool is_file(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec);
+}
+
+// --model: a preset name (case-insensitive) or a Hugging Face config.json.
+inline strata::model load_model(const std::string& arg) {
+  for (const auto& n : strata::preset_names()) {
+    if (same_name(n, arg)) return strata::preset(n);
+  }
+  if (is_file(arg)) return strata::load_hf_config(arg);
+  std::string list;
+  for (const auto& n : strata::preset_names()) list += (list.empty() ? "" : ", ") + n;
+  throw strata::config_error("model", "unknown model preset " + quoted(arg) + " and no such file (presets: " + list + ")");
+}
+
+inline std::string num(double v, const char* fmt = "%.4g") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// "25.50 GB", "268.6 MB": decimal prefixes.
+inline std::string bytes_text(double b) {
+  const char* u[] = {"B", "kB", "MB", "GB", "TB"};
+  int i = 0;
+  while (b >= 1000.0 && i < 4) {
+    b /= 1000.0;
+    ++i;
+  }
+  return num(b, "%.4g") + " " + u[i];
+}
+
+inline std::string time_text(double s) {
+  if (s >= 1.0) return num(s, "%.4g") + " s";
+  if (s >= 1e-3) return num(s * 1e3, "%.4g") + " ms";
+  return num(s * 1e6, "%.4g") + " us";
+}
+
+inline std::string pad(std::string s, std::size_t w, bool right = false) {
+  if (s.size() >= w) return s;
+  return right ? std::string(w - s.size(), ' ') + s : s + std::string(w - s.size(), ' ');
+}
+
+// --json [--units display|si] output. Names come from files and the command line: invalid UTF-8
+// is replaced (U+FFFD), not fatal.
+inline void print_json(const strata::json& j, strata::json_units units) {
+  std::cout << strata::with_units(j, units).dump(2, ' ', false, strata::json::error_handler_t::replace) << "\n";
+}
+
+// --units: display or si, with --json only.
+inline CLI::Option* add_units_option(CLI::App& app, std::string& units, CLI::Option* json_flag) {
+  return app
+      .add_option("--units", units,
+                  "with --json: display (quantities as strings with units) or si (plain numbers in SI units, "
+                  "each such key suffixed by its unit, e.g. weight_bytes_B)")
+      ->check(CLI::IsMember({"display", "si"}))
+      ->needs(json_flag)
+      ->default_str("display");
+}
+
+inline strata::json_units units_of(const std::string& s) {
+  return s == "si" ? strata::json_units::si : strata::json_units::display;
+}
+
+// The subcommands (one file each).
+command add_eval(CLI::App& app);
+command add_list(CLI::App& app);
+command add_validate(CLI::App& app);
+command add_serve(CLI::App& app);
+
+}  // namespace strata_eval

@@ -1,0 +1,44 @@
+// strata-eval serve: a serving scenario on a Stratum system and its GPU baseline
+// (stratum/serving/serving_json.hpp).
+//
+//   strata-eval serve SCENARIO.json          a few summary lines per system
+//   strata-eval serve SCENARIO.json --json   the full results as JSON
+//
+// Paths in the scenario (the usage count file) are taken relative to --data-dir (default: the
+// working directory). Exit status: 0 on success, 1 on a bad scenario (config_error naming the
+// JSON path), 2 on a bad command line.
+
+#include <iostream>  // std::cout
+#include <memory>    // std::make_shared
+#include <string>    // std::string
+
+#include "cli.hpp"
+#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/workload/trace_io.hpp"
+
+namespace strata_eval {
+
+command add_serve(CLI::App& app) {
+  struct options {
+    std::string scenario, data_dir;
+    bool json = false;
+  };
+  auto o = std::make_shared<options>();
+  CLI::App* sub = app.add_subcommand("serve", "a serving scenario (arrivals, topics, classifier, scheduler, SLO) "
+                                              "on Stratum and its GPU baseline");
+  sub->add_option("scenario", o->scenario, "the scenario JSON file")->required();
+  sub->add_flag("--json", o->json, "print the results as JSON");
+  sub->add_option("--data-dir", o->data_dir, "directory the scenario's file paths are relative to");
+  return {sub, [o]() -> int {
+            const auto s = strata::read_serving_scenario(strata::detail::csv::read_file(o->scenario), o->scenario);
+            const auto r = strata::run_scenario(s, o->data_dir);
+            if (o->json) {
+              std::cout << strata::serving_json(r) << '\n';
+            } else {
+              strata::print_summary(std::cout, r);
+            }
+            return 0;
+          }};
+}
+
+}  // namespace strata_eval

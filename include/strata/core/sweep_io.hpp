@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Streaming writers for sweeps (`sweep.hpp`): CSV and JSON Lines sinks for `stream_sweep`, and a
+/// progress line for stderr. The stream-using half of the sweep engine, kept apart so that the
+/// engine and the models include no stream header.
+///
+/// Columns. A row is the point's global index (`table_options::index`), its coordinates (one
+/// column per axis, named after it) and the result: a number (column `value`), or a struct that
+/// lists its fields in `visit_fields`, flattened with dotted names (`logic.p_logic`). Numbers are
+/// written in the shortest form that reads back to the same double; quantities in SI base units
+/// (s, m, m², W, J, B/s, …); booleans as 1/0 (CSV) or true/false (JSON); enums by name; strings
+/// quoted where CSV needs it. A non-finite number is `nan`/`inf` in CSV and `null` in JSON.
+///
+/// Shards. The CSV header is written by shard 1 only (`header_policy::first_shard`, the
+/// default), so `cat` of the shards' files in order (contiguous layout) is byte for byte the file
+/// of the whole run; JSON Lines has no header and concatenates the same way.
+///
+/// \code
+/// std::ofstream f("spread.csv");
+/// strata::csv_writer csv(f, space, options.shard);
+/// options.progress = strata::stderr_progress();   // programs show progress; the library does not
+/// strata::stream_sweep(space, model, csv, options);
+/// \endcode
+
+#include <array>        // std::array, number buffers
+#include <charconv>     // std::to_chars, shortest round-trip numbers
+#include <chrono>       // std::chrono::steady_clock (progress throttling)
+#include <cmath>        // std::isfinite, std::isnan, std::round
+#include <cstddef>      // std::size_t
+#include <functional>   // std::function
+#include <iostream>     // std::cerr, the default progress stream
+#include <ostream>      // std::ostream
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <type_traits>  // std::is_arithmetic_v, std::is_enum_v
+#include <utility>      // std::move
+
+#include "strata/core/sweep.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// When a CSV writer writes its header row.
+enum class header_policy {
+  first_shard,  ///< only in shard 1 (the shards' files concatenate to the whole run's)
+  always,
+  never,
+};
+
+/// Columns and header of a sweep table.
+struct table_options {
+  bool index = true;  ///< a first column `index`: the point's global index in the space
+  header_policy header = header_policy::first_shard;
+};
+
+namespace detail {
+
+template <class X>
+concept sweep_has_fields = requires(X& x) { X::visit_fields(x, [](const char*, auto&) {}); };
+template <class X>
+concept sweep_quantity = requires(const X& x) {
+  typename X::dimension;
+  { x.si() };
+};
+template <class X>
+concept sweep_named_enum = std::is_enum_v<X> && requires(X e) { enum_names(e); };
+
+/// Shortest round-trip text of a double (non-finite: "nan", "inf", "-inf").
+inline std::string_view number_text(double v, std::array<char, 32>& buf) {
+  if (std::isnan(v)) return "nan";
+  if (!std::isfinite(v)) return v > 0 ? "inf" : "-inf";
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  return {buf.data(), static_cast<std::size_t>(r.ptr - buf.data())};
+}
+inline std::string_view integer_text(long long v, std::array<char, 32>& buf) {
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+  return {buf.data(), static_cast<std::size_t>(r.ptr - buf.data())};
+}
+
+template <class E>
+const char* enum_text(E e) {
+  for (const auto& [v, name] : enum_names(e)) {
+    if (v == e) return name;
+  }
+  return "?";
+}
+
+/// Calls out.number(name, double), out.integer(name, long long), out.boolean(name, bool) or
+/// out.text(name, string_view) for every column of a result (file comment).
+template <class X, class Out>
+void flatten_result(const std::string& name, const X& x, Out& out) {
+  if constexpr (std::is_same_v<X, bool>) {
+    out.boolean(name, x);
+  } else if constexpr (std::is_integral_v<X>) {
+    out.integer(name, static_cast<long long>(x));
+  } else if constexpr (std::is_arithmetic_v<X>) {
+    out.number(name, static_cast<double>(x));
+  } else if constexpr (std::is_same_v<X, std::string>) {
+    out.text(name, x);
+  } else if constexpr (sweep_named_enum<X>) {
+    out.text(name, enum_text(x));
+  } else if constexpr (sweep_quantity<X>) {
+    out.number(name, static_cast<double>(x.si()));
+  } else if constexpr (sweep_has_fields<X>) {
+    X::visit_fields(x, [&](const char* key, const auto& field) {
+      flatten_result(name.empty() ? std::string(key) : name + "." + key, field, out);
+    });
+  } else {
+    static_assert(sizeof(X) == 0,
+                  "sweep results are numbers, booleans, strings, named enums, quantities or structs "
+                  "with visit_fields of those (flatten vectors into named fields)");
+  }
+}
+
+/// Top-level result: a bare value is one column named "value".
+template <class R, class Out>
+void flatten_row(const R& r, Out& out) {
+  if constexpr (sweep_has_fields<R>) {
+    flatten_result(std::string(), r, out);
+  } else {
+    flatten_result(std::string("value"), r, out);
+  }
+}
+
+inline void write_csv_text(std::ostream& os, std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) {
+    os << s;
+    return;
+  }
+  os << '"';
+  for (char c : s) {
+    if (c == '"') os << '"';
+    os << c;
+  }
+  os << '"';
+}
+
+inline void write_json_string(std::ostream& os, std::string_view s) {
+  os << '"';
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      os << '\\' << c;
+    } else if (u < 0x20) {
+      constexpr const char* hex = "0123456789abcdef";
+      os << "\\u00" << hex[u >> 4] << hex[u & 15];
+    } else {
+      os << c;
+    }
+  }
+  os << '"';
+}
+
+inline bool writes_header(header_policy h, const sweep_shard& s) {
+  return h == header_policy::always || (h == header_policy::first_shard && s.index == 1);
+}
+
+}  // namespace detail
+
+/// A `stream_sweep` sink writing CSV rows (file comment); the header comes with the first row.
+class csv_writer {
+ public:
+  csv_writer(std::ostream& os, const sweep_space& space, const sweep_shard& shard = {},
+             table_options options = {})
+      : os_(&os), space_(&space), options_(options), header_(detail::writes_header(options.header, shard)) {
+    validate(shard);
+  }
+
+  /// Writes the row of point `x` with result `r` (and the header before the first row).
+  template <class R>
+  void operator()(const design_point& x, const R& r) {
+    std::ostream& os = *os_;
+    if (header_) {
+      header_ = false;
+      bool first = true;
+      const auto col = [&](std::string_view name) {
+        if (!first) os << ',';
+        first = false;
+        detail::write_csv_text(os, name);
+      };
+      if (options_.index) col("index");
+      for (const auto& a : space_->axes()) col(a.name);
+      names<decltype(col)> out{col};
+      detail::flatten_row(r, out);
+      os << '\n';
+    }
+    std::array<char, 32> buf{};
+    bool first = true;
+    const auto sep = [&]() {
+      if (!first) os << ',';
+      first = false;
+    };
+    if (options_.index) {
+      sep();
+      os << detail::integer_text(static_cast<long long>(x.index()), buf);
+    }
+    for (double v : x.values()) {
+      sep();
+      os << detail::number_text(v, buf);
+    }
+    values<decltype(sep)> out{os, buf, sep};
+    detail::flatten_row(r, out);
+    os << '\n';
+  }
+
+ private:
+  template <class Col>
+  struct names {
+    const Col& col;
+    void number(const std::string& n, double) { col(n); }
+    void integer(const std::string& n, long long) { col(n); }
+    void boolean(const std::string& n, bool) { col(n); }
+    void text(const std::string& n, std::string_view) { col(n); }
+  };
+  template <class Sep>
+  struct values {
+    std::ostream& os;
+    std::array<char, 32>& buf;
+    const Sep& sep;
+    void number(const std::string&, double v) {
+      sep();
+      os << detail::number_text(v, buf);
+    }
+    void integer(const std::string&, long long v) {
+      sep();
+      os << detail::integer_text(v, buf);
+    }
+    void boolean(const std::string&, bool v) {
+      sep();
+      os << (v ? '1' : '0');
+    }
+    void text(const std::string&, std::string_view v) {
+      sep();
+      detail::write_csv_text(os, v);
+    }
+  };
+
+  std::ostream* os_;
+  const sweep_space* space_;
+  table_options options_;
+  bool header_;
+};
+
+/// A `stream_sweep` sink writing one JSON object per line: {"index":…, <axis>:…, <result>…}.
+class jsonl_writer {
+ public:
+  explicit jsonl_writer(std::ostream& os, table_options options = {}) : os_(&os), options_(options) {}
+
+  template <class R>
+  void operator()(const design_point& x, const R& r) {
+    std::ostream& os = *os_;
+    std::array<char, 32> buf{};
+    bool first = true;
+    const auto key = [&](std::string_view k) {
+      os << (first ? "{" : ",");
+      first = false;
+      detail::write_json_string(os, k);
+      os << ':';
+    };
+    if (options_.index) {
+      key("index");
+      os << detail::integer_text(static_cast<long long>(x.index()), buf);
+    }
+    const auto& axes = x.space().axes();
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      key(axes[a].name);
+      number(os, x.values()[a], buf);
+    }
+    fields<decltype(key)> out{os, buf, key};
+    detail::flatten_row(r, out);
+    os << (first ? "{}\n" : "}\n");
+  }
+
+ private:
+  static void number(std::ostream& os, double v, std::array<char, 32>& buf) {
+    if (std::isfinite(v)) {
+      os << detail::number_text(v, buf);
+    } else {
+      os << "null";
+    }
+  }
+  template <class Key>
+  struct fields {
+    std::ostream& os;
+    std::array<char, 32>& buf;
+    const Key& key;
+    void number(const std::string& n, double v) {
+      key(n);
+      jsonl_writer::number(os, v, buf);
+    }
+    void integer(const std::string& n, long long v) {
+      key(n);
+      os << detail::integer_text(v, buf);
+    }
+    void boolean(const std::string& n, bool v) {
+      key(n);
+      os << (v ? "true" : "false");
+    }
+    void text(const std::string& n, std::string_view v) {
+      key(n);
+      detail::write_json_string(os, v);
+    }
+  };
+
+  std::ostream* os_;
+  table_options options_;
+};
+
+/// A progress line for `sweep_options::progress`: silent until the run has taken `quiet_s`
+/// seconds, then one line at most every `every_s` seconds ("sweep: 4096 / 65536 points (6 %),
+/// 1.2 s, about 18 s left") and a last line when the run ends.
+class progress_printer {
+ public:
+  explicit progress_printer(std::ostream& os, std::string label = "sweep", double quiet_s = 1.0,
+                            double every_s = 1.0)
+      : os_(&os), label_(std::move(label)), quiet_s_(quiet_s), every_s_(every_s) {}
+
+  void operator()(const sweep_progress& p) {
+    const bool last = p.done >= p.total;
+    if (p.elapsed_s < quiet_s_ && !(last && printed_)) return;
+    if (!last && printed_ && p.elapsed_s - last_s_ < every_s_) return;
+    printed_ = true;
+    last_s_ = p.elapsed_s;
+    std::array<char, 32> buf{};
+    std::ostream& os = *os_;
+    if (last) {
+      os << label_ << ": " << p.done << " points in " << detail::number_text(round1(p.elapsed_s), buf) << " s\n";
+    } else {
+      const double share = p.total > 0 ? double(p.done) / double(p.total) : 1.0;
+      os << label_ << ": " << p.done << " / " << p.total << " points ("
+         << static_cast<int>(100.0 * share) << " %), " << detail::number_text(round1(p.elapsed_s), buf) << " s";
+      if (share > 0.0) {
+        os << ", about " << detail::number_text(round1(p.elapsed_s * (1.0 - share) / share), buf) << " s left";
+      }
+      os << '\n';
+    }
+    os.flush();
+  }
+
+ private:
+  static double round1(double s) { return std::round(s * 10.0) / 10.0; }
+  std::ostream* os_;
+  std::string label_;
+  double quiet_s_, every_s_;
+  bool printed_ = false;
+  double last_s_ = 0.0;
+};
+
+/// The progress callback programs use: a `progress_printer` on stderr.
+inline std::function<void(const sweep_progress&)> stderr_progress(std::string label = "sweep") {
+  return progress_printer(std::cerr, std::move(label));
+}
+
+}  // namespace v0
+}  // namespace strata

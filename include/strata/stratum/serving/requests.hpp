@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Requests of a serving run (Stratum §6: "requests arrive (Poisson process in the evaluation)"):
+/// arrival times, prompt and output lengths and a true topic per request, seeded and reproducible.
+///
+/// Arrivals. Inter-arrival gaps are independent draws with mean 1/λ (λ = `rate`, requests/s):
+/// - `poisson`: exponential gaps, x = −ln(1 − u)/λ (the inverse CDF of one uniform u);
+/// - `gamma`: Gamma(k, θ) gaps with shape k = 1/cv² and scale θ = 1/(k·λ), so the mean is 1/λ and
+///   the coefficient of variation `cv` (cv > 1: bursts; cv = 1 is Poisson). Sampled by
+///   Marsaglia–Tsang (ACM TOMS 26(3), 2000) for k ≥ 1 and the boost Gamma(k) = Gamma(k + 1)·u^(1/k)
+///   for k < 1, on `detail::portable_rng` (no `std::*_distribution`: the same numbers from every
+///   standard library).
+/// The first request arrives after one gap. A timestamped list replays instead
+/// (`requests_from_list`).
+///
+/// Lengths. `fixed` (value), `uniform` integers in [min, max], or `list` (each request draws one
+/// of `values` uniformly). Topics: a mix of named topics with weights (6 topics by default: the
+/// six domains of the OLMoE routing data, standing in for the classifier's 6 coarse topics of
+/// Stratum §5.1), each request's topic drawn from it.
+///
+/// Trace requests (`requests_from_trace`): every sequence of a routing trace is one request; its
+/// first ⌈prompt_fraction · n⌉ tokens (at least 1, at most n − 1) are the prompt and the rest are
+/// generated, each decode token routing exactly as recorded; the topic is the trace's label.
+///
+/// Streams: arrivals, lengths and topics each draw from their own stream (SplitMix64 of the seed),
+/// so changing the rate leaves the lengths and topics of the requests unchanged.
+///
+/// Bounds: `serving_limits()` caps what an input may ask for (requests, tokens per request, total
+/// tokens), checked before anything is allocated.
+
+#include <algorithm>  // std::min, std::max, std::stable_sort, std::upper_bound, std::clamp
+#include <array>      // std::array (enum names)
+#include <cmath>      // std::log, std::sqrt, std::pow, std::ceil, std::isfinite
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::int64_t, std::uint64_t
+#include <string>     // std::string, std::to_string
+#include <utility>    // std::pair (enum names)
+#include <vector>     // std::vector
+
+#include "strata/core/error.hpp"
+#include "strata/core/rng.hpp"
+#include "strata/tech/bounds.hpp"
+#include "strata/workload/trace.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// What a serving input may ask for (inclusive bounds; process-wide, adjustable before reading).
+struct serving_input_limits {
+  /// Requests of one run. [Design choice: 2^21, about 2 M; the benchmark runs 100 000]
+  std::int64_t requests = std::int64_t{1} << 21;
+  /// Prompt or output tokens of one request. [Design choice: 2^17 = 131 072 tokens]
+  int tokens = 1 << 17;
+  /// Σ (prompt + output) tokens of a run: bounds the decode steps and the prefill work simulated.
+  /// [Design choice: 2^32, a few minutes of simulation at worst]
+  std::int64_t total_tokens = std::int64_t{1} << 32;
+  /// Largest arrival rate, requests/s. [Design choice: 10^6]
+  double rate = 1e6;
+  /// Largest batch a scheduler may form. [Design choice: 4096 sequences]
+  int batch = 4096;
+};
+
+/// The process-wide serving limits (see `serving_input_limits`).
+inline serving_input_limits& serving_limits() {
+  static serving_input_limits l;
+  return l;
+}
+
+/// One request.
+struct request {
+  std::int64_t id = 0;
+  double arrival_s = 0.0;  ///< arrival time, s
+  int prompt = 1;          ///< prompt tokens (prefill)
+  int output = 1;          ///< tokens generated (the first by the prefill)
+  int topic = 0;           ///< true topic (index into the run's topic names)
+  std::int64_t trace_seq = -1;  ///< trace requests: index of its sequence in `detail::sequences_of(trace)`
+};
+
+/// Arrival processes.
+enum class arrival_process { poisson, gamma };
+constexpr auto enum_names(arrival_process) {
+  return std::array{std::pair{arrival_process::poisson, "poisson"}, std::pair{arrival_process::gamma, "gamma"}};
+}
+
+/// Length distributions.
+enum class length_kind { fixed, uniform, list };
+constexpr auto enum_names(length_kind) {
+  return std::array{std::pair{length_kind::fixed, "fixed"}, std::pair{length_kind::uniform, "uniform"},
+                    std::pair{length_kind::list, "list"}};
+}
+
+/// A distribution of token counts.
+struct length_params {
+  length_kind kind = length_kind::fixed;
+  int value = 512;           ///< `fixed`
+  int min = 1, max = 1024;   ///< `uniform`, inclusive
+  std::vector<int> values;   ///< `list`
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("kind", s.kind);
+    v("value", s.value);
+    v("min", s.min);
+    v("max", s.max);
+    v("values", s.values);
+  }
+  friend bool operator==(const length_params&, const length_params&) = default;
+};
+
+/// The six default topic names (file comment). [OLMoE routing data, domains with counts:
+/// arxiv, book, c4, github, tulu, wikipedia; Stratum §5.1: 6 coarse topics]
+inline std::vector<std::string> default_topics() { return {"arxiv", "book", "c4", "github", "tulu", "wikipedia"}; }
+
+/// The request generator.
+struct request_gen_params {
+  arrival_process arrivals = arrival_process::poisson;  ///< [Stratum §6: Poisson in the evaluation]
+  double rate = 2.0;   ///< λ, requests/s. [Design choice: inside the paper's < 4 req/s regime]
+  double cv = 2.0;     ///< coefficient of variation of `gamma` gaps. [Design choice: bursty]
+  std::int64_t count = 1000;  ///< requests
+  /// Prompt tokens. [Design choice: 512]
+  length_params prompt{};
+  /// Output tokens. [Design choice: 128]
+  length_params output{.kind = length_kind::fixed, .value = 128, .min = 1, .max = 1024, .values = {}};
+  std::vector<std::string> topics = default_topics();
+  std::vector<double> weights;  ///< one per topic, ≥ 0 with a positive sum; empty: uniform
+  std::uint64_t seed = 1;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("arrivals", s.arrivals);
+    v("rate", s.rate);
+    v("cv", s.cv);
+    v("count", s.count);
+    v("prompt", s.prompt);
+    v("output", s.output);
+    v("topics", s.topics);
+    v("weights", s.weights);
+    v("seed", s.seed);
+  }
+  friend bool operator==(const request_gen_params&, const request_gen_params&) = default;
+};
+
+namespace detail {
+
+inline std::string at_field(const std::string& at, const char* f) { return at.empty() ? std::string(f) : at + "." + f; }
+
+inline void validate_length(const length_params& p, const std::string& at) {
+  constexpr const char* m = "strata.serving";
+  const int hi = serving_limits().tokens;
+  switch (p.kind) {
+    case length_kind::fixed: require_count(p.value, 1, hi, m, at_field(at, "value")); break;
+    case length_kind::uniform:
+      require_count(p.min, 1, hi, m, at_field(at, "min"));
+      require_count(p.max, p.min, hi, m, at_field(at, "max"));
+      break;
+    case length_kind::list:
+      require(!p.values.empty(), m, at_field(at, "values"), 0, "at least one length");
+      require(p.values.size() <= 1u << 20, m, at_field(at, "values"), p.values.size(), "at most 2^20 lengths");
+      for (std::size_t i = 0; i < p.values.size(); ++i) {
+        require_count(p.values[i], 1, hi, m, at_field(at, "values") + "[" + std::to_string(i) + "]");
+      }
+      break;
+  }
+}
+
+inline int largest_length(const length_params& p) {
+  switch (p.kind) {
+    case length_kind::fixed: return p.value;
+    case length_kind::uniform: return p.max;
+    case length_kind::list: return *std::max_element(p.values.begin(), p.values.end());
+  }
+  return p.value;
+}
+
+inline int draw_length(const length_params& p, portable_rng& g) {
+  switch (p.kind) {
+    case length_kind::fixed: return p.value;
+    case length_kind::uniform:
+      return p.min + static_cast<int>(g.below(static_cast<std::uint64_t>(p.max - p.min) + 1));
+    case length_kind::list: return p.values[g.below(p.values.size())];
+  }
+  return p.value;
+}
+
+/// Checks topic names (non-empty, distinct, at most 4096) and weights; `at` prefixes the fields.
+inline void validate_topic_mix(const std::vector<std::string>& topics, const std::vector<double>& weights,
+                               const std::string& at) {
+  constexpr const char* m = "strata.serving";
+  require_count(static_cast<long long>(topics.size()), 1, 4096, m, at_field(at, "topics"));
+  for (std::size_t i = 0; i < topics.size(); ++i) {
+    const std::string f = at_field(at, "topics") + "[" + std::to_string(i) + "]";
+    require(!topics[i].empty() && topics[i].size() <= 256, m, f, topics[i].size(), "a name of 1 to 256 characters");
+    for (std::size_t j = 0; j < i; ++j) require(topics[j] != topics[i], m, f, topics[i], "a name not given before");
+  }
+  if (weights.empty()) return;
+  require(weights.size() == topics.size(), m, at_field(at, "weights"), weights.size(),
+          ("one per topic (" + std::to_string(topics.size()) + ")").c_str());
+  double sum = 0.0;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    require_in(weights[i], 0.0, 1e12, m, at_field(at, "weights") + "[" + std::to_string(i) + "]");
+    sum += weights[i];
+  }
+  require(sum > 0.0, m, at_field(at, "weights"), sum, "a positive sum");
+}
+
+/// Gamma(k, 1) by Marsaglia–Tsang (k ≥ 1) and Gamma(k + 1)·u^(1/k) (k < 1).
+inline double draw_gamma(double k, portable_rng& g) {
+  if (k < 1.0) {
+    const double u = g.uniform();
+    return draw_gamma(k + 1.0, g) * std::pow(1.0 - u, 1.0 / k);  // 1 − u in (0, 1]
+  }
+  const double d = k - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+  for (;;) {
+    double x = 0.0, v = 0.0;
+    do {
+      x = g.normal();
+      v = 1.0 + c * x;
+    } while (v <= 0.0);
+    v = v * v * v;
+    const double u = 1.0 - g.uniform();  // (0, 1]
+    if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
+    if (std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
+  }
+}
+
+/// Arrival times of `n` requests.
+inline std::vector<double> draw_arrivals(const request_gen_params& p, std::int64_t n, portable_rng& g) {
+  std::vector<double> t(static_cast<std::size_t>(n));
+  double now = 0.0;
+  const double k = 1.0 / (p.cv * p.cv);
+  for (auto& x : t) {
+    const double gap = p.arrivals == arrival_process::poisson ? -std::log(1.0 - g.uniform()) / p.rate
+                                                               : draw_gamma(k, g) / (k * p.rate);
+    now += gap;
+    x = now;
+  }
+  return t;
+}
+
+inline std::vector<double> topic_cdf(const std::vector<std::string>& topics, const std::vector<double>& weights) {
+  std::vector<double> cdf(topics.size());
+  double s = 0.0;
+  for (std::size_t i = 0; i < topics.size(); ++i) {
+    s += weights.empty() ? 1.0 : weights[i];
+    cdf[i] = s;
+  }
+  for (auto& c : cdf) c /= s;
+  cdf.back() = 1.0;
+  return cdf;
+}
+
+inline int draw_from_cdf(const std::vector<double>& cdf, portable_rng& g) {
+  const double u = g.uniform();
+  const auto it = std::upper_bound(cdf.begin(), cdf.end(), u);
+  return static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(it - cdf.begin()), cdf.size() - 1));
+}
+
+}  // namespace detail
+
+/// Checks the generator; throws `config_error` naming the field (prefixed by `at`, e.g. "requests").
+inline void validate(const request_gen_params& p, const std::string& at = {}) {
+  constexpr const char* m = "strata.serving";
+  const auto& lim = serving_limits();
+  detail::require(p.count >= 1 && p.count <= lim.requests, m, detail::at_field(at, "count"), p.count,
+                  ("in [1, " + std::to_string(lim.requests) + "] (strata::serving_limits().requests)").c_str());
+  if (!(std::isfinite(p.rate) && p.rate > 0.0 && p.rate <= lim.rate)) {
+    detail::require(false, m, detail::at_field(at, "rate"), p.rate,
+                    ("a rate in (0, " + detail::to_text(lim.rate) + "] requests/s").c_str());
+  }
+  detail::require_in(p.cv, 0.05, 20.0, m, detail::at_field(at, "cv"));
+  detail::validate_length(p.prompt, detail::at_field(at, "prompt"));
+  detail::validate_length(p.output, detail::at_field(at, "output"));
+  const double tokens = static_cast<double>(p.count) *
+                        (static_cast<double>(detail::largest_length(p.prompt)) + detail::largest_length(p.output));
+  detail::require(tokens <= static_cast<double>(lim.total_tokens), m, detail::at_field(at, "count"), tokens,
+                  ("count * (largest prompt + output) <= " + std::to_string(lim.total_tokens) +
+                   " tokens (strata::serving_limits().total_tokens)").c_str());
+  detail::validate_topic_mix(p.topics, p.weights, at);
+}
+
+/// `p.count` requests (file comment), ids 0 … n − 1 in arrival order.
+inline std::vector<request> generate_requests(const request_gen_params& p) {
+  validate(p);
+  std::uint64_t s = p.seed;
+  detail::portable_rng ga(detail::splitmix64_mix(s)), gl(detail::splitmix64_mix(s)), gt(detail::splitmix64_mix(s));
+  const auto times = detail::draw_arrivals(p, p.count, ga);
+  const auto cdf = detail::topic_cdf(p.topics, p.weights);
+  std::vector<request> out(static_cast<std::size_t>(p.count));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    auto& r = out[i];
+    r.id = static_cast<std::int64_t>(i);
+    r.arrival_s = times[i];
+    r.prompt = detail::draw_length(p.prompt, gl);
+    r.output = detail::draw_length(p.output, gl);
+    r.topic = detail::draw_from_cdf(cdf, gt);
+  }
+  return out;
+}
+
+/// One timestamped request of a replayed list (JSON: `{"arrival_s": 0.5, "prompt": 512,
+/// "output": 128, "topic": "arxiv"}`).
+struct request_spec {
+  double arrival_s = 0.0;
+  int prompt = 512;
+  int output = 128;
+  std::string topic;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("arrival_s", s.arrival_s);
+    v("prompt", s.prompt);
+    v("output", s.output);
+    v("topic", s.topic);
+  }
+  friend bool operator==(const request_spec&, const request_spec&) = default;
+};
+
+/// Requests from a timestamped list, topics by name from `topics`; sorted by arrival (stable).
+/// Throws `config_error` naming `<at>[i].<field>` (an unknown topic, a negative time, a length out
+/// of range, too many requests or tokens).
+inline std::vector<request> requests_from_list(const std::vector<request_spec>& list,
+                                               const std::vector<std::string>& topics, const std::string& at = "requests") {
+  constexpr const char* m = "strata.serving";
+  const auto& lim = serving_limits();
+  detail::require(!list.empty() && static_cast<std::int64_t>(list.size()) <= lim.requests, m, at, list.size(),
+                  ("1 to " + std::to_string(lim.requests) + " requests (strata::serving_limits().requests)").c_str());
+  std::vector<request> out;
+  out.reserve(list.size());
+  double tokens = 0.0;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto& s = list[i];
+    const std::string f = at + "[" + std::to_string(i) + "]";
+    detail::require_in(s.arrival_s, 0.0, 1e9, m, f + ".arrival_s");
+    detail::require_count(s.prompt, 1, lim.tokens, m, f + ".prompt");
+    detail::require_count(s.output, 1, lim.tokens, m, f + ".output");
+    tokens += static_cast<double>(s.prompt) + s.output;
+    int t = -1;
+    for (std::size_t k = 0; k < topics.size(); ++k) {
+      if (topics[k] == s.topic) t = static_cast<int>(k);
+    }
+    if (t < 0) {
+      std::string names;
+      for (const auto& n : topics) names += (names.empty() ? "" : ", ") + n;
+      detail::require(false, m, f + ".topic", s.topic, ("one of the topics (" + names + ")").c_str());
+    }
+    out.push_back({static_cast<std::int64_t>(i), s.arrival_s, s.prompt, s.output, t, -1});
+  }
+  detail::require(tokens <= static_cast<double>(lim.total_tokens), m, at, tokens,
+                  "at most strata::serving_limits().total_tokens tokens in all");
+  std::stable_sort(out.begin(), out.end(), [](const request& a, const request& b) { return a.arrival_s < b.arrival_s; });
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].id = static_cast<std::int64_t>(i);
+  return out;
+}
+
+/// Requests from the sequences of a routing trace (file comment): sequence order, arrivals from
+/// `arrivals` (its rate, process and seed; its count, lengths and topics are not used). A token
+/// without a topic label takes topic 0. Sequences shorter than 2 tokens are skipped.
+inline std::vector<request> requests_from_trace(const routing_trace& t, const request_gen_params& arrivals,
+                                                double prompt_fraction = 0.5) {
+  constexpr const char* m = "strata.serving";
+  detail::require_in(prompt_fraction, 0.0, 1.0, m, "prompt_fraction");
+  request_gen_params a = arrivals;
+  a.count = 1;
+  validate(a);
+  const auto seqs = detail::sequences_of(t);
+  detail::require(!seqs.empty(), m, "trace", 0, "a trace with at least one sequence");
+  std::uint64_t s = a.seed;
+  detail::portable_rng ga(detail::splitmix64_mix(s));
+  const auto times = detail::draw_arrivals(a, static_cast<std::int64_t>(seqs.size()), ga);
+  std::vector<request> out;
+  for (std::size_t i = 0; i < seqs.size(); ++i) {
+    const auto& sq = seqs[i];
+    const int n = static_cast<int>(std::min<std::size_t>(sq.size(), static_cast<std::size_t>(serving_limits().tokens)));
+    if (n < 2) continue;
+    const int p = std::clamp(static_cast<int>(std::ceil(prompt_fraction * n)), 1, n - 1);
+    const int topic = std::max(0, static_cast<int>(t.info(sq.front()).topic));
+    out.push_back({static_cast<std::int64_t>(out.size()), times[i], p, n - p, topic, static_cast<std::int64_t>(i)});
+  }
+  detail::require(!out.empty(), m, "trace", 0, "a sequence of at least 2 tokens");
+  return out;
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Schedulers of the serving simulation (Stratum §6): which waiting requests start next, at
+/// iteration level (continuous batching: a prefill step admits a group into the running decode
+/// batch, then decode steps continue with it; a request leaves when its last token is out).
+///
+/// Both schedulers bound the running batch (`max_batch` sequences), the group one prefill step
+/// takes (`max_prefill`) and the KV cache: a request reserves KV for its whole length, prompt +
+/// output, when it is admitted (no preemption), and the reservations of the running batch stay
+/// within the system's KV capacity.
+///
+/// - `fcfs`: the waiting requests in arrival (ready) order; the head and those behind it join while
+///   they fit (head-of-line: the first that does not fit stops the group). No topic labels are
+///   used: the layout is placed once by the workload's topic mix and never swapped.
+/// - `topic` (SLO-aware topic batcher): groups are of one label. With the current layout's label
+///   c and the waiting request u of the earliest TTFT deadline (arrival + `ttft_slo`):
+///   1. urgent: if, after the next action the batcher would otherwise take (a decode step, or a
+///      prefill of label c), serving the waiting labels one after another in deadline order (EDF,
+///      a swap and a prefill each) would make some head miss its deadline, u's label is served now
+///      (swapping if it is not c);
+///   2. else requests of label c join the running batch (no swap);
+///   3. else, with nothing running, the label with the most waiting requests starts a new batch
+///      (experts swapped to its layout first);
+///   4. else decode continues: other labels wait for the batch to drain or for their deadline.
+///   A u that misses its deadline even if served at once (overload) is served at once.
+///   Estimates use the same step costs the simulation charges (classifier time owed, swap,
+///   prefill), so "u can make its deadline" is exact for the chosen group; a request whose
+///   deadline cannot be met even when served at once is counted `late` by the scheduler.
+
+#include <algorithm>  // std::sort, std::min
+#include <array>    // std::array (enum names)
+#include <cstddef>  // std::size_t
+#include <cstdint>  // std::int64_t
+#include <deque>    // std::deque
+#include <limits>   // std::numeric_limits
+#include <string>   // std::string
+#include <utility>  // std::pair
+#include <vector>   // std::vector
+
+#include "strata/core/error.hpp"
+#include "strata/core/units.hpp"
+#include "strata/stratum/serving/requests.hpp"
+#include "strata/tech/bounds.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// The two schedulers (file comment).
+enum class schedule_policy { fcfs, topic };
+constexpr auto enum_names(schedule_policy) {
+  return std::array{std::pair{schedule_policy::fcfs, "fcfs"}, std::pair{schedule_policy::topic, "topic"}};
+}
+
+/// Scheduler and SLO settings.
+struct scheduler_params {
+  schedule_policy policy = schedule_policy::topic;
+  /// Time-to-first-token budget. [Design choice: 2 s; Stratum §6 names TTFT the key SLO, no value]
+  duration<> ttft_slo = units::s(2.0);
+  /// Time-between-tokens budget of a request's mean gap (SLO attainment needs both).
+  /// [Design choice: 200 ms]
+  duration<> tbt_slo = units::s(0.2);
+  /// Largest running batch. [Design choice: 64 sequences]
+  int max_batch = 64;
+  /// Largest group of one prefill step. [Design choice: 16 prompts]
+  int max_prefill = 16;
+  /// KV capacity in tokens; 0: from the system (what the placement leaves for KV).
+  std::int64_t kv_tokens = 0;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("policy", s.policy);
+    v("ttft_slo", s.ttft_slo);
+    v("tbt_slo", s.tbt_slo);
+    v("max_batch", s.max_batch);
+    v("max_prefill", s.max_prefill);
+    v("kv_tokens", s.kv_tokens);
+  }
+  friend bool operator==(const scheduler_params&, const scheduler_params&) = default;
+};
+
+/// Checks the scheduler; throws `config_error` naming the field (prefixed by `at`).
+inline void validate(const scheduler_params& p, const std::string& at = {}) {
+  constexpr const char* m = "strata.scheduler";
+  detail::require_range(p.ttft_slo.si(), 1e-6, 1e6, m, detail::at_field(at, "ttft_slo"), "s");
+  detail::require_range(p.tbt_slo.si(), 1e-6, 1e6, m, detail::at_field(at, "tbt_slo"), "s");
+  detail::require_count(p.max_batch, 1, serving_limits().batch, m, detail::at_field(at, "max_batch"));
+  detail::require_count(p.max_prefill, 1, p.max_batch, m, detail::at_field(at, "max_prefill"));
+  detail::require(p.kv_tokens >= 0 && p.kv_tokens <= (std::int64_t{1} << 50), m, detail::at_field(at, "kv_tokens"),
+                  p.kv_tokens, "in [0, 2^50]");
+}
+
+/// The waiting requests: one FIFO per label and one over all (ready order), with lazy removal.
+class serving_queue {
+ public:
+  explicit serving_queue(int labels = 1) : by_label_(static_cast<std::size_t>(labels)) {}
+  void push(std::size_t req, int label) {
+    if (req >= taken_.size()) taken_.resize(req + 1, 0);
+    taken_[req] = 0;
+    by_label_[static_cast<std::size_t>(label)].push_back(req);
+    all_.push_back(req);
+    ++size_;
+  }
+  void take(std::size_t req) {
+    taken_[req] = 1;
+    --size_;
+  }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  /// Waiting requests of `label`, oldest first (removed entries dropped).
+  std::deque<std::size_t>& label(int l) { return clean(by_label_[static_cast<std::size_t>(l)]); }
+  std::deque<std::size_t>& all() { return clean(all_); }
+  [[nodiscard]] int labels() const { return static_cast<int>(by_label_.size()); }
+  /// Waiting count of `label` (the FIFO after cleaning the front; entries behind may be taken
+  /// only by `fcfs`, which does not ask).
+  std::size_t count(int l) { return label(l).size(); }
+
+ private:
+  std::deque<std::size_t>& clean(std::deque<std::size_t>& q) {
+    while (!q.empty() && taken_[q.front()] != 0) q.pop_front();
+    return q;
+  }
+  std::vector<std::deque<std::size_t>> by_label_;
+  std::deque<std::size_t> all_;
+  std::vector<unsigned char> taken_;
+  std::size_t size_ = 0;
+};
+
+/// What the scheduler chose.
+struct schedule_choice {
+  bool prefill = false;           ///< a prefill group (else: a decode step)
+  int label = -1;                 ///< the group's label (topic policy); -1 for fcfs
+  std::vector<std::size_t> group; ///< requests to admit
+};
+
+namespace detail {
+
+/// The first requests of `q` that fit `slots` and `kv_room` (stop at the first that does not).
+template <class KvOf>
+void take_group(const std::deque<std::size_t>& q, int slots, std::int64_t kv_room, KvOf kv_of, std::vector<std::size_t>& out) {
+  out.clear();
+  for (std::size_t r : q) {
+    if (static_cast<int>(out.size()) >= slots) break;
+    const std::int64_t k = kv_of(r);
+    if (k > kv_room) break;
+    kv_room -= k;
+    out.push_back(r);
+  }
+}
+
+}  // namespace detail
+
+/// The scheduler's state at a decision (the system is free at `now_s`).
+struct schedule_state {
+  double now_s = 0.0;
+  double owed_s = 0.0;              ///< classifier time charged before the next step
+  int running = 0;                  ///< sequences decoding
+  std::int64_t kv_free = 0;         ///< KV tokens not reserved
+  int current_label = -1;           ///< label of the current layout (-1: the mix layout)
+  double next_decode_s = 0.0;       ///< duration of the next decode step (0 if nothing runs)
+};
+
+/// Chooses the next step (file comment). `deadline(r)` is r's TTFT deadline, `kv_of(r)` its KV
+/// reservation, `prefill_s(group)` a prefill step's duration, `swap_s(from, to)` a layout swap's.
+/// Adds the requests found unable to meet their deadline to `late`.
+template <class Deadline, class KvOf, class Prefill, class Swap>
+schedule_choice choose_next(const scheduler_params& p, serving_queue& q, const schedule_state& s, Deadline deadline,
+                            KvOf kv_of, Prefill prefill_s, Swap swap_s) {
+  schedule_choice c;
+  const int slots = std::min(p.max_prefill, p.max_batch - s.running);
+  if (q.empty() || slots <= 0) return c;  // decode
+  if (p.policy == schedule_policy::fcfs) {
+    detail::take_group(q.all(), slots, s.kv_free, kv_of, c.group);
+    c.prefill = !c.group.empty();
+    return c;
+  }
+  // Topic batcher. Labels with waiting requests in order of their heads' deadlines (EDF).
+  std::vector<std::pair<double, int>> heads;
+  for (int l = 0; l < q.labels(); ++l) {
+    auto& ql = q.label(l);
+    if (!ql.empty()) heads.emplace_back(deadline(ql.front()), l);
+  }
+  std::sort(heads.begin(), heads.end());
+  const int u = heads.front().second;
+  const double du = heads.front().first;
+  const double t0 = s.now_s + s.owed_s;
+  const auto group_of = [&](int l, std::vector<std::size_t>& g) { detail::take_group(q.label(l), slots, s.kv_free, kv_of, g); };
+  std::vector<std::size_t> gu, gc;
+  group_of(u, gu);
+  const double swap_u = swap_s(s.current_label, u);
+  const auto serve = [&](int l, std::vector<std::size_t>& g) {
+    c.prefill = !g.empty();
+    c.label = l;
+    c.group = std::move(g);
+    return c;
+  };
+  // u late whatever is done (overload): serve it now, its whole group.
+  if (gu.empty()) return c;
+  // Trim u's group until u's first token makes its deadline (a smaller prefill), if it can.
+  while (gu.size() > 1 && t0 + swap_u + prefill_s(gu) > du) gu.pop_back();
+  if (t0 + swap_u + prefill_s(gu) > du) return serve(u, gu);
+  if (u == s.current_label) return serve(u, gu);
+  const int cl = s.current_label;
+  if (cl >= 0) group_of(cl, gc);
+  // EDF chain: after `first` (a duration, ending on layout `from`), every waiting label in
+  // deadline order takes a swap and a prefill; deferring is safe only if each head still makes
+  // its deadline.
+  const auto chain_ok = [&](double first, int from, int skip) {
+    double time = t0 + first;
+    std::vector<std::size_t> g;
+    for (const auto& [d, l] : heads) {
+      if (l == skip) continue;
+      group_of(l, g);
+      if (g.empty()) continue;
+      time += swap_s(from, l) + prefill_s(g);
+      from = l;
+      if (time + first > d) return false;  // margin: one more such action (arrivals, classifier time)
+    }
+    return true;
+  };
+  if (s.running == 0 && gc.empty()) {
+    // A new batch: the label with the most waiting requests, if the others can still wait for it.
+    int best = u;
+    std::size_t most = 0;
+    for (const auto& h : heads) {
+      if (q.count(h.second) > most) {
+        most = q.count(h.second);
+        best = h.second;
+      }
+    }
+    if (best != u) {
+      std::vector<std::size_t> gb;
+      group_of(best, gb);
+      if (!gb.empty() && chain_ok(swap_s(cl, best) + prefill_s(gb), best, best)) return serve(best, gb);
+    }
+    return serve(u, gu);
+  }
+  const double other = !gc.empty() ? prefill_s(gc) : s.next_decode_s;
+  if (!chain_ok(other, cl, -1)) return serve(u, gu);  // urgent
+  if (!gc.empty()) return serve(cl, gc);
+  return c;  // decode
+}
+
+}  // namespace v0
+}  // namespace strata

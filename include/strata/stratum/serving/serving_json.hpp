@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Serving scenarios from JSON, their results to JSON and a text summary (the `strata-eval serve`
+/// front end is a thin wrapper over `run_scenario` and `print_summary`).
+///
+/// Keys (all optional but `usage`; unknown keys are errors naming their path):
+/// \code{.json}
+/// {"system": "stratum-l", "model": "Mixtral-8x7B",
+///  "requests": {"arrivals": "poisson", "rate": 4, "count": 1000, "seed": 1,
+///               "prompt": {"kind": "fixed", "value": 512}, "output": {"kind": "uniform", "min": 64, "max": 256},
+///               "topics": ["arxiv", "book", "c4", "github", "wikipedia"], "weights": []},
+///  "request_list": [{"arrival_s": 0.1, "prompt": 512, "output": 128, "topic": "arxiv"}],
+///  "usage": {"counts": "tests/data/traces/olmoe_mixtral_expert_counts_by_domain.csv",
+///            "counts_model": "Mixtral-8x7B-v0.1", "selection": "topk2", "checkpoint": "pretrained"},
+///  "classifier": {"accuracy": 0.945, "latency": "0 s", "on_device": true},
+///  "scheduler": {"policy": "topic", "ttft_slo": "2 s", "tbt_slo": "200 ms", "max_batch": 64},
+///  "gpu": {"name": "h100_sxm5", "gpus": 0, "compare": true}}
+/// \endcode
+/// A non-empty `request_list` replaces the generator (its topics are `requests.topics`). The
+/// usage topics are the requests' topics; a topic the count file does not hold is a
+/// `config_error` naming `requests.topics[i]`. The counts path is relative to the base directory
+/// the caller gives. Input bounds: `serving_limits()` (requests, tokens, rate, batch).
+
+#include <cstdint>  // std::int64_t
+#include <ostream>  // std::ostream
+#include <string>   // std::string
+#include <vector>   // std::vector
+
+#include "strata/baseline/gpu.hpp"
+#include "strata/core/json.hpp"
+#include "strata/stratum/serving/simulator.hpp"
+#include "strata/workload/presets.hpp"
+#include "strata/workload/trace_io.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Where the per-topic usage tables come from.
+struct serving_usage_spec {
+  std::string counts = "tests/data/traces/olmoe_mixtral_expert_counts_by_domain.csv";
+  std::string counts_model = "Mixtral-8x7B-v0.1";
+  std::string selection = "topk2";
+  std::string checkpoint = "pretrained";
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("counts", s.counts);
+    v("counts_model", s.counts_model);
+    v("selection", s.selection);
+    v("checkpoint", s.checkpoint);
+  }
+};
+
+/// The GPU baseline of a scenario.
+struct serving_gpu_spec {
+  std::string name = "h100_sxm5";  ///< "h100_sxm5" or "rtx_a6000"
+  int gpus = 0;                    ///< 0: the fewest that hold the model (`gpu_serving_baseline`)
+  bool compare = true;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("name", s.name);
+    v("gpus", s.gpus);
+    v("compare", s.compare);
+  }
+};
+
+/// A serving scenario (file comment).
+struct serving_scenario {
+  std::string system = "stratum-l";
+  std::string model = "Mixtral-8x7B";
+  request_gen_params requests{.arrivals = arrival_process::poisson, .rate = 4.0, .cv = 2.0, .count = 1000,
+                              .prompt = {}, .output = {.kind = length_kind::fixed, .value = 128, .min = 1, .max = 1024, .values = {}},
+                              .topics = {"arxiv", "book", "c4", "github", "wikipedia"}, .weights = {}, .seed = 1};
+  std::vector<request_spec> request_list;
+  serving_usage_spec usage{};
+  classifier_params<> classifier{};
+  scheduler_params scheduler{};
+  serving_gpu_spec gpu{};
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("system", s.system);
+    v("model", s.model);
+    v("requests", s.requests);
+    v("request_list", s.request_list);
+    v("usage", s.usage);
+    v("classifier", s.classifier);
+    v("scheduler", s.scheduler);
+    v("gpu", s.gpu);
+  }
+};
+
+/// Checks a scenario without reading files; throws `config_error` naming the JSON path.
+inline void validate(const serving_scenario& s) {
+  constexpr const char* m = "strata.serving";
+  (void)stratum_system(s.system);  // "machine" on an unknown name
+  bool known = false;
+  for (const auto& n : preset_names()) known = known || n == s.model;
+  detail::require(known, m, "model", s.model, "a preset model name");
+  validate(s.requests, "requests");
+  detail::require(s.request_list.size() <= static_cast<std::size_t>(serving_limits().requests), m, "request_list",
+                  s.request_list.size(), "at most strata::serving_limits().requests entries");
+  validate(s.classifier, static_cast<int>(s.requests.topics.size()), "classifier");
+  validate(s.scheduler, "scheduler");
+  detail::require(s.gpu.name == "h100_sxm5" || s.gpu.name == "rtx_a6000", m, "gpu.name", s.gpu.name,
+                  "h100_sxm5 or rtx_a6000");
+  detail::require_count(s.gpu.gpus, 0, 64, m, "gpu.gpus");
+}
+
+/// Reads a scenario from JSON text (`source` names it in errors) and validates it.
+inline serving_scenario read_serving_scenario(std::string_view text, const std::string& source = "scenario.json") {
+  const json j = parse_json(text, source);
+  auto s = from_json_at<serving_scenario>(j);
+  validate(s);
+  return s;
+}
+
+/// Results of a scenario: Stratum, and the GPU baseline when asked.
+struct serving_report {
+  serving_result stratum;
+  serving_result gpu;
+  bool has_gpu = false;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("stratum", s.stratum);
+    v("gpu", s.gpu);
+    v("has_gpu", s.has_gpu);
+  }
+};
+
+/// The requests of a scenario (generated, or its list).
+inline std::vector<request> scenario_requests(const serving_scenario& s) {
+  if (!s.request_list.empty()) return requests_from_list(s.request_list, s.requests.topics, "request_list");
+  return generate_requests(s.requests);
+}
+
+/// Runs a scenario; the counts path is taken relative to `base_dir` (empty: as given).
+inline serving_report run_scenario(const serving_scenario& s, const std::string& base_dir = {}) {
+  validate(s);
+  stratum_serving_setup setup;
+  setup.system = stratum_system(s.system);
+  setup.m = preset(s.model);
+  const std::string path = base_dir.empty() || (!s.usage.counts.empty() && s.usage.counts.front() == '/')
+                               ? s.usage.counts
+                               : base_dir + "/" + s.usage.counts;
+  const auto counts = load_expert_counts_csv(path);
+  setup.usage = topic_usage_from_counts(counts, s.usage.counts_model, s.usage.selection, s.usage.checkpoint,
+                                        s.requests.topics, setup.m.moe_layers(), "requests");
+  setup.mix = s.requests.weights;
+  setup.classifier = s.classifier;
+  setup.scheduler = s.scheduler;
+  const auto reqs = scenario_requests(s);
+  serving_report r;
+  r.stratum = simulate_stratum(setup, reqs);
+  if (s.gpu.compare) {
+    r.has_gpu = true;
+    r.gpu = simulate_gpu(s.gpu.name == "rtx_a6000" ? rtx_a6000() : h100_sxm5(), setup.m, s.scheduler, reqs, s.gpu.gpus);
+  }
+  return r;
+}
+
+/// The report as JSON text (2-space indent; the same run gives the same bytes).
+inline std::string serving_json(const serving_report& r) { return json(r).dump(2); }
+
+namespace detail {
+inline void summary_line(std::ostream& os, const serving_result& r) {
+  os << r.system << " (" << r.policy << ")";
+  if (!r.feasible) {
+    os << ": infeasible: " << r.reason << "\n";
+    return;
+  }
+  os << ": " << r.requests << " requests in " << r.makespan_s << " s, " << r.throughput_rps << " req/s, "
+     << r.throughput_tps << " tok/s\n"
+     << "  TTFT p50/p90/p99 " << r.ttft_p50_s << " / " << r.ttft_p90_s << " / " << r.ttft_p99_s << " s, TBT p50/p90/p99 "
+     << r.tbt_p50_s * 1e3 << " / " << r.tbt_p90_s * 1e3 << " / " << r.tbt_p99_s * 1e3 << " ms\n"
+     << "  SLO attainment " << r.slo_attainment * 100 << " % (TTFT alone " << r.ttft_attainment * 100 << " %), mean batch "
+     << r.mean_batch << "\n";
+  if (r.policy == "topic" || r.hot_hit_rate > 0.0) {
+    os << "  hot-hit rate " << r.hot_hit_rate * 100 << " % (mix layout " << r.mix_hit_rate * 100 << " %), swaps " << r.swaps
+       << " (" << r.swap_share * 100 << " % of busy time), classifier " << r.classifier_share * 100 << " % of busy time, labels right "
+       << r.label_accuracy * 100 << " %\n";
+  }
+}
+}  // namespace detail
+
+/// Prints the report as a few lines of text.
+inline void print_summary(std::ostream& os, const serving_report& r) {
+  detail::summary_line(os, r.stratum);
+  if (r.has_gpu) detail::summary_line(os, r.gpu);
+}
+
+}  // namespace v0
+}  // namespace strata

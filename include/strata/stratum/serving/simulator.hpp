@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Discrete-event serving simulation (Stratum §6, Fig. 6): requests arrive, the classifier labels
+/// them, the scheduler (`scheduler.hpp`) forms prefill groups that join a continuously decoding
+/// batch, the memory mapper swaps experts before a group with a new topic label, prefill runs on
+/// the xPU and decode on the NMP; and the same requests on a GPU baseline with an FCFS
+/// continuous-batching scheduler of its own.
+///
+/// The loop. The system runs one step at a time (prefill and decode do not overlap: the xPU takes
+/// part in every decode step, its norms and router). At each step boundary every request whose
+/// label is ready (arrival + classifier latency) enters the queue; the classifier time the device
+/// owes (`on_device`) is charged before the next step. A prefill step produces each admitted
+/// request's first token (TTFT = its end − arrival); a decode step gives every running request one
+/// token (its TBT sample is the time since its previous token, prefills of others included). A
+/// request leaves with its last token. Step costs are `step_costs.hpp`'s, at the running batch's
+/// size, mean context and hot-hit rate.
+///
+/// Layouts and hit rates. Each topic label has a layout: Algorithm 1 on its usage table
+/// (`topic_usage.hpp`); the mix layout is Algorithm 1 on the workload's topic mix. FCFS keeps the
+/// mix layout; the topic batcher swaps to a group's label's layout when it differs from the
+/// current one, charged with the row-swap cost between the two layouts (`row_swap.hpp`; stages
+/// swap in parallel, every chip of a stage swaps). A running request routes by its true topic: on
+/// layout k its hot-hit rate is H[t][k] = hot_hit_rate(f_t, fast set of k) (table routing), or the
+/// share of its current recorded token's expert picks in k's fast set (trace routing). A step's h
+/// is the mean over the running batch; the achieved hit rate is the token-weighted mean over steps.
+///
+/// Reported: throughput (requests/s and output tokens/s over the makespan), TTFT and TBT
+/// percentiles (nearest rank), SLO attainment (TTFT ≤ ttft_slo and mean TBT ≤ tbt_slo), achieved
+/// hot-hit rate, swaps and their time share, the classifier's time share, Little's-law terms
+/// (time-averaged requests in the system, arrival rate, mean sojourn), energy.
+///
+/// Simplifications: no preemption or chunked prefill; KV is reserved for a request's whole length
+/// on admission; Stratum-XL's two pipeline stages are charged as one decode step of the batch
+/// (`evaluate_decode`'s step time), not as two half batches in flight; a prefill's cost is that of
+/// b prompts of the group's mean length.
+
+#include <algorithm>  // std::sort, std::min, std::max
+#include <cmath>      // std::ceil
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::int64_t
+#include <functional> // std::function
+#include <memory>     // std::make_shared
+#include <string>     // std::string
+#include <utility>    // std::pair
+#include <vector>     // std::vector
+
+#include "strata/baseline/gpu.hpp"
+#include "strata/core/error.hpp"
+#include "strata/core/rng.hpp"
+#include "strata/stratum/row_swap.hpp"
+#include "strata/stratum/serving/classifier.hpp"
+#include "strata/stratum/serving/requests.hpp"
+#include "strata/stratum/serving/scheduler.hpp"
+#include "strata/stratum/serving/step_costs.hpp"
+#include "strata/stratum/serving/topic_usage.hpp"
+#include "strata/stratum/system.hpp"
+#include "strata/workload/trace.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Results of one serving run (file comment). Times in s, energy in J.
+struct serving_result {
+  std::string system;
+  std::string policy;
+  bool feasible = true;
+  std::string reason;
+  std::int64_t requests = 0;
+  std::int64_t output_tokens = 0;
+  double makespan_s = 0.0;
+  double throughput_rps = 0.0;
+  double throughput_tps = 0.0;
+  double ttft_p50_s = 0.0, ttft_p90_s = 0.0, ttft_p99_s = 0.0, ttft_max_s = 0.0;
+  double tbt_p50_s = 0.0, tbt_p90_s = 0.0, tbt_p99_s = 0.0;
+  double ttft_attainment = 0.0;  ///< share of requests with TTFT ≤ ttft_slo
+  double slo_attainment = 0.0;   ///< share with TTFT ≤ ttft_slo and mean TBT ≤ tbt_slo
+  double hot_hit_rate = 0.0;     ///< achieved, token-weighted over decode steps
+  std::vector<double> topic_hit_rates;  ///< H[t][t]: each topic's table on its own layout
+  double mix_hit_rate = 0.0;     ///< Σ π_t H[t][mix]: the mix layout's expected hit rate
+  double label_accuracy = 0.0;   ///< share of requests labelled with their true topic
+  std::int64_t swaps = 0;
+  double swap_time_s = 0.0;
+  double swap_share = 0.0;       ///< swap time / busy time
+  double classifier_time_s = 0.0;
+  double classifier_share = 0.0; ///< classifier device time / busy time
+  double classifier_latency_s = 0.0;  ///< mean per request
+  std::int64_t decode_steps = 0, prefill_steps = 0;
+  double mean_batch = 0.0;       ///< mean running batch of the decode steps
+  double busy_time_s = 0.0;
+  double energy_j = 0.0;
+  double tokens_per_joule = 0.0;
+  double arrival_rate = 0.0;     ///< λ = requests / last arrival
+  double mean_in_system = 0.0;   ///< L: time average over the makespan
+  double mean_sojourn_s = 0.0;   ///< W
+  std::int64_t kv_tokens = 0;    ///< KV capacity the scheduler used
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("system", s.system);
+    v("policy", s.policy);
+    v("feasible", s.feasible);
+    v("reason", s.reason);
+    v("requests", s.requests);
+    v("output_tokens", s.output_tokens);
+    v("makespan_s", s.makespan_s);
+    v("throughput_rps", s.throughput_rps);
+    v("throughput_tps", s.throughput_tps);
+    v("ttft_p50_s", s.ttft_p50_s);
+    v("ttft_p90_s", s.ttft_p90_s);
+    v("ttft_p99_s", s.ttft_p99_s);
+    v("ttft_max_s", s.ttft_max_s);
+    v("tbt_p50_s", s.tbt_p50_s);
+    v("tbt_p90_s", s.tbt_p90_s);
+    v("tbt_p99_s", s.tbt_p99_s);
+    v("ttft_attainment", s.ttft_attainment);
+    v("slo_attainment", s.slo_attainment);
+    v("hot_hit_rate", s.hot_hit_rate);
+    v("topic_hit_rates", s.topic_hit_rates);
+    v("mix_hit_rate", s.mix_hit_rate);
+    v("label_accuracy", s.label_accuracy);
+    v("swaps", s.swaps);
+    v("swap_time_s", s.swap_time_s);
+    v("swap_share", s.swap_share);
+    v("classifier_time_s", s.classifier_time_s);
+    v("classifier_share", s.classifier_share);
+    v("classifier_latency_s", s.classifier_latency_s);
+    v("decode_steps", s.decode_steps);
+    v("prefill_steps", s.prefill_steps);
+    v("mean_batch", s.mean_batch);
+    v("busy_time_s", s.busy_time_s);
+    v("energy_j", s.energy_j);
+    v("tokens_per_joule", s.tokens_per_joule);
+    v("arrival_rate", s.arrival_rate);
+    v("mean_in_system", s.mean_in_system);
+    v("mean_sojourn_s", s.mean_sojourn_s);
+    v("kv_tokens", s.kv_tokens);
+  }
+};
+
+/// Nearest-rank percentile (p in [0, 1]) of `x` (sorted in place); 0 for no values.
+inline double percentile(std::vector<double>& x, double p) {
+  if (x.empty()) return 0.0;
+  std::sort(x.begin(), x.end());
+  const auto n = static_cast<double>(x.size());
+  const auto k = static_cast<std::size_t>(std::max(1.0, std::ceil(p * n)));
+  return x[std::min(k, x.size()) - 1];
+}
+
+/// Nearest-rank percentile of weighted samples (value, weight), sorted in place.
+inline double weighted_percentile(std::vector<std::pair<double, double>>& x, double p) {
+  if (x.empty()) return 0.0;
+  std::sort(x.begin(), x.end());
+  double total = 0.0;
+  for (const auto& e : x) total += e.second;
+  const double target = p * total;
+  double acc = 0.0;
+  for (const auto& e : x) {
+    acc += e.second;
+    if (acc >= target && acc > 0.0) return e.first;
+  }
+  return x.back().first;
+}
+
+/// What the Stratum run is made of.
+struct stratum_serving_setup {
+  stratum_system_params<> system = stratum_l();
+  model m;
+  topic_tables usage;              ///< one table per topic (the requests' topic indices)
+  std::vector<double> mix;         ///< topic weights of the mix layout (empty: uniform)
+  classifier_params<> classifier{};
+  scheduler_params scheduler{};
+};
+
+namespace detail {
+
+/// The cost callbacks of one run.
+struct serving_model {
+  int labels = 1;
+  std::int64_t kv_tokens = 0;
+  // decode(batch, mean context, h), prefill(batch, mean prompt), swap(from, to); -1 is the mix layout
+  std::function<step_cost(int, double, double)> decode;
+  std::function<step_cost(int, double)> prefill;
+  std::function<step_cost(int, int)> swap;
+  /// Hit rate of running request r at its decode token j (0-based) on layout k (-1: mix).
+  std::function<double(std::size_t, int, int)> hit;
+  bool uses_hits = true;
+};
+
+/// The event loop (file comment). `labels[r]` and `ready[r]` (arrival + classifier latency),
+/// `device_s[r]` the classifier's device time for r.
+inline serving_result run_serving(const std::vector<request>& reqs, const std::vector<int>& labels,
+                                  const std::vector<double>& ready, const std::vector<double>& device_s,
+                                  const scheduler_params& sp, const serving_model& sm) {
+  const std::size_t n = reqs.size();
+  serving_result out;
+  out.requests = static_cast<std::int64_t>(n);
+  out.kv_tokens = sm.kv_tokens;
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ready[a] < ready[b]; });
+  const auto kv_of = [&](std::size_t r) { return static_cast<std::int64_t>(reqs[r].prompt) + reqs[r].output; };
+  for (std::size_t r = 0; r < n; ++r) {
+    if (kv_of(r) > sm.kv_tokens) {
+      out.feasible = false;
+      out.reason = "request " + std::to_string(r) + " needs " + std::to_string(kv_of(r)) +
+                   " KV tokens, the system holds " + std::to_string(sm.kv_tokens);
+      return out;
+    }
+  }
+  const double slo = sp.ttft_slo.si();
+  std::vector<double> first(n, -1.0), last(n, 0.0), finish(n, -1.0);
+  std::vector<int> gen(n, 0);
+  std::vector<std::size_t> running;
+  serving_queue q(sm.labels);
+  double t = 0.0, owed = 0.0, sum_ctx = 0.0;
+  std::int64_t kv_used = 0;
+  int layout = -1;
+  std::size_t next_ready = 0, done = 0;
+  // Little's law: ∫ N(t) dt with N = arrived − departed, arrivals at their exact times.
+  std::size_t next_arrival = 0;
+  double area = 0.0, last_t = 0.0;
+  std::int64_t in_system = 0;
+  const auto advance = [&](double t_new) {
+    while (next_arrival < n && reqs[next_arrival].arrival_s <= t_new) {
+      const double a = std::max(reqs[next_arrival].arrival_s, last_t);
+      area += static_cast<double>(in_system) * (a - last_t);
+      last_t = a;
+      ++in_system;
+      ++next_arrival;
+    }
+    area += static_cast<double>(in_system) * (t_new - last_t);
+    last_t = t_new;
+  };
+  std::vector<std::pair<double, double>> gaps;
+  std::vector<std::pair<double, double>> step_gaps;
+  double hit_num = 0.0, hit_den = 0.0, batch_sum = 0.0;
+  const auto depart = [&](std::size_t r) {
+    finish[r] = t;
+    kv_used -= kv_of(r);
+    --in_system;
+    ++done;
+  };
+  const auto step_hit = [&]() {
+    if (!sm.uses_hits || running.empty()) return 0.0;
+    double s = 0.0;
+    for (std::size_t r : running) s += sm.hit(r, gen[r] - 1, layout);
+    return s / static_cast<double>(running.size());
+  };
+  while (done < n) {
+    while (next_ready < n && ready[order[next_ready]] <= t) {
+      const std::size_t r = order[next_ready++];
+      q.push(r, labels[r]);
+      owed += device_s[r];
+    }
+    if (q.empty() && running.empty()) {
+      const double tn = ready[order[next_ready]];
+      advance(tn);
+      t = tn;
+      continue;
+    }
+    const double h = step_hit();
+    const double next_decode =
+        running.empty() ? 0.0 : sm.decode(static_cast<int>(running.size()), sum_ctx / static_cast<double>(running.size()), h).time_s;
+    const auto prefill_of = [&](const std::vector<std::size_t>& g) {
+      double p = 0.0;
+      for (std::size_t r : g) p += reqs[r].prompt;
+      return sm.prefill(static_cast<int>(g.size()), p / static_cast<double>(g.size()));
+    };
+    const schedule_state st{t, owed, static_cast<int>(running.size()), sm.kv_tokens - kv_used, layout, next_decode};
+    auto choice = choose_next(
+        sp, q, st, [&](std::size_t r) { return reqs[r].arrival_s + slo; }, kv_of,
+        [&](const std::vector<std::size_t>& g) { return prefill_of(g).time_s; },
+        [&](int a, int b) { return a == b ? 0.0 : sm.swap(a, b).time_s; });
+    if (!choice.prefill && running.empty()) {
+      // Nothing fits (cannot happen: every request fits an empty system); wait for the next ready.
+      if (next_ready >= n) break;
+      const double tn = std::max(t, ready[order[next_ready]]);
+      advance(tn);
+      t = tn;
+      continue;
+    }
+    double dt = owed;
+    out.classifier_time_s += owed;
+    owed = 0.0;
+    if (choice.prefill) {
+      if (choice.label >= 0 && choice.label != layout) {
+        const auto sw = sm.swap(layout, choice.label);
+        dt += sw.time_s;
+        out.swap_time_s += sw.time_s;
+        out.energy_j += sw.energy_j;
+        ++out.swaps;
+        layout = choice.label;
+      }
+      const auto pc = prefill_of(choice.group);
+      dt += pc.time_s;
+      out.energy_j += pc.energy_j;
+      ++out.prefill_steps;
+      const double t_end = t + dt;
+      advance(t_end);
+      t = t_end;
+      for (std::size_t r : choice.group) {
+        q.take(r);
+        kv_used += kv_of(r);
+        first[r] = t;
+        last[r] = t;
+        gen[r] = 1;
+        if (reqs[r].output == 1) {
+          depart(r);
+        } else {
+          running.push_back(r);
+          sum_ctx += reqs[r].prompt + 1;
+        }
+      }
+    } else {
+      const auto dc = sm.decode(static_cast<int>(running.size()), sum_ctx / static_cast<double>(running.size()), h);
+      dt += dc.time_s;
+      out.energy_j += dc.energy_j;
+      ++out.decode_steps;
+      hit_num += h * static_cast<double>(running.size());
+      hit_den += static_cast<double>(running.size());
+      batch_sum += static_cast<double>(running.size());
+      const double t_end = t + dt;
+      advance(t_end);
+      t = t_end;
+      step_gaps.clear();
+      for (std::size_t i = 0; i < running.size();) {
+        const std::size_t r = running[i];
+        const double g = t - last[r];
+        bool merged = false;
+        for (auto& e : step_gaps) {
+          if (e.first == g) {
+            e.second += 1.0;
+            merged = true;
+            break;
+          }
+        }
+        if (!merged) step_gaps.emplace_back(g, 1.0);
+        last[r] = t;
+        ++gen[r];
+        sum_ctx += 1.0;
+        if (gen[r] >= reqs[r].output) {
+          sum_ctx -= static_cast<double>(reqs[r].prompt) + gen[r];
+          depart(r);
+          running[i] = running.back();
+          running.pop_back();
+        } else {
+          ++i;
+        }
+      }
+      gaps.insert(gaps.end(), step_gaps.begin(), step_gaps.end());
+    }
+    out.busy_time_s += dt;
+  }
+  // Results.
+  out.makespan_s = t;
+  std::vector<double> ttft(n);
+  double sojourn = 0.0;
+  std::int64_t ok_ttft = 0, ok_slo = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    ttft[r] = first[r] - reqs[r].arrival_s;
+    sojourn += finish[r] - reqs[r].arrival_s;
+    out.output_tokens += reqs[r].output;
+    const bool a = ttft[r] <= slo;
+    const double tbt = reqs[r].output > 1 ? (finish[r] - first[r]) / (reqs[r].output - 1) : 0.0;
+    ok_ttft += a ? 1 : 0;
+    ok_slo += (a && tbt <= sp.tbt_slo.si()) ? 1 : 0;
+  }
+  const double nn = static_cast<double>(n);
+  out.throughput_rps = t > 0.0 ? nn / t : 0.0;
+  out.throughput_tps = t > 0.0 ? static_cast<double>(out.output_tokens) / t : 0.0;
+  out.ttft_p50_s = percentile(ttft, 0.50);
+  out.ttft_p90_s = percentile(ttft, 0.90);
+  out.ttft_p99_s = percentile(ttft, 0.99);
+  out.ttft_max_s = ttft.empty() ? 0.0 : ttft.back();
+  out.tbt_p50_s = weighted_percentile(gaps, 0.50);
+  out.tbt_p90_s = weighted_percentile(gaps, 0.90);
+  out.tbt_p99_s = weighted_percentile(gaps, 0.99);
+  out.ttft_attainment = static_cast<double>(ok_ttft) / nn;
+  out.slo_attainment = static_cast<double>(ok_slo) / nn;
+  out.hot_hit_rate = hit_den > 0.0 ? hit_num / hit_den : 0.0;
+  out.swap_share = out.busy_time_s > 0.0 ? out.swap_time_s / out.busy_time_s : 0.0;
+  out.classifier_share = out.busy_time_s > 0.0 ? out.classifier_time_s / out.busy_time_s : 0.0;
+  out.mean_batch = out.decode_steps > 0 ? batch_sum / static_cast<double>(out.decode_steps) : 0.0;
+  out.tokens_per_joule = out.energy_j > 0.0 ? static_cast<double>(out.output_tokens) / out.energy_j : 0.0;
+  out.arrival_rate = reqs.back().arrival_s > 0.0 ? nn / reqs.back().arrival_s : 0.0;
+  out.mean_in_system = t > 0.0 ? area / t : 0.0;
+  out.mean_sojourn_s = sojourn / nn;
+  return out;
+}
+
+/// KV tokens the rows between the packs hold (the smallest stage).
+inline std::int64_t stratum_kv_tokens(const stratum_machine<>& sm, const model& m, const stratum_placement& pl) {
+  const double per_token_layer = kv_bytes_per_token_layer(m).in(units::B);
+  const int in_flight = sm.params.stages > 1 ? 2 : 1;
+  double best = -1.0;
+  for (const auto& st : pl.stages) {
+    const double bytes = static_cast<double>(std::max<long long>(0, st.plan.kv_region.rows())) * st.rest.row_bytes() *
+                         sm.params.chips;
+    const double tok = bytes / (per_token_layer * (st.last_layer - st.first_layer) * in_flight);
+    best = best < 0.0 ? tok : std::min(best, tok);
+  }
+  return static_cast<std::int64_t>(std::max(0.0, std::min(best, 1e15)));
+}
+
+}  // namespace detail
+
+/// Runs `reqs` (topic indices into `setup.usage.topics`) on the Stratum system (file comment).
+/// With a `trace`, requests made by `requests_from_trace` route by its recorded tokens; `hook`
+/// replaces the modelled classifier's labels (its latency is still charged).
+inline serving_result simulate_stratum(const stratum_serving_setup& setup, const std::vector<request>& reqs,
+                                       const routing_trace* trace = nullptr, const topic_hook& hook = {}) {
+  constexpr const char* id = "strata.serving";
+  const int T = static_cast<int>(setup.usage.topics.size());
+  detail::require(T >= 1 && setup.usage.tables.size() == setup.usage.topics.size(), id, "usage.topics",
+                  setup.usage.topics.size(), "at least one topic with one table each");
+  detail::require(!reqs.empty(), id, "requests", 0, "at least one request");
+  validate(setup.scheduler, "scheduler");
+  validate(setup.classifier, T, "classifier");
+  detail::validate_topic_mix(setup.usage.topics, setup.mix, "usage");
+  const model& m = setup.m;
+  validate(m);
+  for (std::size_t r = 0; r < reqs.size(); ++r) {
+    detail::require(reqs[r].topic >= 0 && reqs[r].topic < T, id, "requests[" + std::to_string(r) + "].topic",
+                    reqs[r].topic, "a topic index of the usage tables");
+    if (r > 0) detail::require(reqs[r].arrival_s >= reqs[r - 1].arrival_s, id, "requests", r, "requests in arrival order");
+  }
+  const auto sm = prepare(setup.system);
+  const int L = m.moe_layers(), E = m.experts;
+  serving_result res;
+  res.system = setup.system.name;
+  res.policy = setup.scheduler.policy == schedule_policy::topic ? "topic" : "fcfs";
+  // Layouts: one per label, then the mix (index T).
+  const step_shape small{.mode = phase::decode, .batch = 1, .context = 1};
+  std::vector<stratum_placement> layouts;
+  std::vector<std::vector<unsigned char>> masks;
+  std::vector<double> w = setup.mix.empty() ? std::vector<double>(static_cast<std::size_t>(T), 1.0) : setup.mix;
+  for (int k = 0; k <= T; ++k) {
+    if (E > 0) {
+      const usage_table f = k < T ? setup.usage.tables[static_cast<std::size_t>(k)] : mix_usage(setup.usage.tables, w);
+      layouts.push_back(place_model(sm, m, small, f));
+      masks.push_back(fast_mask(layouts.back(), L, E));
+    } else {
+      layouts.push_back(place_model(sm, m, small));
+      masks.emplace_back();
+    }
+  }
+  for (const auto& st : layouts.back().stages) {
+    if (!st.plan.feasible || (E > 0 && !st.layout.feasible)) {
+      res.feasible = false;
+      res.reason = setup.system.name + ": " + m.name + " does not fit: " + st.plan.reason;
+      res.requests = static_cast<std::int64_t>(reqs.size());
+      return res;
+    }
+  }
+  // H[t][k].
+  std::vector<std::vector<double>> H(static_cast<std::size_t>(T), std::vector<double>(static_cast<std::size_t>(T) + 1, 0.0));
+  double wsum = 0.0;
+  for (double x : w) wsum += x;
+  for (int t = 0; t < T && E > 0; ++t) {
+    for (int k = 0; k <= T; ++k) {
+      H[static_cast<std::size_t>(t)][static_cast<std::size_t>(k)] =
+          hot_hit_rate(setup.usage.tables[static_cast<std::size_t>(t)], masks[static_cast<std::size_t>(k)]);
+    }
+    res.topic_hit_rates.push_back(H[static_cast<std::size_t>(t)][static_cast<std::size_t>(t)]);
+    res.mix_hit_rate += w[static_cast<std::size_t>(t)] / wsum * H[static_cast<std::size_t>(t)][static_cast<std::size_t>(T)];
+  }
+  // Trace routing: per request, per layout, the hit of each decode token.
+  std::vector<std::vector<std::vector<float>>> token_hits;
+  if (trace != nullptr) {
+    detail::require(E > 0 && trace->layers() == L && trace->experts_per_layer() == E, id, "trace", trace->layers(),
+                    "a trace of the model's MoE layers and experts");
+    const auto seqs = detail::sequences_of(*trace);
+    token_hits.resize(reqs.size());
+    for (std::size_t r = 0; r < reqs.size(); ++r) {
+      const auto s = reqs[r].trace_seq;
+      detail::require(s >= 0 && static_cast<std::size_t>(s) < seqs.size(), id, "requests[" + std::to_string(r) + "].trace_seq",
+                      s, "a sequence of the trace");
+      const auto& sq = seqs[static_cast<std::size_t>(s)];
+      detail::require(static_cast<std::size_t>(reqs[r].prompt) + static_cast<std::size_t>(reqs[r].output) <= sq.size(), id,
+                      "requests[" + std::to_string(r) + "]", reqs[r].output, "prompt + output within its sequence");
+      token_hits[r].assign(static_cast<std::size_t>(T) + 1, std::vector<float>(static_cast<std::size_t>(reqs[r].output)));
+      for (int k = 0; k <= T; ++k) {
+        for (int j = 0; j < reqs[r].output; ++j) {
+          token_hits[r][static_cast<std::size_t>(k)][static_cast<std::size_t>(j)] = static_cast<float>(
+              token_hot_hit(*trace, sq[static_cast<std::size_t>(reqs[r].prompt + j)], masks[static_cast<std::size_t>(k)]));
+        }
+      }
+    }
+  }
+  // Labels and classifier latency.
+  const auto cdf = confusion_cdf(setup.classifier, T);
+  detail::portable_rng g(setup.classifier.seed);
+  std::vector<int> labels(reqs.size());
+  std::vector<double> ready(reqs.size()), device(reqs.size());
+  std::vector<double> lat_cache(static_cast<std::size_t>(setup.classifier.max_tokens) + 1, -1.0);
+  std::int64_t right = 0;
+  double lat_sum = 0.0;
+  for (std::size_t r = 0; r < reqs.size(); ++r) {
+    int l = hook ? hook(reqs[r]) : draw_label(cdf, reqs[r].topic, g);
+    detail::require(l >= 0 && l < T, id, "classifier hook", l, "a topic index");
+    labels[r] = setup.scheduler.policy == schedule_policy::topic ? l : 0;
+    right += l == reqs[r].topic ? 1 : 0;
+    const int tok = std::min(reqs[r].prompt, setup.classifier.max_tokens);
+    double& lc = lat_cache[static_cast<std::size_t>(tok)];
+    if (lc < 0.0) lc = classifier_latency(setup.classifier, sm.xpu, tok).si();
+    ready[r] = reqs[r].arrival_s + lc;
+    device[r] = setup.classifier.on_device ? lc : 0.0;
+    lat_sum += lc;
+  }
+  res.label_accuracy = static_cast<double>(right) / static_cast<double>(reqs.size());
+  // Costs.
+  auto costs = std::make_shared<stratum_step_costs>(sm, m);
+  std::vector<step_cost> swap_cache(static_cast<std::size_t>((T + 1) * (T + 1)), step_cost{-1.0, 0.0});
+  const auto d = sm.device;
+  detail::serving_model model_cb;
+  model_cb.labels = setup.scheduler.policy == schedule_policy::topic ? T : 1;
+  model_cb.kv_tokens = setup.scheduler.kv_tokens > 0 ? setup.scheduler.kv_tokens : detail::stratum_kv_tokens(sm, m, layouts.back());
+  model_cb.decode = [costs](int b, double c, double h) { return costs->decode(b, c, h); };
+  model_cb.prefill = [costs](int b, double p) { return costs->prefill(b, p); };
+  model_cb.swap = [&, T](int a, int b) {
+    const int ia = a < 0 ? T : a, ib = b < 0 ? T : b;
+    auto& c = swap_cache[static_cast<std::size_t>(ia * (T + 1) + ib)];
+    if (c.time_s < 0.0) {
+      c = {0.0, 0.0};
+      if (E > 0 && ia != ib) {
+        const auto& la = layouts[static_cast<std::size_t>(ia)];
+        const auto& lb = layouts[static_cast<std::size_t>(ib)];
+        for (std::size_t st = 0; st < la.stages.size(); ++st) {
+          const auto sw = row_swap_cost(la.stages[st].layout, lb.stages[st].layout, la.stages[st].rest, d.tiers);
+          c.time_s = std::max(c.time_s, sw.time.si());  // stages swap in parallel
+          c.energy_j += sw.energy.si() * setup.system.chips;
+        }
+      }
+    }
+    return c;
+  };
+  model_cb.uses_hits = E > 0;
+  if (trace != nullptr) {
+    model_cb.hit = [&, T](std::size_t r, int j, int k) {
+      return static_cast<double>(token_hits[r][static_cast<std::size_t>(k < 0 ? T : k)][static_cast<std::size_t>(std::max(0, j))]);
+    };
+  } else {
+    model_cb.hit = [&, T](std::size_t r, int, int k) {
+      return H[static_cast<std::size_t>(reqs[r].topic)][static_cast<std::size_t>(k < 0 ? T : k)];
+    };
+  }
+  auto out = detail::run_serving(reqs, labels, ready, device, setup.scheduler, model_cb);
+  out.system = res.system;
+  out.policy = res.policy;
+  out.topic_hit_rates = res.topic_hit_rates;
+  out.mix_hit_rate = res.mix_hit_rate;
+  out.label_accuracy = res.label_accuracy;
+  out.classifier_latency_s = lat_sum / static_cast<double>(reqs.size());
+  return out;
+}
+
+/// The GPU baseline's count and precision for `m`: the fewest GPUs holding the weights at B = 1,
+/// S = 512 in 16-bit, or in FP8 where FP8 needs fewer (vLLM `--quantization fp8`); `gpus` > 0
+/// fixes the count (16-bit).
+inline std::pair<model, int> gpu_serving_baseline(const gpu_params& g, const model& m, int gpus = 0) {
+  if (gpus > 0) return {m, gpus};
+  const step_shape s{.mode = phase::decode, .batch = 1, .context = 512};
+  std::pair<model, int> b{m, min_devices(g, m, s)};
+  model m8 = m;
+  m8.weight_bits = 8;
+  const int n8 = min_devices(g, m8, s);
+  if (n8 > 0 && (b.second == 0 || n8 < b.second)) b = {m8, n8};
+  return b;
+}
+
+/// The same requests on `gpus` GPUs (0: `gpu_serving_baseline`) with FCFS continuous batching
+/// (`sp.policy` is ignored), no classifier and no expert placement; KV capacity from the
+/// memory the weights and workspace leave (`check_fit`).
+inline serving_result simulate_gpu(const gpu_params& g, const model& m, const scheduler_params& sp,
+                                   const std::vector<request>& reqs, int gpus = 0) {
+  validate(g);
+  validate(sp, "scheduler");
+  detail::require(!reqs.empty(), "strata.serving", "requests", 0, "at least one request");
+  const auto [served, n] = gpu_serving_baseline(g, m, gpus);
+  serving_result bad;
+  bad.system = g.name;
+  bad.policy = "fcfs";
+  bad.requests = static_cast<std::int64_t>(reqs.size());
+  if (n <= 0) {
+    bad.feasible = false;
+    bad.reason = m.name + " does not fit on up to 64 x " + g.name;
+    return bad;
+  }
+  scheduler_params p = sp;
+  p.policy = schedule_policy::fcfs;
+  const auto fit = check_fit(g, n, served, {.mode = phase::decode, .batch = p.max_batch, .context = 1});
+  const double shards = served.is_mla() ? 1.0 : std::min(double(n), double(served.kv_heads));
+  const double room = (fit.usable_per_device - fit.required_per_device).si() * shards + fit.kv_bytes.si();
+  const double per_token = kv_bytes_per_token_layer(served).in(units::B) * served.layers;
+  auto costs = std::make_shared<gpu_step_costs>(g, n, served);
+  detail::serving_model cb;
+  cb.labels = 1;
+  cb.kv_tokens = p.kv_tokens > 0 ? p.kv_tokens : static_cast<std::int64_t>(std::max(0.0, std::min(room / per_token, 1e15)));
+  cb.decode = [costs](int b, double c, double) { return costs->decode(b, c); };
+  cb.prefill = [costs](int b, double pr) { return costs->prefill(b, pr); };
+  cb.swap = [](int, int) { return step_cost{}; };
+  cb.hit = [](std::size_t, int, int) { return 0.0; };
+  cb.uses_hits = false;
+  std::vector<int> labels(reqs.size(), 0);
+  std::vector<double> ready(reqs.size()), device(reqs.size(), 0.0);
+  for (std::size_t r = 0; r < reqs.size(); ++r) ready[r] = reqs[r].arrival_s;
+  auto out = detail::run_serving(reqs, labels, ready, device, p, cb);
+  out.system = std::to_string(n) + " x " + g.name + (served.weight_bits == 8 ? " (FP8)" : "");
+  out.policy = "fcfs";
+  return out;
+}
+
+}  // namespace v0
+}  // namespace strata

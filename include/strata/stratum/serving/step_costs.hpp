@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Step costs of the serving simulation, memoised: the serving loop asks for a decode step of B
+/// sequences at mean context S and hot-hit rate h, and for a prefill of b prompts of mean length
+/// P, hundreds of thousands of times; the system model takes ~20 µs a step. The costs are
+/// evaluated on a grid and interpolated (the approximation, measured in the tests):
+///
+/// - B exactly (every batch size is its own row);
+/// - context on the grid c_j = 16·2^(j/2) (j = 0 … 28, up to 262 144 tokens), linear between the
+///   two neighbours (attention and KV traffic are affine in S at fixed B; the grid is 41 % apart);
+/// - h on the grid {0, A/E, A/E + (1 − A/E)·k/4, k = 1 … 4}, linear between neighbours. A grid
+///   point h ≥ A/E is the hit-rate table of `usage_from_hit_rate(h)` placed by itself (its hot
+///   experts in the fast pack); h < A/E routes by the table of hot share q = 1 − h(E − A)/A
+///   placed by the table whose hot set is the next A experts (their share is then exactly h;
+///   needs E ≥ 2A, else h is clamped to A/E). A real topic table enters only through its h: how
+///   its cold mass spreads over the slow tiers is the hit-rate table's, which is the
+///   approximation.
+/// - Stratum: decode by `evaluate_decode` on a placement made for (B, the grid context above S),
+///   prefill by the roofline on the xPU die over the interposer (as `evaluate_prefill`).
+///   GPU: both by the roofline on `make_machine(gpu, n)`.
+///
+/// Each grid point is evaluated once, on first use.
+
+#include <algorithm>      // std::min, std::max
+#include <cmath>          // std::pow, std::floor, std::log2
+#include <cstdint>        // std::uint64_t
+#include <unordered_map>  // std::unordered_map
+#include <utility>        // std::pair
+#include <vector>         // std::vector
+
+#include "strata/baseline/gpu.hpp"
+#include "strata/stratum/system.hpp"
+#include "strata/stratum/usage.hpp"
+#include "strata/workload/model.hpp"
+#include "strata/workload/operators.hpp"
+#include "strata/workload/roofline.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Time and energy of one step.
+struct step_cost {
+  double time_s = 0.0;
+  double energy_j = 0.0;
+};
+
+namespace detail {
+
+inline constexpr int ctx_grid_points = 29;
+inline double ctx_grid(int j) { return 16.0 * std::pow(2.0, 0.5 * j); }
+
+/// Index j and weight w so that S ≈ (1 − w)·c_j + w·c_{j+1}, clamped to the grid.
+inline std::pair<int, double> ctx_bracket(double s) {
+  if (s <= ctx_grid(0)) return {0, 0.0};
+  int j = static_cast<int>(std::floor(2.0 * std::log2(s / 16.0)));
+  j = std::clamp(j, 0, ctx_grid_points - 2);
+  while (j > 0 && ctx_grid(j) > s) --j;
+  while (j < ctx_grid_points - 2 && ctx_grid(j + 1) < s) ++j;
+  const double a = ctx_grid(j), b = ctx_grid(j + 1);
+  return {j, std::clamp((s - a) / (b - a), 0.0, 1.0)};
+}
+
+inline step_cost lerp(const step_cost& a, const step_cost& b, double w) {
+  return {a.time_s + w * (b.time_s - a.time_s), a.energy_j + w * (b.energy_j - a.energy_j)};
+}
+
+}  // namespace detail
+
+/// Memoised decode and prefill costs of a model on a Stratum system (file comment).
+class stratum_step_costs {
+ public:
+  stratum_step_costs(const stratum_machine<>& sm, const model& m) : sm_(sm), m_(m) {
+    validate(m_);
+    const bool moe = m_.experts > 0;
+    lo_ = moe ? static_cast<double>(m_.top_k) / m_.experts : 1.0;
+    h_.push_back(0.0);
+    if (!moe || m_.experts < 2 * m_.top_k) h_.clear();
+    h_.push_back(lo_);
+    for (int k = 1; k <= 4 && moe && lo_ < 1.0; ++k) h_.push_back(lo_ + (1.0 - lo_) * k / 4.0);
+  }
+
+  /// A decode step of `batch` sequences at mean context `context` with hot-hit rate `h`.
+  step_cost decode(int batch, double context, double h) {
+    const auto [j, w] = detail::ctx_bracket(context);
+    h = std::clamp(h, h_.front(), h_.back());
+    std::size_t i = 0;
+    while (i + 2 < h_.size() && h_[i + 1] < h) ++i;
+    const double wh = h_.size() > 1 ? std::clamp((h - h_[i]) / (h_[i + 1] - h_[i]), 0.0, 1.0) : 0.0;
+    const std::size_t i1 = h_.size() > 1 ? i + 1 : i;
+    const auto at = [&](int jj, std::size_t ii) { return point(batch, jj, ii); };
+    const step_cost a = detail::lerp(at(j, i), at(j, i1), wh);
+    const step_cost b = detail::lerp(at(j + 1, i), at(j + 1, i1), wh);
+    return detail::lerp(a, b, w);
+  }
+
+  /// A prefill step of `batch` prompts of mean length `prompt` on the xPU.
+  step_cost prefill(int batch, double prompt) {
+    const auto [j, w] = detail::ctx_bracket(prompt);
+    return detail::lerp(prefill_point(batch, j), prefill_point(batch, j + 1), w);
+  }
+
+  /// The h grid (file comment).
+  [[nodiscard]] const std::vector<double>& h_grid() const { return h_; }
+  /// Grid points evaluated so far.
+  [[nodiscard]] std::size_t evaluations() const { return cache_.size() + prefill_cache_.size(); }
+
+ private:
+  step_cost point(int batch, int j, std::size_t hi) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(batch) << 16) | (static_cast<std::uint64_t>(j) << 8) | hi;
+    const auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    const int ctx = static_cast<int>(std::ceil(detail::ctx_grid(j)));
+    const step_shape s{.mode = phase::decode, .batch = batch, .context = ctx};
+    usage_table route, place;
+    if (m_.experts > 0) {
+      const int L = m_.moe_layers(), E = m_.experts, A = m_.top_k;
+      const double h = h_[hi];
+      if (h >= lo_) {
+        route = usage_from_hit_rate(L, E, A, std::max(h, lo_));
+        place = route;
+      } else {
+        const double q = 1.0 - h * (E - A) / A;
+        route = usage_from_hit_rate(L, E, A, q, 0);
+        place = usage_from_hit_rate(L, E, A, q, A);
+      }
+    }
+    const auto pl = place_model(sm_, m_, s, place);
+    const auto r = evaluate_decode(sm_, pl, m_, s, route);
+    const step_cost c{r.time.si(), r.energy.si()};
+    cache_.emplace(key, c);
+    return c;
+  }
+  step_cost prefill_point(int batch, int j) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(batch) << 16) | static_cast<std::uint64_t>(j);
+    const auto it = prefill_cache_.find(key);
+    if (it != prefill_cache_.end()) return it->second;
+    const step_shape s{.mode = phase::prefill, .batch = batch, .context = static_cast<int>(std::ceil(detail::ctx_grid(j)))};
+    const auto r = evaluate(step_operators(m_, s), s, m_.hidden, sm_.xpu);
+    const step_cost c{r.time.si(), r.energy.si()};
+    prefill_cache_.emplace(key, c);
+    return c;
+  }
+
+  stratum_machine<> sm_;
+  model m_;
+  double lo_ = 1.0;
+  std::vector<double> h_;
+  std::unordered_map<std::uint64_t, step_cost> cache_, prefill_cache_;
+};
+
+/// Memoised decode and prefill costs of a model on `devices` GPUs in tensor parallel (file comment).
+class gpu_step_costs {
+ public:
+  gpu_step_costs(const gpu_params& g, int devices, const model& m) : machine_(make_machine(g, devices)), m_(m) {
+    validate(m_);
+  }
+  step_cost decode(int batch, double context) {
+    const auto [j, w] = detail::ctx_bracket(context);
+    return detail::lerp(point(phase::decode, batch, j), point(phase::decode, batch, j + 1), w);
+  }
+  step_cost prefill(int batch, double prompt) {
+    const auto [j, w] = detail::ctx_bracket(prompt);
+    return detail::lerp(point(phase::prefill, batch, j), point(phase::prefill, batch, j + 1), w);
+  }
+  [[nodiscard]] const roofline_machine& machine() const { return machine_; }
+
+ private:
+  step_cost point(phase ph, int batch, int j) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(batch) << 16) | (static_cast<std::uint64_t>(j) << 1) |
+                              (ph == phase::prefill ? 1u : 0u);
+    const auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    const step_shape s{.mode = ph, .batch = batch, .context = static_cast<int>(std::ceil(detail::ctx_grid(j)))};
+    const auto r = evaluate(step_operators(m_, s), s, m_.hidden, machine_);
+    const step_cost c{r.time.si(), r.energy.si()};
+    cache_.emplace(key, c);
+    return c;
+  }
+  roofline_machine machine_;
+  model m_;
+  std::unordered_map<std::uint64_t, step_cost> cache_;
+};
+
+}  // namespace v0
+}  // namespace strata

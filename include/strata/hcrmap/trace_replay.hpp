@@ -168,13 +168,13 @@ inline void print_replay(std::ostream& os, const replay_result& r) {
     << "\n";
   if (!r.note.empty()) o << "note: " << r.note << "\n";
   o << std::left << std::setw(20) << "policy" << std::right << std::setw(13) << "latency_ms" << std::setw(8) << "norm"
-    << std::setw(12) << "energy_mJ" << std::setw(8) << "norm" << std::setw(12) << "EDP_uJs" << std::setw(8) << "norm"
+    << std::setw(12) << "energy_mJ" << std::setw(8) << "norm" << std::setw(12) << "EDP_mJs" << std::setw(8) << "norm"
     << std::setw(12) << "DRAM_MB" << std::setw(12) << "HBM_MB" << std::setw(7) << "edits" << "\n";
   o << std::fixed;
   for (const auto& p : r.policies) {
     o << std::left << std::setw(20) << to_string(p.policy) << std::right << std::setprecision(4) << std::setw(13)
       << p.latency_s * 1e3 << std::setprecision(3) << std::setw(8) << p.normalised_latency << std::setprecision(3)
-      << std::setw(12) << p.energy_j * 1e3 << std::setw(8) << p.normalised_energy << std::setw(12) << p.edp * 1e6
+      << std::setw(12) << p.energy_j * 1e3 << std::setw(8) << p.normalised_energy << std::setw(12) << p.edp * 1e3
       << std::setw(8) << p.normalised_edp << std::setprecision(1) << std::setw(12) << p.dram_stream_bytes / 1e6
       << std::setw(12) << p.hbm_stream_bytes / 1e6 << std::setw(7) << p.edits << "\n";
   }

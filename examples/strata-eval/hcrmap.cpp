@@ -1,0 +1,92 @@
+// strata-eval hcrmap: a routing trace replayed through the HCRMap comparison's policies on the
+// chiplet package (strata/hcrmap/trace_replay.hpp).
+//
+//   strata-eval hcrmap --model <preset|config.json> --trace <trace.csv> --mode prefill|decode
+//                      [--policy all|static|fixed|hydra|moentwine|pimoe|hcrmap|<ablation>] [--json]
+//                      [--checkpoint <dqn.json>] [--layers <n>] [--max-windows <n>]
+//
+// The trace is any CSV in the seq,pos,L1..LN format (strata/workload/trace_io.hpp) with the
+// model's MoE layers and experts. Even-position sequences build the layouts, odd-position ones
+// are served (the comparison's split). HCRMap decides with the masked Double DQN checkpoint
+// (--checkpoint; default hcrmap/dqn_checkpoint.json under $STRATA_DATA_DIR or the source tree's
+// tests/data), else with the greedy one-step rule; the output names which.
+// Exit status: 0 on success, 1 on an input that cannot be loaded or replayed, 2 on a bad command line.
+
+#include <cstdlib>   // std::getenv
+#include <fstream>   // std::ifstream
+#include <iostream>  // std::cout
+#include <memory>    // std::make_shared
+#include <sstream>   // std::ostringstream
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "cli.hpp"
+#include "strata/chiplet/substrate.hpp"
+#include "strata/hcrmap/dqn_json.hpp"
+#include "strata/hcrmap/dqn_scorer.hpp"
+#include "strata/hcrmap/trace_replay.hpp"
+#include "strata/hcrmap/trace_replay_json.hpp"
+#include "strata/workload/trace_io.hpp"
+
+namespace strata_eval {
+
+command add_hcrmap(CLI::App& app) {
+  struct options {
+    std::string model, trace, mode, policy = "all", checkpoint;
+    bool json = false;
+    int layers = 6, max_windows = 32;
+  };
+  auto o = std::make_shared<options>();
+  CLI::App* sub = app.add_subcommand("hcrmap", "a routing trace replayed through HCRMap and the policies it is compared "
+                                               "with (latency, energy, EDP, stages, streaming bytes)");
+  sub->add_option("--model", o->model, "model preset or Hugging Face config.json")->required();
+  sub->add_option("--trace", o->trace, "routing trace CSV (seq,pos,L1..LN)")->required();
+  sub->add_option("--mode", o->mode, "prefill (windows of 2048 tokens) or decode (steps of 512 sequences)")
+      ->required()
+      ->check(CLI::IsMember({"prefill", "decode"}));
+  std::vector<std::string> names{"all"};
+  for (const auto& [k, n] : strata::enum_names(strata::policy_kind{})) names.emplace_back(n);
+  sub->add_option("--policy", o->policy, "one policy, or all six compared ones")->check(CLI::IsMember(names))->default_str("all");
+  sub->add_flag("--json", o->json, "print the results as JSON");
+  sub->add_option("--checkpoint", o->checkpoint, "HCRMap's value function: a masked Double DQN checkpoint (JSON)");
+  sub->add_option("--layers", o->layers, "MoE layers evaluated (evenly spaced; the routed time is scaled)")
+      ->check(CLI::Range(1, 1024))
+      ->default_str("6");
+  sub->add_option("--max-windows", o->max_windows, "windows served at most")->check(CLI::Range(1, 1024))->default_str("32");
+  return {sub, [o]() -> int {
+            const auto m = load_model(o->model);
+            const auto trace = strata::load_trace_csv(o->trace, {.experts = m.experts});
+            std::string ck = o->checkpoint;
+            if (ck.empty()) {
+              std::string dir;
+              if (const char* env = std::getenv("STRATA_DATA_DIR")) dir = env;
+#ifdef STRATA_SOURCE_DATA_DIR
+              if (dir.empty()) dir = STRATA_SOURCE_DATA_DIR;
+#endif
+              if (!dir.empty() && is_file(dir + "/hcrmap/dqn_checkpoint.json")) ck = dir + "/hcrmap/dqn_checkpoint.json";
+            }
+            strata::controller_value value;
+            if (!ck.empty()) {
+              std::ifstream in(ck);
+              if (!in) throw strata::config_error("checkpoint", "cannot open " + strata_eval::quoted(ck));
+              std::ostringstream text;
+              text << in.rdbuf();
+              value.name = "masked Double DQN " + ck;
+              value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text.str(), ck));
+            }
+            strata::replay_params rp;
+            rp.max_windows = o->max_windows;
+            rp.experiment.max_layers = o->layers;
+            const strata::substrate s;
+            const auto r = strata::replay_trace(s, m, trace, o->mode == "prefill" ? strata::phase::prefill : strata::phase::decode,
+                                                strata::parse_policies(o->policy), rp, value);
+            if (o->json) {
+              std::cout << strata::replay_json(r).dump(2, ' ', false, strata::json::error_handler_t::replace) << "\n";
+            } else {
+              strata::print_replay(std::cout, r);
+            }
+            return 0;
+          }};
+}
+
+}  // namespace strata_eval

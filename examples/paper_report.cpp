@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
       std::ifstream in(*checkpoint);
       std::ostringstream text;
       text << in.rdbuf();
-      value.name = "masked Double DQN checkpoint hcrmap/dqn_checkpoint.json";
+      value.name = "masked Double DQN checkpoint";
       value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text.str(), *checkpoint));
     }
     rows = strata::paper_rows(trace, value);

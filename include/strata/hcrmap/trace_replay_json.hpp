@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// The trace replay (`trace_replay.hpp`) as JSON, for `strata-eval hcrmap --json`: plain SI
-/// numbers, keys naming their unit. The only trace-replay header that includes nlohmann/json,
-/// through strata/core/json.hpp.
+/// The trace replay (`trace_replay.hpp`) as JSON, for `strata-eval hcrmap --json` (plain SI
+/// numbers, keys naming their unit), and as a text table (`print_replay`). The io header of the
+/// replay: the only one that includes nlohmann/json (through strata/core/json.hpp) or streams.
 ///
 /// \code{.json}
 /// { "model": "DeepSeek-V2-Lite", "mode": "decode", "tokens": 1859, "profile_tokens": 940,
@@ -17,7 +17,11 @@
 ///                   "violations": 0 }, ... ] }
 /// \endcode
 
-#include <string>  // std::string
+#include <iomanip>  // std::setw, std::setprecision
+#include <ios>      // std::fixed
+#include <ostream>  // std::ostream
+#include <sstream>  // std::ostringstream
+#include <string>   // std::string
 
 #include "strata/core/json.hpp"
 #include "strata/hcrmap/trace_replay.hpp"
@@ -63,6 +67,40 @@ inline json replay_json(const replay_result& r) {
 
 /// `r` as JSON text, pretty-printed with `indent` spaces.
 inline std::string replay_json_text(const replay_result& r, int indent = 2) { return replay_json(r).dump(indent); }
+
+/// The replay as a text table: one row per policy (latency, energy, EDP, each also normalised to
+/// single-copy static; DRAM and HBM streaming bytes), then the stage attribution of each policy's
+/// routed time.
+inline void print_replay(std::ostream& os, const replay_result& r) {
+  std::ostringstream o;
+  o << "HCRMap replay: " << r.model << ", " << (r.mode == phase::prefill ? "prefill" : "decode") << ", " << r.tokens
+    << " tokens (" << r.profile_tokens << " profile, " << r.evaluation_tokens << " served), " << r.windows << " windows, "
+    << r.packages << " package(s), " << r.evaluated_layers.size() << " evaluated MoE layers; HCRMap value: " << r.value
+    << "\n";
+  if (!r.note.empty()) o << "note: " << r.note << "\n";
+  o << std::left << std::setw(20) << "policy" << std::right << std::setw(13) << "latency_ms" << std::setw(8) << "norm"
+    << std::setw(12) << "energy_mJ" << std::setw(8) << "norm" << std::setw(12) << "EDP_mJs" << std::setw(8) << "norm"
+    << std::setw(12) << "DRAM_MB" << std::setw(12) << "HBM_MB" << std::setw(7) << "edits" << "\n";
+  o << std::fixed;
+  for (const auto& p : r.policies) {
+    o << std::left << std::setw(20) << to_string(p.policy) << std::right << std::setprecision(4) << std::setw(13)
+      << p.latency_s * 1e3 << std::setprecision(3) << std::setw(8) << p.normalised_latency << std::setprecision(3)
+      << std::setw(12) << p.energy_j * 1e3 << std::setw(8) << p.normalised_energy << std::setw(12) << p.edp * 1e3
+      << std::setw(8) << p.normalised_edp << std::setprecision(1) << std::setw(12) << p.dram_stream_bytes / 1e6
+      << std::setw(12) << p.hbm_stream_bytes / 1e6 << std::setw(7) << p.edits << "\n";
+  }
+  o << "\nrouted-time stage attribution (ms per window, critical groups, Fig. 5)\n";
+  o << std::left << std::setw(20) << "policy" << std::right;
+  for (const char* h : {"gate", "dispatch", "queue", "memory", "compute", "gather", "combine"}) o << std::setw(10) << h;
+  o << "\n" << std::setprecision(4);
+  for (const auto& p : r.policies) {
+    const auto& t = p.stages;
+    o << std::left << std::setw(20) << to_string(p.policy) << std::right;
+    for (const auto& d : {t.gate, t.dispatch, t.queue, t.memory, t.compute, t.gather, t.combine}) o << std::setw(10) << d.si() * 1e3;
+    o << "\n";
+  }
+  os << o.str();
+}
 
 }  // namespace v0
 }  // namespace strata

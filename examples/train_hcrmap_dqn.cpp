@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
     if (seed) p.dqn.seed = static_cast<std::uint64_t>(*seed);
     const auto t0 = std::chrono::steady_clock::now();
     strata::dqn_train_result log;
-    const auto agent = strata::train_controller(s, std::move(scenes), p, &log);
+    const auto agent = strata::train_controller(s, scenes, p, &log);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     double last = 0.0;
     const std::size_t tail = std::min<std::size_t>(log.returns.size(), 16);

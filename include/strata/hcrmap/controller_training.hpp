@@ -89,14 +89,15 @@ struct controller_training_params {
 /// The offline environment of the file comment.
 class controller_env {
  public:
-  controller_env(const substrate& s, std::vector<training_scene> scenes, const experiment_params& xp = {}, int windows = 4)
+  controller_env(const substrate& s, const std::vector<training_scene>& scenes, const experiment_params& xp = {},
+                 int windows = 4)
       : s_(&s), xp_(xp), windows_(windows) {
     constexpr const char* id = "strata.hcrmap.training";
     validate(xp_);
     detail::require(!scenes.empty(), id, "scenes", scenes.size(), "at least one scene");
     detail::require(windows >= 1 && windows <= 1024, id, "windows", windows, "in [1, 1024]");
     const int C = s.chiplets();
-    for (auto& sc : scenes) {
+    for (const auto& sc : scenes) {
       validate(sc.m);
       detail::require(sc.trace.layers() == sc.m.moe_layers() && sc.trace.experts_per_layer() == sc.m.experts, id, "trace",
                       sc.trace.layers(), "the model's MoE layers and experts");
@@ -149,7 +150,10 @@ class controller_env {
     return x;
   }
   /// Every candidate is legal (the controller offers only legal actions).
-  [[nodiscard]] std::vector<bool> legal() const { return std::vector<bool>(acts_.size(), true); }
+  [[nodiscard]] std::vector<bool> legal() const {
+    std::vector<bool> all(acts_.size(), true);  // (a braced list would be two bools)
+    return all;
+  }
   /// Applies candidate `i` and returns its same-window reward (Eq. 31–33); 0 once done.
   double step(int i) {
     if (done_) return 0.0;
@@ -222,10 +226,10 @@ class controller_env {
 /// Trains a fresh agent (seeded by `p.dqn.seed`) on `scenes` (file comment); the frozen result is
 /// the agent (save it with `save_dqn_checkpoint`, `dqn_json.hpp`). `log` receives the run's
 /// episodes, steps, updates and returns.
-inline dqn_agent train_controller(const substrate& s, std::vector<training_scene> scenes,
+inline dqn_agent train_controller(const substrate& s, const std::vector<training_scene>& scenes,
                                   const controller_training_params& p = {}, dqn_train_result* log = nullptr) {
   detail::require(p.episodes >= 0, "strata.hcrmap.training", "episodes", p.episodes, ">= 0");
-  controller_env env(s, std::move(scenes), p.experiment, p.windows);
+  controller_env env(s, scenes, p.experiment, p.windows);
   dqn_agent agent(static_cast<int>(controller_feature_count), p.dqn);
   const auto r = train(agent, env, {.episodes = p.episodes, .max_steps = p.max_steps});
   if (log != nullptr) *log = r;

@@ -107,9 +107,8 @@ class policy_session {
                  policy_kind k, const experiment_params& xp, const expert_profile& prof, int moe_layers,
                  const action_scorer& value = {})
       : s_(&s), shape_(shape), es_(es), k_(k), xp_(xp), prof_(prof), L_(moe_layers), experts_(m.experts),
-        value_(k == policy_kind::hcrmap_greedy || !value ? action_scorer(greedy_score) : value) {
-    fm_ = xp.fast_map;
-    ctl_ = xp.controller;
+        value_(k == policy_kind::hcrmap_greedy || !value ? action_scorer(greedy_score) : value), fm_(xp.fast_map),
+        ctl_(xp.controller) {
     std::array<bool, 3> tiers{true, true, true};
     placement_params& pp = ctl_.placement;
     if (k == policy_kind::hcrmap_no_link) fm_.w_path = 0.0, pp.alpha_src = 0.0;

@@ -128,7 +128,7 @@ inline std::vector<paper_row> serving_rows(const std::string& counts_csv, std::i
       const double rate = sustained_rate([&](double r) { return at(p, r).ttft_attainment; }, 0.9);
       const std::string name = p == schedule_policy::topic ? "topic" : "fcfs";
       rows.push_back(predict("stratum.serving." + w.key + ".rate_at_90pct_ttft_" + name, rate, "req/s",
-                             src + ", largest rate with >= 90 % TTFT-SLO attainment, " + name));
+                             std::string(src).append(", largest rate with >= 90 % TTFT-SLO attainment, ").append(name)));
     }
   }
   return rows;

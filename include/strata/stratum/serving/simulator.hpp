@@ -494,7 +494,7 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
       for (int k = 0; k <= T; ++k) {
         for (int j = 0; j < reqs[r].output; ++j) {
           token_hits[r][static_cast<std::size_t>(k)][static_cast<std::size_t>(j)] = static_cast<float>(
-              token_hot_hit(*trace, sq[static_cast<std::size_t>(reqs[r].prompt + j)], masks[static_cast<std::size_t>(k)]));
+              token_hot_hit(*trace, sq[static_cast<std::size_t>(reqs[r].prompt) + static_cast<std::size_t>(j)], masks[static_cast<std::size_t>(k)]));
         }
       }
     }
@@ -531,7 +531,7 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
   model_cb.prefill = [costs](int b, double p) { return costs->prefill(b, p); };
   model_cb.swap = [&, T](int a, int b) {
     const int ia = a < 0 ? T : a, ib = b < 0 ? T : b;
-    auto& c = swap_cache[static_cast<std::size_t>(ia * (T + 1) + ib)];
+    auto& c = swap_cache[static_cast<std::size_t>(ia) * static_cast<std::size_t>(T + 1) + static_cast<std::size_t>(ib)];
     if (c.time_s < 0.0) {
       c = {0.0, 0.0};
       if (E > 0 && ia != ib) {

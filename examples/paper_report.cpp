@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
 
   // The real DeepSeek-V2-Lite trace for the HCRMap policy rows: $STRATA_DATA_DIR, else the source
   // tree's tests/data, else none (the fitted synthetic trace).
-  std::optional<std::string> trace;
+  std::optional<std::string> trace, counts;
   {
     std::string dir;
     if (const char* env = std::getenv("STRATA_DATA_DIR")) dir = env;
@@ -68,11 +68,14 @@ int main(int argc, char** argv) {
 #endif
     const std::string path = dir + "/traces/dsv2lite_esft_trace_intent.csv";
     if (!dir.empty() && std::ifstream(path).good()) trace = path;
+    const std::string cpath = dir + "/traces/olmoe_mixtral_expert_counts_by_domain.csv";
+    if (!dir.empty() && std::ifstream(cpath).good()) counts = cpath;
   }
   if (!trace) std::cerr << "strata-paper-report: note: no DeepSeek-V2-Lite trace found; the HCRMap rows use the fitted synthetic trace\n";
+  if (!counts) std::cerr << "strata-paper-report: note: no per-domain count table found; no serving rows\n";
   std::vector<strata::paper_row> rows;
   try {
-    rows = strata::paper_rows(trace);
+    rows = strata::paper_rows(trace, counts);
   } catch (const std::exception& e) {
     std::cerr << "strata-paper-report: " << e.what() << "\n";
     return 1;

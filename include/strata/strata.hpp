@@ -93,5 +93,6 @@
 #include "strata/report/validation_rows.hpp"
 #include "strata/report/placement.hpp"
 #include "strata/report/hcrmap_rows.hpp"
+#include "strata/report/serving_rows.hpp"
 
 #include "strata/json.hpp"

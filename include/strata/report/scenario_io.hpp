@@ -244,7 +244,7 @@ inline void write_optimise_table(std::ostream& os, const optimise_study& r, scen
         detail::write_table_number(os, v, f);
       }
     } else {
-      os << "{\"design\":\"" << names[k] << '"';
+      os << R"({"design":")" << names[k] << '"';
       for (std::size_t c = 0; c < cols.size(); ++c) {
         os << ",\"" << cols[c] << "\":";
         detail::write_table_number(os, r.rows[k][c], f);

@@ -431,7 +431,10 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
     }
     double designs = double(d.pes_per_pu.empty() ? 1 : d.pes_per_pu.size()) * double(d.tiers.empty() ? 1 : d.tiers.size()) *
                      double(d.layers.empty() ? 1 : d.layers.size());
-    if (d.macs_step > 0) designs *= double((d.macs_last - d.macs_first) / d.macs_step + 1);
+    if (d.macs_step > 0) {
+      const int mac_counts = (d.macs_last - d.macs_first) / d.macs_step + 1;  // whole steps: a count
+      designs *= double(mac_counts);
+    }
     if (designs > 100000) rd.fail("optimise", "spans " + detail::to_text(designs) + " integer designs, more than the limit 100000");
     // The domain's own checks (divisors of the banks, tiers <= layers), named by their key.
     try {

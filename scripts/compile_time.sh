@@ -68,7 +68,8 @@ eigen_allowed() {
 json_allowed() {
   case "$1" in
     strata/strata.hpp | strata/json.hpp | strata/core/json.hpp | strata/core/json_plain.hpp | \
-      strata/workload/hf_config.hpp | strata/hcrmap/dqn_json.hpp | strata/report/scenario_json.hpp) return 0 ;;
+      strata/workload/hf_config.hpp | strata/hcrmap/dqn_json.hpp | strata/report/scenario_json.hpp | \
+      strata/stratum/serving/serving_json.hpp) return 0 ;;
     *) return 1 ;;
   esac
 }

@@ -26,7 +26,8 @@
 ///   gpu_fits, gpus.
 /// - `hit_rate` (§6.4 Fig. 17). Axes `hit_rate` (0: uniform routing and placement; else in
 ///   [A/E, 1]), `batch`, `context`. Columns: moe_layer_latency_us (the MoE blocks' time of the
-///   slowest stage per MoE layer of that stage), moe_time_us, step_time_us, tokens_per_s,
+///   slowest stage over the MoE layers of the first stage: exact on a one-stage system, the
+///   largest stage's count otherwise), moe_time_us, step_time_us, tokens_per_s,
 ///   tokens_per_J, hot_hit_rate, fits.
 /// - `logic_budget` (§4.3 Eq. 1–3). Axes `macs` (N_mac, real), `f_GHz` (logic clock). The logic
 ///   die the system's chip derives from its memory die. Columns: p_logic_W, power_slack_W,

@@ -14,12 +14,12 @@ shift 2
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   targets=(fuzz_param_json fuzz_hf_config fuzz_trace_csv fuzz_expert_counts_csv fuzz_top1_transitions_csv
-           fuzz_measurements_csv fuzz_dqn_checkpoint fuzz_serving_scenario)
+           fuzz_measurements_csv fuzz_dqn_checkpoint fuzz_serving_scenario fuzz_scenario_json)
 fi
 data="$root/tests/data"
 seeds="$dir/seeds"
 if [[ "${STRATA_FUZZ_SKIP_SEEDS:-0}" != 1 ]]; then
-mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint,fuzz_serving_scenario} \
+mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint,fuzz_serving_scenario,fuzz_scenario_json} \
   "$dir/artifacts"
 "$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json" "$seeds/fuzz_dqn_checkpoint"
 cp "$data"/hf/*.json "$seeds/fuzz_hf_config/"
@@ -47,6 +47,10 @@ cat >"$sc/olmoe_list.json" <<'JSON'
  "scheduler": {"policy": "topic", "ttft_slo": "500 ms", "max_batch": 8, "max_prefill": 4, "kv_tokens": 4096},
  "gpu": {"name": "rtx_a6000", "gpus": 2, "compare": true}}
 JSON
+# fuzz_scenario_json: the design-space scenarios.
+for f in "$root"/examples/scenarios/*.json; do
+  case "$(basename "$f")" in serve_*) ;; *) cp "$f" "$seeds/fuzz_scenario_json/" ;; esac
+done
 fi
 if [[ "$secs" == 0 ]]; then exit 0; fi  # seeds only
 
@@ -54,7 +58,7 @@ status=0
 for t in "${targets[@]}"; do
   mkdir -p "$dir/corpus/$t"
   case "$t" in
-    fuzz_param_json|fuzz_hf_config) max_len=8192 ;;
+    fuzz_param_json|fuzz_hf_config|fuzz_scenario_json) max_len=8192 ;;
     fuzz_dqn_checkpoint) max_len=16384 ;;  # the seed checkpoints are 2-6 KB
     *) max_len=32768 ;;
   esac

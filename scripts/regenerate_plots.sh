@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-runs every design-space scenario of examples/scenarios with a plot through strata-eval run
+# Re-runs every design-space scenario of examples/scenarios that has a plot through strata-eval run
 # and writes its table, gnuplot data and script, PNG and SVG under docs/plots/ (the PNGs are
 # committed and shown in README.md).
 #

@@ -120,5 +120,7 @@ command add_eval(CLI::App& app);
 command add_list(CLI::App& app);
 command add_validate(CLI::App& app);
 command add_serve(CLI::App& app);
+command add_run(CLI::App& app);
+command add_sensitivity(CLI::App& app);
 
 }  // namespace strata_eval

@@ -5,6 +5,8 @@
 //   strata-eval list          model and machine presets
 //   strata-eval validate      the GPU baseline against published measurements
 //   strata-eval serve         a serving scenario (JSON) on Stratum and its GPU baseline
+//   strata-eval run           a design-space study (scenario JSON): its table and plot
+//   strata-eval sensitivity   the ranked elasticities of one output of a model
 //   strata-eval <cmd> --help  the options of a subcommand
 //
 // Exit status: 0 on success; 2 when the command line cannot be parsed (unknown or missing option,
@@ -47,7 +49,8 @@ int run(int argc, char** argv) {
   app.footer("Run strata-eval <subcommand> --help for its options. Exit status: 0 ok, 2 bad command line, "
              "1 input or model error.");
   const std::vector<strata_eval::command> commands{strata_eval::add_eval(app), strata_eval::add_list(app),
-                                                 strata_eval::add_validate(app), strata_eval::add_serve(app)};
+                                                 strata_eval::add_validate(app), strata_eval::add_serve(app),
+                                                 strata_eval::add_run(app), strata_eval::add_sensitivity(app)};
 
   std::vector<std::string> args;
   if (starts_with_option(argc, argv)) args.emplace_back("eval");

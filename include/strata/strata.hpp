@@ -94,5 +94,8 @@
 #include "strata/report/placement.hpp"
 #include "strata/report/hcrmap_rows.hpp"
 #include "strata/report/serving_rows.hpp"
+#include "strata/report/scenario.hpp"
+#include "strata/report/scenario_io.hpp"
+#include "strata/report/scenario_json.hpp"
 
 #include "strata/json.hpp"

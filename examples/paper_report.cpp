@@ -61,10 +61,11 @@ int main(int argc, char** argv) {
     }
   }
 
-  // The real DeepSeek-V2-Lite trace for the HCRMap policy rows and the frozen checkpoint of the
-  // controller's value function: $STRATA_DATA_DIR, else the source tree's tests/data, else none
-  // (the fitted synthetic trace; the greedy one-step rule).
-  std::optional<std::string> trace, checkpoint;
+  // The real DeepSeek-V2-Lite trace for the HCRMap policy rows, the per-domain count table of the
+  // serving rows and the frozen checkpoint of HCRMap's controller value function: $STRATA_DATA_DIR,
+  // else the source tree's tests/data, else none (the fitted synthetic trace; no serving rows; the
+  // greedy one-step rule).
+  std::optional<std::string> trace, counts, checkpoint;
   {
     std::string dir;
     if (const char* env = std::getenv("STRATA_DATA_DIR")) dir = env;
@@ -73,10 +74,13 @@ int main(int argc, char** argv) {
 #endif
     const std::string path = dir + "/traces/dsv2lite_esft_trace_intent.csv";
     if (!dir.empty() && std::ifstream(path).good()) trace = path;
+    const std::string cpath = dir + "/traces/olmoe_mixtral_expert_counts_by_domain.csv";
+    if (!dir.empty() && std::ifstream(cpath).good()) counts = cpath;
     const std::string ck = dir + "/hcrmap/dqn_checkpoint.json";
     if (!dir.empty() && std::ifstream(ck).good()) checkpoint = ck;
   }
   if (!trace) std::cerr << "strata-paper-report: note: no DeepSeek-V2-Lite trace found; the HCRMap rows use the fitted synthetic trace\n";
+  if (!counts) std::cerr << "strata-paper-report: note: no per-domain count table found; no serving rows\n";
   if (!checkpoint) std::cerr << "strata-paper-report: note: no controller checkpoint found; HCRMap decides with the greedy one-step rule\n";
   std::vector<strata::paper_row> rows;
   try {
@@ -88,7 +92,7 @@ int main(int argc, char** argv) {
       value.name = "masked Double DQN checkpoint";
       value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text.str(), *checkpoint));
     }
-    rows = strata::paper_rows(trace, value);
+    rows = strata::paper_rows(trace, counts, value);
   } catch (const std::exception& e) {
     std::cerr << "strata-paper-report: " << e.what() << "\n";
     return 1;

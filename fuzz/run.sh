@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of fuzz/ for a bounded time each (fuzz/README.md).
-#   fuzz/run.sh <fuzz build dir> <seconds per target> [target ...]   (default: all six)
+#   fuzz/run.sh <fuzz build dir> <seconds per target> [target ...]   (default: all of them)
 #   (0 seconds: only write the seeds; STRATA_FUZZ_SKIP_SEEDS=1: do not rewrite them)
 # Seeds come from tests/data (Hugging Face configs; the first rows of the traces and tables) and
 # from fuzz_make_seeds (the parameter presets as JSON); new inputs collect in <dir>/corpus/<target>.
@@ -14,12 +14,12 @@ shift 2
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   targets=(fuzz_param_json fuzz_hf_config fuzz_trace_csv fuzz_expert_counts_csv fuzz_top1_transitions_csv
-           fuzz_measurements_csv fuzz_dqn_checkpoint)
+           fuzz_measurements_csv fuzz_dqn_checkpoint fuzz_serving_scenario fuzz_scenario_json)
 fi
 data="$root/tests/data"
 seeds="$dir/seeds"
 if [[ "${STRATA_FUZZ_SKIP_SEEDS:-0}" != 1 ]]; then
-mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint} \
+mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint,fuzz_serving_scenario,fuzz_scenario_json} \
   "$dir/artifacts"
 "$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json" "$seeds/fuzz_dqn_checkpoint"
 cp "$data"/hf/*.json "$seeds/fuzz_hf_config/"
@@ -31,6 +31,26 @@ head -n 129 "$data/traces/dsv2lite_esft_expert_counts_by_task.csv" >"$seeds/fuzz
 head -n 65 "$data/traces/olmoe_mixtral_expert_counts_by_domain.csv" >"$seeds/fuzz_expert_counts_csv/olmoe.csv"
 head -n 80 "$data/traces/olmoe_mixtral_crosslayer_top1.csv" >"$seeds/fuzz_top1_transitions_csv/top1.csv"
 cp "$data/measurements/gpu_measurements.csv" "$seeds/fuzz_measurements_csv/"
+# fuzz_serving_scenario: the example scenarios, fewer requests (the target lowers serving_limits()).
+sc="$seeds/fuzz_serving_scenario"
+sed 's/"count": 2000/"count": 60/' "$root/examples/scenarios/serve_mixtral.json" >"$sc/mixtral_topic.json"
+sed -e 's/"count": 2000/"count": 60/' -e 's/"policy": "topic"/"policy": "fcfs"/' -e 's/"rate": 8/"rate": 40/' \
+  "$root/examples/scenarios/serve_mixtral.json" >"$sc/mixtral_fcfs_overload.json"
+cp "$root/examples/scenarios/serve_dsv2lite_trace.json" "$sc/dsv2lite_trace.json"
+cat >"$sc/olmoe_list.json" <<'JSON'
+{"system": "stratum-s", "model": "OLMoE-1B-7B-0924",
+ "requests": {"topics": ["arxiv", "github", "wikipedia"], "arrivals": "gamma", "cv": 3, "rate": 2},
+ "request_list": [{"arrival_s": 0.5, "prompt": 300, "output": 20, "topic": "github"},
+                  {"arrival_s": 0.1, "prompt": 40, "output": 1, "topic": "arxiv"}],
+ "usage": {"counts_model": "OLMoE-1B-7B-0824", "selection": "topk8", "checkpoint": "pretrained"},
+ "classifier": {"accuracy": 0.85, "latency": "5 ms", "on_device": false},
+ "scheduler": {"policy": "topic", "ttft_slo": "500 ms", "max_batch": 8, "max_prefill": 4, "kv_tokens": 4096},
+ "gpu": {"name": "rtx_a6000", "gpus": 2, "compare": true}}
+JSON
+# fuzz_scenario_json: the design-space scenarios.
+for f in "$root"/examples/scenarios/*.json; do
+  case "$(basename "$f")" in serve_*) ;; *) cp "$f" "$seeds/fuzz_scenario_json/" ;; esac
+done
 fi
 if [[ "$secs" == 0 ]]; then exit 0; fi  # seeds only
 
@@ -38,7 +58,7 @@ status=0
 for t in "${targets[@]}"; do
   mkdir -p "$dir/corpus/$t"
   case "$t" in
-    fuzz_param_json|fuzz_hf_config) max_len=8192 ;;
+    fuzz_param_json|fuzz_hf_config|fuzz_scenario_json) max_len=8192 ;;
     fuzz_dqn_checkpoint) max_len=16384 ;;  # the seed checkpoints are 2-6 KB
     *) max_len=32768 ;;
   esac

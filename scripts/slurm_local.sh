@@ -10,7 +10,8 @@
 #
 # The node is this machine with the CPUs and memory `slurmd -C` reports; one partition `strata`.
 # Daemons run as root with munge authentication, the configuration Debian's slurm-wlm ships
-# (slurm.conf(5)); nothing is written outside DIR except munge's socket in /run/munge.
+# (slurm.conf(5)); nothing is written outside DIR except munge's socket in /run/munge. Ports:
+# 6817/6818, or the next free pair when another cluster holds them.
 # Exit status 0 once `sinfo` shows the node idle; 3 when Slurm cannot start here (no root, no
 # packages and no apt-get, or a daemon that does not come up), with the reason on stderr.
 set -euo pipefail
@@ -77,12 +78,23 @@ fi
 for _ in $(seq 50); do munge -n >/dev/null 2>&1 && break; sleep 0.1; done
 munge -n >/dev/null 2>&1 || cannot "munged does not answer"
 
+# Ports: Slurm's defaults 6817 (slurmctld) and 6818 (slurmd), or the next free pair, so that a
+# cluster another user or test started on this machine is neither reused nor disturbed.
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+ctld_port=6817
+while ! port_free "$ctld_port" || ! port_free $((ctld_port + 1)); do
+  ctld_port=$((ctld_port + 2))
+  [[ $ctld_port -le 6917 ]] || cannot "no free port pair in 6817-6918 for slurmctld and slurmd"
+done
+
 # The node as slurmd sees it: CPUs, boards, sockets, cores, threads, memory.
 node=$(slurmd -C | head -1 | sed -E 's/^NodeName=[^ ]+ //; s/ UpTime=.*//')
 cat >"$conf" <<EOF
 # Written by scripts/slurm_local.sh: one node (this machine), one partition.
 ClusterName=strata
 SlurmctldHost=localhost
+SlurmctldPort=$ctld_port
+SlurmdPort=$((ctld_port + 1))
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -108,8 +120,9 @@ EOF
 
 slurmctld -f "$conf" -i >/dev/null 2>&1 || cannot "slurmctld did not start (log: $dir/slurmctld.log)"
 slurmd -f "$conf" -N localhost >/dev/null 2>&1 || cannot "slurmd did not start (log: $dir/slurmd.log)"
+alive() { [[ -s "$dir/$1.pid" ]] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
 for _ in $(seq 100); do
-  if SLURM_CONF="$conf" sinfo -h -o '%t' 2>/dev/null | grep -qE '^idle'; then
+  if alive slurmctld && alive slurmd && SLURM_CONF="$conf" sinfo -h -o '%t' 2>/dev/null | grep -qE '^idle'; then
     echo "export SLURM_CONF=$conf"
     exit 0
   fi

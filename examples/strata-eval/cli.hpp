@@ -120,6 +120,8 @@ command add_eval(CLI::App& app);
 command add_list(CLI::App& app);
 command add_validate(CLI::App& app);
 command add_serve(CLI::App& app);
+command add_run(CLI::App& app);
+command add_sensitivity(CLI::App& app);
 command add_hcrmap(CLI::App& app);
 
 }  // namespace strata_eval

@@ -187,18 +187,20 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
   sys.tiering = !o.no_tiering;
   if (o.hbm_nmp) sys = strata::with_hbm_nmp(sys);
   const char* phase = shape.mode == strata::phase::decode ? "decode" : "prefill";
+  // The inputs beside a result in --json output.
+  const auto add_inputs = [&](strata::json& j) {
+    j["model"] = model.name;
+    j["machine"] = sys.name;
+    j["phase"] = phase;
+    j["batch"] = shape.batch;
+    j["context"] = shape.context;
+  };
   if (shape.mode == strata::phase::prefill) {
     const auto r = strata::evaluate_prefill(sys, model, shape);
     if (o.json) {
       strata::json j = r;
-      j["model"] = model.name;
-      j["machine"] = sys.name;
-      j["phase"] = phase;
-      j["batch"] = shape.batch;
-      j["context"] = shape.context;
-      std::cout << strata::with_units(j, units_of(o.units))
-                       .dump(2, ' ', false, strata::json::error_handler_t::replace)
-                << "\n";
+      add_inputs(j);
+      print_json(j, units_of(o.units));
       return 0;
     }
     std::cout << "strata-eval: " << model.name << " on " << sys.name << " (prefill on the xPU die), batch "
@@ -228,16 +230,10 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
   const auto r = strata::evaluate_decode(sys, model, shape, usage, /*with_breakdown=*/true);
   if (o.json) {
     strata::json j = r;
-    j["model"] = model.name;
-    j["machine"] = sys.name;
-    j["phase"] = phase;
-    j["batch"] = shape.batch;
-    j["context"] = shape.context;
+    add_inputs(j);
     j["routing"] = o.hit_rate ? "hit_rate" : o.trace.empty() ? "uniform" : "trace";
     j["breakdown"] = r.breakdown;
-    std::cout << strata::with_units(j, units_of(o.units))
-                     .dump(2, ' ', false, strata::json::error_handler_t::replace)
-              << "\n";
+    print_json(j, units_of(o.units));
     return 0;
   }
   const auto& e = r.parts;
@@ -369,10 +365,7 @@ int run_eval(const options& o) {
     }
     j["ops"] = std::move(jops);
     j["breakdown"] = r.breakdown;
-    // Names come from files and the command line: invalid UTF-8 is replaced (U+FFFD), not fatal.
-    std::cout << strata::with_units(j, units_of(o.units))
-                     .dump(2, ' ', false, strata::json::error_handler_t::replace)
-              << "\n";
+    print_json(j, units_of(o.units));
     return 0;
   }
 

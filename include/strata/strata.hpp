@@ -109,5 +109,9 @@
 #include "strata/report/validation_rows.hpp"
 #include "strata/report/placement.hpp"
 #include "strata/report/hcrmap_rows.hpp"
+#include "strata/report/serving_rows.hpp"
+#include "strata/report/scenario.hpp"
+#include "strata/report/scenario_io.hpp"
+#include "strata/report/scenario_json.hpp"
 
 #include "strata/json.hpp"

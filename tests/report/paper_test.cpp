@@ -9,10 +9,19 @@
 
 using namespace strata;
 
+namespace {
+// Every row, with the real trace and the per-domain count table (the serving rows), computed once.
+const std::vector<paper_row>& all_rows() {
+  static const auto rows = paper_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv",
+                                      std::string(STRATA_TEST_DATA_DIR) + "/traces/olmoe_mixtral_expert_counts_by_domain.csv");
+  return rows;
+}
+}  // namespace
+
 // The test suite runs the same computation as examples/paper_report and fails on any calibration
 // row out of tolerance (spec/numbers.md).
 TEST_CASE("every calibration row of the paper report is within tolerance") {
-  for (const auto& r : paper_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv")) {
+  for (const auto& r : all_rows()) {
     CAPTURE(r.id);
     CAPTURE(r.value);
     CHECK(std::isfinite(r.value));
@@ -69,7 +78,7 @@ TEST_CASE("the report has every stratum.device, stratum.logic and hcrmap.metadat
       "stratum.chip.logic_die_area_mm2",
   };
   std::set<std::string> seen;
-  for (const auto& r : paper_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv")) {
+  for (const auto& r : all_rows()) {
     CHECK_MESSAGE(seen.insert(r.id).second, "duplicate id " << r.id);
     CHECK_FALSE(r.source.empty());
     CHECK_FALSE(r.unit.empty());
@@ -133,7 +142,7 @@ TEST_CASE("the metadata rows are computed from the structures, for the largest T
 
 TEST_CASE("every row has a kind; fit rows name their parameter, predictions have no paper value") {
   int checks = 0, fits = 0;
-  for (const auto& r : paper_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv")) {
+  for (const auto& r : all_rows()) {
     CAPTURE(r.id);
     switch (r.kind) {
       case row_kind::fit:
@@ -263,4 +272,48 @@ TEST_CASE("every fit row fails when its fitted parameter moves by 10 % either wa
     for (const auto& r : it->second(1.0))
       if (r.id == row.id) CHECK(*r.ok());
   }
+}
+
+TEST_CASE("serving rows: the paper's serving inputs echoed, the simulation's predictions (topic vs FCFS)") {
+  std::map<std::string, paper_row> by_id;
+  for (const auto& r : all_rows()) {
+    if (r.id.rfind("stratum.serving.", 0) == 0) by_id.emplace(r.id, r);
+  }
+  for (const char* id : {"stratum.serving.mixtral.aggregated_hit_rate", "stratum.serving.olmoe.aggregated_hit_rate",
+                         "stratum.serving.llama4_scout.aggregated_hit_rate", "stratum.serving.classifier.accuracy_mmlu",
+                         "stratum.serving.classifier.accuracy_chatbot_arena"}) {
+    CAPTURE(id);
+    REQUIRE(by_id.count(id) == 1);
+    CHECK(by_id.at(id).kind == row_kind::input);
+    CHECK(by_id.at(id).ok().value_or(false));
+  }
+  CHECK(by_id.at("stratum.serving.classifier.latency_ms").kind == row_kind::check);
+  CHECK(by_id.at("stratum.serving.classifier.latency_ms").value > 0.0);
+  for (const std::string w : {"mixtral", "olmoe"}) {
+    CAPTURE(w);
+    const auto v = [&](const std::string& k) { return by_id.at("stratum.serving." + w + "." + k).value; };
+    for (const char* k : {"hit_rate_topic", "hit_rate_fcfs", "rate_at_90pct_ttft_topic", "rate_at_90pct_ttft_fcfs"}) {
+      CHECK(by_id.at("stratum.serving." + w + "." + k).kind == row_kind::prediction);
+    }
+    // Same-topic batches place by their own table: above the mix layout FCFS keeps.
+    CHECK(v("hit_rate_topic") > v("hit_rate_fcfs"));
+    CHECK(v("hit_rate_fcfs") > 0.0);
+    CHECK(v("hit_rate_topic") < 1.0);
+    // At equal TTFT-SLO attainment the topic batcher sustains no more than FCFS (the README's
+    // Serving section says so and why); a change that makes it win must update that note.
+    CHECK(v("rate_at_90pct_ttft_topic") <= v("rate_at_90pct_ttft_fcfs"));
+    // The bisection ends inside its bracket (neither scheduler is saturated at 0.25 or unsaturated at 256 req/s).
+    for (const char* k : {"rate_at_90pct_ttft_topic", "rate_at_90pct_ttft_fcfs"}) {
+      CHECK(v(k) > 0.25);
+      CHECK(v(k) < 256.0);
+    }
+  }
+}
+
+TEST_CASE("the sustained-rate bisection finds the threshold of a monotone attainment curve") {
+  const auto r = detail::sustained_rate([](double rate) { return rate <= 10.0 ? 1.0 : 0.5; }, 0.9);
+  CHECK(r <= 10.0);
+  CHECK(r > 10.0 / 1.03);
+  CHECK(detail::sustained_rate([](double) { return 0.0; }, 0.9) == 0.25);
+  CHECK(detail::sustained_rate([](double) { return 1.0; }, 0.9) == 256.0);
 }

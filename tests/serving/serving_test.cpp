@@ -286,3 +286,79 @@ TEST_CASE("scenario JSON: same seed, byte-identical output; bad fields named by 
       "usage": {"counts": "olmoe_mixtral_expert_counts_by_domain.csv"}})");
   CHECK(field_of([&] { (void)run_scenario(bad, data_dir + "/traces"); }) == "request_list[0].topic");
 }
+
+namespace {
+
+// Two sequences of 8 tokens on Mixtral's 32 MoE layers (8 experts, top-2), every layer routing
+// alike: mostly experts {0, 1}; the decode tokens (positions 4, 5, 6 with half the sequence as
+// prompt) are {0,1} {2,3} {0,2} and {0,1} {0,1} {1,3}.
+routing_trace hand_trace() {
+  std::string csv = "seq,pos";
+  for (int l = 1; l <= 32; ++l) csv += ",L" + std::to_string(l);
+  csv += "\n";
+  const char* route[2][8] = {{"0 1", "0 1", "0 1", "0 1", "0 1", "2 3", "0 2", "0 1"},
+                             {"0 1", "0 1", "0 1", "0 1", "0 1", "0 1", "1 3", "0 1"}};
+  for (int sq = 0; sq < 2; ++sq) {
+    for (int pos = 0; pos < 8; ++pos) {
+      csv += std::to_string(sq) + "," + std::to_string(pos);
+      for (int l = 0; l < 32; ++l) csv += std::string(",") + route[sq][pos];
+      csv += "\n";
+    }
+  }
+  return parse_trace_csv(csv, {.experts = 8, .k = 0, .label = "code"}, "hand.csv");
+}
+
+}  // namespace
+
+TEST_CASE("trace replay: each sequence one request; decode tokens hit as recorded (hand-derived rate)") {
+  const auto tr = hand_trace();
+  auto g = gen(2.0, 1, {"code"});
+  const auto reqs = requests_from_trace(tr, g, 0.5);
+  REQUIRE(reqs.size() == 2);
+  g.count = 2;
+  const auto arrivals = generate_requests(g);  // the same arrival stream
+  for (std::size_t i = 0; i < 2; ++i) {
+    CHECK(reqs[i].prompt == 4);
+    CHECK(reqs[i].output == 4);
+    CHECK(reqs[i].topic == 0);
+    CHECK(reqs[i].trace_seq == static_cast<std::int64_t>(i));
+    CHECK(reqs[i].arrival_s == arrivals[i].arrival_s);
+  }
+  // Per layer experts 0 and 1 take 14 of 16 tokens' picks, 2 and 3 two each: the fast packs hold
+  // {0, 1} of every layer (L·A = 64 experts). Output tokens 2 … 4 route as positions 4 … 6:
+  // hits 1, 0, 1/2 and 1, 1, 1/2, so the achieved rate is 4/6. The table alone would give 28/32.
+  for (auto p : {schedule_policy::topic, schedule_policy::fcfs}) {
+    stratum_serving_setup s;
+    s.m = preset("Mixtral-8x7B");
+    s.usage = topic_usage_from_trace(tr);
+    s.classifier = perfect_classifier();
+    s.scheduler.policy = p;
+    const auto r = simulate_stratum(s, reqs, &tr);
+    REQUIRE(r.feasible);
+    CAPTURE(r.policy);
+    CHECK(r.topic_hit_rates.at(0) == Approx(28.0 / 32.0));
+    CHECK(r.hot_hit_rate == Approx(4.0 / 6.0).epsilon(1e-12));
+    CHECK(r.decode_steps >= 3);
+  }
+  CHECK(field_of([&] { (void)requests_from_trace(tr, g, 1.5); }) == "prompt_fraction");
+}
+
+TEST_CASE("scenario key trace: the ESFT trace replayed on DeepSeek-V2-Lite; bad trace keys named") {
+  const std::string text = R"({"model": "DeepSeek-V2-Lite", "requests": {"rate": 4, "seed": 2},
+    "trace": {"path": "dsv2lite_esft_trace_intent.csv", "experts": 64, "label": "intent"},
+    "gpu": {"compare": false}})";
+  const auto r = run_scenario(read_serving_scenario(text), data_dir + "/traces");
+  REQUIRE(r.stratum.feasible);
+  CHECK(r.stratum.requests == 127);  // the trace's sequences
+  CHECK(r.stratum.topic_hit_rates.size() == 1);
+  CHECK(r.stratum.hot_hit_rate > 0.0);
+  CHECK(r.stratum.hot_hit_rate < 1.0);
+  CHECK_FALSE(r.has_gpu);
+  const auto run_err = [&](const std::string& j) {
+    return field_of([&] { (void)run_scenario(read_serving_scenario(j), data_dir + "/traces"); });
+  };
+  CHECK(run_err(R"({"model": "DeepSeek-V2-Lite", "trace": {"path": "no_such_trace.csv"}})") == "trace.path");
+  CHECK(run_err(R"({"model": "Mixtral-8x7B", "trace": {"path": "dsv2lite_esft_trace_intent.csv"}})") == "trace.path");
+  CHECK(run_err(R"({"trace": {"path": "x.csv", "prompt_fraction": 1.5}})") == "trace.prompt_fraction");
+  CHECK(run_err(R"({"trace": {"path": "x.csv", "experts": -1}})") == "trace.experts");
+}

@@ -93,18 +93,27 @@ inline void validate(const scheduler_params& p, const std::string& at = {}) {
 /// The waiting requests: one FIFO per label and one over all (ready order), with lazy removal.
 class serving_queue {
  public:
-  explicit serving_queue(int labels = 1) : by_label_(static_cast<std::size_t>(labels)) {}
+  explicit serving_queue(int labels = 1)
+      : by_label_(static_cast<std::size_t>(labels)), version_(static_cast<std::size_t>(labels), 0) {}
   void push(std::size_t req, int label) {
-    if (req >= taken_.size()) taken_.resize(req + 1, 0);
+    if (req >= taken_.size()) {
+      taken_.resize(req + 1, 0);
+      label_of_.resize(req + 1, 0);
+    }
     taken_[req] = 0;
+    label_of_[req] = label;
     by_label_[static_cast<std::size_t>(label)].push_back(req);
+    ++version_[static_cast<std::size_t>(label)];
     all_.push_back(req);
     ++size_;
   }
   void take(std::size_t req) {
     taken_[req] = 1;
+    ++version_[static_cast<std::size_t>(label_of_[req])];
     --size_;
   }
+  /// Changes so far to the waiting requests of `label` (a push or a take each).
+  [[nodiscard]] std::uint64_t version(int l) const { return version_[static_cast<std::size_t>(l)]; }
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] bool empty() const { return size_ == 0; }
   /// Waiting requests of `label`, oldest first (removed entries dropped).
@@ -123,6 +132,8 @@ class serving_queue {
   std::vector<std::deque<std::size_t>> by_label_;
   std::deque<std::size_t> all_;
   std::vector<unsigned char> taken_;
+  std::vector<int> label_of_;
+  std::vector<std::uint64_t> version_;
   std::size_t size_ = 0;
 };
 
@@ -136,19 +147,46 @@ struct schedule_choice {
 namespace detail {
 
 /// The first requests of `q` that fit `slots` and `kv_room` (stop at the first that does not).
+/// `kv_lo`, `kv_hi` (if given): the range of `kv_room` over which the group stays the same.
 template <class KvOf>
-void take_group(const std::deque<std::size_t>& q, int slots, std::int64_t kv_room, KvOf kv_of, std::vector<std::size_t>& out) {
+void take_group(const std::deque<std::size_t>& q, int slots, std::int64_t kv_room, KvOf kv_of, std::vector<std::size_t>& out,
+                std::int64_t* kv_lo = nullptr, std::int64_t* kv_hi = nullptr) {
   out.clear();
+  std::int64_t used = 0, hi = std::numeric_limits<std::int64_t>::max();
   for (std::size_t r : q) {
     if (static_cast<int>(out.size()) >= slots) break;
     const std::int64_t k = kv_of(r);
-    if (k > kv_room) break;
+    if (k > kv_room) {
+      hi = used + k - 1;
+      break;
+    }
     kv_room -= k;
+    used += k;
     out.push_back(r);
   }
+  if (kv_lo != nullptr) *kv_lo = used;
+  if (kv_hi != nullptr) *kv_hi = hi;
 }
 
+/// A label's next group and its prefill time, valid while the label's waiting requests, the
+/// slots and the KV room (within [kv_lo, kv_hi]) stay the same.
+struct label_group {
+  std::uint64_t version = std::numeric_limits<std::uint64_t>::max();
+  int slots = -1;
+  std::int64_t kv_lo = 0, kv_hi = -1;
+  std::vector<std::size_t> group;
+  double prefill_s = 0.0;
+};
+
 }  // namespace detail
+
+/// What the topic batcher keeps between decisions: each label's next group and its prefill time,
+/// recomputed only when that label's queue, the free slots or the KV room change it (between
+/// arrivals and admissions the deadline check then costs a swap lookup per waiting label).
+struct topic_batcher_memo {
+  std::vector<detail::label_group> by_label;
+  std::vector<std::pair<double, int>> heads;
+};
 
 /// The scheduler's state at a decision (the system is free at `now_s`).
 struct schedule_state {
@@ -162,10 +200,11 @@ struct schedule_state {
 
 /// Chooses the next step (file comment). `deadline(r)` is r's TTFT deadline, `kv_of(r)` its KV
 /// reservation, `prefill_s(group)` a prefill step's duration, `swap_s(from, to)` a layout swap's.
-/// Adds the requests found unable to meet their deadline to `late`.
+/// `memo` (optional) carries the groups from one decision to the next; the choice is the same
+/// with or without it.
 template <class Deadline, class KvOf, class Prefill, class Swap>
 schedule_choice choose_next(const scheduler_params& p, serving_queue& q, const schedule_state& s, Deadline deadline,
-                            KvOf kv_of, Prefill prefill_s, Swap swap_s) {
+                            KvOf kv_of, Prefill prefill_s, Swap swap_s, topic_batcher_memo* memo = nullptr) {
   schedule_choice c;
   const int slots = std::min(p.max_prefill, p.max_batch - s.running);
   if (q.empty() || slots <= 0) return c;  // decode
@@ -174,8 +213,24 @@ schedule_choice choose_next(const scheduler_params& p, serving_queue& q, const s
     c.prefill = !c.group.empty();
     return c;
   }
+  topic_batcher_memo local;
+  topic_batcher_memo& mm = memo != nullptr ? *memo : local;
+  if (mm.by_label.size() != static_cast<std::size_t>(q.labels())) {
+    mm.by_label.assign(static_cast<std::size_t>(q.labels()), detail::label_group{});
+  }
+  const auto group_of = [&](int l) -> const detail::label_group& {
+    auto& e = mm.by_label[static_cast<std::size_t>(l)];
+    if (e.version != q.version(l) || e.slots != slots || s.kv_free < e.kv_lo || s.kv_free > e.kv_hi) {
+      detail::take_group(q.label(l), slots, s.kv_free, kv_of, e.group, &e.kv_lo, &e.kv_hi);
+      e.prefill_s = e.group.empty() ? 0.0 : prefill_s(e.group);
+      e.version = q.version(l);
+      e.slots = slots;
+    }
+    return e;
+  };
   // Topic batcher. Labels with waiting requests in order of their heads' deadlines (EDF).
-  std::vector<std::pair<double, int>> heads;
+  auto& heads = mm.heads;
+  heads.clear();
   for (int l = 0; l < q.labels(); ++l) {
     auto& ql = q.label(l);
     if (!ql.empty()) heads.emplace_back(deadline(ql.front()), l);
@@ -184,41 +239,49 @@ schedule_choice choose_next(const scheduler_params& p, serving_queue& q, const s
   const int u = heads.front().second;
   const double du = heads.front().first;
   const double t0 = s.now_s + s.owed_s;
-  const auto group_of = [&](int l, std::vector<std::size_t>& g) { detail::take_group(q.label(l), slots, s.kv_free, kv_of, g); };
-  std::vector<std::size_t> gu, gc;
-  group_of(u, gu);
-  const double swap_u = swap_s(s.current_label, u);
-  const auto serve = [&](int l, std::vector<std::size_t>& g) {
+  const auto serve = [&](int l, const std::vector<std::size_t>& g) {
     c.prefill = !g.empty();
     c.label = l;
-    c.group = std::move(g);
+    c.group = g;
     return c;
   };
+  const auto& eu = group_of(u);
   // u late whatever is done (overload): serve it now, its whole group.
-  if (gu.empty()) return c;
+  if (eu.group.empty()) return c;
+  const double swap_u = swap_s(s.current_label, u);
   // Trim u's group until u's first token makes its deadline (a smaller prefill), if it can.
-  while (gu.size() > 1 && t0 + swap_u + prefill_s(gu) > du) gu.pop_back();
-  if (t0 + swap_u + prefill_s(gu) > du) return serve(u, gu);
-  if (u == s.current_label) return serve(u, gu);
+  const std::vector<std::size_t>* gu = &eu.group;
+  std::vector<std::size_t> trimmed;
+  if (t0 + swap_u + eu.prefill_s > du) {
+    trimmed = eu.group;
+    double pu = eu.prefill_s;
+    while (trimmed.size() > 1 && t0 + swap_u + pu > du) {
+      trimmed.pop_back();
+      pu = prefill_s(trimmed);
+    }
+    gu = &trimmed;
+    if (t0 + swap_u + pu > du) return serve(u, *gu);
+  }
+  if (u == s.current_label) return serve(u, *gu);
   const int cl = s.current_label;
-  if (cl >= 0) group_of(cl, gc);
+  const detail::label_group* ec = cl >= 0 ? &group_of(cl) : nullptr;
+  const bool gc_empty = ec == nullptr || ec->group.empty();
   // EDF chain: after `first` (a duration, ending on layout `from`), every waiting label in
   // deadline order takes a swap and a prefill; deferring is safe only if each head still makes
   // its deadline.
   const auto chain_ok = [&](double first, int from, int skip) {
     double time = t0 + first;
-    std::vector<std::size_t> g;
     for (const auto& [d, l] : heads) {
       if (l == skip) continue;
-      group_of(l, g);
-      if (g.empty()) continue;
-      time += swap_s(from, l) + prefill_s(g);
+      const auto& e = group_of(l);
+      if (e.group.empty()) continue;
+      time += swap_s(from, l) + e.prefill_s;
       from = l;
       if (time + first > d) return false;  // margin: one more such action (arrivals, classifier time)
     }
     return true;
   };
-  if (s.running == 0 && gc.empty()) {
+  if (s.running == 0 && gc_empty) {
     // A new batch: the label with the most waiting requests, if the others can still wait for it.
     int best = u;
     std::size_t most = 0;
@@ -229,15 +292,14 @@ schedule_choice choose_next(const scheduler_params& p, serving_queue& q, const s
       }
     }
     if (best != u) {
-      std::vector<std::size_t> gb;
-      group_of(best, gb);
-      if (!gb.empty() && chain_ok(swap_s(cl, best) + prefill_s(gb), best, best)) return serve(best, gb);
+      const auto& eb = group_of(best);
+      if (!eb.group.empty() && chain_ok(swap_s(cl, best) + eb.prefill_s, best, best)) return serve(best, eb.group);
     }
-    return serve(u, gu);
+    return serve(u, *gu);
   }
-  const double other = !gc.empty() ? prefill_s(gc) : s.next_decode_s;
-  if (!chain_ok(other, cl, -1)) return serve(u, gu);  // urgent
-  if (!gc.empty()) return serve(cl, gc);
+  const double other = !gc_empty ? ec->prefill_s : s.next_decode_s;
+  if (!chain_ok(other, cl, -1)) return serve(u, *gu);  // urgent
+  if (!gc_empty) return serve(cl, ec->group);
   return c;  // decode
 }
 

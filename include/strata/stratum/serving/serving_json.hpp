@@ -15,12 +15,19 @@
 ///            "counts_model": "Mixtral-8x7B-v0.1", "selection": "topk2", "checkpoint": "pretrained"},
 ///  "classifier": {"accuracy": 0.945, "latency": "0 s", "on_device": true},
 ///  "scheduler": {"policy": "topic", "ttft_slo": "2 s", "tbt_slo": "200 ms", "max_batch": 64},
-///  "gpu": {"name": "h100_sxm5", "gpus": 0, "compare": true}}
+///  "gpu": {"name": "h100_sxm5", "gpus": 0, "compare": true},
+///  "trace": {"path": "tests/data/traces/dsv2lite_esft_trace_intent.csv", "experts": 64,
+///            "label": "intent", "prompt_fraction": 0.5}}
 /// \endcode
 /// A non-empty `request_list` replaces the generator (its topics are `requests.topics`). The
 /// usage topics are the requests' topics; a topic the count file does not hold is a
-/// `config_error` naming `requests.topics[i]`. The counts path is relative to the base directory
-/// the caller gives. Input bounds: `serving_limits()` (requests, tokens, rate, batch).
+/// `config_error` naming `requests.topics[i]`. A `trace.path` replays a per-token routing trace
+/// instead (`requests_from_trace`): each sequence is one request routing its decode tokens as
+/// recorded, arrivals from `requests` (process, rate, seed), the topics are the trace's labels and
+/// the usage tables are counted from the trace (`usage` is not read); the model's MoE layers and
+/// experts must be the trace's (`config_error` naming `trace.path`). Paths are relative to the
+/// base directory the caller gives. Input bounds: `serving_limits()` (requests, tokens, rate,
+/// batch) and the trace reader's `limits()`.
 
 #include <cstdint>  // std::int64_t
 #include <ostream>  // std::ostream
@@ -66,6 +73,22 @@ struct serving_gpu_spec {
   }
 };
 
+/// A routing trace replayed as the requests (file comment); an empty path: no trace.
+struct serving_trace_spec {
+  std::string path;
+  int experts = 0;               ///< routed experts per layer (0: the largest id + 1)
+  std::string label;             ///< topic label of every token (empty: topic "topic0")
+  double prompt_fraction = 0.5;  ///< share of each sequence that is prompt
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("path", s.path);
+    v("experts", s.experts);
+    v("label", s.label);
+    v("prompt_fraction", s.prompt_fraction);
+  }
+};
+
 /// A serving scenario (file comment).
 struct serving_scenario {
   std::string system = "stratum-l";
@@ -78,6 +101,7 @@ struct serving_scenario {
   classifier_params<> classifier{};
   scheduler_params scheduler{};
   serving_gpu_spec gpu{};
+  serving_trace_spec trace{};
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -89,6 +113,7 @@ struct serving_scenario {
     v("classifier", s.classifier);
     v("scheduler", s.scheduler);
     v("gpu", s.gpu);
+    v("trace", s.trace);
   }
 };
 
@@ -107,6 +132,10 @@ inline void validate(const serving_scenario& s) {
   detail::require(s.gpu.name == "h100_sxm5" || s.gpu.name == "rtx_a6000", m, "gpu.name", s.gpu.name,
                   "h100_sxm5 or rtx_a6000");
   detail::require_count(s.gpu.gpus, 0, 64, m, "gpu.gpus");
+  detail::require(s.trace.path.size() <= 4096, m, "trace.path", s.trace.path.size(), "a path of at most 4096 characters");
+  detail::require_count(s.trace.experts, 0, 1 << 16, m, "trace.experts");
+  detail::require(s.trace.label.size() <= 256, m, "trace.label", s.trace.label.size(), "a label of at most 256 characters");
+  detail::require_in(s.trace.prompt_fraction, 0.0, 1.0, m, "trace.prompt_fraction");
 }
 
 /// Reads a scenario from JSON text (`source` names it in errors) and validates it.
@@ -131,35 +160,82 @@ struct serving_report {
   }
 };
 
-/// The requests of a scenario (generated, or its list).
+/// The requests of a scenario (generated, or its list; a trace scenario's come from its trace).
 inline std::vector<request> scenario_requests(const serving_scenario& s) {
   if (!s.request_list.empty()) return requests_from_list(s.request_list, s.requests.topics, "request_list");
   return generate_requests(s.requests);
 }
 
-/// Runs a scenario; the counts path is taken relative to `base_dir` (empty: as given).
-inline serving_report run_scenario(const serving_scenario& s, const std::string& base_dir = {}) {
+/// The files a scenario reads, loaded by the caller: the count table (not read with a trace) and
+/// the trace (needed when `trace.path` is set).
+struct serving_inputs {
+  const expert_count_table* counts = nullptr;
+  const routing_trace* trace = nullptr;
+};
+
+/// Runs a scenario on inputs already loaded (`run_scenario(s, base_dir)` loads them).
+inline serving_report run_scenario(const serving_scenario& s, const serving_inputs& in) {
+  constexpr const char* m = "strata.serving";
   validate(s);
   stratum_serving_setup setup;
   setup.system = stratum_system(s.system);
   setup.m = preset(s.model);
-  const std::string path = base_dir.empty() || (!s.usage.counts.empty() && s.usage.counts.front() == '/')
-                               ? s.usage.counts
-                               : base_dir + "/" + s.usage.counts;
-  const auto counts = load_expert_counts_csv(path);
-  setup.usage = topic_usage_from_counts(counts, s.usage.counts_model, s.usage.selection, s.usage.checkpoint,
-                                        s.requests.topics, setup.m.moe_layers(), "requests");
-  setup.mix = s.requests.weights;
+  std::vector<request> reqs;
+  const routing_trace* trace = nullptr;
+  if (!s.trace.path.empty()) {
+    detail::require(in.trace != nullptr, m, "trace.path", s.trace.path, "a loaded trace");
+    trace = in.trace;
+    detail::require(trace->layers() == setup.m.moe_layers() && trace->experts_per_layer() == setup.m.experts, m,
+                    "trace.path", s.trace.path,
+                    ("a trace of the model's " + std::to_string(setup.m.moe_layers()) + " MoE layers and " +
+                     std::to_string(setup.m.experts) + " experts (it has " + std::to_string(trace->layers()) + " and " +
+                     std::to_string(trace->experts_per_layer()) + ")").c_str());
+    setup.usage = topic_usage_from_trace(*trace);
+    reqs = requests_from_trace(*trace, s.requests, s.trace.prompt_fraction);
+  } else {
+    detail::require(in.counts != nullptr, m, "usage.counts", s.usage.counts, "a loaded count table");
+    setup.usage = topic_usage_from_counts(*in.counts, s.usage.counts_model, s.usage.selection, s.usage.checkpoint,
+                                          s.requests.topics, setup.m.moe_layers(), "requests");
+    setup.mix = s.requests.weights;
+    reqs = scenario_requests(s);
+  }
   setup.classifier = s.classifier;
   setup.scheduler = s.scheduler;
-  const auto reqs = scenario_requests(s);
   serving_report r;
-  r.stratum = simulate_stratum(setup, reqs);
+  r.stratum = simulate_stratum(setup, reqs, trace);
   if (s.gpu.compare) {
     r.has_gpu = true;
     r.gpu = simulate_gpu(s.gpu.name == "rtx_a6000" ? rtx_a6000() : h100_sxm5(), setup.m, s.scheduler, reqs, s.gpu.gpus);
   }
   return r;
+}
+
+namespace detail {
+inline std::string scenario_path(const std::string& base_dir, const std::string& p) {
+  return base_dir.empty() || (!p.empty() && p.front() == '/') ? p : base_dir + "/" + p;
+}
+}  // namespace detail
+
+/// Runs a scenario; its file paths are taken relative to `base_dir` (empty: as given). A trace
+/// that cannot be read is a `config_error` naming `trace.path` (the reader's message follows).
+inline serving_report run_scenario(const serving_scenario& s, const std::string& base_dir = {}) {
+  validate(s);
+  serving_inputs in;
+  expert_count_table counts;
+  routing_trace trace;
+  if (!s.trace.path.empty()) {
+    const std::string path = detail::scenario_path(base_dir, s.trace.path);
+    try {
+      trace = load_trace_csv(path, {.experts = s.trace.experts, .k = 0, .label = s.trace.label});
+    } catch (const config_error& e) {
+      throw config_error("trace.path", "[strata.serving] trace.path '" + s.trace.path + "': " + e.what());
+    }
+    in.trace = &trace;
+  } else {
+    counts = load_expert_counts_csv(detail::scenario_path(base_dir, s.usage.counts));
+    in.counts = &counts;
+  }
+  return run_scenario(s, in);
 }
 
 /// The report as JSON text (2-space indent; the same run gives the same bytes).

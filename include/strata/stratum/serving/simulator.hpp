@@ -141,7 +141,7 @@ struct serving_result {
 /// Nearest-rank percentile (p in [0, 1]) of `x` (sorted in place); 0 for no values.
 inline double percentile(std::vector<double>& x, double p) {
   if (x.empty()) return 0.0;
-  std::sort(x.begin(), x.end());
+  if (!std::is_sorted(x.begin(), x.end())) std::sort(x.begin(), x.end());
   const auto n = static_cast<double>(x.size());
   const auto k = static_cast<std::size_t>(std::max(1.0, std::ceil(p * n)));
   return x[std::min(k, x.size()) - 1];
@@ -150,7 +150,7 @@ inline double percentile(std::vector<double>& x, double p) {
 /// Nearest-rank percentile of weighted samples (value, weight), sorted in place.
 inline double weighted_percentile(std::vector<std::pair<double, double>>& x, double p) {
   if (x.empty()) return 0.0;
-  std::sort(x.begin(), x.end());
+  if (!std::is_sorted(x.begin(), x.end())) std::sort(x.begin(), x.end());
   double total = 0.0;
   for (const auto& e : x) total += e.second;
   const double target = p * total;
@@ -213,6 +213,7 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
   std::vector<int> gen(n, 0);
   std::vector<std::size_t> running;
   serving_queue q(sm.labels);
+  topic_batcher_memo memo;
   double t = 0.0, owed = 0.0, sum_ctx = 0.0;
   std::int64_t kv_used = 0;
   int layout = -1;
@@ -247,7 +248,17 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
     for (std::size_t r : running) s += sm.hit(r, gen[r] - 1, layout);
     return s / static_cast<double>(running.size());
   };
+  // Every pass of the loop admits a group, decodes a token of each running request or jumps to
+  // the next ready time, so a run takes at most 2n + Σ output passes; more is a scheduler fault,
+  // reported as an infeasible run rather than a loop without end.
+  std::int64_t passes = 0, max_passes = 2 * static_cast<std::int64_t>(n) + 16;
+  for (const auto& rq : reqs) max_passes += rq.output;
   while (done < n) {
+    if (++passes > max_passes) {
+      out.feasible = false;
+      out.reason = "the scheduler made no progress after " + std::to_string(max_passes) + " steps";
+      return out;
+    }
     while (next_ready < n && ready[order[next_ready]] <= t) {
       const std::size_t r = order[next_ready++];
       q.push(r, labels[r]);
@@ -271,7 +282,7 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
     auto choice = choose_next(
         sp, q, st, [&](std::size_t r) { return reqs[r].arrival_s + slo; }, kv_of,
         [&](const std::vector<std::size_t>& g) { return prefill_of(g).time_s; },
-        [&](int a, int b) { return a == b ? 0.0 : sm.swap(a, b).time_s; });
+        [&](int a, int b) { return a == b ? 0.0 : sm.swap(a, b).time_s; }, &memo);
     if (!choice.prefill && running.empty()) {
       // Nothing fits (cannot happen: every request fits an empty system); wait for the next ready.
       if (next_ready >= n) break;
@@ -483,7 +494,7 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
       for (int k = 0; k <= T; ++k) {
         for (int j = 0; j < reqs[r].output; ++j) {
           token_hits[r][static_cast<std::size_t>(k)][static_cast<std::size_t>(j)] = static_cast<float>(
-              token_hot_hit(*trace, sq[static_cast<std::size_t>(reqs[r].prompt + j)], masks[static_cast<std::size_t>(k)]));
+              token_hot_hit(*trace, sq[static_cast<std::size_t>(reqs[r].prompt) + static_cast<std::size_t>(j)], masks[static_cast<std::size_t>(k)]));
         }
       }
     }
@@ -520,7 +531,7 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
   model_cb.prefill = [costs](int b, double p) { return costs->prefill(b, p); };
   model_cb.swap = [&, T](int a, int b) {
     const int ia = a < 0 ? T : a, ib = b < 0 ? T : b;
-    auto& c = swap_cache[static_cast<std::size_t>(ia * (T + 1) + ib)];
+    auto& c = swap_cache[static_cast<std::size_t>(ia) * static_cast<std::size_t>(T + 1) + static_cast<std::size_t>(ib)];
     if (c.time_s < 0.0) {
       c = {0.0, 0.0};
       if (E > 0 && ia != ib) {

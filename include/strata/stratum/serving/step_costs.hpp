@@ -23,6 +23,7 @@
 /// Each grid point is evaluated once, on first use.
 
 #include <algorithm>      // std::min, std::max
+#include <array>          // std::array
 #include <cmath>          // std::pow, std::floor, std::log2
 #include <cstdint>        // std::uint64_t
 #include <unordered_map>  // std::unordered_map
@@ -48,7 +49,15 @@ struct step_cost {
 namespace detail {
 
 inline constexpr int ctx_grid_points = 29;
-inline double ctx_grid(int j) { return 16.0 * std::pow(2.0, 0.5 * j); }
+/// c_j (file comment), tabulated once: the lookups of every step read it.
+inline double ctx_grid(int j) {
+  static const auto grid = [] {
+    std::array<double, ctx_grid_points> g{};
+    for (int i = 0; i < ctx_grid_points; ++i) g[static_cast<std::size_t>(i)] = 16.0 * std::pow(2.0, 0.5 * i);
+    return g;
+  }();
+  return grid[static_cast<std::size_t>(j)];
+}
 
 /// Index j and weight w so that S ≈ (1 − w)·c_j + w·c_{j+1}, clamped to the grid.
 inline std::pair<int, double> ctx_bracket(double s) {
@@ -103,13 +112,21 @@ class stratum_step_costs {
   /// The h grid (file comment).
   [[nodiscard]] const std::vector<double>& h_grid() const { return h_; }
   /// Grid points evaluated so far.
-  [[nodiscard]] std::size_t evaluations() const { return cache_.size() + prefill_cache_.size(); }
+  [[nodiscard]] std::size_t evaluations() const { return evaluations_; }
 
  private:
+  /// The memo of batch size `batch` (one slot per grid point; time −1: not evaluated yet).
+  static step_cost& slot(std::vector<std::vector<step_cost>>& memo, int batch, std::size_t i, std::size_t n) {
+    const auto b = static_cast<std::size_t>(batch);
+    if (b >= memo.size()) memo.resize(b + 1);
+    auto& row = memo[b];
+    if (row.empty()) row.assign(n, step_cost{-1.0, 0.0});
+    return row[i];
+  }
   step_cost point(int batch, int j, std::size_t hi) {
-    const std::uint64_t key = (static_cast<std::uint64_t>(batch) << 16) | (static_cast<std::uint64_t>(j) << 8) | hi;
-    const auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
+    step_cost& memo = slot(memo_, batch, static_cast<std::size_t>(j) * h_.size() + hi,
+                           static_cast<std::size_t>(detail::ctx_grid_points) * h_.size());
+    if (memo.time_s >= 0.0) return memo;
     const int ctx = static_cast<int>(std::ceil(detail::ctx_grid(j)));
     const step_shape s{.mode = phase::decode, .batch = batch, .context = ctx};
     usage_table route, place;
@@ -128,17 +145,18 @@ class stratum_step_costs {
     const auto pl = place_model(sm_, m_, s, place);
     const auto r = evaluate_decode(sm_, pl, m_, s, route);
     const step_cost c{r.time.si(), r.energy.si()};
-    cache_.emplace(key, c);
+    ++evaluations_;
+    memo = c;
     return c;
   }
   step_cost prefill_point(int batch, int j) {
-    const std::uint64_t key = (static_cast<std::uint64_t>(batch) << 16) | static_cast<std::uint64_t>(j);
-    const auto it = prefill_cache_.find(key);
-    if (it != prefill_cache_.end()) return it->second;
+    step_cost& memo = slot(prefill_memo_, batch, static_cast<std::size_t>(j), detail::ctx_grid_points);
+    if (memo.time_s >= 0.0) return memo;
     const step_shape s{.mode = phase::prefill, .batch = batch, .context = static_cast<int>(std::ceil(detail::ctx_grid(j)))};
     const auto r = evaluate(step_operators(m_, s), s, m_.hidden, sm_.xpu);
     const step_cost c{r.time.si(), r.energy.si()};
-    prefill_cache_.emplace(key, c);
+    ++evaluations_;
+    memo = c;
     return c;
   }
 
@@ -146,7 +164,8 @@ class stratum_step_costs {
   model m_;
   double lo_ = 1.0;
   std::vector<double> h_;
-  std::unordered_map<std::uint64_t, step_cost> cache_, prefill_cache_;
+  std::vector<std::vector<step_cost>> memo_, prefill_memo_;  ///< by batch size, then grid point
+  std::size_t evaluations_ = 0;
 };
 
 /// Memoised decode and prefill costs of a model on `devices` GPUs in tensor parallel (file comment).

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Design-space studies as data: a `scenario` names a study kind, the system, GPU, model and
+/// workload it runs on, the sweep axes, the output columns and an optional plot; `scenario_model`
+/// evaluates one design point of it (a pure function of the point, for `stream_sweep`), and
+/// `run_optimise_study` runs the budget optimiser. The JSON reader is `report/scenario_json.hpp`,
+/// the table and plot writers `report/scenario_io.hpp`.
+///
+/// Study kinds, their axes and their columns (every column a plain number in the unit its name
+/// ends with; 1/0 for yes/no columns; `nan` where a point has no value, e.g. a speedup where one
+/// side cannot hold the batch):
+///
+/// - `device` (Stratum §6.2 Fig. 14, §6.4 Fig. 18b). Axes `layers` (WL layers), `tiers`. The
+///   Mono3D die of the system's chip with that many layers kept at the 1024-layer chip's
+///   footprint (more MATs per bank fill what a shorter staircase frees, as Fig. 18b's
+///   comparison). Columns: latency_spread (slowest / fastest tier access latency),
+///   fastest_latency_ns, slowest_latency_ns, fastest_bw_TBps, slowest_bw_TBps, mean_bw_TBps
+///   (internal bandwidth per tier), density_Gib_per_mm2, capacity_GiB, die_area_mm2,
+///   chips (the fewest that hold the model's weights and KV cache at the workload, ≤ 256),
+///   tokens_per_s (decode on that many chips), tokens_per_s_per_mm2 (over the chips' dies, Fig. 18b).
+/// - `stratum_vs_gpu` (§6.3 Fig. 16, §6.4 Fig. 18a). Axes `batch`, `context`, `hit_rate`. A
+///   decode step on the Stratum system and on the GPU baseline (the fewest GPUs holding the
+///   weights at B = 1, S = 512, FP8 weights where that needs fewer). Columns: stratum_tokens_per_s,
+///   gpu_tokens_per_s, speedup, stratum_tokens_per_J, gpu_tokens_per_J, energy_gain, stratum_fits,
+///   gpu_fits, gpus.
+/// - `hit_rate` (§6.4 Fig. 17). Axes `hit_rate` (0: uniform routing and placement; else in
+///   [A/E, 1]), `batch`, `context`. Columns: moe_layer_latency_us (the MoE blocks' time of the
+///   slowest stage over the MoE layers of the first stage: exact on a one-stage system, the
+///   largest stage's count otherwise), moe_time_us, step_time_us, tokens_per_s,
+///   tokens_per_J, hot_hit_rate, fits.
+/// - `logic_budget` (§4.3 Eq. 1–3). Axes `macs` (N_mac, real), `f_GHz` (logic clock). The logic
+///   die the system's chip derives from its memory die. Columns: p_logic_W, power_slack_W,
+///   active_area_mm2, processor_budget_mm2, area_slack_mm2, pd_tsv_area_mm2, peak_TFLOPS,
+///   power_ok, area_ok, feasible.
+/// - `optimise` (§4.3, §6.2.3). No axes: `optimise_design` over the scenario's domain; the
+///   optimum and the system's own design as two rows (columns in `optimise_columns()`).
+///
+/// Axes a study does not sweep take the workload's value (batch, context, hit_rate) or the
+/// system's (layers, tiers, N_mac, clock). Bounds: at most `scenario_max_axes` axes of at most
+/// `scenario_max_axis_values` values, at most `scenario_max_points` points, checked by the reader
+/// before any axis is built.
+
+#include <algorithm>    // std::min, std::max
+#include <array>        // std::array (enum names)
+#include <cmath>        // std::isfinite, std::floor, std::nan
+#include <cstddef>      // std::size_t
+#include <limits>       // std::numeric_limits
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <utility>      // std::pair
+#include <vector>       // std::vector
+
+#include "strata/baseline/gpu.hpp"
+#include "strata/core/error.hpp"
+#include "strata/core/sweep.hpp"
+#include "strata/core/units.hpp"
+#include "strata/device/stratum_chip.hpp"
+#include "strata/report/stratum_rows.hpp"
+#include "strata/stratum/design_optimiser.hpp"
+#include "strata/stratum/system.hpp"
+#include "strata/stratum/usage.hpp"
+#include "strata/workload/model.hpp"
+#include "strata/workload/presets.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Axes one scenario may sweep.
+inline constexpr std::size_t scenario_max_axes = 6;
+/// Values one axis of a scenario may hold.
+inline constexpr std::size_t scenario_max_axis_values = 10000;
+/// Points one scenario may address.
+inline constexpr std::size_t scenario_max_points = 1000000;
+
+/// The study a scenario runs (file comment).
+enum class study_kind { device, stratum_vs_gpu, hit_rate, logic_budget, optimise };
+constexpr auto enum_names(study_kind) {
+  return std::array{std::pair{study_kind::device, "device"}, std::pair{study_kind::stratum_vs_gpu, "stratum_vs_gpu"},
+                    std::pair{study_kind::hit_rate, "hit_rate"}, std::pair{study_kind::logic_budget, "logic_budget"},
+                    std::pair{study_kind::optimise, "optimise"}};
+}
+
+/// The name of a study kind as a scenario writes it.
+inline const char* study_name(study_kind k) {
+  for (const auto& [e, n] : enum_names(k)) {
+    if (e == k) return n;
+  }
+  return "?";
+}
+
+/// How the axes combine: every combination, or walked together.
+enum class axes_combine { cartesian, zip };
+
+/// One axis a study accepts: its name, whether its values must be integers, and its range.
+struct scenario_axis_spec {
+  const char* name;
+  bool integer;
+  double lo, hi;
+  const char* meaning;
+};
+
+/// The axes study `k` accepts.
+inline std::vector<scenario_axis_spec> scenario_axes(study_kind k) {
+  switch (k) {
+    case study_kind::device:
+      return {{"layers", true, 2, 4096, "WL layers of the Mono3D die"}, {"tiers", true, 1, 4096, "latency tiers (<= layers)"}};
+    case study_kind::stratum_vs_gpu:
+      return {{"batch", true, 1, 4096, "decode batch B"}, {"context", true, 1, 1048576, "context length S"},
+              {"hit_rate", false, 0, 1, "hot-expert hit rate (0: uniform)"}};
+    case study_kind::hit_rate:
+      return {{"hit_rate", false, 0, 1, "hot-expert hit rate (0: uniform)"}, {"batch", true, 1, 4096, "decode batch B"},
+              {"context", true, 1, 1048576, "context length S"}};
+    case study_kind::logic_budget:
+      return {{"macs", false, 0, 1e9, "MAC units N_mac"}, {"f_GHz", false, 0.01, 100, "logic clock f_logic in GHz"}};
+    case study_kind::optimise: return {};
+  }
+  return {};
+}
+
+/// The columns study `k` writes, in order (file comment).
+inline std::vector<std::string> scenario_columns(study_kind k) {
+  switch (k) {
+    case study_kind::device:
+      return {"latency_spread", "fastest_latency_ns", "slowest_latency_ns", "fastest_bw_TBps", "slowest_bw_TBps",
+              "mean_bw_TBps", "density_Gib_per_mm2", "capacity_GiB", "die_area_mm2", "chips", "tokens_per_s",
+              "tokens_per_s_per_mm2"};
+    case study_kind::stratum_vs_gpu:
+      return {"stratum_tokens_per_s", "gpu_tokens_per_s", "speedup", "stratum_tokens_per_J", "gpu_tokens_per_J",
+              "energy_gain", "stratum_fits", "gpu_fits", "gpus"};
+    case study_kind::hit_rate:
+      return {"moe_layer_latency_us", "moe_time_us", "step_time_us", "tokens_per_s", "tokens_per_J", "hot_hit_rate", "fits"};
+    case study_kind::logic_budget:
+      return {"p_logic_W", "power_slack_W", "active_area_mm2", "processor_budget_mm2", "area_slack_mm2",
+              "pd_tsv_area_mm2", "peak_TFLOPS", "power_ok", "area_ok", "feasible"};
+    case study_kind::optimise: return {};
+  }
+  return {};
+}
+
+/// The columns of the optimise study's two rows (the optimum and the system's own design).
+inline std::vector<std::string> optimise_columns() {
+  return {"macs",          "pes_per_pu",     "tiers",         "layers",      "f_GHz",         "feasible",
+          "objective",     "p_logic_W",      "power_slack_W", "area_slack_mm2", "power_binding", "area_binding",
+          "power_price",   "area_price",     "baseline_ratio"};
+}
+
+/// One axis as written in a scenario.
+struct scenario_axis {
+  enum class kind { list, linear, log, integer };
+  std::string name;
+  kind type = kind::list;
+  std::vector<double> values{};  ///< list
+  double first = 0.0, last = 0.0;
+  std::size_t count = 0;         ///< linear, log
+  double step = 1.0;             ///< integer
+};
+
+/// The workload a study evaluates on, where an axis does not set it.
+struct scenario_workload {
+  int batch = 16;
+  int context = 2048;
+  double hit_rate = 0.0;  ///< 0: uniform routing and placement
+};
+
+/// A plot of some columns against one axis, one line per value of another axis.
+struct scenario_plot {
+  bool enabled = false;
+  std::string x;                 ///< an axis
+  std::vector<std::string> y;    ///< output columns
+  std::string series;            ///< an axis, or empty
+  bool log_x = false, log_y = false;
+  std::string title, x_label, y_label;
+};
+
+/// The optimise study's domain and objective.
+struct scenario_optimise {
+  design_objective objective = design_objective::decode_throughput;
+  int macs_first = 0, macs_last = 0, macs_step = 0;  ///< 0, 0, 0: the system's N_mac
+  std::vector<int> pes_per_pu{}, tiers{}, layers{};
+  double f_min_GHz = 0.0, f_max_GHz = 0.0;          ///< 0, 0: the system's clock
+};
+
+/// A complete study (file comment).
+struct scenario {
+  std::string name;   ///< file stem of the plot ([A-Za-z0-9_.-], 1 to 64 characters)
+  std::string title;
+  study_kind study = study_kind::device;
+  std::string system = "stratum-l";
+  std::string gpu = "h100_sxm5";
+  std::string model = "Mixtral-8x7B";
+  scenario_workload workload{};
+  axes_combine combine = axes_combine::cartesian;
+  std::vector<scenario_axis> axes{};
+  std::vector<std::string> outputs{};  ///< empty: every column of the study
+  scenario_plot plot{};
+  scenario_optimise optimise{};
+};
+
+namespace detail {
+
+/// Values of an axis, as the sweep engine builds it.
+inline sweep_axis build_axis(const scenario_axis& a) {
+  switch (a.type) {
+    case scenario_axis::kind::list: return list_axis(a.name, a.values);
+    case scenario_axis::kind::linear: return linear_axis(a.name, a.first, a.last, a.count);
+    case scenario_axis::kind::log: return log_axis(a.name, a.first, a.last, a.count);
+    case scenario_axis::kind::integer:
+      return integer_axis(a.name, static_cast<long long>(a.first), static_cast<long long>(a.last),
+                          static_cast<long long>(a.step));
+  }
+  return list_axis(a.name, a.values);
+}
+
+inline double nan_value() { return std::numeric_limits<double>::quiet_NaN(); }
+
+/// The fewest chips (1 … 256) of `p` that hold `m` at `s`, and the decode step on them.
+inline std::pair<int, stratum_step_result<>> fewest_chips(stratum_system_params<> p, const model& m,
+                                                          const step_shape& s, const stratum_usage& u) {
+  for (int c = 1; c <= 256; ++c) {
+    p.chips = c;
+    auto r = evaluate_decode(p, m, s, u);
+    if (r.feasible) return {c, std::move(r)};
+  }
+  return {0, stratum_step_result<>{}};
+}
+
+}  // namespace detail
+
+/// The sweep space of a scenario (its axes built; the empty product for `optimise`).
+inline sweep_space scenario_space(const scenario& s) {
+  if (s.axes.empty()) return sweep_space{};
+  std::vector<sweep_axis> axes;
+  axes.reserve(s.axes.size());
+  for (const auto& a : s.axes) axes.push_back(detail::build_axis(a));
+  return s.combine == axes_combine::zip ? zip(std::move(axes)) : cartesian(std::move(axes));
+}
+
+/// One scenario prepared for evaluation: presets resolved, the system prepared once. Calling it
+/// on a design point of `scenario_space(s)` gives every column of the study
+/// (`scenario_columns(s.study)`); it is const and safe to call from several threads.
+class scenario_model {
+ public:
+  explicit scenario_model(const scenario& s)
+      : sc_(s), space_(scenario_space(s)), sys_(stratum_system(s.system)), model_(preset(s.model)) {
+    const auto find = [&](const char* n) -> int {
+      for (std::size_t a = 0; a < space_.axes().size(); ++a) {
+        if (space_.axes()[a].name == n) return static_cast<int>(a);
+      }
+      return -1;
+    };
+    ax_layers_ = find("layers");
+    ax_tiers_ = find("tiers");
+    ax_batch_ = find("batch");
+    ax_context_ = find("context");
+    ax_hit_ = find("hit_rate");
+    ax_macs_ = find("macs");
+    ax_f_ = find("f_GHz");
+    usage_ = usage_of(s.workload.hit_rate);
+    if (s.study == study_kind::stratum_vs_gpu || s.study == study_kind::hit_rate) prepared_ = prepare(sys_);
+    if (s.study == study_kind::stratum_vs_gpu) {
+      gpu_ = gpu_preset(s.gpu);
+      baseline_ = choose_gpu_baseline(gpu_, model_);
+      gpu_machine_ = make_machine(gpu_, std::max(1, baseline_.gpus));
+    }
+    if (s.study == study_kind::logic_budget) {
+      const auto& chip = sys_.nmp.chip;
+      const auto mem = evaluate(chip.memory);
+      logic_ = derived_logic_die(chip, mem);
+      bw_fast_ = mem.tiers.front().internal_bandwidth;
+    }
+  }
+
+  [[nodiscard]] const sweep_space& space() const { return space_; }
+  [[nodiscard]] const scenario& spec() const { return sc_; }
+
+  /// Every column of the study at point `x`.
+  std::vector<double> operator()(const design_point& x) const {
+    switch (sc_.study) {
+      case study_kind::device: return device(x);
+      case study_kind::stratum_vs_gpu: return versus_gpu(x);
+      case study_kind::hit_rate: return hit_rate(x);
+      case study_kind::logic_budget: return logic_budget(x);
+      case study_kind::optimise: break;
+    }
+    throw config_error("study", "[strata.scenario] study 'optimise' has no sweep points (run_optimise_study)");
+  }
+
+ private:
+  [[nodiscard]] double at(const design_point& x, int axis, double fallback) const {
+    return axis >= 0 ? x[static_cast<std::size_t>(axis)] : fallback;
+  }
+  [[nodiscard]] stratum_usage usage_of(double h) const { return workload_usage(model_, h); }
+  [[nodiscard]] step_shape shape(const design_point& x) const {
+    return {.mode = phase::decode, .batch = static_cast<int>(at(x, ax_batch_, sc_.workload.batch)),
+            .context = static_cast<int>(at(x, ax_context_, sc_.workload.context))};
+  }
+
+  [[nodiscard]] std::vector<double> device(const design_point& x) const {
+    auto p = sys_;
+    p.nmp.chip.memory.tiers = static_cast<int>(at(x, ax_tiers_, p.nmp.chip.memory.tiers));
+    p = with_layers_same_area(p, static_cast<int>(at(x, ax_layers_, p.nmp.chip.memory.layers)));
+    const auto chip = evaluate(p.nmp.chip);
+    const auto& mem = chip.memory;
+    double sum_bw = 0.0;
+    for (const auto& t : mem.tiers) sum_bw += t.internal_bandwidth.in(units::TBps);
+    const double die_mm2 = chip.logic_params.die_area.in(units::mm2);
+    const double h = at(x, ax_hit_, sc_.workload.hit_rate);
+    const auto [chips, r] = detail::fewest_chips(p, model_, shape(x), usage_of(h));
+    const double tps = chips > 0 ? r.tokens_per_s : detail::nan_value();
+    return {mem.fast_slow_latency_ratio,
+            mem.tiers.front().access_latency.in(units::ns),
+            mem.tiers.back().access_latency.in(units::ns),
+            mem.tiers.front().internal_bandwidth.in(units::TBps),
+            mem.tiers.back().internal_bandwidth.in(units::TBps),
+            sum_bw / double(mem.tiers.size()),
+            mem.density.si() * 8.0 / double(1ULL << 30) * 1e-6,
+            mem.capacity.si() / double(1ULL << 30),
+            die_mm2,
+            double(chips),
+            tps,
+            chips > 0 ? tps / (double(chips * p.stages) * die_mm2) : detail::nan_value()};
+  }
+
+  [[nodiscard]] std::vector<double> versus_gpu(const design_point& x) const {
+    const auto s = shape(x);
+    const auto u = ax_hit_ >= 0 ? usage_of(x[static_cast<std::size_t>(ax_hit_)]) : usage_;
+    const auto r = evaluate_decode(prepared_, model_, s, u);
+    const bool gpu_fits = baseline_.gpus > 0 && check_fit(gpu_, baseline_.gpus, baseline_.served, s).fits;
+    const double nan = detail::nan_value();
+    double g_tps = nan, g_tpj = nan;
+    if (gpu_fits) {
+      const auto g = evaluate(baseline_.served, s, gpu_machine_);
+      g_tps = g.tokens_per_s;
+      g_tpj = 1.0 / g.joules_per_token;
+    }
+    const double s_tps = r.feasible ? r.tokens_per_s : nan, s_tpj = r.feasible ? r.tokens_per_joule : nan;
+    return {s_tps, g_tps, s_tps / g_tps, s_tpj, g_tpj, s_tpj / g_tpj, r.feasible ? 1.0 : 0.0, gpu_fits ? 1.0 : 0.0,
+            double(baseline_.gpus)};
+  }
+
+  [[nodiscard]] std::vector<double> hit_rate(const design_point& x) const {
+    const double h = at(x, ax_hit_, sc_.workload.hit_rate);
+    const auto r = evaluate_decode(prepared_, model_, shape(x), usage_of(h));
+    const int stage_layers = (model_.layers + sys_.stages - 1) / sys_.stages;
+    int moe_in_stage = 0;  // MoE layers of the first (largest) stage
+    for (int l = 0; l < stage_layers; ++l) moe_in_stage += model_.is_moe_layer(l) ? 1 : 0;
+    const double moe_us = r.ffn_time.in(units::us);
+    const double nan = detail::nan_value();
+    const bool ok = r.feasible;
+    return {ok && moe_in_stage > 0 ? moe_us / moe_in_stage : nan,
+            ok ? moe_us : nan,
+            ok ? r.time.in(units::us) : nan,
+            ok ? r.tokens_per_s : nan,
+            ok ? r.tokens_per_joule : nan,
+            r.hot_hit_rate,
+            ok ? 1.0 : 0.0};
+  }
+
+  [[nodiscard]] std::vector<double> logic_budget(const design_point& x) const {
+    auto p = logic_;
+    p.f_logic = units::GHz(at(x, ax_f_, p.f_logic.in(units::GHz)));
+    const double n = at(x, ax_macs_, double(p.n_mac));
+    const auto r = evaluate_numbers(p, bw_fast_, n);
+    const bool power_ok = r.power_slack.si() >= 0.0, area_ok = r.area_slack.si() >= 0.0;
+    return {r.p_logic.in(units::W),
+            r.power_slack.in(units::W),
+            r.a_active.in(units::mm2),
+            r.a_processor_budget.in(units::mm2),
+            r.area_slack.in(units::mm2),
+            r.a_pd.in(units::mm2),
+            r.peak_throughput.si() * 1e-12,
+            power_ok ? 1.0 : 0.0,
+            area_ok ? 1.0 : 0.0,
+            power_ok && area_ok ? 1.0 : 0.0};
+  }
+
+  scenario sc_;
+  sweep_space space_;
+  stratum_system_params<> sys_;
+  model model_;
+  stratum_usage usage_{};
+  stratum_machine<> prepared_{};
+  gpu_params gpu_{};
+  gpu_baseline baseline_{};
+  roofline_machine gpu_machine_{};
+  logic_die_params<> logic_{};
+  strata::bandwidth<double> bw_fast_{};
+  int ax_layers_ = -1, ax_tiers_ = -1, ax_batch_ = -1, ax_context_ = -1, ax_hit_ = -1, ax_macs_ = -1, ax_f_ = -1;
+};
+
+/// The optimise study: the optimum and the system's own design, and the whole result.
+struct optimise_study {
+  design_optimum optimum{};
+  std::vector<std::vector<double>> rows;  ///< {optimum, baseline}, columns `optimise_columns()`
+};
+
+/// Runs the optimise study of `s` (Eq. 1–3 budgets, `optimise_design`) on `threads` threads.
+inline optimise_study run_optimise_study(const scenario& s, unsigned threads = 0) {
+  const auto sys = stratum_system(s.system);
+  const auto m = preset(s.model);
+  const auto& o = s.optimise;
+  design_domain d;
+  if (o.macs_step > 0) d.macs = mac_grid(sys, o.macs_first, o.macs_last, o.macs_step);
+  d.pes_per_pu = o.pes_per_pu;
+  d.tiers = o.tiers;
+  d.layers = o.layers;
+  d.f_min_hz = o.f_min_GHz * 1e9;
+  d.f_max_hz = o.f_max_GHz * 1e9;
+  const step_shape shape{.mode = phase::decode, .batch = s.workload.batch, .context = s.workload.context};
+  optimise_study out;
+  out.optimum = optimise_design(sys, m, shape, workload_usage(m, s.workload.hit_rate), d, o.objective,
+                                {.threads = threads});
+  const auto row = [&](const design_evaluation& e, bool best) {
+    const auto& c = e.choice;
+    const auto& r = out.optimum;
+    const double nan = detail::nan_value();
+    return std::vector<double>{double(c.macs), double(c.pes_per_pu), double(c.tiers), double(c.layers), c.f_hz * 1e-9,
+                               e.feasible ? 1.0 : 0.0, e.feasible ? e.objective : nan, e.p_logic_W, e.power_slack_W,
+                               e.area_slack_mm2, best ? (r.power_binding ? 1.0 : 0.0) : nan,
+                               best ? (r.area_binding ? 1.0 : 0.0) : nan, best ? r.power_price : nan,
+                               best ? r.area_price : nan, best ? 1.0 : r.baseline_ratio};
+  };
+  out.rows = {row(out.optimum.best, true), row(out.optimum.baseline, false)};
+  return out;
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Writers of scenario studies (`report/scenario.hpp`): the table (CSV or JSON Lines, a
+/// `stream_sweep` sink), the plot's data and gnuplot script, and the optimise study's summary.
+///
+/// Table. Columns: `index` (the point's global index), one per axis, then the selected outputs
+/// (all the study's columns when the scenario lists none). Numbers in the shortest form that reads
+/// back to the same double; `nan` (CSV) or `null` (JSON) where a point has no value. The CSV
+/// header comes with shard 1 only, so the shards' files concatenated in order are the whole run's.
+///
+/// Plot. `write_plot_data` writes one gnuplot data block per value of the series axis (x, then
+/// one column per plotted output); `write_gnuplot_script` writes a script that draws it as lines
+/// with points, to `<name>.png` and `<name>.svg` beside it (gnuplot run in that directory).
+
+#include <array>        // std::array
+#include <cmath>        // std::isfinite
+#include <cstddef>      // std::size_t
+#include <ostream>      // std::ostream
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <utility>      // std::move
+#include <vector>       // std::vector
+
+#include "strata/core/sweep_io.hpp"
+#include "strata/report/scenario.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// The table's format.
+enum class scenario_format { csv, jsonl };
+
+namespace detail {
+
+/// Indices into the study's columns of the scenario's outputs (all of them when none is listed).
+inline std::vector<std::size_t> output_indices(const scenario& s, const std::vector<std::string>& columns) {
+  std::vector<std::size_t> out;
+  if (s.outputs.empty()) {
+    for (std::size_t i = 0; i < columns.size(); ++i) out.push_back(i);
+    return out;
+  }
+  for (const auto& o : s.outputs) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      if (columns[i] == o) out.push_back(i);
+    }
+  }
+  return out;
+}
+
+inline void write_table_number(std::ostream& os, double v, scenario_format f) {
+  std::array<char, 32> buf{};
+  if (f == scenario_format::jsonl && !std::isfinite(v)) {
+    os << "null";
+  } else {
+    os << number_text(v, buf);
+  }
+}
+
+/// A string for a gnuplot script: double-quoted, backslashes and quotes escaped, control
+/// characters dropped.
+inline std::string gnuplot_string(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20) continue;
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace detail
+
+/// A `stream_sweep` sink writing a scenario's table (file comment).
+class scenario_table_writer {
+ public:
+  scenario_table_writer(std::ostream& os, const scenario& s, const sweep_space& space, scenario_format format,
+                        const sweep_shard& shard = {})
+      : os_(&os), space_(&space), format_(format), columns_(scenario_columns(s.study)),
+        pick_(detail::output_indices(s, columns_)), header_(format == scenario_format::csv && shard.index == 1) {
+    validate(shard);
+  }
+
+  void operator()(const design_point& x, const std::vector<double>& row) {
+    std::ostream& os = *os_;
+    const auto& axes = space_->axes();
+    if (header_) {
+      header_ = false;
+      os << "index";
+      for (const auto& a : axes) os << ',' << a.name;
+      for (std::size_t i : pick_) os << ',' << columns_[i];
+      os << '\n';
+    }
+    std::array<char, 32> buf{};
+    if (format_ == scenario_format::csv) {
+      os << detail::integer_text(static_cast<long long>(x.index()), buf);
+      for (double v : x.values()) {
+        os << ',';
+        detail::write_table_number(os, v, format_);
+      }
+      for (std::size_t i : pick_) {
+        os << ',';
+        detail::write_table_number(os, row.at(i), format_);
+      }
+    } else {
+      os << "{\"index\":" << detail::integer_text(static_cast<long long>(x.index()), buf);
+      for (std::size_t a = 0; a < axes.size(); ++a) {
+        os << ",\"" << axes[a].name << "\":";
+        detail::write_table_number(os, x.values()[a], format_);
+      }
+      for (std::size_t i : pick_) {
+        os << ",\"" << columns_[i] << "\":";
+        detail::write_table_number(os, row.at(i), format_);
+      }
+      os << '}';
+    }
+    os << '\n';
+  }
+
+ private:
+  std::ostream* os_;
+  const sweep_space* space_;
+  scenario_format format_;
+  std::vector<std::string> columns_;
+  std::vector<std::size_t> pick_;
+  bool header_;
+};
+
+/// What a plot needs of one evaluated point.
+struct plot_point {
+  double x = 0.0, series = 0.0;
+  std::vector<double> y;  ///< the plotted columns, in `scenario_plot::y` order
+};
+
+/// Collects the plot's points as the sweep runs (a `stream_sweep` sink, beside the table).
+class plot_collector {
+ public:
+  plot_collector(const scenario& s, const sweep_space& space) : columns_(scenario_columns(s.study)) {
+    x_ = space.index_of(s.plot.x);
+    series_ = s.plot.series.empty() ? space.dimensions() : space.index_of(s.plot.series);
+    for (const auto& y : s.plot.y) {
+      for (std::size_t i = 0; i < columns_.size(); ++i) {
+        if (columns_[i] == y) y_.push_back(i);
+      }
+    }
+  }
+  void operator()(const design_point& x, const std::vector<double>& row) {
+    plot_point p;
+    p.x = x[x_];
+    p.series = series_ < x.values().size() ? x[series_] : 0.0;
+    for (std::size_t i : y_) p.y.push_back(row.at(i));
+    points_.push_back(std::move(p));
+  }
+  [[nodiscard]] const std::vector<plot_point>& points() const { return points_; }
+
+ private:
+  std::vector<std::string> columns_;
+  std::size_t x_ = 0, series_ = 0;
+  std::vector<std::size_t> y_;
+  std::vector<plot_point> points_;
+};
+
+/// The series values in order of first appearance.
+inline std::vector<double> plot_series(const std::vector<plot_point>& pts) {
+  std::vector<double> out;
+  for (const auto& p : pts) {
+    bool seen = false;
+    for (double v : out) seen = seen || v == p.series;
+    if (!seen) out.push_back(p.series);
+  }
+  return out;
+}
+
+/// The gnuplot data: one block per series value (two blank lines apart), rows "x y1 y2 ...".
+inline void write_plot_data(std::ostream& os, const scenario& s, const std::vector<plot_point>& pts) {
+  std::array<char, 32> buf{};
+  const auto series = plot_series(pts);
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    if (k > 0) os << "\n\n";
+    os << "# " << (s.plot.series.empty() ? std::string("all points") : s.plot.series + " = " + std::string(detail::number_text(series[k], buf)))
+       << ": " << s.plot.x;
+    for (const auto& y : s.plot.y) os << ' ' << y;
+    os << '\n';
+    for (const auto& p : pts) {
+      if (p.series != series[k]) continue;
+      os << detail::number_text(p.x, buf);
+      for (double v : p.y) os << ' ' << detail::number_text(v, buf);
+      os << '\n';
+    }
+  }
+}
+
+/// The gnuplot script drawing `<name>.dat` into `<name>.png` and `<name>.svg` (file comment).
+inline void write_gnuplot_script(std::ostream& os, const scenario& s, const std::vector<plot_point>& pts) {
+  using detail::gnuplot_string;
+  const auto& p = s.plot;
+  std::array<char, 32> buf{};
+  os << "# " << s.name << ": written by strata-eval run; gnuplot " << s.name << ".gp (in this directory)\n";
+  os << "set datafile missing \"nan\"\n";
+  os << "set title " << gnuplot_string(p.title.empty() ? (s.title.empty() ? s.name : s.title) : p.title) << " noenhanced\n";
+  os << "set xlabel " << gnuplot_string(p.x_label.empty() ? p.x : p.x_label) << " noenhanced\n";
+  std::string ylabel = p.y_label;
+  if (ylabel.empty()) {
+    for (const auto& y : p.y) ylabel += (ylabel.empty() ? "" : ", ") + y;
+  }
+  os << "set ylabel " << gnuplot_string(ylabel) << " noenhanced\n";
+  if (p.log_x) os << "set logscale x\n";
+  if (p.log_y) os << "set logscale y\n";
+  os << "set grid\nset key outside right top noenhanced\n";
+  const auto series = plot_series(pts);
+  std::string plot = "plot ";
+  bool first = true;
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    for (std::size_t c = 0; c < p.y.size(); ++c) {
+      std::string title;
+      if (!p.series.empty()) title = p.series + " = " + std::string(detail::number_text(series[k], buf));
+      if (p.y.size() > 1) title += (title.empty() ? "" : ": ") + p.y[c];
+      if (title.empty()) title = p.y[c];
+      plot += (first ? "" : ", \\\n     ") + gnuplot_string(s.name + ".dat") + " index " + std::to_string(k) + " using 1:" +
+              std::to_string(c + 2) + " with linespoints title " + gnuplot_string(title);
+      first = false;
+    }
+  }
+  os << "set terminal pngcairo size 960,600 noenhanced\n";
+  os << "set output " << gnuplot_string(s.name + ".png") << "\n" << plot << "\n";
+  os << "set terminal svg size 960,600 noenhanced\n";
+  os << "set output " << gnuplot_string(s.name + ".svg") << "\nreplot\nset output\n";
+}
+
+/// The optimise study's two rows as a table (CSV with header, or JSON Lines).
+inline void write_optimise_table(std::ostream& os, const optimise_study& r, scenario_format f) {
+  const auto cols = optimise_columns();
+  const char* names[] = {"optimum", "baseline"};
+  if (f == scenario_format::csv) {
+    os << "design";
+    for (const auto& c : cols) os << ',' << c;
+    os << '\n';
+  }
+  for (std::size_t k = 0; k < r.rows.size(); ++k) {
+    if (f == scenario_format::csv) {
+      os << names[k];
+      for (double v : r.rows[k]) {
+        os << ',';
+        detail::write_table_number(os, v, f);
+      }
+    } else {
+      os << R"({"design":")" << names[k] << '"';
+      for (std::size_t c = 0; c < cols.size(); ++c) {
+        os << ",\"" << cols[c] << "\":";
+        detail::write_table_number(os, r.rows[k][c], f);
+      }
+      os << '}';
+    }
+    os << '\n';
+  }
+}
+
+/// The optimise study in words: the optimum, the system's design, binding budgets, shadow prices.
+inline void write_optimise_summary(std::ostream& os, const scenario& s, const optimise_study& r) {
+  std::array<char, 32> buf{};
+  const auto g = [&](double v) { return std::string(detail::number_text(v, buf)); };
+  const auto& o = r.optimum;
+  const char* unit = s.optimise.objective == design_objective::decode_throughput   ? "tokens/s"
+                     : s.optimise.objective == design_objective::throughput_per_area ? "tokens/s/mm2"
+                                                                                     : "tokens/J";
+  std::string objective = "?";
+  for (const auto& [e, n] : enum_names(s.optimise.objective)) {
+    if (e == s.optimise.objective) objective = n;
+  }
+  os << s.name << ": maximise " << objective << " (" << unit << ") of " << s.system << " on " << s.model
+     << ", decode B = " << s.workload.batch << ", S = " << s.workload.context << ", within Eq. 1-3\n";
+  const auto line = [&](const char* what, const design_evaluation& e) {
+    const auto& c = e.choice;
+    os << "  " << what << ": N_mac " << c.macs << ", PEs/PU " << c.pes_per_pu << ", tiers " << c.tiers << ", layers "
+       << c.layers << ", f " << g(c.f_hz * 1e-9) << " GHz -> "
+       << (e.feasible ? g(e.objective) + " " + unit : "infeasible (" + e.reason + ")") << "; P_logic "
+       << g(e.p_logic_W) << " W (slack " << g(e.power_slack_W) << " W), area slack " << g(e.area_slack_mm2)
+       << " mm2\n";
+  };
+  if (!o.best.feasible) {
+    os << "  no design of the domain is feasible: " << o.best.reason << "\n";
+  } else {
+    line("optimum ", o.best);
+  }
+  line("baseline", o.baseline);
+  if (o.best.feasible) {
+    os << "  baseline / optimum: " << g(o.baseline_ratio) << "\n";
+    os << "  binding: power (Eq. 1) " << (o.power_binding ? "yes" : "no") << ", area (Eq. 2-3) "
+       << (o.area_binding ? "yes" : "no") << "\n";
+    os << "  shadow prices: " << g(o.power_price) << " " << unit << " per W of P_peak, " << g(o.area_price) << " "
+       << unit << " per mm2 of processor area\n";
+  }
+  os << "  decode steps evaluated: " << o.evaluations << "\n";
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -225,12 +225,14 @@ class controller_env {
 
 /// Trains a fresh agent (seeded by `p.dqn.seed`) on `scenes` (file comment); the frozen result is
 /// the agent (save it with `save_dqn_checkpoint`, `dqn_json.hpp`). `log` receives the run's
-/// episodes, steps, updates and returns.
-inline dqn_agent train_controller(const substrate& s, const std::vector<training_scene>& scenes,
-                                  const controller_training_params& p = {}, dqn_train_result* log = nullptr) {
+/// episodes, steps, updates and returns. (A template on the agent's real type, `double`, only so
+/// that including this header instantiates no training code: dqn.hpp, "Scalar type".)
+template <class Real = double>
+basic_dqn_agent<Real> train_controller(const substrate& s, const std::vector<training_scene>& scenes,
+                                       const controller_training_params& p = {}, dqn_train_result* log = nullptr) {
   detail::require(p.episodes >= 0, "strata.hcrmap.training", "episodes", p.episodes, ">= 0");
   controller_env env(s, scenes, p.experiment, p.windows);
-  dqn_agent agent(static_cast<int>(controller_feature_count), p.dqn);
+  basic_dqn_agent<Real> agent(static_cast<int>(controller_feature_count), p.dqn);
   const auto r = train(agent, env, {.episodes = p.episodes, .max_steps = p.max_steps});
   if (log != nullptr) *log = r;
   return agent;

@@ -17,6 +17,7 @@
 /// \endcode
 
 #include <cmath>    // std::isfinite
+#include <cstddef>  // std::size_t
 #include <memory>   // std::shared_ptr, std::make_shared
 #include <span>     // std::span
 #include <string>   // std::to_string
@@ -31,11 +32,15 @@
 namespace strata {
 inline namespace v0 {
 
-/// Q_θ of a frozen agent over the controller's features (file comment).
-class dqn_scorer {
+/// Q_θ of a frozen agent over the controller's features (file comment). A template on the real
+/// type only so that including the header instantiates nothing (q_network.hpp, "Scalar type");
+/// use `dqn_scorer`.
+template <class Real = double>
+class basic_dqn_scorer {
  public:
+  using agent_type = basic_dqn_agent<Real>;
   /// Throws `config_error` ("features") unless the agent takes `controller_feature_count` inputs.
-  explicit dqn_scorer(dqn_agent agent) : agent_(std::make_shared<const dqn_agent>(std::move(agent))) {
+  explicit basic_dqn_scorer(agent_type agent) : agent_(std::make_shared<const agent_type>(std::move(agent))) {
     detail::require(agent_->features() == static_cast<int>(controller_feature_count), "strata.hcrmap.dqn_scorer", "features",
                     agent_->features(),
                     ("controller_feature_count = " + std::to_string(controller_feature_count) + " inputs").c_str());
@@ -45,19 +50,23 @@ class dqn_scorer {
   double operator()(std::span<const double> f) const {
     detail::require(f.size() == controller_feature_count, "strata.hcrmap.dqn_scorer", "features", f.size(),
                     ("controller_feature_count = " + std::to_string(controller_feature_count) + " entries").c_str());
-    const Eigen::Map<const Eigen::VectorXd> x(f.data(), static_cast<Eigen::Index>(f.size()));
-    const double q = agent_->online().value(x);
+    q_vector<Real> x(static_cast<Eigen::Index>(f.size()));
+    for (std::size_t i = 0; i < f.size(); ++i) x(static_cast<Eigen::Index>(i)) = static_cast<Real>(f[i]);
+    const auto q = static_cast<double>(agent_->online().value(x));
     detail::require(std::isfinite(q), "strata.hcrmap.dqn_scorer", "features", "a non-finite Q value",
                     "features for which the network's Q is finite");
     return q;
   }
 
   /// The frozen agent.
-  [[nodiscard]] const dqn_agent& agent() const { return *agent_; }
+  [[nodiscard]] const agent_type& agent() const { return *agent_; }
 
  private:
-  std::shared_ptr<const dqn_agent> agent_;
+  std::shared_ptr<const agent_type> agent_;
 };
+
+/// The `double` scorer the controller decides with.
+using dqn_scorer = basic_dqn_scorer<double>;
 
 }  // namespace v0
 }  // namespace strata

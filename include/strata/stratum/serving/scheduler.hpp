@@ -236,6 +236,7 @@ schedule_choice choose_next(const scheduler_params& p, serving_queue& q, const s
     if (!ql.empty()) heads.emplace_back(deadline(ql.front()), l);
   }
   std::sort(heads.begin(), heads.end());
+  if (heads.empty()) return c;  // unreachable: a non-empty queue has a label with a head
   const int u = heads.front().second;
   const double du = heads.front().first;
   const double t0 = s.now_s + s.owed_s;

@@ -8,7 +8,8 @@
 //   strata-eval run SCENARIO.json --plot DIR            also DIR/<name>.csv, .dat, .gp and, when
 //                                                       gnuplot is on PATH, DIR/<name>.png and .svg
 //
-// The optimise study prints its optimum, binding budgets and shadow prices; --out writes its two
+// Paths in the scenario (an HCRMap study's trace and checkpoint) are taken relative to --data-dir
+// (default: the working directory). The optimise study prints its optimum, binding budgets and shadow prices; --out writes its two
 // rows. Exit status: 0 on success, 1 on a bad scenario (config_error naming the JSON path) or a
 // plot that cannot be rendered, 2 on a bad command line.
 
@@ -81,17 +82,19 @@ std::ofstream open_out(const std::string& path) {
 
 command add_run(CLI::App& app) {
   struct options {
-    std::string scenario, shard = "1/1", out, format = "csv", plot;
+    std::string scenario, shard = "1/1", out, format = "csv", plot, data_dir;
     unsigned threads = 0;
   };
   auto o = std::make_shared<options>();
   CLI::App* sub = app.add_subcommand("run", "a design-space study from a scenario file (device, stratum_vs_gpu, "
-                                            "hit_rate, logic_budget, optimise): its table and plot");
+                                            "hit_rate, logic_budget, optimise, hcrmap_budget, hcrmap_pressure): "
+                                            "its table and plot");
   sub->add_option("scenario", o->scenario, "the scenario JSON file")->required();
   sub->add_option("--shard", o->shard, "run shard i of n (1-based, as a Slurm array index): i/n")->default_str("1/1");
   sub->add_option("--threads", o->threads, "threads (0: the machine's cores)")->check(CLI::Range(0U, 1024U));
   sub->add_option("--out", o->out, "write the table to this file (default: standard output)");
   sub->add_option("--format", o->format, "table format")->check(CLI::IsMember({"csv", "jsonl"}))->default_str("csv");
+  sub->add_option("--data-dir", o->data_dir, "directory the scenario's file paths are relative to");
   sub->add_option("--plot", o->plot, "write DIR/<name>.csv, .dat, .gp and render .png and .svg with gnuplot");
   return {sub, [o]() -> int {
             strata::sweep_shard shard;
@@ -120,7 +123,7 @@ command add_run(CLI::App& app) {
               return 0;
             }
 
-            const strata::scenario_model model(s);
+            const strata::scenario_model model(s, strata::load_scenario_inputs(s, o->data_dir));
             const auto& space = model.space();
             std::ofstream file;
             if (!o->out.empty()) file = open_out(o->out);

@@ -99,24 +99,51 @@ inline void require_factors(const std::vector<double>& f, double lo, double hi) 
 }
 }  // namespace detail
 
+/// One point of the Fig. 7 space: the resident-copy budget factor (B_res = factor · Σ S^wt,
+/// Eq. 29, with the package plan sized for as many copies; Table 1: 1.3) and the scales of the
+/// SRAM and HBM capacities of the substrate (1: Table 1's).
+struct residency_point {
+  double budget_factor = 1.3;
+  double sram_scale = 1.0;
+  double hbm_scale = 1.0;
+};
+
+/// The experiment at point `x` (file comment): `run_experiment` on `sp` with the tiers' capacities
+/// scaled and the budget set, for every policy of `policies` alike. Throws `config_error` naming
+/// `budget_factor` (outside [1, 4]), `sram_scale` or `hbm_scale` (outside [1/16, 16]).
+inline experiment_result run_residency_point(const substrate_params& sp, const model& m, const routing_trace& trace, phase mode,
+                                             const residency_point& x, const std::vector<policy_kind>& policies,
+                                             experiment_params xp = {}, const action_scorer& value = {},
+                                             const std::string& trace_note = {}) {
+  constexpr const char* id = "strata.hcrmap.sweeps";
+  detail::require_in(x.budget_factor, 1.0, 4.0, id, "budget_factor");
+  detail::require_in(x.sram_scale, 1.0 / 16.0, 16.0, id, "sram_scale");
+  detail::require_in(x.hbm_scale, 1.0 / 16.0, 16.0, id, "hbm_scale");
+  substrate_params p = sp;
+  p.sram.capacity = p.sram.capacity * x.sram_scale;
+  p.hbm.capacity = p.hbm.capacity * x.hbm_scale;
+  xp.scale_out.residency.budget_factor = x.budget_factor;
+  xp.scale_out.expert_copies = x.budget_factor;
+  return run_experiment(substrate(p), m, trace, mode, policies, xp, trace_note, value);
+}
+
 /// Fig. 7, resident-copy budget: one point per factor of `budget_factors` (each in [1, 4]), every
 /// policy of `policies` (file comment). `value` as `run_experiment`'s.
 inline std::vector<sweep_row> budget_sweep(const substrate_params& sp, const model& m, const routing_trace& trace, phase mode,
                                            const std::vector<double>& budget_factors, const std::vector<policy_kind>& policies,
-                                           experiment_params xp = {}, const action_scorer& value = {}) {
+                                           const experiment_params& xp = {}, const action_scorer& value = {}) {
   detail::require_factors(budget_factors, 1.0, 4.0);
-  const substrate s(sp);
   std::vector<sweep_row> out;
   for (double f : budget_factors) {
-    xp.scale_out.residency.budget_factor = f;
-    xp.scale_out.expert_copies = f;
-    detail::add_sweep_rows(run_experiment(s, m, trace, mode, policies, xp, {}, value), sweep_kind::budget, f, out);
+    const residency_point x{.budget_factor = f, .sram_scale = 1.0, .hbm_scale = 1.0};
+    detail::add_sweep_rows(run_residency_point(sp, m, trace, mode, x, policies, xp, value), sweep_kind::budget, f, out);
   }
   return out;
 }
 
 /// Fig. 7, tier capacity: the SRAM (`tier` = sram) or HBM (`tier` = hbm) capacity of `sp` scaled by
-/// each factor of `factors` (each in [1/16, 16]), every policy of `policies` (file comment).
+/// each factor of `factors` (each in [1/16, 16]), every policy of `policies` (file comment); the
+/// budget factor stays `xp`'s residency one (the plan sized for as many copies).
 inline std::vector<sweep_row> capacity_sweep(const substrate_params& sp, const model& m, const routing_trace& trace, phase mode,
                                              tier_kind tier, const std::vector<double>& factors,
                                              const std::vector<policy_kind>& policies, const experiment_params& xp = {},
@@ -126,12 +153,10 @@ inline std::vector<sweep_row> capacity_sweep(const substrate_params& sp, const m
   detail::require_factors(factors, 1.0 / 16.0, 16.0);
   std::vector<sweep_row> out;
   for (double f : factors) {
-    substrate_params p = sp;
-    auto& spec = tier == tier_kind::sram ? p.sram : p.hbm;
-    spec.capacity = spec.capacity * f;
-    const substrate s(p);
-    detail::add_sweep_rows(run_experiment(s, m, trace, mode, policies, xp, {}, value),
-                           tier == tier_kind::sram ? sweep_kind::sram_capacity : sweep_kind::hbm_capacity, f, out);
+    residency_point x{.budget_factor = xp.scale_out.residency.budget_factor, .sram_scale = 1.0, .hbm_scale = 1.0};
+    (tier == tier_kind::sram ? x.sram_scale : x.hbm_scale) = f;
+    const auto r = run_residency_point(sp, m, trace, mode, x, policies, xp, value);
+    detail::add_sweep_rows(r, tier == tier_kind::sram ? sweep_kind::sram_capacity : sweep_kind::hbm_capacity, f, out);
   }
   return out;
 }

@@ -35,6 +35,24 @@
 ///   power_ok, area_ok, feasible.
 /// - `optimise` (§4.3, §6.2.3). No axes: `optimise_design` over the scenario's domain; the
 ///   optimum and the system's own design as two rows (columns in `optimise_columns()`).
+/// - `hcrmap_budget` (HCRMap §7.4 Fig. 7). Axes `budget_factor` (B_res = factor · Σ S^wt, Eq. 29,
+///   in [1, 4]; Table 1: 1.3), `sram_scale`, `hbm_scale` (the tiers' capacities over Table 1's, in
+///   [1/16, 16]). At each point the HCRMap comparison (`run_residency_point`: the six compared
+///   policies on the chiplet package, the scenario's `hcrmap` mode, windows and layers, the
+///   model's trace split by sequence). Columns: <policy>_normalised for static, fixed, hydra,
+///   moentwine, pimoe and hcrmap (mean window T_E2E over single-copy static's at the same point),
+///   static_latency_us, hcrmap_latency_us, hcrmap_edp_ratio (HCRMap's EDP over static's),
+///   packages, fixed_replicas, hcrmap_replicas (published replicas of the evaluated layers at the end).
+/// - `hcrmap_pressure` (HCRMap §7.4 Fig. 8). Axes `x`, `y` (a chiplet of Table 1's mesh, id =
+///   y · mesh_x + x). The comparison runs once at Table 1's budget and capacities; each point is
+///   one chiplet's compute pressure (`compute_pressure_grid`: busy_c / mean busy, 1 = balanced).
+///   Columns: <policy>_pressure for the six policies, static_busy_us, hcrmap_busy_us (compute
+///   service per window, summed over the evaluated layers and the stages).
+///
+/// The HCRMap studies' trace is the scenario's `hcrmap.trace` (loaded by the caller into
+/// `scenario_inputs`), else the model's fitted synthetic trace (`hcrmap_trace`); HCRMap decides
+/// with `scenario_inputs::value` (a DQN checkpoint's, when the scenario names one), else with the
+/// greedy rule. A point of these studies is a whole experiment: seconds, not microseconds.
 ///
 /// Axes a study does not sweep take the workload's value (batch, context, hit_rate) or the
 /// system's (layers, tiers, N_mac, clock). Bounds: at most `scenario_max_axes` axes of at most
@@ -46,6 +64,7 @@
 #include <cmath>        // std::isfinite, std::floor, std::nan
 #include <cstddef>      // std::size_t
 #include <limits>       // std::numeric_limits
+#include <optional>     // std::optional
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <utility>      // std::pair
@@ -55,7 +74,13 @@
 #include "strata/core/error.hpp"
 #include "strata/core/sweep.hpp"
 #include "strata/core/units.hpp"
+#include "strata/chiplet/substrate.hpp"
 #include "strata/device/stratum_chip.hpp"
+#include "strata/hcrmap/experiment.hpp"
+#include "strata/hcrmap/policies.hpp"
+#include "strata/hcrmap/scorer.hpp"
+#include "strata/hcrmap/sweeps.hpp"
+#include "strata/report/hcrmap_rows.hpp"
 #include "strata/report/stratum_rows.hpp"
 #include "strata/stratum/design_optimiser.hpp"
 #include "strata/stratum/system.hpp"
@@ -74,11 +99,21 @@ inline constexpr std::size_t scenario_max_axis_values = 10000;
 inline constexpr std::size_t scenario_max_points = 1000000;
 
 /// The study a scenario runs (file comment).
-enum class study_kind { device, stratum_vs_gpu, hit_rate, logic_budget, optimise };
+enum class study_kind { device, stratum_vs_gpu, hit_rate, logic_budget, optimise, hcrmap_budget, hcrmap_pressure };
 constexpr auto enum_names(study_kind) {
   return std::array{std::pair{study_kind::device, "device"}, std::pair{study_kind::stratum_vs_gpu, "stratum_vs_gpu"},
                     std::pair{study_kind::hit_rate, "hit_rate"}, std::pair{study_kind::logic_budget, "logic_budget"},
-                    std::pair{study_kind::optimise, "optimise"}};
+                    std::pair{study_kind::optimise, "optimise"}, std::pair{study_kind::hcrmap_budget, "hcrmap_budget"},
+                    std::pair{study_kind::hcrmap_pressure, "hcrmap_pressure"}};
+}
+
+/// True for the HCRMap studies (file comment).
+constexpr bool is_hcrmap_study(study_kind k) { return k == study_kind::hcrmap_budget || k == study_kind::hcrmap_pressure; }
+
+/// The policies of the HCRMap studies, in column order (HCRMap §7.1).
+inline std::vector<policy_kind> scenario_hcrmap_policies() {
+  return {policy_kind::single_copy_static, policy_kind::fixed_replication, policy_kind::hydra,
+          policy_kind::moentwine,          policy_kind::pimoe,             policy_kind::hcrmap};
 }
 
 /// The name of a study kind as a scenario writes it.
@@ -114,6 +149,15 @@ inline std::vector<scenario_axis_spec> scenario_axes(study_kind k) {
     case study_kind::logic_budget:
       return {{"macs", false, 0, 1e9, "MAC units N_mac"}, {"f_GHz", false, 0.01, 100, "logic clock f_logic in GHz"}};
     case study_kind::optimise: return {};
+    case study_kind::hcrmap_budget:
+      return {{"budget_factor", false, 1, 4, "resident-copy budget over the experts (Table 1: 1.3)"},
+              {"sram_scale", false, 1.0 / 16.0, 16, "SRAM capacity over Table 1's"},
+              {"hbm_scale", false, 1.0 / 16.0, 16, "HBM capacity over Table 1's"}};
+    case study_kind::hcrmap_pressure: {
+      const substrate_params t;
+      return {{"x", true, 0, double(t.mesh_x - 1), "chiplet column of the mesh"},
+              {"y", true, 0, double(t.mesh_y - 1), "chiplet row of the mesh"}};
+    }
   }
   return {};
 }
@@ -134,6 +178,22 @@ inline std::vector<std::string> scenario_columns(study_kind k) {
       return {"p_logic_W", "power_slack_W", "active_area_mm2", "processor_budget_mm2", "area_slack_mm2",
               "pd_tsv_area_mm2", "peak_TFLOPS", "power_ok", "area_ok", "feasible"};
     case study_kind::optimise: return {};
+    case study_kind::hcrmap_budget: {
+      std::vector<std::string> c;
+      for (policy_kind k : scenario_hcrmap_policies()) c.push_back(std::string(to_string(k)) + "_normalised");
+      for (const char* n : {"static_latency_us", "hcrmap_latency_us", "hcrmap_edp_ratio", "packages", "fixed_replicas",
+                            "hcrmap_replicas"}) {
+        c.emplace_back(n);
+      }
+      return c;
+    }
+    case study_kind::hcrmap_pressure: {
+      std::vector<std::string> c;
+      for (policy_kind k : scenario_hcrmap_policies()) c.push_back(std::string(to_string(k)) + "_pressure");
+      c.emplace_back("static_busy_us");
+      c.emplace_back("hcrmap_busy_us");
+      return c;
+    }
   }
   return {};
 }
@@ -170,6 +230,7 @@ struct scenario_plot {
   std::vector<std::string> y;    ///< output columns
   std::string series;            ///< an axis, or empty
   bool log_x = false, log_y = false;
+  bool heatmap = false;          ///< one map per y column over (x, series), instead of lines
   std::string title, x_label, y_label;
 };
 
@@ -179,6 +240,21 @@ struct scenario_optimise {
   int macs_first = 0, macs_last = 0, macs_step = 0;  ///< 0, 0, 0: the system's N_mac
   std::vector<int> pes_per_pu{}, tiers{}, layers{};
   double f_min_GHz = 0.0, f_max_GHz = 0.0;          ///< 0, 0: the system's clock
+};
+
+/// The HCRMap studies' serving (file comment; `experiment_params` for the rest).
+struct scenario_hcrmap {
+  phase mode = phase::decode;  ///< prefill: windows of 2048 tokens; decode: steps of 512 sequences
+  int windows = 3;             ///< evaluation windows in sequence
+  int max_layers = 6;          ///< MoE layers evaluated at most, evenly spaced
+  std::string trace;           ///< routing trace CSV of the model (empty: the fitted synthetic trace)
+  std::string checkpoint;      ///< masked Double DQN checkpoint for HCRMap's value (empty: greedy rule)
+};
+
+/// What a scenario names by path, loaded by the caller (the library reads no file here).
+struct scenario_inputs {
+  std::optional<routing_trace> trace;  ///< `hcrmap.trace`, loaded
+  controller_value value{};            ///< `hcrmap.checkpoint` as a scorer (empty: greedy rule)
 };
 
 /// A complete study (file comment).
@@ -195,6 +271,7 @@ struct scenario {
   std::vector<std::string> outputs{};  ///< empty: every column of the study
   scenario_plot plot{};
   scenario_optimise optimise{};
+  scenario_hcrmap hcrmap{};
 };
 
 namespace detail {
@@ -238,11 +315,14 @@ inline sweep_space scenario_space(const scenario& s) {
 
 /// One scenario prepared for evaluation: presets resolved, the system prepared once. Calling it
 /// on a design point of `scenario_space(s)` gives every column of the study
-/// (`scenario_columns(s.study)`); it is const and safe to call from several threads.
+/// (`scenario_columns(s.study)`); it is const and safe to call from several threads. `in` holds
+/// the files the scenario names (`hcrmap.trace`, `hcrmap.checkpoint`); throws `config_error`
+/// ("hcrmap.trace") if the scenario names a trace that `in` lacks. The `hcrmap_pressure` study
+/// runs its comparison here, once.
 class scenario_model {
  public:
-  explicit scenario_model(const scenario& s)
-      : sc_(s), space_(scenario_space(s)), sys_(stratum_system(s.system)), model_(preset(s.model)) {
+  explicit scenario_model(const scenario& s, scenario_inputs in = {})
+      : sc_(s), space_(scenario_space(s)), sys_(stratum_system(s.system)), model_(preset(s.model)), in_(std::move(in)) {
     const auto find = [&](const char* n) -> int {
       for (std::size_t a = 0; a < space_.axes().size(); ++a) {
         if (space_.axes()[a].name == n) return static_cast<int>(a);
@@ -256,6 +336,11 @@ class scenario_model {
     ax_hit_ = find("hit_rate");
     ax_macs_ = find("macs");
     ax_f_ = find("f_GHz");
+    ax_budget_ = find("budget_factor");
+    ax_sram_ = find("sram_scale");
+    ax_hbm_ = find("hbm_scale");
+    ax_x_ = find("x");
+    ax_y_ = find("y");
     usage_ = usage_of(s.workload.hit_rate);
     if (s.study == study_kind::stratum_vs_gpu || s.study == study_kind::hit_rate) prepared_ = prepare(sys_);
     if (s.study == study_kind::stratum_vs_gpu) {
@@ -269,6 +354,7 @@ class scenario_model {
       logic_ = derived_logic_die(chip, mem);
       bw_fast_ = mem.tiers.front().internal_bandwidth;
     }
+    if (is_hcrmap_study(s.study)) prepare_hcrmap();
   }
 
   [[nodiscard]] const sweep_space& space() const { return space_; }
@@ -281,6 +367,8 @@ class scenario_model {
       case study_kind::stratum_vs_gpu: return versus_gpu(x);
       case study_kind::hit_rate: return hit_rate(x);
       case study_kind::logic_budget: return logic_budget(x);
+      case study_kind::hcrmap_budget: return hcrmap_budget(x);
+      case study_kind::hcrmap_pressure: return hcrmap_pressure(x);
       case study_kind::optimise: break;
     }
     throw config_error("study", "[strata.scenario] study 'optimise' has no sweep points (run_optimise_study)");
@@ -375,10 +463,64 @@ class scenario_model {
             power_ok && area_ok ? 1.0 : 0.0};
   }
 
+  void prepare_hcrmap() {
+    const auto& h = sc_.hcrmap;
+    if (!h.trace.empty() && !in_.trace) {
+      throw config_error("hcrmap.trace", "[strata.scenario] hcrmap.trace " + h.trace + " is named but not loaded (scenario_inputs::trace)");
+    }
+    trace_ = in_.trace ? *in_.trace : hcrmap_trace(model_);
+    trace_note_ = in_.trace ? "trace " + h.trace : "synthetic trace (fitted generator)";
+    xp_.windows = h.windows;
+    xp_.max_layers = h.max_layers;
+    if (sc_.study == study_kind::hcrmap_pressure) {
+      const substrate_params sp;
+      const auto r = run_residency_point(sp, model_, trace_, h.mode, residency_point{}, scenario_hcrmap_policies(), xp_,
+                                         in_.value.score, trace_note_);
+      for (policy_kind k : scenario_hcrmap_policies()) grids_.push_back(compute_pressure_grid(r, k, sp));
+    }
+  }
+
+  [[nodiscard]] std::vector<double> hcrmap_budget(const design_point& x) const {
+    residency_point p;
+    p.budget_factor = at(x, ax_budget_, p.budget_factor);
+    p.sram_scale = at(x, ax_sram_, p.sram_scale);
+    p.hbm_scale = at(x, ax_hbm_, p.hbm_scale);
+    const auto pol = scenario_hcrmap_policies();
+    const auto r = run_residency_point({}, model_, trace_, sc_.hcrmap.mode, p, pol, xp_, in_.value.score, trace_note_);
+    std::vector<double> out;
+    for (policy_kind k : pol) out.push_back(r.normalised(k));
+    const auto& st = r.of(policy_kind::single_copy_static);
+    const auto& hc = r.of(policy_kind::hcrmap);
+    out.push_back(st.latency_s * 1e6);
+    out.push_back(hc.latency_s * 1e6);
+    out.push_back(st.edp > 0.0 ? hc.edp / st.edp : detail::nan_value());
+    out.push_back(double(r.packages));
+    out.push_back(double(r.of(policy_kind::fixed_replication).replicas));
+    out.push_back(double(hc.replicas));
+    return out;
+  }
+
+  [[nodiscard]] std::vector<double> hcrmap_pressure(const design_point& x) const {
+    const auto& g = grids_.front();
+    const auto cx = static_cast<std::size_t>(at(x, ax_x_, 0.0));
+    const auto cy = static_cast<std::size_t>(at(x, ax_y_, 0.0));
+    const std::size_t c = cy * static_cast<std::size_t>(g.mesh_x) + cx;
+    std::vector<double> out;
+    for (const auto& k : grids_) out.push_back(k.pressure.at(c));
+    out.push_back(grids_.front().busy_s.at(c) * 1e6);
+    out.push_back(grids_.back().busy_s.at(c) * 1e6);
+    return out;
+  }
+
   scenario sc_;
   sweep_space space_;
   stratum_system_params<> sys_;
   model model_;
+  scenario_inputs in_{};
+  routing_trace trace_{};
+  std::string trace_note_;
+  experiment_params xp_{};
+  std::vector<pressure_grid> grids_;  ///< hcrmap_pressure: one per policy of `scenario_hcrmap_policies()`
   stratum_usage usage_{};
   stratum_machine<> prepared_{};
   gpu_params gpu_{};
@@ -387,6 +529,7 @@ class scenario_model {
   logic_die_params<> logic_{};
   strata::bandwidth<double> bw_fast_{};
   int ax_layers_ = -1, ax_tiers_ = -1, ax_batch_ = -1, ax_context_ = -1, ax_hit_ = -1, ax_macs_ = -1, ax_f_ = -1;
+  int ax_budget_ = -1, ax_sram_ = -1, ax_hbm_ = -1, ax_x_ = -1, ax_y_ = -1;
 };
 
 /// The optimise study: the optimum and the system's own design, and the whole result.

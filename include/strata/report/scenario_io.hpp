@@ -11,8 +11,11 @@
 ///
 /// Plot. `write_plot_data` writes one gnuplot data block per value of the series axis (x, then
 /// one column per plotted output); `write_gnuplot_script` writes a script that draws it as lines
-/// with points, to `<name>.png` and `<name>.svg` beside it (gnuplot run in that directory).
+/// with points, to `<name>.png` and `<name>.svg` beside it (gnuplot run in that directory). A
+/// heatmap (`scenario_plot::heatmap`) is one block of scanlines instead, rows "x series y1 y2 ...",
+/// one blank line between series values, drawn as one map per plotted column side by side.
 
+#include <algorithm>    // std::min
 #include <array>        // std::array
 #include <cmath>        // std::isfinite
 #include <cstddef>      // std::size_t
@@ -175,6 +178,21 @@ inline std::vector<double> plot_series(const std::vector<plot_point>& pts) {
 inline void write_plot_data(std::ostream& os, const scenario& s, const std::vector<plot_point>& pts) {
   std::array<char, 32> buf{};
   const auto series = plot_series(pts);
+  if (s.plot.heatmap) {
+    os << "# " << s.plot.x << ' ' << s.plot.series;
+    for (const auto& y : s.plot.y) os << ' ' << y;
+    os << '\n';
+    for (std::size_t k = 0; k < series.size(); ++k) {
+      if (k > 0) os << '\n';
+      for (const auto& p : pts) {
+        if (p.series != series[k]) continue;
+        os << detail::number_text(p.x, buf) << ' ' << detail::number_text(p.series, buf);
+        for (double v : p.y) os << ' ' << detail::number_text(v, buf);
+        os << '\n';
+      }
+    }
+    return;
+  }
   for (std::size_t k = 0; k < series.size(); ++k) {
     if (k > 0) os << "\n\n";
     os << "# " << (s.plot.series.empty() ? std::string("all points") : s.plot.series + " = " + std::string(detail::number_text(series[k], buf)))
@@ -197,11 +215,35 @@ inline void write_gnuplot_script(std::ostream& os, const scenario& s, const std:
   std::array<char, 32> buf{};
   os << "# " << s.name << ": written by strata-eval run; gnuplot " << s.name << ".gp (in this directory)\n";
   os << "set datafile missing \"nan\"\n";
-  os << "set title " << gnuplot_string(p.title.empty() ? (s.title.empty() ? s.name : s.title) : p.title) << " noenhanced\n";
+  const std::string title = p.title.empty() ? (s.title.empty() ? s.name : s.title) : p.title;
+  os << "set title " << gnuplot_string(title) << " noenhanced\n";
   os << "set xlabel " << gnuplot_string(p.x_label.empty() ? p.x : p.x_label) << " noenhanced\n";
   std::string ylabel = p.y_label;
   if (ylabel.empty()) {
     for (const auto& y : p.y) ylabel += (ylabel.empty() ? "" : ", ") + y;
+  }
+  if (p.heatmap) {
+    os << "set ylabel " << gnuplot_string(p.y_label.empty() ? p.series : p.y_label) << " noenhanced\n";
+    os << "set size ratio -1\nset palette rgbformulae 33,13,10\nunset key\n";
+    const auto specs = scenario_axes(s.study);
+    for (const auto& a : specs) {  // a map over integer axes: one tic per cell
+      if (a.integer && a.name == p.x) os << "set xtics 1\n";
+      if (a.integer && a.name == p.series) os << "set ytics 1\n";
+    }
+    const auto maps = [&] {
+      std::string body = "set multiplot layout 1," + std::to_string(p.y.size()) + " title " + gnuplot_string(title) + " noenhanced\n";
+      for (std::size_t c = 0; c < p.y.size(); ++c) {
+        body += "set title " + gnuplot_string(p.y[c]) + " noenhanced\n";
+        body += "plot " + gnuplot_string(s.name + ".dat") + " using 1:2:" + std::to_string(c + 3) + " with image\n";
+      }
+      return body + "unset multiplot\n";
+    };
+    const std::string width = std::to_string(std::min<std::size_t>(p.y.size(), 4) * 360 + 120);
+    os << "set terminal pngcairo size " << width << ",480 noenhanced\n";
+    os << "set output " << gnuplot_string(s.name + ".png") << "\n" << maps();
+    os << "set terminal svg size " << width << ",480 noenhanced\n";
+    os << "set output " << gnuplot_string(s.name + ".svg") << "\n" << maps() << "set output\n";
+    return;
   }
   os << "set ylabel " << gnuplot_string(ylabel) << " noenhanced\n";
   if (p.log_x) os << "set logscale x\n";

@@ -22,6 +22,18 @@
 ///  "optimise": {"objective": "throughput_per_area", "macs": {"first": 12800, "last": 128000, "step": 6400},
 ///               "pes_per_pu": [8], "tiers": [4, 8], "layers": [512, 1024], "f_min_GHz": 0.5, "f_max_GHz": 1.5}}
 /// \endcode
+///
+/// The HCRMap studies (`hcrmap_budget`, `hcrmap_pressure`) read an `hcrmap` object instead of the
+/// Stratum keys (`system`, `gpu` and `workload` are not used by them):
+///
+/// \code{.json}
+/// "hcrmap": {"mode": "decode", "windows": 3, "max_layers": 6,
+///            "trace": "tests/data/traces/dsv2lite_esft_trace_intent.csv",  // optional
+///            "checkpoint": "tests/data/hcrmap/dqn_checkpoint.json"}        // optional
+/// \endcode
+///
+/// Their points are whole experiments: at most `scenario_max_hcrmap_points`. A plot may be a
+/// heatmap (`"style": "heatmap"`: x and series are the map's axes, each y column one map).
 
 #include <cmath>        // std::floor, std::isfinite, std::log2
 #include <cstddef>      // std::size_t
@@ -32,10 +44,16 @@
 
 #include "strata/core/error.hpp"
 #include "strata/core/json.hpp"
+#include "strata/hcrmap/dqn_json.hpp"
+#include "strata/hcrmap/dqn_scorer.hpp"
 #include "strata/report/scenario.hpp"
+#include "strata/workload/trace_io.hpp"
 
 namespace strata {
 inline namespace v0 {
+
+/// Points one HCRMap study may address (each is an experiment of about a second).
+inline constexpr std::size_t scenario_max_hcrmap_points = 256;
 
 namespace detail {
 
@@ -210,7 +228,7 @@ inline scenario_axis read_axis(const scenario_reader& rd, const json& j, const s
 inline scenario read_scenario(std::string_view text, const std::string& source = "scenario.json") {
   const json j = parse_json(text, source);
   const detail::scenario_reader rd(source);
-  rd.keys(j, "", {"name", "title", "study", "system", "gpu", "model", "workload", "sweep", "outputs", "plot", "optimise"});
+  rd.keys(j, "", {"name", "title", "study", "system", "gpu", "model", "workload", "sweep", "outputs", "plot", "optimise", "hcrmap"});
   scenario s;
   if (!j.contains("name")) rd.fail("name", "is missing");
   s.name = rd.text(j["name"], "name", 64);
@@ -220,7 +238,11 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
   }
   if (s.name.empty()) rd.fail("name", "must not be empty");
   if (j.contains("title")) s.title = rd.text(j["title"], "title");
-  if (!j.contains("study")) rd.fail("study", "is missing (device, stratum_vs_gpu, hit_rate, logic_budget or optimise)");
+  if (!j.contains("study")) {
+    std::string kinds;
+    for (const auto& [e, n] : enum_names(study_kind{})) kinds += (kinds.empty() ? "" : ", ") + std::string(n);
+    rd.fail("study", "is missing (" + kinds + ")");
+  }
   s.study = rd.choice<study_kind>(j["study"], "study");
 
   // Presets: resolved here so that a bad name is reported at its key.
@@ -255,6 +277,27 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
     if (w.contains("hit_rate")) s.workload.hit_rate = rd.number(w["hit_rate"], "workload.hit_rate", 0, 1);
   }
   check_hit(s.workload.hit_rate, "workload.hit_rate");
+
+  if (j.contains("hcrmap")) {
+    if (!is_hcrmap_study(s.study)) rd.fail("hcrmap", "is only read by the HCRMap studies (hcrmap_budget, hcrmap_pressure)");
+    const json& h = j["hcrmap"];
+    rd.keys(h, "hcrmap", {"mode", "windows", "max_layers", "trace", "checkpoint"});
+    if (h.contains("mode")) {
+      const std::string mode = rd.text(h["mode"], "hcrmap.mode", 16);
+      if (mode == "prefill") {
+        s.hcrmap.mode = phase::prefill;
+      } else if (mode != "decode") {
+        rd.fail("hcrmap.mode", "must be prefill or decode, got " + detail::json_excerpt(h["mode"]));
+      }
+    }
+    if (h.contains("windows")) s.hcrmap.windows = rd.integer(h["windows"], "hcrmap.windows", 1, 64);
+    if (h.contains("max_layers")) s.hcrmap.max_layers = rd.integer(h["max_layers"], "hcrmap.max_layers", 1, 256);
+    if (h.contains("trace")) s.hcrmap.trace = rd.text(h["trace"], "hcrmap.trace", 4096);
+    if (h.contains("checkpoint")) s.hcrmap.checkpoint = rd.text(h["checkpoint"], "hcrmap.checkpoint", 4096);
+  }
+  if (is_hcrmap_study(s.study) && (m.experts == 0 || m.moe_layers() == 0)) {
+    rd.fail("model", "must be a mixture-of-experts model for study " + std::string(study_name(s.study)) + ", got " + s.model);
+  }
 
   const auto specs = scenario_axes(s.study);
   if (j.contains("sweep")) {
@@ -296,6 +339,10 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
       }
       if (points > double(scenario_max_points)) {
         rd.fail("sweep.axes", "make more than " + std::to_string(scenario_max_points) + " points (limit of a scenario)");
+      }
+      if (s.study == study_kind::hcrmap_budget && points > double(scenario_max_hcrmap_points)) {
+        rd.fail("sweep.axes", "make more than " + std::to_string(scenario_max_hcrmap_points) +
+                                  " points (limit of an HCRMap study: each point is a whole experiment)");
       }
       if (a.name == "hit_rate") {
         const auto vals = detail::build_axis(a).values;  // bounded above
@@ -350,7 +397,7 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
 
   if (j.contains("plot")) {
     const json& p = j["plot"];
-    rd.keys(p, "plot", {"x", "y", "series", "log_x", "log_y", "title", "x_label", "y_label"});
+    rd.keys(p, "plot", {"x", "y", "series", "style", "log_x", "log_y", "title", "x_label", "y_label"});
     if (s.study == study_kind::optimise) rd.fail("plot", "is not available for study optimise (two rows)");
     s.plot.enabled = true;
     const auto axis_named = [&](const std::string& n) {
@@ -392,6 +439,16 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
                             " values and is neither plot.x nor plot.series");
       }
     }
+    if (p.contains("style")) {
+      const std::string st = rd.text(p["style"], "plot.style", 16);
+      if (st == "heatmap") {
+        s.plot.heatmap = true;
+      } else if (st != "lines") {
+        rd.fail("plot.style", "must be lines or heatmap, got " + detail::json_excerpt(p["style"]));
+      }
+    }
+    if (s.plot.heatmap && s.plot.series.empty()) rd.fail("plot.series", "is missing (a heatmap's second axis)");
+    if (s.plot.heatmap && s.plot.y.size() > 4) rd.fail("plot.y", "must hold 1 to 4 columns for a heatmap (one map each)");
     if (p.contains("log_x")) s.plot.log_x = rd.boolean(p["log_x"], "plot.log_x");
     if (p.contains("log_y")) s.plot.log_y = rd.boolean(p["log_y"], "plot.log_y");
     if (p.contains("title")) s.plot.title = rd.text(p["title"], "plot.title");
@@ -453,6 +510,34 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
     rd.fail("optimise", "is missing (the domain of study optimise)");
   }
   return s;
+}
+
+/// Loads the files scenario `s` names (`hcrmap.trace`, with the model's experts, and
+/// `hcrmap.checkpoint` as HCRMap's value function), paths relative to `base_dir` (empty: the
+/// working directory); throws `config_error` naming `hcrmap.trace` or `hcrmap.checkpoint` with
+/// the reader's reason.
+inline scenario_inputs load_scenario_inputs(const scenario& s, const std::string& base_dir = {}) {
+  scenario_inputs in;
+  const auto wrap = [&](const char* field, const std::string& path, auto load) {
+    try {
+      load();
+    } catch (const config_error& e) {
+      throw config_error(field, std::string("[strata.scenario] ") + field + " " + path + ": " + e.what());
+    }
+  };
+  if (!s.hcrmap.trace.empty()) {
+    const int experts = preset(s.model).experts;
+    wrap("hcrmap.trace", s.hcrmap.trace,
+         [&] { in.trace = load_trace_csv(detail::csv::relative_to(base_dir, s.hcrmap.trace), {.experts = experts}); });
+  }
+  if (!s.hcrmap.checkpoint.empty()) {
+    wrap("hcrmap.checkpoint", s.hcrmap.checkpoint, [&] {
+      const std::string text = detail::csv::read_file(detail::csv::relative_to(base_dir, s.hcrmap.checkpoint));
+      in.value.name = "masked Double DQN " + s.hcrmap.checkpoint;
+      in.value.score = dqn_scorer(parse_dqn_checkpoint(text, s.hcrmap.checkpoint));
+    });
+  }
+  return in;
 }
 
 }  // namespace v0

@@ -90,6 +90,11 @@ inline std::string read_file(const std::string& path) {
   return read_all(f, path);
 }
 
+/// `p` taken relative to `base_dir` (as given when `base_dir` is empty or `p` is absolute).
+inline std::string relative_to(const std::string& base_dir, const std::string& p) {
+  return base_dir.empty() || (!p.empty() && p.front() == '/') ? p : base_dir + "/" + p;
+}
+
 /// Throws the reader error for `source`:`line`.
 [[noreturn]] inline void csv_fail(std::string_view source, std::size_t line, const std::string& what) {
   std::string at(source);

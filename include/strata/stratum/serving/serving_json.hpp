@@ -210,12 +210,6 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
   return r;
 }
 
-namespace detail {
-inline std::string scenario_path(const std::string& base_dir, const std::string& p) {
-  return base_dir.empty() || (!p.empty() && p.front() == '/') ? p : base_dir + "/" + p;
-}
-}  // namespace detail
-
 /// Runs a scenario; its file paths are taken relative to `base_dir` (empty: as given). A trace
 /// that cannot be read is a `config_error` naming `trace.path` (the reader's message follows).
 inline serving_report run_scenario(const serving_scenario& s, const std::string& base_dir = {}) {
@@ -224,7 +218,7 @@ inline serving_report run_scenario(const serving_scenario& s, const std::string&
   expert_count_table counts;
   routing_trace trace;
   if (!s.trace.path.empty()) {
-    const std::string path = detail::scenario_path(base_dir, s.trace.path);
+    const std::string path = detail::csv::relative_to(base_dir, s.trace.path);
     try {
       trace = load_trace_csv(path, {.experts = s.trace.experts, .k = 0, .label = s.trace.label});
     } catch (const config_error& e) {
@@ -232,7 +226,7 @@ inline serving_report run_scenario(const serving_scenario& s, const std::string&
     }
     in.trace = &trace;
   } else {
-    counts = load_expert_counts_csv(detail::scenario_path(base_dir, s.usage.counts));
+    counts = load_expert_counts_csv(detail::csv::relative_to(base_dir, s.usage.counts));
     in.counts = &counts;
   }
   return run_scenario(s, in);

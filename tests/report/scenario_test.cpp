@@ -1,0 +1,167 @@
+#include "strata/report/scenario.hpp"
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+#include <string>
+
+#include "strata/report/scenario_io.hpp"
+#include "strata/report/scenario_json.hpp"
+#include "support/field_of.hpp"
+
+using namespace strata;
+using strata_test::field_of;
+
+namespace {
+
+// A small HCRMap comparison: two evaluated layers, two windows (seconds on one core).
+const char* const small_hcrmap = R"("hcrmap": {"mode": "decode", "windows": 2, "max_layers": 2})";
+
+scenario budget_scenario(const std::string& axes, const std::string& hcrmap = small_hcrmap) {
+  return read_scenario(R"({"name": "b", "study": "hcrmap_budget", "model": "DeepSeek-V2-Lite", )" + hcrmap +
+                           R"(, "sweep": {"axes": [)" + axes + "]}}",
+                       "budget.json");
+}
+
+double column(const scenario& s, const std::vector<double>& row, const std::string& name) {
+  const auto cols = scenario_columns(s.study);
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    if (cols[i] == name) return row.at(i);
+  }
+  FAIL("no column " << name);
+  return 0.0;
+}
+
+}  // namespace
+
+TEST_CASE("HCRMap budget study: a point is run_residency_point's comparison, column for column") {
+  const auto s = budget_scenario(R"({"name": "budget_factor", "kind": "list", "values": [1.0, 1.6]},
+                                    {"name": "sram_scale", "kind": "list", "values": [0.5]})");
+  CHECK(s.hcrmap.mode == phase::decode);
+  CHECK(s.hcrmap.windows == 2);
+  CHECK(s.hcrmap.max_layers == 2);
+  const scenario_model model(s);
+  REQUIRE(model.space().size() == 2);
+  const auto m = preset("DeepSeek-V2-Lite");
+  const auto trace = hcrmap_trace(m);
+  experiment_params xp;
+  xp.windows = 2;
+  xp.max_layers = 2;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const design_point x(model.space(), i);
+    const auto row = model(x);
+    REQUIRE(row.size() == scenario_columns(s.study).size());
+    const residency_point p{.budget_factor = x["budget_factor"], .sram_scale = 0.5, .hbm_scale = 1.0};
+    const auto r = run_residency_point({}, m, trace, phase::decode, p, scenario_hcrmap_policies(), xp);
+    CAPTURE(p.budget_factor);
+    CHECK(column(s, row, "static_normalised") == 1.0);
+    CHECK(column(s, row, "hcrmap_normalised") == r.normalised(policy_kind::hcrmap));
+    CHECK(column(s, row, "moentwine_normalised") == r.normalised(policy_kind::moentwine));
+    CHECK(column(s, row, "static_latency_us") == doctest::Approx(r.of(policy_kind::single_copy_static).latency_s * 1e6));
+    CHECK(column(s, row, "hcrmap_edp_ratio") ==
+          doctest::Approx(r.of(policy_kind::hcrmap).edp / r.of(policy_kind::single_copy_static).edp));
+    CHECK(column(s, row, "packages") == double(r.packages));
+    CHECK(column(s, row, "hcrmap_replicas") == double(r.of(policy_kind::hcrmap).replicas));
+  }
+  // B_res = 1 x the experts: fixed replication has no room for a copy and is static exactly.
+  const auto at1 = model(design_point(model.space(), 0));
+  CHECK(column(s, at1, "fixed_normalised") == 1.0);
+  CHECK(column(s, at1, "fixed_replicas") < column(s, model(design_point(model.space(), 1)), "fixed_replicas"));
+}
+
+TEST_CASE("run_residency_point: Table 1's point is run_experiment's; the budget and the scales are checked") {
+  const auto m = preset("DeepSeek-V2-Lite");
+  const auto trace = hcrmap_trace(m);
+  experiment_params xp;
+  xp.windows = 1;
+  xp.max_layers = 1;
+  const std::vector<policy_kind> pol{policy_kind::single_copy_static, policy_kind::hcrmap};
+  const auto a = run_residency_point({}, m, trace, phase::prefill, {}, pol, xp);
+  const auto b = run_experiment(substrate{}, m, trace, phase::prefill, pol, xp);
+  CHECK(a.of(policy_kind::hcrmap).latency_s == b.of(policy_kind::hcrmap).latency_s);
+  CHECK(a.packages == b.packages);
+  CHECK(field_of([&] { (void)run_residency_point({}, m, trace, phase::prefill, {.budget_factor = 0.9}, pol, xp); }) ==
+        "budget_factor");
+  CHECK(field_of([&] { (void)run_residency_point({}, m, trace, phase::prefill, {.sram_scale = 32.0}, pol, xp); }) ==
+        "sram_scale");
+  CHECK(field_of([&] { (void)run_residency_point({}, m, trace, phase::prefill, {.hbm_scale = 0.0}, pol, xp); }) ==
+        "hbm_scale");
+}
+
+TEST_CASE("HCRMap pressure study: each policy's map sums to the chiplet count, static's busy time is the routed work") {
+  const auto s = read_scenario(
+      R"({"name": "p", "study": "hcrmap_pressure", "model": "DeepSeek-V2-Lite", )" + std::string(small_hcrmap) +
+          R"(, "sweep": {"axes": [{"name": "x", "kind": "integer", "first": 0, "last": 3},
+                                 {"name": "y", "kind": "integer", "first": 0, "last": 3}]},
+             "plot": {"x": "x", "series": "y", "y": ["static_pressure", "hcrmap_pressure"], "style": "heatmap"}})",
+      "pressure.json");
+  const substrate_params sp;
+  REQUIRE(sp.mesh_x == 4);
+  REQUIRE(sp.mesh_y == 4);
+  const scenario_model model(s);
+  REQUIRE(model.space().size() == 16);
+  const auto cols = scenario_columns(s.study);
+  std::vector<double> sums(cols.size(), 0.0);
+  plot_collector plot(s, model.space());
+  for (std::size_t i = 0; i < model.space().size(); ++i) {
+    const design_point x(model.space(), i);
+    const auto row = model(x);
+    plot(x, row);
+    for (std::size_t c = 0; c < row.size(); ++c) sums[c] += row[c];
+  }
+  for (std::size_t c = 0; c < 6; ++c) {
+    CAPTURE(cols[c]);
+    CHECK(sums[c] == doctest::Approx(16.0));
+  }
+  // Static's busy time over the package: tokens x k per evaluated layer, Ops per token on one
+  // chiplet's cores (Eq. 13 at chiplet level), the same routed work whatever the placement.
+  const auto m = preset("DeepSeek-V2-Lite");
+  const substrate sub;
+  const critical_path_params cp;
+  const double chiplet = sub.core_throughput().si() * cp.tile_utilization * sp.cores_per_chiplet;
+  const double work_us = 512.0 * m.top_k * 2.0 * moe_shape(m).flops_per_token.si() / chiplet * 1e6;
+  CHECK(sums[6] == doctest::Approx(work_us).epsilon(1e-9));
+  CHECK(sums[7] == doctest::Approx(work_us).epsilon(1e-9));
+
+  // The heatmap: one scanline per y value, rows "x y static hcrmap"; the script draws two maps.
+  std::ostringstream dat, gp;
+  write_plot_data(dat, s, plot.points());
+  write_gnuplot_script(gp, s, plot.points());
+  const std::string d = dat.str();
+  CHECK(d.rfind("# x y static_pressure hcrmap_pressure\n0 0 ", 0) == 0);
+  CHECK(d.find("\n3 0 ") < d.find("\n\n0 1 "));
+  CHECK(gp.str().find("set multiplot layout 1,2") != std::string::npos);
+  CHECK(gp.str().find("using 1:2:4 with image") != std::string::npos);
+}
+
+TEST_CASE("HCRMap scenarios: bad input names its JSON path") {
+  const auto fails_at = [](const std::string& text) { return field_of([&] { (void)read_scenario(text, "bad.json"); }); };
+  const std::string budget_axis = R"({"name": "budget_factor", "kind": "list", "values": [1.3]})";
+  CHECK(fails_at(R"({"name": "b", "study": "hcrmap_budget", "sweep": {"axes": [{"name": "budget_factor", "kind": "list", "values": [0.5]}]}})") ==
+        "sweep.axes[0].values[0]");
+  CHECK(fails_at(R"({"name": "b", "study": "hcrmap_budget", "model": "Qwen2.5-32B", "sweep": {"axes": [)" + budget_axis + "]}}") ==
+        "model");
+  CHECK(fails_at(R"({"name": "b", "study": "device", "hcrmap": {}, "sweep": {"axes": [{"name": "layers", "kind": "list", "values": [512]}]}})") ==
+        "hcrmap");
+  CHECK(fails_at(R"({"name": "b", "study": "hcrmap_budget", "hcrmap": {"mode": "train"}, "sweep": {"axes": [)" + budget_axis + "]}}") ==
+        "hcrmap.mode");
+  CHECK(fails_at(R"({"name": "b", "study": "hcrmap_budget", "hcrmap": {"windows": 0}, "sweep": {"axes": [)" + budget_axis + "]}}") ==
+        "hcrmap.windows");
+  CHECK(fails_at(R"({"name": "b", "study": "hcrmap_budget", "hcrmap": {"seed": 1}, "sweep": {"axes": [)" + budget_axis + "]}}") ==
+        "hcrmap.seed");
+  CHECK(fails_at(R"({"name": "p", "study": "hcrmap_pressure", "sweep": {"axes": [{"name": "x", "kind": "integer", "first": 0, "last": 4}]}})") ==
+        "sweep.axes[0].last");
+  // Each point is a whole experiment: the points of an HCRMap study are bounded.
+  CHECK(fails_at(R"({"name": "b", "study": "hcrmap_budget", "sweep": {"axes": [{"name": "budget_factor", "kind": "linear", "first": 1, "last": 4, "count": 300}]}})") ==
+        "sweep.axes");
+  CHECK(fails_at(R"({"name": "p", "study": "hcrmap_pressure", "sweep": {"axes": [{"name": "x", "kind": "integer", "first": 0, "last": 3}]},
+                     "plot": {"x": "x", "y": "hcrmap_pressure", "style": "heatmap"}})") == "plot.series");
+  CHECK(fails_at(R"({"name": "p", "study": "hcrmap_pressure", "sweep": {"axes": [{"name": "x", "kind": "integer", "first": 0, "last": 3}]},
+                     "plot": {"x": "x", "y": "hcrmap_pressure", "style": "bars"}})") == "plot.style");
+  // A trace the scenario names must be loaded; a file that cannot be read names its key.
+  const auto named = budget_scenario(budget_axis, R"("hcrmap": {"trace": "no/such/trace.csv"})");
+  CHECK(field_of([&] { (void)scenario_model(named); }) == "hcrmap.trace");
+  CHECK(field_of([&] { (void)load_scenario_inputs(named); }) == "hcrmap.trace");
+  const auto ck = budget_scenario(budget_axis, R"("hcrmap": {"checkpoint": "no/such/dqn.json"})");
+  CHECK(field_of([&] { (void)load_scenario_inputs(ck); }) == "hcrmap.checkpoint");
+}

@@ -30,6 +30,7 @@
 #include "strata/core/sweep_io.hpp"
 #include "strata/report/scenario.hpp"
 #include "strata/report/scenario_io.hpp"
+#include "strata/report/scenario_files.hpp"
 #include "strata/report/scenario_json.hpp"
 #include "strata/workload/trace_io.hpp"
 

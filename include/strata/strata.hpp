@@ -112,6 +112,7 @@
 #include "strata/report/serving_rows.hpp"
 #include "strata/report/scenario.hpp"
 #include "strata/report/scenario_io.hpp"
+#include "strata/report/scenario_files.hpp"
 #include "strata/report/scenario_json.hpp"
 
 #include "strata/json.hpp"

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "strata/report/scenario_io.hpp"
+#include "strata/report/scenario_files.hpp"
 #include "strata/report/scenario_json.hpp"
 #include "support/field_of.hpp"
 

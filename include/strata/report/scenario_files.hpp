@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The files a scenario (`report/scenario.hpp`) names, loaded: an HCRMap study's routing trace
+/// (`workload/trace_io.hpp`) and its masked Double DQN checkpoint (`hcrmap/dqn_json.hpp`, which
+/// brings in Eigen: kept out of the scenario reader for that reason).
+
+#include <string>  // std::string
+
+#include "strata/core/error.hpp"
+#include "strata/hcrmap/dqn_json.hpp"
+#include "strata/hcrmap/dqn_scorer.hpp"
+#include "strata/report/scenario.hpp"
+#include "strata/workload/presets.hpp"
+#include "strata/workload/trace_io.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Loads the files scenario `s` names (`hcrmap.trace`, with the model's experts, and
+/// `hcrmap.checkpoint` as HCRMap's value function), paths relative to `base_dir` (empty: the
+/// working directory); throws `config_error` naming `hcrmap.trace` or `hcrmap.checkpoint` with
+/// the reader's reason.
+inline scenario_inputs load_scenario_inputs(const scenario& s, const std::string& base_dir = {}) {
+  scenario_inputs in;
+  const auto wrap = [&](const char* field, const std::string& path, auto load) {
+    try {
+      load();
+    } catch (const config_error& e) {
+      throw config_error(field, std::string("[strata.scenario] ") + field + " " + path + ": " + e.what());
+    }
+  };
+  if (!s.hcrmap.trace.empty()) {
+    const int experts = preset(s.model).experts;
+    wrap("hcrmap.trace", s.hcrmap.trace,
+         [&] { in.trace = load_trace_csv(detail::csv::relative_to(base_dir, s.hcrmap.trace), {.experts = experts}); });
+  }
+  if (!s.hcrmap.checkpoint.empty()) {
+    wrap("hcrmap.checkpoint", s.hcrmap.checkpoint, [&] {
+      const std::string text = detail::csv::read_file(detail::csv::relative_to(base_dir, s.hcrmap.checkpoint));
+      in.value.name = "masked Double DQN " + s.hcrmap.checkpoint;
+      in.value.score = dqn_scorer(parse_dqn_checkpoint(text, s.hcrmap.checkpoint));
+    });
+  }
+  return in;
+}
+
+}  // namespace v0
+}  // namespace strata

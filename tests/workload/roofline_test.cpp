@@ -295,6 +295,37 @@ TEST_CASE("the roofline's compute and memory terms differentiate with autodiff")
   CHECK(roofline_memory_time(data_size<>{}, units::TBps(1.0), units::us(1.0), 1.0, 1.0).si() == 0.0);
 }
 
+TEST_CASE("a whole step on an autodiff machine: the double step's numbers, and its derivatives by hand") {
+  using boost::math::differentiation::make_fvar;
+  using F = boost::math::differentiation::autodiff_fvar<double, 1>;
+  // Two devices; a memory-bound operator (1 GFLOP, 8 GB of weights) and a compute-bound one
+  // (1 PFLOP, 1 MB): d t_step / d BW = −8e9 / (2·BW²) from the first, nothing from the second,
+  // plus the all-reduce of the out_proj (32 KiB of activations) over the links.
+  const std::vector<op> ops{make_op(op_kind::out_proj, 1e9, 8e9), make_op(op_kind::dense_ffn, 1e15, 1e6)};
+  const step_shape s{.mode = phase::decode, .batch = 2, .context = 512};
+  const auto plain = evaluate(ops, s, 4096, toy(2));
+  auto m = machine_cast<F>(toy(2));
+  m.tiers[0].bandwidth = bandwidth<F>::from_si(make_fvar<double, 1>(1e12));
+  const auto r = evaluate(ops, s, 4096, m);
+  CHECK(r.time.si().derivative(0) == Approx(plain.time.si()).epsilon(1e-14));
+  CHECK(r.energy.si().derivative(0) == Approx(plain.energy.si()).epsilon(1e-14));
+  CHECK(r.tokens_per_s.derivative(0) == Approx(plain.tokens_per_s).epsilon(1e-14));
+  CHECK(r.time.si().derivative(1) == Approx(-8e9 / (2.0 * 1e12 * 1e12)));
+  // Tokens per second: d(B/t)/d BW = −B/t² · dt/d BW.
+  const double t = plain.time.si();
+  CHECK(r.tokens_per_s.derivative(1) == Approx(-2.0 / (t * t) * (-8e9 / (2.0 * 1e12 * 1e12))));
+  // The link bandwidth moves the step through the two all-reduces only: 2(n−1)/n·bytes/BW² each.
+  auto q = machine_cast<F>(toy(2));
+  q.link_bandwidth = bandwidth<F>::from_si(make_fvar<double, 1>(100e9));
+  const double reduce_b = 2.0 * 4096 * 16 / 8.0;  // B·d activations at 16 bits
+  CHECK(evaluate(ops, s, 4096, q).time.si().derivative(1) == Approx(-2.0 * (reduce_b * 1.0 / (100e9 * 100e9))));
+  CHECK(field_of([&] {
+          auto bad = machine_cast<F>(toy(2));
+          bad.memory_efficiency = F(0.0);
+          (void)evaluate(ops, s, 4096, bad);
+        }) == "memory_efficiency");
+}
+
 TEST_CASE("8-bit operators use the machine's 8-bit peak when it has one") {
   // DeepSeek-V3 ships FP8 weights: its projections run at the H100's FP8 peak (twice FP16);
   // the RTX A6000 has no FP8 path and runs them at its FP16 peak.

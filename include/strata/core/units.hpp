@@ -156,6 +156,16 @@ class quantity {
   T v_{};
 };
 
+/// `q` with scalar type `T` (e.g. a `double` quantity into an autodiff model: zero derivative).
+template <class T, class Dim, class U>
+constexpr quantity<Dim, T> quantity_cast(const quantity<Dim, U>& q) {
+  if constexpr (std::is_same_v<T, U>) {
+    return q;
+  } else {
+    return quantity<Dim, T>::from_si(T(q.si()));
+  }
+}
+
 /// Product of two quantities; a plain `T` when the dimensions cancel.
 template <class D1, class D2, class T>
 constexpr auto operator*(const quantity<D1, T>& a, const quantity<D2, T>& b) {

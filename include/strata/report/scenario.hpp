@@ -476,7 +476,9 @@ class scenario_model {
       const substrate_params sp;
       const auto r = run_residency_point(sp, model_, trace_, h.mode, residency_point{}, scenario_hcrmap_policies(), xp_,
                                          in_.value.score, trace_note_);
-      for (policy_kind k : scenario_hcrmap_policies()) grids_.push_back(compute_pressure_grid(r, k, sp));
+      const auto pol = scenario_hcrmap_policies();
+      grids_.reserve(pol.size());
+      for (policy_kind k : pol) grids_.push_back(compute_pressure_grid(r, k, sp));
     }
   }
 
@@ -488,6 +490,7 @@ class scenario_model {
     const auto pol = scenario_hcrmap_policies();
     const auto r = run_residency_point({}, model_, trace_, sc_.hcrmap.mode, p, pol, xp_, in_.value.score, trace_note_);
     std::vector<double> out;
+    out.reserve(pol.size() + 6);
     for (policy_kind k : pol) out.push_back(r.normalised(k));
     const auto& st = r.of(policy_kind::single_copy_static);
     const auto& hc = r.of(policy_kind::hcrmap);
@@ -506,6 +509,7 @@ class scenario_model {
     const auto cy = static_cast<std::size_t>(at(x, ax_y_, 0.0));
     const std::size_t c = cy * static_cast<std::size_t>(g.mesh_x) + cx;
     std::vector<double> out;
+    out.reserve(grids_.size() + 2);
     for (const auto& k : grids_) out.push_back(k.pressure.at(c));
     out.push_back(grids_.front().busy_s.at(c) * 1e6);
     out.push_back(grids_.back().busy_s.at(c) * 1e6);

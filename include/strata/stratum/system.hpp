@@ -271,19 +271,17 @@ namespace detail {
 
 /// The xPU of a Stratum system as a roofline machine: its die, with the chips' memory seen
 /// through the interposer (bandwidth chips · PHY, latency PHY + slowest tier, energy access +
-/// PHY per byte).
+/// PHY per byte). The die's own parameters are plain numbers (`gpu_params`); the interposer tier
+/// carries the scalar of the chips' parameters, so their sensitivities reach the xPU operators.
 template <class T>
-roofline_machine stratum_xpu_machine(const stratum_system_params<T>& p, const nmp_device<T>& d) {
-  auto m = make_machine(p.xpu, 1);
+basic_roofline_machine<T> stratum_xpu_machine(const stratum_system_params<T>& p, const nmp_device<T>& d) {
+  auto m = machine_cast<T>(make_machine(p.xpu, 1));
   m.name = p.name + " xPU";
   const auto& slow = d.tiers.back();
-  const double c = p.chips;
-  m.tiers[0] = memory_tier<>{"interposer", units::B(value_of(d.capacity().si()) * c),
-                             units::Bps(value_of(d.phy_bandwidth.si()) * c),
-                             units::s(value_of(d.phy_latency.si()) + value_of(slow.latency.si())),
-                             units::J_per_B(value_of(access_energy(d.access).si()) + value_of(d.phy_energy.si())),
-                             1};
-  m.memory_efficiency = 1.0;
+  const T c = T(p.chips);
+  m.tiers[0] = memory_tier<T>{"interposer", d.capacity() * c, d.phy_bandwidth * c, d.phy_latency + slow.latency,
+                              access_energy(d.access) + d.phy_energy, 1};
+  m.memory_efficiency = T(1.0);
   return m;
 }
 
@@ -311,15 +309,15 @@ inline std::vector<double> interval_shares(const tiering_table& t, long long fir
 /// Cost of an xPU operator: roofline time; energy by part (FLOPs on the xPU; bytes through the
 /// PHY and out of the arrays).
 template <class T>
-strata::duration<T> xpu_op(const op& o, const roofline_machine& m, const nmp_device<T>& d, energy_parts<T>& e,
+strata::duration<T> xpu_op(const op& o, const basic_roofline_machine<T>& m, const nmp_device<T>& d, energy_parts<T>& e,
                            double times = 1.0) {
   const auto c = cost_of(o, m);
   const T k = T(times);
-  e.xpu_dynamic += strata::energy<T>::from_si(T(o.flops.si() * m.energy_per_flop.si())) * k;
+  e.xpu_dynamic += quantity_cast<T>(o.flops) * m.energy_per_flop * k;
   const strata::data_size<T> b = units::B(T((o.weight_bytes + o.kv_bytes + o.activation_bytes).si()) * k);
   e.phy += b * d.phy_energy;
   add_dram_read(e, d.access, b);
-  return strata::duration<T>::from_si(T(c.time.si())) * k;
+  return c.time * k;
 }
 
 /// KV-cache bytes of one layer in a stage at step `s`: B sequences of S + 1 tokens (the new token's
@@ -435,7 +433,7 @@ template <class T = double>
 struct stratum_machine {
   stratum_system_params<T> params{};
   nmp_device<T> device{};
-  roofline_machine xpu{};
+  basic_roofline_machine<T> xpu{};
   tiering_table table{};  ///< the chip's rows (`make_tiering_table` of the device's tiers)
 };
 
@@ -551,9 +549,9 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     if (o.layer == 0 && (o.kind == op_kind::attn_norm || o.kind == op_kind::ffn_norm)) per_layer_xpu.push_back(&o);
     if (o.kind == op_kind::router && router == nullptr) router = &o;
   }
-  const duration<> launch = xm.op_overhead;  // the residual add after each NMP block
+  const strata::duration<T> launch = xm.op_overhead;  // the residual add after each NMP block
   // One NMP invocation: an xPU kernel launch plus the handshake.
-  const strata::duration<T> nmp_call = strata::duration<T>::from_si(T(launch.si())) + p.nmp_handshake;
+  const strata::duration<T> nmp_call = launch + p.nmp_handshake;
 
   r.time = {};
   energy_parts<T> total{};
@@ -606,7 +604,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       energy_parts<T> le{}, xe{};  // the layer's NMP energy; its xPU operators' energy
       strata::duration<T> tx{};
       for (const op* o : per_layer_xpu) tx += detail::xpu_op(*o, xm, d, xe);
-      tx += strata::duration<T>::from_si(T(2.0 * launch.si()));  // two residual adds
+      tx += launch * T(2.0);  // two residual adds
       stage_e += attn_e;
       stage_e += io_e;
       strata::duration<T> tn = nmp_call * T(2) + io_attn.time + io_ffn.time + attn_one.time;
@@ -762,7 +760,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
 /// Prefill of `m` at `s` (prefill, B prompts of S tokens) on the xPU die of `p`, reading its
 /// weights over the interposer (Stratum §3.1: the compute mapper gives prefill to the xPU).
 template <class T>
-step_result evaluate_prefill(const stratum_system_params<T>& p, const model& m, const step_shape& s) {
+basic_step_result<T> evaluate_prefill(const stratum_system_params<T>& p, const model& m, const step_shape& s) {
   detail::require(s.mode == phase::prefill, "strata.stratum", "mode", "decode", "prefill");
   const auto sm = prepare(p);
   return evaluate(step_operators(m, s), s, m.hidden, sm.xpu);

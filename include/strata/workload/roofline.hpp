@@ -66,27 +66,31 @@ struct tier_map {
 };
 
 /// A machine as the roofline sees it: all per device, `devices` of them in tensor parallel.
-struct roofline_machine {
+/// Generic in the scalar `T` (its rates, bandwidths, latencies, energies and efficiencies), so that
+/// a model that builds a machine from its own parameters (the Stratum xPU over the interposer)
+/// keeps their derivatives; `roofline_machine` is the `double` machine.
+template <class T = double>
+struct basic_roofline_machine {
   std::string name;
   int devices = 1;                         ///< tensor-parallel devices
-  op_rate<> peak_flops{};                  ///< dense FP16/BF16 peak per device
-  op_rate<> peak_flops_8bit{};             ///< dense 8-bit (FP8) peak per device; 0: no 8-bit
+  op_rate<T> peak_flops{};                 ///< dense FP16/BF16 peak per device
+  op_rate<T> peak_flops_8bit{};            ///< dense 8-bit (FP8) peak per device; 0: no 8-bit
                                            ///< path, 8-bit operators run at `peak_flops`
-  double compute_efficiency = 1.0;         ///< achievable fraction of peak (kernels)
-  double memory_efficiency = 1.0;          ///< achievable fraction of bandwidth
-  std::vector<memory_tier<>> tiers;        ///< memory per device
+  T compute_efficiency = T(1.0);           ///< achievable fraction of peak (kernels)
+  T memory_efficiency = T(1.0);            ///< achievable fraction of bandwidth
+  std::vector<memory_tier<T>> tiers;       ///< memory per device
   tier_map placement{};                    ///< tier of each data class
-  energy_per_op<> energy_per_flop{};       ///< dynamic energy per FLOP
-  power<> static_power{};                  ///< idle/static power per device
-  power<> max_power{};                     ///< power limit per device (TDP)
-  duration<> op_overhead{};                ///< fixed cost per operator (launch, synchronisation)
-  bandwidth<> link_bandwidth{};            ///< per device, one direction (tensor-parallel link)
-  duration<> link_latency{};               ///< per hop
-  energy_per_data<> link_energy{};         ///< per byte crossing a link
+  energy_per_op<T> energy_per_flop{};      ///< dynamic energy per FLOP
+  power<T> static_power{};                 ///< idle/static power per device
+  power<T> max_power{};                    ///< power limit per device (TDP)
+  duration<T> op_overhead{};               ///< fixed cost per operator (launch, synchronisation)
+  bandwidth<T> link_bandwidth{};           ///< per device, one direction (tensor-parallel link)
+  duration<T> link_latency{};              ///< per hop
+  energy_per_data<T> link_energy{};        ///< per byte crossing a link
   int devices_per_node = 0;                ///< devices joined by the device links; 0: all of them
-  bandwidth<> node_link_bandwidth{};       ///< inter-node link per device, one direction
-  duration<> node_link_latency{};          ///< per inter-node ring step
-  energy_per_data<> node_link_energy{};    ///< per byte crossing an inter-node link
+  bandwidth<T> node_link_bandwidth{};      ///< inter-node link per device, one direction
+  duration<T> node_link_latency{};         ///< per inter-node ring step
+  energy_per_data<T> node_link_energy{};   ///< per byte crossing an inter-node link
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -110,7 +114,7 @@ struct roofline_machine {
     v("node_link_latency", s.node_link_latency);
     v("node_link_energy", s.node_link_energy);
   }
-  friend bool operator==(const roofline_machine&, const roofline_machine&) = default;
+  friend bool operator==(const basic_roofline_machine&, const basic_roofline_machine&) = default;
 
   /// Nodes the devices span: ⌈devices / devices_per_node⌉, 1 when devices_per_node is 0.
   [[nodiscard]] int nodes() const {
@@ -118,19 +122,56 @@ struct roofline_machine {
   }
 };
 
+/// The `double` machine (GPU baselines, JSON machines, the CLI).
+using roofline_machine = basic_roofline_machine<double>;
+
+/// `m` with scalar `T`: every quantity and efficiency converted (derivatives zero), the rest copied.
+template <class T>
+basic_roofline_machine<T> machine_cast(const roofline_machine& m) {
+  basic_roofline_machine<T> r;
+  r.name = m.name;
+  r.devices = m.devices;
+  r.peak_flops = quantity_cast<T>(m.peak_flops);
+  r.peak_flops_8bit = quantity_cast<T>(m.peak_flops_8bit);
+  r.compute_efficiency = T(m.compute_efficiency);
+  r.memory_efficiency = T(m.memory_efficiency);
+  for (const auto& t : m.tiers) {
+    r.tiers.push_back(memory_tier<T>{t.name, quantity_cast<T>(t.capacity), quantity_cast<T>(t.bandwidth),
+                                     quantity_cast<T>(t.latency), quantity_cast<T>(t.energy_per_byte), t.banks});
+  }
+  r.placement = m.placement;
+  r.energy_per_flop = quantity_cast<T>(m.energy_per_flop);
+  r.static_power = quantity_cast<T>(m.static_power);
+  r.max_power = quantity_cast<T>(m.max_power);
+  r.op_overhead = quantity_cast<T>(m.op_overhead);
+  r.link_bandwidth = quantity_cast<T>(m.link_bandwidth);
+  r.link_latency = quantity_cast<T>(m.link_latency);
+  r.link_energy = quantity_cast<T>(m.link_energy);
+  r.devices_per_node = m.devices_per_node;
+  r.node_link_bandwidth = quantity_cast<T>(m.node_link_bandwidth);
+  r.node_link_latency = quantity_cast<T>(m.node_link_latency);
+  r.node_link_energy = quantity_cast<T>(m.node_link_energy);
+  return r;
+}
+
 /// Checks a machine; throws `config_error` naming the field.
-inline void validate(const roofline_machine& m) {
+template <class T>
+void validate(const basic_roofline_machine<T>& m) {
   constexpr const char* id = "strata.roofline";
   detail::require(m.devices >= 1, id, "devices", m.devices, ">= 1");
-  detail::require_positive(m.peak_flops.si(), id, "peak_flops", "FLOP/s");
-  detail::require_nonnegative(m.peak_flops_8bit.si(), id, "peak_flops_8bit", "FLOP/s");
-  detail::require_in(m.compute_efficiency, 1e-6, 1.0, id, "compute_efficiency");
-  detail::require_in(m.memory_efficiency, 1e-6, 1.0, id, "memory_efficiency");
+  detail::require_positive(value_of(m.peak_flops), id, "peak_flops", "FLOP/s");
+  detail::require_nonnegative(value_of(m.peak_flops_8bit), id, "peak_flops_8bit", "FLOP/s");
+  detail::require_in(value_of(m.compute_efficiency), 1e-6, 1.0, id, "compute_efficiency");
+  detail::require_in(value_of(m.memory_efficiency), 1e-6, 1.0, id, "memory_efficiency");
   detail::require(!m.tiers.empty(), id, "tiers", m.tiers.size(), "non-empty");
   for (std::size_t i = 0; i < m.tiers.size(); ++i) {
-    auto t = m.tiers[i];
-    if (t.name.empty()) t.name = "tiers[" + std::to_string(i) + "]";
-    validate(t);
+    if (m.tiers[i].name.empty()) {
+      auto t = m.tiers[i];
+      t.name = "tiers[" + std::to_string(i) + "]";
+      validate(t);
+    } else {
+      validate(m.tiers[i]);
+    }
   }
   const int n = static_cast<int>(m.tiers.size());
   for (const auto& [f, v] : {std::pair{"placement.expert", m.placement.expert}, std::pair{"placement.weights", m.placement.weights},
@@ -138,34 +179,37 @@ inline void validate(const roofline_machine& m) {
                              std::pair{"placement.activations", m.placement.activations}}) {
     detail::require(v >= 0 && v < n, id, f, v, "a tier index");
   }
-  detail::require_nonnegative(m.energy_per_flop.si(), id, "energy_per_flop", "J/FLOP");
-  detail::require_nonnegative(m.static_power.si(), id, "static_power", "W");
-  detail::require_positive(m.max_power.si(), id, "max_power", "W");
-  detail::require_nonnegative(m.op_overhead.si(), id, "op_overhead", "s");
-  if (m.devices > 1) detail::require_positive(m.link_bandwidth.si(), id, "link_bandwidth", "B/s");
-  detail::require_nonnegative(m.link_latency.si(), id, "link_latency", "s");
-  detail::require_nonnegative(m.link_energy.si(), id, "link_energy", "J/B");
+  detail::require_nonnegative(value_of(m.energy_per_flop), id, "energy_per_flop", "J/FLOP");
+  detail::require_nonnegative(value_of(m.static_power), id, "static_power", "W");
+  detail::require_positive(value_of(m.max_power), id, "max_power", "W");
+  detail::require_nonnegative(value_of(m.op_overhead), id, "op_overhead", "s");
+  if (m.devices > 1) detail::require_positive(value_of(m.link_bandwidth), id, "link_bandwidth", "B/s");
+  detail::require_nonnegative(value_of(m.link_latency), id, "link_latency", "s");
+  detail::require_nonnegative(value_of(m.link_energy), id, "link_energy", "J/B");
   detail::require(m.devices_per_node >= 0, id, "devices_per_node", m.devices_per_node, ">= 0 (0: one node)");
   if (m.nodes() > 1) {
     detail::require(m.devices % m.devices_per_node == 0, id, "devices", m.devices,
                     ("a multiple of devices_per_node (" + std::to_string(m.devices_per_node) + ")").c_str());
-    detail::require_positive(m.node_link_bandwidth.si(), id, "node_link_bandwidth", "B/s");
+    detail::require_positive(value_of(m.node_link_bandwidth), id, "node_link_bandwidth", "B/s");
   }
-  detail::require_nonnegative(m.node_link_latency.si(), id, "node_link_latency", "s");
-  detail::require_nonnegative(m.node_link_energy.si(), id, "node_link_energy", "J/B");
+  detail::require_nonnegative(value_of(m.node_link_latency), id, "node_link_latency", "s");
+  detail::require_nonnegative(value_of(m.node_link_energy), id, "node_link_energy", "J/B");
 }
 
 /// Time and energy of one operator on the machine, with the binding resource.
-struct op_cost {
-  duration<> time{};
-  duration<> compute_time{};
-  duration<> memory_time{};
-  strata::energy<> energy{};
+template <class T = double>
+struct basic_op_cost {
+  duration<T> time{};
+  duration<T> compute_time{};
+  duration<T> memory_time{};
+  strata::energy<T> energy{};
   bool compute_bound = false;
 };
+using op_cost = basic_op_cost<double>;
 
 /// The tier an operator's weights and KV come from.
-inline int tier_of(const roofline_machine& m, data_class c) {
+template <class T>
+int tier_of(const basic_roofline_machine<T>& m, data_class c) {
   switch (c) {
     case data_class::expert: return m.placement.expert;
     case data_class::weights: return m.placement.weights;
@@ -191,41 +235,48 @@ duration<T> roofline_memory_time(const data_size<T>& bytes, const bandwidth<T>& 
   return stream_time(bytes, bw * (devices * efficiency), latency);
 }
 
-/// Roofline cost of one operator (unchecked: validate the machine first).
-inline op_cost cost_of(const op& o, const roofline_machine& m) {
-  const double n = m.devices;
-  op_cost c;
+/// Roofline cost of one operator (unchecked: validate the machine first). The operator's counts
+/// are plain numbers; the machine's scalar is the result's.
+template <class T>
+basic_op_cost<T> cost_of(const op& o, const basic_roofline_machine<T>& m) {
+  const T n = T(m.devices);
+  basic_op_cost<T> c;
   // Compute peak per precision: 8-bit operators use the 8-bit path where the machine has one.
-  const op_rate<>& peak = o.bits <= 8 && m.peak_flops_8bit.si() > 0.0 ? m.peak_flops_8bit : m.peak_flops;
-  c.compute_time = roofline_compute_time(o.flops, peak, m.compute_efficiency, n);
+  const op_rate<T>& peak = o.bits <= 8 && value_of(m.peak_flops_8bit) > 0.0 ? m.peak_flops_8bit : m.peak_flops;
+  const op_count<T> flops = quantity_cast<T>(o.flops);
+  c.compute_time = roofline_compute_time(flops, peak, m.compute_efficiency, n);
   const auto& main_tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
   const auto& act_tier = m.tiers[static_cast<std::size_t>(m.placement.activations)];
-  const data_size<> main_bytes = o.weight_bytes + o.kv_bytes;
+  const data_size<> main_bytes_d = o.weight_bytes + o.kv_bytes;
+  const data_size<T> main_bytes = quantity_cast<T>(main_bytes_d);
+  const data_size<T> act_bytes = quantity_cast<T>(o.activation_bytes);
   c.memory_time = roofline_memory_time(main_bytes, main_tier.bandwidth, main_tier.latency, m.memory_efficiency, n);
   if (o.activation_bytes.si() > 0.0) {
-    const auto t_act = o.activation_bytes / (act_tier.bandwidth * (n * m.memory_efficiency));
+    const duration<T> t_act = act_bytes / (act_tier.bandwidth * (n * m.memory_efficiency));
     // Activations from the same tier share its bandwidth; from another tier they overlap.
-    if (&act_tier == &main_tier || main_bytes.si() == 0.0) {
-      c.memory_time += t_act + (main_bytes.si() == 0.0 ? act_tier.latency : duration<>{});
+    if (&act_tier == &main_tier || main_bytes_d.si() == 0.0) {
+      c.memory_time += t_act + (main_bytes_d.si() == 0.0 ? act_tier.latency : duration<T>{});
     } else {
       c.memory_time = detail::max_of(c.memory_time, act_tier.latency + t_act);
     }
   }
   c.compute_bound = c.compute_time > c.memory_time;
   c.time = detail::max_of(c.compute_time, c.memory_time) + m.op_overhead;
-  c.energy = o.flops * m.energy_per_flop + main_bytes * main_tier.energy_per_byte +
-             o.activation_bytes * act_tier.energy_per_byte;
+  c.energy = flops * m.energy_per_flop + main_bytes * main_tier.energy_per_byte + act_bytes * act_tier.energy_per_byte;
   return c;
 }
 
 /// All-reduce of `bytes` over `devices`: time and total link bytes.
-struct allreduce_cost {
-  duration<> time{};
+template <class T = double>
+struct basic_allreduce_cost {
+  duration<T> time{};
   data_size<> link_bytes{};       ///< over all links, device and inter-node
   data_size<> node_link_bytes{};  ///< of which over inter-node links
-  duration<> node_time{};         ///< of `time`, the inter-node stage
-  strata::energy<> energy{};
+  duration<T> node_time{};        ///< of `time`, the inter-node stage
+  strata::energy<T> energy{};
 };
+using allreduce_cost = basic_allreduce_cost<double>;
+
 /// Ring all-reduce time of `bytes` over `n` ranks: 2(n−1)/n · bytes / BW + 2(n−1)·λ (zero for one
 /// rank). Generic in the scalar: the intra-node and the inter-node stage are both this.
 template <class T>
@@ -236,43 +287,46 @@ duration<T> ring_allreduce_time(const data_size<T>& bytes, const T& n, const ban
 
 /// Ring all-reduce within a node; hierarchical across nodes (file comment): the inter-node stage
 /// is a ring over the N nodes of each device's 1/g shard.
-inline allreduce_cost allreduce(const roofline_machine& m, data_size<> bytes) {
-  allreduce_cost a;
+template <class T>
+basic_allreduce_cost<T> allreduce(const basic_roofline_machine<T>& m, data_size<> bytes) {
+  basic_allreduce_cost<T> a;
   if (m.devices <= 1 || bytes.si() <= 0.0) return a;
   const int nodes = m.nodes();
   const double g = nodes > 1 ? double(m.devices_per_node) : double(m.devices);
-  a.time = ring_allreduce_time(bytes, g, m.link_bandwidth, m.link_latency);
+  const data_size<T> b = quantity_cast<T>(bytes);
+  a.time = ring_allreduce_time(b, T(g), m.link_bandwidth, m.link_latency);
   a.link_bytes = bytes * (2.0 * (g - 1.0) * nodes);
   if (nodes > 1) {
     const double N = nodes;
-    a.node_time = ring_allreduce_time(bytes / g, N, m.node_link_bandwidth, m.node_link_latency);
+    a.node_time = ring_allreduce_time(b / T(g), T(N), m.node_link_bandwidth, m.node_link_latency);
     a.node_link_bytes = bytes * (2.0 * (N - 1.0));
     a.time += a.node_time;
   }
-  a.energy = a.link_bytes * m.link_energy + a.node_link_bytes * m.node_link_energy;
+  a.energy = quantity_cast<T>(a.link_bytes) * m.link_energy + quantity_cast<T>(a.node_link_bytes) * m.node_link_energy;
   a.link_bytes += a.node_link_bytes;
   return a;
 }
 
-/// Totals of a step on a machine.
-struct step_result {
-  duration<> time{};
-  strata::energy<> energy{};         ///< incl. static, capped at max power
-  strata::energy<> dynamic_energy{};         ///< FLOPs, memory and links only
-  strata::energy<> compute_energy{};         ///< of `dynamic_energy`: FLOPs × energy per FLOP
-  strata::energy<> memory_energy{};          ///< of `dynamic_energy`: bytes × each tier's energy per byte
-  strata::energy<> link_energy{};            ///< of `dynamic_energy`: all-reduce bytes over the links
-  strata::energy<> static_energy{};          ///< static power × time × devices (before the power cap)
+/// Totals of a step on a machine (scalar `T` for the times and energies; the counts are plain).
+template <class T = double>
+struct basic_step_result {
+  duration<T> time{};
+  strata::energy<T> energy{};                ///< incl. static, capped at max power
+  strata::energy<T> dynamic_energy{};        ///< FLOPs, memory and links only
+  strata::energy<T> compute_energy{};        ///< of `dynamic_energy`: FLOPs × energy per FLOP
+  strata::energy<T> memory_energy{};         ///< of `dynamic_energy`: bytes × each tier's energy per byte
+  strata::energy<T> link_energy{};           ///< of `dynamic_energy`: all-reduce bytes over the links
+  strata::energy<T> static_energy{};         ///< static power × time × devices (before the power cap)
   op_count<> flops{};
   data_size<> weight_bytes{}, kv_bytes{}, activation_bytes{}, link_bytes{};
   data_size<> node_link_bytes{};     ///< of `link_bytes`, over inter-node links
   double tokens = 0.0;               ///< tokens produced (decode) or processed (prefill)
-  double tokens_per_s = 0.0;
-  double joules_per_token = 0.0;
+  T tokens_per_s = T(0.0);
+  T joules_per_token = T(0.0);
   bool power_capped = false;         ///< the energy hit the max-power cap
   bool feasible = true;              ///< the resident bytes fit the tiers (model overload only)
   std::string reason;                ///< capacity verdict with the numbers (model overload only)
-  cost<> breakdown;                  ///< step → layers → operators (empty unless requested)
+  cost<T> breakdown;                 ///< step → layers → operators (empty unless requested)
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -297,20 +351,22 @@ struct step_result {
     v("reason", s.reason);
   }
 };
+using step_result = basic_step_result<double>;
 
 /// Evaluates a step's operators on a machine. With `with_breakdown`, `breakdown` holds the tree
 /// step → (embedding, layer 0 … L−1, head) → operators, each leaf naming its equation; without it
 /// no allocation happens beyond the result.
-inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape, int hidden,
-                            const roofline_machine& m, bool with_breakdown = false) {
+template <class T>
+basic_step_result<T> evaluate(const std::vector<op>& ops, const step_shape& shape, int hidden,
+                              const basic_roofline_machine<T>& m, bool with_breakdown = false) {
   validate(m);
   validate(shape);
   detail::require(hidden >= 1, "strata.roofline", "hidden", hidden, ">= 1");
-  step_result r;
-  const double T = shape.mode == phase::decode ? double(shape.batch) : double(shape.batch) * shape.context;
-  const data_size<> reduce_bytes = units::bit(T * hidden * shape.activation_bits);
+  basic_step_result<T> r;
+  const double tokens = shape.mode == phase::decode ? double(shape.batch) : double(shape.batch) * shape.context;
+  const data_size<> reduce_bytes = units::bit(tokens * hidden * shape.activation_bits);
   const auto ar = allreduce(m, reduce_bytes);
-  std::vector<cost<>> layer_parts, top_parts;
+  std::vector<cost<T>> layer_parts, top_parts;
   int current_layer = -2;
   auto close_layer = [&]() {
     if (with_breakdown && current_layer >= -1 && !layer_parts.empty()) {
@@ -334,7 +390,7 @@ inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape,
     prev = &o;
     r.time += c.time;
     r.dynamic_energy += c.energy;
-    const strata::energy<> flop_e = o.flops * m.energy_per_flop;
+    const strata::energy<T> flop_e = quantity_cast<T>(o.flops) * m.energy_per_flop;
     r.compute_energy += flop_e;
     r.memory_energy += c.energy - flop_e;
     r.flops += o.flops;
@@ -354,38 +410,38 @@ inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape,
     }
     if (with_breakdown) {
       const auto& tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
-      std::vector<traffic<>> tr;
-      if ((o.weight_bytes + o.kv_bytes).si() > 0.0) tr.push_back({tier.name, o.weight_bytes + o.kv_bytes});
+      std::vector<traffic<T>> tr;
+      if ((o.weight_bytes + o.kv_bytes).si() > 0.0) tr.push_back({tier.name, quantity_cast<T>(o.weight_bytes + o.kv_bytes)});
       if (o.activation_bytes.si() > 0.0) {
-        tr.push_back({m.tiers[static_cast<std::size_t>(m.placement.activations)].name, o.activation_bytes});
+        tr.push_back({m.tiers[static_cast<std::size_t>(m.placement.activations)].name, quantity_cast<T>(o.activation_bytes)});
       }
-      auto leaf = cost<>::leaf(op_name(o), c.time, c.energy, std::move(tr),
-                               c.compute_bound ? "roofline: FLOPs / (n·peak·eta_c) + overhead"
-                                               : "roofline: bytes / (n·BW·eta_m) + latency + overhead");
+      auto leaf = cost<T>::leaf(op_name(o), c.time, c.energy, std::move(tr),
+                                c.compute_bound ? "roofline: FLOPs / (n·peak·eta_c) + overhead"
+                                                : "roofline: bytes / (n·BW·eta_m) + latency + overhead");
       if (reduces) {
-        auto red = cost<>::leaf("allreduce", ar.time, ar.energy, {{"link", ar.link_bytes}},
-                                "ring all-reduce: 2(n-1)/n·bytes/BW + 2(n-1)·latency");
-        layer_parts.push_back(seq(op_name(o), std::vector<cost<>>{std::move(leaf), std::move(red)}));
+        auto red = cost<T>::leaf("allreduce", ar.time, ar.energy, {{"link", quantity_cast<T>(ar.link_bytes)}},
+                                 "ring all-reduce: 2(n-1)/n·bytes/BW + 2(n-1)·latency");
+        layer_parts.push_back(seq(op_name(o), std::vector<cost<T>>{std::move(leaf), std::move(red)}));
       } else {
         layer_parts.push_back(std::move(leaf));
       }
     }
   }
   close_layer();
-  const double n = m.devices;
-  const strata::energy<> static_e = m.static_power * r.time * n;
+  const T n = T(m.devices);
+  const strata::energy<T> static_e = m.static_power * r.time * n;
   r.static_energy = static_e;
-  const strata::energy<> cap = m.max_power * r.time * n;
+  const strata::energy<T> cap = m.max_power * r.time * n;
   r.energy = r.dynamic_energy + static_e;
   if (r.energy > cap) {
     r.energy = cap;
     r.power_capped = true;
   }
-  r.tokens = shape.mode == phase::decode ? double(shape.batch) : T;
-  r.tokens_per_s = r.time.si() > 0.0 ? r.tokens / r.time.si() : 0.0;
-  r.joules_per_token = r.energy.si() / r.tokens;
+  r.tokens = shape.mode == phase::decode ? double(shape.batch) : tokens;
+  r.tokens_per_s = value_of(r.time) > 0.0 ? T(r.tokens) / r.time.si() : T(0.0);
+  r.joules_per_token = r.energy.si() / T(r.tokens);
   if (with_breakdown) {
-    top_parts.push_back(cost<>::leaf("static power", duration<>{}, static_e, {}, "static power × time × devices"));
+    top_parts.push_back(cost<T>::leaf("static power", duration<T>{}, static_e, {}, "static power × time × devices"));
     r.breakdown = seq("step", std::move(top_parts));
     r.breakdown.energy = r.energy;  // after the max-power cap
     r.breakdown.time = r.time;
@@ -396,10 +452,11 @@ inline step_result evaluate(const std::vector<op>& ops, const step_shape& shape,
 /// Places a footprint on a machine's tiers by `m.placement` and checks every tier: capacity is
 /// `devices` × the tier's capacity, the bytes split evenly over the devices (KV replication of
 /// MLA or of more ranks than KV heads is not modelled here: `baseline/gpu.hpp`'s fit check does).
-inline capacity_check check_capacity(const roofline_machine& m, const footprint& f) {
+template <class T>
+capacity_check check_capacity(const basic_roofline_machine<T>& m, const footprint& f) {
   validate(m);
   capacity_check c;
-  for (const auto& t : m.tiers) c.tiers.push_back({t.name, t.capacity * double(m.devices), {}});
+  for (const auto& t : m.tiers) c.tiers.push_back({t.name, units::B(value_of(t.capacity) * double(m.devices)), {}});
   auto at = [&](int i) -> footprint& { return c.tiers[static_cast<std::size_t>(i)].placed; };
   at(m.placement.expert).experts += f.experts;
   at(m.placement.weights).weights += f.weights;
@@ -414,8 +471,9 @@ inline capacity_check check_capacity(const roofline_machine& m, const footprint&
 /// Evaluates model `mdl` running step `s` on `m`: the operators (`step_operators`, exact routing
 /// with `hist`) through `evaluate`, and the capacity of the whole model's resident bytes
 /// (`resident_footprint`, `check_capacity`) into `feasible` and `reason`.
-inline step_result evaluate(const model& mdl, const step_shape& s, const roofline_machine& m,
-                            const expert_histogram& hist = {}, bool with_breakdown = false) {
+template <class T>
+basic_step_result<T> evaluate(const model& mdl, const step_shape& s, const basic_roofline_machine<T>& m,
+                              const expert_histogram& hist = {}, bool with_breakdown = false) {
   auto r = evaluate(step_operators(mdl, s, hist), s, mdl.hidden, m, with_breakdown);
   const auto c = check_capacity(m, resident_footprint(mdl, s));
   r.feasible = c.feasible;

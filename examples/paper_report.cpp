@@ -3,19 +3,25 @@
 //
 //   strata-paper-report          markdown table
 //   strata-paper-report --json   the same rows as a JSON array
+//   --progress                   each family of rows on stderr as it is done, with the time taken
+//                                (the default when stderr is a terminal)
 //
 // Every row carries its kind: input (echoes a parameter), fit (a named parameter was solved from
 // it), check (compared with the paper, nothing solved from it) or prediction (no paper value).
 // Exit status: 0 when every judged row is within tolerance, 1 otherwise, 2 on bad usage.
 
+#include <chrono>    // std::chrono::steady_clock, the progress times
 #include <cstdio>    // std::printf
 #include <cstdlib>   // std::getenv
 #include <fstream>   // std::ifstream, the trace probe
 #include <optional>  // std::optional
 #include <iostream>  // std::cout, std::cerr
 #include <string>    // std::string
+#include <string_view>  // std::string_view
 
 #include <sstream>   // std::ostringstream
+
+#include <unistd.h>  // isatty, STDERR_FILENO (POSIX)
 
 #include "strata/core/json.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
@@ -45,15 +51,19 @@ const char* rule(strata::row_check c) {
 
 int main(int argc, char** argv) {
   bool as_json = false;
+  bool progress = isatty(STDERR_FILENO) != 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") {
       as_json = true;
+    } else if (a == "--progress") {
+      progress = true;
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: strata-paper-report [--json]\n"
+      std::cout << "usage: strata-paper-report [--json] [--progress]\n"
                    "Prints every paper number strata is checked against, from the models: value, unit,\n"
                    "paper value, tolerance, source, kind (input, fit, check, prediction) and\n"
-                   "pass/fail. Exit 1 if a judged row fails.\n";
+                   "pass/fail. Exit 1 if a judged row fails. --progress reports each family of\n"
+                   "rows on stderr as it is done (the default when stderr is a terminal).\n";
       return 0;
     } else {
       std::cerr << "strata-paper-report: unknown argument '" << a << "' (try --help)\n";
@@ -92,7 +102,15 @@ int main(int argc, char** argv) {
       value.name = "masked Double DQN checkpoint";
       value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text.str(), *checkpoint));
     }
-    rows = strata::paper_rows(trace, counts, value);
+    const auto t0 = std::chrono::steady_clock::now();
+    strata::paper_progress report;
+    if (progress) {
+      report = [t0](std::string_view family, std::size_t n) {
+        const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+        std::cerr << "strata-paper-report: " << family << ": " << n << " rows (" << fmt(dt.count()) << " s)\n";
+      };
+    }
+    rows = strata::paper_rows(trace, counts, value, report);
   } catch (const std::exception& e) {
     std::cerr << "strata-paper-report: " << e.what() << "\n";
     return 1;

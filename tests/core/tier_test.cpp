@@ -19,7 +19,7 @@ using strata_test::fvar1;
 using strata_test::make_fvar;
 
 // Round numbers chosen so transfer times come out by hand (not a published part).
-memory_tier<> hbm() {
+memory_tier<> test_hbm() {
   return {.name = "hbm",
           .capacity = 80_GiB,
           .bandwidth = 400_GBps,
@@ -33,22 +33,22 @@ using strata_test::field_of;
 }  // namespace
 
 TEST_CASE("a well-formed tier validates") {
-  CHECK_NOTHROW(validate(hbm()));
+  CHECK_NOTHROW(validate(test_hbm()));
   SUBCASE("zero latency and zero access energy are allowed") {
-    auto t = hbm();
+    auto t = test_hbm();
     t.latency = 0_s;
     t.energy_per_byte = units::pJ_per_B(0.0);
     CHECK_NOTHROW(validate(t));
   }
   SUBCASE("one bank is allowed") {
-    auto t = hbm();
+    auto t = test_hbm();
     t.banks = 1;
     CHECK_NOTHROW(validate(t));
   }
 }
 
 TEST_CASE("validate rejects an out-of-range field naming the tier and the field") {
-  auto t = hbm();
+  auto t = test_hbm();
   SUBCASE("zero bandwidth") {
     t.bandwidth = 0_GBps;
     CHECK_THROWS_WITH_AS(validate(t), "[strata.tier] hbm.bandwidth must be a finite value > 0, got 0 B/s",
@@ -89,7 +89,7 @@ TEST_CASE("validate rejects an out-of-range field naming the tier and the field"
 }
 
 TEST_CASE("transfer time is latency plus bytes over bandwidth") {
-  const auto t = hbm();
+  const auto t = test_hbm();
   // 1 MB / 400 GB/s = 2500 ns, plus 50 ns.
   CHECK(transfer_time(t, 1_MB).in(units::ns) == Approx(2550.0).epsilon(1e-12));
   // 67 108 864 B / 400e9 B/s = 167 772.16 ns, plus 50 ns.
@@ -105,7 +105,7 @@ TEST_CASE("transfer time is latency plus bytes over bandwidth") {
 }
 
 TEST_CASE("read cost is a leaf with energy bytes x energy per byte and traffic on the tier's name") {
-  const auto t = hbm();
+  const auto t = test_hbm();
   const auto c = read_cost(t, 1_MB);
   CHECK(c.name == "read hbm");
   CHECK(c.rule == cost_rule::leaf);
@@ -132,13 +132,13 @@ TEST_CASE("read cost is a leaf with energy bytes x energy per byte and traffic o
 }
 
 TEST_CASE("tiers compare equal field by field") {
-  CHECK(hbm() == hbm());
-  auto t = hbm();
+  CHECK(test_hbm() == test_hbm());
+  auto t = test_hbm();
   t.banks = 8;
-  CHECK_FALSE(t == hbm());
-  t = hbm();
+  CHECK_FALSE(t == test_hbm());
+  t = test_hbm();
   t.name = "hbm3";
-  CHECK(t != hbm());
+  CHECK(t != test_hbm());
 }
 
 TEST_CASE("transfer time differentiates through an autodiff tier") {

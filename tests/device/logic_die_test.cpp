@@ -11,6 +11,7 @@
 
 #include "strata/core/json.hpp"
 #include "strata/device/mono3d.hpp"
+#include "support/common.hpp"
 
 using namespace strata;
 using namespace strata::literals;
@@ -21,7 +22,7 @@ namespace {
 // 30.34 TB/s; in the library it comes from device/mono3d.hpp]
 const bandwidth<> bw_fast = 30.34_TBps;
 
-double mm2(const area<>& a) { return a.in(units::mm2); }
+using strata_test::mm2;
 double watts(const power<>& p) { return p.in(units::W); }
 
 // Expects a config_error whose field() is `field` and whose message names it.

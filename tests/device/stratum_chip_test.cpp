@@ -9,6 +9,7 @@
 
 #include "strata/core/json.hpp"
 #include "support/scalars.hpp"
+#include "support/common.hpp"
 
 // Explicit instantiations for both scalars (STYLE rule 26): every template body of the chip,
 // the access energy and the new Mono3D outputs compiles with double and autodiff.
@@ -31,7 +32,7 @@ using namespace strata::literals;
 using doctest::Approx;
 
 namespace {
-double mm2(const area<>& a) { return a.in(units::mm2); }
+using strata_test::mm2;
 
 // Expects a config_error whose field() is `field` and whose message names it.
 template <class F>

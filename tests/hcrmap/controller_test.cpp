@@ -10,16 +10,14 @@
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
 #include "support/field_of.hpp"
+#include "support/common.hpp"
 
 using namespace strata;
 using doctest::Approx;
 using strata_test::field_of;
 
 namespace {
-const substrate& package() {
-  static const substrate s;
-  return s;
-}
+using strata_test::package;
 moe_layer_shape shape() {
   moe_layer_shape m;
   m.weight_bytes = units::MiB(4.0);

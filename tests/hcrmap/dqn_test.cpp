@@ -8,6 +8,7 @@
 #include <vector>      // std::vector
 
 #include "support/field_of.hpp"
+#include "support/common.hpp"
 
 using namespace strata;
 using doctest::Approx;
@@ -26,11 +27,7 @@ q_network one_unit(double w1a, double w1b, double b1, double w2, double b2) {
   return q_network({l1, l2});
 }
 
-std::vector<bool> mask_of(unsigned bits, int n) {
-  std::vector<bool> m(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) m[static_cast<std::size_t>(i)] = ((bits >> i) & 1u) != 0;
-  return m;
-}
+using strata_test::mask_of;
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 
 #include "support/dqn_envs.hpp"
 #include "support/field_of.hpp"
+#include "support/common.hpp"
 
 using namespace strata;
 using strata_test::bandit_env;
@@ -15,11 +16,7 @@ using strata_test::chain_env;
 using strata_test::field_of;
 
 namespace {
-std::vector<bool> mask_of(unsigned bits, int n) {
-  std::vector<bool> m(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) m[static_cast<std::size_t>(i)] = ((bits >> i) & 1u) != 0;
-  return m;
-}
+using strata_test::mask_of;
 }  // namespace
 
 TEST_CASE("on a contextual bandit with random legal sets the greedy policy picks the best legal action") {

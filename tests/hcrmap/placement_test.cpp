@@ -4,16 +4,14 @@
 
 #include "strata/core/json.hpp"
 #include "support/field_of.hpp"
+#include "support/common.hpp"
 
 using namespace strata;
 using doctest::Approx;
 using strata_test::field_of;
 
 namespace {
-const substrate& package() {
-  static const substrate s;
-  return s;
-}
+using strata_test::package;
 }  // namespace
 
 TEST_CASE("Eq. 36's terms by hand on the 4 x 4 mesh") {

@@ -1,14 +1,12 @@
 #include "strata/hcrmap/policies.hpp"
 
 #include <doctest/doctest.h>
+#include "support/common.hpp"
 
 using namespace strata;
 
 namespace {
-const substrate& package() {
-  static const substrate s;
-  return s;
-}
+using strata_test::package;
 // Two layers of 16 experts of 24 MB; demand falls with the expert id, all from chiplet e % 16.
 expert_profile profile() {
   expert_profile p(2, 16, 16);

@@ -6,17 +6,15 @@
 
 #include "strata/core/json.hpp"
 #include "support/field_of.hpp"
+#include "support/common.hpp"
 
 using namespace strata;
 using strata_test::field_of;
 
 namespace {
-const substrate& package() {
-  static const substrate s;
-  return s;
-}
+using strata_test::package;
 // One layer, two experts of 1 MiB on chiplet-local HBM; the work of a 1024 × 1024 SwiGLU expert.
-moe_layer_shape shape() {
+moe_layer_shape mapper_shape() {
   moe_layer_shape m;
   m.weight_bytes = units::MiB(1.0);
   m.flops_per_token = units::flop(6.0 * 1024 * 1024);
@@ -54,7 +52,7 @@ TEST_CASE("the fast mapper spreads a hot expert's blocks over its replicas as th
   const int b = res.place(0, 0, 15, hbm_of(15));
   // Eight 16-token blocks from chiplet 5 (hops: 5 to chiplet 0 is 2, to chiplet 15 is 4).
   std::vector<token_group> g(8, token_group{0, 0, 5, 5, 16});
-  fast_token_mapper m(package(), shape(), res);
+  fast_token_mapper m(package(), mapper_shape(), res);
   const auto x = m.map(g);
   REQUIRE(x.size() == g.size());
   CHECK(x[0] == a);  // both idle: the nearer replica (shorter dispatch and gather routes)
@@ -69,7 +67,7 @@ TEST_CASE("the fast mapper spreads a hot expert's blocks over its replicas as th
 TEST_CASE("Eq. 39's terms: queue grows with the mapped work, stream is paid only by an idle replica") {
   residency res(package(), 1, 1, units::MiB(1.0), {.budget_factor = 2.0});
   const int a = res.place(0, 0, 0, hbm_of(0));
-  fast_token_mapper m(package(), shape(), res);
+  fast_token_mapper m(package(), mapper_shape(), res);
   const token_group g{0, 0, 0, 0, 16};
   const auto t0 = m.terms(g, a);
   // Local group on a chiplet-local HBM replica: no link on the path, Eq. 7 gives 0.
@@ -92,7 +90,7 @@ TEST_CASE("Eq. 39's terms: queue grows with the mapped work, stream is paid only
   residency two(package(), 1, 2, units::MiB(1.0), {.budget_factor = 2.0});
   const int x = two.place(0, 0, 0, hbm_of(0));
   const int y = two.place(0, 1, 0, hbm_of(0));
-  fast_token_mapper m2(package(), shape(), two);
+  fast_token_mapper m2(package(), mapper_shape(), two);
   m2.commit({0, 0, 0, 0, 16}, x);
   const auto ty = m2.terms({0, 1, 0, 0, 16}, y);
   CHECK(ty.bank == doctest::Approx(1048576.0 / 14.375e9 / 1e-3 - ty.queue));

@@ -13,7 +13,7 @@ using namespace strata;
 
 namespace {
 
-const paper_row& row(const std::vector<paper_row>& rows, const std::string& id) {
+const paper_row& row_of(const std::vector<paper_row>& rows, const std::string& id) {
   for (const auto& r : rows) {
     if (r.id == id) return r;
   }
@@ -48,21 +48,21 @@ TEST_CASE("The placement rows are computed, each once, and the judged ones pass"
   for (const char* m : {"olmoe", "mixtral", "llama4_scout"}) {
     const std::string pre = std::string("stratum.placement.") + m + ".";
     CAPTURE(pre);
-    CHECK(row(rows, pre + "hit_rate").kind == row_kind::input);
-    CHECK(row(rows, pre + "expert_rows_fraction").value <= 1.0);
-    CHECK(row(rows, pre + "fast_tier_traffic_share").value >= row(rows, pre + "hit_rate").value - 1e-12);
-    CHECK(row(rows, pre + "swap_rows_per_bank").value > 0.0);
-    CHECK(row(rows, pre + "swap_time_us").value > 0.0);
-    CHECK(row(rows, pre + "swap_energy_mJ").value > 0.0);
-    MESSAGE(pre << " swap " << row(rows, pre + "swap_rows_per_bank").value << " rows/bank, "
-                << row(rows, pre + "swap_time_us").value << " us, " << row(rows, pre + "swap_energy_mJ").value
-                << " mJ; tier-0 share " << row(rows, pre + "fast_tier_traffic_share").value << "; expert rows "
-                << row(rows, pre + "expert_rows_fraction").value);
+    CHECK(row_of(rows, pre + "hit_rate").kind == row_kind::input);
+    CHECK(row_of(rows, pre + "expert_rows_fraction").value <= 1.0);
+    CHECK(row_of(rows, pre + "fast_tier_traffic_share").value >= row_of(rows, pre + "hit_rate").value - 1e-12);
+    CHECK(row_of(rows, pre + "swap_rows_per_bank").value > 0.0);
+    CHECK(row_of(rows, pre + "swap_time_us").value > 0.0);
+    CHECK(row_of(rows, pre + "swap_energy_mJ").value > 0.0);
+    MESSAGE(pre << " swap " << row_of(rows, pre + "swap_rows_per_bank").value << " rows/bank, "
+                << row_of(rows, pre + "swap_time_us").value << " us, " << row_of(rows, pre + "swap_energy_mJ").value
+                << " mJ; tier-0 share " << row_of(rows, pre + "fast_tier_traffic_share").value << "; expert rows "
+                << row_of(rows, pre + "expert_rows_fraction").value);
   }
   // 8 tiers of 4096 rows (uniform mapping), programmed within the logic die's fields.
-  CHECK(row(rows, "stratum.tiering.rows_per_tier").value == 4096.0);
-  CHECK(row(rows, "stratum.tiering.rows_max_over_min").value == 1.0);
-  CHECK(row(rows, "stratum.tiering.slowest_trcd_code").value > row(rows, "stratum.tiering.fastest_trcd_code").value);
+  CHECK(row_of(rows, "stratum.tiering.rows_per_tier").value == 4096.0);
+  CHECK(row_of(rows, "stratum.tiering.rows_max_over_min").value == 1.0);
+  CHECK(row_of(rows, "stratum.tiering.slowest_trcd_code").value > row_of(rows, "stratum.tiering.fastest_trcd_code").value);
 }
 
 TEST_CASE("The count-table rows order own >= topic mix >= uniform layout hit rate on average") {
@@ -73,10 +73,10 @@ TEST_CASE("The count-table rows order own >= topic mix >= uniform layout hit rat
   CHECK(rows.size() == 8);
   for (const char* m : {"olmoe", "mixtral"}) {
     const std::string pre = std::string("stratum.placement.counts.") + m + ".";
-    const double own = row(rows, pre + "own_domain_hit_rate").value;
-    const double mix = row(rows, pre + "topic_mix_hit_rate").value;
-    const double other = row(rows, pre + "other_domain_hit_rate").value;
-    const double uni = row(rows, pre + "uniform_layout_hit_rate").value;
+    const double own = row_of(rows, pre + "own_domain_hit_rate").value;
+    const double mix = row_of(rows, pre + "topic_mix_hit_rate").value;
+    const double other = row_of(rows, pre + "other_domain_hit_rate").value;
+    const double uni = row_of(rows, pre + "uniform_layout_hit_rate").value;
     CAPTURE(pre);
     CHECK(own >= mix);
     CHECK(mix >= uni);

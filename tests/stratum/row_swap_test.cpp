@@ -25,14 +25,14 @@ namespace {
 // One bank, 1 KiB rows; tier 0 = rows 0-1, tier 1 = rows 2-3. A row operation takes
 // latency + 1 KiB / 102.4 GB/s = latency + 10 ns: 20 ns in tier 0, 30 ns in tier 1.
 template <class T = double>
-std::vector<memory_tier<T>> hand_tiers(T lat0 = T(10.0)) {
+std::vector<memory_tier<T>> swap_tiers(T lat0 = T(10.0)) {
   return {{"t0", units::KiB(T(2.0)), units::GBps(T(102.4)), units::ns(lat0), units::pJ_per_B(T(1.0)), 1},
           {"t1", units::KiB(T(2.0)), units::GBps(T(102.4)), units::ns(T(20.0)), units::pJ_per_B(T(2.0)), 1}};
 }
 
 // L = 1, E = 3, A = 1, Δ = 1, Φ = 4: expert 0 at row 0 or 3, the others in rows 0, 2, 3; row 1 free.
 template <class T = double>
-expert_placement_params<T> hand_params() {
+expert_placement_params<T> swap_params() {
   return {.layers = 1, .experts = 3, .active = 1, .expert_bytes = units::KiB(T(1.0)), .banks = 1,
           .row_buffer = units::KiB(T(1.0)), .phi = 4};
 }
@@ -40,11 +40,11 @@ expert_placement_params<T> hand_params() {
 }  // namespace
 
 TEST_CASE("A topic switch that rotates three experts is one 3-cycle: two swaps through the fastest row") {
-  const auto tiers = hand_tiers();
+  const auto tiers = swap_tiers();
   const auto table = make_tiering_table(tiers, 1, units::KiB(1.0));
   // A: f = (0.6, 0.3, 0.1) -> e0 [0], e1 [2], e2 [3].  B: f = (0.1, 0.6, 0.3) -> e1 [0], e2 [2], e0 [3].
-  const auto a = place_experts(hand_params(), usage_table{{0.6, 0.3, 0.1}});
-  const auto b = place_experts(hand_params(), usage_table{{0.1, 0.6, 0.3}});
+  const auto a = place_experts(swap_params(), usage_table{{0.6, 0.3, 0.1}});
+  const auto b = place_experts(swap_params(), usage_table{{0.1, 0.6, 0.3}});
   REQUIRE(a.interval(0, 0) == row_interval{0, 0});
   REQUIRE(b.interval(0, 0) == row_interval{3, 3});
   const auto r = row_swap_cost(a, b, table, tiers);
@@ -87,7 +87,7 @@ TEST_CASE("A topic switch that rotates three experts is one 3-cycle: two swaps t
   }
   SUBCASE("exchanging two experts is one swap; an expert that keeps its rows does not move") {
     // C: f = (0.1, 0.3, 0.6) -> e2 [0], e1 [2] (as in A), e0 [3].
-    const auto c = place_experts(hand_params(), usage_table{{0.1, 0.3, 0.6}});
+    const auto c = place_experts(swap_params(), usage_table{{0.1, 0.3, 0.6}});
     const auto x = row_swap_cost(a, c, table, tiers);
     CHECK(x.experts_moved == 2);
     CHECK(x.swaps == 1);
@@ -104,9 +104,9 @@ TEST_CASE("A topic switch that rotates three experts is one 3-cycle: two swaps t
 }
 
 TEST_CASE("Rows that move into a free row are single moves: one read and one write each") {
-  const auto tiers = hand_tiers();
+  const auto tiers = swap_tiers();
   const auto table = make_tiering_table(tiers, 1, units::KiB(1.0));
-  const auto a = place_experts(hand_params(), usage_table{{0.6, 0.3, 0.1}});  // e0 [0], e1 [2], e2 [3]
+  const auto a = place_experts(swap_params(), usage_table{{0.6, 0.3, 0.1}});  // e0 [0], e1 [2], e2 [3]
   SUBCASE("one expert into the free row 1") {
     auto b = a;
     b.intervals[0] = {1, 1};
@@ -135,11 +135,11 @@ TEST_CASE("Rows that move into a free row are single moves: one read and one wri
 TEST_CASE("Shards serialise when the row space has more banks than a tier") {
   // The same switch on a row space of 2 banks over 1-bank tiers: each op moves 2 KiB through the
   // one bank, so the data part doubles (20 ns instead of 10); latency is paid once.
-  const auto tiers = hand_tiers();
+  const auto tiers = swap_tiers();
   auto two = tiers;
   for (auto& t : two) t.capacity = t.capacity * 2.0;
   const auto table = make_tiering_table(two, 2, units::KiB(1.0));
-  auto p = hand_params();
+  auto p = swap_params();
   p.banks = 2;
   p.expert_bytes = units::KiB(2.0);
   const auto a = place_experts(p, usage_table{{0.6, 0.3, 0.1}});
@@ -229,10 +229,10 @@ TEST_CASE("Cross-paper: a topic switch of DeepSeek-V2-Lite on HCRMap's package t
 }
 
 TEST_CASE("Bad row-swap input is a config_error naming the field") {
-  const auto tiers = hand_tiers();
+  const auto tiers = swap_tiers();
   const auto table = make_tiering_table(tiers, 1, units::KiB(1.0));
-  const auto a = place_experts(hand_params(), usage_table{{0.6, 0.3, 0.1}});
-  auto other = hand_params();
+  const auto a = place_experts(swap_params(), usage_table{{0.6, 0.3, 0.1}});
+  auto other = swap_params();
   other.phi = 3;
   const auto c = place_experts(other, usage_table{{0.6, 0.3, 0.1}});
   CHECK(field_of([&] { (void)row_swap_cost(a, c, table, tiers); }) == "layout_b");
@@ -248,7 +248,7 @@ TEST_CASE("Bad row-swap input is a config_error naming the field") {
           (void)row_swap_cost(a, a, table, tiers,
                               row_swap_params<>{.in_bank_energy = {units::pJ_per_B(-1.0), units::pJ_per_B(1.0)}});
         }) == "in_bank_energy[0]");
-  const auto b = place_experts(hand_params(), usage_table{{0.1, 0.6, 0.3}});
+  const auto b = place_experts(swap_params(), usage_table{{0.1, 0.6, 0.3}});
   CHECK(field_of([&] { (void)row_swap_cost(a, b, table, tiers, row_swap_params<>{.in_bank_energy = {}, .max_moved_rows = 2}); }) ==
         "max_moved_rows");
 }
@@ -258,10 +258,10 @@ TEST_CASE("Row-swap parameters and results round-trip through JSON") {
   const json j = p;
   CHECK(j.at("in_bank_energy").size() == 2);
   CHECK(j.get<row_swap_params<>>() == p);
-  const auto tiers = hand_tiers();
+  const auto tiers = swap_tiers();
   const auto table = make_tiering_table(tiers, 1, units::KiB(1.0));
-  const auto r = row_swap_cost(place_experts(hand_params(), usage_table{{0.6, 0.3, 0.1}}),
-                               place_experts(hand_params(), usage_table{{0.1, 0.6, 0.3}}), table, tiers);
+  const auto r = row_swap_cost(place_experts(swap_params(), usage_table{{0.6, 0.3, 0.1}}),
+                               place_experts(swap_params(), usage_table{{0.1, 0.6, 0.3}}), table, tiers);
   const auto back = json(r).get<row_swap_result<>>();
   CHECK(back.swaps == r.swaps);
   CHECK(back.time.in(units::ns) == doctest::Approx(r.time.in(units::ns)));
@@ -270,10 +270,10 @@ TEST_CASE("Row-swap parameters and results round-trip through JSON") {
 TEST_CASE("The swap cost instantiates with the autodiff scalar: d time / d latency counts the ops of a tier") {
   using strata_test::fvar1;
   using strata_test::make_fvar;
-  const auto tiers = hand_tiers<fvar1>(make_fvar<double, 1>(10.0));
+  const auto tiers = swap_tiers<fvar1>(make_fvar<double, 1>(10.0));
   const auto table = make_tiering_table(tiers, 1, units::KiB(fvar1(1.0)));
-  const auto a = place_experts(hand_params<fvar1>(), usage_table{{0.6, 0.3, 0.1}});
-  const auto b = place_experts(hand_params<fvar1>(), usage_table{{0.1, 0.6, 0.3}});
+  const auto a = place_experts(swap_params<fvar1>(), usage_table{{0.6, 0.3, 0.1}});
+  const auto b = place_experts(swap_params<fvar1>(), usage_table{{0.1, 0.6, 0.3}});
   const auto r = row_swap_cost(a, b, table, tiers, row_swap_params<fvar1>{});
   const fvar1 t_ns = r.time.in(units::ns);
   CHECK(t_ns.derivative(0) == doctest::Approx(200.0));

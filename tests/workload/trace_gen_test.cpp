@@ -8,12 +8,13 @@
 
 #include "strata/core/json.hpp"
 #include "strata/workload/trace_io.hpp"
+#include "support/common.hpp"
 
 using namespace strata;
 using doctest::Approx;
 
 namespace {
-const std::string data_dir = std::string(STRATA_TEST_DATA_DIR) + "/traces/";
+using strata_test::traces_dir;
 
 // A small generator configuration (fast under sanitizers).
 trace_gen_params small() {
@@ -193,7 +194,7 @@ namespace {
 // The generator fitted to the real DeepSeek-V2-Lite intent trace, computed once for the cases below.
 const trace_fit_result& intent_fit() {
   static const trace_fit_result fit = fit_trace_gen(
-      load_trace_csv(data_dir + "dsv2lite_esft_trace_intent.csv", {.experts = 64, .label = "intent"}));
+      load_trace_csv(traces_dir() + "dsv2lite_esft_trace_intent.csv", {.experts = 64, .label = "intent"}));
   return fit;
 }
 }  // namespace

@@ -4,12 +4,13 @@
 
 #include <sstream>  // std::istringstream
 #include <string>   // std::string
+#include "support/common.hpp"
 
 using namespace strata;
 using doctest::Approx;
 
 namespace {
-const std::string data_dir = std::string(STRATA_TEST_DATA_DIR) + "/traces/";
+using strata_test::traces_dir;
 
 // The error `f` throws; fails the test if it throws none.
 template <class F>
@@ -23,7 +24,7 @@ config_error error_of(F&& f) {
   return config_error("", "");
 }
 
-bool contains(const config_error& e, const std::string& s) {
+bool message_has(const config_error& e, const std::string& s) {
   return std::string(e.what()).find(s) != std::string::npos;
 }
 
@@ -37,7 +38,7 @@ const std::string header = "seq,pos,L1,L2\n";
 }  // namespace
 
 TEST_CASE("the real DeepSeek-V2-Lite intent trace loads with its published shape") {
-  const auto t = load_trace_csv(data_dir + "dsv2lite_esft_trace_intent.csv", {.experts = 64, .label = "intent"});
+  const auto t = load_trace_csv(traces_dir() + "dsv2lite_esft_trace_intent.csv", {.experts = 64, .label = "intent"});
   CHECK(t.tokens() == 8222);
   CHECK(t.layers() == 26);
   CHECK(t.experts_per_layer() == 64);
@@ -56,8 +57,8 @@ TEST_CASE("the real DeepSeek-V2-Lite intent trace loads with its published shape
 }
 
 TEST_CASE("the real trace's per-layer histograms equal the published intent counts exactly") {
-  const auto t = load_trace_csv(data_dir + "dsv2lite_esft_trace_intent.csv", {.experts = 64, .k = 6});
-  const auto table = load_expert_counts_csv(data_dir + "dsv2lite_esft_expert_counts_by_task.csv");
+  const auto t = load_trace_csv(traces_dir() + "dsv2lite_esft_trace_intent.csv", {.experts = 64, .k = 6});
+  const auto table = load_expert_counts_csv(traces_dir() + "dsv2lite_esft_expert_counts_by_task.csv");
   const auto& intent = table.at("ESFT-vanilla-lite(DeepSeek-V2-Lite)", "intent", "topk6");
   CHECK(intent.k == 6);
   CHECK(intent.experts == 64);
@@ -72,7 +73,7 @@ TEST_CASE("the real trace's per-layer histograms equal the published intent coun
 }
 
 TEST_CASE("the ESFT count table holds four tasks with hit rates and gate sums") {
-  const auto table = load_expert_counts_csv(data_dir + "dsv2lite_esft_expert_counts_by_task.csv");
+  const auto table = load_expert_counts_csv(traces_dir() + "dsv2lite_esft_expert_counts_by_task.csv");
   CHECK(table.series.size() == 4);
   const auto& law = table.at("ESFT-vanilla-lite(DeepSeek-V2-Lite)", "law", "topk6");
   CHECK(law.layer(1).tokens == 8327);
@@ -89,7 +90,7 @@ TEST_CASE("the ESFT count table holds four tasks with hit rates and gate sums") 
 }
 
 TEST_CASE("the OLMoE and Mixtral count table reads every model, domain and selection") {
-  const auto table = load_expert_counts_csv(data_dir + "olmoe_mixtral_expert_counts_by_domain.csv");
+  const auto table = load_expert_counts_csv(traces_dir() + "olmoe_mixtral_expert_counts_by_domain.csv");
   // OLMoE pretrained: 5 domains × {top1, topk8} + tulu topk8; SFT, DPO: tulu; Mixtral: 5 × {top1, topk2}.
   CHECK(table.series.size() == 23);
   const auto& arxiv = table.at("OLMoE-1B-7B-0824", "arxiv", "topk8");
@@ -108,11 +109,11 @@ TEST_CASE("the OLMoE and Mixtral count table reads every model, domain and selec
   CHECK(table.at("OLMoE-1B-7B-0824", "tulu", "topk8", "SFT").layer(7).tokens == 205243);
   // Three checkpoints saw tulu: without a checkpoint the key is ambiguous.
   const auto e = error_of([&] { (void)table.at("OLMoE-1B-7B-0824", "tulu", "topk8"); });
-  CHECK(contains(e, "several checkpoints"));
+  CHECK(message_has(e, "several checkpoints"));
 }
 
 TEST_CASE("the cross-layer top-1 transitions read as per-pair matrices") {
-  const auto table = load_top1_transitions_csv(data_dir + "olmoe_mixtral_crosslayer_top1.csv");
+  const auto table = load_top1_transitions_csv(traces_dir() + "olmoe_mixtral_crosslayer_top1.csv");
   // 2 models × 5 domains × 2 layer pairs.
   CHECK(table.series.size() == 20);
   for (const auto& s : table.series) {
@@ -148,76 +149,76 @@ TEST_CASE("a malformed trace line is a config_error naming the file and line") {
   SUBCASE("expert id out of range") {
     const auto e = error_of([] { read_mem(header + "0,0,1 2,3 4\n0,1,1 9,3 4\n"); });
     CHECK(e.field() == "mem.csv:3");
-    CHECK(contains(e, "mem.csv:3"));
-    CHECK(contains(e, "L1 (column 3)"));
-    CHECK(contains(e, "expert id 9 out of [0, 8)"));
+    CHECK(message_has(e, "mem.csv:3"));
+    CHECK(message_has(e, "L1 (column 3)"));
+    CHECK(message_has(e, "expert id 9 out of [0, 8)"));
   }
   SUBCASE("too many ids in a cell") {
     const auto e = error_of([] { read_mem(header + "0,0,1 2,3 4 5\n"); });
     CHECK(e.field() == "mem.csv:2");
-    CHECK(contains(e, "L2 (column 4)"));
-    CHECK(contains(e, "expected 2 expert ids"));
+    CHECK(message_has(e, "L2 (column 4)"));
+    CHECK(message_has(e, "expected 2 expert ids"));
   }
   SUBCASE("too few ids in a cell") {
     const auto e = error_of([] { read_mem(header + "0,0,1 2,3 4\n0,1,1,3 4\n"); });
     CHECK(e.field() == "mem.csv:3");
-    CHECK(contains(e, "expected 2 expert ids, got 1"));
+    CHECK(message_has(e, "expected 2 expert ids, got 1"));
   }
   SUBCASE("k inferred from the first row binds the later rows") {
     const auto e = error_of([] { read_mem(header + "0,0,1 2 3,3 4 5\n0,1,1 2,3 4 5\n", {.experts = 8}); });
     CHECK(e.field() == "mem.csv:3");
-    CHECK(contains(e, "expected 3 expert ids, got 2"));
+    CHECK(message_has(e, "expected 3 expert ids, got 2"));
   }
   SUBCASE("missing layer column") {
     const auto e = error_of([] { read_mem(header + "0,0,1 2\n"); });
     CHECK(e.field() == "mem.csv:2");
-    CHECK(contains(e, "missing layer column L2"));
+    CHECK(message_has(e, "missing layer column L2"));
   }
   SUBCASE("missing pos and layers") {
     const auto e = error_of([] { read_mem(header + "0\n"); });
     CHECK(e.field() == "mem.csv:2");
-    CHECK(contains(e, "missing column"));
+    CHECK(message_has(e, "missing column"));
   }
   SUBCASE("too many columns") {
     const auto e = error_of([] { read_mem(header + "0,0,1 2,3 4,5 6\n"); });
-    CHECK(contains(e, "too many columns"));
+    CHECK(message_has(e, "too many columns"));
   }
   SUBCASE("junk instead of an id") {
     const auto e = error_of([] { read_mem(header + "0,0,1 2,3 4\n0,1,1 x7,3 4\n"); });
     CHECK(e.field() == "mem.csv:3");
-    CHECK(contains(e, "expected an expert id, got \"x7\""));
+    CHECK(message_has(e, "expected an expert id, got \"x7\""));
   }
   SUBCASE("junk glued to an id") {
     const auto e = error_of([] { read_mem(header + "0,0,1 2;,3 4\n"); });
-    CHECK(contains(e, "expected an expert id"));
+    CHECK(message_has(e, "expected an expert id"));
   }
   SUBCASE("negative id") {
     const auto e = error_of([] { read_mem(header + "0,0,-1 2,3 4\n"); });
-    CHECK(contains(e, "expected an expert id"));
+    CHECK(message_has(e, "expected an expert id"));
   }
   SUBCASE("junk position") {
     const auto e = error_of([] { read_mem(header + "0,zz,1 2,3 4\n"); });
     CHECK(e.field() == "mem.csv:2");
-    CHECK(contains(e, "pos (column 2)"));
+    CHECK(message_has(e, "pos (column 2)"));
   }
   SUBCASE("duplicate expert in a cell") {
     const auto e = error_of([] { read_mem(header + "0,0,1 2,4 4\n"); });
-    CHECK(contains(e, "L2 (column 4): expert id 4 repeated"));
+    CHECK(message_has(e, "L2 (column 4): expert id 4 repeated"));
   }
   SUBCASE("bad header") {
     const auto e = error_of([] { read_mem("seq,pos,L1,L3\n0,0,1 2,3 4\n"); });
     CHECK(e.field() == "mem.csv:1");
-    CHECK(contains(e, "must be L2"));
+    CHECK(message_has(e, "must be L2"));
   }
   SUBCASE("empty input") {
     const auto e = error_of([] { read_mem(""); });
-    CHECK(contains(e, "empty input"));
+    CHECK(message_has(e, "empty input"));
   }
 }
 
 TEST_CASE("a missing trace file is a config_error naming the path") {
-  const auto e = error_of([] { (void)load_trace_csv(data_dir + "no_such_file.csv"); });
-  CHECK(e.field() == data_dir + "no_such_file.csv");
+  const auto e = error_of([] { (void)load_trace_csv(traces_dir() + "no_such_file.csv"); });
+  CHECK(e.field() == traces_dir() + "no_such_file.csv");
 }
 
 TEST_CASE("malformed count tables are config_errors naming the file and line") {
@@ -233,7 +234,7 @@ TEST_CASE("malformed count tables are config_errors naming the file and line") {
   SUBCASE("counts not summing to k × tokens") {
     const auto e = error_of([&] { read(h + "m,c,d,topk2,0,0,3,4\nm,c,d,topk2,0,1,1,4\n"); });
     CHECK(e.field() == "counts.csv:2");
-    CHECK(contains(e, "expected k * tokens = 2 * 4"));
+    CHECK(message_has(e, "expected k * tokens = 2 * 4"));
   }
   SUBCASE("count above tokens") {
     const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,5,4\n"); });
@@ -242,11 +243,11 @@ TEST_CASE("malformed count tables are config_errors naming the file and line") {
   SUBCASE("expert repeated") {
     const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,3,4\nm,c,d,top1,0,0,1,4\n"); });
     CHECK(e.field() == "counts.csv:3");
-    CHECK(contains(e, "repeated"));
+    CHECK(message_has(e, "repeated"));
   }
   SUBCASE("expert missing from a layer") {
     const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,3,4\nm,c,d,top1,0,2,1,4\n"); });
-    CHECK(contains(e, "lacks expert 1"));
+    CHECK(message_has(e, "lacks expert 1"));
   }
   SUBCASE("tokens differ within a layer") {
     const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,3,4\nm,c,d,top1,0,1,1,5\n"); });
@@ -255,16 +256,16 @@ TEST_CASE("malformed count tables are config_errors naming the file and line") {
   SUBCASE("non-number") {
     const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,three,4\n"); });
     CHECK(e.field() == "counts.csv:2");
-    CHECK(contains(e, "count (column 7): expected an integer"));
+    CHECK(message_has(e, "count (column 7): expected an integer"));
   }
   SUBCASE("wrong column count") {
     const auto e = error_of([&] { read(h + "m,c,d,top1,0,0,3\n"); });
-    CHECK(contains(e, "expected 8 columns, got 7"));
+    CHECK(message_has(e, "expected 8 columns, got 7"));
   }
   SUBCASE("header without a count column") {
     const auto e = error_of([&] { read("model,domain,layer,expert,tokens\n"); });
     CHECK(e.field() == "counts.csv:1");
-    CHECK(contains(e, "count|tokens_routed"));
+    CHECK(message_has(e, "count|tokens_routed"));
   }
   SUBCASE("without a selection column k is inferred and must hold for every layer") {
     const std::string esft = "model,task,moe_layer,expert,tokens_routed,gate_weight_sum,tokens_in_layer\n";
@@ -300,12 +301,12 @@ TEST_CASE("trace limits: layer columns and expert ids are bounded with errors na
   for (int l = 1; l <= 1025; ++l) text += ",L" + std::to_string(l);
   const auto e = error_of([&] { (void)parse_trace_csv(text + "\n", {}, "t.csv"); });
   CHECK(std::string(e.field()) == "t.csv:1");
-  CHECK(contains(e, "1025 layer columns exceed the limit 1024 (strata::limits().layers)"));
+  CHECK(message_has(e, "1025 layer columns exceed the limit 1024 (strata::limits().layers)"));
   const input_limits saved = limits();
   limits().trace_ids = 3;
   const auto f = error_of([] { (void)parse_trace_csv("seq,pos,L1,L2\n0,0,1,2\n0,1,1,2\n", {}, "t.csv"); });
   CHECK(std::string(f.field()) == "t.csv:3");
-  CHECK(contains(f, "more than 3 expert ids (the limit strata::limits().trace_ids)"));
+  CHECK(message_has(f, "more than 3 expert ids (the limit strata::limits().trace_ids)"));
   limits() = saved;
 }
 
@@ -313,7 +314,7 @@ TEST_CASE("a one-row transition table with expert id 65535 is an error, not a 64
   const std::string hdr = "model,domain,layer_from,layer_to,expert_from,expert_to,count\n";
   const auto e = error_of([&] { (void)parse_top1_transitions_csv(hdr + "m,d,0,1,65535,0,5\n", "top1.csv"); });
   CHECK(std::string(e.field()) == "top1.csv:2");
-  CHECK(contains(e, "m has expert ids up to 65535: its 65536 x 65536 matrices exceed 4194304 cells "
+  CHECK(message_has(e, "m has expert ids up to 65535: its 65536 x 65536 matrices exceed 4194304 cells "
                     "(the limit strata::limits().table_cells)"));
   // Within the limit the matrix is sized by the largest id seen, and repeats are still found.
   const auto t = parse_top1_transitions_csv(hdr + "m,d,0,1,3,0,5\nm,d,0,1,0,3,1\n", "top1.csv");
@@ -323,12 +324,12 @@ TEST_CASE("a one-row transition table with expert id 65535 is an error, not a 64
   CHECK(t.series[0].tokens == 6);
   const auto r = error_of([&] { (void)parse_top1_transitions_csv(hdr + "m,d,0,1,3,0,5\nm,d,0,1,1,1,1\nm,d,0,1,3,0,2\n", "top1.csv"); });
   CHECK(std::string(r.field()) == "top1.csv:4");
-  CHECK(contains(r, "pair 3 -> 0 repeated (first on line 2)"));
+  CHECK(message_has(r, "pair 3 -> 0 repeated (first on line 2)"));
   // Counts whose total overflows 64 bits.
   const auto o = error_of([&] {
     (void)parse_top1_transitions_csv(hdr + "m,d,0,1,0,0,9223372036854775807\nm,d,0,1,0,1,1\n", "top1.csv");
   });
-  CHECK(contains(o, "overflows a 64-bit integer"));
+  CHECK(message_has(o, "overflows a 64-bit integer"));
 }
 
 TEST_CASE("expert count tables: cells are bounded in total, sums cannot overflow") {
@@ -336,17 +337,17 @@ TEST_CASE("expert count tables: cells are bounded in total, sums cannot overflow
   std::string rows;
   for (int layer = 0; layer < 300; ++layer) rows += "m,d," + std::to_string(layer) + ",65535,1,1\n";
   const auto e = error_of([&] { (void)parse_expert_counts_csv(hdr + rows, "counts.csv"); });
-  CHECK(contains(e, "makes the table exceed 4194304 cells (the limit strata::limits().table_cells)"));
+  CHECK(message_has(e, "makes the table exceed 4194304 cells (the limit strata::limits().table_cells)"));
   const auto s = error_of([&] {
     (void)parse_expert_counts_csv(hdr + "m,d,0,0,9223372036854775807,9223372036854775807\n"
                                         "m,d,0,1,9223372036854775807,9223372036854775807\n",
                                   "counts.csv");
   });
-  CHECK(contains(s, "counts overflow a 64-bit sum"));
+  CHECK(message_has(s, "counts overflow a 64-bit sum"));
   const auto k = error_of([&] {
     (void)parse_expert_counts_csv("model,domain,selection,layer,expert,count,tokens\n"
                                   "m,d,topk8,0,0,9223372036854775807,9223372036854775807\n",
                                   "counts.csv");
   });
-  CHECK(contains(k, "expected k * tokens"));
+  CHECK(message_has(k, "expected k * tokens"));
 }

@@ -6,10 +6,13 @@
 /// against published measurements (`validation_rows.hpp`). The row families live in their own
 /// headers so that a user who wants one family does not compile the others.
 
-#include <optional>  // std::optional
-#include <string>    // std::string
-#include <utility>   // std::move
-#include <vector>   // std::vector
+#include <cstddef>      // std::size_t
+#include <functional>   // std::function
+#include <optional>     // std::optional
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <utility>      // std::move
+#include <vector>       // std::vector
 
 #include "strata/report/hcrmap_rows.hpp"
 #include "strata/report/paper.hpp"
@@ -21,28 +24,38 @@
 namespace strata {
 inline namespace v0 {
 
+/// Called after each family of rows is computed, with the family's name and the number of rows it
+/// added (a progress report: the HCRMap policy rows run whole experiments and take the longest).
+using paper_progress = std::function<void(std::string_view family, std::size_t rows)>;
+
 /// Every row the library computes today. `dsv2lite_trace` is the path of the real DeepSeek-V2-Lite
 /// routing trace (tests/data/traces/dsv2lite_esft_trace_intent.csv) for the HCRMap policy rows;
 /// without it they use the fitted synthetic trace for that model too. `domain_counts` is the
 /// OLMoE/Mixtral per-domain count file (tests/data/traces/olmoe_mixtral_expert_counts_by_domain.csv)
 /// of the serving rows; without it there are no `stratum.serving.*` rows (they need real tables).
 /// `hcrmap_value` is the value function HCRMap's controller decides with (the frozen DQN
-/// checkpoint; the default is the greedy fallback).
+/// checkpoint; the default is the greedy fallback). `progress`, when set, hears of each family as
+/// it is done.
 inline std::vector<paper_row> paper_rows(const std::optional<std::string>& dsv2lite_trace = std::nullopt,
                                          const std::optional<std::string>& domain_counts = std::nullopt,
-                                         const controller_value& hcrmap_value = {}) {
-  auto rows = stratum_device_rows();
-  for (auto& r : stratum_logic_rows()) rows.push_back(std::move(r));
-  for (auto& r : stratum_chip_rows()) rows.push_back(std::move(r));
-  for (auto& r : stratum_system_rows()) rows.push_back(std::move(r));
-  for (auto& r : stratum_result_rows()) rows.push_back(std::move(r));
-  for (auto& r : stratum_placement_rows()) rows.push_back(std::move(r));
-  if (domain_counts) {
-    for (auto& r : serving_rows(*domain_counts)) rows.push_back(std::move(r));
-  }
-  for (auto& r : hcrmap_metadata_rows()) rows.push_back(std::move(r));
-  for (auto& r : hcrmap_policy_rows(dsv2lite_trace, hcrmap_value)) rows.push_back(std::move(r));
-  for (auto& r : validation_rows()) rows.push_back(std::move(r));
+                                         const controller_value& hcrmap_value = {},
+                                         const paper_progress& progress = {}) {
+  std::vector<paper_row> rows;
+  const auto add = [&](std::string_view family, std::vector<paper_row> part) {
+    const std::size_t n = part.size();
+    for (auto& r : part) rows.push_back(std::move(r));
+    if (progress) progress(family, n);
+  };
+  add("stratum device", stratum_device_rows());
+  add("stratum logic die", stratum_logic_rows());
+  add("stratum chip", stratum_chip_rows());
+  add("stratum systems", stratum_system_rows());
+  add("stratum results", stratum_result_rows());
+  add("stratum placement", stratum_placement_rows());
+  if (domain_counts) add("stratum serving", serving_rows(*domain_counts));
+  add("hcrmap metadata", hcrmap_metadata_rows());
+  add("hcrmap policies", hcrmap_policy_rows(dsv2lite_trace, hcrmap_value));
+  add("gpu validation", validation_rows());
   return rows;
 }
 

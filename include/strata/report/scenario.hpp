@@ -468,8 +468,13 @@ class scenario_model {
     if (!h.trace.empty() && !in_.trace) {
       throw config_error("hcrmap.trace", "[strata.scenario] hcrmap.trace " + h.trace + " is named but not loaded (scenario_inputs::trace)");
     }
-    trace_ = in_.trace ? *in_.trace : hcrmap_trace(model_);
     trace_note_ = in_.trace ? "trace " + h.trace : "synthetic trace (fitted generator)";
+    if (in_.trace) {
+      trace_ = std::move(*in_.trace);  // held once: the model keeps `trace_`, not the input's copy
+      in_.trace.reset();
+    } else {
+      trace_ = hcrmap_trace(model_);
+    }
     xp_.windows = h.windows;
     xp_.max_layers = h.max_layers;
     if (sc_.study == study_kind::hcrmap_pressure) {

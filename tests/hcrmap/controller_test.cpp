@@ -101,6 +101,36 @@ TEST_CASE("the hot expert is promoted, the copy is pending until it lands, and t
   ctl.collect();
 }
 
+TEST_CASE("installing a layout before serving: the same candidates, with no Eq. 40 exposure") {
+  scene sc;
+  residency_controller serving(package(), shape(), sc.res);
+  residency_controller installing(package(), shape(), sc.res);
+  installing.set_installing(true);
+  const auto ev = sc.eval();
+  serving.observe({0}, {sc.groups}, {ev}, 1e-3);
+  installing.observe({0}, {sc.groups}, {ev}, 1e-3);
+  const auto a = serving.legal_actions();
+  const auto b = installing.legal_actions();
+  // No copy of this scene is infeasible under Eq. 40, so the candidate sets agree one for one.
+  REQUIRE(a.size() == b.size());
+  int promotes = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].action.kind == b[i].action.kind);
+    CHECK(a[i].action.expert == b[i].action.expert);
+    if (b[i].action.kind != residency_action_kind::promote) continue;
+    ++promotes;
+    CHECK(b[i].features[feature::exposure] == 0.0);
+    CHECK(a[i].features[feature::exposure] > 0.0);  // a 4 MiB copy while the window runs is exposed
+    CHECK(b[i].features[feature::benefit] == Approx(a[i].features[feature::benefit]));
+  }
+  CHECK(promotes > 0);
+  installing.set_installing(false);
+  const auto c = installing.legal_actions();
+  for (std::size_t i = 0; i < c.size(); ++i) {
+    if (c[i].action.kind == residency_action_kind::promote) CHECK(c[i].features[feature::exposure] > 0.0);
+  }
+}
+
 TEST_CASE("a stale extra replica may be evicted only after A_min windows, and the last replica never") {
   scene sc;
   residency_controller ctl(package(), shape(), sc.res, {.min_age = 2});

@@ -89,6 +89,10 @@ class residency_controller {
     validate(p);
     p_ = p;
   }
+  /// While installing a layout before serving (`policy_session::plan`), copies are placed at once
+  /// as every policy's layout is: no foreground traffic meets them, so Eq. 40's exposure is zero
+  /// and its feasibility test does not apply.
+  void set_installing(bool on) { installing_ = on; }
   [[nodiscard]] const std::vector<pending_copy>& pending() const { return pending_; }
   /// Smoothed demand d̄ of (layer, expert).
   [[nodiscard]] double smoothed_demand(int layer, int expert) const { return ewma_[idx_(layer, expert)]; }
@@ -403,6 +407,7 @@ class residency_controller {
   /// Eq. 40 exposure and feasibility of a copy from span (b0, n0) to candidate `c`.
   [[nodiscard]] std::pair<bool, double> migration_(int b0, int n0, const place_candidate& c,
                                                    const directory_layer_eval* fg) const {
+    if (installing_) return {true, 0.0};
     const double wt = res_->expert_bytes().si();
     std::vector<int> path;
     s_->append_route(s_->bank_node(b0), s_->bank_node(c.bank), path);
@@ -588,6 +593,7 @@ class residency_controller {
   residency* res_;
   moe_layer_shape shape_;
   controller_params p_;
+  bool installing_ = false;
   critical_path_params cp_;
   detail::critical_estimate est_;
   std::vector<double> ewma_, var_, last_;

@@ -22,8 +22,10 @@ struct experiment_params {
   /// MoE layers evaluated at most, evenly spaced. [Design choice: 6, so the 16 model-mode points
   /// and 12 policies run in seconds on one core]
   int max_layers = 6;
-  /// Rounds of HCRMap's pre-serving promotions on the profile window. [Design choice: 3]
-  int planning_rounds = 3;
+  /// Rounds of HCRMap's pre-serving promotions on the profile window at most, each re-observing
+  /// the window on the layout so far (`policy_session::plan`, which stops at the first round that
+  /// installs nothing). [Design choice: 16]
+  int planning_rounds = 16;
   /// Decode context of each sequence (KV cache tokens). [Design choice: 2048, the prefill length]
   int context = 2048;
   fast_map_params fast_map{};

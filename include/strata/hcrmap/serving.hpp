@@ -146,10 +146,12 @@ class policy_session {
   [[nodiscard]] const controller_params& controller_knobs() const { return ctl_; }
   [[nodiscard]] const action_scorer& value() const { return value_; }
 
-  /// HCRMap's promotions before serving (installed at once, like every policy's layout): up to
-  /// `planning_rounds` rounds on `window`, each observing the window on the current layout and
-  /// installing up to ⌈cap / rounds⌉ promotes, each the legal promote of highest greedy one-step
-  /// value while it is positive (hysteresis off: no weights move while serving). The installer is
+  /// HCRMap's promotions before serving (installed at once, like every policy's layout: no
+  /// foreground traffic meets these copies, so they carry no Eq. 40 exposure and no feasibility
+  /// test, `residency_controller::set_installing`): up to `planning_rounds` rounds on `window`,
+  /// each observing the window on the current layout and installing up to ⌈cap / rounds⌉ promotes,
+  /// each the legal promote of highest greedy one-step value while it is positive (hysteresis off:
+  /// no weights move while serving); planning ends at the first round that installs nothing. The installer is
   /// the greedy rule for every HCRMap variant: the learned value is trained on serving-time
   /// transitions (copies in flight, exposure, churn; Eq. 31–33), not on installations, and is
   /// used for the serving-time decisions (`control`). No-op for the other policies.
@@ -158,6 +160,7 @@ class policy_session {
     auto install = ctl_;
     install.hysteresis = 0.0;  // no migration while serving: any gain is worth installing
     controller_->set_params(install);
+    controller_->set_installing(true);
     for (int round = 0; round < xp_.planning_rounds; ++round) {
       auto w = evaluate(window, nullptr, 1.0, 1);
       controller_->observe(es_.local, w.groups, w.evals, std::max(w.moe_s, 1e-12));
@@ -182,6 +185,7 @@ class policy_session {
       controller_->collect();
       if (made == 0) break;
     }
+    controller_->set_installing(false);
     controller_->set_params(ctl_);
   }
 

@@ -60,7 +60,7 @@ target_for() {
 # Headers allowed to pull in Eigen / nlohmann/json (their models or readers use them).
 eigen_allowed() {
   case "$1" in
-    strata/strata.hpp | strata/device/rc_ladder.hpp | strata/hcrmap/q_network.hpp | strata/hcrmap/replay.hpp | \
+    strata/strata.hpp | strata/hcrmap/q_network.hpp | strata/hcrmap/replay.hpp | \
       strata/hcrmap/dqn.hpp | strata/hcrmap/dqn_json.hpp | strata/hcrmap/dqn_train.hpp | strata/hcrmap/dqn_scorer.hpp | \
       strata/hcrmap/controller_training.hpp | strata/report/scenario_files.hpp) return 0 ;;
     *) return 1 ;;

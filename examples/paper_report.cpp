@@ -3,8 +3,8 @@
 //
 //   strata-paper-report          markdown table
 //   strata-paper-report --json   the same rows as a JSON array
-//   --progress                   each family of rows on stderr as it is done, with the time taken
-//                                (the default when stderr is a terminal)
+//   --quiet                      no progress on stderr (by default each family of rows, and each
+//                                HCRMap experiment, is reported there as it is done, with the time)
 //
 // Every row carries its kind: input (echoes a parameter), fit (a named parameter was solved from
 // it), check (compared with the paper, nothing solved from it) or prediction (no paper value).
@@ -20,8 +20,6 @@
 #include <string_view>  // std::string_view
 
 #include <sstream>   // std::ostringstream
-
-#include <unistd.h>  // isatty, STDERR_FILENO (POSIX)
 
 #include "strata/core/json.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
@@ -51,19 +49,19 @@ const char* rule(strata::row_check c) {
 
 int main(int argc, char** argv) {
   bool as_json = false;
-  bool progress = isatty(STDERR_FILENO) != 0;
+  bool progress = true;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") {
       as_json = true;
-    } else if (a == "--progress") {
-      progress = true;
+    } else if (a == "--quiet") {
+      progress = false;
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: strata-paper-report [--json] [--progress]\n"
+      std::cout << "usage: strata-paper-report [--json] [--quiet]\n"
                    "Prints every paper number strata is checked against, from the models: value, unit,\n"
                    "paper value, tolerance, source, kind (input, fit, check, prediction) and\n"
-                   "pass/fail. Exit 1 if a judged row fails. --progress reports each family of\n"
-                   "rows on stderr as it is done (the default when stderr is a terminal).\n";
+                   "pass/fail. Exit 1 if a judged row fails. Progress (each family of rows and each\n"
+                   "HCRMap experiment, with the time so far) goes to stderr; --quiet turns it off.\n";
       return 0;
     } else {
       std::cerr << "strata-paper-report: unknown argument '" << a << "' (try --help)\n";

@@ -6,17 +6,46 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <string_view>
+#include <utility>
 
 using namespace strata;
 
 namespace {
+// What paper_rows reported through its progress callback while computing all_rows().
+std::vector<std::pair<std::string, std::size_t>>& progress_log() {
+  static std::vector<std::pair<std::string, std::size_t>> log;
+  return log;
+}
 // Every row, with the real trace and the per-domain count table (the serving rows), computed once.
 const std::vector<paper_row>& all_rows() {
   static const auto rows = paper_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv",
-                                      std::string(STRATA_TEST_DATA_DIR) + "/traces/olmoe_mixtral_expert_counts_by_domain.csv");
+                                      std::string(STRATA_TEST_DATA_DIR) + "/traces/olmoe_mixtral_expert_counts_by_domain.csv",
+                                      {}, [](std::string_view family, std::size_t n) { progress_log().emplace_back(family, n); });
   return rows;
 }
 }  // namespace
+
+TEST_CASE("paper_rows reports each family as it is done, and the HCRMap experiments one by one") {
+  const auto& rows = all_rows();
+  std::size_t families = 0, steps = 0, total = 0;
+  for (const auto& [name, n] : progress_log()) {
+    total += n;
+    if (name.rfind("hcrmap policies: ", 0) == 0) {
+      ++steps;
+      CHECK(n == 0);
+    } else {
+      ++families;
+    }
+  }
+  CHECK(families == 10);  // with the count table: device ... serving ... validation
+  CHECK(total == rows.size());
+  // The HCRMap suite is cached per trace and value: its 16 experiments are heard the first time.
+  CHECK((steps == 16 || steps == 0));
+  REQUIRE_FALSE(progress_log().empty());
+  CHECK(progress_log().front().first == "stratum device");
+  CHECK(progress_log().back().first == "gpu validation");
+}
 
 // The test suite runs the same computation as examples/paper_report and fails on any calibration
 // row out of tolerance (spec/numbers.md).

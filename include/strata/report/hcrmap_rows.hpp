@@ -24,6 +24,7 @@
 /// headers; the two matched-capacity rows are `check` rows.
 
 #include <cmath>     // std::exp, std::log, std::isfinite
+#include <functional>  // std::function
 #include <map>       // std::map
 #include <optional>  // std::optional
 #include <string>    // std::string
@@ -59,10 +60,14 @@ inline routing_trace hcrmap_trace(const model& m, const std::optional<std::strin
   return generate_trace(g);
 }
 
-/// Runs the suite (about 10–20 s on one core with the defaults).
+/// Called after each experiment of the suite with the model's name and the mode.
+using hcrmap_suite_progress = std::function<void(const std::string& model, const char* mode)>;
+
+/// Runs the suite (about 10–20 s on one core with the defaults); `progress`, when set, hears of
+/// each of the 16 experiments as it ends.
 inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
                                      const experiment_params& xp = {}, const substrate_params& sp = {},
-                                     const action_scorer& value = {}) {
+                                     const action_scorer& value = {}, const hcrmap_suite_progress& progress = {}) {
   const substrate s(sp);
   using P = policy_kind;
   std::vector<P> prefill{P::single_copy_static, P::fixed_replication, P::hydra, P::moentwine, P::pimoe, P::hcrmap,
@@ -80,7 +85,9 @@ inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_
     const auto trace = hcrmap_trace(m, dsv2lite_csv);
     const std::string note = m.name == "DeepSeek-V2-Lite" && dsv2lite_csv ? "real ESFT intent trace" : "synthetic trace (fitted generator)";
     out.prefill.push_back(run_experiment(s, m, trace, phase::prefill, prefill, xp, note, value));
+    if (progress) progress(m.name, "prefill");
     out.decode.push_back(run_experiment(s, m, trace, phase::decode, decode, xp, note, value));
+    if (progress) progress(m.name, "decode");
   }
   return out;
 }
@@ -185,13 +192,14 @@ inline std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, cons
 /// The rows from a fresh suite (`run_hcrmap_suite`) with HCRMap deciding by `value`, computed
 /// once per process per (trace, value name) and cached.
 inline std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
-                                                 const controller_value& value = {}) {
+                                                 const controller_value& value = {},
+                                                 const hcrmap_suite_progress& progress = {}) {
   static std::map<std::string, std::vector<paper_row>> cache;
   const std::string name = value.score ? value.name : std::string("greedy");
   const std::string key = dsv2lite_csv.value_or("") + "\n" + name;
   auto it = cache.find(key);
   if (it == cache.end()) {
-    it = cache.emplace(key, hcrmap_policy_rows(run_hcrmap_suite(dsv2lite_csv, {}, {}, value.score), name)).first;
+    it = cache.emplace(key, hcrmap_policy_rows(run_hcrmap_suite(dsv2lite_csv, {}, {}, value.score, progress), name)).first;
   }
   return it->second;
 }

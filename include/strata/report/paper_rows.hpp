@@ -25,7 +25,8 @@ namespace strata {
 inline namespace v0 {
 
 /// Called after each family of rows is computed, with the family's name and the number of rows it
-/// added (a progress report: the HCRMap policy rows run whole experiments and take the longest).
+/// added, and inside the HCRMap policy family (whole experiments, most of the time) after each of
+/// its 16 experiments, with "hcrmap policies: <model> <mode>" and 0 rows.
 using paper_progress = std::function<void(std::string_view family, std::size_t rows)>;
 
 /// Every row the library computes today. `dsv2lite_trace` is the path of the real DeepSeek-V2-Lite
@@ -54,7 +55,13 @@ inline std::vector<paper_row> paper_rows(const std::optional<std::string>& dsv2l
   add("stratum placement", stratum_placement_rows());
   if (domain_counts) add("stratum serving", serving_rows(*domain_counts));
   add("hcrmap metadata", hcrmap_metadata_rows());
-  add("hcrmap policies", hcrmap_policy_rows(dsv2lite_trace, hcrmap_value));
+  hcrmap_suite_progress step;
+  if (progress) {
+    step = [&progress](const std::string& model, const char* mode) {
+      progress("hcrmap policies: " + model + " " + mode, 0);
+    };
+  }
+  add("hcrmap policies", hcrmap_policy_rows(dsv2lite_trace, hcrmap_value, step));
   add("gpu validation", validation_rows());
   return rows;
 }

@@ -2,10 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
@@ -13,15 +16,17 @@
 using namespace strata;
 
 namespace {
+// The repository's checkpoint as the paper report loads it.
+controller_value checkpoint_value() {
+  std::ifstream in(std::string(STRATA_TEST_DATA_DIR) + "/hcrmap/dqn_checkpoint.json");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return {"dqn", dqn_scorer(parse_dqn_checkpoint(text.str(), "dqn_checkpoint.json"))};
+}
+const std::string trace_csv = std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv";
 // The rows as the paper report computes them: the real trace and the repository's checkpoint.
 const std::vector<paper_row>& rows() {
-  static const auto r = [] {
-    std::ifstream in(std::string(STRATA_TEST_DATA_DIR) + "/hcrmap/dqn_checkpoint.json");
-    std::ostringstream text;
-    text << in.rdbuf();
-    const controller_value v{"dqn", dqn_scorer(parse_dqn_checkpoint(text.str(), "dqn_checkpoint.json"))};
-    return hcrmap_policy_rows(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv", v);
-  }();
+  static const auto r = hcrmap_policy_rows(trace_csv, checkpoint_value());
   return r;
 }
 const paper_row& row(const std::string& id) {
@@ -32,6 +37,31 @@ const paper_row& row(const std::string& id) {
   return rows().front();
 }
 }  // namespace
+
+// First in the file, so that in a run of the whole file the key is not cached yet: two threads
+// ask for the same rows at once, one computes them (its 16 experiments heard once), the other
+// waits for that result.
+TEST_CASE("hcrmap_policy_rows computes a key once when two threads ask for it at once") {
+  std::atomic<int> steps{0};
+  std::array<std::vector<paper_row>, 2> got;
+  {
+    std::array<std::thread, 2> t;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      t[i] = std::thread([&, i] {
+        got[i] = hcrmap_policy_rows(trace_csv, checkpoint_value(), [&](const std::string&, const char*) { ++steps; });
+      });
+    }
+    for (auto& x : t) x.join();
+  }
+  CHECK((steps == 16 || steps == 0));  // 0: another test case of this process computed the key first
+  REQUIRE(got[0].size() == got[1].size());
+  REQUIRE_FALSE(got[0].empty());
+  for (std::size_t i = 0; i < got[0].size(); ++i) {
+    CHECK(got[0][i].id == got[1][i].id);
+    CHECK(got[0][i].value == got[1][i].value);
+  }
+  CHECK(got[0].size() == rows().size());  // the cached result
+}
 
 TEST_CASE("the report has every hcrmap.* policy id of numbers.md, once, with the right kind") {
   const std::set<std::string> expected = {

@@ -24,8 +24,11 @@
 /// headers; the two matched-capacity rows are `check` rows.
 
 #include <cmath>     // std::exp, std::log, std::isfinite
+#include <exception>   // std::current_exception
 #include <functional>  // std::function
+#include <future>      // std::promise, std::shared_future
 #include <map>       // std::map
+#include <mutex>     // std::mutex, std::lock_guard
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <utility>   // std::pair
@@ -190,18 +193,41 @@ inline std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, cons
 }
 
 /// The rows from a fresh suite (`run_hcrmap_suite`) with HCRMap deciding by `value`, computed
-/// once per process per (trace, value name) and cached.
+/// once per process per (trace, value name) and cached. Safe to call from several threads: the
+/// first caller of a key computes it (and alone hears `progress`), later callers of that key wait
+/// for its result, callers of other keys are not held up; a computation that throws is not
+/// cached, and its callers see the exception.
 inline std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
                                                  const controller_value& value = {},
                                                  const hcrmap_suite_progress& progress = {}) {
-  static std::map<std::string, std::vector<paper_row>> cache;
+  using rows_t = std::vector<paper_row>;
+  static std::mutex lock;
+  static std::map<std::string, std::shared_future<rows_t>> cache;
   const std::string name = value.score ? value.name : std::string("greedy");
   const std::string key = dsv2lite_csv.value_or("") + "\n" + name;
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    it = cache.emplace(key, hcrmap_policy_rows(run_hcrmap_suite(dsv2lite_csv, {}, {}, value.score, progress), name)).first;
+  std::promise<rows_t> mine;
+  std::shared_future<rows_t> result;
+  {
+    const std::lock_guard<std::mutex> hold(lock);
+    auto it = cache.find(key);
+    if (it != cache.end()) {
+      result = it->second;
+    } else {
+      cache.emplace(key, mine.get_future().share());
+    }
   }
-  return it->second;
+  if (result.valid()) return result.get();
+  rows_t rows;
+  try {
+    rows = hcrmap_policy_rows(run_hcrmap_suite(dsv2lite_csv, {}, {}, value.score, progress), name);
+  } catch (...) {
+    mine.set_exception(std::current_exception());
+    const std::lock_guard<std::mutex> hold(lock);
+    cache.erase(key);
+    throw;
+  }
+  mine.set_value(rows);
+  return rows;
 }
 
 }  // namespace v0

@@ -205,6 +205,13 @@ TEST_CASE("a malformed trace line is a config_error naming the file and line") {
     const auto e = error_of([] { read_mem(header + "0,0,1 2,4 4\n"); });
     CHECK(message_has(e, "L2 (column 4): expert id 4 repeated"));
   }
+  SUBCASE("a token's (seq, pos) twice, lines apart") {
+    const auto e = error_of([] { read_mem(header + "3,0,1 2,3 4\n3,1,1 2,3 4\n\n4,1,1 2,3 4\n3,1,5 6,3 4\n"); });
+    CHECK(e.field() == "mem.csv:6");
+    CHECK(message_has(e, "token (seq 3, pos 1) repeats line 3"));
+    // The same position in other sequences, and tokens without seq or pos, are fine.
+    CHECK(read_mem(header + "3,1,1 2,3 4\n4,1,1 2,3 4\n,1,1 2,3 4\n,1,1 2,3 4\n3,,1 2,3 4\n3,,1 2,3 4\n").tokens() == 6);
+  }
   SUBCASE("bad header") {
     const auto e = error_of([] { read_mem("seq,pos,L1,L3\n0,0,1 2,3 4\n"); });
     CHECK(e.field() == "mem.csv:1");

@@ -3,8 +3,9 @@
 /// \file
 /// Readers for recorded MoE routing data (formats in tests/data/traces/README.md):
 ///
-/// - per-token traces, `seq,pos,L1,…,LN`, one token per line, each `Lk` cell holding the k expert
-///   IDs of MoE layer k separated by spaces, top-1 first (DeepSeek-V2-Lite, ESFT):
+/// - per-token traces, `seq,pos,L1,…,LN`, one token per line, each `Lk` cell holding the k distinct
+///   expert IDs of MoE layer k separated by spaces, top-1 first (DeepSeek-V2-Lite, ESFT); `seq` and
+///   `pos` may be empty (absent), and a (seq, pos) pair appears at most once:
 ///   `read_trace_csv`, `parse_trace_csv`, `load_trace_csv` → `routing_trace`;
 /// - per-layer expert hit counts per (model, checkpoint, topic, selection):
 ///   `read_expert_counts_csv`, `load_expert_counts_csv` → `expert_count_table`. Columns are found
@@ -29,7 +30,7 @@
 /// double p = c.at("ESFT-vanilla-lite(DeepSeek-V2-Lite)", "intent", "topk6").hit_rate(1, 0);
 /// \endcode
 
-#include <algorithm>     // std::max, std::sort, std::fill
+#include <algorithm>     // std::max, std::sort, std::is_sorted, std::fill
 #include <charconv>      // std::from_chars
 #include <cstddef>       // std::size_t
 #include <cstdint>       // std::uint16_t, std::uint32_t, std::int64_t
@@ -43,7 +44,7 @@
 #include <string_view>   // std::string_view
 #include <system_error>  // std::errc
 #include <tuple>         // std::tie
-#include <utility>       // std::move
+#include <utility>       // std::move, std::pair
 #include <vector>        // std::vector
 
 #include "strata/core/error.hpp"
@@ -225,6 +226,7 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
   int k = opt.k;
   std::vector<std::uint16_t> ids;
   std::vector<token_info> infos;
+  std::vector<std::size_t> data_lines;  // the line of each token, for the (seq, pos) check
   // Every id takes at least two bytes of text (a digit and a separator), so reserving from the
   // line count is capped by the input's size: a short file with a wide header cannot ask for more.
   const std::size_t max_ids_in_text = text.size() / 2 + 1;
@@ -237,6 +239,7 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
     std::size_t n = 0;
     for (const char* p = text.data(); (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(text.data() + text.size() - p)))) != nullptr; ++p) ++n;
     infos.reserve(n + 1);
+    data_lines.reserve(n + 1);
     if (k > 0) reserve_ids(n + 1);
   }
   // Duplicate check without clearing: seen[id] holds the number of the cell that last used id.
@@ -339,6 +342,27 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
                                " expert ids (the limit strata::limits().trace_ids)");
     }
     infos.push_back(info);
+    data_lines.push_back(ln);
+  }
+
+  // A token's (seq, pos) is unique: a second line for the same position of a sequence is a
+  // corrupt or concatenated trace, not a longer sequence.
+  {
+    std::vector<std::size_t> order;
+    order.reserve(infos.size());
+    for (std::size_t i = 0; i < infos.size(); ++i) {
+      if (infos[i].seq >= 0 && infos[i].pos >= 0) order.push_back(i);
+    }
+    const auto key = [&](std::size_t i) { return std::pair{infos[i].seq, infos[i].pos}; };
+    const auto before = [&](std::size_t a, std::size_t b) { return key(a) != key(b) ? key(a) < key(b) : a < b; };
+    if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);  // files are mostly in order
+    for (std::size_t j = 1; j < order.size(); ++j) {
+      if (key(order[j]) == key(order[j - 1])) {
+        csv_fail(source, data_lines[order[j]],
+                 "token (seq " + std::to_string(infos[order[j]].seq) + ", pos " + std::to_string(infos[order[j]].pos) +
+                     ") repeats line " + std::to_string(data_lines[order[j - 1]]));
+      }
+    }
   }
 
   if (k == 0) k = opt.k > 0 ? opt.k : 1;  // no data rows: an empty trace

@@ -409,6 +409,15 @@ TEST_CASE("parse_json: a number beyond a double and invalid JSON name the source
   CHECK(parse_json(R"({"a": [1, 2.5, "x"]})") == json::parse(R"({"a": [1, 2.5, "x"]})"));
 }
 
+TEST_CASE("parse_json: a key given twice in one object is an error naming its path") {
+  const char* text = R"({"hidden_size": 4096, "tiers": [{"name": "hbm"}, {"name": "x", "banks": 2, "banks": 3}]})";
+  CHECK(field_of([&] { (void)parse_json(text, "m.json"); }) == "tiers[1].banks");
+  CHECK(what_of([&] { (void)parse_json(text, "m.json"); }).find("[strata.json] m.json: tiers[1].banks: key given twice") == 0);
+  CHECK(field_of([] { (void)parse_json(R"({"a": 1, "b": 2, "a": 3})", "t.json"); }) == "a");
+  // The same key in sibling or nested objects is not a repeat.
+  CHECK(parse_json(R"({"a": {"a": 1}, "b": [{"a": 1}, {"a": 2}], "c": {"a": {"a": 0}}})").size() == 3);
+}
+
 TEST_CASE("quantities must be 0 or of SI magnitude in [1e-24, 1e24]") {
   for (const char* bad : {"1e300 B/s", "4.9e-324 B/s", "1e-40 TB/s", "2e12 TB/s", "1e308 TB/s"}) {
     CAPTURE(bad);

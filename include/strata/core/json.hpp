@@ -30,6 +30,7 @@
 #include <string_view>  // std::string_view
 #include <system_error> // std::errc
 #include <type_traits>  // std::is_integral_v, std::is_floating_point_v
+#include <unordered_set> // std::unordered_set, an object's keys while parsing
 #include <utility>      // std::in_range
 #include <vector>       // std::vector
 
@@ -170,10 +171,13 @@ inline std::string json_excerpt(const json& j) {
 /// number too large for a double (which nlohmann reports without its key) can be named.
 class json_path_tracker {
  public:
-  void object_start() { frames_.push_back({false, {}, 0}); }
-  void array_start() { frames_.push_back({true, {}, 0}); }
-  void key(const std::string& k) {
-    if (!frames_.empty()) frames_.back().key = k;
+  void object_start() { frames_.push_back({false, {}, 0, {}}); }
+  void array_start() { frames_.push_back({true, {}, 0, {}}); }
+  /// Enters key `k` of the current object; false if the object already has that key.
+  bool key(const std::string& k) {
+    if (frames_.empty()) return true;
+    frames_.back().key = k;
+    return frames_.back().keys.insert(k).second;
   }
   void end() {
     if (!frames_.empty()) frames_.pop_back();
@@ -202,6 +206,7 @@ class json_path_tracker {
     bool array;
     std::string key;
     std::size_t index;
+    std::unordered_set<std::string> keys;  // an object's keys so far
   };
   std::vector<frame> frames_;
 };
@@ -210,8 +215,9 @@ class json_path_tracker {
 
 /// Parses JSON text read from outside: nesting deeper than `strata::limits().json_depth` (64) is
 /// a `config_error` naming the limit (nlohmann's parser itself is not recursive, but deep values
-/// are expensive to quote, print and destroy); invalid JSON and a number too large for a double
-/// are `config_error`s naming `source` and the JSON path, e.g. `[strata.json] machine.json:
+/// are expensive to quote, print and destroy); a key given twice in one object (RFC 8259 §4
+/// leaves its meaning to the reader; nlohmann keeps the last silently), invalid JSON and a number
+/// too large for a double are `config_error`s naming `source` and the JSON path, e.g. `[strata.json] machine.json:
 /// tiers[0].banks: number out of range: ...`. `field()` is the JSON path.
 inline json parse_json(std::string_view text, const std::string& source = "<string>") {
   const int max_depth = limits().json_depth;
@@ -233,7 +239,10 @@ inline json parse_json(std::string_view text, const std::string& source = "<stri
         else at.array_start();
         break;
       case json::parse_event_t::key:
-        at.key(parsed.is_string() ? parsed.get<std::string>() : std::string());
+        if (!at.key(parsed.is_string() ? parsed.get<std::string>() : std::string())) {
+          const std::string path = at.path();
+          throw config_error(path, prefix(path) + "key given twice in one object (which one is meant is ambiguous)");
+        }
         break;
       case json::parse_event_t::object_end:
       case json::parse_event_t::array_end:

@@ -24,10 +24,7 @@ struct dsv3 {
   strata::moe_layer_shape shape = strata::moe_shape(m);
   std::vector<std::vector<strata::token_group>> groups;
   dsv3() {
-    strata::trace_gen_params g;
-    g.layers = m.moe_layers();
-    g.experts = m.experts;
-    g.k = m.top_k;
+    auto g = strata::trace_gen_for(m);
     g.sequences = 512;
     g.min_length = 2;
     g.max_length = 4;
@@ -74,21 +71,29 @@ static void bm_fast_token_map_dsv3_decode(benchmark::State& st) {
 }
 BENCHMARK(bm_fast_token_map_dsv3_decode)->Unit(benchmark::kMillisecond);
 
+// A controller that has observed two layers of the decode window on `directory(2)` (the
+// residency it points into is a member: not copied or moved).
+struct observed_controller {
+  strata::residency res = directory(2);
+  std::vector<std::vector<strata::token_group>> groups;
+  strata::residency_controller ctl;
+  observed_controller() : groups{data().groups[0], data().groups[1]}, ctl(data().s, data().shape, res) {
+    const auto& d = data();
+    for (auto& x : groups[1]) x.layer = 1;
+    std::vector<strata::directory_layer_eval> evals;
+    for (const auto& g : groups) {
+      strata::fast_token_mapper m(d.s, d.shape, res);
+      evals.push_back(strata::evaluate_directory_layer(d.s, d.shape, res, g, m.map(g)));
+    }
+    ctl.observe({0, 1}, groups, evals, 1e-3);
+  }
+};
+
 // One controller decision (candidates, mask, features, greedy score) on two observed layers.
 static void bm_controller_decision(benchmark::State& st) {
-  const auto& d = data();
-  auto res = directory(2);
-  std::vector<std::vector<strata::token_group>> g{d.groups[0], d.groups[1]};
-  for (auto& x : g[1]) x.layer = 1;
-  std::vector<strata::directory_layer_eval> evals;
-  for (int l = 0; l < 2; ++l) {
-    strata::fast_token_mapper m(d.s, d.shape, res);
-    evals.push_back(strata::evaluate_directory_layer(d.s, d.shape, res, g[static_cast<std::size_t>(l)], m.map(g[static_cast<std::size_t>(l)])));
-  }
-  strata::residency_controller ctl(d.s, d.shape, res);
-  ctl.observe({0, 1}, g, evals, 1e-3);
+  observed_controller o;
   for (auto _ : st) {
-    const auto acts = ctl.legal_actions();
+    const auto acts = o.ctl.legal_actions();
     double best = 0.0;
     for (const auto& a : acts) best = std::max(best, strata::greedy_score(a.features));
     benchmark::DoNotOptimize(best);
@@ -96,28 +101,17 @@ static void bm_controller_decision(benchmark::State& st) {
 }
 BENCHMARK(bm_controller_decision)->Unit(benchmark::kMicrosecond);
 
-// The same decision scored by the masked Double DQN of the repository's checkpoint (decide: the
-// candidates, mask, features, Q of every legal candidate and the argmax; the action is applied to
-// a copy of the residency each iteration, outside the timing).
+// The same decision scored by the masked Double DQN of the repository's checkpoint (the
+// candidates, mask, features, Q of every legal candidate and the argmax).
 static void bm_controller_decision_dqn(benchmark::State& st) {
-  const auto& d = data();
-  auto res = directory(2);
-  std::vector<std::vector<strata::token_group>> g{d.groups[0], d.groups[1]};
-  for (auto& x : g[1]) x.layer = 1;
-  std::vector<strata::directory_layer_eval> evals;
-  for (int l = 0; l < 2; ++l) {
-    strata::fast_token_mapper m(d.s, d.shape, res);
-    evals.push_back(strata::evaluate_directory_layer(d.s, d.shape, res, g[static_cast<std::size_t>(l)], m.map(g[static_cast<std::size_t>(l)])));
-  }
   std::ifstream in(std::string(STRATA_BENCH_DATA_DIR) + "/hcrmap/dqn_checkpoint.json");
   std::ostringstream text;
   text << in.rdbuf();
   const strata::dqn_scorer q(strata::parse_dqn_checkpoint(text.str(), "dqn_checkpoint.json"));
-  strata::residency_controller ctl(d.s, d.shape, res);
-  ctl.observe({0, 1}, g, evals, 1e-3);
+  observed_controller o;
   std::size_t candidates = 0;
   for (auto _ : st) {
-    const auto acts = ctl.legal_actions();
+    const auto acts = o.ctl.legal_actions();
     std::size_t best = 0;
     double best_v = q(acts[0].features);
     for (std::size_t i = 1; i < acts.size(); ++i) {
@@ -135,10 +129,7 @@ BENCHMARK(bm_controller_decision_dqn)->Unit(benchmark::kMicrosecond);
 // 670 sequences of 8-16 tokens, 8 051 tokens): the six compared policies, decode and prefill.
 static void bm_replay_8000_tokens(benchmark::State& st) {
   const auto m = strata::preset("DeepSeek-V3");
-  strata::trace_gen_params g;
-  g.layers = m.moe_layers();
-  g.experts = m.experts;
-  g.k = m.top_k;
+  auto g = strata::trace_gen_for(m);
   g.sequences = 670;
   g.min_length = 8;
   g.max_length = 16;

@@ -45,10 +45,7 @@ int main(int argc, char** argv) {
   try {
     const strata::substrate pkg;  // HCRMap Table 1
     const auto m = strata::preset(model_name);
-    strata::trace_gen_params gen;
-    gen.layers = m.moe_layers();
-    gen.experts = m.experts;
-    gen.k = m.top_k;
+    auto gen = strata::trace_gen_for(m);
     gen.sequences = 600;
     const auto trace = trace_path.empty() ? strata::generate_trace(gen)
                                           : strata::load_trace_csv(trace_path, {.experts = m.experts});

@@ -20,10 +20,7 @@ namespace {
 // A synthetic routing trace with the model's layout: 520 sequences of 4–8 tokens (≥ 2048
 // tokens for prefill, ≥ 512 sequences for decode).
 routing_trace trace_for(const model& m) {
-  trace_gen_params p;
-  p.layers = m.moe_layers();
-  p.experts = m.experts;
-  p.k = m.top_k;
+  auto p = trace_gen_for(m);
   p.sequences = 520;
   p.min_length = 4;
   p.max_length = 8;

@@ -279,10 +279,7 @@ TEST_CASE("the trace replay serves any documented trace through the chosen polic
     CHECK(text.str().find("stage attribution") != std::string::npos);
   }
   // A trace it has never seen: written to the documented CSV format and read back.
-  trace_gen_params g;
-  g.layers = m.moe_layers();
-  g.experts = m.experts;
-  g.k = m.top_k;
+  auto g = trace_gen_for(m);
   g.sequences = 40;
   g.seed = 99;
   const auto fresh = generate_trace(g);

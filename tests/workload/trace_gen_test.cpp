@@ -7,6 +7,7 @@
 #include <vector>     // std::vector
 
 #include "strata/core/json.hpp"
+#include "strata/workload/presets.hpp"
 #include "strata/workload/trace_io.hpp"
 #include "support/common.hpp"
 
@@ -279,4 +280,21 @@ TEST_CASE("trace_gen allocations are bounded by strata::limits()") {
   p.sequences = 1 << 20;
   p.max_length = 1 << 10;
   CHECK_THROWS_AS(validate(p), config_error);
+}
+
+TEST_CASE("trace_gen_for takes a model's routing shape and keeps every other default") {
+  const auto m = preset("DeepSeek-V3");
+  const auto p = trace_gen_for(m);
+  CHECK(p.layers == 58);  // 61 layers, the first 3 dense
+  CHECK(p.experts == 256);
+  CHECK(p.k == 8);
+  trace_gen_params d;
+  d.layers = p.layers;
+  d.experts = p.experts;
+  d.k = p.k;
+  CHECK(p == d);
+  const auto t = generate_trace([&] { auto q = p; q.sequences = 2; q.min_length = q.max_length = 3; return q; }());
+  CHECK(t.layers() == m.moe_layers());
+  CHECK(t.experts_per_layer() == m.experts);
+  CHECK(t.k() == m.top_k);
 }

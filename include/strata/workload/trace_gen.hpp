@@ -74,6 +74,7 @@
 #include "strata/core/limits.hpp"
 #include "strata/core/rng.hpp"
 #include "strata/core/solve.hpp"
+#include "strata/workload/model.hpp"
 #include "strata/workload/trace.hpp"
 
 namespace strata {
@@ -128,6 +129,16 @@ struct trace_gen_params {
   }
   friend bool operator==(const trace_gen_params&, const trace_gen_params&) = default;
 };
+
+/// The generator's defaults with the routing shape of model `m`: its MoE layers, routed experts
+/// and experts per token; sequences, lengths and seed are left for the caller.
+inline trace_gen_params trace_gen_for(const model& m) {
+  trace_gen_params p;
+  p.layers = m.moe_layers();
+  p.experts = m.experts;
+  p.k = m.top_k;
+  return p;
+}
 
 /// Checks every field; throws `config_error` naming the first bad one.
 inline void validate(const trace_gen_params& p) {

@@ -1,6 +1,9 @@
 #include "strata/hcrmap/policies.hpp"
 
 #include <doctest/doctest.h>
+
+#include <algorithm>
+#include <vector>
 #include "support/common.hpp"
 
 using namespace strata;
@@ -68,6 +71,38 @@ TEST_CASE("every layout keeps Eq. 22-24 and one legal replica per expert") {
   // PIMoE and HCRMap give the hottest experts the near tier (the SRAM of a chiplet group).
   CHECK(layouts[3].tier(layouts[3].of(0, 0).front()) == tier_kind::sram);
   CHECK(layouts[4].tier(layouts[4].of(0, 0).front()) == tier_kind::sram);
+}
+
+TEST_CASE("fixed replication's copies go to the chiplets holding the fewest replicas of their layer") {
+  const auto& s = package();
+  // 8 experts per layer on a 16-chiplet mesh: static uses chiplets 0-7 for layer 0 and 8-15 for
+  // layer 1, so a layer's copies have 8 idle chiplets to go to; 1.5 x budget = 4 copies.
+  expert_profile p(2, 8, 16);
+  std::vector<token_group> g;
+  for (int l = 0; l < 2; ++l) {
+    for (int e = 0; e < 8; ++e) g.push_back({l, e, e, e, 100 - 10 * e});
+  }
+  p.add(g);
+  residency_params rp{};
+  rp.budget_factor = 1.5;
+  const auto r = fixed_replication_layout(s, 2, 8, units::MB(24.0), rp, p, {0, 1});
+  CHECK(r.violations().empty());
+  for (int l = 0; l < 2; ++l) {
+    std::vector<int> per(16, 0);
+    int extra = 0;
+    for (int e = 0; e < 8; ++e) {
+      std::vector<int> where;
+      for (int x : r.legal(l, e)) where.push_back(r.entries()[static_cast<std::size_t>(x)].chiplet);
+      extra += static_cast<int>(where.size()) - 1;
+      for (int c : where) ++per[static_cast<std::size_t>(c)];
+      std::sort(where.begin(), where.end());
+      CHECK(std::adjacent_find(where.begin(), where.end()) == where.end());  // never two copies on one chiplet
+      CHECK(copies(r, l, e) == (e < 4 ? 2 : 1));                             // the four hottest
+    }
+    CHECK(extra == 4);
+    // No chiplet holds two replicas of the layer while another holds none.
+    CHECK(*std::max_element(per.begin(), per.end()) == 1);
+  }
 }
 
 TEST_CASE("HCRMap's first copies spread a layer's streams over banks (Eq. 35-36)") {

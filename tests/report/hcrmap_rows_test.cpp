@@ -104,15 +104,16 @@ TEST_CASE("the report has every hcrmap.* policy id of numbers.md, once, with the
 }
 
 TEST_CASE("judged rows: the matched-capacity reductions against their ±30 % band, and best on every model") {
-  // Decode passes. The prefill reduction and best_on_every_model are reported as computed, not
-  // tuned (the integrator has the mechanism): WARN keeps them visible without a knob fitted to them.
-  const auto& d = row("hcrmap.reduction_vs_fixed_replica.decode");
-  CHECK(d.ok().value_or(false));
-  CHECK(d.value > 0.0);
-  const auto& p = row("hcrmap.reduction_vs_fixed_replica.prefill");
-  CHECK(p.value > 0.0);  // HCRMap beats fixed replication at matched capacity
-  WARN(p.ok().value_or(false));
-  WARN(row("hcrmap.best_on_every_model").ok().value_or(false));
+  // Both matched-capacity reductions pass. best_on_every_model is reported as computed, not tuned
+  // (its known disagreement names the mechanism); the paper suite requires a row with a known
+  // disagreement to fail, so a change that mends it shows there.
+  for (const char* mode : {"prefill", "decode"}) {
+    const auto& r = row(std::string("hcrmap.reduction_vs_fixed_replica.") + mode);
+    CAPTURE(mode);
+    CHECK(r.ok().value_or(false));
+    CHECK(r.value > 0.0);  // HCRMap beats fixed replication at matched capacity
+    CHECK(r.known_disagreement.empty());
+  }
   // The sources name the value function HCRMap decided with.
   CHECK(row("hcrmap.best_on_every_model").source.find("controller value: dqn") != std::string::npos);
   // Predictions are computed: reductions below 1, ablations positive ratios.

@@ -53,10 +53,7 @@ struct hcrmap_suite {
 /// Routing trace of a Table 2 model (file comment).
 inline routing_trace hcrmap_trace(const model& m, const std::optional<std::string>& dsv2lite_csv = std::nullopt) {
   if (m.name == "DeepSeek-V2-Lite" && dsv2lite_csv) return load_trace_csv(*dsv2lite_csv, {.experts = m.experts});
-  trace_gen_params g;  // shape and reuse fitted to the real DeepSeek-V2-Lite trace
-  g.layers = m.moe_layers();
-  g.experts = m.experts;
-  g.k = m.top_k;
+  auto g = trace_gen_for(m);  // shape and reuse fitted to the real DeepSeek-V2-Lite trace
   g.sequences = 1024;
   g.min_length = 8;
   g.max_length = 16;
@@ -138,13 +135,6 @@ inline std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, cons
     rows.push_back(rel(std::string("hcrmap.reduction_vs_fixed_replica.") + mode, 1.0 - geomean(*rs, lat(P::hcrmap, P::fixed_replication)),
                        "fraction", std::string(mode) == "prefill" ? 0.2495 : 0.2391, 0.30,
                        "HCRMap §7.2 (matched resident-copy capacity, geomean of 8 models)"));
-    if (std::string(mode) == "prefill") {
-      rows.back().known_disagreement =
-          "fixed replication is worse than single-copy static in prefill on this memory model: its extra copies land "
-          "in whatever tier still has room after the static layout, mostly DRAM, and nearest-source routing sends "
-          "half of a hot expert's tokens to a copy whose DRAM weight stream dominates, so the reduction against it "
-          "overshoots the paper's";
-    }
   }
   for (const auto& [name, k] : {std::pair{"hydra", P::hydra}, std::pair{"moentwine", P::moentwine}, std::pair{"pimoe", P::pimoe}}) {
     for (const auto& [mode, rs] : modes) {

@@ -1,4 +1,5 @@
 #include "strata/hcrmap/token_mapper.hpp"
+#include "strata/hcrmap/layer_eval.hpp"
 
 #include <doctest/doctest.h>
 
@@ -94,6 +95,75 @@ TEST_CASE("Eq. 39's terms: queue grows with the mapped work, stream is paid only
   m2.commit({0, 0, 0, 0, 16}, x);
   const auto ty = m2.terms({0, 1, 0, 0, 16}, y);
   CHECK(ty.bank == doctest::Approx(1048576.0 / 14.375e9 / 1e-3 - ty.queue));
+}
+
+TEST_CASE("replica_core_share is the evaluation's Eq. 4 split (one core each, the rest by work)") {
+  // n experts with one replica each on chiplet 0, expert e routed 10·(e + 1) tokens: the cores
+  // the critical path gives each replica against replica_core_share's count.
+  for (int n : {4, 15, 16, 20}) {
+    CAPTURE(n);
+    residency res(package(), 1, n, units::MiB(1.0), {.budget_factor = 1.0});
+    std::vector<token_group> g;
+    std::vector<int> entry;
+    double total = 0.0;
+    for (int e = 0; e < n; ++e) {
+      entry.push_back(res.place(0, e, 0, hbm_of(0)));
+      g.push_back({0, e, 0, 0, 10 * (e + 1)});
+      total += 10 * (e + 1);
+    }
+    const auto ev = evaluate_directory_layer(package(), mapper_shape(), res, g, entry);
+    for (std::size_t r = 0; r < ev.entry_of_replica.size(); ++r) {
+      const int k = ev.result.replica_cores[r];
+      const int est = replica_core_share(16, n, ev.result.replica_tokens[r], total);
+      CHECK(k >= est);      // the floor of the proportional share ...
+      CHECK(k <= est + 1);  // ... and at most one core of the largest remainders
+      if (n >= 16) CHECK(k == 1);
+    }
+  }
+}
+
+TEST_CASE("groups without a choice are committed first, so a choosing group sees their load") {
+  // Expert 0 has replicas on chiplets 0 and 1; expert 1 has one, on chiplet 0, and 320 tokens.
+  // Expert 0's groups come first in the list, from chiplet 0: chiplet 0's load from expert 1 is
+  // known before they are mapped, so they all go to chiplet 1, one hop away.
+  residency res(package(), 1, 2, units::MiB(1.0), {.budget_factor = 2.0});
+  res.place(0, 0, 0, hbm_of(0));
+  const int far = res.place(0, 0, 1, hbm_of(1));
+  const int hot = res.place(0, 1, 0, hbm_of(0));
+  std::vector<token_group> g(4, token_group{0, 0, 0, 0, 16});
+  for (int i = 0; i < 20; ++i) g.push_back({0, 1, 0, 0, 16});
+  fast_token_mapper m(package(), mapper_shape(), res);
+  const auto x = m.map(g);
+  for (int i = 0; i < 4; ++i) CHECK(x[static_cast<std::size_t>(i)] == far);
+  for (int i = 4; i < 24; ++i) CHECK(x[static_cast<std::size_t>(i)] == hot);
+}
+
+TEST_CASE("on a chiplet with as many active replicas as cores, a hot replica runs on one core: the mapper sends it elsewhere") {
+  // Chiplet 0 serves 16 cold experts (one token each); hot expert 16 has replicas on chiplets 0
+  // and 1 and 256 tokens from chiplet 0. On chiplet 0 its replica would be one of 17 active
+  // replicas, on one core (Eq. 4, list scheduling); on chiplet 1 it has all 16 cores.
+  residency res(package(), 1, 17, units::MiB(1.0), {.budget_factor = 2.0});
+  std::vector<token_group> g;
+  for (int e = 0; e < 16; ++e) {
+    res.place(0, e, 0, hbm_of(0));
+    g.push_back({0, e, 0, 0, 1});
+  }
+  const int near = res.place(0, 16, 0, hbm_of(0));
+  const int away = res.place(0, 16, 1, hbm_of(1));
+  for (int i = 0; i < 16; ++i) g.push_back({0, 16, 0, 0, 16});
+  // The queue and path terms alone (the bank term would also see the 16 streams queued on
+  // chiplet 0's HBM and send the tokens away for that reason).
+  fast_token_mapper m(package(), mapper_shape(), res, {.w_queue = 1.0, .w_path = 1.0, .w_bank = 0.0, .w_stream = 0.0});
+  const auto x = m.map(g);
+  int on_away = 0, on_near = 0;
+  for (std::size_t i = 16; i < g.size(); ++i) (x[i] == away ? on_away : on_near) += g[i].tokens;
+  CHECK(on_away > 3 * on_near);
+  // And the evaluation agrees: the mapper's layer is faster than nearest-replica and
+  // fewest-tokens routing of the same groups.
+  const auto t = [&](const std::vector<int>& e) { return evaluate_directory_layer(package(), mapper_shape(), res, g, e).result.t_moe.si(); };
+  CHECK(t(x) < t(nearest_replica(package(), res, g)));
+  CHECK(t(x) < t(least_tokens_replica(res, g)));
+  CHECK(near != away);
 }
 
 TEST_CASE("simple routings: nearest replica and fewest tokens") {

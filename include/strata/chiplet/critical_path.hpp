@@ -44,7 +44,8 @@
 /// NoC: every request's bytes × the compute chiplets it crosses × ε_NoC; storage Σ Q·ε_b per tier,
 /// migration control y_m·E^ctrl, gate Σ_g E^gate_g. Pressure (Eq. 19) over a window Δ_w.
 
-#include <algorithm>   // std::sort, std::max, std::push_heap, std::pop_heap
+#include <algorithm>   // std::sort, std::max, std::min, std::push_heap, std::pop_heap
+#include <cmath>       // std::floor
 #include <array>       // std::array
 #include <cstddef>     // std::size_t
 #include <span>        // std::span
@@ -60,6 +61,17 @@
 
 namespace strata {
 inline namespace v0 {
+
+/// Cores a replica holds under Eq. 4's split as the critical path makes it: on a chiplet with
+/// `active` active replicas (this one included) and `cores` cores, each replica holds one core
+/// and the cores left are shared in proportion to work — 1 + ⌊(cores − active)·w_r/w_c⌋ for a
+/// replica doing `w_r` of the chiplet's `w_c` (largest remainders aside); with `active` ≥ `cores`
+/// every replica holds one core and they take turns (list scheduling). Used by the estimates that
+/// must agree with the evaluation: the fast token mapper and the controller's one-step benefit.
+inline int replica_core_share(int cores, int active, double w_r, double w_c) {
+  if (active >= cores || w_c <= 0.0) return 1;
+  return 1 + static_cast<int>(std::floor(double(cores - active) * std::min(1.0, w_r / w_c)));
+}
 
 namespace detail {
 /// A request of one layer: its release time (set once known), bytes and links

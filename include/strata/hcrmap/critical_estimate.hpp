@@ -21,7 +21,6 @@
 /// After an action is applied the bound is updated, so later decisions see it.
 
 #include <algorithm>  // std::max
-#include <cmath>      // std::floor
 #include <cstddef>    // std::size_t
 #include <vector>     // std::vector
 
@@ -94,9 +93,14 @@ class critical_estimate {
         comp[ri] = tok[ri] * tok_core / k_of(ri);
         moved += give;
       }
-      // The new copy's cores: its share of its chiplet's work (Eq. 4), at least one.
+      // The new copy's cores: Eq. 4's split as the critical path makes it (`replica_core_share`),
+      // one more active replica on its chiplet.
       const double w_c = busy[static_cast<std::size_t>(target_chiplet)] + moved * per_tok;
-      kc[fresh] = std::max(1.0, std::floor(cores * (moved * per_tok) / std::max(w_c, 1e-30)));
+      int active = 1;
+      for (std::size_t r = 0; r < fresh; ++r) {
+        if (tok[r] > 0.0 && res_->entries()[r].chiplet == target_chiplet) ++active;
+      }
+      kc[fresh] = replica_core_share(cores, active, moved * per_tok, w_c);
       busy[static_cast<std::size_t>(target_chiplet)] = w_c;
       tok[fresh] = moved;
       comp[fresh] = moved * tok_core / kc[fresh];

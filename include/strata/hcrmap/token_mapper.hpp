@@ -12,9 +12,10 @@
 /// as a utilisation, like the pressure counters of Eq. 19), built from the same substrate data
 /// the critical path uses:
 ///   C^queue  = max(W_c / (N_core·Π_core·η), W_r / (k_r·Π_core·η)) / Δ_w with W_c, W_r the work
-///              (Ops) mapped to r's chiplet and to r once g joins, k_r = max(1, ⌊N_core·W_r/W_c⌋):
-///              the compute service queued for g (Eq. 13; the chiplet's cores are shared by its
-///              replicas in proportion to their work, at least one each, Eq. 4);
+///              (Ops) mapped to r's chiplet and to r once g joins, and k_r r's cores under the
+///              critical path's Eq. 4 split (`replica_core_share`: one core per active replica of
+///              the chiplet, the rest in proportion to work; one core each once the chiplet has
+///              as many active replicas as cores): the compute service queued for g (Eq. 13);
 ///   C^path   = for the dispatch route s_g → c_r and the gather route c_r → a_g: the route time of
 ///              g's bytes (Eq. 7) plus the bytes already mapped onto the most loaded link of the
 ///              route over its bandwidth (Eq. 8's drain term), / Δ_w;
@@ -39,7 +40,6 @@
 /// replica with the fewest tokens so far (`chiplet/window.hpp`'s `least_loaded`).
 
 #include <algorithm>  // std::max, std::min
-#include <cmath>      // std::floor
 #include <cstddef>    // std::size_t
 #include <limits>     // std::numeric_limits
 #include <utility>    // std::pair
@@ -135,6 +135,7 @@ class fast_token_mapper {
     link_bytes_.assign(s_->links().size(), 0.0);
     bank_bytes_.assign(s_->banks().size(), 0.0);
     active_.assign(res_->entries().size(), 0);
+    active_on_.assign(static_cast<std::size_t>(s_->chiplets()), 0);
     wait_.assign(res_->entries().size(), 0.0);
     ready_.assign(res_->entries().size(), 0.0);
   }
@@ -149,7 +150,8 @@ class fast_token_mapper {
     // (Eq. 4, at least one each), so a replica's work runs on about N_core·W_r/W_c cores.
     const double w_c = chiplet_ops_[e.chiplet] + ops;
     const double w_r = replica_ops_[static_cast<std::size_t>(entry)] + ops;
-    const double k = std::max(1.0, std::floor(cores_ * w_r / w_c));
+    const int n = active_on_[e.chiplet] + (active_[static_cast<std::size_t>(entry)] != 0 ? 0 : 1);
+    const double k = replica_core_share(static_cast<int>(cores_), n, w_r, w_c);
     t.queue = std::max(w_c / chiplet_rate_, w_r / (k * core_rate_)) / window_;
     const double bytes = g.tokens * shape_.token_bytes.si();
     route_.clear();
@@ -218,6 +220,7 @@ class fast_token_mapper {
       wait_[static_cast<std::size_t>(entry)] = wait;
       ready_[static_cast<std::size_t>(entry)] = ready;
       a = 1;
+      ++active_on_[e.chiplet];
       for (int k = 0; k < e.span; ++k) bank_bytes_[static_cast<std::size_t>(e.bank) + static_cast<std::size_t>(k)] += shape_.weight_bytes.si() / e.span;
       route_.clear();
       s_->append_memory_path(e.bank, e.chiplet, route_);
@@ -230,19 +233,27 @@ class fast_token_mapper {
   [[nodiscard]] std::vector<int> map(const std::vector<token_group>& groups) {
     reset();
     std::vector<int> out(groups.size(), -1);
+    // Groups whose expert has one published replica have no choice: their load is committed
+    // first, so the groups with a choice see it.
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const auto& legal = res_->legal(groups[g].layer, groups[g].expert);
       detail::require(!legal.empty(), "strata.hcrmap.token_mapper", "residency", groups[g].expert,
                       "a published replica for every routed expert (Eq. 21)");
+      if (legal.size() == 1) {
+        commit(groups[g], legal.front());
+        out[g] = legal.front();
+      }
+    }
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (out[g] >= 0) continue;
+      const auto& legal = res_->legal(groups[g].layer, groups[g].expert);
       int best = legal.front();
-      if (legal.size() > 1) {
-        double best_cost = std::numeric_limits<double>::infinity();
-        for (int r : legal) {
-          const double c = cost(groups[g], r);
-          if (c < best_cost) {
-            best_cost = c;
-            best = r;
-          }
+      double best_cost = std::numeric_limits<double>::infinity();
+      for (int r : legal) {
+        const double c = cost(groups[g], r);
+        if (c < best_cost) {
+          best_cost = c;
+          best = r;
         }
       }
       commit(groups[g], best);
@@ -260,6 +271,7 @@ class fast_token_mapper {
   double chiplet_rate_ = 1.0, core_rate_ = 1.0, cores_ = 1.0;
   std::vector<double> replica_ops_, chiplet_ops_, link_bytes_, bank_bytes_;
   std::vector<char> active_;
+  std::vector<int> active_on_;  // active replicas per chiplet
   std::vector<double> wait_, ready_;  // per entry once open: bank wait and weights-ready time (s)
   mutable std::vector<int> route_;  // scratch route buffer (allocation-free after the first use)
 };

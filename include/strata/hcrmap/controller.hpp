@@ -139,9 +139,11 @@ class residency_controller {
       }
       o.tokens = ev.entry_tokens;
       o.busy.assign(static_cast<std::size_t>(C), 0.0);
+      o.active.assign(static_cast<std::size_t>(C), 0);
       for (std::size_t r = 0; r < ev.entry_of_replica.size(); ++r) {
         const auto& de = res_->entries()[static_cast<std::size_t>(ev.entry_of_replica[r])];
         o.busy[de.chiplet] += ev.result.replica_tokens[r] * shape_.flops_per_token.si() / est_.chiplet_rate();
+        if (ev.result.replica_tokens[r] > 0.0) ++o.active[de.chiplet];
       }
       o.comp.assign(res_->entries().size(), 0.0);
       o.cores.assign(res_->entries().size(), 0.0);

@@ -40,6 +40,7 @@ struct layer_obs {
   double t_moe = 0.0, t_gate = 0.0, mean_demand = 0.0;
   double tail = 0.0;
   std::vector<double> demand, src, finish, ready, busy, tokens, comp, cores;
+  std::vector<int> active;  ///< active replicas per chiplet (Eq. 4's split counts them)
 };
 
 /// The bound of the file comment over observed layers of one residency.
@@ -95,11 +96,9 @@ class critical_estimate {
       }
       // The new copy's cores: Eq. 4's split as the critical path makes it (`replica_core_share`),
       // one more active replica on its chiplet.
+      // (The replicas that give tokens keep some, so none of them goes idle.)
       const double w_c = busy[static_cast<std::size_t>(target_chiplet)] + moved * per_tok;
-      int active = 1;
-      for (std::size_t r = 0; r < fresh; ++r) {
-        if (tok[r] > 0.0 && res_->entries()[r].chiplet == target_chiplet) ++active;
-      }
+      const int active = 1 + (static_cast<std::size_t>(target_chiplet) < o.active.size() ? o.active[static_cast<std::size_t>(target_chiplet)] : 0);
       kc[fresh] = replica_core_share(cores, active, moved * per_tok, w_c);
       busy[static_cast<std::size_t>(target_chiplet)] = w_c;
       tok[fresh] = moved;
@@ -122,6 +121,15 @@ class critical_estimate {
     if (mem_new > 0.0) ready[static_cast<std::size_t>(e)] = std::max(ready[static_cast<std::size_t>(e)], o.t_gate + mem_new);
     const double x = excess(o, busy, ready, comp);
     if (apply) {
+      // Active replicas per chiplet: the new copy joins its chiplet; an evicted replica that
+      // served tokens leaves its chiplet's count.
+      if (static_cast<std::size_t>(target_chiplet) < o.active.size() && evict < 0 && tok[fresh] > 0.0) {
+        ++o.active[static_cast<std::size_t>(target_chiplet)];
+      }
+      if (evict >= 0 && o.tokens.size() > static_cast<std::size_t>(evict) && o.tokens[static_cast<std::size_t>(evict)] > 0.0) {
+        const auto c = static_cast<std::size_t>(res_->entries()[static_cast<std::size_t>(evict)].chiplet);
+        if (c < o.active.size() && o.active[c] > 0) --o.active[c];
+      }
       o.busy = std::move(busy);
       o.tokens = std::move(tok);
       o.comp = std::move(comp);

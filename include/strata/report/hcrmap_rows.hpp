@@ -125,8 +125,8 @@ inline std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, cons
       "in decode, bound by DRAM channel bytes, every layout streams about the same bytes and the policies differ "
       "by a few percent: PIMoE's offload of cold experts to PIM near their banks is 1 % faster on DBRX and "
       "DeepSeek-V2 (where HCRMap installs no copy and its Eq. 35-36 first copies are 1.5 % slower than static's), "
-      "and MoEntwine, spending its whole copy cap, 2 % faster on Mixtral-8x22B; Mixtral-8x22B prefill is a tie "
-      "with MoEntwine (the same 60 copies); the masked Double DQN trained offline on the profile splits makes "
+      "and MoEntwine, spending its whole copy cap, 2 % faster on Mixtral-8x22B; the masked Double DQN trained "
+      "offline on the profile splits makes "
       "the serving-time decisions and learns mostly to hold the installed layout (Eq. 33's churn and exposure "
       "terms exceed the one-copy gains it sees), so it does not change this";
   const std::pair<const char*, const std::vector<experiment_result>*> modes[] = {{"prefill", &suite.prefill},

@@ -191,23 +191,24 @@ inline residency fixed_replication_layout(const substrate& s, int layers, int ex
       // Chiplets by (replicas of layer l, −hops to the expert's nearest copy, index); one that
       // holds a copy of the expert already is skipped.
       const auto copies = r.of(l, e);
-      const auto near = [&](int c) {
-        int h = -1;
+      const std::size_t row = static_cast<std::size_t>(l) * static_cast<std::size_t>(C);
+      std::vector<int> near(static_cast<std::size_t>(C), -1);  // hops to the expert's nearest copy
+      for (int c = 0; c < C; ++c) {
         for (int x : copies) {
           const int d = s.hops(c, r.entries()[static_cast<std::size_t>(x)].chiplet);
+          int& h = near[static_cast<std::size_t>(c)];
           h = h < 0 ? d : std::min(h, d);
         }
-        return h;
-      };
-      const auto n_of = [&](int c) { return count[static_cast<std::size_t>(l) * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)]; };
+      }
       for (int c = 0; c < C; ++c) order[static_cast<std::size_t>(c)] = c;
       std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-        return n_of(a) != n_of(b) ? n_of(a) < n_of(b) : near(a) > near(b);
+        const auto ua = static_cast<std::size_t>(a), ub = static_cast<std::size_t>(b);
+        return count[row + ua] != count[row + ub] ? count[row + ua] < count[row + ub] : near[ua] > near[ub];
       });
       for (int c : order) {
-        if (near(c) == 0) continue;
+        if (near[static_cast<std::size_t>(c)] == 0) continue;
         if (detail::place_nearest(s, r, l, e, c) >= 0) {
-          ++count[static_cast<std::size_t>(l) * static_cast<std::size_t>(C) + static_cast<std::size_t>(c)];
+          ++count[row + static_cast<std::size_t>(c)];
           --left;
           break;
         }

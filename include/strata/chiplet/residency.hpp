@@ -299,11 +299,14 @@ class residency {
   [[nodiscard]] const std::vector<int>& of(int layer, int expert) const {
     return by_expert_[static_cast<std::size_t>(layer) * experts_ + expert];
   }
-  /// Published entries of (layer, expert): the legal targets of FastTokenMap.
+  /// True if entry `i` is published: a legal target of FastTokenMap.
+  [[nodiscard]] bool published(int i) const { return entries_[static_cast<std::size_t>(i)].state == replica_state::published; }
+  /// Published entries of (layer, expert): the legal targets of FastTokenMap (hot paths iterate
+  /// `of` and test `published` instead, without the vector).
   [[nodiscard]] std::vector<int> legal(int layer, int expert) const {
     std::vector<int> out;
     for (int i : of(layer, expert)) {
-      if (entries_[static_cast<std::size_t>(i)].state == replica_state::published) out.push_back(i);
+      if (published(i)) out.push_back(i);
     }
     return out;
   }

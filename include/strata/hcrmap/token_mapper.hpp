@@ -233,16 +233,13 @@ class fast_token_mapper {
   [[nodiscard]] std::vector<int> map(const std::vector<token_group>& groups) {
     reset();
     std::vector<int> out(groups.size(), -1);
-    // The legal replicas are the published entries of the expert (`residency::legal`), read in
-    // place: the mapper allocates nothing per group.
-    const auto& entries = res_->entries();
-    const auto published = [&](int i) { return entries[static_cast<std::size_t>(i)].state == replica_state::published; };
+    // The legal replicas (`residency::legal`) are read in place: nothing is allocated per group.
     // Groups whose expert has one published replica have no choice: their load is committed
     // first, so the groups with a choice see it.
     for (std::size_t g = 0; g < groups.size(); ++g) {
       int only = -1, n = 0;
       for (int r : res_->of(groups[g].layer, groups[g].expert)) {
-        if (published(r)) only = r, ++n;
+        if (res_->published(r)) only = r, ++n;
       }
       detail::require(n > 0, "strata.hcrmap.token_mapper", "residency", groups[g].expert,
                       "a published replica for every routed expert (Eq. 21)");
@@ -256,7 +253,7 @@ class fast_token_mapper {
       int best = -1;
       double best_cost = std::numeric_limits<double>::infinity();
       for (int r : res_->of(groups[g].layer, groups[g].expert)) {
-        if (!published(r)) continue;
+        if (!res_->published(r)) continue;
         const double c = cost(groups[g], r);
         if (best < 0 || c < best_cost) {
           best_cost = c;

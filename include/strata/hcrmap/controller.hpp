@@ -133,9 +133,20 @@ class residency_controller {
         if (de.layer != l) continue;
         o.finish[de.expert] = std::max(o.finish[de.expert], ev.entry_finish_s[e]);
       }
+      o.rep_ready.assign(res_->entries().size(), 0.0);
       for (std::size_t r = 0; r < ev.entry_of_replica.size(); ++r) {
-        const auto& de = res_->entries()[static_cast<std::size_t>(ev.entry_of_replica[r])];
-        o.ready[de.expert] = std::max(o.ready[de.expert], ev.result.memory_ready[r].si());
+        const auto en = static_cast<std::size_t>(ev.entry_of_replica[r]);
+        const auto& de = res_->entries()[en];
+        const double ready = ev.result.memory_ready[r].si();
+        o.ready[de.expert] = std::max(o.ready[de.expert], ready);
+        if (ready > 0.0) {
+          o.streams.push_back(static_cast<int>(en));
+          o.rep_ready[en] = ready;
+        }
+      }
+      o.bank_bytes.assign(s_->banks().size(), 0.0);
+      for (std::size_t b = 0; b < o.bank_bytes.size() && 2 * b + 1 < ev.result.bank_bytes.size(); ++b) {
+        o.bank_bytes[b] = ev.result.bank_bytes[2 * b] + ev.result.bank_bytes[2 * b + 1];
       }
       o.tokens = ev.entry_tokens;
       o.busy.assign(static_cast<std::size_t>(C), 0.0);
@@ -389,22 +400,31 @@ class residency_controller {
     }
     return cap > 0.0 ? 1.0 - used / cap : 0.0;
   }
-  /// Bank service of a new copy's stream at `c` in layer `o` plus its memory route (Eq. 10, 12).
+  /// When a new copy's weights at `c` are in, after the gate of layer `o`: the later of its bank
+  /// service (Eq. 10) and its memory route's arrival (Eq. 7), as the critical path's
+  /// weights-ready time max(bank service of the span, memory arrival). Both wait, FCFS in
+  /// release order with releases spread over the layer, for half of the traffic of their class
+  /// already there (the bank's, the route's most loaded link's memory streams).
   [[nodiscard]] double stream_s_(const detail::layer_obs& o, const place_candidate& c) const {
     const double wt = res_->expert_bytes().si();
     double t = 0.0;
     for (int k = 0; k < c.span; ++k) {
       const auto b = static_cast<std::size_t>(c.bank) + static_cast<std::size_t>(k);
       const auto& bk = s_->banks()[b];
-      // FCFS in release order with releases spread over the layer: on average the new stream
-      // waits for half of the bank's other traffic.
-      const double q = 0.5 * (o.eval.result.bank_bytes[b * 2] + o.eval.result.bank_bytes[b * 2 + 1]) + wt / c.span;
+      const double q = 0.5 * o.bank_bytes[b] + wt / c.span;
       t = std::max(t, bank_service_time(data_size<>::from_si(q), bk.latency, bk.bandwidth).si());
     }
     std::vector<int> path;
     s_->append_memory_path(c.bank, c.chiplet, path);
-    for (int u : path) t += link_time(s_->links()[static_cast<std::size_t>(u)].lambda, s_->links()[static_cast<std::size_t>(u)].bandwidth, res_->expert_bytes()).si();
-    return t;
+    double route = 0.0, wait = 0.0;
+    const auto& lb = o.eval.result.link_bytes;
+    for (int u : path) {
+      const auto& lk = s_->links()[static_cast<std::size_t>(u)];
+      route += link_time(lk.lambda, lk.bandwidth, res_->expert_bytes()).si();
+      const auto i = static_cast<std::size_t>(u) * 4 + static_cast<std::size_t>(request_class::memory);
+      if (i < lb.size()) wait = std::max(wait, 0.5 * lb[i] / lk.bandwidth.si());
+    }
+    return std::max(t, wait + route);
   }
   /// Eq. 40 exposure and feasibility of a copy from span (b0, n0) to candidate `c`.
   [[nodiscard]] std::pair<bool, double> migration_(int b0, int n0, const place_candidate& c,
@@ -457,7 +477,7 @@ class residency_controller {
       const bool blocked = !c.has_value();
       place_candidate cand = c.value_or(place_candidate{t, se.chiplet, se.bank, se.span});
       const double now = est_.excess(o);
-      const double after = est_.bound_after(ob, e, cand.chiplet, blocked ? 0.0 : stream_s_(o, cand), -1, false);
+      const double after = est_.bound_after(ob, e, cand, blocked ? 0.0 : stream_s_(o, cand), -1, false);
       const double benefit = std::max(0.0, now - after) * persist;
       if (blocked) {
         if (!budget_left) blocked_budget_ = std::max(blocked_budget_, benefit);
@@ -495,7 +515,7 @@ class residency_controller {
     }
     in.bank_pressure.assign(s_->banks().size(), 0.0);
     for (std::size_t b = 0; b < s_->banks().size(); ++b) {
-      in.bank_pressure[b] = (r.bank_bytes[b * 2] + r.bank_bytes[b * 2 + 1]) / (s_->banks()[b].bandwidth.si() * w);
+      in.bank_pressure[b] = o.bank_bytes[b] / (s_->banks()[b].bandwidth.si() * w);
     }
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) in.tier_scarcity[static_cast<std::size_t>(t)] = 1.0 - tier_free_(t);
     for (int x : res_->of(o.layer, e)) in.replica_chiplets.push_back(res_->entries()[static_cast<std::size_t>(x)].chiplet);
@@ -550,7 +570,7 @@ class residency_controller {
       keep.features[feature::action_retain] = 1.0;
       out.push_back(keep);
       // Evict: the replica's tokens move to the others.
-      const double loss = std::max(0.0, est_.bound_after(ob, e, 0, 0.0, c.entry, false) - now);
+      const double loss = std::max(0.0, est_.bound_after(ob, e, place_candidate{}, 0.0, c.entry, false) - now);
       auto ev = base(residency_action_kind::evict);
       ev.features[feature::action_evict] = 1.0;
       ev.features[feature::benefit] = (release - loss) / total;
@@ -584,9 +604,9 @@ class residency_controller {
     for (auto& o : obs_) {
       if (o.layer != a.layer) continue;
       if (evicted >= 0) {
-        (void)est_.bound_after(o, a.expert, 0, 0.0, evicted, true);
+        (void)est_.bound_after(o, a.expert, place_candidate{}, 0.0, evicted, true);
       } else {
-        (void)est_.bound_after(o, a.expert, a.target.chiplet, stream_s_(o, a.target), -1, true);
+        (void)est_.bound_after(o, a.expert, a.target, stream_s_(o, a.target), -1, true);
       }
     }
   }

@@ -16,11 +16,19 @@
 ///   promote e to c:  each replica r of e gives N_r/(n + 1) tokens to the new copy on c, whose
 ///                    stream (Eq. 10 with the bank's observed traffic, plus its memory route) is
 ///                    a new mem term; benefit × min(1, d̄/d) (a burst is discounted)
-///   evict r:         r's tokens go evenly to the other replicas of e
+///   evict r:         r's tokens go evenly to the other replicas of e, and r's stream leaves
 ///   demote r:        r's stream becomes the slower tier's
+/// A stream that joins or leaves a bank span moves the other streams of those banks: each bank
+/// serves its accesses FCFS (Eq. 10), so every stream of the span's banks that completes after
+/// the joining stream's slot is later by that stream's service on the bank, and every stream
+/// behind a leaving one is earlier by it. (Without this, a copy's stream looked free whenever it
+/// alone finished before the bound, while it pushed the bank's last stream past the bound: a
+/// memory-bound decode layer got slower from copies the estimate called gains.)
+/// An action that pushes a term past the bound is charged the whole rise of the bound: the layer
+/// waits for its slowest term, however many others are relieved.
 /// After an action is applied the bound is updated, so later decisions see it.
 
-#include <algorithm>  // std::max
+#include <algorithm>  // std::max, std::min, std::fill, std::remove
 #include <cstddef>    // std::size_t
 #include <vector>     // std::vector
 
@@ -28,6 +36,7 @@
 #include "strata/chiplet/residency.hpp"
 #include "strata/chiplet/substrate.hpp"
 #include "strata/hcrmap/layer_eval.hpp"
+#include "strata/hcrmap/placement.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -41,6 +50,9 @@ struct layer_obs {
   double tail = 0.0;
   std::vector<double> demand, src, finish, ready, busy, tokens, comp, cores;
   std::vector<int> active;  ///< active replicas per chiplet (Eq. 4's split counts them)
+  std::vector<int> streams;        ///< directory entries whose weights the window streamed
+  std::vector<double> rep_ready;   ///< weights-ready time per directory entry (s; 0: not streamed)
+  std::vector<double> bank_bytes;  ///< per bank: the window's traffic (Eq. 9) and applied actions' streams
 };
 
 /// The bound of the file comment over observed layers of one residency.
@@ -58,20 +70,25 @@ class critical_estimate {
     return s_->core_throughput().si() * cp_.tile_utilization * cp_.compute_scale * s_->params().cores_per_chiplet;
   }
   /// max(max_c busy_c, max_e mem_e) of the bound in the file comment.
-  [[nodiscard]] static double bound(const layer_obs& o) {
+  [[nodiscard]] static double bound(const layer_obs& o) { return bound(o.busy, o.comp, o.ready, o.t_gate); }
+  /// The same max over given terms.
+  [[nodiscard]] static double bound(const std::vector<double>& busy, const std::vector<double>& comp,
+                                    const std::vector<double>& ready, double t_gate) {
     double b = 0.0;
-    for (double x : o.busy) b = std::max(b, x);
-    for (double x : o.comp) b = std::max(b, x);
-    for (double x : o.ready) b = std::max(b, x - o.t_gate);
+    for (double x : busy) b = std::max(b, x);
+    for (double x : comp) b = std::max(b, x);
+    for (double x : ready) b = std::max(b, x - t_gate);
     return b;
   }
   /// Tokens the observed window sent to residency entry `entry`.
   [[nodiscard]] double entry_tokens(const layer_obs& o, int entry) const {
     return static_cast<std::size_t>(entry) < o.tokens.size() ? o.tokens[static_cast<std::size_t>(entry)] : 0.0;
   }
-  /// The bound after promoting e to `c` (stream `mem_new` after the gate), or with `evict` ≥ 0
-  /// after retiring that replica; `apply` makes the change in `o`.
-  [[nodiscard]] double bound_after(layer_obs& o, int e, int target_chiplet, double mem_new, int evict, bool apply) const {
+  /// The bound after promoting e to `target` (its stream ready `mem_new` after the gate), or with
+  /// `evict` ≥ 0 after retiring that replica; `apply` makes the change in `o`.
+  [[nodiscard]] double bound_after(layer_obs& o, int e, const place_candidate& target, double mem_new, int evict,
+                                   bool apply) const {
+    const int target_chiplet = target.chiplet;
     const auto legal = res_->legal(o.layer, e);
     const double n = double(legal.size());
     const double per_tok = shape_.flops_per_token.si() / chiplet_rate();
@@ -117,9 +134,35 @@ class critical_estimate {
         comp[ri] = tok[ri] * tok_core / k_of(ri);
       }
     }
+    // Streams: the new copy's joins its span; an evicted replica's leaves its span.
+    std::vector<double> rep = o.rep_ready;
+    rep.resize(fresh + 1, 0.0);
+    bool moved_streams = false;
+    if (evict < 0 && mem_new > 0.0 && tok[fresh] > 0.0) {
+      rep[fresh] = o.t_gate + mem_new;
+      shift_streams_(o, rep, target.bank, target.span, rep[fresh], +1.0, fresh);
+      moved_streams = true;
+    } else if (evict >= 0 && static_cast<std::size_t>(evict) < o.rep_ready.size() && o.rep_ready[static_cast<std::size_t>(evict)] > 0.0) {
+      const auto& de = res_->entries()[static_cast<std::size_t>(evict)];
+      const double at = rep[static_cast<std::size_t>(evict)];
+      rep[static_cast<std::size_t>(evict)] = 0.0;
+      shift_streams_(o, rep, de.bank, de.span, at, -1.0, fresh);
+      moved_streams = true;
+    }
     std::vector<double> ready = o.ready;
-    if (mem_new > 0.0) ready[static_cast<std::size_t>(e)] = std::max(ready[static_cast<std::size_t>(e)], o.t_gate + mem_new);
-    const double x = excess(o, busy, ready, comp);
+    if (moved_streams) {
+      std::fill(ready.begin(), ready.end(), 0.0);
+      for (int r : o.streams) {
+        const auto ri = static_cast<std::size_t>(r);
+        const auto ex = static_cast<std::size_t>(res_->entries()[ri].expert);
+        ready[ex] = std::max(ready[ex], rep[ri]);
+      }
+      if (evict < 0) ready[static_cast<std::size_t>(e)] = std::max(ready[static_cast<std::size_t>(e)], rep[fresh]);
+    }
+    // A term pushed past the bound raises the layer's time by all of its excess: the relief of
+    // the other near-critical terms cannot hide it.
+    const double raised = bound(busy, comp, ready, o.t_gate) - bound(o);
+    const double x = raised > 0.0 ? std::max(excess(o, busy, ready, comp), excess(o) + raised) : excess(o, busy, ready, comp);
     if (apply) {
       // Active replicas per chiplet: the new copy joins its chiplet; an evicted replica that
       // served tokens leaves its chiplet's count.
@@ -129,6 +172,21 @@ class critical_estimate {
       if (evict >= 0 && o.tokens.size() > static_cast<std::size_t>(evict) && o.tokens[static_cast<std::size_t>(evict)] > 0.0) {
         const auto c = static_cast<std::size_t>(res_->entries()[static_cast<std::size_t>(evict)].chiplet);
         if (c < o.active.size() && o.active[c] > 0) --o.active[c];
+      }
+      if (moved_streams) {
+        const double wt = res_->expert_bytes().si();
+        if (evict < 0) {
+          o.streams.push_back(static_cast<int>(fresh));
+          for (int k = 0; k < target.span; ++k) o.bank_bytes[static_cast<std::size_t>(target.bank + k)] += wt / target.span;
+        } else {
+          const auto& de = res_->entries()[static_cast<std::size_t>(evict)];
+          o.streams.erase(std::remove(o.streams.begin(), o.streams.end(), evict), o.streams.end());
+          for (int k = 0; k < de.span; ++k) {
+            auto& q = o.bank_bytes[static_cast<std::size_t>(de.bank + k)];
+            q = std::max(0.0, q - wt / de.span);
+          }
+        }
+        o.rep_ready = std::move(rep);
       }
       o.busy = std::move(busy);
       o.tokens = std::move(tok);
@@ -160,6 +218,29 @@ class critical_estimate {
   static constexpr double critical_band = 0.25;
 
  private:
+  /// The file comment's FCFS shift: a stream of one expert's weights striped over (bank, span),
+  /// ready at `at`, joins (`sign` +1) or leaves (−1) those banks. Every other streamed entry of
+  /// `o` whose span shares a bank and that completes after the joining stream's slot on it
+  /// (after `at` − its service there) or behind the leaving stream (after `at`) moves by the
+  /// stream's service on the shared bank (the largest, if it shares several); `skip` is left.
+  void shift_streams_(const layer_obs& o, std::vector<double>& rep, int bank, int span, double at, double sign,
+                      std::size_t skip) const {
+    const auto stripe = data_size<>::from_si(res_->expert_bytes().si() / std::max(1, span));
+    for (int r : o.streams) {
+      const auto ri = static_cast<std::size_t>(r);
+      if (ri == skip || rep[ri] <= 0.0) continue;
+      const auto& de = res_->entries()[ri];
+      const int lo = std::max(bank, int(de.bank)), hi = std::min(bank + span, int(de.bank) + int(de.span));
+      double shift = 0.0;
+      for (int b = lo; b < hi; ++b) {
+        const auto& bk = s_->banks()[static_cast<std::size_t>(b)];
+        const double own = bank_service_time(stripe, bk.latency, bk.bandwidth).si();
+        if (rep[ri] > (sign > 0.0 ? at - own : at)) shift = std::max(shift, own);
+      }
+      rep[ri] = std::max(o.t_gate, rep[ri] + sign * shift);
+    }
+  }
+
   const substrate* s_;
   const residency* res_;
   moe_layer_shape shape_;

@@ -180,7 +180,7 @@ inline experiment_result run_experiment(const substrate& s, const model& m, cons
       // The policy's layout from the profile windows; HCRMap's promotions on the first of them.
       const auto prof = detail::stage_profile(es, m.experts, C, prof_windows);
       detail::policy_session session(s, m, setup.shape, es, k, xp, prof, L, value);
-      session.plan(prof_windows.front());
+      session.plan(prof_windows);
       // Serving windows.
       for (int w = 0; w < xp.windows; ++w) {
         const auto ev = session.evaluate(eval_windows[static_cast<std::size_t>(w)], &pr, scale, xp.windows);

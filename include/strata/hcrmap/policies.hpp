@@ -303,9 +303,12 @@ inline residency pimoe_layout(const substrate& s, int layers, int experts, data_
 
 /// HCRMap's first copies (file comment): every expert, in decreasing profile demand over all
 /// layers, at the Eq. 35 best location of Ω under the layout's running per-layer pressure: bank
-/// pressure from the streams already placed in the same layer (each expert with demand streams
-/// its weights once per layer, Eq. 9), chiplet queue from the profiled work already placed in the
-/// layer, both over `window_s`; tier scarcity from the residency. `allowed` limits the tiers
+/// pressure from the streams already placed in the same layer (an expert streams its weights once
+/// per layer whenever a token is routed to it, Eq. 9; every expert is counted, since one the
+/// profile saw no token for is still routed tokens in serving windows — counting only profiled
+/// experts stacked DeepSeek-V2's unprofiled ones on one DRAM home, 38 streams against 34 on the
+/// others), chiplet queue from the profiled work already placed in the layer, both over
+/// `window_s`; tier scarcity from the residency. `allowed` limits the tiers
 /// (the no-HBM ablation); an expert that fits none of them falls back to any tier.
 inline residency hcrmap_layout(const substrate& s, int layers, int experts, data_size<> wt, const residency_params& rp,
                                const expert_profile& prof, double flops_per_token, double chiplet_flops, double window_s,
@@ -338,14 +341,11 @@ inline residency hcrmap_layout(const substrate& s, int layers, int experts, data
     const auto best = best_placement(s, in, omega, pp);
     if (!best) detail::no_fit(l, e);
     r.place(l, e, best->chiplet, best->bank, best->span);
-    const double d = prof.at(l, e);
-    if (d > 0.0) {
-      for (int j = 0; j < best->span; ++j) {
-        const auto b = static_cast<std::size_t>(best->bank) + static_cast<std::size_t>(j);
-        bank[static_cast<std::size_t>(l)][b] += wt.si() / best->span / (s.banks()[b].bandwidth.si() * window_s);
-      }
-      queue[static_cast<std::size_t>(l)][static_cast<std::size_t>(best->chiplet)] += d * flops_per_token / chiplet_flops / window_s;
+    for (int j = 0; j < best->span; ++j) {
+      const auto b = static_cast<std::size_t>(best->bank) + static_cast<std::size_t>(j);
+      bank[static_cast<std::size_t>(l)][b] += wt.si() / best->span / (s.banks()[b].bandwidth.si() * window_s);
     }
+    queue[static_cast<std::size_t>(l)][static_cast<std::size_t>(best->chiplet)] += prof.at(l, e) * flops_per_token / chiplet_flops / window_s;
   }
   return r;
 }

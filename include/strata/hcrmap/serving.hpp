@@ -151,18 +151,26 @@ class policy_session {
   /// test, `residency_controller::set_installing`): up to `planning_rounds` rounds on `window`,
   /// each observing the window on the current layout and installing up to ⌈cap / rounds⌉ promotes,
   /// each the legal promote of highest greedy one-step value while it is positive (hysteresis off:
-  /// no weights move while serving); planning ends at the first round that installs nothing. The installer is
+  /// no weights move while serving); planning ends at the first round that installs nothing (with
+  /// several windows, the first whole cycle of windows that installs nothing). The installer is
   /// the greedy rule for every HCRMap variant: the learned value is trained on serving-time
   /// transitions (copies in flight, exposure, churn; Eq. 31–33), not on installations, and is
   /// used for the serving-time decisions (`control`). No-op for the other policies.
   void plan(const std::vector<std::vector<token_group>>& window) {
-    if (!is_hcrmap(k_)) return;
+    plan(std::vector<std::vector<std::vector<token_group>>>{window});
+  }
+  /// The same over several profile windows (`experiment_params::profile_windows`, the windows
+  /// every policy's layout is built from): round r observes window r mod |windows|, so the
+  /// controller's demand average and its one-step values see them all.
+  void plan(const std::vector<std::vector<std::vector<token_group>>>& windows) {
+    if (!is_hcrmap(k_) || windows.empty()) return;
     auto install = ctl_;
     install.hysteresis = 0.0;  // no migration while serving: any gain is worth installing
     controller_->set_params(install);
     controller_->set_installing(true);
+    int idle = 0;
     for (int round = 0; round < xp_.planning_rounds; ++round) {
-      auto w = evaluate(window, nullptr, 1.0, 1);
+      auto w = evaluate(windows[static_cast<std::size_t>(round) % windows.size()], nullptr, 1.0, 1);
       controller_->observe(es_.local, w.groups, w.evals, std::max(w.moe_s, 1e-12));
       int made = 0;
       const int per_round = static_cast<int>(ctl_.copy_cap / std::max(1, xp_.planning_rounds)) + 1;
@@ -183,7 +191,8 @@ class policy_session {
         ++made;
       }
       controller_->collect();
-      if (made == 0) break;
+      idle = made == 0 ? idle + 1 : 0;
+      if (idle >= static_cast<int>(windows.size())) break;  // a whole cycle of windows installed nothing
     }
     controller_->set_installing(false);
     controller_->set_params(ctl_);

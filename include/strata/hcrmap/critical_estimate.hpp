@@ -177,12 +177,12 @@ class critical_estimate {
         const double wt = res_->expert_bytes().si();
         if (evict < 0) {
           o.streams.push_back(static_cast<int>(fresh));
-          for (int k = 0; k < target.span; ++k) o.bank_bytes[static_cast<std::size_t>(target.bank + k)] += wt / target.span;
+          for (int k = 0; k < target.span; ++k) o.bank_bytes[static_cast<std::size_t>(target.bank) + static_cast<std::size_t>(k)] += wt / target.span;
         } else {
           const auto& de = res_->entries()[static_cast<std::size_t>(evict)];
           o.streams.erase(std::remove(o.streams.begin(), o.streams.end(), evict), o.streams.end());
           for (int k = 0; k < de.span; ++k) {
-            auto& q = o.bank_bytes[static_cast<std::size_t>(de.bank + k)];
+            auto& q = o.bank_bytes[static_cast<std::size_t>(de.bank) + static_cast<std::size_t>(k)];
             q = std::max(0.0, q - wt / de.span);
           }
         }

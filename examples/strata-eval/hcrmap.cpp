@@ -34,7 +34,7 @@ command add_hcrmap(CLI::App& app) {
   struct options {
     std::string model, trace, mode, policy = "all", checkpoint;
     bool json = false;
-    int layers = 6, max_windows = 32;
+    int layers = strata::experiment_params::all_layers, max_windows = 32;
   };
   auto o = std::make_shared<options>();
   CLI::App* sub = app.add_subcommand("hcrmap", "a routing trace replayed through HCRMap and the policies it is compared "
@@ -49,9 +49,9 @@ command add_hcrmap(CLI::App& app) {
   sub->add_option("--policy", o->policy, "one policy, or all six compared ones")->check(CLI::IsMember(names))->default_str("all");
   sub->add_flag("--json", o->json, "print the results as JSON");
   sub->add_option("--checkpoint", o->checkpoint, "HCRMap's value function: a masked Double DQN checkpoint (JSON)");
-  sub->add_option("--layers", o->layers, "MoE layers evaluated (evenly spaced; the routed time is scaled)")
-      ->check(CLI::Range(1, 1024))
-      ->default_str("6");
+  sub->add_option("--layers", o->layers, "MoE layers evaluated (default: all; fewer are evenly spaced and the routed time is scaled)")
+      ->check(CLI::Range(1, strata::experiment_params::all_layers))
+      ->default_str("all");
   sub->add_option("--max-windows", o->max_windows, "windows served at most")->check(CLI::Range(1, 1024))->default_str("32");
   return {sub, [o]() -> int {
             const auto m = load_model(o->model);

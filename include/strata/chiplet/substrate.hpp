@@ -342,6 +342,24 @@ class substrate {
       add_blocks_(tier_kind::hbm, p_.hbm, nc, io_chiplets());
     }
     add_blocks_(tier_kind::dram, p_.dram, nc, io_chiplets());
+    // One home's banks of a tier are contiguous (add_banks_, add_blocks_): index them, and the
+    // chiplet-local HBM homes of every chiplet by hop distance, once.
+    home_banks_.assign(static_cast<std::size_t>(nodes()) * 3, {0, 0});
+    for (std::size_t i = 0; i < banks_.size(); ++i) {
+      auto& hb = home_banks_[static_cast<std::size_t>(banks_[i].home) * 3 + static_cast<std::size_t>(banks_[i].tier)];
+      if (hb.second == 0) hb.first = static_cast<int>(i);
+      ++hb.second;
+    }
+    if (p_.hbm_at == hbm_placement::chiplet_local) {
+      hbm_order_.resize(static_cast<std::size_t>(nc));
+      for (int c = 0; c < nc; ++c) {
+        auto& o = hbm_order_[static_cast<std::size_t>(c)];
+        for (int h = 0; h < nc; ++h) {
+          if (has_banks_(tier_kind::hbm, h)) o.push_back(h);
+        }
+        std::stable_sort(o.begin(), o.end(), [&](int a, int b) { return hops(a, c) < hops(b, c); });
+      }
+    }
   }
 
   [[nodiscard]] const substrate_params& params() const { return p_; }
@@ -450,23 +468,35 @@ class substrate {
   /// spreading, as the single-copy baseline does). Homes without banks are left out.
   [[nodiscard]] std::vector<int> homes_for(tier_kind tier, int c, int rotate = 0) const {
     std::vector<int> out;
-    if (tier == tier_kind::sram) {
-      out.push_back(group_of(c));
-      return out;
-    }
+    visit_homes(tier, c, rotate, [&](int h) {
+      out.push_back(h);
+      return false;
+    });
+    return out;
+  }
+  /// `homes_for`'s homes in its order, without building the list: calls `f(home)` until it
+  /// returns true; returns whether one did.
+  template <class F>
+  bool visit_homes(tier_kind tier, int c, int rotate, F&& f) const {
+    if (tier == tier_kind::sram) return f(group_of(c));
     if (tier == tier_kind::hbm && p_.hbm_at == hbm_placement::chiplet_local) {
-      for (int h = 0; h < chiplets(); ++h) {
-        if (has_banks_(tier, h)) out.push_back(h);
+      for (int h : hbm_order_[static_cast<std::size_t>(c)]) {
+        if (f(h)) return true;
       }
-      std::stable_sort(out.begin(), out.end(), [&](int a, int b) { return hops(a, c) < hops(b, c); });
-      return out;
+      return false;
     }
     const int nio = io_chiplets();
     for (int k = 0; k < nio; ++k) {
       const int h = chiplets() + ((rotate % nio + nio) % nio + k) % nio;
-      if (has_banks_(tier, h)) out.push_back(h);
+      if (has_banks_(tier, h) && f(h)) return true;
     }
-    return out;
+    return false;
+  }
+  /// The banks of `tier` at `home` as {first bank id, count} (count 0: none): `banks_of(tier,
+  /// home)` is the span [first, first + count).
+  [[nodiscard]] std::pair<int, int> home_banks(tier_kind tier, int home) const {
+    if (home < 0 || home >= nodes()) return {0, 0};
+    return home_banks_[static_cast<std::size_t>(home) * 3 + static_cast<std::size_t>(tier)];
   }
   /// Π_core in FLOP/s (multiply-add = 2).
   [[nodiscard]] op_rate<> core_throughput() const {
@@ -525,6 +555,8 @@ class substrate {
   std::vector<int> io_down_;   // attachment → IO chiplet
   std::array<std::pair<int, int>, 3> tier_range_{};  // [first, last) bank ids per tier
   std::vector<hw_bank> banks_;
+  std::vector<std::pair<int, int>> home_banks_;  // {first bank, count} per (node, tier)
+  std::vector<std::vector<int>> hbm_order_;      // chiplet-local HBM homes per chiplet, nearest first
 };
 
 }  // namespace v0

@@ -15,10 +15,11 @@
 /// - Packages: the model runs on the pipeline `plan_packages` gives (`chiplet/scale_out.hpp`:
 ///   each stage sized for Table 1's 1.3× resident-copy budget); each stage's residency budget is
 ///   Table 1's 1.3× of its experts, the same for every policy.
-/// - Layers: at most `max_layers` MoE layers are evaluated, evenly spaced over the model; the
-///   routed time of the window is their sum scaled by (MoE layers / evaluated layers). Replicating
-///   policies place extra copies only on evaluated layers, at most (budget_factor − 1) × their
-///   experts, so every policy spends the same share of the budget where it is measured. The
+/// - Layers: every MoE layer by default (end to end); with a smaller `max_layers`, that many
+///   evenly spaced layers, the routed time of the window their sum scaled by (MoE layers /
+///   evaluated layers). Replicating policies place extra copies only on evaluated layers, at most
+///   (budget_factor − 1) × their experts, so every policy spends the same share of the budget
+///   where it is measured (a sample is biased, `experiment_params::max_layers` says how). The
 ///   non-routed work (attention, norms, shared experts, embedding, LM head) and the pipeline
 ///   hand-offs are the same for every policy (their data placement is planned before the experts)
 ///   and are computed once by `evaluate_pipeline` with no routed groups.

@@ -151,16 +151,13 @@ inline std::vector<place_candidate> feasible_candidates(const substrate& s, cons
     if (taken[static_cast<std::size_t>(c)] != 0) continue;
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
       if (!tiers[static_cast<std::size_t>(t)]) continue;
-      const auto homes = t == tier_kind::sram ? std::vector<int>{s.group_of(c)} : s.homes_for(t, c, c);
-      for (int h : homes) {
-        const auto banks = s.banks_of(t, h);
-        if (banks.empty()) continue;
-        const int span = static_cast<int>(banks.size());
-        if (res.can_add(layer, expert, c, banks.front(), span)) {
-          out.push_back({t, c, banks.front(), span});
-          break;  // the nearest home of the tier with room
-        }
-      }
+      // The nearest home of the tier with room.
+      (void)s.visit_homes(t, c, c, [&](int h) {
+        const auto [first, span] = s.home_banks(t, h);
+        if (span == 0 || !res.can_add(layer, expert, c, first, span)) return false;
+        out.push_back({t, c, first, span});
+        return true;
+      });
     }
   }
   return out;

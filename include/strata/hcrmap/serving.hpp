@@ -152,7 +152,9 @@ class policy_session {
   /// each observing the window on the current layout and installing up to ⌈cap / rounds⌉ promotes,
   /// each the legal promote of highest greedy one-step value while it is positive (hysteresis off:
   /// no weights move while serving); planning ends at the first round that installs nothing (with
-  /// several windows, the first whole cycle of windows that installs nothing). The installer is
+  /// several windows, the first whole cycle of windows that installs nothing); a layer that the
+  /// first window serves slower than before planning then keeps none of its planned copies. The
+  /// installer is
   /// the greedy rule for every HCRMap variant: the learned value is trained on serving-time
   /// transitions (copies in flight, exposure, churn; Eq. 31–33), not on installations, and is
   /// used for the serving-time decisions (`control`). No-op for the other policies.
@@ -168,6 +170,13 @@ class policy_session {
     install.hysteresis = 0.0;  // no migration while serving: any gain is worth installing
     controller_->set_params(install);
     controller_->set_installing(true);
+    // The installation is checked against the critical path it estimates: a layer that the
+    // first window serves slower on the installed layout than on the layout before planning
+    // keeps none of its planned copies (the one-step estimate prices each copy against the
+    // observed window, so several copies of one layer can together cost what each alone saves).
+    const auto& first_window = windows.front();
+    const auto before = evaluate(first_window, nullptr, 1.0, 1);
+    const std::size_t planned_from = res_->entries().size();
     int idle = 0;
     for (int round = 0; round < xp_.planning_rounds; ++round) {
       auto w = evaluate(windows[static_cast<std::size_t>(round) % windows.size()], nullptr, 1.0, 1);
@@ -194,6 +203,18 @@ class policy_session {
       idle = made == 0 ? idle + 1 : 0;
       if (idle >= static_cast<int>(windows.size())) break;  // a whole cycle of windows installed nothing
     }
+    const auto after = evaluate(first_window, nullptr, 1.0, 1);
+    bool undone = false;
+    for (std::size_t i = 0; i < es_.local.size(); ++i) {
+      if (after.evals[i].result.t_moe.si() <= before.evals[i].result.t_moe.si()) continue;
+      for (std::size_t j = planned_from; j < res_->entries().size(); ++j) {
+        const auto& de = res_->entries()[j];
+        if (de.layer != es_.local[i] || de.state != replica_state::published) continue;
+        res_->retire(static_cast<int>(j));
+        undone = true;
+      }
+    }
+    if (undone) controller_->collect();
     controller_->set_installing(false);
     controller_->set_params(ctl_);
   }

@@ -246,7 +246,7 @@ struct scenario_optimise {
 struct scenario_hcrmap {
   phase mode = phase::decode;  ///< prefill: windows of 2048 tokens; decode: steps of 512 sequences
   int windows = 3;             ///< evaluation windows in sequence
-  int max_layers = 6;          ///< MoE layers evaluated at most, evenly spaced
+  int max_layers = experiment_params::all_layers;  ///< MoE layers evaluated at most, evenly spaced (default: all)
   std::string trace;           ///< routing trace CSV of the model (empty: the fitted synthetic trace)
   std::string checkpoint;      ///< masked Double DQN checkpoint for HCRMap's value (empty: greedy rule)
 };

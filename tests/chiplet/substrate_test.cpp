@@ -156,6 +156,43 @@ TEST_CASE("homes_for orders a chiplet's HBM homes by distance and the IO pools r
   CHECK(substrate(p).homes_for(tier_kind::hbm, 5, 1) == std::vector<int>{17, 18, 19, 16});
 }
 
+TEST_CASE("home_banks is the span banks_of lists, and visit_homes stops where its callback says") {
+  // The index built at construction must agree with the bank list it replaces on every home of
+  // every tier, for both HBM placements and for a package whose HBM banks skip chiplets.
+  substrate_params sparse;
+  sparse.hbm.banks = 4;  // one HBM bank on every fourth chiplet
+  substrate_params pooled;
+  pooled.hbm_at = hbm_placement::behind_io;
+  for (const auto& p : {substrate_params{}, sparse, pooled}) {
+    const substrate s(p);
+    for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+      for (int h = 0; h < s.nodes(); ++h) {
+        const auto list = s.banks_of(t, h);
+        const auto [first, count] = s.home_banks(t, h);
+        REQUIRE(count == static_cast<int>(list.size()));
+        for (int i = 0; i < count; ++i) CHECK(list[static_cast<std::size_t>(i)] == first + i);
+      }
+      for (int c = 0; c < s.chiplets(); ++c) {
+        std::vector<int> seen;
+        const bool found = s.visit_homes(t, c, c, [&](int h) {
+          seen.push_back(h);
+          return false;
+        });
+        CHECK_FALSE(found);
+        CHECK(seen == s.homes_for(t, c, c));
+        if (seen.size() < 2) continue;
+        int calls = 0;
+        CHECK(s.visit_homes(t, c, c, [&](int h) {
+          ++calls;
+          return h == seen[1];
+        }));
+        CHECK(calls == 2);  // stopped at the second home
+      }
+    }
+  }
+  CHECK(substrate().home_banks(tier_kind::dram, -1) == std::pair<int, int>{0, 0});
+}
+
 TEST_CASE("link_between finds exactly the adjacent pairs") {
   const substrate s;
   CHECK(s.link_between(0, 1) >= 0);

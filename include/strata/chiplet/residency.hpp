@@ -426,18 +426,15 @@ inline residency single_copy_static(const substrate& s, int layers, int experts,
     for (int e = 0; e < experts; ++e) {
       const int c = (l * experts + e) % s.chiplets();
       bool placed = false;
-      std::vector<std::vector<int>> homes;
-      homes.push_back(s.banks_of(tier_kind::sram, s.group_of(c)));
-      for (tier_kind t : {tier_kind::hbm, tier_kind::dram}) {
-        for (int h : s.homes_for(t, c, next)) homes.push_back(s.banks_of(t, h));
-      }
-      for (const auto& banks : homes) {
-        if (banks.empty()) continue;
-        if (r.check_add(l, e, c, banks.front(), static_cast<int>(banks.size())).empty()) {
-          r.place(l, e, c, banks.front(), static_cast<int>(banks.size()));
-          placed = true;
-          break;
-        }
+      for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+        // The nearest home of the tier with room (`can_add`: the probe builds no reason string).
+        placed = s.visit_homes(t, c, next, [&](int h) {
+          const auto [first, span] = s.home_banks(t, h);
+          if (span == 0 || !r.can_add(l, e, c, first, span)) return false;
+          r.place(l, e, c, first, span);
+          return true;
+        });
+        if (placed) break;
       }
       ++next;
       if (!placed) {

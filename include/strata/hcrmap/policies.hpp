@@ -147,18 +147,17 @@ namespace detail {
 inline int place_nearest(const substrate& s, residency& r, int l, int e, int c,
                          const std::array<tier_kind, 3>& order = {tier_kind::sram, tier_kind::hbm, tier_kind::dram},
                          int tiers = 3, int rotate = 0) {
-  for (int i = 0; i < tiers; ++i) {
+  int entry = -1;
+  for (int i = 0; i < tiers && entry < 0; ++i) {
     const tier_kind t = order[static_cast<std::size_t>(i)];
-    const auto homes = t == tier_kind::sram ? std::vector<int>{s.group_of(c)} : s.homes_for(t, c, rotate);
-    for (int h : homes) {
-      const auto banks = s.banks_of(t, h);
-      if (banks.empty()) continue;
-      if (r.can_add(l, e, c, banks.front(), static_cast<int>(banks.size()))) {
-        return r.place(l, e, c, banks.front(), static_cast<int>(banks.size()));
-      }
-    }
+    (void)s.visit_homes(t, c, rotate, [&](int h) {
+      const auto [first, span] = s.home_banks(t, h);
+      if (span == 0 || !r.can_add(l, e, c, first, span)) return false;
+      entry = r.place(l, e, c, first, span);
+      return true;
+    });
   }
-  return -1;
+  return entry;
 }
 inline void no_fit(int l, int e) {
   throw config_error("placement", "[strata.hcrmap.policies] expert (" + std::to_string(l) + ", " + std::to_string(e) +

@@ -125,21 +125,24 @@ class routing_trace {
     constexpr const char* m = "strata.trace";
     const std::size_t cell = static_cast<std::size_t>(k_);
     const std::size_t want = static_cast<std::size_t>(layers_) * cell;
-    detail::require(layers_ >= 1, m, "layers", layers_, ">= 1 (default-constructed trace)");
-    detail::require(ids.size() == want, m, "ids.size()", ids.size(),
-                    ("layers * k = " + std::to_string(want)).c_str());
+    // Each check builds its message only when it fails: a trace reader appends millions of IDs.
+    if (layers_ < 1) detail::require(false, m, "layers", layers_, ">= 1 (default-constructed trace)");
+    if (ids.size() != want) {
+      detail::require(false, m, "ids.size()", ids.size(), ("layers * k = " + std::to_string(want)).c_str());
+    }
     for (std::size_t i = 0; i < ids.size(); ++i) {
-      const std::string field = "ids[" + std::to_string(i) + "]";
-      detail::require(ids[i] < experts_, m, field, ids[i],
-                      ("in [0, " + std::to_string(experts_) + ")").c_str());
+      const auto bad = [&](const std::string& expected) {
+        detail::require(false, m, "ids[" + std::to_string(i) + "]", ids[i], expected.c_str());
+      };
+      if (ids[i] >= experts_) bad("in [0, " + std::to_string(experts_) + ")");
       const std::size_t first = i - i % cell;
       for (std::size_t j = first; j < i; ++j) {
-        detail::require(ids[j] != ids[i], m, field, ids[i], "distinct within its layer");
+        if (ids[j] == ids[i]) bad("distinct within its layer");
       }
     }
-    detail::require(info.topic >= none && info.topic < static_cast<std::int32_t>(topics_.size()), m,
-                    "topic", info.topic,
-                    ("-1 or in [0, " + std::to_string(topics_.size()) + ")").c_str());
+    if (!(info.topic >= none && info.topic < static_cast<std::int32_t>(topics_.size()))) {
+      detail::require(false, m, "topic", info.topic, ("-1 or in [0, " + std::to_string(topics_.size()) + ")").c_str());
+    }
     ids_.insert(ids_.end(), ids.begin(), ids.end());
     info_.push_back(info);
   }

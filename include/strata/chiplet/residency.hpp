@@ -16,6 +16,7 @@
 #include <cmath>      // std::ceil
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uint16_t, std::uint32_t, std::uint8_t
+#include <optional>   // std::optional
 #include <string>     // std::string
 #include <utility>    // std::pair
 #include <vector>     // std::vector
@@ -53,6 +54,16 @@ struct directory_entry {
   float demand = 0.0f;             ///< smoothed demand d̄ routed to it (EWMA, §6.2)
 };
 static_assert(sizeof(directory_entry) <= 64, "HCRMap §7.5: at most 64 B per replica entry");
+
+/// A location φ = (t, c, bank span) for a replica: what `residency::nearest_room` finds, and a
+/// candidate of Ω in HCRMap's placement (`hcrmap/placement.hpp`).
+struct place_candidate {
+  tier_kind tier = tier_kind::dram;
+  int chiplet = 0;  ///< execution chiplet c
+  int bank = 0;     ///< first bank of the span
+  int span = 1;     ///< banks striped over
+  friend bool operator==(const place_candidate&, const place_candidate&) = default;
+};
 
 /// Parameters of the residency state.
 struct residency_params {
@@ -227,6 +238,26 @@ class residency {
       if (used(bank + i) + wt_.si() / span > usable(bank + i) * (1 + 1e-12)) return false;
     }
     return true;
+  }
+
+  /// The nearest home of `tier` with room for a new replica of (layer, expert) executing on
+  /// `chiplet`: the first home in `substrate::visit_homes` order (SRAM: the chiplet's group;
+  /// chiplet-local HBM: the chiplet, then the others by hop distance, ties by id; pools: the IO
+  /// chiplets from `rotate` on) whose whole span of the tier's banks `can_add` accepts, as
+  /// φ = (tier, chiplet, that span); none when no home has room. Allocation-free, and a failed
+  /// probe builds no reason: the placement searches call it for every chiplet and tier.
+  ///
+  ///   if (const auto p = r.nearest_room(l, e, c, tier_kind::hbm, c)) r.place(l, e, c, p->bank, p->span);
+  [[nodiscard]] std::optional<place_candidate> nearest_room(int layer, int expert, int chiplet, tier_kind tier,
+                                                            int rotate) const {
+    std::optional<place_candidate> out;
+    (void)s_->visit_homes(tier, chiplet, rotate, [&](int h) {
+      const auto [first, span] = s_->home_banks(tier, h);
+      if (span == 0 || !can_add(layer, expert, chiplet, first, span)) return false;
+      out = place_candidate{tier, chiplet, first, span};
+      return true;
+    });
+    return out;
   }
 
   /// Places a published replica directly (initial layout). Throws `config_error` with the reason
@@ -427,14 +458,11 @@ inline residency single_copy_static(const substrate& s, int layers, int experts,
       const int c = (l * experts + e) % s.chiplets();
       bool placed = false;
       for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
-        // The nearest home of the tier with room (`can_add`: the probe builds no reason string).
-        placed = s.visit_homes(t, c, next, [&](int h) {
-          const auto [first, span] = s.home_banks(t, h);
-          if (span == 0 || !r.can_add(l, e, c, first, span)) return false;
-          r.place(l, e, c, first, span);
-          return true;
-        });
-        if (placed) break;
+        if (const auto p = r.nearest_room(l, e, c, t, next)) {
+          r.place(l, e, c, p->bank, p->span);
+          placed = true;
+          break;
+        }
       }
       ++next;
       if (!placed) {

@@ -19,9 +19,10 @@
 /// - D_div(r, c): location diversity, the hop distance from c to the nearest existing replica of
 ///   the same expert over the mesh diameter (1 when the expert has none).
 /// Ω_r (`feasible_candidates`): for each compute chiplet c and tier t, the bank span the
-/// single-copy baseline would use — every bank of c's SRAM group; the HBM banks of the nearest
-/// HBM home of c; the DRAM banks of one IO chiplet — whenever `residency::check_add` accepts it
-/// (visibility B_{t,c}, bank capacity Eq. 1/22/30, replica count Eq. 23/28, budget Eq. 24/29).
+/// single-copy baseline would use (`residency::nearest_room`) — every bank of c's SRAM group; the
+/// HBM banks of the nearest HBM home of c with room; the DRAM banks of the first IO chiplet with
+/// room, from c on — where `residency::check_add` accepts one (visibility B_{t,c}, bank capacity
+/// Eq. 1/22/30, replica count Eq. 23/28, budget Eq. 24/29).
 /// Migration-path feasibility (Eq. 40) is the controller's part of the mask (`controller.hpp`).
 
 #include <algorithm>  // std::max, std::min
@@ -72,15 +73,6 @@ inline void validate(const placement_params& p) {
   detail::require_in(p.psi_cap, 0.0, 1e6, id, "psi_cap");
   detail::require_in(p.eta_div, 0.0, 1e6, id, "eta_div");
 }
-
-/// A candidate location (t, c, bank span) of Ω.
-struct place_candidate {
-  tier_kind tier = tier_kind::dram;
-  int chiplet = 0;  ///< execution chiplet c
-  int bank = 0;     ///< first bank of the span
-  int span = 1;     ///< banks striped over
-  friend bool operator==(const place_candidate&, const place_candidate&) = default;
-};
 
 /// The pressure picture a placement is decided on (per chiplet, per bank, per tier).
 struct placement_inputs {
@@ -138,10 +130,10 @@ inline double placement_cost(const substrate& s, const placement_inputs& in, con
          p.eta_div * t.diversity;
 }
 
-/// Ω for a new replica of (layer, expert): per chiplet and tier, the bank span of the file
-/// comment, kept when `res.check_add` accepts it. `tiers` limits the tiers considered (all by
-/// default). A chiplet that already holds a replica of the expert is left out (a second copy on
-/// the same chiplet adds no execution slot).
+/// Ω for a new replica of (layer, expert): per chiplet c and tier, the bank span of the file
+/// comment, `res.nearest_room(layer, expert, c, tier, c)`, where there is one. `tiers` limits the
+/// tiers considered (all by default). A chiplet that already holds a replica of the expert is left
+/// out (a second copy on the same chiplet adds no execution slot).
 inline std::vector<place_candidate> feasible_candidates(const substrate& s, const residency& res, int layer, int expert,
                                                         const std::array<bool, 3>& tiers = {true, true, true}) {
   std::vector<place_candidate> out;
@@ -151,13 +143,7 @@ inline std::vector<place_candidate> feasible_candidates(const substrate& s, cons
     if (taken[static_cast<std::size_t>(c)] != 0) continue;
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
       if (!tiers[static_cast<std::size_t>(t)]) continue;
-      // The nearest home of the tier with room.
-      (void)s.visit_homes(t, c, c, [&](int h) {
-        const auto [first, span] = s.home_banks(t, h);
-        if (span == 0 || !res.can_add(layer, expert, c, first, span)) return false;
-        out.push_back({t, c, first, span});
-        return true;
-      });
+      if (const auto p = res.nearest_room(layer, expert, c, t, c)) out.push_back(*p);
     }
   }
   return out;

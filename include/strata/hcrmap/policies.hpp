@@ -142,22 +142,17 @@ struct expert_profile {
 
 namespace detail {
 /// Places a replica of (l, e) executing on chiplet c in the first tier of `order` with room
-/// (SRAM: every bank of c's group; HBM/DRAM: every bank of one home, nearest first). Returns the
-/// entry or −1.
-inline int place_nearest(const substrate& s, residency& r, int l, int e, int c,
+/// (`residency::nearest_room`: SRAM, every bank of c's group; HBM/DRAM, every bank of one home,
+/// nearest first). Returns the entry or −1.
+inline int place_nearest(residency& r, int l, int e, int c,
                          const std::array<tier_kind, 3>& order = {tier_kind::sram, tier_kind::hbm, tier_kind::dram},
                          int tiers = 3, int rotate = 0) {
-  int entry = -1;
-  for (int i = 0; i < tiers && entry < 0; ++i) {
-    const tier_kind t = order[static_cast<std::size_t>(i)];
-    (void)s.visit_homes(t, c, rotate, [&](int h) {
-      const auto [first, span] = s.home_banks(t, h);
-      if (span == 0 || !r.can_add(l, e, c, first, span)) return false;
-      entry = r.place(l, e, c, first, span);
-      return true;
-    });
+  for (int i = 0; i < tiers; ++i) {
+    if (const auto p = r.nearest_room(l, e, c, order[static_cast<std::size_t>(i)], rotate)) {
+      return r.place(l, e, c, p->bank, p->span);
+    }
   }
-  return entry;
+  return -1;
 }
 inline void no_fit(int l, int e) {
   throw config_error("placement", "[strata.hcrmap.policies] expert (" + std::to_string(l) + ", " + std::to_string(e) +
@@ -206,7 +201,7 @@ inline residency fixed_replication_layout(const substrate& s, int layers, int ex
       });
       for (int c : order) {
         if (near[static_cast<std::size_t>(c)] == 0) continue;
-        if (detail::place_nearest(s, r, l, e, c) >= 0) {
+        if (detail::place_nearest(r, l, e, c) >= 0) {
           ++count[row + static_cast<std::size_t>(c)];
           --left;
           break;
@@ -234,7 +229,7 @@ inline residency hydra_layout(const substrate& s, int layers, int experts, data_
       }
     }
     if (c < 0) c = rr++ % C;  // never routed in the profile: spread
-    if (detail::place_nearest(s, r, l, e, c) < 0) detail::no_fit(l, e);
+    if (detail::place_nearest(r, l, e, c) < 0) detail::no_fit(l, e);
   }
   return r;
 }
@@ -262,7 +257,7 @@ inline residency moentwine_layout(const substrate& s, int layers, int experts, d
   };
   for (const auto& [l, e] : order) {
     const int c = least(l, -1);
-    if (detail::place_nearest(s, r, l, e, c, {tier_kind::sram, tier_kind::hbm, tier_kind::dram}, 3, c) < 0) detail::no_fit(l, e);
+    if (detail::place_nearest(r, l, e, c, {tier_kind::sram, tier_kind::hbm, tier_kind::dram}, 3, c) < 0) detail::no_fit(l, e);
     load[static_cast<std::size_t>(l)][static_cast<std::size_t>(c)] += std::max(prof.at(l, e), 1e-9);
   }
   long long left = detail::copy_cap(r, replicate);
@@ -273,7 +268,7 @@ inline residency moentwine_layout(const substrate& s, int layers, int experts, d
       const int c = least(l, e);
       if (c < 0) continue;
       const double n = double(r.of(l, e).size());
-      if (detail::place_nearest(s, r, l, e, c, {tier_kind::sram, tier_kind::hbm, tier_kind::dram}, 3, c) >= 0) {
+      if (detail::place_nearest(r, l, e, c, {tier_kind::sram, tier_kind::hbm, tier_kind::dram}, 3, c) >= 0) {
         // The shadow takes its share of the expert's tokens off the other copies' chiplets.
         for (int x : r.of(l, e)) {
           const int cx = r.entries()[static_cast<std::size_t>(x)].chiplet;
@@ -295,7 +290,7 @@ inline residency pimoe_layout(const substrate& s, int layers, int experts, data_
   std::vector<int> next(static_cast<std::size_t>(layers), 0);
   for (const auto& [l, e] : prof.by_demand()) {
     const int c = (next[static_cast<std::size_t>(l)]++ + l) % s.chiplets();
-    if (detail::place_nearest(s, r, l, e, c, {tier_kind::sram, tier_kind::hbm, tier_kind::dram}, 3, c) < 0) detail::no_fit(l, e);
+    if (detail::place_nearest(r, l, e, c, {tier_kind::sram, tier_kind::hbm, tier_kind::dram}, 3, c) < 0) detail::no_fit(l, e);
   }
   return r;
 }

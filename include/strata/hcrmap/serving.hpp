@@ -21,6 +21,7 @@
 #include <array>      // std::array
 #include <cstddef>    // std::size_t
 #include <optional>   // std::optional
+#include <stdexcept>  // std::logic_error
 #include <string>     // std::string
 #include <utility>    // std::move
 #include <vector>     // std::vector
@@ -177,6 +178,7 @@ class policy_session {
     const auto& first_window = windows.front();
     const auto before = evaluate(first_window, nullptr, 1.0, 1);
     const std::size_t planned_from = res_->entries().size();
+    std::size_t installed = 0;
     int idle = 0;
     for (int round = 0; round < xp_.planning_rounds; ++round) {
       auto w = evaluate(windows[static_cast<std::size_t>(round) % windows.size()], nullptr, 1.0, 1);
@@ -200,8 +202,18 @@ class policy_session {
         ++made;
       }
       controller_->collect();
+      installed += static_cast<std::size_t>(made);
       idle = made == 0 ? idle + 1 : 0;
       if (idle >= static_cast<int>(windows.size())) break;  // a whole cycle of windows installed nothing
+    }
+    // The rollback below retires entries from `planned_from` on, taking them for the planned
+    // copies: right only because planning installs promotes alone (each appends one published
+    // entry) and retires nothing, so `collect` removed and shifted no entry and the rollback never
+    // reaches a layout copy (an expert's first among them). Checked rather than assumed: an
+    // installer that also evicted or demoted, or a retiring entry left from before, breaks it.
+    if (res_->entries().size() != planned_from + installed) {
+      throw std::logic_error("[strata.hcrmap.serving] planning removed or added residency entries other than its promotes: "
+                             "its rollback by entry index would retire the wrong replicas");
     }
     const auto after = evaluate(first_window, nullptr, 1.0, 1);
     bool undone = false;
@@ -387,25 +399,21 @@ class policy_session {
     }
     if (pick < 0 || hi == lo) return 0;
     const auto& de = res.entries()[static_cast<std::size_t>(pick)];
-    const auto t = res.tier(pick);
-    const auto homes = t == tier_kind::sram ? std::vector<int>{s.group_of(lo)} : s.homes_for(t, lo, lo);
-    for (int h : homes) {
-      const auto banks = s.banks_of(t, h);
-      if (banks.empty() || !res.can_add(de.layer, de.expert, lo, banks.front(), static_cast<int>(banks.size()))) continue;
-      std::vector<int> path;
-      s.append_route(s.bank_node(de.bank), s.bank_node(banks.front()), path);
-      const auto per_layer = data_size<>::from_si(wt_.si() / L_);
-      if (!path.empty() && !migration_allowed(s, worst->result, path, per_layer, worst->result.t_moe, 0.5)) break;
-      residency_action a;
-      a.kind = residency_action_kind::demote;  // a move: copy, then retire the old replica
-      a.layer = de.layer;
-      a.expert = de.expert;
-      a.entry = pick;
-      a.target = {t, lo, banks.front(), static_cast<int>(banks.size())};
-      controller_->apply(a);
-      return 1;
-    }
-    return 0;
+    // Only the nearest home with room is tried: a hot path to it stops the move.
+    const auto to = res.nearest_room(de.layer, de.expert, lo, res.tier(pick), lo);
+    if (!to) return 0;
+    std::vector<int> path;
+    s.append_route(s.bank_node(de.bank), s.bank_node(to->bank), path);
+    const auto per_layer = data_size<>::from_si(wt_.si() / L_);
+    if (!path.empty() && !migration_allowed(s, worst->result, path, per_layer, worst->result.t_moe, 0.5)) return 0;
+    residency_action a;
+    a.kind = residency_action_kind::demote;  // a move: copy, then retire the old replica
+    a.layer = de.layer;
+    a.expert = de.expert;
+    a.entry = pick;
+    a.target = *to;
+    controller_->apply(a);
+    return 1;
   }
 
   const substrate* s_;

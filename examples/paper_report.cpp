@@ -2,7 +2,8 @@
 // checked against, computed from strata's models.
 //
 //   strata-paper-report          markdown table
-//   strata-paper-report --json   the same rows as a JSON array
+//   strata-paper-report --json   the same rows as a JSON array, each family's rows printed (and
+//                                flushed) as soon as they are computed
 //   --quiet                      no progress on stderr (by default each family of rows, and each
 //                                HCRMap experiment, is reported there as it is done, with the time)
 //
@@ -15,6 +16,7 @@
 #include <cstdlib>   // std::getenv
 #include <fstream>   // std::ifstream, the trace probe
 #include <optional>  // std::optional
+#include <span>      // std::span
 #include <iostream>  // std::cout, std::cerr
 #include <string>    // std::string
 #include <string_view>  // std::string_view
@@ -43,6 +45,40 @@ const char* rule(strata::row_check c) {
     case strata::row_check::predict: return "predict";
   }
   return "";
+}
+
+/// One row as a JSON object (the `--json` schema of spec/numbers.md, plus kind, fitted and
+/// known_disagreement).
+strata::json row_json(const strata::paper_row& r) {
+  strata::json j;
+  j["id"] = r.id;
+  j["value"] = r.value;
+  j["unit"] = r.unit;
+  j["paper"] = r.paper ? strata::json(*r.paper) : strata::json(nullptr);
+  if (r.check == strata::row_check::relative) {
+    j["tolerance"] = r.tolerance;
+  } else if (r.check == strata::row_check::predict) {
+    j["tolerance"] = nullptr;
+  } else {
+    j["tolerance"] = rule(r.check);
+  }
+  j["source"] = r.source;
+  j["kind"] = strata::to_string(r.kind);
+  j["fitted"] = r.fitted.empty() ? strata::json(nullptr) : strata::json(r.fitted);
+  const auto ok = r.ok();
+  j["ok"] = ok ? strata::json(*ok) : strata::json(nullptr);
+  j["known_disagreement"] = r.known_disagreement.empty() ? strata::json(nullptr) : strata::json(r.known_disagreement);
+  return j;
+}
+
+/// `text` with `pad` before every line.
+std::string indented(const std::string& text, const char* pad) {
+  std::string out = pad;
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
 }
 
 }  // namespace
@@ -108,8 +144,24 @@ int main(int argc, char** argv) {
         std::cerr << "strata-paper-report: " << family << ": " << n << " rows (" << fmt(dt.count()) << " s)\n";
       };
     }
-    rows = strata::paper_rows(trace, counts, value, report);
+    // JSON: the array is written as the families arrive, in the layout of json::dump(2) of the
+    // whole array; a failure leaves it unterminated (and the exit status 1), never a short array
+    // that parses.
+    strata::paper_row_sink sink;
+    std::size_t printed = 0;
+    if (as_json) {
+      std::cout << "[";
+      sink = [&printed](std::span<const strata::paper_row> part) {
+        for (const auto& r : part) {
+          std::cout << (printed++ == 0 ? "\n" : ",\n") << indented(row_json(r).dump(2), "  ");
+        }
+        std::cout.flush();
+      };
+    }
+    rows = strata::paper_rows(trace, counts, value, report, sink);
+    if (as_json) std::cout << (printed == 0 ? "]\n" : "\n]\n");
   } catch (const std::exception& e) {
+    std::cout.flush();
     std::cerr << "strata-paper-report: " << e.what() << "\n";
     return 1;
   }
@@ -119,32 +171,7 @@ int main(int argc, char** argv) {
   bool all_ok = true;
   for (const auto& r : rows) all_ok = all_ok && (r.ok().value_or(true) || !r.known_disagreement.empty());
 
-  if (as_json) {
-    strata::json out = strata::json::array();
-    for (const auto& r : rows) {
-      strata::json j;
-      j["id"] = r.id;
-      j["value"] = r.value;
-      j["unit"] = r.unit;
-      j["paper"] = r.paper ? strata::json(*r.paper) : strata::json(nullptr);
-      if (r.check == strata::row_check::relative) {
-        j["tolerance"] = r.tolerance;
-      } else if (r.check == strata::row_check::predict) {
-        j["tolerance"] = nullptr;
-      } else {
-        j["tolerance"] = rule(r.check);
-      }
-      j["source"] = r.source;
-      j["kind"] = strata::to_string(r.kind);
-      j["fitted"] = r.fitted.empty() ? strata::json(nullptr) : strata::json(r.fitted);
-      const auto ok = r.ok();
-      j["ok"] = ok ? strata::json(*ok) : strata::json(nullptr);
-      j["known_disagreement"] = r.known_disagreement.empty() ? strata::json(nullptr) : strata::json(r.known_disagreement);
-      out.push_back(std::move(j));
-    }
-    std::cout << out.dump(2) << "\n";
-    return all_ok ? 0 : 1;
-  }
+  if (as_json) return all_ok ? 0 : 1;
 
   std::cout << "| id | kind | value | unit | paper | tolerance | source | ok |\n"
                "| --- | --- | ---: | --- | ---: | --- | --- | --- |\n";

@@ -44,6 +44,7 @@
 #include "strata/chiplet/window.hpp"
 
 #include "strata/stratum/placement.hpp"
+#include "strata/stratum/prediction_gain.hpp"
 #include "strata/stratum/row_swap.hpp"
 #include "strata/stratum/tiering.hpp"
 #include "strata/stratum/usage.hpp"

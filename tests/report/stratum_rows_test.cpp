@@ -122,3 +122,53 @@ TEST_CASE("a chip with fewer layers at the same area holds less, and gives less 
   CHECK(a64 < a256);
   CHECK(a256 < a1024);
 }
+
+TEST_CASE("Fig. 17b term by term: the model is below its layouts' stream limit, which is below the two-level bound") {
+  for (const auto& w : stratum_workloads()) {
+    if (w.hit_rate == 0.0) continue;
+    CAPTURE(w.key);
+    const auto sys = workload_system(w);
+    const auto t = accurate_vs_uniform_terms(sys, w);
+    const auto m = preset(w.model);
+    // Uniform usage: Algorithm 1's fast pack holds L·A of L·E experts, so A/E of the routed bytes hit it.
+    CHECK(t.inputs.uniform_hit_rate == Approx(double(m.top_k) / m.experts).epsilon(1e-9));
+    // Per token and chip, A routed experts per MoE layer of 1/c of an expert each.
+    const double routed = double(m.moe_layers()) * m.top_k * double(count_params(m).per_expert) * m.weight_bits / 8.0 / sys.chips;
+    CHECK(t.inputs.routed_bytes.si() == Approx(routed).epsilon(1e-9));
+    CHECK((t.inputs.always_bytes.si() > 0.0) == (m.shared_experts > 0));
+    // Every rate lies between the chip's slowest and fastest tier; misses are slower than hits.
+    const auto d = system_device(sys);
+    const double lo = d.tiers.back().bandwidth.si() * (1 - 1e-12), hi = d.tiers.front().bandwidth.si() * (1 + 1e-12);
+    for (double bw : {t.inputs.fast_pack_bw.si(), t.inputs.hit_bw.si(), t.inputs.miss_bw.si(), t.inputs.always_bw.si()}) {
+      CHECK(bw >= lo);
+      CHECK(bw <= hi);
+    }
+    CHECK(t.inputs.miss_bw < t.inputs.fast_pack_bw);
+    // The order of the three: fixed costs only dilute; a slow pack over several tiers streams
+    // faster than the slowest tier.
+    CHECK(t.model > 1.0);
+    CHECK(t.model < t.layout_stream);
+    CHECK(t.layout_stream < t.two_level);
+    CHECK(t.slow_pack_tiers >= 2);
+    CHECK(t.model == Approx(accurate_vs_uniform(sys, w)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("Algorithm 1 reaches the two-level bound when its slow pack fits the slowest tier") {
+  // OLMoE on Stratum-L's six chips: a chip holds 1/6 of every expert, and the slow pack fits the
+  // last of its eight tiers.
+  const auto w = stratum_workloads().front();
+  REQUIRE(w.key == "olmoe");
+  const auto t = accurate_vs_uniform_terms(stratum_l(), w);
+  CHECK(t.slow_pack_tiers == 1);
+  CHECK(t.inputs.miss_bw.in(units::TBps) == Approx(t.slowest_tier_bw_TBps).epsilon(1e-9));
+  CHECK(t.layout_stream == Approx(t.two_level).epsilon(1e-9));
+  // On its own one chip the pack spans several tiers and the stream limit is lower.
+  const auto s = accurate_vs_uniform_terms(workload_system(w), w);
+  CHECK(s.layout_stream < t.layout_stream);
+}
+
+TEST_CASE("the Fig. 17b terms of a dense model are refused, naming the model") {
+  const stratum_workload dense{"qwen2_5_32b", "Qwen2.5-32B", "stratum-l", "h100_sxm5", 0.0};
+  CHECK_THROWS_AS((void)accurate_vs_uniform_terms(workload_system(dense), dense), config_error);
+}

@@ -9,9 +9,12 @@
 /// A row's value always comes from evaluating a model on the stated configuration; the paper's
 /// value is only used to judge it.
 
+#include <array>     // std::array
+#include <charconv>  // std::to_chars
 #include <cmath>     // std::abs, std::isfinite
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <system_error>  // std::errc
 #include <vector>    // std::vector
 
 #include "strata/chiplet/residency.hpp"
@@ -97,6 +100,12 @@ inline paper_row rel(std::string id, double v, std::string unit, double paper, d
 inline paper_row with(std::string id, double v, std::string unit, double paper, row_check c,
                       std::string src, row_kind kind = row_kind::check, std::string fitted = {}) {
   return {std::move(id), v, std::move(unit), paper, 0.0, c, std::move(src), kind, std::move(fitted), {}};
+}
+/// `v` with `digits` decimals ("1.28"), for a known disagreement's text that quotes the model.
+inline std::string fixed(double v, int digits) {
+  std::array<char, 64> buf{};
+  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed, digits);
+  return r.ec == std::errc{} ? std::string(buf.data(), r.ptr) : std::string("?");
 }
 /// A prediction: no paper value.
 inline paper_row predict(std::string id, double v, std::string unit, std::string src) {

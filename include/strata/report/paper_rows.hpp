@@ -9,6 +9,7 @@
 #include <cstddef>      // std::size_t
 #include <functional>   // std::function
 #include <optional>     // std::optional
+#include <span>         // std::span
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <utility>      // std::move
@@ -29,6 +30,11 @@ inline namespace v0 {
 /// its 16 experiments, with "hcrmap policies: <model> <mode>" and 0 rows.
 using paper_progress = std::function<void(std::string_view family, std::size_t rows)>;
 
+/// Called with each family's rows as soon as they are computed, in report order (a program can
+/// print them then instead of after the last family: the HCRMap family alone takes most of the
+/// time).
+using paper_row_sink = std::function<void(std::span<const paper_row> family_rows)>;
+
 /// Every row the library computes today. `dsv2lite_trace` is the path of the real DeepSeek-V2-Lite
 /// routing trace (tests/data/traces/dsv2lite_esft_trace_intent.csv) for the HCRMap policy rows;
 /// without it they use the fitted synthetic trace for that model too. `domain_counts` is the
@@ -36,15 +42,16 @@ using paper_progress = std::function<void(std::string_view family, std::size_t r
 /// of the serving rows; without it there are no `stratum.serving.*` rows (they need real tables).
 /// `hcrmap_value` is the value function HCRMap's controller decides with (the frozen DQN
 /// checkpoint; the default is the greedy fallback). `progress`, when set, hears of each family as
-/// it is done.
+/// it is done; `sink`, when set, receives its rows then (before `progress`).
 inline std::vector<paper_row> paper_rows(const std::optional<std::string>& dsv2lite_trace = std::nullopt,
                                          const std::optional<std::string>& domain_counts = std::nullopt,
                                          const controller_value& hcrmap_value = {},
-                                         const paper_progress& progress = {}) {
+                                         const paper_progress& progress = {}, const paper_row_sink& sink = {}) {
   std::vector<paper_row> rows;
   const auto add = [&](std::string_view family, std::vector<paper_row> part) {
     const std::size_t n = part.size();
     for (auto& r : part) rows.push_back(std::move(r));
+    if (sink) sink(std::span<const paper_row>(rows).last(n));
     if (progress) progress(family, n);
   };
   add("stratum device", stratum_device_rows());

@@ -1,0 +1,38 @@
+# CTest examples.strata-paper-report.json: runs `strata-paper-report --json --quiet` and checks that
+# what it streams, family by family, is one well-formed JSON array of rows (the --json schema of
+# the paper report), and that the exit status is 0.
+#   cmake -DPROG=<strata-paper-report> -P check_report_json.cmake
+cmake_minimum_required(VERSION 3.19)  # string(JSON), IN_LIST
+execute_process(COMMAND "${PROG}" --json --quiet OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "strata-paper-report --json exited ${rc}: ${err}")
+endif()
+string(JSON n ERROR_VARIABLE bad LENGTH "${out}")
+if(bad)
+  message(FATAL_ERROR "strata-paper-report --json printed no JSON array: ${bad}")
+endif()
+if(n LESS 100)
+  message(FATAL_ERROR "strata-paper-report --json printed ${n} rows, expected the whole report (more than 100)")
+endif()
+set(ids "")
+math(EXPR last "${n} - 1")
+foreach(i RANGE 0 ${last})
+  foreach(key id value unit paper tolerance source kind fitted ok known_disagreement)
+    string(JSON t ERROR_VARIABLE bad TYPE "${out}" ${i} ${key})
+    if(bad)
+      message(FATAL_ERROR "row ${i} has no '${key}': ${bad}")
+    endif()
+  endforeach()
+  string(JSON id GET "${out}" ${i} id)
+  if(id IN_LIST ids)
+    message(FATAL_ERROR "row id '${id}' printed twice")
+  endif()
+  list(APPEND ids "${id}")
+endforeach()
+# The first and the last family arrived (stratum device rows first, GPU validation last).
+string(JSON first GET "${out}" 0 id)
+string(JSON final GET "${out}" ${last} id)
+if(NOT first MATCHES "^stratum\\.device\\." OR NOT final MATCHES "^validation\\.")
+  message(FATAL_ERROR "rows out of report order: first '${first}', last '${final}'")
+endif()
+message(STATUS "strata-paper-report --json: ${n} rows, one array")

@@ -276,11 +276,8 @@ inline fig17b_terms accurate_vs_uniform_terms(const stratum_system_params<>& sys
   const int c = sys.chips;
   const double wb = m.weight_bits / 8.0;
   const double expert_b = double(count_params(m).per_expert) * wb / c;
-  const double shared_b =
-      m.shared_experts > 0 ? (double(m.shared_experts) * double(ffn_params(m.ffn, m.hidden, m.shared_expert_ffn)) +
-                              (m.shared_expert_gate ? m.hidden : 0.0)) * wb / c
-                           : 0.0;
-  const double dense_b = double(ffn_params(m.ffn, m.hidden, m.dense_ffn)) * wb / c;
+  const double shared_b = always_read_ffn_bytes(m, true) / c;
+  const double dense_b = always_read_ffn_bytes(m, false) / c;
   // Seconds per byte of rows with tier shares `sh`.
   const auto per_byte = [&](const std::vector<double>& sh) {
     double t = 0.0;
@@ -302,8 +299,8 @@ inline fig17b_terms accurate_vs_uniform_terms(const stratum_system_params<>& sys
       always_t += b * tau_a;
     }
     for (int li = 0; li < la.moe_layers; ++li) {
-      const auto& fa = exact[static_cast<std::size_t>(la.moe_first + li)];
-      const auto& fu = uniform[static_cast<std::size_t>(lu.moe_first + li)];
+      const auto& fa = exact[static_cast<std::size_t>(la.moe_first) + static_cast<std::size_t>(li)];
+      const auto& fu = uniform[static_cast<std::size_t>(lu.moe_first) + static_cast<std::size_t>(li)];
       for (int e = 0; e < m.experts; ++e) {
         const double wa = fa[static_cast<std::size_t>(e)] * expert_b;
         if (wa > 0.0) {

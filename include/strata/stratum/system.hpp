@@ -330,6 +330,16 @@ double kv_bytes_per_layer(const stratum_system_params<T>& p, const model& m, con
 
 }  // namespace detail
 
+/// Bytes of the FFN weights every token of a layer reads, whatever the routing: a MoE layer's
+/// shared experts with their gate (0 without), or a dense layer's FFN.
+inline double always_read_ffn_bytes(const model& m, bool moe_layer) {
+  const double wb = m.weight_bits / 8.0;
+  if (!moe_layer) return double(ffn_params(m.ffn, m.hidden, m.dense_ffn)) * wb;
+  if (m.shared_experts <= 0) return 0.0;
+  return (double(m.shared_experts) * double(ffn_params(m.ffn, m.hidden, m.shared_expert_ffn)) +
+          (m.shared_expert_gate ? m.hidden : 0.0)) * wb;
+}
+
 /// The rows of one stage's chips (file comment): the always-read weights first, then Algorithm 1
 /// and the row plan on the rest, with the tier shares of the weights and of the KV cache.
 struct stratum_stage_rows {
@@ -359,12 +369,8 @@ stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const
   const auto pc = count_params(m);
   const double per_expert_b = double(pc.per_expert) * wb;
   const double attn_b = double(attention_params(m)) / L * wb;  // per layer
-  const double shared_b =
-      m.shared_experts > 0
-          ? (double(m.shared_experts) * double(ffn_params(m.ffn, m.hidden, m.shared_expert_ffn)) +
-             (m.shared_expert_gate ? m.hidden : 0.0)) * wb
-          : 0.0;
-  const double dense_b = double(ffn_params(m.ffn, m.hidden, m.dense_ffn)) * wb;
+  const double shared_b = always_read_ffn_bytes(m, true);
+  const double dense_b = always_read_ffn_bytes(m, false);
   const double kv_layer_b = detail::kv_bytes_per_layer(p, m, s);
   const double non_nmp_b = (double(pc.embedding) + 2.0 * m.hidden * L + m.hidden) * wb / p.stages;
   out.table = prepared != nullptr ? *prepared : make_tiering_table(d.tiers, d.banks(), p.nmp.chip.memory.bank_access_bytes);

@@ -310,16 +310,14 @@ inline fig17b_terms accurate_vs_uniform_terms(const stratum_system_params<>& sys
         const double wu = fu[static_cast<std::size_t>(e)] * expert_b;
         const auto su = expert_tier_shares(lu.layout, lu.rest, li, e);
         const double tu = wu * per_byte(su.share);
-        if (!lu.layout.is_fast(li, e)) {
-          slow_first = std::min(slow_first, su.fastest_tier);
-          slow_last = std::max(slow_last, su.slowest_tier);
-        }
         if (lu.layout.is_fast(li, e)) {
           hit_b += wu;
           hit_t += tu;
         } else {
           miss_b += wu;
           miss_t += tu;
+          slow_first = std::min(slow_first, su.fastest_tier);
+          slow_last = std::max(slow_last, su.slowest_tier);
         }
       }
     }

@@ -63,6 +63,21 @@ struct input_limits {
   /// Cells of the count and transition tables one read may allocate (8 bytes each: 32 MiB; the
   /// OLMoE/Mixtral transition file holds 41 600, a 2048-expert matrix 4 194 304).
   std::int64_t table_cells = std::int64_t{1} << 22;
+  /// Bytes of one input file, by kind (`core/files.hpp`: every reader opens through
+  /// `read_input_file`, which refuses larger files before reading them). A JSON document: a
+  /// config.json, machine, parameter set, scenario or serving scenario (the largest of strata's
+  /// own is 58 kB).
+  std::int64_t json_file_bytes = std::int64_t{64} << 20;
+  /// A routing-trace CSV (the ESFT intent trace is 3.7 MB; 1 GiB of text holds about the
+  /// `trace_ids` expert ids at three to four bytes each).
+  std::int64_t trace_file_bytes = std::int64_t{1} << 30;
+  /// A count or transition table CSV (`table_cells` cells at about ten bytes each).
+  std::int64_t table_file_bytes = std::int64_t{64} << 20;
+  /// A GPU measurement CSV (the published set is 12 kB).
+  std::int64_t measurement_file_bytes = std::int64_t{4} << 20;
+  /// A DQN checkpoint (the shipped one is 50 kB; the largest network the reader accepts is a
+  /// few MB of text).
+  std::int64_t checkpoint_file_bytes = std::int64_t{64} << 20;
   /// Largest SI magnitude of a quantity read from JSON or held by a memory tier.
   double quantity_max = 1e24;
   /// Smallest non-zero SI magnitude of a quantity read from JSON or held by a memory tier.

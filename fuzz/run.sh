@@ -14,12 +14,12 @@ shift 2
 targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   targets=(fuzz_param_json fuzz_hf_config fuzz_trace_csv fuzz_expert_counts_csv fuzz_top1_transitions_csv
-           fuzz_measurements_csv fuzz_dqn_checkpoint fuzz_serving_scenario fuzz_scenario_json)
+           fuzz_measurements_csv fuzz_dqn_checkpoint fuzz_serving_scenario fuzz_scenario_json fuzz_hcrmap_replay)
 fi
 data="$root/tests/data"
 seeds="$dir/seeds"
 if [[ "${STRATA_FUZZ_SKIP_SEEDS:-0}" != 1 ]]; then
-mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint,fuzz_serving_scenario,fuzz_scenario_json} \
+mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint,fuzz_serving_scenario,fuzz_scenario_json,fuzz_hcrmap_replay} \
   "$dir/artifacts"
 "$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json" "$seeds/fuzz_dqn_checkpoint"
 cp "$data"/hf/*.json "$seeds/fuzz_hf_config/"
@@ -63,9 +63,14 @@ for t in "${targets[@]}"; do
     *) max_len=32768 ;;
   esac
   echo "+ $t for ${secs}s"
+  # Corpus directories: the run's own (new inputs are written there), the generated seeds, the
+  # corpus kept in the repository (fuzz/corpus/<target>) and the regressions.
+  dirs=("$dir/corpus/$t" "$seeds/$t")
+  [[ -d "$root/fuzz/corpus/$t" ]] && dirs+=("$root/fuzz/corpus/$t")
+  [[ -d "$root/fuzz/regressions/$t" ]] && dirs+=("$root/fuzz/regressions/$t")
   if ! "$dir/fuzz/$t" -max_total_time="$secs" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
       -malloc_limit_mb=1024 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t-" \
-      "$dir/corpus/$t" "$seeds/$t" "$root/fuzz/regressions/$t" 2>"$dir/$t.log"; then
+      "${dirs[@]}" 2>"$dir/$t.log"; then
     echo "FINDING in $t: see $dir/$t.log and $dir/artifacts/" >&2
     tail -n 30 "$dir/$t.log" >&2
     status=1

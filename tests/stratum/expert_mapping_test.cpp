@@ -197,3 +197,30 @@ TEST_CASE("stage times are differentiable: d(GeMM1)/d(tier bandwidth) = -bytes /
   // GeMM1 = 10 ns + 32 B · 8 banks / (x GB/s): d/dx = −256 B / (x² · 1e9 B/s) = −4 ns at x = 8.
   CHECK(s.gemm1.si().derivative(1) * 1e9 == Approx(-256.0 / (8.0 * 8.0)));
 }
+
+TEST_CASE("a rarely run expert after a certain one: the first's whole tail overlaps the second's scaled GeMM1") {
+  // Toy stages (above): GeMM1 42 ns, core 93 ns, tail 4 + 2 ns. Expert a runs always, expert b
+  // with p = 0.01: 42 + 93 + max(6, 0.01 · 42) + 0.01 · 93 + 0.01 · 6 = 141.99 ns. (Scaling the
+  // overlap by b's weight, max(6, 42) · 0.01 = 0.42, would drop a's tail: 136.41 ns.)
+  const auto d = toy();
+  auto a = one_expert(), b = one_expert();
+  b.weight = 0.01;
+  const std::vector<expert_work<>> work{a, b};
+  CHECK(moe_layer_time(d, 1, work).in(units::ns) == Approx(141.99));
+  CHECK(moe_layer_cost(d, 1, work).time.in(units::ns) == Approx(141.99));
+  // Any weights and token counts: the fast path and the named tree agree.
+  for (double pa : {1.0, 0.6, 0.05}) {
+    for (double pb : {1.0, 0.3, 0.001}) {
+      for (double tb : {1.0, 7.0, 300.0}) {
+        auto x = one_expert(), y = one_expert(tb);
+        x.weight = pa;
+        y.weight = pb;
+        const std::vector<expert_work<>> w2{x, y, x};
+        CAPTURE(pa);
+        CAPTURE(pb);
+        CAPTURE(tb);
+        CHECK(moe_layer_time(d, 1, w2).si() == Approx(moe_layer_cost(d, 1, w2).time.si()).epsilon(1e-12));
+      }
+    }
+  }
+}

@@ -152,6 +152,33 @@ TEST_CASE("the breakdown tree carries the step's time and energy") {
   CHECK(q.energy.si() == Approx(r.energy.si()));
 }
 
+TEST_CASE("asking for the breakdown tree never changes a number: every preset, system, batch and context") {
+  // One computation, two views (README, Conventions): the tree is built beside the fast path, so
+  // the totals must agree to rounding, for uniform and for skewed routing.
+  for (const auto& name : preset_names()) {
+    const auto m = preset(name);
+    for (const auto& sys : stratum_system_names()) {
+      const auto p = stratum_system(sys);
+      for (int b : {1, 16, 256}) {
+        for (int ctx : {512, 4096}) {
+          CAPTURE(name);
+          CAPTURE(sys);
+          CAPTURE(b);
+          CAPTURE(ctx);
+          const stratum_usage u = m.experts > 0 ? hot(m, 0.5) : stratum_usage{};
+          const auto fast = evaluate_decode(p, m, decode(b, ctx), u, false);
+          const auto tree = evaluate_decode(p, m, decode(b, ctx), u, true);
+          CHECK(fast.feasible == tree.feasible);
+          CHECK(fast.time.si() == Approx(tree.time.si()).epsilon(1e-12));
+          CHECK(fast.energy.si() == Approx(tree.energy.si()).epsilon(1e-12));
+          CHECK(fast.ffn_time.si() == Approx(tree.ffn_time.si()).epsilon(1e-12));
+          CHECK(tree.breakdown.time.si() == Approx(tree.time.si()).epsilon(1e-9));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("d(step time)/d(nmp_handshake) is the number of NMP invocations: two per layer") {
   using strata_test::fvar1;
   using strata_test::make_fvar;

@@ -321,7 +321,9 @@ strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std:
     if (!same) s = checked ? expert_ffn_times(d, chips, w, o) : detail::expert_ffn_times_unchecked(d, chips, w, o);
     last = &w;
     const T k = w.weight;
-    t += (first ? s.gemm1 : detail::max_of(tail, s.gemm1)) * k + s.core() * k;
+    // The previous expert's tail (already scaled by its own weight) overlaps this expert's GeMM1
+    // scaled by this one's: max(tail_prev, k·GeMM1), as moe_layer_cost's overlap node.
+    t += (first ? s.gemm1 * k : detail::max_of(tail, s.gemm1 * k)) + s.core() * k;
     tail = s.tail() * k;
     first = false;
     if (energy_out != nullptr) {

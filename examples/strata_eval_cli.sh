@@ -1,42 +1,63 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # CLI scenarios of strata-eval that need a shell (run by CTest, examples/CMakeLists.txt):
 #   strata_eval_cli.sh <strata-eval> <source dir> <scenario>
 # dev_full     output to a full device must fail with exit 1 and a message
 # non_utf8     a config file whose name is not UTF-8 still gives valid --json output
 # oom          an allocation failure is a clear message and exit 1 (address-space limit 100 MB)
 # determinism  the same inputs give byte-identical --json output across runs (uniform and traced)
-set -eu
+# long_paths   an error about a 300-byte path, and about a long non-ASCII one, names the file (the
+#              value is shortened in the middle) and is valid UTF-8
+# Paths are passed as quoted words and arrays only: any source, build or temporary directory works.
+# No `exec`: the program's exit status ends the script (set -e) and the EXIT trap still removes $tmp.
+set -euo pipefail
 eval_bin=$1
 src=$2
 scenario=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-run="--phase decode --batch 2 --context 128"
+run=(--phase decode --batch 2 --context 128)
 case "$scenario" in
   dev_full)
-    exec "$eval_bin" --model Mixtral-8x7B --machine h100_sxm5 $run --json >/dev/full ;;
+    "$eval_bin" --model Mixtral-8x7B --machine h100_sxm5 "${run[@]}" --json >/dev/full ;;
   non_utf8)
     name=$(printf 'bad\377\376.config.json')
     cp "$src/tests/data/hf/mixtral-8x7b.config.json" "$tmp/$name"
-    "$eval_bin" --model "$tmp/$name" --machine h100_sxm5 $run --json >"$tmp/out.json"
+    "$eval_bin" --model "$tmp/$name" --machine h100_sxm5 "${run[@]}" --json >"$tmp/out.json"
     # The name is kept with U+FFFD for the invalid bytes; the output is valid UTF-8.
     iconv -f UTF-8 -t UTF-8 "$tmp/out.json" >/dev/null
     grep '"model"' "$tmp/out.json" ;;
   oom)
-    { printf '['; yes '0,' | head -n 3000000 | tr -d '\n'; printf '0]'; } >"$tmp/big.json"
+    awk 'BEGIN { printf "["; for (i = 0; i < 3000000; ++i) printf "0,"; printf "0]" }' >"$tmp/big.json"
     ulimit -v 100000
-    exec "$eval_bin" --model Mixtral-8x7B --machine "$tmp/big.json" $run ;;
+    "$eval_bin" --model Mixtral-8x7B --machine "$tmp/big.json" "${run[@]}" ;;
   determinism)
-    for args in "--model DeepSeek-V3 --machine h100_sxm5 --devices 8" \
-                "--model $src/tests/data/hf/olmoe-1b-7b-0924.config.json --machine rtx_a6000" \
-                "--model DeepSeek-V2-Lite --machine h100_sxm5 --trace $src/tests/data/traces/dsv2lite_esft_trace_intent.csv"; do
-      # shellcheck disable=SC2086  # word splitting of $args is intended
-      "$eval_bin" $args $run --json >"$tmp/a.json"
-      # shellcheck disable=SC2086
-      "$eval_bin" $args $run --json >"$tmp/b.json"
+    twice() {  # the same command line, run twice: byte-identical output
+      "$eval_bin" "$@" "${run[@]}" --json >"$tmp/a.json"
+      "$eval_bin" "$@" "${run[@]}" --json >"$tmp/b.json"
       cmp "$tmp/a.json" "$tmp/b.json"
-    done
+    }
+    twice --model DeepSeek-V3 --machine h100_sxm5 --devices 8
+    twice --model "$src/tests/data/hf/olmoe-1b-7b-0924.config.json" --machine rtx_a6000
+    twice --model DeepSeek-V2-Lite --machine h100_sxm5 --trace "$src/tests/data/traces/dsv2lite_esft_trace_intent.csv"
     echo "byte-identical" ;;
+  long_paths)
+    # 300 bytes of directories (six names of 49 bytes) before the file name, then a path of 2-byte
+    # characters (a cut inside one would leave invalid UTF-8).
+    long=$tmp
+    for i in 1 2 3 4 5; do long+=/$(printf "d$i%.0s" {1..24})x; done
+    long+=/$(printf 'e%.0s' {1..49})
+    wide=$tmp/$(printf 'é%.0s' {1..100})/$(printf 'ü%.0s' {1..60})
+    for path in "$long/absent.config.json" "$wide/modèle ü (1).config.json"; do
+      file=${path##*/}
+      rc=0
+      "$eval_bin" eval --model "$path" --machine h100_sxm5 "${run[@]}" >"$tmp/out" 2>"$tmp/err" || rc=$?
+      [[ $rc -eq 1 ]] || { echo "exit status $rc, expected 1 for a ${#path}-byte path" >&2; cat "$tmp/err" >&2; exit 1; }
+      grep -qF "$file' and no such file" "$tmp/err" ||
+        { echo "the message does not name $file:" >&2; cat "$tmp/err" >&2; exit 1; }
+      grep -qF "..." "$tmp/err" || { echo "a ${#path}-byte path was not shortened:" >&2; cat "$tmp/err" >&2; exit 1; }
+      iconv -f UTF-8 -t UTF-8 "$tmp/err" >/dev/null || { echo "the message is not valid UTF-8" >&2; exit 1; }
+      echo "${#path}-byte path: $(head -n 1 "$tmp/err")"
+    done ;;
   *)
     echo "unknown scenario $scenario" >&2
     exit 2 ;;

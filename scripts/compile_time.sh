@@ -13,6 +13,7 @@
 #   scripts/compile_time.sh                  # table of medians (markdown), include check
 #   scripts/compile_time.sh --ci             # also fail when a target is exceeded by --factor
 #   scripts/compile_time.sh --runs 5 --factor 2.5 --cxx clang++ --headers 'device/*'
+#   scripts/compile_time.sh --isystem DIR ...   # a dependency's include directory (repeatable; any path)
 #   scripts/compile_time.sh --no-timing --ci    # the include check alone (CTest headers.include_check)
 #   scripts/compile_time.sh --update-readme     # also writes the table into README.md, between the
 #                                               # lines <!-- compile_time:begin --> and <!-- compile_time:end -->
@@ -26,8 +27,8 @@
 # still fails. Without --ci the script reports and exits 0 unless
 # a header does not compile on its own.
 #
-# Environment: CXX (default c++), CXXFLAGS (added after the defaults), EIGEN_INCLUDE (default:
-# pkg-config eigen3, else /usr/include/eigen3).
+# Environment: CXX (default c++), CXXFLAGS (added after the defaults, split at spaces: pass include
+# directories with --isystem), EIGEN_INCLUDE (default: pkg-config eigen3, else /usr/include/eigen3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +39,7 @@ timing=1
 update_readme=0
 cxx="${CXX:-c++}"
 filter=""
+isystem=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --ci) ci=1 ;;
@@ -47,6 +49,7 @@ while [[ $# -gt 0 ]]; do
     --factor) factor="$2"; shift ;;
     --cxx) cxx="$2"; shift ;;
     --headers) filter="$2"; shift ;;
+    --isystem) isystem+=(-isystem "$2"); shift ;;
     -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) echo "compile_time.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -83,7 +86,7 @@ json_allowed() {
 eigen_inc="${EIGEN_INCLUDE:-$(pkg-config --cflags-only-I eigen3 2>/dev/null | sed 's/^-I//; s/ *$//' || true)}"
 [[ -n "$eigen_inc" ]] || eigen_inc=/usr/include/eigen3
 # shellcheck disable=SC2206
-flags=(-std=c++20 -O2 -Iinclude "-I$eigen_inc" ${CXXFLAGS:-})
+flags=(-std=c++20 -O2 -Iinclude "-I$eigen_inc" "${isystem[@]}" ${CXXFLAGS:-})
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

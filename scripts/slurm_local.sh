@@ -12,8 +12,9 @@
 # Daemons run as root with munge authentication, the configuration Debian's slurm-wlm ships
 # (slurm.conf(5)); nothing is written outside DIR except munge's socket in /run/munge. Ports:
 # 6817/6818, or the next free pair when another cluster holds them.
-# Exit status 0 once `sinfo` shows the node idle; 3 when Slurm cannot start here (no root, no
-# packages and no apt-get, or a daemon that does not come up), with the reason on stderr.
+# Exit status 0 once `sinfo` shows the node idle; 2 for a DIR with a space or '#' (slurm.conf
+# cannot hold it); 3 when Slurm cannot start here (no root, no packages and no apt-get, or a daemon
+# that does not come up), with the reason on stderr.
 set -euo pipefail
 
 cmd=${1:-}
@@ -25,17 +26,22 @@ cannot() {
   exit 3
 }
 
-stop() {
-  for d in slurmd slurmctld; do
-    if [[ -f "$dir/$d.pid" ]]; then
-      kill "$(cat "$dir/$d.pid")" 2>/dev/null || true
-      rm -f "$dir/$d.pid"
-    fi
-  done
-  if [[ -f "$dir/munged.pid" ]]; then
-    kill "$(cat "$dir/munged.pid")" 2>/dev/null || true
-    rm -f "$dir/munged.pid"
+# Stops the daemon whose pid file is $dir/$1.pid and waits (up to 10 s) until it has exited, so
+# that nothing writes in DIR once `stop` returns.
+stop_one() {
+  local f="$dir/$1.pid" pid
+  [[ -f "$f" ]] || return 0
+  pid=$(cat "$f")
+  if [[ -n "$pid" ]] && kill "$pid" 2>/dev/null; then
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
+  rm -f "$f"
+}
+
+stop() {
+  stop_one slurmd
+  stop_one slurmctld
+  stop_one munged
 }
 
 case "$cmd" in
@@ -49,11 +55,17 @@ case "$cmd" in
     ;;
   start) ;;
   *)
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac
 
+# slurm.conf holds DIR's paths unquoted: a space or '#' in them is refused here, not by a daemon
+# that starts and dies (a caller with a long or spaced tree passes a short directory, e.g. mktemp -d).
+if [[ "$dir" =~ [[:space:]#] ]]; then
+  echo "slurm_local.sh: DIR '$dir' has a space or '#', which slurm.conf cannot hold: give a directory without them" >&2
+  exit 2
+fi
 [[ $(id -u) -eq 0 ]] || cannot "the daemons need root (run as root)"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null; then
   command -v apt-get >/dev/null || cannot "slurm-wlm and munge are not installed and there is no apt-get"
@@ -123,7 +135,7 @@ slurmd -f "$conf" -N localhost >/dev/null 2>&1 || cannot "slurmd did not start (
 alive() { [[ -s "$dir/$1.pid" ]] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
 for _ in $(seq 100); do
   if alive slurmctld && alive slurmd && SLURM_CONF="$conf" sinfo -h -o '%t' 2>/dev/null | grep -qE '^idle'; then
-    echo "export SLURM_CONF=$conf"
+    printf 'export SLURM_CONF=%q\n' "$conf"
     exit 0
   fi
   sleep 0.2

@@ -6,7 +6,10 @@
 #   scripts/slurm_shards_test.sh STRATA_EVAL SCENARIO WORKDIR
 #
 # Exit status: 0 when the files are equal; 77 (ctest SKIP_RETURN_CODE) when Slurm cannot start
-# here, with slurm_local.sh's reason; 1 on any other failure. The cluster is stopped on exit.
+# here, with slurm_local.sh's reason printed; 1 on any other failure. The cluster's state, logs and
+# configuration live in a short directory of its own under /tmp (slurmctld refuses a state path
+# with a space, and WORKDIR is in the build tree, which may have any path), removed on exit with
+# the cluster stopped; the sweep's files are in WORKDIR.
 set -euo pipefail
 exe=$1
 scenario=$2
@@ -15,15 +18,25 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 start=$SECONDS
 rm -rf "$work"
 mkdir -p "$work"
-cluster="$work/cluster"
+cluster=$(mktemp -d /tmp/strata-slurm.XXXXXX)
+cleanup() {
+  "$root/scripts/slurm_local.sh" stop "$cluster" || true
+  rm -rf "$cluster"
+}
+trap cleanup EXIT
 
 rc=0
-env_line=$("$root/scripts/slurm_local.sh" start "$cluster") || rc=$?
+env_line=$("$root/scripts/slurm_local.sh" start "$cluster" 2>"$work/slurm_local.err") || rc=$?
+cat "$work/slurm_local.err" >&2
 if [[ $rc -eq 3 ]]; then
-  echo "SKIPPED: Slurm cannot start on this machine (reason above); the sharded sweep was not run on a cluster" >&2
+  reason=$(sed -n 's/^slurm_local.sh: Slurm cannot start here: //p' "$work/slurm_local.err" | tail -n 1)
+  echo "SKIPPED: Slurm cannot start on this machine: ${reason:-see above}; the sharded sweep was not run on a cluster" >&2
+  # A daemon that started and died: its log says why.
+  for log in "$cluster"/slurmctld.log "$cluster"/slurmd.log; do
+    [[ -s "$log" ]] && { echo "--- $log (last lines)" >&2; tail -n 5 "$log" >&2; }
+  done
   exit 77
 fi
-trap '"$root/scripts/slurm_local.sh" stop "$cluster"' EXIT
 if [[ $rc -ne 0 ]]; then
   echo "slurm_shards_test.sh: slurm_local.sh start failed with status $rc" >&2
   exit 1

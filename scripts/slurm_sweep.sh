@@ -41,20 +41,23 @@ dir=${dir:-$(mktemp -d "${TMPDIR:-/tmp}/strata-sweep.XXXXXX")}
 mkdir -p "$dir"
 rm -f "$dir"/shard_* "$dir"/task_*.log
 
-# The task: the program with this task's shard; quoted so arguments with spaces survive.
+# The task: the program with this task's shard; every word shell-quoted (%q), so arguments and a
+# DIR with spaces, quotes or '$' survive.
 printf -v program '%q ' "$@"
+printf -v shard_prefix '%q' "$dir/shard_"
 cat >"$dir/task.sh" <<EOF
 #!/usr/bin/env bash
 set -euo pipefail
-exec $program--shard "\${SLURM_ARRAY_TASK_ID}/$shards" --out "$dir/shard_\${SLURM_ARRAY_TASK_ID}"
+exec $program--shard "\${SLURM_ARRAY_TASK_ID}/$shards" --out $shard_prefix"\${SLURM_ARRAY_TASK_ID}"
 EOF
 chmod +x "$dir/task.sh"
 
-args=(--wait --array="1-$shards" --job-name=strata-sweep --output="$dir/task_%a.log" --chdir="$PWD")
+# --parsable: sbatch prints the job id (and ";cluster" on a multi-cluster setup) alone.
+args=(--parsable --wait --array="1-$shards" --job-name=strata-sweep --output="$dir/task_%a.log" --chdir="$PWD")
 [[ -n "$partition" ]] && args+=(--partition="$partition")
-if ! sbatch "${args[@]}" "$dir/task.sh" >"$dir/sbatch.log" 2>&1; then
+if ! sbatch "${args[@]}" "$dir/task.sh" >"$dir/sbatch.log" 2>"$dir/sbatch.err"; then
   echo "slurm_sweep.sh: the array job failed:" >&2
-  cat "$dir/sbatch.log" >&2
+  cat "$dir/sbatch.log" "$dir/sbatch.err" >&2
   for f in "$dir"/task_*.log; do [[ -s "$f" ]] && { echo "--- $f" >&2; cat "$f" >&2; }; done
   exit 1
 fi
@@ -64,4 +67,6 @@ for i in $(seq 1 "$shards"); do
   parts+=("$dir/shard_$i")
 done
 cat "${parts[@]}" >"$out"
-echo "slurm_sweep.sh: $shards shards of $(cat "$dir/sbatch.log" | tr -d '\n') concatenated into $out"
+job=$(head -n 1 "$dir/sbatch.log")
+job=${job%%;*}
+echo "slurm_sweep.sh: $shards shards of job $job concatenated into $out"

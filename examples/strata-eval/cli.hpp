@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include "strata/core/error.hpp"
+#include "strata/core/files.hpp"
 #include "strata/core/json.hpp"
 #include "strata/core/json_plain.hpp"
 #include "strata/workload/hf_config.hpp"
@@ -45,10 +46,10 @@ inline bool same_name(const std::string& a, const std::string& b) {
   return true;
 }
 
-// A command-line value quoted for a message: at most 80 bytes.
-inline std::string quoted(const std::string& s) {
-  return "'" + (s.size() > 80 ? s.substr(0, 80) + "..." : s) + "'";
-}
+// A command-line value quoted for a message, the one form of every strata-eval message: a long
+// value is shortened in the middle and keeps its tail, so a path's file name always shows
+// (strata::detail::quoted_path).
+inline std::string quoted(const std::string& s) { return strata::detail::quoted_path(s); }
 
 inline bool is_file(const std::string& path) {
   std::error_code ec;

@@ -110,7 +110,7 @@ machine_arg load_machine(const std::string& arg) {
   std::ifstream in(arg, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
-  if (!in) throw strata::config_error("machine", arg + ": cannot read the file");
+  if (!in) throw strata::config_error("machine", quoted(arg) + ": cannot read the file");
   // Depth-limited; invalid JSON and numbers beyond a double name the file and the JSON path.
   const strata::json j = strata::parse_json(text.str(), arg);
   try {

@@ -70,7 +70,7 @@ void write_file(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);
   f << text;
   f.close();
-  if (!f) throw strata::config_error("plot", "[strata.scenario] cannot write " + path);
+  if (!f) throw strata::config_error("plot", "[strata.scenario] cannot write " + strata_eval::quoted(path));
 }
 
 std::ofstream open_out(const std::string& path) {

@@ -126,7 +126,7 @@ command add_validate(CLI::App& app) {
               print_markdown(report);
             }
             if (!o->plot.empty() && !write_plot(report, o->plot)) {
-              throw strata::config_error("plot", "cannot write the plot files in " + o->plot);
+              throw strata::config_error("plot", "cannot write the plot files in " + strata_eval::quoted(o->plot));
             }
             return 0;
           }};

@@ -3,12 +3,13 @@
 #include <doctest/doctest.h>
 
 #include "support/field_of.hpp"
+#include "support/scratch_dir.hpp"
 
 #include <cctype>      // std::tolower
 #include <cmath>       // std::abs
 #include <cstdint>     // std::int64_t
-#include <filesystem>  // std::filesystem::temp_directory_path, remove
-#include <fstream>     // std::ifstream, std::ofstream: fixtures and temporary configs
+#include <filesystem>  // std::filesystem::path
+#include <fstream>     // std::ifstream: fixtures
 #include <string>      // std::string
 
 #include "strata/workload/presets.hpp"  // each preset must equal what its fixture reads
@@ -49,14 +50,12 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 // Relative deviation of a derived count from a published figure.
 double deviation(std::int64_t derived, double stated) { return static_cast<double>(derived) / stated - 1.0; }
 
-// A config written to a temporary file, removed again at the end of the scope.
+// A config written to a file of this name in a directory of its own (tests/support/scratch_dir.hpp:
+// no fixed name in TMPDIR), removed again at the end of the scope.
 struct temp_config {
+  strata_test::scratch_dir dir{"hf_config"};
   std::filesystem::path path;
-  temp_config(const std::string& name, const std::string& text)
-      : path(std::filesystem::temp_directory_path() / name) {
-    std::ofstream(path) << text;
-  }
-  ~temp_config() { std::filesystem::remove(path); }
+  temp_config(const std::string& name, const std::string& text) : path(dir.write(name, text)) {}
   temp_config(const temp_config&) = delete;
   temp_config& operator=(const temp_config&) = delete;
 };

@@ -466,3 +466,34 @@ TEST_CASE("a step's dynamic energy splits into FLOPs, memory and links, and stat
   CHECK(r.static_energy.si() == Approx(machine.static_power.si() * r.time.si() * 2));
   if (!r.power_capped) CHECK(r.energy.si() == Approx((r.dynamic_energy + r.static_energy).si()));
 }
+
+TEST_CASE("asking for the breakdown tree never changes a number: every preset, GPU, phase, batch and context") {
+  // The totals are summed from the same terms with or without the tree: equal to the last bit.
+  for (const auto& name : preset_names()) {
+    const auto mdl = preset(name);
+    for (const auto& g : {h100_sxm5(), a100_sxm4_80gb(), rtx_a6000()}) {
+      for (int devices : {1, 8}) {
+        const auto m = make_machine(g, devices);
+        for (phase ph : {phase::decode, phase::prefill}) {
+          for (int b : {1, 16, 256}) {
+            for (int ctx : {512, 4096}) {
+              CAPTURE(name);
+              CAPTURE(g.name);
+              CAPTURE(devices);
+              CAPTURE(b);
+              CAPTURE(ctx);
+              const step_shape s{.mode = ph, .batch = b, .context = ctx};
+              const auto fast = evaluate(mdl, s, m);
+              const auto tree = evaluate(mdl, s, m, {}, true);
+              CHECK(fast.time.si() == tree.time.si());
+              CHECK(fast.energy.si() == tree.energy.si());
+              CHECK(fast.tokens_per_s == tree.tokens_per_s);
+              CHECK(fast.feasible == tree.feasible);
+              CHECK(tree.breakdown.time.si() == tree.time.si());
+            }
+          }
+        }
+      }
+    }
+  }
+}

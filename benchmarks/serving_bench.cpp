@@ -34,4 +34,43 @@ void bm_serving_100k_mixtral_topic(benchmark::State& state) {
 }
 BENCHMARK(bm_serving_100k_mixtral_topic)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
+// A count table of 2048 topics (model "M", one saved layer of 8 experts, top-2), read, and every
+// topic looked up for a 32-layer model: the former lookup, cubic in the topics, took 125 s
+// (issue 24).
+const std::string& topics_2048_csv() {
+  static const std::string text = [] {
+    std::string t = "model,checkpoint,domain,selection,layer,expert,count,tokens\n";
+    for (int i = 0; i < 2048; ++i) {
+      for (int e = 0; e < 8; ++e) {
+        const bool used = e == i % 8 || e == (i + 1) % 8;
+        t += "M,base,topic" + std::to_string(i) + ",topk2,0," + std::to_string(e) + "," + (used ? "100" : "0") + ",100\n";
+      }
+    }
+    return t;
+  }();
+  return text;
+}
+
+std::vector<std::string> topics_2048() {
+  std::vector<std::string> names;
+  for (int i = 0; i < 2048; ++i) names.push_back("topic" + std::to_string(i));
+  return names;
+}
+
+void bm_counts_2048_topics_read(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(strata::parse_expert_counts_csv(topics_2048_csv()));
+  state.SetItemsProcessed(state.iterations() * 2048);
+}
+BENCHMARK(bm_counts_2048_topics_read)->Unit(benchmark::kMillisecond);
+
+void bm_topic_usage_2048_topics(benchmark::State& state) {
+  const auto counts = strata::parse_expert_counts_csv(topics_2048_csv());
+  const auto names = topics_2048();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(strata::topic_usage_from_counts(counts, "M", "topk2", "base", names, 32));
+  }
+  state.SetItemsProcessed(state.iterations() * 2048);
+}
+BENCHMARK(bm_topic_usage_2048_topics)->Unit(benchmark::kMillisecond);
+
 }  // namespace

@@ -78,4 +78,28 @@ void bm_trace_fit(benchmark::State& state) {
 }
 BENCHMARK(bm_trace_fit)->Unit(benchmark::kMillisecond);
 
+// A trace of 150 000 one-token sequences with descending ids (seq,pos,L1), read and split into
+// sequences: the former sequences_of, quadratic in the sequences here, took 24 s (issue 24).
+const std::string& descending_csv() {
+  static const std::string text = [] {
+    std::string t = "seq,pos,L1\n";
+    for (int i = 0; i < 150000; ++i) t += std::to_string(150000 - 1 - i) + ",0," + std::to_string(i % 8) + "\n";
+    return t;
+  }();
+  return text;
+}
+
+void bm_trace_150k_sequences_read(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(strata::parse_trace_csv(descending_csv()));
+  state.SetItemsProcessed(state.iterations() * 150000);
+}
+BENCHMARK(bm_trace_150k_sequences_read)->Unit(benchmark::kMillisecond);
+
+void bm_trace_150k_sequences_of(benchmark::State& state) {
+  const auto t = strata::parse_trace_csv(descending_csv());
+  for (auto _ : state) benchmark::DoNotOptimize(strata::detail::sequences_of(t));
+  state.SetItemsProcessed(state.iterations() * 150000);
+}
+BENCHMARK(bm_trace_150k_sequences_of)->Unit(benchmark::kMillisecond);
+
 }  // namespace

@@ -33,6 +33,10 @@
 /// - Normalisation: a policy's latency is its mean window T_E2E over the same model and mode's
 ///   single-copy static mean (§7.1); energy and EDP (energy × latency) likewise.
 ///
+/// Work: an experiment replays policies × (profile + evaluation windows) × evaluated layers ×
+/// window tokens × top-k expert routes (`experiment_routes`), checked against
+/// `hcrmap_limits().routes` before anything is built (`config_error` naming `windows`).
+///
 /// Knobs: `experiment_params.hpp`; results: `experiment_result.hpp`; the split:
 /// `trace_split.hpp`; PIM for PIMoE: `pim.hpp`.
 
@@ -40,6 +44,7 @@
 #include <array>      // std::array
 #include <cmath>      // std::floor
 #include <cstddef>    // std::size_t
+#include <cstdint>    // std::int64_t
 #include <optional>   // std::optional
 #include <string>     // std::string
 #include <utility>    // std::move
@@ -81,7 +86,7 @@ struct experiment_setup {
 inline experiment_setup make_experiment_setup(const substrate& s, const model& m, phase mode, const experiment_params& xp) {
   constexpr const char* id = "strata.hcrmap.experiment";
   experiment_setup out;
-  const int tokens = mode == phase::prefill ? 2048 : 512;
+  const int tokens = tokens_per_window(mode);
   out.spec = window_spec{mode, tokens, xp.context};
   out.plan = plan_packages(s, m, out.spec, xp.scale_out);
   detail::require(out.plan.feasible, id, "model", m.layers, ("a window that fits packages: " + out.plan.reason).c_str());
@@ -136,6 +141,7 @@ inline experiment_result run_experiment(const substrate& s, const model& m, cons
   if (std::find(policies.begin(), policies.end(), policy_kind::single_copy_static) == policies.end()) {
     policies.insert(policies.begin(), policy_kind::single_copy_static);
   }
+  detail::require_routes(1, m, mode, static_cast<std::int64_t>(policies.size()), xp, id, "windows");
   const auto setup = detail::make_experiment_setup(s, m, mode, xp);
   const int tokens = setup.spec.tokens;
   const int L = m.moe_layers(), C = s.chiplets();

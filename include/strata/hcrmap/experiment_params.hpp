@@ -3,14 +3,22 @@
 /// \file
 /// The knobs of the HCRMap policy comparison (`experiment.hpp`): windows, profile windows,
 /// evaluated layers, planning rounds, decode context, and the nested knobs of the fast mapper,
-/// the controller, PIM, the critical path and the package plan.
+/// the controller, PIM, the critical path and the package plan; and the work limit of the
+/// experiments and studies (`hcrmap_limits()`, expert routes).
+
+#include <algorithm>  // std::min
+#include <cstdint>    // std::int64_t
+#include <string>     // std::string, std::to_string
 
 #include "strata/chiplet/critical_path.hpp"
 #include "strata/chiplet/scale_out.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/limits.hpp"
 #include "strata/hcrmap/controller_params.hpp"
 #include "strata/hcrmap/pim.hpp"
 #include "strata/hcrmap/token_mapper.hpp"
+#include "strata/workload/model.hpp"
+#include "strata/workload/operators.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -55,6 +63,65 @@ struct experiment_params {
     v("scale_out", s.scale_out);
   }
 };
+
+/// What an HCRMap experiment or study may ask for (inclusive; process-wide, adjustable before
+/// running, e.g. `strata::hcrmap_limits().routes = std::int64_t{1} << 32;`).
+struct hcrmap_input_limits {
+  /// Expert routes one experiment, sweep or study replays, counted before it starts
+  /// (`experiment_routes`): points × policies × (profile + evaluation windows) × evaluated MoE
+  /// layers × tokens per window (2048 prefill, 512 decode) × top-k. [Design choice: 2^30, about
+  /// 1.07·10^9: about 3.5 minutes of one core at DeepSeek-V3 decode's ≈ 0.19 µs per route, the
+  /// slowest measured; 100 times the largest shipped scenario (examples/scenarios/fig7_*.json:
+  /// 10.6 M) and 35 times the paper report's largest experiment (DeepSeek-V3 prefill, 8
+  /// policies: 30.4 M)]
+  std::int64_t routes = std::int64_t{1} << 30;
+};
+
+/// The process-wide HCRMap limits (see `hcrmap_input_limits`).
+inline hcrmap_input_limits& hcrmap_limits() {
+  static hcrmap_input_limits l;
+  return l;
+}
+
+/// Tokens of one serving window: prefill 2048 tokens, decode one step of 512 concurrent sequences.
+constexpr int tokens_per_window(phase mode) { return mode == phase::prefill ? 2048 : 512; }
+
+/// Expert routes one experiment of `policies` policies on `m` in `mode` replays:
+/// policies × (profile_windows + windows) × min(max_layers, MoE layers) × tokens per window × top-k
+/// (the work of `run_experiment` grows with it; `hcrmap_input_limits::routes` bounds it).
+inline std::int64_t experiment_routes(const model& m, phase mode, std::int64_t policies, const experiment_params& xp) {
+  constexpr const char* id = "strata.hcrmap.experiment";
+  const std::int64_t layers = std::min<std::int64_t>(xp.max_layers, m.moe_layers());
+  std::int64_t r = detail::checked_mul(policies, std::int64_t{xp.profile_windows} + xp.windows, id, "windows");
+  r = detail::checked_mul(r, layers, id, "max_layers");
+  r = detail::checked_mul(r, tokens_per_window(mode), id, "mode");
+  return detail::checked_mul(r, m.top_k, id, "top_k");
+}
+
+namespace detail {
+/// "(points x policies x windows (w + p profile) x layers x tokens x top-k)": the terms of
+/// `points` times `experiment_routes`, for messages.
+inline std::string routes_terms(std::int64_t points, const model& m, phase mode, std::int64_t policies,
+                                const experiment_params& xp) {
+  return "(" + std::to_string(points) + " points x " + std::to_string(policies) + " policies x " +
+         std::to_string(xp.profile_windows + xp.windows) + " windows (" + std::to_string(xp.windows) + " + " +
+         std::to_string(xp.profile_windows) + " profile) x " + std::to_string(std::min(xp.max_layers, m.moe_layers())) +
+         " MoE layers x " + std::to_string(tokens_per_window(mode)) + " tokens x top-" + std::to_string(m.top_k) + ")";
+}
+
+/// Throws `config_error` naming `field` unless `points` experiments of `policies` policies on `m`
+/// in `mode` replay at most `hcrmap_limits().routes` expert routes; the message gives every term.
+inline void require_routes(std::int64_t points, const model& m, phase mode, std::int64_t policies,
+                           const experiment_params& xp, const char* id, const std::string& field) {
+  const std::int64_t routes = checked_mul(points, experiment_routes(m, mode, policies, xp), id, field);
+  const std::int64_t limit = hcrmap_limits().routes;
+  if (routes > limit) {
+    throw config_error(field, std::string("[") + id + "] " + field + ": " + std::to_string(routes) + " expert routes " +
+                                  routes_terms(points, m, mode, policies, xp) + " exceed the limit " +
+                                  std::to_string(limit) + " (strata::hcrmap_limits().routes)");
+  }
+}
+}  // namespace detail
 
 /// Checks the knobs; throws `config_error` naming the field.
 inline void validate(const experiment_params& p) {

@@ -18,10 +18,14 @@
 ///   layers and every stage, laid out on the `mesh_x × mesh_y` mesh (chiplet id = y·mesh_x + x),
 ///   and its pressure busy_c / mean_c busy. The grid's total is the routed work the policy served on
 ///   cores; for every policy without PIM offload it is the same total.
+///
+/// Work: a sweep's expert routes (points × `experiment_routes`) are checked against
+/// `hcrmap_limits().routes` before its first point (`config_error` naming `factors`).
 
-#include <algorithm>  // std::max
+#include <algorithm>  // std::max, std::find
 #include <array>      // std::array
 #include <cstddef>    // std::size_t
+#include <cstdint>    // std::int64_t
 #include <string>     // std::string
 #include <utility>    // std::pair
 #include <vector>     // std::vector
@@ -97,6 +101,14 @@ inline void require_factors(const std::vector<double>& f, double lo, double hi) 
   detail::require(!f.empty(), "strata.hcrmap.sweeps", "factors", f.size(), "at least one point");
   for (double x : f) detail::require_in(x, lo, hi, "strata.hcrmap.sweeps", "factors");
 }
+/// The expert routes of a sweep of `points` points (single-copy static added when missing), at
+/// most `hcrmap_limits().routes`; `config_error` naming `factors` otherwise.
+inline void require_sweep_routes(std::size_t points, const model& m, phase mode, const std::vector<policy_kind>& policies,
+                                 const experiment_params& xp) {
+  const bool has_static = std::find(policies.begin(), policies.end(), policy_kind::single_copy_static) != policies.end();
+  require_routes(static_cast<std::int64_t>(points), m, mode, static_cast<std::int64_t>(policies.size()) + (has_static ? 0 : 1),
+                 xp, "strata.hcrmap.sweeps", "factors");
+}
 }  // namespace detail
 
 /// One point of the Fig. 7 space: the resident-copy budget factor (B_res = factor · Σ S^wt,
@@ -133,6 +145,7 @@ inline std::vector<sweep_row> budget_sweep(const substrate_params& sp, const mod
                                            const std::vector<double>& budget_factors, const std::vector<policy_kind>& policies,
                                            const experiment_params& xp = {}, const action_scorer& value = {}) {
   detail::require_factors(budget_factors, 1.0, 4.0);
+  detail::require_sweep_routes(budget_factors.size(), m, mode, policies, xp);
   std::vector<sweep_row> out;
   for (double f : budget_factors) {
     const residency_point x{.budget_factor = f, .sram_scale = 1.0, .hbm_scale = 1.0};
@@ -151,6 +164,7 @@ inline std::vector<sweep_row> capacity_sweep(const substrate_params& sp, const m
   detail::require(tier == tier_kind::sram || tier == tier_kind::hbm, "strata.hcrmap.sweeps", "tier", static_cast<int>(tier),
                   "sram or hbm");
   detail::require_factors(factors, 1.0 / 16.0, 16.0);
+  detail::require_sweep_routes(factors.size(), m, mode, policies, xp);
   std::vector<sweep_row> out;
   for (double f : factors) {
     residency_point x{.budget_factor = xp.scale_out.residency.budget_factor, .sram_scale = 1.0, .hbm_scale = 1.0};

@@ -10,7 +10,9 @@
 ///   policy's layout (and HCRMap's promotions), odd-position sequences are served;
 /// - prefill serves the evaluation split in windows of 2048 tokens, ⌈tokens / 2048⌉ of them;
 ///   decode serves steps of one batch of 512 concurrent sequences, as many steps as the longest
-///   evaluation sequence has tokens (a step wraps within a sequence); both at most `max_windows`;
+///   evaluation sequence has tokens (a step wraps within a sequence); both at most `max_windows`,
+///   and the replay's expert routes at most `hcrmap_limits().routes` (`config_error` naming
+///   `max_windows`, checked before the replay starts);
 /// - every policy sees the same substrate, package plan, evaluated layers, windows and
 ///   resident-copy budget; HCRMap decides with the value function given (the frozen DQN
 ///   checkpoint; empty: the greedy rule).
@@ -20,7 +22,8 @@
 /// streamed from DRAM and HBM. `trace_replay_json.hpp` (the io header) writes it as JSON and as a
 /// text table.
 
-#include <algorithm>  // std::max, std::min
+#include <algorithm>  // std::max, std::min, std::clamp, std::find
+#include <cstdint>    // std::int64_t
 #include <cstddef>    // std::size_t
 #include <string>     // std::string
 #include <vector>     // std::vector
@@ -106,6 +109,9 @@ inline replay_result replay_trace(const substrate& s, const model& m, const rout
   }
   windows = std::clamp(windows, 1, rp.max_windows);
   xp.windows = windows;
+  const bool has_static = std::find(policies.begin(), policies.end(), policy_kind::single_copy_static) != policies.end();
+  detail::require_routes(1, m, mode, static_cast<std::int64_t>(policies.size()) + (has_static ? 0 : 1), xp, id,
+                         "max_windows");
   const auto r = run_experiment(s, m, trace, mode, policies, xp, {}, value.score);
   replay_result out;
   out.model = r.model;

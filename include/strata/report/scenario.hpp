@@ -57,12 +57,14 @@
 /// Axes a study does not sweep take the workload's value (batch, context, hit_rate) or the
 /// system's (layers, tiers, N_mac, clock). Bounds: at most `scenario_max_axes` axes of at most
 /// `scenario_max_axis_values` values, at most `scenario_max_points` points, checked by the reader
-/// before any axis is built.
+/// before any axis is built; an HCRMap study's expert routes at most `hcrmap_limits().routes`,
+/// checked by the reader and again by `scenario_model` before its first experiment.
 
 #include <algorithm>    // std::min, std::max
 #include <array>        // std::array (enum names)
 #include <cmath>        // std::isfinite, std::floor, std::nan
 #include <cstddef>      // std::size_t
+#include <cstdint>      // std::int64_t
 #include <limits>       // std::numeric_limits
 #include <optional>     // std::optional
 #include <string>       // std::string
@@ -465,6 +467,13 @@ class scenario_model {
 
   void prepare_hcrmap() {
     const auto& h = sc_.hcrmap;
+    xp_.windows = h.windows;
+    xp_.max_layers = h.max_layers;
+    // The study's expert routes, before its trace or first experiment (the reader checks them too).
+    const bool budget = sc_.study == study_kind::hcrmap_budget;
+    detail::require_routes(budget ? static_cast<std::int64_t>(space_.size()) : 1, model_, h.mode,
+                           static_cast<std::int64_t>(scenario_hcrmap_policies().size()), xp_, "strata.scenario",
+                           budget ? "sweep.axes" : "hcrmap.windows");
     if (!h.trace.empty() && !in_.trace) {
       throw config_error("hcrmap.trace", "[strata.scenario] hcrmap.trace " + h.trace + " is named but not loaded (scenario_inputs::trace)");
     }
@@ -475,8 +484,6 @@ class scenario_model {
     } else {
       trace_ = hcrmap_trace(model_);
     }
-    xp_.windows = h.windows;
-    xp_.max_layers = h.max_layers;
     if (sc_.study == study_kind::hcrmap_pressure) {
       const substrate_params sp;
       const auto r = run_residency_point(sp, model_, trace_, h.mode, residency_point{}, scenario_hcrmap_policies(), xp_,

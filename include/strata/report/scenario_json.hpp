@@ -32,11 +32,15 @@
 ///            "checkpoint": "tests/data/hcrmap/dqn_checkpoint.json"}        // optional
 /// \endcode
 ///
-/// Their points are whole experiments: at most `scenario_max_hcrmap_points`. A plot may be a
+/// Their points are whole experiments: at most `scenario_max_hcrmap_points`, and the study's expert
+/// routes (points × `experiment_routes` for `hcrmap_budget`, one experiment for `hcrmap_pressure`)
+/// at most `hcrmap_limits().routes`, checked here (`config_error` naming `sweep.axes` or
+/// `hcrmap.windows`). A plot may be a
 /// heatmap (`"style": "heatmap"`: x and series are the map's axes, each y column one map).
 
 #include <cmath>        // std::floor, std::isfinite, std::log2
 #include <cstddef>      // std::size_t
+#include <cstdint>      // std::int64_t
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <utility>      // std::move
@@ -355,6 +359,25 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
     }
   } else if (s.study != study_kind::optimise) {
     rd.fail("sweep", "is missing (study " + std::string(study_name(s.study)) + " sweeps axes)");
+  }
+  // HCRMap studies: the expert routes of every experiment the study runs, before any is run
+  // (hcrmap_budget: one per point; hcrmap_pressure: one for the whole grid).
+  if (is_hcrmap_study(s.study)) {
+    experiment_params xp;
+    xp.windows = s.hcrmap.windows;
+    xp.max_layers = s.hcrmap.max_layers;
+    const std::int64_t points =
+        s.study == study_kind::hcrmap_budget ? static_cast<std::int64_t>(scenario_space(s).size()) : 1;
+    const auto policies = static_cast<std::int64_t>(scenario_hcrmap_policies().size());
+    const std::int64_t routes = detail::checked_mul(
+        points, experiment_routes(m, s.hcrmap.mode, policies, xp), "strata.scenario", "hcrmap");
+    if (routes > hcrmap_limits().routes) {
+      rd.fail(s.study == study_kind::hcrmap_budget ? "sweep.axes" : "hcrmap.windows",
+              "asks for " + std::to_string(routes) + " expert routes " +
+                  detail::routes_terms(points, m, s.hcrmap.mode, policies, xp) +
+                  " from sweep.axes, hcrmap.windows, hcrmap.max_layers, hcrmap.mode and model, more than the limit " +
+                  std::to_string(hcrmap_limits().routes) + " (strata::hcrmap_limits().routes)");
+    }
   }
   // Device: tiers <= layers at every point.
   if (s.study == study_kind::device) {

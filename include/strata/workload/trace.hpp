@@ -31,7 +31,7 @@
 /// Readers for the CSV formats are in `trace_io.hpp`; the synthetic generator and its fitter in
 /// `trace_gen.hpp`.
 
-#include <algorithm>         // std::max_element, std::sort, std::find
+#include <algorithm>         // std::max_element, std::sort, std::stable_sort, std::is_sorted, std::find
 #include <bit>               // std::popcount
 #include <cmath>             // std::log
 #include <cstddef>           // std::size_t
@@ -369,21 +369,28 @@ struct splitmix64 {
 };
 
 /// Token indices of each sequence in position order; sequences in order of first appearance.
+/// O(n log n) in the trace's tokens: the tokens are sorted by (sequence id, index), each run of
+/// one id is a sequence, and the sequences are ordered by their first token.
 inline std::vector<std::vector<std::size_t>> sequences_of(const routing_trace& t) {
-  std::vector<std::vector<std::size_t>> seqs;
-  std::vector<std::pair<std::int32_t, std::size_t>> index;  // (seq id, slot), sorted by id
-  for (std::size_t i = 0; i < t.tokens(); ++i) {
-    const std::int32_t id = t.info(i).seq;
-    auto it = std::lower_bound(index.begin(), index.end(), std::pair{id, std::size_t{0}},
-                               [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (it == index.end() || it->first != id) {
-      it = index.insert(it, {id, seqs.size()});
-      seqs.emplace_back();
-    }
-    seqs[it->second].push_back(i);
+  std::vector<std::pair<std::int32_t, std::size_t>> by_id(t.tokens());  // (seq id, token), sorted
+  for (std::size_t i = 0; i < by_id.size(); ++i) by_id[i] = {t.info(i).seq, i};
+  std::sort(by_id.begin(), by_id.end());
+  std::vector<std::pair<std::size_t, std::size_t>> runs;  // [begin, end) of each id in by_id
+  for (std::size_t b = 0; b < by_id.size();) {
+    std::size_t e = b + 1;
+    while (e < by_id.size() && by_id[e].first == by_id[b].first) ++e;
+    runs.emplace_back(b, e);
+    b = e;
   }
-  for (auto& s : seqs) {
-    std::stable_sort(s.begin(), s.end(), [&](std::size_t a, std::size_t b) { return t.info(a).pos < t.info(b).pos; });
+  // First appearance order: a run's first token is its smallest index.
+  std::sort(runs.begin(), runs.end(), [&](const auto& a, const auto& b) { return by_id[a.first].second < by_id[b.first].second; });
+  std::vector<std::vector<std::size_t>> seqs(runs.size());
+  for (std::size_t s = 0; s < runs.size(); ++s) {
+    auto& seq = seqs[s];
+    seq.reserve(runs[s].second - runs[s].first);
+    for (std::size_t j = runs[s].first; j < runs[s].second; ++j) seq.push_back(by_id[j].second);
+    const auto by_pos = [&](std::size_t a, std::size_t b) { return t.info(a).pos < t.info(b).pos; };
+    if (!std::is_sorted(seq.begin(), seq.end(), by_pos)) std::stable_sort(seq.begin(), seq.end(), by_pos);
   }
   return seqs;
 }

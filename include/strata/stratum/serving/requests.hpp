@@ -27,18 +27,23 @@
 /// so changing the rate leaves the lengths and topics of the requests unchanged.
 ///
 /// Bounds: `serving_limits()` caps what an input may ask for (requests, tokens per request, total
-/// tokens), checked before anything is allocated.
+/// tokens), checked before anything is allocated, and the work and memory of a run (decode steps,
+/// retained samples, topic-layout cells: `check_serving_work`, `check_topic_cells`), checked
+/// before it starts.
 
-#include <algorithm>  // std::min, std::max, std::stable_sort, std::upper_bound, std::clamp
+#include <algorithm>  // std::min, std::max, std::sort, std::stable_sort, std::upper_bound, std::clamp
 #include <array>      // std::array (enum names)
 #include <cmath>      // std::log, std::sqrt, std::pow, std::ceil, std::isfinite
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t, std::uint64_t
+#include <map>        // std::map (topics by name)
 #include <string>     // std::string, std::to_string
+#include <string_view>  // std::string_view
 #include <utility>    // std::pair (enum names)
 #include <vector>     // std::vector
 
 #include "strata/core/error.hpp"
+#include "strata/core/limits.hpp"
 #include "strata/core/rng.hpp"
 #include "strata/tech/bounds.hpp"
 #include "strata/workload/trace.hpp"
@@ -59,6 +64,22 @@ struct serving_input_limits {
   double rate = 1e6;
   /// Largest batch a scheduler may form. [Design choice: 4096 sequences]
   int batch = 4096;
+  /// Decode steps a run may take at most, counted before it starts as Σ over the requests of
+  /// (output − 1): one token of one request per step at batch 1, the most a run can take (each
+  /// step evaluates the step costs). [Design choice: 2^26, about 67 M: under a minute per system
+  /// at batch 1; the 100 000-request benchmark asks for 14 M]
+  std::int64_t decode_steps = std::int64_t{1} << 26;
+  /// Per-token samples a run may retain, counted before it starts: the TBT gaps, at most
+  /// Σ (output − 1) + requests (16 bytes each), the TTFTs (one per request) and, with trace
+  /// routing, each decode token's hit rate on every layout, (labels + 1) · Σ output (4 bytes
+  /// each). [Design choice: 2^26, at most 1 GiB]
+  std::int64_t samples = std::int64_t{1} << 26;
+  /// Topic-layout cells of a Stratum run, T · (T + 1) · max(1, L · E) for T topics of a model of
+  /// L MoE layers and E experts: each topic's usage table against each of the T + 1 layouts (the
+  /// T² classifier and swap tables, the T + 1 layouts and T usage tables are smaller). [Design
+  /// choice: 2^28, about a second; Mixtral-8x7B (L · E = 256) takes up to 1 023 topics,
+  /// DeepSeek-V3 (14 848) up to 133; the paper's classifier has 6]
+  std::int64_t topic_cells = std::int64_t{1} << 28;
 };
 
 /// The process-wide serving limits (see `serving_input_limits`).
@@ -189,9 +210,24 @@ inline void validate_topic_mix(const std::vector<std::string>& topics, const std
   constexpr const char* m = "strata.serving";
   require_count(static_cast<long long>(topics.size()), 1, 4096, m, at_field(at, "topics"));
   for (std::size_t i = 0; i < topics.size(); ++i) {
-    const std::string f = at_field(at, "topics") + "[" + std::to_string(i) + "]";
-    require(!topics[i].empty() && topics[i].size() <= 256, m, f, topics[i].size(), "a name of 1 to 256 characters");
-    for (std::size_t j = 0; j < i; ++j) require(topics[j] != topics[i], m, f, topics[i], "a name not given before");
+    if (topics[i].empty() || topics[i].size() > 256) {
+      require(false, m, at_field(at, "topics") + "[" + std::to_string(i) + "]", topics[i].size(),
+              "a name of 1 to 256 characters");
+    }
+  }
+  // Repeats by sorting (T log T): the first name given before is reported, as a scan would.
+  std::vector<std::size_t> order(topics.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return topics[a] != topics[b] ? topics[a] < topics[b] : a < b;
+  });
+  std::size_t repeat = topics.size();
+  for (std::size_t j = 1; j < order.size(); ++j) {
+    if (topics[order[j]] == topics[order[j - 1]]) repeat = std::min(repeat, order[j]);
+  }
+  if (repeat < topics.size()) {
+    require(false, m, at_field(at, "topics") + "[" + std::to_string(repeat) + "]", topics[repeat],
+            "a name not given before");
   }
   if (weights.empty()) return;
   require(weights.size() == topics.size(), m, at_field(at, "weights"), weights.size(),
@@ -325,6 +361,9 @@ inline std::vector<request> requests_from_list(const std::vector<request_spec>& 
   const auto& lim = serving_limits();
   detail::require(!list.empty() && static_cast<std::int64_t>(list.size()) <= lim.requests, m, at, list.size(),
                   ("1 to " + std::to_string(lim.requests) + " requests (strata::serving_limits().requests)").c_str());
+  // Topic index by name (the last of equal names, as a scan would find): a lookup per request.
+  std::map<std::string_view, int> by_name;
+  for (std::size_t k = 0; k < topics.size(); ++k) by_name[topics[k]] = static_cast<int>(k);
   std::vector<request> out;
   out.reserve(list.size());
   double tokens = 0.0;
@@ -335,10 +374,8 @@ inline std::vector<request> requests_from_list(const std::vector<request_spec>& 
     detail::require_count(s.prompt, 1, lim.tokens, m, f + ".prompt");
     detail::require_count(s.output, 1, lim.tokens, m, f + ".output");
     tokens += static_cast<double>(s.prompt) + s.output;
-    int t = -1;
-    for (std::size_t k = 0; k < topics.size(); ++k) {
-      if (topics[k] == s.topic) t = static_cast<int>(k);
-    }
+    const auto hit = by_name.find(s.topic);
+    const int t = hit == by_name.end() ? -1 : hit->second;
     if (t < 0) {
       std::string names;
       for (const auto& n : topics) names += (names.empty() ? "" : ", ") + n;
@@ -351,6 +388,58 @@ inline std::vector<request> requests_from_list(const std::vector<request_spec>& 
   std::stable_sort(out.begin(), out.end(), [](const request& a, const request& b) { return a.arrival_s < b.arrival_s; });
   for (std::size_t i = 0; i < out.size(); ++i) out[i].id = static_cast<std::int64_t>(i);
   return out;
+}
+
+namespace detail {
+/// Throws `config_error` "<field>: <n> <what> exceed the limit <limit>
+/// (strata::serving_limits().<name>)" unless n <= limit.
+inline void require_serving_limit(std::int64_t n, std::int64_t limit, const char* name, const std::string& field,
+                                  const std::string& what) {
+  if (n > limit) {
+    throw config_error(field, "[strata.serving] " + field + ": " + std::to_string(n) + " " + what + " exceed the limit " +
+                                  std::to_string(limit) + " (strata::serving_limits()." + name + ")");
+  }
+}
+}  // namespace detail
+
+/// Checks the work and memory a run of `reqs` asks for, before it starts (`serving_input_limits`):
+/// the decode steps at most, Σ (output − 1), against `decode_steps`, and the samples retained,
+/// Σ (output − 1) + 2 · requests + hit_layouts · Σ output, against `samples` (`hit_layouts`: the
+/// layouts a trace-routed run keeps each decode token's hit rate for, 0 otherwise). Throws
+/// `config_error` naming `field` and the limit.
+inline void check_serving_work(const std::vector<request>& reqs, std::int64_t hit_layouts = 0,
+                               const std::string& field = "requests") {
+  std::int64_t steps = 0, outputs = 0;
+  for (const auto& r : reqs) {
+    steps += std::max(0, r.output - 1);
+    outputs += std::max(0, r.output);
+  }
+  const auto& lim = serving_limits();
+  detail::require_serving_limit(steps, lim.decode_steps, "decode_steps", field,
+                                "decode steps at most (the requests' output tokens after the first, " +
+                                    std::to_string(reqs.size()) + " requests)");
+  const std::int64_t n = static_cast<std::int64_t>(reqs.size());
+  const std::int64_t hits = detail::checked_mul(std::max<std::int64_t>(hit_layouts, 0), outputs, "strata.serving", field);
+  detail::require_serving_limit(detail::checked_add(steps + 2 * n, hits, "strata.serving", field), lim.samples, "samples",
+                                field,
+                                "retained samples (TBT gaps and TTFTs" +
+                                    (hits > 0 ? " and " + std::to_string(hits) + " per-token hit rates on " +
+                                                    std::to_string(hit_layouts) + " layouts"
+                                              : std::string()) +
+                                    ")");
+}
+
+/// Checks the topic-layout cells of a Stratum run, T · (T + 1) · max(1, L · E) for `topics`
+/// topics of a model of `moe_layers` MoE layers and `experts` experts, against
+/// `serving_limits().topic_cells`, before anything is placed; throws `config_error` naming `field`.
+inline void check_topic_cells(std::int64_t topics, int moe_layers, int experts, const std::string& field = "topics") {
+  const std::int64_t cells = std::max<std::int64_t>(1, static_cast<std::int64_t>(moe_layers) * experts);
+  const std::int64_t t = std::max<std::int64_t>(topics, 0);
+  const std::int64_t n = detail::checked_mul(detail::checked_mul(t, t + 1, "strata.serving", field), cells,
+                                             "strata.serving", field);
+  detail::require_serving_limit(n, serving_limits().topic_cells, "topic_cells", field,
+                                "topic-layout cells (" + std::to_string(t) + " topics x " + std::to_string(t + 1) +
+                                    " layouts x " + std::to_string(cells) + " MoE layer-expert cells)");
 }
 
 /// Requests from the sequences of a routing trace (file comment): sequence order, arrivals from

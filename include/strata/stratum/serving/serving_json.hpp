@@ -27,7 +27,9 @@
 /// the usage tables are counted from the trace (`usage` is not read); the model's MoE layers and
 /// experts must be the trace's (`config_error` naming `trace.path`). Paths are relative to the
 /// base directory the caller gives. Input bounds: `serving_limits()` (requests, tokens, rate,
-/// batch) and the trace reader's `limits()`.
+/// batch; the topic-layout cells of the model and topics when read; the decode steps and retained
+/// samples of the requests before the run starts, naming `requests.count`, `request_list` or
+/// `trace.path`) and the trace reader's `limits()`.
 
 #include <cstdint>  // std::int64_t
 #include <ostream>  // std::ostream
@@ -136,6 +138,9 @@ inline void validate(const serving_scenario& s) {
   detail::require_count(s.trace.experts, 0, 1 << 16, m, "trace.experts");
   detail::require(s.trace.label.size() <= 256, m, "trace.label", s.trace.label.size(), "a label of at most 256 characters");
   detail::require_in(s.trace.prompt_fraction, 0.0, 1.0, m, "trace.prompt_fraction");
+  const model pm = preset(s.model);  // a trace run has the trace's one label
+  check_topic_cells(s.trace.path.empty() ? static_cast<std::int64_t>(s.requests.topics.size()) : 1, pm.moe_layers(),
+                    pm.experts, s.trace.path.empty() ? "requests.topics" : "trace.label");
 }
 
 /// Reads a scenario from JSON text (`source` names it in errors) and validates it.
@@ -199,6 +204,9 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
     setup.mix = s.requests.weights;
     reqs = scenario_requests(s);
   }
+  // The run's work, from its requests, before it starts (serving_limits()).
+  check_serving_work(reqs, trace != nullptr ? static_cast<std::int64_t>(setup.usage.topics.size()) + 1 : 0,
+                     trace != nullptr ? "trace.path" : !s.request_list.empty() ? "request_list" : "requests.count");
   setup.classifier = s.classifier;
   setup.scheduler = s.scheduler;
   serving_report r;

@@ -436,6 +436,8 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
                     reqs[r].topic, "a topic index of the usage tables");
     if (r > 0) detail::require(reqs[r].arrival_s >= reqs[r - 1].arrival_s, id, "requests", r, "requests in arrival order");
   }
+  check_topic_cells(T, m.moe_layers(), m.experts, "usage.topics");
+  check_serving_work(reqs, trace != nullptr ? T + 1 : 0, "requests");
   const auto sm = prepare(setup.system);
   const int L = m.moe_layers(), E = m.experts;
   serving_result res;
@@ -588,6 +590,7 @@ inline serving_result simulate_gpu(const gpu_params& g, const model& m, const sc
   validate(g);
   validate(sp, "scheduler");
   detail::require(!reqs.empty(), "strata.serving", "requests", 0, "at least one request");
+  check_serving_work(reqs, 0, "requests");
   const auto [served, n] = gpu_serving_baseline(g, m, gpus);
   serving_result bad;
   bad.system = g.name;

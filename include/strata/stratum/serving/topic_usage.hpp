@@ -20,6 +20,7 @@
 ///   table's own hit rate: the share of its usage mass in its L·A hottest experts.
 
 #include <cstddef>      // std::size_t
+#include <map>          // std::map (series by topic)
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <utility>      // std::move
@@ -45,27 +46,36 @@ struct topic_tables {
 
 /// Per-topic tables from a count file (file comment) for a model of `moe_layers` MoE layers.
 /// `selection` names the series ("topk2", "topk8", "topk6"); `checkpoint` empty matches any
-/// single checkpoint.
+/// single checkpoint. Linear in the table's series plus T log T for T topics.
 inline topic_tables topic_usage_from_counts(const expert_count_table& counts, std::string_view counts_model,
                                             std::string_view selection, std::string_view checkpoint,
                                             const std::vector<std::string>& topics, int moe_layers,
                                             const std::string& at = {}) {
   constexpr const char* m = "strata.topic_usage";
   detail::require(!topics.empty(), m, detail::at_field(at, "topics"), 0, "at least one topic");
-  topic_tables out;
-  out.topics = topics;
-  for (std::size_t i = 0; i < topics.size(); ++i) {
+  // One pass over the series (linear in the table, then a lookup per topic): the series of
+  // (model, selection) by topic, the last one of the checkpoint and how many match it.
+  struct match {
     const expert_counts* hit = nullptr;
     int n = 0;
-    std::string have;
-    for (const auto& s : counts.series) {
-      if (s.key.model != counts_model || s.key.selection != selection) continue;
-      if (have.find(s.key.topic) == std::string::npos) have += (have.empty() ? "" : ", ") + s.key.topic;
-      if (s.key.topic == topics[i] && (checkpoint.empty() || s.key.checkpoint == checkpoint)) {
-        hit = &s;
-        ++n;
-      }
+  };
+  std::map<std::string_view, match> by_topic;
+  std::string have;  // the topics of (model, selection), in table order, for the message
+  for (const auto& s : counts.series) {
+    if (s.key.model != counts_model || s.key.selection != selection) continue;
+    const auto [it, fresh] = by_topic.try_emplace(s.key.topic);
+    if (fresh) have += (have.empty() ? "" : ", ") + s.key.topic;
+    if (checkpoint.empty() || s.key.checkpoint == checkpoint) {
+      it->second.hit = &s;
+      ++it->second.n;
     }
+  }
+  topic_tables out;
+  out.topics = topics;
+  out.tables.reserve(topics.size());
+  for (std::size_t i = 0; i < topics.size(); ++i) {
+    const auto it = by_topic.find(topics[i]);
+    const int n = it == by_topic.end() ? 0 : it->second.n;
     const std::string f = detail::at_field(at, "topics") + "[" + std::to_string(i) + "]";
     if (n != 1) {
       throw config_error(f, "[" + std::string(m) + "] " + f + " '" + topics[i] + "': " +
@@ -73,7 +83,7 @@ inline topic_tables topic_usage_from_counts(const expert_count_table& counts, st
                                               " has counts for " + (have.empty() ? std::string("no topic") : have)
                                         : std::string("several checkpoints match; give one")));
     }
-    out.tables.push_back(usage_from_counts(*hit, moe_layers));
+    out.tables.push_back(usage_from_counts(*it->second.hit, moe_layers));
   }
   return out;
 }

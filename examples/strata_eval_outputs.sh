@@ -166,6 +166,7 @@ EOF
     # (i) An output naming an input: refused, exit 1, the input unchanged.
     expect_exit 1 "$eval_bin" run dev.json --out dev.json
     expect_err "is an input of this run"
+    [[ ! -s "$tmp/stdout" ]] || fail "run wrote before refusing its output"
     expect_exit 1 "$eval_bin" run dev.json --out ./dev.json
     expect_exit 1 "$eval_bin" run dev.json --out "$work/../$(basename -- "$work")/dev.json"
     ln -s dev.json link.json
@@ -251,6 +252,8 @@ EOF
     cp "$vd/validation.dat" keep/validation.dat
     expect_exit 1 "$eval_bin" validate --csv "$vd/validation.dat" --plot "$vd"
     expect_err "is an input of this run"
+    [[ ! -s "$tmp/stdout" ]] || fail "validate ran before refusing its output"
+    expect_exit 1 "$eval_bin" validate --csv "$vd/validation.dat" --plot "$vd/." --json
     same "$vd/validation.dat" keep/validation.dat
     # A failing run (a measurement file that does not parse) leaves the plot files as they were.
     printf 'an earlier gp\n' >"$vd/validation.gp"

@@ -11,11 +11,11 @@
 #pragma once
 
 #include <fcntl.h>     // fcntl, FD_CLOEXEC
-#include <signal.h>    // sigaction, SIGPIPE: a script gnuplot stops reading is not fatal
 #include <sys/wait.h>  // waitpid, WIFEXITED, WEXITSTATUS
 #include <unistd.h>    // fork, pipe, dup2, chdir, execvp, access, write, getpid
 
 #include <cerrno>       // errno, EINTR
+#include <csignal>      // sigaction (POSIX), SIGPIPE: a script gnuplot stops reading is not fatal
 #include <cstdio>       // std::rename, std::remove
 #include <cstdlib>      // std::getenv
 #include <functional>   // std::function
@@ -94,6 +94,7 @@ inline int run_gnuplot(const std::string& dir, std::string_view script) {
 inline int render_gnuplot(const std::string& dir, const std::vector<std::string>& targets,
                           const std::function<std::string(const std::vector<std::string>&)>& script) {
   std::vector<std::string> temps;
+  temps.reserve(targets.size());
   for (const auto& t : targets) temps.push_back("." + t + "." + std::to_string(static_cast<long>(getpid())) + ".render");
   const auto in_dir = [&](const std::string& name) { return dir + "/" + name; };
   int rc = run_gnuplot(dir, script(temps));

@@ -92,11 +92,17 @@ std::string plot_script(const std::string& png) {
   return gp.str();
 }
 
+// The plot's files in `dir`; none may be the measurement file `csv` (checked before the run).
+void refuse_plot_inputs(const std::string& dir, const std::string& csv) {
+  for (const char* name : {"validation.dat", "validation.gp", "validation.png"}) {
+    strata::refuse_input(dir + "/" + name, "plot", {csv});
+  }
+}
+
 // Writes the data and the gnuplot script (each to a temporary file renamed over it); renders the
-// PNG when gnuplot is on PATH. `csv` is the measurement file read (empty: the compiled-in set).
-void write_plot(const strata::validation_report& r, const std::string& dir, const std::string& csv) {
-  const std::string dat = dir + "/validation.dat", gp = dir + "/validation.gp", png = dir + "/validation.png";
-  for (const std::string* out : {&dat, &gp, &png}) strata::refuse_input(*out, "plot", {csv});
+// PNG when gnuplot is on PATH.
+void write_plot(const strata::validation_report& r, const std::string& dir) {
+  const std::string dat = dir + "/validation.dat", gp = dir + "/validation.gp";
   std::ostringstream d;
   d << "# measured modelled set(0 fit, 1 check) id (times in s; throughputs converted to s per output token)\n";
   for (const auto& v : r.rows) {
@@ -136,6 +142,7 @@ command add_validate(CLI::App& app) {
                   "on the PATH")
       ->check(CLI::ExistingDirectory);
   return {sub, [o]() -> int {
+            if (!o->plot.empty()) refuse_plot_inputs(o->plot, o->csv);
             const auto rows =
                 o->csv.empty() ? strata::published_gpu_measurements() : strata::read_measurements_csv(o->csv);
             const auto report = strata::validate_gpu_baseline(rows);
@@ -144,7 +151,7 @@ command add_validate(CLI::App& app) {
             } else {
               print_markdown(report);
             }
-            if (!o->plot.empty()) write_plot(report, o->plot, o->csv);
+            if (!o->plot.empty()) write_plot(report, o->plot);
             return 0;
           }};
 }

@@ -11,16 +11,19 @@
 //
 // The repository's checkpoint, tests/data/hcrmap/dqn_checkpoint.json, is regenerated with
 //   build/examples/strata-train-hcrmap-dqn --out tests/data/hcrmap/dqn_checkpoint.json
-// and the same seed gives the same file.
+// and the same seed gives the same file. The checkpoint is written to a temporary file beside
+// --out and renamed over it at the end (strata::output_file), so a run that fails leaves an
+// existing checkpoint as it was; an --out that names the trace read is refused before training.
 #include <chrono>     // std::chrono
 #include <cstdlib>    // std::getenv, std::strtoll
 #include <exception>  // std::exception
-#include <fstream>    // std::ifstream, std::ofstream
+#include <fstream>    // std::ifstream
 #include <iostream>   // std::cout, std::cerr
 #include <optional>   // std::optional
 #include <string>     // std::string
 #include <vector>     // std::vector
 
+#include "strata/core/files.hpp"
 #include "strata/hcrmap/controller_training.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/report/hcrmap_rows.hpp"
@@ -80,6 +83,9 @@ int main(int argc, char** argv) {
     const strata::substrate s;
     strata::controller_training_params p;
     std::vector<strata::training_scene> scenes;
+    // The checkpoint's temporary file, made before anything is read or trained (a bad --out fails
+    // first) and renamed over --out only after training succeeds.
+    std::optional<strata::output_file> file;
     if (!out) {
       // Smoke run: a few episodes on one small model, so the program is checked end to end.
       std::cout << usage << "\nsmoke run (no --out): DeepSeek-V2-Lite decode, 4 episodes of 2 windows\n";
@@ -101,6 +107,8 @@ int main(int argc, char** argv) {
       const std::string path = dir + "/traces/dsv2lite_esft_trace_intent.csv";
       if (!dir.empty() && std::ifstream(path).good()) trace = path;
       if (!trace) std::cerr << "strata-train-hcrmap-dqn: note: no DeepSeek-V2-Lite trace found; using the fitted synthetic trace\n";
+      strata::refuse_input(*out, "out", {path});
+      file.emplace(*out, "out");
       for (const auto& name : strata::hcrmap_models()) {
         const auto m = strata::preset(name);
         const auto t = strata::hcrmap_trace(m, trace);
@@ -120,14 +128,9 @@ int main(int argc, char** argv) {
     std::cout << "episodes " << log.episodes << ", decisions " << log.steps << ", updates " << log.updates
               << ", last loss " << log.last_loss << ", mean return of the last " << tail << " episodes " << last << ", "
               << secs << " s\n";
-    if (out) {
-      std::ofstream f(*out);
-      f << strata::save_dqn_checkpoint(agent) << "\n";
-      f.close();
-      if (!f) {
-        std::cerr << "strata-train-hcrmap-dqn: cannot write " << *out << "\n";
-        return 1;
-      }
+    if (file) {
+      file->stream() << strata::save_dqn_checkpoint(agent) << "\n";
+      file->commit();
       std::cout << "checkpoint written to " << *out << "\n";
     }
   } catch (const std::exception& e) {

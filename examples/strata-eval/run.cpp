@@ -12,20 +12,24 @@
 // (default: the working directory). The optimise study prints its optimum, binding budgets and shadow prices; --out writes its two
 // rows. Exit status: 0 on success, 1 on a bad scenario (config_error naming the JSON path) or a
 // plot that cannot be rendered, 2 on a bad command line.
+//
+// Outputs survive: the table and the plot's files are written to temporary files renamed over
+// them when complete (strata::output_file), and the PNG and SVG are drawn to temporary names
+// renamed when gnuplot succeeds (gnuplot.hpp), so a run or a render that fails leaves existing
+// files as they were; an output that names an input of the run (the scenario, its trace or
+// checkpoint) is refused before anything runs.
 
-#include <sys/wait.h>  // waitpid
-#include <unistd.h>    // fork, chdir, execvp, access
-
-#include <cstdlib>     // std::getenv
 #include <filesystem>  // std::filesystem::create_directories
-#include <fstream>     // std::ofstream
 #include <iostream>    // std::cout, std::cerr
 #include <memory>      // std::make_shared
+#include <optional>    // std::optional, the --out file
 #include <sstream>     // std::stringstream
 #include <string>      // std::string
 #include <vector>      // std::vector
 
 #include "cli.hpp"
+#include "gnuplot.hpp"
+#include "strata/core/files.hpp"
 #include "strata/core/sweep.hpp"
 #include "strata/core/sweep_io.hpp"
 #include "strata/report/scenario.hpp"
@@ -35,51 +39,6 @@
 #include "strata/workload/trace_io.hpp"
 
 namespace strata_eval {
-namespace {
-
-// gnuplot on PATH (an executable file named gnuplot in one of its directories).
-bool gnuplot_on_path() {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return false;
-  std::stringstream dirs(path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    if (dir.empty()) dir = ".";
-    if (access((dir + "/gnuplot").c_str(), X_OK) == 0) return true;
-  }
-  return false;
-}
-
-// Runs `gnuplot <script>` in `dir` (no shell); its exit status, or -1 if it could not start.
-int run_gnuplot(const std::string& dir, const std::string& script) {
-  std::cout.flush();
-  const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    std::string prog = "gnuplot", arg = script;
-    char* argv[] = {prog.data(), arg.data(), nullptr};
-    if (chdir(dir.c_str()) == 0) execvp("gnuplot", argv);
-    _exit(127);
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  f << text;
-  f.close();
-  if (!f) throw strata::config_error("plot", "[strata.scenario] cannot write " + strata_eval::quoted(path));
-}
-
-std::ofstream open_out(const std::string& path) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw strata::config_error("out", "[strata.scenario] cannot open " + strata_eval::quoted(path) + " for writing");
-  return f;
-}
-
-}  // namespace
 
 command add_run(CLI::App& app) {
   struct options {
@@ -111,24 +70,38 @@ command add_run(CLI::App& app) {
                                                      ": --plot needs a plot key in the scenario (x, y, series)");
             }
             if (!o->plot.empty() && shard.count > 1) throw usage_error{"--plot plots a whole run: it excludes --shard i/n with n > 1"};
+            // The run's inputs: no output may name one (checked before anything runs).
+            const auto input = [&](const std::string& p) {
+              return p.empty() ? p : strata::detail::csv::relative_to(o->data_dir, p);
+            };
+            const std::string trace_in = input(s.hcrmap.trace), checkpoint_in = input(s.hcrmap.checkpoint);
+            const auto refuse_inputs = [&](const std::string& out, const char* role) {
+              strata::refuse_input(out, role, {o->scenario, trace_in, checkpoint_in});
+            };
+            if (!o->out.empty()) refuse_inputs(o->out, "out");
+            const std::string stem = o->plot.empty() ? std::string() : o->plot + "/" + s.name;
+            if (!o->plot.empty()) {
+              for (const char* ext : {".csv", ".dat", ".gp", ".png", ".svg"}) refuse_inputs(stem + ext, "plot");
+            }
             if (s.study == strata::study_kind::optimise) {
               if (shard.count > 1) throw usage_error{"study optimise runs in one process: --shard must be 1/1"};
+              std::optional<strata::output_file> file;  // made first: a bad --out fails before the run
+              if (!o->out.empty()) file.emplace(o->out, "out");
               const auto r = strata::run_optimise_study(s, o->threads);
               strata::write_optimise_summary(std::cout, s, r);
-              if (!o->out.empty()) {
-                auto f = open_out(o->out);
-                strata::write_optimise_table(f, r, format);
-                f.close();
-                if (!f) throw strata::config_error("out", "[strata.scenario] cannot write " + strata_eval::quoted(o->out));
+              if (file) {
+                strata::write_optimise_table(file->stream(), r, format);
+                file->commit();
               }
               return 0;
             }
 
             const strata::scenario_model model(s, strata::load_scenario_inputs(s, o->data_dir));
             const auto& space = model.space();
-            std::ofstream file;
-            if (!o->out.empty()) file = open_out(o->out);
-            std::ostream& os = o->out.empty() ? std::cout : file;
+            // The table goes to a temporary file, renamed over --out once every point is written.
+            std::optional<strata::output_file> file;
+            if (!o->out.empty()) file.emplace(o->out, "out");
+            std::ostream& os = file ? file->stream() : std::cout;
             strata::scenario_table_writer table(os, s, space, format, shard);
             std::stringstream plot_csv;
             strata::scenario_table_writer plot_table(plot_csv, s, space, strata::scenario_format::csv);
@@ -147,31 +120,33 @@ command add_run(CLI::App& app) {
                   }
                 },
                 opt);
-            if (!o->out.empty()) {
-              file.close();
-              if (!file) throw strata::config_error("out", "[strata.scenario] cannot write " + strata_eval::quoted(o->out));
-            }
+            if (file) file->commit();
             if (!plotting) return 0;
 
             std::error_code ec;
             std::filesystem::create_directories(o->plot, ec);
             if (ec) throw strata::config_error("plot", "[strata.scenario] cannot create " + strata_eval::quoted(o->plot) + ": " + ec.message());
-            const std::string stem = o->plot + "/" + s.name;
             std::ostringstream dat, gp;
             strata::write_plot_data(dat, s, collect->points());
             strata::write_gnuplot_script(gp, s, collect->points());
-            write_file(stem + ".csv", plot_csv.str());
-            write_file(stem + ".dat", dat.str());
-            write_file(stem + ".gp", gp.str());
+            strata::output_file::write(stem + ".csv", "plot", plot_csv.str());
+            strata::output_file::write(stem + ".dat", "plot", dat.str());
+            strata::output_file::write(stem + ".gp", "plot", gp.str());
             if (!gnuplot_on_path()) {
               std::cerr << "strata-eval: gnuplot is not on PATH: wrote " << stem << ".csv, .dat and .gp, no PNG or SVG "
                         << "(install gnuplot, e.g. apt-get install gnuplot-nox, and run gnuplot " << s.name
                         << ".gp in " << o->plot << ")\n";
               return 0;
             }
-            const int rc = run_gnuplot(o->plot, s.name + ".gp");
+            // The script of the .gp file, drawing to temporary names renamed on success.
+            const int rc = render_gnuplot(o->plot, {s.name + ".png", s.name + ".svg"}, [&](const std::vector<std::string>& to) {
+              std::ostringstream render;
+              strata::write_gnuplot_script(render, s, collect->points(), {.data = {}, .png = to[0], .svg = to[1]});
+              return render.str();
+            });
             if (rc != 0) {
-              std::cerr << "strata-eval: gnuplot " << stem << ".gp failed (status " << rc << ")\n";
+              std::cerr << "strata-eval: gnuplot " << stem << ".gp failed (status " << rc << "); existing "
+                        << s.name << ".png and .svg are left as they were\n";
               return 1;
             }
             std::cerr << "strata-eval: wrote " << stem << ".png and " << stem << ".svg\n";

@@ -9,16 +9,23 @@
 //                                         script is left for the user and the program says so on stderr
 //
 // Exit status: 0 on success, 1 on a bad input file or an unwritable plot, 2 on a bad command line.
+//
+// The plot's files are written to temporary files renamed over them when complete, the PNG drawn
+// to a temporary name renamed when gnuplot succeeds (gnuplot.hpp: no shell; the directory never
+// enters the script, gnuplot runs in it); a plot file that names the --csv input is refused.
 
-#include <cstdlib>   // std::system
-#include <fstream>   // std::ofstream
 #include <iostream>  // std::cout, std::cerr
 #include <memory>    // std::shared_ptr
+#include <sstream>   // std::ostringstream
 #include <string>    // std::string
+#include <vector>    // std::vector
 
 #include "cli.hpp"
+#include "gnuplot.hpp"
 #include "strata/baseline/gpu_measurements_data.hpp"
 #include "strata/baseline/validation.hpp"
+#include "strata/core/files.hpp"
+#include "strata/report/scenario_io.hpp"
 
 namespace strata_eval {
 namespace {
@@ -72,33 +79,51 @@ void print_markdown(const strata::validation_report& r) {
                "is optimistic).\n";
 }
 
-// Writes the data and the gnuplot script; renders the PNG when gnuplot runs. False on a write error.
-bool write_plot(const strata::validation_report& r, const std::string& dir) {
-  std::ofstream dat(dir + "/validation.dat");
-  dat << "# measured modelled set(0 fit, 1 check) id (times in s; throughputs converted to s per output token)\n";
-  for (const auto& v : r.rows) {
-    // One axis for every metric: time, so throughput rows enter as 1 / (tokens/s).
-    const bool tput = strata::higher_is_better(v.metric);
-    dat << (tput ? 1.0 / v.measured : v.measured) << ' ' << (tput ? 1.0 / v.modelled : v.modelled) << ' '
-        << (v.set == strata::measurement_set::fit ? 0 : 1) << ' ' << v.id << '\n';
-  }
-  std::ofstream gp(dir + "/validation.gp");
-  gp << "set terminal pngcairo size 900,700\nset output '" << dir << "/validation.png'\n"
+// The gnuplot script drawing validation.dat into `png` (names in the directory gnuplot runs in).
+std::string plot_script(const std::string& png) {
+  using strata::gnuplot_file;
+  std::ostringstream gp;
+  gp << "set terminal pngcairo size 900,700 noenhanced\nset output " << gnuplot_file(png) << "\n"
      << "set logscale xy\nset xlabel 'measured (s)'\nset ylabel 'modelled (s)'\nset key top left\n"
      << "set title 'GPU baseline against published measurements'\n"
      << "plot x title 'y = x' lw 2 lc rgb 'gray', \\\n"
-     << "  '" << dir << "/validation.dat' using 1:($3==0?$2:1/0) title 'fit rows' pt 7 ps 1.3, \\\n"
-     << "  '" << dir << "/validation.dat' using 1:($3==1?$2:1/0) title 'held-back rows' pt 9 ps 1.5\n";
-  if (!dat || !gp) return false;
-  dat.close();
-  gp.close();
-  if (std::system("command -v gnuplot > /dev/null 2>&1") == 0) {
-    const std::string cmd = "gnuplot '" + dir + "/validation.gp'";
-    if (std::system(cmd.c_str()) != 0) std::cerr << "strata-eval validate: gnuplot failed on " << dir << "/validation.gp\n";
-  } else {
-    std::cerr << "strata-eval validate: gnuplot not found; wrote " << dir << "/validation.gp for later\n";
+     << "  " << gnuplot_file("validation.dat") << " using 1:($3==0?$2:1/0) title 'fit rows' pt 7 ps 1.3, \\\n"
+     << "  " << gnuplot_file("validation.dat") << " using 1:($3==1?$2:1/0) title 'held-back rows' pt 9 ps 1.5\n";
+  return gp.str();
+}
+
+// The plot's files in `dir`; none may be the measurement file `csv` (checked before the run).
+void refuse_plot_inputs(const std::string& dir, const std::string& csv) {
+  for (const char* name : {"validation.dat", "validation.gp", "validation.png"}) {
+    strata::refuse_input(dir + "/" + name, "plot", {csv});
   }
-  return true;
+}
+
+// Writes the data and the gnuplot script (each to a temporary file renamed over it); renders the
+// PNG when gnuplot is on PATH.
+void write_plot(const strata::validation_report& r, const std::string& dir) {
+  const std::string dat = dir + "/validation.dat", gp = dir + "/validation.gp";
+  std::ostringstream d;
+  d << "# measured modelled set(0 fit, 1 check) id (times in s; throughputs converted to s per output token)\n";
+  for (const auto& v : r.rows) {
+    // One axis for every metric: time, so throughput rows enter as 1 / (tokens/s). The id is
+    // data (column 4, never read by the script), kept on its line.
+    const bool tput = strata::higher_is_better(v.metric);
+    d << (tput ? 1.0 / v.measured : v.measured) << ' ' << (tput ? 1.0 / v.modelled : v.modelled) << ' '
+      << (v.set == strata::measurement_set::fit ? 0 : 1) << ' ' << strata::detail::gnuplot_line_text(v.id) << '\n';
+  }
+  strata::output_file::write(dat, "plot", d.str());
+  strata::output_file::write(gp, "plot", plot_script("validation.png"));
+  if (!gnuplot_on_path()) {
+    std::cerr << "strata-eval validate: gnuplot not found; wrote " << gp << " for later (run gnuplot validation.gp in "
+              << dir << ")\n";
+    return;
+  }
+  const int rc = render_gnuplot(dir, {"validation.png"}, [](const std::vector<std::string>& to) { return plot_script(to[0]); });
+  if (rc != 0) {
+    std::cerr << "strata-eval validate: gnuplot failed on " << gp << " (status " << rc
+              << "); an existing validation.png is left as it was\n";
+  }
 }
 
 }  // namespace
@@ -117,6 +142,7 @@ command add_validate(CLI::App& app) {
                   "on the PATH")
       ->check(CLI::ExistingDirectory);
   return {sub, [o]() -> int {
+            if (!o->plot.empty()) refuse_plot_inputs(o->plot, o->csv);
             const auto rows =
                 o->csv.empty() ? strata::published_gpu_measurements() : strata::read_measurements_csv(o->csv);
             const auto report = strata::validate_gpu_baseline(rows);
@@ -125,9 +151,7 @@ command add_validate(CLI::App& app) {
             } else {
               print_markdown(report);
             }
-            if (!o->plot.empty() && !write_plot(report, o->plot)) {
-              throw strata::config_error("plot", "cannot write the plot files in " + strata_eval::quoted(o->plot));
-            }
+            if (!o->plot.empty()) write_plot(report, o->plot);
             return 0;
           }};
 }

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>  // std::count
 #include <sstream>
 #include <string>
 
@@ -165,4 +166,92 @@ TEST_CASE("HCRMap scenarios: bad input names its JSON path") {
   CHECK(field_of([&] { (void)load_scenario_inputs(named); }) == "hcrmap.trace");
   const auto ck = budget_scenario(budget_axis, R"("hcrmap": {"checkpoint": "no/such/dqn.json"})");
   CHECK(field_of([&] { (void)load_scenario_inputs(ck); }) == "hcrmap.checkpoint");
+}
+
+namespace {
+
+// The characters of `line` outside its single-quoted strings (a quote never occurs inside one).
+std::string outside_quotes(const std::string& line) {
+  std::string out;
+  bool inside = false;
+  for (char c : line) {
+    if (c == '\'') {
+      inside = !inside;
+    } else if (!inside) {
+      out += c;
+    }
+  }
+  CHECK_MESSAGE(!inside, "a string is left open: " << line);
+  return out;
+}
+
+// Every line of `script` is a comment or a command whose outside-quote text is the script's own:
+// no backquote, macro, shell escape, double quote or function call from the data.
+void check_script_lines(const std::string& script) {
+  std::istringstream in(script);
+  std::string line;
+  while (std::getline(in, line)) {
+    CAPTURE(line);
+    if (line.rfind("# ", 0) == 0) continue;
+    const bool command = line.rfind("set ", 0) == 0 || line.rfind("unset ", 0) == 0 || line.rfind("plot ", 0) == 0 ||
+                         line.rfind("     '", 0) == 0 || line == "replot";
+    CHECK(command);
+    const std::string bare = outside_quotes(line);
+    for (const char* bad : {"`", "@", "!", "\"", "system", "load", "call", "print"}) CHECK(bare.find(bad) == std::string::npos);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gnuplot scripts: text from outside is a single-quoted string, a file name is a file") {
+  SUBCASE("gnuplot_string") {
+    CHECK(gnuplot_string("fig 18b") == "'fig 18b'");
+    CHECK(gnuplot_string("it's") == "'it\xE2\x80\x99s'");
+    CHECK(gnuplot_string("''") == "'\xE2\x80\x99\xE2\x80\x99'");
+    CHECK(gnuplot_string("`touch x` $(y) @m \"q\" \\") == "'`touch x` $(y) @m \"q\" \\'");
+    CHECK(gnuplot_string("a\nset output '|x'\r\t\x7f") == "'a set output \xE2\x80\x99|x\xE2\x80\x99   '");
+    CHECK(gnuplot_string("") == "''");
+  }
+  SUBCASE("gnuplot_file") {
+    CHECK(gnuplot_file("fig.dat") == "'./fig.dat'");
+    CHECK(gnuplot_file("<touch x") == "'./<touch x'");
+    CHECK(gnuplot_file("|touch x") == "'./|touch x'");
+    CHECK(gnuplot_file("-") == "'./-'");
+    CHECK(gnuplot_file("/abs/fig.png") == "'/abs/fig.png'");
+    CHECK(field_of([] { (void)gnuplot_file("it's.png"); }) == "plot");
+    CHECK(field_of([] { (void)gnuplot_file("a\nb.png"); }) == "plot");
+  }
+  SUBCASE("every outside string of a scenario, lines and heatmap") {
+    auto s = read_scenario(R"({"name": "n", "study": "device", "title": "t",
+      "sweep": {"axes": [{"name": "layers", "kind": "list", "values": [128, 256]}, {"name": "tiers", "kind": "list", "values": [2, 4]}]},
+      "plot": {"x": "layers", "y": ["latency_spread", "fastest_latency_ns"], "series": "tiers"}})",
+                           "n.json");
+    const std::vector<plot_point> pts{{128, 2, {1.0, 2.0}}, {256, 2, {1.5, 2.5}}, {128, 4, {1.1, 2.1}}, {256, 4, {1.6, 2.6}}};
+    std::ostringstream plain;
+    write_gnuplot_script(plain, s, pts);
+    const auto lines = [](const std::string& t) { return std::count(t.begin(), t.end(), '\n'); };
+    // A library caller may set any text, the file stem included.
+    const std::string hostile = "x `touch PWN` ' . system('touch PWN') . ' \" . system(\"touch PWN\") . \" @m\n!touch PWN\\";
+    s.name = "n `touch PWN` <x|y";
+    s.title = hostile;
+    s.plot.title = hostile + "t";
+    s.plot.x_label = hostile + "x";
+    s.plot.y_label = hostile + "y";
+    s.plot.series = hostile + "s";
+    s.plot.y = {hostile + "1", hostile + "2"};
+    for (const bool heatmap : {false, true}) {
+      CAPTURE(heatmap);
+      s.plot.heatmap = heatmap;
+      std::ostringstream gp;
+      write_gnuplot_script(gp, s, pts, {.data = {}, .png = ".n.png.1.render", .svg = {}});
+      const std::string text = gp.str();
+      check_script_lines(text);
+      if (!heatmap) CHECK(lines(text) == lines(plain.str()));  // no newline from the data
+      CHECK(text.find("set title 'x `touch PWN` \xE2\x80\x99 . system(\xE2\x80\x99touch PWN\xE2\x80\x99) . \xE2\x80\x99 \" . "
+                      "system(\"touch PWN\") . \" @m !touch PWN\\t' noenhanced\n") != std::string::npos);
+      CHECK(text.find("set output './.n.png.1.render'\n") != std::string::npos);
+      CHECK(text.find("set output './n `touch PWN` <x|y.svg'\n") != std::string::npos);
+      CHECK(text.find("'./n `touch PWN` <x|y.dat'") != std::string::npos);
+    }
+  }
 }

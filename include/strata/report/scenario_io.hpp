@@ -14,6 +14,16 @@
 /// with points, to `<name>.png` and `<name>.svg` beside it (gnuplot run in that directory). A
 /// heatmap (`scenario_plot::heatmap`) is one block of scanlines instead, rows "x series y1 y2 ...",
 /// one blank line between series values, drawn as one map per plotted column side by side.
+///
+/// Script text. Every string from the scenario (titles, axis labels, column and axis names, file
+/// names) enters the script through `gnuplot_string` or `gnuplot_file` only, so no scenario can make
+/// gnuplot run a command: a single-quoted gnuplot string is text (no backquote command
+/// substitution, no `@` macro, no backslash escape), a quote inside is drawn as ’ (gnuplot 5.4's
+/// reader takes one doubled quote `''` but not two in a row, and a string it ends early leaves the
+/// rest of the line to be read as commands), control characters become spaces (a newline would
+/// end the command), and a file name is given as `./name` (gnuplot runs `plot '<cmd'` and
+/// `set output '|cmd'` as commands). Enhanced-text markup (`^`, `_`, `{`, `@`, `&`, `~`) is drawn
+/// as it is: the terminals and every text command are `noenhanced`.
 
 #include <algorithm>    // std::min
 #include <array>        // std::array
@@ -25,6 +35,7 @@
 #include <utility>      // std::move
 #include <vector>       // std::vector
 
+#include "strata/core/error.hpp"
 #include "strata/core/sweep_io.hpp"
 #include "strata/report/scenario.hpp"
 
@@ -60,19 +71,52 @@ inline void write_table_number(std::ostream& os, double v, scenario_format f) {
   }
 }
 
-/// A string for a gnuplot script: double-quoted, backslashes and quotes escaped, control
-/// characters dropped.
-inline std::string gnuplot_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+/// `s` with every control character (C0 and DEL) replaced by a space: one line of a script.
+inline std::string gnuplot_line_text(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7F) c = ' ';
   }
-  return out + "\"";
+  return out;
 }
 
 }  // namespace detail
+
+/// `s` as a gnuplot string literal that gnuplot reads as text only (the file comment): in single
+/// quotes, where gnuplot 5 does no backquote command substitution, no `@` macro expansion and no
+/// backslash escape; a quote `'` replaced by ’ (U+2019), so nothing inside can end the string; a
+/// control character (a newline would end the command) replaced by a space. `it's` gives
+/// `'it’s'`. Use it for every outside string a script names, with `noenhanced` where the text is
+/// drawn.
+inline std::string gnuplot_string(std::string_view s) {
+  std::string out = "'";
+  for (char c : detail::gnuplot_line_text(s)) {
+    if (c == '\'') {
+      out += "\xE2\x80\x99";  // U+2019 in UTF-8
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+/// A file name for a gnuplot script (`set output`, `plot`): `gnuplot_string` of `./name` for a
+/// relative name, so a name starting with `<` or `|` (a command to gnuplot: `plot '<cmd'`,
+/// `set output '|cmd'`) or naming a special file (`-`, `+`) is the file of that name. Throws
+/// `config_error` ("plot") for a name with a quote or a control character, which a script cannot
+/// name as it is.
+inline std::string gnuplot_file(std::string_view name) {
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\'' || u < 0x20 || u == 0x7F) {
+      throw config_error("plot", "[strata.scenario] plot file name '" + detail::gnuplot_line_text(name) +
+                                     "' holds a quote or a control character: a gnuplot script cannot name it");
+    }
+  }
+  if (!name.empty() && name.front() == '/') return gnuplot_string(name);
+  return gnuplot_string("./" + std::string(name));
+}
 
 /// A `stream_sweep` sink writing a scenario's table (file comment).
 class scenario_table_writer {
@@ -208,13 +252,25 @@ inline void write_plot_data(std::ostream& os, const scenario& s, const std::vect
   }
 }
 
-/// The gnuplot script drawing `<name>.dat` into `<name>.png` and `<name>.svg` (file comment).
-inline void write_gnuplot_script(std::ostream& os, const scenario& s, const std::vector<plot_point>& pts) {
-  using detail::gnuplot_string;
+/// The files a plot script reads and writes, relative to the directory gnuplot runs in; an empty
+/// name is the default `<name>.dat`, `<name>.png`, `<name>.svg`. (`strata-eval run` renders to
+/// temporary names and renames them on success, so a failed render leaves an existing plot.)
+struct plot_script_files {
+  std::string data, png, svg;
+};
+
+/// The gnuplot script drawing `<name>.dat` into `<name>.png` and `<name>.svg` (file comment), or
+/// the files `files` names.
+inline void write_gnuplot_script(std::ostream& os, const scenario& s, const std::vector<plot_point>& pts,
+                                 const plot_script_files& files = {}) {
   const auto& p = s.plot;
   std::array<char, 32> buf{};
-  os << "# " << s.name << ": written by strata-eval run; gnuplot " << s.name << ".gp (in this directory)\n";
-  os << "set datafile missing \"nan\"\n";
+  const std::string dat = gnuplot_file(files.data.empty() ? s.name + ".dat" : files.data);
+  const std::string png = gnuplot_file(files.png.empty() ? s.name + ".png" : files.png);
+  const std::string svg = gnuplot_file(files.svg.empty() ? s.name + ".svg" : files.svg);
+  os << "# " << detail::gnuplot_line_text(s.name) << ": written by strata-eval run; gnuplot "
+     << detail::gnuplot_line_text(s.name) << ".gp (in this directory)\n";
+  os << "set datafile missing 'nan'\n";
   const std::string title = p.title.empty() ? (s.title.empty() ? s.name : s.title) : p.title;
   os << "set title " << gnuplot_string(title) << " noenhanced\n";
   os << "set xlabel " << gnuplot_string(p.x_label.empty() ? p.x : p.x_label) << " noenhanced\n";
@@ -234,15 +290,15 @@ inline void write_gnuplot_script(std::ostream& os, const scenario& s, const std:
       std::string body = "set multiplot layout 1," + std::to_string(p.y.size()) + " title " + gnuplot_string(title) + " noenhanced\n";
       for (std::size_t c = 0; c < p.y.size(); ++c) {
         body += "set title " + gnuplot_string(p.y[c]) + " noenhanced\n";
-        body += "plot " + gnuplot_string(s.name + ".dat") + " using 1:2:" + std::to_string(c + 3) + " with image\n";
+        body += "plot " + dat + " using 1:2:" + std::to_string(c + 3) + " with image\n";
       }
       return body + "unset multiplot\n";
     };
     const std::string width = std::to_string(std::min<std::size_t>(p.y.size(), 4) * 360 + 120);
     os << "set terminal pngcairo size " << width << ",480 noenhanced\n";
-    os << "set output " << gnuplot_string(s.name + ".png") << "\n" << maps();
+    os << "set output " << png << "\n" << maps();
     os << "set terminal svg size " << width << ",480 noenhanced\n";
-    os << "set output " << gnuplot_string(s.name + ".svg") << "\n" << maps() << "set output\n";
+    os << "set output " << svg << "\n" << maps() << "set output\n";
     return;
   }
   os << "set ylabel " << gnuplot_string(ylabel) << " noenhanced\n";
@@ -258,15 +314,15 @@ inline void write_gnuplot_script(std::ostream& os, const scenario& s, const std:
       if (!p.series.empty()) title = p.series + " = " + std::string(detail::number_text(series[k], buf));
       if (p.y.size() > 1) title += (title.empty() ? "" : ": ") + p.y[c];
       if (title.empty()) title = p.y[c];
-      plot += (first ? "" : ", \\\n     ") + gnuplot_string(s.name + ".dat") + " index " + std::to_string(k) + " using 1:" +
+      plot += (first ? "" : ", \\\n     ") + dat + " index " + std::to_string(k) + " using 1:" +
               std::to_string(c + 2) + " with linespoints title " + gnuplot_string(title);
       first = false;
     }
   }
   os << "set terminal pngcairo size 960,600 noenhanced\n";
-  os << "set output " << gnuplot_string(s.name + ".png") << "\n" << plot << "\n";
+  os << "set output " << png << "\n" << plot << "\n";
   os << "set terminal svg size 960,600 noenhanced\n";
-  os << "set output " << gnuplot_string(s.name + ".svg") << "\nreplot\nset output\n";
+  os << "set output " << svg << "\nreplot\nset output\n";
 }
 
 /// The optimise study's two rows as a table (CSV with header, or JSON Lines).

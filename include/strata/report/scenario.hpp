@@ -475,6 +475,7 @@ class scenario_model {
     } else {
       trace_ = hcrmap_trace(model_);
     }
+    require_trace_of_model(trace_, model_, h.trace.empty() ? "the synthetic trace of " + model_.name : "hcrmap.trace " + h.trace, "hcrmap.trace");
     xp_.windows = h.windows;
     xp_.max_layers = h.max_layers;
     if (sc_.study == study_kind::hcrmap_pressure) {

@@ -198,6 +198,7 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
     }
     std::cout << "strata-eval: " << model.name << " on " << sys.name << " (prefill on the xPU die), batch "
               << shape.batch << ", context " << shape.context << "\n"
+              << "capacity: " << (r.feasible ? "fits" : r.reason) << "\n"
               << "  time                 " << time_text(r.time.si()) << "\n"
               << "  energy               " << num(r.energy.si()) << " J\n"
               << "  tokens/s             " << num(r.tokens_per_s) << "\n";

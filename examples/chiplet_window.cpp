@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     gen.sequences = 600;
     const auto trace = trace_path.empty() ? strata::generate_trace(gen)
                                           : strata::load_trace_csv(trace_path, {.experts = m.experts});
+    strata::require_trace_of_model(trace, m, trace_path.empty() ? "the generated trace" : trace_path);
     strata::json out = strata::json::object();
     for (const auto& [mode, tokens] : {std::pair{strata::phase::prefill, 2048}, std::pair{strata::phase::decode, 512}}) {
       const strata::window_spec spec{mode, tokens, 2048};

@@ -14,13 +14,15 @@
 // and the same seed gives the same file. The checkpoint is written to a temporary file beside
 // --out and renamed over it at the end (strata::output_file), so a run that fails leaves an
 // existing checkpoint as it was; an --out that names the trace read is refused before training.
+#include <charconv>   // std::from_chars
 #include <chrono>     // std::chrono
-#include <cstdlib>    // std::getenv, std::strtoll
+#include <cstdlib>    // std::getenv
 #include <exception>  // std::exception
 #include <fstream>    // std::ifstream
 #include <iostream>   // std::cout, std::cerr
 #include <optional>   // std::optional
 #include <string>     // std::string
+#include <system_error>  // std::errc
 #include <vector>     // std::vector
 
 #include "strata/core/files.hpp"
@@ -37,11 +39,12 @@ constexpr const char* usage =
     "counterfactual reward (Eq. 31-33), and writes the frozen checkpoint to --out. Without --out it runs\n"
     "a short smoke training (one model, decode) and writes nothing.\n";
 
+// A non-negative decimal integer as strata-eval reads one (strata-eval/cli.hpp): digits without a
+// leading zero; no sign, spaces or base prefix ("010", "0x10", "+5", "-0", " 5" are refused).
 bool parse_int(const std::string& s, long long& v) {
-  if (s.empty()) return false;
-  char* end = nullptr;
-  v = std::strtoll(s.c_str(), &end, 10);
-  return end != nullptr && *end == '\0';
+  if (s.empty() || (s.front() == '0' && s.size() > 1)) return false;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc{} && end == s.data() + s.size() && s.front() != '-';
 }
 }  // namespace
 

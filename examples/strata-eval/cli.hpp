@@ -7,11 +7,14 @@
 #pragma once
 
 #include <cctype>      // std::tolower
+#include <charconv>    // std::from_chars
+#include <cmath>       // std::isfinite
 #include <cstdio>      // std::snprintf
 #include <filesystem>  // std::filesystem::is_regular_file
 #include <functional>  // std::function
 #include <iostream>    // std::cout
 #include <string>      // std::string
+#include <system_error>  // std::errc
 #include <utility>     // std::move
 
 #include <CLI/CLI.hpp>
@@ -114,6 +117,45 @@ inline CLI::Option* add_units_option(CLI::App& app, std::string& units, CLI::Opt
 
 inline strata::json_units units_of(const std::string& s) {
   return s == "si" ? strata::json_units::si : strata::json_units::display;
+}
+
+// Numbers on the command line are decimal and finite. CLI11 reads an integer with strtoll base 0
+// (010 is 8, 0x10 is 16; newer versions also 0b1, 0o7 and digit separators) and a real with
+// strtold (nan, inf, " 5", hex floats; a NaN passes CLI::Range). So every integer option takes
+// digits without a leading zero, with a leading '-' only where its type is signed ("0", "17",
+// "-3"; not "010", "0x10", "0b1", "+5", "-0", " 5"), and every real option a finite decimal
+// number (std::from_chars: not "nan", "inf", "+0.5", " 0.5", "0x1p-2"). The error names the
+// option (CLI11: "--batch: ..."), exit status 2.
+inline std::string decimal_integer_error(const std::string& v, bool is_signed) {
+  const std::size_t digits = !v.empty() && v.front() == '-' && is_signed ? 1 : 0;
+  bool ok = v.size() > digits && (v[digits] != '0' || v.size() == digits + 1) && !(digits == 1 && v == "-0");
+  for (std::size_t i = digits; ok && i < v.size(); ++i) ok = v[i] >= '0' && v[i] <= '9';
+  if (ok) return {};
+  return "must be a decimal integer (digits" + std::string(is_signed ? " after an optional '-'" : "") +
+         ", no leading zero, sign '+', spaces or base prefix such as 0x), got " + quoted(v);
+}
+
+inline std::string finite_number_error(const std::string& v) {
+  double x = 0.0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (!v.empty() && ec == std::errc{} && end == v.data() + v.size() && std::isfinite(x)) return {};
+  return "must be a finite decimal number (not nan or inf; no sign '+', spaces or hex), got " + quoted(v);
+}
+
+// Adds the checks above, ahead of every other check, to every integer and real option of `app`
+// and of its subcommands (by CLI11's type name: INT, UINT, FLOAT).
+inline void strict_numbers(CLI::App& app) {
+  for (CLI::Option* o : app.get_options()) {
+    const std::string type = o->get_type_name();
+    const std::string base = type.substr(0, type.find(':'));
+    if (base == "INT" || base == "UINT") {
+      const bool is_signed = base == "INT";
+      o->transform(CLI::Validator([is_signed](std::string& v) { return decimal_integer_error(v, is_signed); }, ""));
+    } else if (base == "FLOAT") {
+      o->transform(CLI::Validator([](std::string& v) { return finite_number_error(v); }, ""));
+    }
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) strict_numbers(*sub);
 }
 
 // The subcommands (one file each).

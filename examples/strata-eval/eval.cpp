@@ -134,14 +134,7 @@ strata::expert_histogram trace_histogram(const std::string& path, const strata::
   if (m.experts == 0) throw strata::config_error("trace", "--trace given but " + m.name + " has no routed experts");
   const auto t = strata::load_trace_csv(path, {.experts = m.experts});
   if (t.empty()) throw strata::config_error("trace", path + ": no tokens (the trace has a header but no rows)");
-  if (t.layers() != m.moe_layers()) {
-    throw strata::config_error("trace", path + ": " + std::to_string(t.layers()) + " MoE layers, but " + m.name +
-                                            " has " + std::to_string(m.moe_layers()));
-  }
-  if (t.k() != m.top_k) {
-    throw strata::config_error("trace", path + ": top-" + std::to_string(t.k()) + " routing, but " + m.name +
-                                            " routes top-" + std::to_string(m.top_k));
-  }
+  strata::require_trace_of_model(t, m, path);
   if (static_cast<double>(t.tokens()) < tokens) {
     throw strata::config_error("trace", path + ": " + std::to_string(t.tokens()) + " tokens, but the step needs " +
                                             std::to_string(static_cast<long long>(tokens)));
@@ -205,6 +198,7 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
     }
     std::cout << "strata-eval: " << model.name << " on " << sys.name << " (prefill on the xPU die), batch "
               << shape.batch << ", context " << shape.context << "\n"
+              << "capacity: " << (r.feasible ? "fits" : r.reason) << "\n"
               << "  time                 " << time_text(r.time.si()) << "\n"
               << "  energy               " << num(r.energy.si()) << " J\n"
               << "  tokens/s             " << num(r.tokens_per_s) << "\n";

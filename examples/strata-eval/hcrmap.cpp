@@ -56,6 +56,7 @@ command add_hcrmap(CLI::App& app) {
   return {sub, [o]() -> int {
             const auto m = load_model(o->model);
             const auto trace = strata::load_trace_csv(o->trace, {.experts = m.experts});
+            strata::require_trace_of_model(trace, m, o->trace);
             std::string ck = o->checkpoint;
             if (ck.empty()) {
               std::string dir;

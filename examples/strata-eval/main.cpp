@@ -53,6 +53,7 @@ int run(int argc, char** argv) {
                                                  strata_eval::add_validate(app), strata_eval::add_serve(app),
                                                  strata_eval::add_run(app), strata_eval::add_sensitivity(app),
                                                  strata_eval::add_hcrmap(app)};
+  strata_eval::strict_numbers(app);
 
   std::vector<std::string> args;
   if (starts_with_option(argc, argv)) args.emplace_back("eval");

@@ -94,12 +94,27 @@ TEST_CASE("bad lines name the file and line, the column and the value") {
                          doctest::Contains("metric must be e2e_latency, output_tokens_per_s, tpot or ttft"),
                          config_error);
   }
-  SUBCASE("value zero, negative, infinite") {
-    for (const char* v : {"0", "-1", "inf", "1e400", "nan"}) {
+  SUBCASE("value zero, negative, infinite, outside the physical range of a time") {
+    for (const char* v : {"0", "-1", "inf", "1e400", "nan", "5e-324", "1e308", "9.9e-7", "100001", "-0"}) {
       CAPTURE(v);
       CHECK_THROWS_WITH_AS((void)parse_measurements_csv(bad(with_column(good_row, 8, v)), "m.csv"),
-                           doctest::Contains("value must be a finite number > 0"), config_error);
+                           doctest::Contains("value of e2e_latency must be a number in [1e-06, 100000] s"), config_error);
     }
+    // The bounds themselves are measurements.
+    for (const char* v : {"1e-6", "1e5"}) {
+      CAPTURE(v);
+      CHECK(parse_measurements_csv(header + with_column(good_row, 8, v), "m.csv").front().value == doctest::Approx(std::stod(v)));
+    }
+  }
+  SUBCASE("throughput outside its physical range") {
+    std::string row = with_column(with_column(good_row, 7, "output_tokens_per_s"), 9, "tokens/s");
+    for (const char* v : {"5e-324", "1e308", "0.0009", "1000001"}) {
+      CAPTURE(v);
+      CHECK_THROWS_WITH_AS((void)parse_measurements_csv(bad(with_column(row, 8, v)), "m.csv"),
+                           doctest::Contains("value of output_tokens_per_s must be a number in [0.001, 1e+06] tokens/s"),
+                           config_error);
+    }
+    CHECK(parse_measurements_csv(header + with_column(row, 8, "25.5"), "m.csv").front().value == 25.5);
   }
   SUBCASE("unit not the metric's") {
     CHECK_THROWS_WITH_AS((void)parse_measurements_csv(bad(with_column(good_row, 9, "ms")), "m.csv"),

@@ -5,6 +5,7 @@
 #include "support/field_of.hpp"
 
 #include <cmath>   // std::abs
+#include <limits>  // std::numeric_limits
 #include <string>  // std::string
 #include <vector>  // std::vector
 
@@ -240,6 +241,35 @@ TEST_CASE("the report separates fit and held-back rows and summarises the held-b
   o.max_sweeps = 1;
   const auto one = fit_gpu_knobs(rows, o);
   CHECK(r.fit.objective <= one.objective);
+}
+
+TEST_CASE("a measured value outside its metric's range or a non-finite error is refused naming the row") {
+  // Rows built in code skip the reader: the library checks the range of each row itself.
+  for (const double v : {5e-324, 1e308, 0.0, -1.0, std::numeric_limits<double>::quiet_NaN(),
+                         std::numeric_limits<double>::infinity(), 1e-7, 2e5}) {
+    CAPTURE(v);
+    const std::vector<measurement> rows = {
+        row("r", "Mixtral-8x7B", "h100_sxm5", 8, 1, 10, 4, measured_metric::e2e_latency, v, measurement_set::fit)};
+    CHECK(field_of([&] { (void)validate_gpu_baseline(rows); }) == "r.value");
+  }
+  const std::vector<measurement> tput = {
+      row("t", "Mixtral-8x7B", "h100_sxm5", 8, 1, 10, 4, measured_metric::output_tokens_per_s, 1e7, measurement_set::fit)};
+  CHECK_THROWS_WITH_AS((void)validate_gpu_baseline(tput), doctest::Contains("t.value must be in [0.001, 1e+06] tokens/s"),
+                       config_error);
+  // The errors of a report row must be finite; the check names the row and the field.
+  validation_row v;
+  v.id = "x";
+  v.unit = "s";
+  v.measured = 1.0;
+  v.modelled = 2.0;
+  v.modelled_default = 2.0;
+  CHECK_NOTHROW(detail::require_finite_errors(v));
+  v.speed_error = std::numeric_limits<double>::infinity();
+  CHECK(field_of([&] { detail::require_finite_errors(v); }) == "x.speed_error");
+  v.speed_error = 0.0;
+  v.rel_error_default = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(detail::require_finite_errors(v), doctest::Contains("row x: rel_error_default is not finite"),
+                       config_error);
 }
 
 TEST_CASE("bad fit options and empty fit sets are config errors naming the field") {

@@ -306,6 +306,29 @@ TEST_CASE("the trace replay serves any documented trace through the chosen polic
   CHECK(parse_policies("pimoe") == std::vector<policy_kind>{policy_kind::pimoe});
   CHECK(field_of([] { (void)parse_policies("best"); }) == "policy");
   CHECK(field_of([&] { (void)replay_trace(s, preset("Mixtral-8x7B"), back, phase::decode); }) == "trace");
+  // A trace of another routing width is refused by the replay, the experiment and the training:
+  // top-1 and top-3 DeepSeek-V2-Lite traces (the model routes top-6).
+  for (const int k : {1, 3}) {
+    CAPTURE(k);
+    auto gk = trace_gen_for(m);
+    gk.sequences = 8;
+    gk.k = k;
+    const auto narrow = generate_trace(gk);
+    REQUIRE(narrow.k() == k);
+    CHECK_THROWS_WITH_AS((void)replay_trace(s, m, narrow, phase::decode, {}, rp),
+                         doctest::Contains(("top-" + std::to_string(k) + " routing, but DeepSeek-V2-Lite routes top-6").c_str()),
+                         config_error);
+    experiment_params xp;
+    xp.max_layers = 2;
+    xp.windows = 1;
+    CHECK(field_of([&] { (void)run_experiment(s, m, narrow, phase::prefill, compared_policies(), xp); }) == "trace");
+    const std::vector<training_scene> scenes{{m, narrow, phase::decode}};
+    controller_training_params tp;
+    tp.episodes = 1;
+    tp.windows = 1;
+    tp.experiment.max_layers = 2;
+    CHECK(field_of([&] { (void)train_controller(s, scenes, tp); }) == "trace");
+  }
 }
 
 TEST_CASE("HCRMap's installation never slows the window it is planned on (decode, memory-bound layers)") {

@@ -3,12 +3,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>  // std::count
+#include <cmath>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "strata/report/scenario_io.hpp"
 #include "strata/report/scenario_files.hpp"
 #include "strata/report/scenario_json.hpp"
+#include "strata/workload/trace_gen.hpp"
 #include "support/field_of.hpp"
 
 using namespace strata;
@@ -166,6 +169,61 @@ TEST_CASE("HCRMap scenarios: bad input names its JSON path") {
   CHECK(field_of([&] { (void)load_scenario_inputs(named); }) == "hcrmap.trace");
   const auto ck = budget_scenario(budget_axis, R"("hcrmap": {"checkpoint": "no/such/dqn.json"})");
   CHECK(field_of([&] { (void)load_scenario_inputs(ck); }) == "hcrmap.checkpoint");
+  // A loaded trace of another routing width than the model's top-6 is refused by both studies.
+  for (const int k : {1, 3}) {
+    CAPTURE(k);
+    auto g = trace_gen_for(preset("DeepSeek-V2-Lite"));
+    g.sequences = 8;
+    g.k = k;
+    for (const char* study : {"hcrmap_budget", "hcrmap_pressure"}) {
+      CAPTURE(study);
+      const std::string axis = std::string(study) == "hcrmap_budget" ? budget_axis
+                                                                      : R"({"name": "x", "kind": "list", "values": [0]})";
+      const auto sc = read_scenario(R"({"name": "b", "study": ")" + std::string(study) +
+                                        R"(", "model": "DeepSeek-V2-Lite", "hcrmap": {"trace": "narrow.csv", "max_layers": 2}, "sweep": {"axes": [)" +
+                                        axis + "]}}",
+                                    "narrow.json");
+      scenario_inputs in;
+      in.trace = generate_trace(g);
+      CHECK_THROWS_WITH_AS((void)scenario_model(sc, in),
+                           doctest::Contains(("hcrmap.trace narrow.csv: top-" + std::to_string(k) +
+                                              " routing, but DeepSeek-V2-Lite routes top-6").c_str()),
+                           config_error);
+      in.trace = generate_trace(g);
+      CHECK(field_of([&] { (void)scenario_model(sc, in); }) == "hcrmap.trace");
+    }
+  }
+}
+
+TEST_CASE("a device study checks its own points: their layers and tiers, the system's only where no axis sets them") {
+  const auto device_study = [](const std::string& sweep) {
+    return read_scenario(R"({"name": "d", "study": "device", "sweep": )" + sweep + "}", "d.json");
+  };
+  const auto fails = [&](const std::string& sweep) { return field_of([&] { (void)device_study(sweep); }); };
+  const auto layers = [](const std::string& v) { return R"({"name": "layers", "kind": "list", "values": [)" + v + "]}"; };
+  const auto tiers = [](const std::string& v) { return R"({"name": "tiers", "kind": "list", "values": [)" + v + "]}"; };
+  // Layers {4, 6} x tiers {2}: every point has tiers <= layers (the system's 8 tiers are not a point's).
+  const auto ok = device_study(R"({"axes": [)" + layers("4, 6") + ", " + tiers("2") + "]}");
+  const scenario_model run(ok);
+  REQUIRE(run.space().size() == 2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto row = run(design_point(run.space(), i));
+    CHECK(row.front() > 1.0);  // the latency spread of 2 tiers
+    CHECK(std::isfinite(row.front()));
+  }
+  CHECK_NOTHROW((void)device_study(R"({"axes": [)" + tiers("2, 4") + ", " + layers("4, 16") + "]}"));
+  CHECK_NOTHROW((void)device_study(R"({"axes": [)" + layers("8, 1024") + "]}"));  // the system's 8 tiers
+  CHECK_NOTHROW((void)device_study(R"({"axes": [)" + tiers("1, 16") + "]}"));      // the system's layers
+  // Refused, naming the point: a product point, the system's tiers at a point's layers, a zipped point.
+  CHECK(fails(R"({"axes": [)" + layers("4, 6") + ", " + tiers("2, 5") + "]}") == "sweep.axes");
+  CHECK_THROWS_WITH_AS((void)device_study(R"({"axes": [)" + layers("4, 6") + ", " + tiers("2, 5") + "]}"),
+                       doctest::Contains("at point 1 (layers 4, tiers 5) sets more tiers (5) than WL layers (4)"), config_error);
+  CHECK_THROWS_WITH_AS((void)device_study(R"({"axes": [)" + layers("16, 4") + "]}"),
+                       doctest::Contains("at point 1 (layers 4, the system's tiers 8)"), config_error);
+  CHECK_THROWS_WITH_AS(
+      (void)device_study(R"({"combine": "zip", "axes": [)" + layers("4, 16, 8") + ", " + tiers("4, 2, 16") + "]}"),
+      doctest::Contains("at point 2 (layers 8, tiers 16) sets more tiers (16)"), config_error);
+  CHECK_NOTHROW((void)device_study(R"({"combine": "zip", "axes": [)" + layers("4, 16") + ", " + tiers("4, 16") + "]}"));
 }
 
 namespace {

@@ -341,6 +341,30 @@ TEST_CASE("trace replay: each sequence one request; decode tokens hit as recorde
     CHECK(r.decode_steps >= 3);
   }
   CHECK(field_of([&] { (void)requests_from_trace(tr, g, 1.5); }) == "prompt_fraction");
+  // A trace of another routing width than the model's top-2 is refused, not replayed as recorded.
+  for (const char* cell : {"0", "0 1 2"}) {
+    CAPTURE(cell);
+    std::string csv = "seq,pos";
+    for (int l = 1; l <= 32; ++l) csv += ",L" + std::to_string(l);
+    csv += "\n";
+    for (int sq = 0; sq < 2; ++sq) {
+      for (int pos = 0; pos < 4; ++pos) {
+        csv += std::to_string(sq) + "," + std::to_string(pos);
+        for (int l = 0; l < 32; ++l) csv += std::string(",") + cell;
+        csv += "\n";
+      }
+    }
+    const auto other = parse_trace_csv(csv, {.experts = 8, .k = 0, .label = "code"}, "other.csv");
+    stratum_serving_setup s;
+    s.m = preset("Mixtral-8x7B");
+    s.usage = topic_usage_from_trace(other);
+    s.classifier = perfect_classifier();
+    const auto other_reqs = requests_from_trace(other, g, 0.5);
+    CHECK_THROWS_WITH_AS((void)simulate_stratum(s, other_reqs, &other),
+                         doctest::Contains("routing, but Mixtral-8x7B routes top-2"), config_error);
+    const auto sc = read_serving_scenario(R"({"model": "Mixtral-8x7B", "trace": {"path": "other.csv", "experts": 8}})");
+    CHECK(field_of([&] { (void)run_scenario(sc, serving_inputs{.trace = &other}); }) == "trace.path");
+  }
 }
 
 TEST_CASE("scenario key trace: the ESFT trace replayed on DeepSeek-V2-Lite; bad trace keys named") {

@@ -206,6 +206,43 @@ TEST_CASE("bad system inputs name the field") {
   CHECK(pre.tokens_per_s > 0.0);
 }
 
+TEST_CASE("prefill checks the KV cache it writes against the rows, as decode does") {
+  const auto prefill = [](int b, int s) { return step_shape{.mode = phase::prefill, .batch = b, .context = s}; };
+  // Mixtral at B 256, S 32 768: 1.1 TB of KV on Stratum-L is infeasible, with the stage and the rows.
+  const auto m = preset("Mixtral-8x7B");
+  const auto big = evaluate_prefill(stratum_l(), m, prefill(256, 32768));
+  CHECK_FALSE(big.feasible);
+  CHECK(big.reason.find("Stratum-L stage 0: KV cache needs") != std::string::npos);
+  CHECK(big.time.si() > 0.0);  // still timed
+  const auto small = evaluate_prefill(stratum_l(), m, prefill(1, 2048));
+  CHECK(small.feasible);
+  CHECK(small.reason.empty());
+  // The prefill of S tokens holds exactly what the decode step after it at context S - 1 holds
+  // (S tokens of KV), on every system, model and shape: the two verdicts agree.
+  for (const char* sys_name : {"stratum-s", "stratum-l", "stratum-xl"}) {
+    const auto sys = stratum_system(sys_name);
+    for (const char* model_name : {"Mixtral-8x7B", "OLMoE-1B-7B-0924", "DeepSeek-V2-Lite", "Llama-4-Scout-17B-16E"}) {
+      const auto mm = preset(model_name);
+      for (const auto& [b, s] : {std::pair{1, 2048}, std::pair{16, 4096}, std::pair{64, 32768}, std::pair{256, 131072}}) {
+        CAPTURE(sys_name);
+        CAPTURE(model_name);
+        CAPTURE(b);
+        CAPTURE(s);
+        const auto pre = evaluate_prefill(sys, mm, prefill(b, s));
+        const auto dec = evaluate_decode(sys, mm, decode(b, s - 1));
+        CHECK(pre.feasible == dec.feasible);
+        if (!pre.feasible) CHECK_FALSE(pre.reason.empty());
+      }
+    }
+  }
+  // What decides it is the KV cache: the same weights fit at a short prompt and not at a long one.
+  const auto ol = preset("OLMoE-1B-7B-0924");
+  CHECK(evaluate_prefill(stratum_s(), ol, prefill(1, 1024)).feasible);
+  const auto ol_long = evaluate_prefill(stratum_s(), ol, prefill(256, 131072));
+  CHECK_FALSE(ol_long.feasible);
+  CHECK(ol_long.reason.find("KV") != std::string::npos);
+}
+
 TEST_CASE("system parameters round-trip through JSON") {
   const auto p = stratum_xl();
   const json j = p;

@@ -7,6 +7,7 @@
 #include <string>  // std::string
 #include <vector>  // std::vector
 
+#include "strata/workload/presets.hpp"
 #include "support/field_of.hpp"
 
 using namespace strata;
@@ -212,4 +213,44 @@ TEST_CASE("a trace with fewer sequences than the batch is refused, or its reuse 
   CHECK_THROWS_AS((void)select_decode_batch(routing_trace(1, 8, 1), {}), config_error);
   CHECK(strata_test::field_of([&] { (void)select_decode_batch(t, {.batch = 0}); }) == "batch");
   CHECK(strata_test::field_of([&] { (void)select_decode_batch(t, {.batch = 1, .step = -1}); }) == "step");
+}
+
+TEST_CASE("a trace replays for a model only with the model's MoE layers, experts and top-k") {
+  // One token per trace, every layer routed to experts 0 .. k-1.
+  const auto trace_of = [](int layers, int experts, int k) {
+    routing_trace t(layers, experts, k);
+    std::vector<std::uint16_t> ids;
+    for (int l = 0; l < layers; ++l) {
+      for (int j = 0; j < k; ++j) ids.push_back(static_cast<std::uint16_t>(j));
+    }
+    t.push_back(ids, {.seq = 0, .pos = 0});
+    return t;
+  };
+  for (const char* name : {"Mixtral-8x7B", "DeepSeek-V2-Lite", "OLMoE-1B-7B-0924", "DeepSeek-V3"}) {
+    const auto m = preset(name);
+    CAPTURE(name);
+    CHECK_NOTHROW(require_trace_of_model(trace_of(m.moe_layers(), m.experts, m.top_k), m, "t.csv"));
+    // Every other width is refused, naming the trace and both widths: top-1, one less, one more.
+    for (const int k : {1, m.top_k - 1, m.top_k + 1}) {
+      if (k < 1 || k == m.top_k || k > m.experts) continue;
+      CAPTURE(k);
+      const auto t = trace_of(m.moe_layers(), m.experts, k);
+      CHECK(strata_test::field_of([&] { require_trace_of_model(t, m, "t.csv"); }) == "trace");
+      CHECK_THROWS_WITH_AS(require_trace_of_model(t, m, "t.csv"),
+                           doctest::Contains(("t.csv: top-" + std::to_string(k) + " routing, but " + m.name + " routes top-" +
+                                              std::to_string(m.top_k)).c_str()),
+                           config_error);
+    }
+    // Layers and experts as before, and the field the caller names.
+    const auto fewer = trace_of(m.moe_layers() - 1, m.experts, m.top_k);
+    CHECK_THROWS_WITH_AS(require_trace_of_model(fewer, m, "t.csv", "trace.path"),
+                         doctest::Contains((std::to_string(m.moe_layers() - 1) + " MoE layers, but").c_str()), config_error);
+    CHECK(strata_test::field_of([&] { require_trace_of_model(fewer, m, "t.csv", "trace.path"); }) == "trace.path");
+    const auto wider = trace_of(m.moe_layers(), m.experts + 1, m.top_k);
+    CHECK_THROWS_WITH_AS(require_trace_of_model(wider, m, "t.csv"),
+                         doctest::Contains((std::to_string(m.experts + 1) + " experts per layer, but").c_str()), config_error);
+  }
+  // A dense model has no routing to replay.
+  CHECK_THROWS_WITH_AS(require_trace_of_model(trace_of(2, 8, 2), preset("Qwen2.5-32B"), "t.csv"),
+                       doctest::Contains("has no routed experts"), config_error);
 }

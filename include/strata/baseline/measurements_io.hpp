@@ -19,7 +19,10 @@
 /// Format: comma-separated, one header line naming the 16 columns in order (`#` lines and blank
 /// lines are skipped anywhere), no quoting (text columns use ';' instead of ','). Bounds on what a
 /// file may ask for: at most `max_rows` rows and `max_line` bytes per line; devices in [1, 64],
-/// batch in [1, 4096], input_len in [1, 2^20], output_len in [1, 2^16], a finite value > 0. Every
+/// batch in [1, 4096], input_len in [1, 2^20], output_len in [1, 2^16], a value in the physical
+/// range of its metric (`measured_value_range`: a time in [1 µs, 10^5 s], a throughput in
+/// [10^-3, 10^6] tokens/s; beyond them no serving measurement exists and the relative errors of
+/// the report would overflow or lose every digit). Every
 /// bad line throws `config_error` whose `field()` is "<source>:<line>" and whose message names the
 /// column, the value and what was expected.
 
@@ -58,6 +61,14 @@ inline const char* to_string(measured_metric m) {
 inline const char* unit_of(measured_metric m) { return m == measured_metric::output_tokens_per_s ? "tokens/s" : "s"; }
 /// True for metrics where larger is better (throughput), false for times.
 constexpr bool higher_is_better(measured_metric m) { return m == measured_metric::output_tokens_per_s; }
+
+/// The range a measured value of metric `m` must lie in (file comment), in `unit_of(m)`: a time in
+/// [1 µs, 10^5 s] (a microsecond is below any GPU step, 10^5 s more than a day of one batch), a
+/// throughput in [10^-3, 10^6] tokens/s (one token in 17 minutes; a million tokens per second
+/// from one batch).
+inline std::pair<double, double> measured_value_range(measured_metric m) {
+  return higher_is_better(m) ? std::pair{1e-3, 1e6} : std::pair{1e-6, 1e5};
+}
 
 /// Which side of the fit a row is on.
 enum class measurement_set { fit, check };
@@ -191,8 +202,11 @@ inline std::vector<measurement> parse_measurements_csv(std::string_view text, st
     if (!known) {
       measurement_fail(source, n, "metric must be e2e_latency, output_tokens_per_s, tpot or ttft, got " + csv::quote(cols[7]));
     }
-    if (!csv::parse_number(cols[8], m.value) || !std::isfinite(m.value) || !(m.value > 0.0)) {
-      measurement_fail(source, n, "value must be a finite number > 0, got " + csv::quote(cols[8]));
+    const auto [lo, hi] = measured_value_range(m.metric);
+    if (!csv::parse_number(cols[8], m.value) || !std::isfinite(m.value) || !(m.value >= lo && m.value <= hi)) {
+      measurement_fail(source, n, std::string("value of ") + to_string(m.metric) + " must be a number in [" +
+                                      detail::to_text(lo) + ", " + detail::to_text(hi) + "] " + unit_of(m.metric) +
+                                      " (strata::measured_value_range), got " + csv::quote(cols[8]));
     }
     if (cols[9] != unit_of(m.metric)) {
       measurement_fail(source, n, std::string("unit of ") + to_string(m.metric) + " must be " + unit_of(m.metric) +

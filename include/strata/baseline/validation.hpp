@@ -175,6 +175,11 @@ inline prepared_measurement prepare_measurement(const measurement& m, const vali
   if (m.metric == measured_metric::tpot) {
     detail::require(m.output_len >= 2, "strata.validation", m.id + ".output_len", m.output_len, ">= 2 for tpot");
   }
+  const auto [lo, hi] = measured_value_range(m.metric);
+  detail::require(std::isfinite(m.value) && m.value >= lo && m.value <= hi, "strata.validation", m.id + ".value",
+                  m.value,
+                  ("in [" + detail::to_text(lo) + ", " + detail::to_text(hi) + "] " + unit_of(m.metric) +
+                   " (measured_value_range)").c_str());
   if (m.metric != measured_metric::tpot) {
     const step_shape s{.mode = phase::prefill, .batch = m.batch, .context = m.input_len};
     p.prefill.push_back({s, step_operators(p.mdl, s), 1.0});
@@ -525,7 +530,27 @@ error_summary summarise(const std::vector<validation_row>& rows, measurement_set
 }
 }  // namespace detail
 
+namespace detail {
+/// A row's modelled values and errors must be finite: a report never prints `null` or "+inf %".
+/// Throws `config_error("<id>.<field>")` naming the row, the field and both values.
+inline void require_finite_errors(const validation_row& v) {
+  const std::pair<const char*, double> fields[] = {
+      {"modelled", v.modelled},       {"modelled_default", v.modelled_default},
+      {"rel_error", v.rel_error},     {"rel_error_default", v.rel_error_default},
+      {"speed_error", v.speed_error}, {"speed_error_default", v.speed_error_default}};
+  for (const auto& [name, x] : fields) {
+    if (!std::isfinite(x)) {
+      throw config_error(v.id + "." + name, "[strata.validation] row " + v.id + ": " + name + " is not finite (" +
+                                                to_text(x) + "; measured " + to_text(v.measured) + " " + v.unit +
+                                                ", modelled " + to_text(v.modelled) + " " + v.unit + ")");
+    }
+  }
+}
+}  // namespace detail
+
 /// Models every row with the given knobs and with each preset's own (no fit).
+/// Throws `config_error` naming the row and the field if a modelled value or an error is not
+/// finite (`detail::require_finite_errors`).
 inline validation_report report_gpu_baseline(const std::vector<prepared_measurement>& rows, const fit_result& fit,
                                              const validation_options& o = {}) {
   validation_report rep;
@@ -553,6 +578,7 @@ inline validation_report report_gpu_baseline(const std::vector<prepared_measurem
     v.speed_error = higher_is_better(p.row.metric) ? mf.value / p.row.value - 1.0 : p.row.value / mf.value - 1.0;
     v.speed_error_default =
         higher_is_better(p.row.metric) ? md.value / p.row.value - 1.0 : p.row.value / md.value - 1.0;
+    detail::require_finite_errors(v);
     v.optimistic = v.speed_error > 0.0;
     v.regime = mf.regime;
     v.prefill_time = mf.prefill_time;

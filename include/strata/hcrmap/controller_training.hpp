@@ -99,8 +99,7 @@ class controller_env {
     const int C = s.chiplets();
     for (const auto& sc : scenes) {
       validate(sc.m);
-      detail::require(sc.trace.layers() == sc.m.moe_layers() && sc.trace.experts_per_layer() == sc.m.experts, id, "trace",
-                      sc.trace.layers(), "the model's MoE layers and experts");
+      require_trace_of_model(sc.trace, sc.m, "the trace of a training scene");
       prepared p;
       p.m = sc.m;
       p.setup = detail::make_experiment_setup(s, sc.m, sc.mode, xp_);

@@ -133,11 +133,9 @@ inline expert_profile stage_profile(const experiment_stage& es, int experts, int
 inline experiment_result run_experiment(const substrate& s, const model& m, const routing_trace& trace, phase mode,
                                         std::vector<policy_kind> policies, const experiment_params& xp = {},
                                         const std::string& trace_note = {}, const action_scorer& value = {}) {
-  constexpr const char* id = "strata.hcrmap.experiment";
   validate(m);
   validate(xp);
-  detail::require(trace.layers() == m.moe_layers() && trace.experts_per_layer() == m.experts, id, "trace",
-                  trace.layers(), "the model's MoE layers and experts");
+  require_trace_of_model(trace, m, "the experiment's trace");
   if (std::find(policies.begin(), policies.end(), policy_kind::single_copy_static) == policies.end()) {
     policies.insert(policies.begin(), policy_kind::single_copy_static);
   }

@@ -87,17 +87,14 @@ struct replay_result {
 
 /// Replays `trace` on `m` in `mode` through `policies` (empty: `compared_policies()`; single-copy
 /// static is added first if missing) (file comment). Throws `config_error` ("trace") unless the
-/// trace's layers and experts are the model's MoE layers and experts.
+/// trace's layers, experts and routing width are the model's (`require_trace_of_model`).
 inline replay_result replay_trace(const substrate& s, const model& m, const routing_trace& trace, phase mode,
                                   std::vector<policy_kind> policies = {}, const replay_params& rp = {},
                                   const controller_value& value = {}) {
   constexpr const char* id = "strata.hcrmap.replay";
   detail::require(rp.max_windows >= 1 && rp.max_windows <= 1024, id, "max_windows", rp.max_windows, "in [1, 1024]");
   detail::require(!trace.empty(), id, "trace", trace.tokens(), "at least one token");
-  detail::require(trace.layers() == m.moe_layers(), id, "trace", trace.layers(),
-                  ("the model's " + std::to_string(m.moe_layers()) + " MoE layers").c_str());
-  detail::require(trace.experts_per_layer() == m.experts, id, "trace", trace.experts_per_layer(),
-                  ("the model's " + std::to_string(m.experts) + " experts per layer").c_str());
+  require_trace_of_model(trace, m, "the replayed trace");
   if (policies.empty()) policies = compared_policies();
   const auto [prof, eval] = split_by_sequence(trace);
   experiment_params xp = rp.experiment;

@@ -293,6 +293,15 @@ inline sweep_axis build_axis(const scenario_axis& a) {
 
 inline double nan_value() { return std::numeric_limits<double>::quiet_NaN(); }
 
+/// The system a `device` study evaluates at a point of `layers` WL layers and `tiers` tiers
+/// (`with_layers_same_area`, then the point's tiers): what the study's reader checks at every
+/// point (`validate` of the chip) is what the point runs.
+inline stratum_system_params<> device_point_system(stratum_system_params<> p, int layers, int tiers) {
+  p = with_layers_same_area(p, layers);
+  p.nmp.chip.memory.tiers = tiers;
+  return p;
+}
+
 /// The fewest chips (1 … 256) of `p` that hold `m` at `s`, and the decode step on them.
 inline std::pair<int, stratum_step_result<>> fewest_chips(stratum_system_params<> p, const model& m,
                                                           const step_shape& s, const stratum_usage& u) {
@@ -387,9 +396,8 @@ class scenario_model {
   }
 
   [[nodiscard]] std::vector<double> device(const design_point& x) const {
-    auto p = sys_;
-    p.nmp.chip.memory.tiers = static_cast<int>(at(x, ax_tiers_, p.nmp.chip.memory.tiers));
-    p = with_layers_same_area(p, static_cast<int>(at(x, ax_layers_, p.nmp.chip.memory.layers)));
+    const auto p = detail::device_point_system(sys_, static_cast<int>(at(x, ax_layers_, sys_.nmp.chip.memory.layers)),
+                                               static_cast<int>(at(x, ax_tiers_, sys_.nmp.chip.memory.tiers)));
     const auto chip = evaluate(p.nmp.chip);
     const auto& mem = chip.memory;
     double sum_bw = 0.0;
@@ -484,6 +492,7 @@ class scenario_model {
     } else {
       trace_ = hcrmap_trace(model_);
     }
+    require_trace_of_model(trace_, model_, h.trace.empty() ? "the synthetic trace of " + model_.name : "hcrmap.trace " + h.trace, "hcrmap.trace");
     if (sc_.study == study_kind::hcrmap_pressure) {
       const substrate_params sp;
       const auto r = run_residency_point(sp, model_, trace_, h.mode, residency_point{}, scenario_hcrmap_policies(), xp_,

@@ -379,19 +379,34 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
                   std::to_string(hcrmap_limits().routes) + " (strata::hcrmap_limits().routes)");
     }
   }
-  // Device: tiers <= layers at every point.
+  // Device: every point's chip as the point runs it (`device_point_system`: the point's layers and
+  // tiers, the system's where no axis sets them), so tiers <= layers at every point.
   if (s.study == study_kind::device) {
-    double min_layers = sys.nmp.chip.memory.layers, max_tiers = sys.nmp.chip.memory.tiers;
-    for (const auto& a : s.axes) {
-      const auto v = detail::build_axis(a).values;
-      for (double x : v) {
-        if (a.name == "layers") min_layers = std::min(min_layers, x);
-        if (a.name == "tiers") max_tiers = std::max(max_tiers, x);
+    const auto space = scenario_space(s);
+    const auto axis = [&](const char* n) {
+      std::size_t a = 0;
+      while (a < space.axes().size() && space.axes()[a].name != n) ++a;
+      return a;  // == dimensions(): not swept
+    };
+    const std::size_t li = axis("layers"), ti = axis("tiers");
+    const int sys_layers = sys.nmp.chip.memory.layers, sys_tiers = sys.nmp.chip.memory.tiers;
+    std::vector<double> x;
+    for (std::size_t i = 0; i < space.size(); ++i) {
+      space.point(i, x);
+      const int layers = li < x.size() ? static_cast<int>(x[li]) : sys_layers;
+      const int tiers = ti < x.size() ? static_cast<int>(x[ti]) : sys_tiers;
+      const std::string where = "point " + std::to_string(i) + " (" + (li < x.size() ? "" : "the system's ") +
+                                "layers " + std::to_string(layers) + ", " + (ti < x.size() ? "" : "the system's ") +
+                                "tiers " + std::to_string(tiers) + ")";
+      if (tiers > layers) {
+        rd.fail("sweep.axes", "at " + where + " sets more tiers (" + std::to_string(tiers) + ") than WL layers (" +
+                                  std::to_string(layers) + ")");
       }
-    }
-    if (max_tiers > min_layers) {
-      rd.fail("sweep.axes", "sets more tiers (" + detail::to_text(max_tiers) + ") than WL layers (" +
-                                detail::to_text(min_layers) + ") at some point");
+      try {
+        validate(detail::device_point_system(sys, layers, tiers).nmp.chip);
+      } catch (const config_error& e) {
+        rd.fail("sweep.axes", "at " + where + " gives a chip that is not valid: " + e.what());
+      }
     }
   }
 

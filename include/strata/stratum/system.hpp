@@ -320,12 +320,14 @@ strata::duration<T> xpu_op(const op& o, const basic_roofline_machine<T>& m, cons
   return c.time * k;
 }
 
-/// KV-cache bytes of one layer in a stage at step `s`: B sequences of S + 1 tokens (the new token's
-/// entries included), for each batch in flight (two on a two-stage pipeline, one otherwise).
+/// KV-cache bytes of one layer in a stage at step `s`: B sequences of S + 1 tokens in decode (the
+/// new token's entries included), B prompts of S tokens in prefill (what the prefill writes), for
+/// each batch in flight (two on a two-stage pipeline, one otherwise).
 template <class T>
 double kv_bytes_per_layer(const stratum_system_params<T>& p, const model& m, const step_shape& s) {
   const int in_flight = p.stages > 1 ? 2 : 1;
-  return double(s.batch) * in_flight * (s.context + 1.0) * kv_bytes_per_token_layer(m).in(units::B);
+  const double tokens = s.mode == phase::decode ? s.context + 1.0 : double(s.context);
+  return double(s.batch) * in_flight * tokens * kv_bytes_per_token_layer(m).in(units::B);
 }
 
 }  // namespace detail
@@ -765,11 +767,25 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
 
 /// Prefill of `m` at `s` (prefill, B prompts of S tokens) on the xPU die of `p`, reading its
 /// weights over the interposer (Stratum §3.1: the compute mapper gives prefill to the xPU).
+/// Capacity as in decode: the prefill writes the KV cache of its B·S tokens into the chips' rows
+/// beside the weights and the non-NMP data (`place_model` at `s`, experts placed uniformly); a
+/// stage whose rows do not hold them makes the result infeasible (`feasible`, `reason` naming the
+/// stage and the rows), still timed.
 template <class T>
 basic_step_result<T> evaluate_prefill(const stratum_system_params<T>& p, const model& m, const step_shape& s) {
   detail::require(s.mode == phase::prefill, "strata.stratum", "mode", "decode", "prefill");
   const auto sm = prepare(p);
-  return evaluate(step_operators(m, s), s, m.hidden, sm.xpu);
+  auto r = evaluate(step_operators(m, s), s, m.hidden, sm.xpu);
+  const auto placement = place_model(sm, m, s);
+  for (std::size_t st = 0; st < placement.stages.size(); ++st) {
+    const auto& plan = placement.stages[st].plan;
+    if (!plan.feasible) {
+      r.feasible = false;
+      r.reason = p.name + " stage " + std::to_string(st) + ": " + plan.reason;
+      break;
+    }
+  }
+  return r;
 }
 
 }  // namespace v0

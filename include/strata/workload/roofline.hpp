@@ -324,8 +324,8 @@ struct basic_step_result {
   T tokens_per_s = T(0.0);
   T joules_per_token = T(0.0);
   bool power_capped = false;         ///< the energy hit the max-power cap
-  bool feasible = true;              ///< the resident bytes fit the tiers (model overload only)
-  std::string reason;                ///< capacity verdict with the numbers (model overload only)
+  bool feasible = true;              ///< the resident bytes fit the tiers (model overload, `evaluate_prefill`)
+  std::string reason;                ///< capacity verdict with the numbers (model overload, `evaluate_prefill`)
   cost<T> breakdown;                 ///< step → layers → operators (empty unless requested)
 
   template <class S, class V>

@@ -40,10 +40,12 @@
 #include <initializer_list>  // std::initializer_list, for push_back in tests and examples
 #include <span>              // std::span
 #include <string>            // std::string, std::to_string
+#include <string_view>       // std::string_view
 #include <utility>           // std::move, std::pair, std::swap
 #include <vector>            // std::vector
 
 #include "strata/core/error.hpp"
+#include "strata/workload/model.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -203,6 +205,32 @@ struct trace_access {
 // True if two adjacent tokens belong to the same sequence (absent ids count as one sequence).
 inline bool same_sequence(const token_info& a, const token_info& b) noexcept { return a.seq == b.seq; }
 }  // namespace detail
+
+/// The one check before a trace is replayed for a model (every subcommand and library entry point
+/// that does so calls it): the trace routes as `m` does — the model's MoE layers, its routed
+/// experts per layer and its top-k. A trace of another routing width would give results for that
+/// width under the model's name (a top-1 trace replayed for a top-6 model is top-1 routing), so it
+/// is refused; no entry point reinterprets one. Throws `config_error(field)`
+/// "[strata.trace] <source>: top-1 routing, but DeepSeek-V2-Lite routes top-6 ..." naming the
+/// trace (`source`: its file, or what it is) and both values.
+inline void require_trace_of_model(const routing_trace& t, const model& m, std::string_view source,
+                                   const std::string& field = "trace") {
+  const auto fail = [&](const std::string& what) {
+    throw config_error(field, "[strata.trace] " + std::string(source) + ": " + what);
+  };
+  if (m.experts <= 0) fail("a routing trace, but " + m.name + " has no routed experts");
+  if (t.layers() != m.moe_layers()) {
+    fail(std::to_string(t.layers()) + " MoE layers, but " + m.name + " has " + std::to_string(m.moe_layers()));
+  }
+  if (t.experts_per_layer() != m.experts) {
+    fail(std::to_string(t.experts_per_layer()) + " experts per layer, but " + m.name + " has " +
+         std::to_string(m.experts));
+  }
+  if (t.k() != m.top_k) {
+    fail("top-" + std::to_string(t.k()) + " routing, but " + m.name + " routes top-" + std::to_string(m.top_k) +
+         " (a trace's routing width must be the model's top-k)");
+  }
+}
 
 /// Statistics of one MoE layer of a trace (definitions in the file comment).
 struct trace_layer_stats {

@@ -190,11 +190,7 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
   if (!s.trace.path.empty()) {
     detail::require(in.trace != nullptr, m, "trace.path", s.trace.path, "a loaded trace");
     trace = in.trace;
-    detail::require(trace->layers() == setup.m.moe_layers() && trace->experts_per_layer() == setup.m.experts, m,
-                    "trace.path", s.trace.path,
-                    ("a trace of the model's " + std::to_string(setup.m.moe_layers()) + " MoE layers and " +
-                     std::to_string(setup.m.experts) + " experts (it has " + std::to_string(trace->layers()) + " and " +
-                     std::to_string(trace->experts_per_layer()) + ")").c_str());
+    require_trace_of_model(*trace, setup.m, "trace.path '" + s.trace.path + "'", "trace.path");
     setup.usage = topic_usage_from_trace(*trace);
     reqs = requests_from_trace(*trace, s.requests, s.trace.prompt_fraction);
   } else {

@@ -481,8 +481,7 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
   // Trace routing: per request, per layout, the hit of each decode token.
   std::vector<std::vector<std::vector<float>>> token_hits;
   if (trace != nullptr) {
-    detail::require(E > 0 && trace->layers() == L && trace->experts_per_layer() == E, id, "trace", trace->layers(),
-                    "a trace of the model's MoE layers and experts");
+    require_trace_of_model(*trace, m, "the serving trace");
     const auto seqs = detail::sequences_of(*trace);
     token_hits.resize(reqs.size());
     for (std::size_t r = 0; r < reqs.size(); ++r) {

@@ -313,3 +313,30 @@ TEST_CASE("gnuplot scripts: text from outside is a single-quoted string, a file 
     }
   }
 }
+
+TEST_CASE("a device point's fewest chips: the bounded scan gives the full scan's answer") {
+  // The scan starts at ⌊routed-expert bytes / (stages × one chip's capacity)⌋ and skips a chip
+  // whose logic die is infeasible; the reference tries every count from 1.
+  const auto reference = [](stratum_system_params<> p, const model& m, const step_shape& s) {
+    for (int c = 1; c <= 256; ++c) {
+      p.chips = c;
+      if (evaluate_decode(p, m, s).feasible) return c;
+    }
+    return 0;
+  };
+  const step_shape s{.mode = phase::decode, .batch = 16, .context = 2048};
+  for (const char* name : {"Mixtral-8x7B", "OLMoE-1B-7B-0924", "DeepSeek-V2-Lite", "Qwen2.5-32B", "Mixtral-8x22B"}) {
+    const auto m = preset(name);
+    for (const char* sys : {"stratum-s", "stratum-l", "stratum-xl"}) {
+      for (int layers : {64, 256, 1024}) {
+        CAPTURE(name);
+        CAPTURE(sys);
+        CAPTURE(layers);
+        const auto p = detail::device_point_system(stratum_system(sys), layers, 4);
+        const auto [chips, r] = detail::fewest_chips(p, m, s, {});
+        CHECK(chips == reference(p, m, s));
+        CHECK(r.feasible == (chips > 0));
+      }
+    }
+  }
+}

@@ -133,6 +133,7 @@ inline expert_profile stage_profile(const experiment_stage& es, int experts, int
 inline experiment_result run_experiment(const substrate& s, const model& m, const routing_trace& trace, phase mode,
                                         std::vector<policy_kind> policies, const experiment_params& xp = {},
                                         const std::string& trace_note = {}, const action_scorer& value = {}) {
+  constexpr const char* id = "strata.hcrmap.experiment";
   validate(m);
   validate(xp);
   require_trace_of_model(trace, m, "the experiment's trace");

@@ -302,10 +302,26 @@ inline stratum_system_params<> device_point_system(stratum_system_params<> p, in
   return p;
 }
 
-/// The fewest chips (1 … 256) of `p` that hold `m` at `s`, and the decode step on them.
+/// The fewest chips (1 … 256) of `p` that hold `m` at `s`, and the decode step on them (0 chips
+/// and an empty result when none does). The scan starts at a count no smaller than the answer
+/// and stops before it starts when no count can help, so a point costs a few step evaluations,
+/// not 256: a chip whose logic die is infeasible is infeasible at every count, and fewer than
+/// ⌊routed-expert bytes / (stages × one chip's capacity)⌋ chips cannot hold the routed experts
+/// (every expert's rows are on the NMP chips, §5), whatever else the placement needs.
 inline std::pair<int, stratum_step_result<>> fewest_chips(stratum_system_params<> p, const model& m,
                                                           const step_shape& s, const stratum_usage& u) {
-  for (int c = 1; c <= 256; ++c) {
+  const auto d = system_device(p);
+  if (!d.feasible) return {0, stratum_step_result<>{}};
+  double chip_bytes = 0.0;
+  for (const auto& t : d.tiers) chip_bytes += t.capacity.si();
+  const double expert_bytes = double(m.moe_layers()) * double(m.experts) * double(count_params(m).per_expert) *
+                              (m.weight_bits / 8.0);
+  int first = 1;
+  if (chip_bytes > 0.0) {
+    const double lower = std::floor(expert_bytes / (chip_bytes * double(p.stages)));
+    first = static_cast<int>(std::clamp(lower, 1.0, 256.0));
+  }
+  for (int c = first; c <= 256; ++c) {
     p.chips = c;
     auto r = evaluate_decode(p, m, s, u);
     if (r.feasible) return {c, std::move(r)};

@@ -15,6 +15,10 @@
 /// - cross-layer top-1 transitions (`model,domain,layer_from,layer_to,expert_from,expert_to,count`):
 ///   `read_top1_transitions_csv`, `load_top1_transitions_csv` → `top1_transition_table`.
 ///
+/// The `load_*` functions open their file under the opening rule (`core/files.hpp`): a regular
+/// file within `limits().trace_file_bytes` (a trace) or `limits().table_file_bytes` (a table), else
+/// a `config_error` whose field is the role ("trace", "count table", "transition table").
+///
 /// Every malformed line throws `config_error` whose message names the source, the line and the
 /// column, e.g. `[strata.trace] intent.csv:12: L3 (column 5): expert id 64 out of [0, 64)`, and
 /// whose `field()` is `"<source>:<line>"`. Quoted CSV fields are not supported (none of the

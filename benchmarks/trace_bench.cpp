@@ -15,7 +15,8 @@ const std::string& intent_csv() {
   static const std::string text = [] {
     std::string dir = __FILE__;
     dir = dir.substr(0, dir.find_last_of("/\\") + 1);
-    return strata::detail::csv::read_file(dir + "../tests/data/traces/dsv2lite_esft_trace_intent.csv");
+    return strata::detail::csv::read_file(dir + "../tests/data/traces/dsv2lite_esft_trace_intent.csv", "trace",
+                                        strata::detail::csv::csv_file::trace);
   }();
   return text;
 }

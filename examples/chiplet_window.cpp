@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
       std::printf("  pressure: load %.3f  link %.3f  bank %.3f  tier %.3f\n", w.pressure.load, w.pressure.link,
                   w.pressure.bank, w.pressure.tier);
     }
-    if (as_json) std::cout << out.dump(2) << "\n";
+    if (as_json) std::cout << strata::dump_json(out, 2) << "\n";
   } catch (const std::exception& e) {
     std::cerr << "chiplet_window: " << e.what() << "\n";
     return 1;

@@ -14,15 +14,14 @@
 #include <chrono>    // std::chrono::steady_clock, the progress times
 #include <cstdio>    // std::printf
 #include <cstdlib>   // std::getenv
-#include <fstream>   // std::ifstream, the trace probe
+#include <filesystem>  // std::filesystem::exists, the data probes
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <iostream>  // std::cout, std::cerr
 #include <string>    // std::string
 #include <string_view>  // std::string_view
 
-#include <sstream>   // std::ostringstream
-
+#include "strata/core/files.hpp"
 #include "strata/core/json.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
@@ -117,11 +116,17 @@ int main(int argc, char** argv) {
     if (dir.empty()) dir = STRATA_SOURCE_DATA_DIR;
 #endif
     const std::string path = dir + "/traces/dsv2lite_esft_trace_intent.csv";
-    if (!dir.empty() && std::ifstream(path).good()) trace = path;
+    // A probe that opens nothing (a FIFO would block an open); the readers open what it finds
+    // under the opening rule (strata/core/files.hpp) and refuse a directory, device or FIFO.
+    const auto exists = [](const std::string& p) {
+      std::error_code ec;
+      return std::filesystem::exists(p, ec);
+    };
+    if (!dir.empty() && exists(path)) trace = path;
     const std::string cpath = dir + "/traces/olmoe_mixtral_expert_counts_by_domain.csv";
-    if (!dir.empty() && std::ifstream(cpath).good()) counts = cpath;
+    if (!dir.empty() && exists(cpath)) counts = cpath;
     const std::string ck = dir + "/hcrmap/dqn_checkpoint.json";
-    if (!dir.empty() && std::ifstream(ck).good()) checkpoint = ck;
+    if (!dir.empty() && exists(ck)) checkpoint = ck;
   }
   if (!trace) std::cerr << "strata-paper-report: note: no DeepSeek-V2-Lite trace found; the HCRMap rows use the fitted synthetic trace\n";
   if (!counts) std::cerr << "strata-paper-report: note: no per-domain count table found; no serving rows\n";
@@ -130,11 +135,10 @@ int main(int argc, char** argv) {
   try {
     strata::controller_value value;
     if (checkpoint) {
-      std::ifstream in(*checkpoint);
-      std::ostringstream text;
-      text << in.rdbuf();
+      const std::string text = strata::read_input_file(*checkpoint, "checkpoint", strata::limits().checkpoint_file_bytes,
+                                                       "checkpoint_file_bytes");
       value.name = "masked Double DQN checkpoint";
-      value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text.str(), *checkpoint));
+      value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text, *checkpoint));
     }
     const auto t0 = std::chrono::steady_clock::now();
     strata::paper_progress report;
@@ -153,7 +157,7 @@ int main(int argc, char** argv) {
       std::cout << "[";
       sink = [&printed](std::span<const strata::paper_row> part) {
         for (const auto& r : part) {
-          std::cout << (printed++ == 0 ? "\n" : ",\n") << indented(row_json(r).dump(2), "  ");
+          std::cout << (printed++ == 0 ? "\n" : ",\n") << indented(strata::dump_json(row_json(r), 2), "  ");
         }
         std::cout.flush();
       };

@@ -18,7 +18,7 @@
 #include <chrono>     // std::chrono
 #include <cstdlib>    // std::getenv
 #include <exception>  // std::exception
-#include <fstream>    // std::ifstream
+#include <filesystem>  // std::filesystem::exists, the trace probe
 #include <iostream>   // std::cout, std::cerr
 #include <optional>   // std::optional
 #include <string>     // std::string
@@ -108,7 +108,8 @@ int main(int argc, char** argv) {
 #endif
       std::optional<std::string> trace;
       const std::string path = dir + "/traces/dsv2lite_esft_trace_intent.csv";
-      if (!dir.empty() && std::ifstream(path).good()) trace = path;
+      std::error_code ec;  // a probe that opens nothing; the trace reader refuses what is not a regular file
+      if (!dir.empty() && std::filesystem::exists(path, ec)) trace = path;
       if (!trace) std::cerr << "strata-train-hcrmap-dqn: note: no DeepSeek-V2-Lite trace found; using the fitted synthetic trace\n";
       strata::refuse_input(*out, "out", {path});
       file.emplace(*out, "out");

@@ -23,7 +23,8 @@ const strata::expert_count_table& counts() {
 
 const strata::routing_trace& trace() {
   static const auto t = [] {
-    const std::string text = strata::detail::csv::read_file(std::string(STRATA_FUZZ_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv");
+    const std::string text = strata::detail::csv::read_file(std::string(STRATA_FUZZ_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv",
+                                                            "trace", strata::detail::csv::csv_file::trace);
     std::size_t end = 0;
     for (int lines = 0; lines < 400 && end != std::string::npos; ++lines) end = text.find('\n', end + 1);
     return strata::parse_trace_csv(text.substr(0, end), {.experts = 64, .k = 0, .label = "intent"}, "esft.csv");

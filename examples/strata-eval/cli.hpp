@@ -59,12 +59,20 @@ inline bool is_file(const std::string& path) {
   return std::filesystem::is_regular_file(path, ec);
 }
 
-// --model: a preset name (case-insensitive) or a Hugging Face config.json.
+// True if something exists at `path` (a file, a directory, a device, a FIFO): a probe that opens
+// nothing, so the reader's opening rule (strata/core/files.hpp) decides and names what it refuses.
+inline bool path_exists(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::exists(path, ec);
+}
+
+// --model: a preset name (case-insensitive) or a Hugging Face config.json (read under the opening
+// rule: a directory, device or FIFO is refused naming it).
 inline strata::model load_model(const std::string& arg) {
   for (const auto& n : strata::preset_names()) {
     if (same_name(n, arg)) return strata::preset(n);
   }
-  if (is_file(arg)) return strata::load_hf_config(arg);
+  if (path_exists(arg)) return strata::load_hf_config(arg);
   std::string list;
   for (const auto& n : strata::preset_names()) list += (list.empty() ? "" : ", ") + n;
   throw strata::config_error("model", "unknown model preset " + quoted(arg) + " and no such file (presets: " + list + ")");
@@ -101,7 +109,7 @@ inline std::string pad(std::string s, std::size_t w, bool right = false) {
 // --json [--units display|si] output. Names come from files and the command line: invalid UTF-8
 // is replaced (U+FFFD), not fatal.
 inline void print_json(const strata::json& j, strata::json_units units) {
-  std::cout << strata::with_units(j, units).dump(2, ' ', false, strata::json::error_handler_t::replace) << "\n";
+  std::cout << strata::dump_json(strata::with_units(j, units), 2) << "\n";
 }
 
 // --units: display or si, with --json only.

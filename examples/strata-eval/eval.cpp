@@ -40,11 +40,9 @@
 
 #include <algorithm>   // std::min
 #include <cstdint>     // std::uint32_t, histogram counts
-#include <fstream>     // std::ifstream, machine.json
 #include <iostream>    // std::cout, std::cerr
 #include <memory>      // std::shared_ptr
 #include <optional>    // std::optional
-#include <sstream>     // std::ostringstream, reading machine.json
 #include <stdexcept>   // std::logic_error
 #include <string>      // std::string
 #include <vector>      // std::vector
@@ -100,19 +98,17 @@ machine_arg load_machine(const std::string& arg) {
       return m;
     }
   }
-  if (!is_file(arg)) {
+  if (!path_exists(arg)) {
     std::string list;
     for (const auto& n : strata::gpu_preset_names()) list += n + ", ";
     for (const auto& n : strata::stratum_system_names()) list += n + ", ";
     throw strata::config_error("machine", "unknown machine preset " + quoted(arg) + " and no such file (presets: " +
                                               list + "'-' = '_')");
   }
-  std::ifstream in(arg, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) throw strata::config_error("machine", quoted(arg) + ": cannot read the file");
+  // A regular file within limits().json_file_bytes (strata/core/files.hpp), else an error naming it.
+  const std::string text = strata::read_input_file(arg, "machine", strata::limits().json_file_bytes, "json_file_bytes");
   // Depth-limited; invalid JSON and numbers beyond a double name the file and the JSON path.
-  const strata::json j = strata::parse_json(text.str(), arg);
+  const strata::json j = strata::parse_json(text, arg);
   try {
     if (j.is_object() && j.contains("tiers")) {
       m.machine = strata::from_json_at<strata::roofline_machine>(j);

@@ -13,10 +13,8 @@
 // Exit status: 0 on success, 1 on an input that cannot be loaded or replayed, 2 on a bad command line.
 
 #include <cstdlib>   // std::getenv
-#include <fstream>   // std::ifstream
 #include <iostream>  // std::cout
 #include <memory>    // std::make_shared
-#include <sstream>   // std::ostringstream
 #include <string>    // std::string
 #include <vector>    // std::vector
 
@@ -68,12 +66,10 @@ command add_hcrmap(CLI::App& app) {
             }
             strata::controller_value value;
             if (!ck.empty()) {
-              std::ifstream in(ck);
-              if (!in) throw strata::config_error("checkpoint", "cannot open " + strata_eval::quoted(ck));
-              std::ostringstream text;
-              text << in.rdbuf();
+              const std::string text =
+                  strata::read_input_file(ck, "checkpoint", strata::limits().checkpoint_file_bytes, "checkpoint_file_bytes");
               value.name = "masked Double DQN " + ck;
-              value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text.str(), ck));
+              value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text, ck));
             }
             strata::replay_params rp;
             rp.max_windows = o->max_windows;
@@ -82,7 +78,7 @@ command add_hcrmap(CLI::App& app) {
             const auto r = strata::replay_trace(s, m, trace, o->mode == "prefill" ? strata::phase::prefill : strata::phase::decode,
                                                 strata::parse_policies(o->policy), rp, value);
             if (o->json) {
-              std::cout << strata::replay_json(r).dump(2, ' ', false, strata::json::error_handler_t::replace) << "\n";
+              std::cout << strata::dump_json(strata::replay_json(r)) << "\n";
             } else {
               strata::print_replay(std::cout, r);
             }

@@ -63,7 +63,9 @@ command add_run(CLI::App& app) {
             } catch (const strata::config_error& e) {
               throw usage_error{std::string("--shard: ") + e.what()};
             }
-            const auto s = strata::read_scenario(strata::detail::csv::read_file(o->scenario), o->scenario);
+            const auto s = strata::read_scenario(
+                strata::read_input_file(o->scenario, "scenario", strata::limits().json_file_bytes, "json_file_bytes"),
+                o->scenario);
             const auto format = o->format == "jsonl" ? strata::scenario_format::jsonl : strata::scenario_format::csv;
             if (!o->plot.empty() && !s.plot.enabled) {
               throw strata::config_error("plot", "[strata.scenario] " + o->scenario +

@@ -147,7 +147,7 @@ command add_sensitivity(CLI::App& app) {
               rows.push_back(std::move(row));
             }
             const strata::json out{{"output", o->of}, {"of", r.label}, {"value", r.ad.output}, {"rows", rows}};
-            std::cout << out.dump(2) << "\n";
+            std::cout << strata::dump_json(out, 2) << "\n";
             return 0;
           }};
 }

@@ -30,7 +30,9 @@ command add_serve(CLI::App& app) {
   sub->add_flag("--json", o->json, "print the results as JSON");
   sub->add_option("--data-dir", o->data_dir, "directory the scenario's file paths are relative to");
   return {sub, [o]() -> int {
-            const auto s = strata::read_serving_scenario(strata::detail::csv::read_file(o->scenario), o->scenario);
+            const auto s = strata::read_serving_scenario(
+                strata::read_input_file(o->scenario, "scenario", strata::limits().json_file_bytes, "json_file_bytes"),
+                o->scenario);
             const auto r = strata::run_scenario(s, o->data_dir);
             if (o->json) {
               std::cout << strata::serving_json(r) << '\n';

@@ -147,7 +147,7 @@ command add_validate(CLI::App& app) {
                 o->csv.empty() ? strata::published_gpu_measurements() : strata::read_measurements_csv(o->csv);
             const auto report = strata::validate_gpu_baseline(rows);
             if (o->json) {
-              std::cout << strata::json(report).dump(2) << '\n';
+              std::cout << strata::dump_json(strata::json(report), 2) << '\n';
             } else {
               print_markdown(report);
             }

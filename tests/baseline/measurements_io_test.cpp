@@ -3,7 +3,10 @@
 #include <doctest/doctest.h>
 
 #include "support/field_of.hpp"
+#include "support/opening_rule.hpp"
+#include "support/scratch_dir.hpp"
 
+#include <cstdint>    // std::int64_t
 #include <fstream>    // std::ifstream
 #include <iterator>   // std::istreambuf_iterator
 #include <set>        // std::set
@@ -161,7 +164,24 @@ TEST_CASE("a file must have the header, at least one row and stay within its bou
   lim.max_line = 40;
   CHECK_THROWS_WITH_AS((void)parse_measurements_csv(header + good_row, "m.csv", lim),
                        doctest::Contains("m.csv:1: line of 111 bytes exceeds the limit 40"), config_error);
-  CHECK(field_of([] { (void)read_measurements_csv("/nonexistent/m.csv"); }) == "/nonexistent/m.csv");
+  CHECK(field_of([] { (void)read_measurements_csv("/nonexistent/m.csv"); }) == "measurements");
+}
+
+TEST_CASE("read_measurements_csv opens its file under the opening rule (core/files.hpp)") {
+  strata_test::check_opening_rule([](const std::string& p) { (void)read_measurements_csv(p); }, "measurements",
+                                  "measurements", &input_limits::measurement_file_bytes, "measurement_file_bytes",
+                                  header + good_row);
+  CHECK(limits().measurement_file_bytes == std::int64_t{4} << 20);  // the former fixed 4 MiB
+  // A bad line still names the file and the line.
+  const strata_test::scratch_dir d("measurements");
+  const std::string bad = d.write("bad.csv", header + with_column(good_row, 3, "0"));
+  CHECK(field_of([&] { (void)read_measurements_csv(bad); }) == bad + ":2");
+}
+
+TEST_CASE("an id of invalid UTF-8 (bytes FF FE) is read as it is") {
+  const auto rows = parse_measurements_csv(header + with_column(good_row, 0, "r\xFF\xFE"), "m.csv");
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].id == "r\xFF\xFE");
 }
 
 TEST_CASE("the shipped measurement set: 34 cited rows, 4 preset models, fit and check alternating") {

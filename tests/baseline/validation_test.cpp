@@ -299,3 +299,14 @@ TEST_CASE("knobs and fit options round-trip through JSON") {
   CHECK(from_json_at<fit_options>(json(o)) == o);
   CHECK(json(k)["memory_efficiency"] == 0.8);
 }
+
+TEST_CASE("a report whose measurement id is invalid UTF-8 (bytes FF FE) writes valid UTF-8 JSON") {
+  validation_report r = published_report();
+  REQUIRE_FALSE(r.rows.empty());
+  r.rows.front().id = "r\xFF\xFE";
+  CHECK_THROWS_AS((void)json(r).dump(2), json::type_error);  // nlohmann's own dump: type_error.316
+  const std::string out = dump_json(json(r), 2);
+  CHECK(out.find("\"r\xEF\xBF\xBD") != std::string::npos);  // U+FFFD in place of the bytes
+  const json back = json::parse(out);                        // the parser accepts only valid UTF-8
+  CHECK(back.at("rows").size() == r.rows.size());
+}

@@ -5,10 +5,12 @@
 #include <sys/stat.h>  // mkfifo
 #include <unistd.h>    // getuid
 
+#include <cstdint>     // std::int64_t
 #include <filesystem>  // std::filesystem::create_symlink, exists
 #include <functional>  // std::function
 #include <stdexcept>   // std::runtime_error
 #include <string>      // std::string
+#include <utility>     // std::pair
 
 #include "support/field_of.hpp"
 #include "support/scratch_dir.hpp"
@@ -160,4 +162,25 @@ TEST_CASE("refuse_input refuses an output that names an input, by file or by pat
   // A different file, or one that does not exist yet, is fine.
   CHECK(strata_test::field_of([&] { refuse_input(d.file("t.csv"), "out", {in}); }) == "<no config_error>");
   CHECK(strata_test::field_of([&] { refuse_input(d.write("u.csv", ""), "out", {in}); }) == "<no config_error>");
+}
+
+TEST_CASE("README's table of file size caps is limits()'s") {
+  const std::string readme = strata_test::slurp(std::string(STRATA_TEST_DATA_DIR) + "/../../README.md");
+  REQUIRE(files_contains(readme, "### Files and limits"));
+  const auto size_text = [](std::int64_t b) {
+    return b % (std::int64_t{1} << 30) == 0 ? std::to_string(b >> 30) + " GiB" : std::to_string(b >> 20) + " MiB";
+  };
+  const input_limits l;
+  const std::pair<const char*, std::int64_t> caps[] = {
+      {"json_file_bytes", l.json_file_bytes},
+      {"trace_file_bytes", l.trace_file_bytes},
+      {"table_file_bytes", l.table_file_bytes},
+      {"measurement_file_bytes", l.measurement_file_bytes},
+      {"checkpoint_file_bytes", l.checkpoint_file_bytes},
+  };
+  for (const auto& [name, bytes] : caps) {
+    CAPTURE(name);
+    REQUIRE(bytes % (std::int64_t{1} << 20) == 0);
+    CHECK(files_contains(readme, std::string("| `") + name + "` | " + size_text(bytes) + " |"));
+  }
 }

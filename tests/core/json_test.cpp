@@ -452,3 +452,14 @@ TEST_CASE("error messages quote values without recursion, truncated, as valid UT
   for (int i = 0; i < 1000; ++i) wide.push_back(i);
   CHECK(detail::json_excerpt(wide) == "an array of 1000 elements");
 }
+
+TEST_CASE("dump_json writes invalid UTF-8 in strings and keys as U+FFFD, where json::dump throws") {
+  const json j{{"id", "r\xFF\xFE"}, {"k\xFF", 1}, {"ok", "\xC3\xA9"}};
+  CHECK_THROWS_AS((void)j.dump(), json::type_error);  // nlohmann's own dump: type_error.316
+  const std::string fffd = "\xEF\xBF\xBD";
+  const std::string line = dump_json(j, -1);
+  CHECK(line == "{\"id\":\"r" + fffd + fffd + "\",\"k" + fffd + "\":1,\"ok\":\"\xC3\xA9\"}");
+  const json back = json::parse(dump_json(j, 2));  // the parser accepts only valid UTF-8
+  CHECK(back.at("id") == "r" + fffd + fffd);
+  CHECK(dump_json(json{{"a", 1}}, 2) == json{{"a", 1}}.dump(2));  // valid input: json::dump's bytes
+}

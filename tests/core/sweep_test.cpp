@@ -10,8 +10,10 @@
 #include <sstream>    // std::ostringstream
 #include <stdexcept>  // std::runtime_error
 #include <string>     // std::string
+#include <string_view>  // std::string_view
 #include <vector>     // std::vector
 
+#include "strata/core/json.hpp"  // json::parse, the UTF-8 check of JSON Lines
 #include "strata/device/mono3d.hpp"
 
 using namespace strata;
@@ -284,4 +286,44 @@ TEST_CASE("progress: reported after every block, printed only for runs longer th
   CHECK(loud.str() == "sweep: 10 / 100 points (10 %), 1.5 s, about 13.5 s left\n"
                       "sweep: 50 / 100 points (50 %), 3 s, about 3 s left\n"
                       "sweep: 100 points in 6 s\n");
+}
+
+namespace {
+// A row with a text column, for the JSON Lines writer's UTF-8 check.
+struct sweep_labelled_row {
+  std::string label;
+  double value = 0;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("label", s.label);
+    v("value", s.value);
+  }
+};
+}  // namespace
+
+TEST_CASE("JSON Lines text is valid UTF-8: well-formed characters kept, every other byte U+FFFD") {
+  const auto json_text = [](std::string_view s) {
+    std::ostringstream os;
+    detail::write_json_string(os, s);
+    return os.str();
+  };
+  const std::string fffd = "\xEF\xBF\xBD";
+  // Two-, three- and four-byte characters (é, €, U+1F600) pass as they are.
+  CHECK(json_text("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80") == "\"a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\"");
+  CHECK(json_text("r\xFF\xFE") == "\"r" + fffd + fffd + "\"");
+  CHECK(json_text("\xC0\x80") == "\"" + fffd + fffd + "\"");                // an overlong NUL
+  CHECK(json_text("\xED\xA0\x80") == "\"" + fffd + fffd + fffd + "\"");      // a surrogate, U+D800
+  CHECK(json_text("\xF4\x90\x80\x80") == "\"" + fffd + fffd + fffd + fffd + "\"");  // past U+10FFFF
+  CHECK(json_text("x\xE2\x82") == "\"x" + fffd + fffd + "\"");               // a truncated €
+  CHECK(json_text("\x80z") == "\"" + fffd + "z\"");                          // a stray continuation byte
+
+  const auto v = cartesian({list_axis("x", {0})});
+  std::ostringstream j;
+  jsonl_writer jw(j, {.index = false});
+  stream_sweep(v, [](const design_point&) { return sweep_labelled_row{"m\xFF\xFE", 1.5}; },
+               [&](const design_point& x, const sweep_labelled_row& r) { jw(x, r); });
+  CHECK(j.str() == "{\"x\":0,\"label\":\"m" + fffd + fffd + "\",\"value\":1.5}\n");
+  const json back = json::parse(j.str());  // the parser accepts only valid UTF-8
+  CHECK(back.at("label") == "m" + fffd + fffd);
 }

@@ -13,6 +13,8 @@
 #include "strata/report/scenario_json.hpp"
 #include "strata/workload/trace_gen.hpp"
 #include "support/field_of.hpp"
+#include "support/opening_rule.hpp"
+#include "support/scratch_dir.hpp"
 
 using namespace strata;
 using strata_test::field_of;
@@ -339,4 +341,27 @@ TEST_CASE("a device point's fewest chips: the bounded scan gives the full scan's
       }
     }
   }
+}
+
+TEST_CASE("the files a scenario names open under the opening rule (core/files.hpp), named by their key") {
+  const std::string budget_axis = R"({"name": "budget_factor", "kind": "list", "values": [1.3]})";
+  const auto with = [&](const char* key, const std::string& path) {
+    return budget_scenario(budget_axis, std::string(R"("hcrmap": {")") + key + "\": " + json(path).dump() + "}");
+  };
+  SUBCASE("hcrmap.trace") {
+    strata_test::check_opening_rule([&](const std::string& p) { (void)load_scenario_inputs(with("trace", p)); }, "trace",
+                                    "hcrmap.trace", &input_limits::trace_file_bytes, "trace_file_bytes",
+                                    "seq,pos,L1\n0,0,0 1 2 3 4 5\n");
+  }
+  SUBCASE("hcrmap.checkpoint") {
+    strata_test::check_opening_rule([&](const std::string& p) { (void)load_scenario_inputs(with("checkpoint", p)); },
+                                    "checkpoint", "hcrmap.checkpoint", &input_limits::checkpoint_file_bytes,
+                                    "checkpoint_file_bytes",
+                                    strata_test::slurp(std::string(STRATA_TEST_DATA_DIR) + "/hcrmap/dqn_checkpoint.json"));
+  }
+}
+
+TEST_CASE("a scenario whose name is invalid UTF-8 (bytes FF FE) is refused naming the file, not a type_error") {
+  const std::string text = "{\"name\": \"b\xFF\xFE\", \"study\": \"device\", \"sweep\": {\"axes\": []}}";
+  CHECK_THROWS_WITH_AS((void)read_scenario(text, "bad_name.json"), doctest::Contains("bad_name.json"), config_error);
 }

@@ -7,6 +7,8 @@
 
 #include "strata/workload/presets.hpp"
 #include "support/field_of.hpp"
+#include "support/opening_rule.hpp"
+#include "support/scratch_dir.hpp"
 #include "support/scalars.hpp"
 
 using namespace strata;
@@ -385,4 +387,46 @@ TEST_CASE("scenario key trace: the ESFT trace replayed on DeepSeek-V2-Lite; bad 
   CHECK(run_err(R"({"model": "Mixtral-8x7B", "trace": {"path": "dsv2lite_esft_trace_intent.csv"}})") == "trace.path");
   CHECK(run_err(R"({"trace": {"path": "x.csv", "prompt_fraction": 1.5}})") == "trace.prompt_fraction");
   CHECK(run_err(R"({"trace": {"path": "x.csv", "experts": -1}})") == "trace.experts");
+}
+
+TEST_CASE("the files a serving scenario names open under the opening rule (core/files.hpp), named by their key") {
+  const auto run = [](const std::string& key_json) {
+    (void)run_scenario(read_serving_scenario("{" + key_json + R"(, "requests": {"count": 8}, "gpu": {"compare": false}})"));
+  };
+  SUBCASE("trace.path") {
+    std::string trace = "seq,pos";
+    for (int l = 1; l <= 26; ++l) trace += ",L" + std::to_string(l);
+    trace += "\n";
+    for (int t = 0; t < 3; ++t) {
+      trace += "0," + std::to_string(t);
+      for (int l = 1; l <= 26; ++l) trace += ",0 1 2 3 4 5";
+      trace += "\n";
+    }
+    strata_test::check_opening_rule(
+        [&](const std::string& p) {
+          run(R"("model": "DeepSeek-V2-Lite", "trace": {"path": )" + json(p).dump() + R"(, "experts": 64})");
+        },
+        "trace", "trace.path", &input_limits::trace_file_bytes, "trace_file_bytes", trace);
+  }
+  SUBCASE("usage.counts") {
+    strata_test::check_opening_rule([&](const std::string& p) { run(R"("usage": {"counts": )" + json(p).dump() + "}"); },
+                                    "count table", "usage.counts", &input_limits::table_file_bytes, "table_file_bytes",
+                                    strata_test::slurp(data_dir + "/traces/olmoe_mixtral_expert_counts_by_domain.csv"));
+  }
+}
+
+TEST_CASE("a serving scenario with a trace label of invalid UTF-8 (bytes FF FE) is refused naming it, not a type_error") {
+  const std::string text = "{\"model\": \"DeepSeek-V2-Lite\", \"trace\": {\"path\": \"t.csv\", \"label\": \"x\xFF\xFE\"}}";
+  CHECK_THROWS_WITH_AS((void)read_serving_scenario(text, "label.json"), doctest::Contains("label.json"), config_error);
+}
+
+TEST_CASE("a serving report whose names are invalid UTF-8 (bytes FF FE) is valid UTF-8 JSON") {
+  const std::string text = R"({"model": "DeepSeek-V2-Lite", "requests": {"rate": 4, "seed": 2, "count": 8},
+    "trace": {"path": "dsv2lite_esft_trace_intent.csv", "experts": 64, "label": "intent"}, "gpu": {"compare": false}})";
+  serving_report r = run_scenario(read_serving_scenario(text), data_dir + "/traces");
+  r.stratum.system = "Stratum\xFF\xFE";  // a name the report carries, as from a file name
+  const std::string out = serving_json(r);
+  CHECK(out.find("Stratum\xEF\xBF\xBD") != std::string::npos);
+  const json back = json::parse(out);  // the parser accepts only valid UTF-8
+  CHECK(back.is_object());
 }

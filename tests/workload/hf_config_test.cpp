@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "support/field_of.hpp"
+#include "support/opening_rule.hpp"
 #include "support/scratch_dir.hpp"
 
 #include <cctype>      // std::tolower
@@ -382,7 +383,9 @@ TEST_CASE("errors from a file name the file") {
   }
   SUBCASE("a file that does not exist") {
     const std::string path = k_hf_dir + "no-such-model.config.json";
-    CHECK(message_of([&] { load_hf_config(path); }) == "[strata.hf_config] " + path + ": cannot open the file");
+    CHECK(message_of([&] { load_hf_config(path); }) ==
+          "[strata.file] config.json " + detail::quoted_path(path) + " cannot be opened: No such file or directory");
+    CHECK(field_of([&] { load_hf_config(path); }) == "config.json");
   }
   SUBCASE("a file that is not JSON") {
     const temp_config t("strata_not_json.config.json", "{\"model_type\": ");
@@ -481,5 +484,26 @@ TEST_CASE("hostile config files: deep nesting, numbers beyond a double, huge lay
     CHECK(message_of([&] { read_hf_config(cfg); }) ==
           "[strata.hf_config] num_hidden_layers must be an integer in [1, 1024] (strata::limits().layers), got an "
           "array of 100000 elements");
+  }
+}
+
+TEST_CASE("load_hf_config opens its file under the opening rule (core/files.hpp)") {
+  strata_test::check_opening_rule([](const std::string& p) { (void)load_hf_config(p); }, "config.json", "config.json",
+                                  &input_limits::json_file_bytes, "json_file_bytes", fixture_json("Mixtral-8x7B").dump(2));
+}
+
+TEST_CASE("a config file name of invalid UTF-8 (bytes FF FE) gives a model whose JSON is valid UTF-8") {
+  json cfg = fixture_json("Mixtral-8x7B");
+  cfg.erase("_name_or_path");
+  const strata_test::scratch_dir d("hf_config");
+  const model m = load_hf_config(d.write("bad\xFF\xFE.config.json", cfg.dump(2)));
+  CHECK(m.name == "bad\xFF\xFE");
+  CHECK_THROWS_AS((void)json(m.name).dump(), json::type_error);  // nlohmann's own dump: type_error.316
+  for (const json& j : {json(m), json{{"model", m.name}}}) {
+    const std::string out = dump_json(j, 2);
+    CHECK(out.find("bad\xEF\xBF\xBD") != std::string::npos);  // U+FFFD in place of the bytes
+    json back;
+    CHECK_NOTHROW(back = json::parse(out));  // the parser accepts only valid UTF-8
+    CHECK(back.is_object());
   }
 }

@@ -5,6 +5,7 @@
 #include <sstream>  // std::istringstream
 #include <string>   // std::string
 #include "support/common.hpp"
+#include "support/opening_rule.hpp"
 
 using namespace strata;
 using doctest::Approx;
@@ -223,9 +224,10 @@ TEST_CASE("a malformed trace line is a config_error naming the file and line") {
   }
 }
 
-TEST_CASE("a missing trace file is a config_error naming the path") {
+TEST_CASE("a missing trace file is a config_error naming the path and its role") {
   const auto e = error_of([] { (void)load_trace_csv(traces_dir() + "no_such_file.csv"); });
-  CHECK(e.field() == traces_dir() + "no_such_file.csv");
+  CHECK(std::string(e.field()) == "trace");
+  CHECK(message_has(e, "[strata.file] trace " + detail::quoted_path(traces_dir() + "no_such_file.csv") + " cannot be opened"));
 }
 
 TEST_CASE("malformed count tables are config_errors naming the file and line") {
@@ -357,4 +359,23 @@ TEST_CASE("expert count tables: cells are bounded in total, sums cannot overflow
                                   "counts.csv");
   });
   CHECK(message_has(k, "expected k * tokens"));
+}
+
+TEST_CASE("the load_* readers open a file only under the opening rule (core/files.hpp)") {
+  SUBCASE("a trace") {
+    strata_test::check_opening_rule([](const std::string& p) { (void)load_trace_csv(p, {.experts = 8, .k = 2}); },
+                                    "trace", "trace", &input_limits::trace_file_bytes, "trace_file_bytes",
+                                    header + "0,0,1 2,3 4\n");
+  }
+  SUBCASE("a count table") {
+    strata_test::check_opening_rule([](const std::string& p) { (void)load_expert_counts_csv(p); }, "count table",
+                                    "count table", &input_limits::table_file_bytes, "table_file_bytes",
+                                    "model,domain,layer,expert,count,tokens\nm,d,0,0,3,3\n");
+  }
+  SUBCASE("a transition table") {
+    strata_test::check_opening_rule([](const std::string& p) { (void)load_top1_transitions_csv(p); },
+                                    "transition table", "transition table", &input_limits::table_file_bytes,
+                                    "table_file_bytes",
+                                    "model,domain,layer_from,layer_to,expert_from,expert_to,count\nm,d,0,1,3,0,5\n");
+  }
 }

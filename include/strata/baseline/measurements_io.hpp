@@ -29,7 +29,6 @@
 #include <array>         // std::array
 #include <cmath>         // std::isfinite
 #include <cstddef>       // std::size_t
-#include <fstream>       // std::ifstream, read_measurements_csv
 #include <string>        // std::string
 #include <string_view>   // std::string_view
 #include <utility>       // std::pair
@@ -37,6 +36,8 @@
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/files.hpp"
+#include "strata/core/limits.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_io.hpp"  // detail::csv line reader, splitter, number parser
 
@@ -237,19 +238,11 @@ inline std::vector<measurement> parse_measurements_csv(std::string_view text, st
   return out;
 }
 
-/// Reads a measurement file; throws `config_error` naming `path` if it cannot be opened, is
-/// larger than 4 MiB, or has a bad line.
+/// Reads a measurement file under the opening rule (`core/files.hpp`): a regular file within
+/// `limits().measurement_file_bytes`; throws `config_error` naming the file and its role
+/// (`"measurements"`) if it cannot be read, or naming `path`:line for a bad line.
 inline std::vector<measurement> read_measurements_csv(const std::string& path, const measurements_csv_limits& lim = {}) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw config_error(path, "[strata.measurements] cannot open " + path);
-  constexpr std::size_t max_bytes = std::size_t{4} << 20;
-  std::string text;
-  char buf[1 << 14];
-  while (f.read(buf, sizeof buf) || f.gcount() > 0) {
-    text.append(buf, static_cast<std::size_t>(f.gcount()));
-    if (text.size() > max_bytes) throw config_error(path, "[strata.measurements] " + path + " is larger than 4 MiB");
-  }
-  if (f.bad()) throw config_error(path, "[strata.measurements] " + path + ": read error");
+  const std::string text = read_input_file(path, "measurements", limits().measurement_file_bytes, "measurement_file_bytes");
   return parse_measurements_csv(text, path, lim);
 }
 

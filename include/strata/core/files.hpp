@@ -78,7 +78,12 @@ inline std::string message_path(std::string_view s, std::size_t max = 160) {
 }
 
 /// `'s'` for a message (`message_path` inside single quotes).
-inline std::string quoted_path(std::string_view s) { return "'" + message_path(s) + "'"; }
+inline std::string quoted_path(std::string_view s) {
+  std::string q = "'";  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on "'" + std::string&&
+  q += message_path(s);
+  q += '\'';
+  return q;
+}
 
 [[noreturn]] inline void file_fail(std::string_view role, std::string_view path, const std::string& what) {
   std::string msg = "[strata.file] ";

@@ -19,6 +19,8 @@
 ///   fields must be 0 or of SI magnitude within `limits().quantity_min/max` (1e-24 to 1e24), so
 ///   no 1e300 or denormal input reaches a model. Error messages quote a bad value through
 ///   `json_excerpt`: at most ~80 bytes, never recursive, invalid UTF-8 replaced.
+/// - Text out goes through `dump_json(j, indent)`: invalid UTF-8 in strings and keys is replaced
+///   by U+FFFD, so every JSON strata writes is valid UTF-8 whatever names it was given.
 
 #include <array>        // std::array, unit exponents
 #include <charconv>     // std::from_chars
@@ -46,6 +48,14 @@ namespace strata {
 inline namespace v0 {
 
 using json = nlohmann::json;
+
+/// JSON text of `j` for output, the one way strata writes JSON: `indent` spaces per level (-1: one
+/// line, as `json::dump`), and invalid UTF-8 in any string or key replaced by U+FFFD, so a name
+/// read from outside (a file name, a measurement id, a scenario name, a trace label) gives valid
+/// UTF-8 out instead of nlohmann's `type_error.316`.
+inline std::string dump_json(const json& j, int indent = 2) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
 
 namespace detail {
 
@@ -155,11 +165,11 @@ inline std::string json_excerpt(const json& j) {
   }
   std::string s;
   if (j.is_string() && j.get_ref<const std::string&>().size() > max_chars) {
-    s = json(j.get_ref<const std::string&>().substr(0, max_chars)).dump(-1, ' ', false, json::error_handler_t::replace);
+    s = dump_json(json(j.get_ref<const std::string&>().substr(0, max_chars)), -1);
     s.insert(s.size() - 1, "...");
     return s;
   }
-  s = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  s = dump_json(j, -1);
   if (s.size() > max_chars) {
     s.resize(max_chars);
     s += "...";

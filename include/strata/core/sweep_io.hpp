@@ -10,7 +10,8 @@
 /// lists its fields in `visit_fields`, flattened with dotted names (`logic.p_logic`). Numbers are
 /// written in the shortest form that reads back to the same double; quantities in SI base units
 /// (s, m, m², W, J, B/s, …); booleans as 1/0 (CSV) or true/false (JSON); enums by name; strings
-/// quoted where CSV needs it. A non-finite number is `nan`/`inf` in CSV and `null` in JSON.
+/// quoted where CSV needs it. A non-finite number is `nan`/`inf` in CSV and `null` in JSON. JSON
+/// strings are valid UTF-8: a byte that is not part of a well-formed character becomes U+FFFD.
 ///
 /// Shards. The CSV header is written by shard 1 only (`header_policy::first_shard`, the
 /// default), so `cat` of the shards' files in order (contiguous layout) is byte for byte the file
@@ -136,18 +137,51 @@ inline void write_csv_text(std::ostream& os, std::string_view s) {
   os << '"';
 }
 
+/// Length of the well-formed UTF-8 character at `s[i]` (1-4), or 0 if the bytes there are not one
+/// (a stray continuation byte, a truncated sequence, an overlong form, a surrogate, or a code
+/// point past U+10FFFF; the ranges of Unicode Table 3-7).
+inline std::size_t utf8_char_length(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0U; };
+  const unsigned c = b(0);
+  const auto cont = [&](std::size_t k, unsigned lo = 0x80U, unsigned hi = 0xBFU) { return b(k) >= lo && b(k) <= hi; };
+  if (c < 0x80U) return 1;
+  if (c >= 0xC2U && c <= 0xDFU) return cont(1) ? 2 : 0;
+  if (c == 0xE0U) return cont(1, 0xA0U) && cont(2) ? 3 : 0;
+  if (c == 0xEDU) return cont(1, 0x80U, 0x9FU) && cont(2) ? 3 : 0;
+  if (c >= 0xE1U && c <= 0xEFU) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xF0U) return cont(1, 0x90U) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1U && c <= 0xF3U) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4U) return cont(1, 0x80U, 0x8FU) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+/// `s` as a JSON string: quotes, backslashes and control characters escaped, and every byte that
+/// does not begin a well-formed UTF-8 character replaced by U+FFFD (as `dump_json` does), so the
+/// line is valid UTF-8 whatever the name.
 inline void write_json_string(std::ostream& os, std::string_view s) {
   os << '"';
-  for (char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
     const auto u = static_cast<unsigned char>(c);
     if (c == '"' || c == '\\') {
       os << '\\' << c;
     } else if (u < 0x20) {
       constexpr const char* hex = "0123456789abcdef";
       os << "\\u00" << hex[u >> 4] << hex[u & 15];
+    } else if (u >= 0x80) {
+      const std::size_t n = utf8_char_length(s, i);
+      if (n == 0) {
+        os << "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+        ++i;
+        continue;
+      }
+      os << s.substr(i, n);
+      i += n;
+      continue;
     } else {
       os << c;
     }
+    ++i;
   }
   os << '"';
 }

@@ -169,7 +169,7 @@ basic_dqn_agent<Real> load_checkpoint(const json& j, const std::string& path = {
 /// `agent`'s checkpoint as JSON text, pretty-printed with `indent` spaces (−1: on one line).
 template <class Real>
 std::string save_dqn_checkpoint(const basic_dqn_agent<Real>& agent, int indent = 1) {
-  return json(make_checkpoint(agent)).dump(indent);
+  return dump_json(json(make_checkpoint(agent)), indent);
 }
 
 /// Parses checkpoint JSON text from outside (`parse_json`: bounded depth, errors naming `source`)

@@ -66,7 +66,7 @@ inline json replay_json(const replay_result& r) {
 }
 
 /// `r` as JSON text, pretty-printed with `indent` spaces.
-inline std::string replay_json_text(const replay_result& r, int indent = 2) { return replay_json(r).dump(indent); }
+inline std::string replay_json_text(const replay_result& r, int indent = 2) { return dump_json(replay_json(r), indent); }
 
 /// The replay as a text table: one row per policy (latency, energy, EDP, each also normalised to
 /// single-copy static; DRAM and HBM streaming bytes), then the stage attribution of each policy's

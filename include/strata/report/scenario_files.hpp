@@ -8,6 +8,8 @@
 #include <string>  // std::string
 
 #include "strata/core/error.hpp"
+#include "strata/core/files.hpp"
+#include "strata/core/limits.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
 #include "strata/report/scenario.hpp"
@@ -20,7 +22,8 @@ inline namespace v0 {
 /// Loads the files scenario `s` names (`hcrmap.trace`, with the model's experts, and
 /// `hcrmap.checkpoint` as HCRMap's value function), paths relative to `base_dir` (empty: the
 /// working directory); throws `config_error` naming `hcrmap.trace` or `hcrmap.checkpoint` with
-/// the reader's reason.
+/// the reader's reason. Both are opened under the opening rule (`core/files.hpp`): regular files
+/// within `limits().trace_file_bytes` and `limits().checkpoint_file_bytes`.
 inline scenario_inputs load_scenario_inputs(const scenario& s, const std::string& base_dir = {}) {
   scenario_inputs in;
   const auto wrap = [&](const char* field, const std::string& path, auto load) {
@@ -37,7 +40,8 @@ inline scenario_inputs load_scenario_inputs(const scenario& s, const std::string
   }
   if (!s.hcrmap.checkpoint.empty()) {
     wrap("hcrmap.checkpoint", s.hcrmap.checkpoint, [&] {
-      const std::string text = detail::csv::read_file(detail::csv::relative_to(base_dir, s.hcrmap.checkpoint));
+      const std::string text = read_input_file(detail::csv::relative_to(base_dir, s.hcrmap.checkpoint), "checkpoint",
+                                               limits().checkpoint_file_bytes, "checkpoint_file_bytes");
       in.value.name = "masked Double DQN " + s.hcrmap.checkpoint;
       in.value.score = dqn_scorer(parse_dqn_checkpoint(text, s.hcrmap.checkpoint));
     });

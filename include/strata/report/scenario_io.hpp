@@ -152,11 +152,15 @@ class scenario_table_writer {
     } else {
       os << "{\"index\":" << detail::integer_text(static_cast<long long>(x.index()), buf);
       for (std::size_t a = 0; a < axes.size(); ++a) {
-        os << ",\"" << axes[a].name << "\":";
+        os << ',';
+        detail::write_json_string(os, axes[a].name);
+        os << ':';
         detail::write_table_number(os, x.values()[a], format_);
       }
       for (std::size_t i : pick_) {
-        os << ",\"" << columns_[i] << "\":";
+        os << ',';
+        detail::write_json_string(os, columns_[i]);
+        os << ':';
         detail::write_table_number(os, row.at(i), format_);
       }
       os << '}';

@@ -55,14 +55,13 @@
 
 #include <climits>      // INT_MAX
 #include <cstdint>      // std::int64_t, std::uint64_t
-#include <cstdio>       // std::fopen, std::fread: reads the file without <fstream> (streams stay out of model headers)
-#include <memory>       // std::unique_ptr, closes the FILE
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <utility>      // std::pair, std::move
 #include <vector>       // std::vector
 
 #include "strata/core/error.hpp"
+#include "strata/core/files.hpp"
 #include "strata/core/json.hpp"
 #include "strata/core/limits.hpp"
 #include "strata/workload/model.hpp"
@@ -475,14 +474,10 @@ inline model read_hf_config(const json& cfg, std::string name = {}) {
 
 /// Reads a model from a Hugging Face `config.json` file; errors name the file and the key path.
 /// The name is `_name_or_path` if the config has one, else the file name without `.json`/`.config`.
+/// The file is opened under the opening rule (`core/files.hpp`): a regular file within
+/// `limits().json_file_bytes`, else a `config_error` of field `"config.json"` naming the file.
 inline model load_hf_config(const std::string& path) {
-  const detail::hf_reader r(path);
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) r.fail("", "cannot open the file");
-  std::string text;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f.get())) > 0;) text.append(buf, n);
-  if (std::ferror(f.get()) != 0) r.fail("", "cannot read the file");
+  const std::string text = read_input_file(path, "config.json", limits().json_file_bytes, "json_file_bytes");
   json cfg;
   try {
     cfg = parse_json(text, path);

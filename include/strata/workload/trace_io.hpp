@@ -15,6 +15,10 @@
 /// - cross-layer top-1 transitions (`model,domain,layer_from,layer_to,expert_from,expert_to,count`):
 ///   `read_top1_transitions_csv`, `load_top1_transitions_csv` → `top1_transition_table`.
 ///
+/// The `load_*` functions open their file under the opening rule (`core/files.hpp`): a regular
+/// file within `limits().trace_file_bytes` (a trace) or `limits().table_file_bytes` (a table), else
+/// a `config_error` whose field is the role ("trace", "count table", "transition table").
+///
 /// Every malformed line throws `config_error` whose message names the source, the line and the
 /// column, e.g. `[strata.trace] intent.csv:12: L3 (column 5): expert id 64 out of [0, 64)`, and
 /// whose `field()` is `"<source>:<line>"`. Quoted CSV fields are not supported (none of the
@@ -35,7 +39,6 @@
 #include <cstddef>       // std::size_t
 #include <cstdint>       // std::uint16_t, std::uint32_t, std::int64_t
 #include <cstring>       // std::memchr
-#include <fstream>           // std::ifstream, for the load_* functions
 #include <initializer_list>  // std::initializer_list, column name alternatives
 #include <istream>           // std::istream
 #include <limits>            // std::numeric_limits
@@ -48,6 +51,7 @@
 #include <vector>        // std::vector
 
 #include "strata/core/error.hpp"
+#include "strata/core/files.hpp"
 #include "strata/core/limits.hpp"
 #include "strata/workload/trace.hpp"
 
@@ -84,11 +88,15 @@ inline std::string read_all(std::istream& in, const std::string& source) {
   return s;
 }
 
-/// Reads a whole file; throws `config_error` naming `path` if it cannot be opened.
-inline std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw config_error(path, "[strata.trace] cannot open " + path);
-  return read_all(f, path);
+/// The kind of a CSV input file, which sets its size cap in `strata::limits()`.
+enum class csv_file { trace, table };
+
+/// Reads a whole CSV file under the opening rule (`core/files.hpp`): a regular file within
+/// `limits().trace_file_bytes` (a trace) or `limits().table_file_bytes` (a count or transition
+/// table); errors are `config_error`s naming `role` and the file.
+inline std::string read_file(const std::string& path, std::string_view role, csv_file kind) {
+  return kind == csv_file::trace ? read_input_file(path, role, limits().trace_file_bytes, "trace_file_bytes")
+                                 : read_input_file(path, role, limits().table_file_bytes, "table_file_bytes");
 }
 
 /// `p` taken relative to `base_dir` (as given when `base_dir` is empty or `p` is absolute).
@@ -383,9 +391,10 @@ inline routing_trace read_trace_csv(std::istream& in, const trace_csv_options& o
   return parse_trace_csv(text, opt, source);
 }
 
-/// Reads a per-token trace file; errors name `path`.
+/// Reads a per-token trace file (a regular file within `limits().trace_file_bytes`); errors name
+/// `path` and, when the file cannot be read, its role `"trace"`.
 inline routing_trace load_trace_csv(const std::string& path, const trace_csv_options& opt = {}) {
-  const std::string text = detail::csv::read_file(path);
+  const std::string text = detail::csv::read_file(path, "trace", detail::csv::csv_file::trace);
   return parse_trace_csv(text, opt, path);
 }
 
@@ -691,9 +700,10 @@ inline expert_count_table read_expert_counts_csv(std::istream& in, const std::st
   return parse_expert_counts_csv(text, source);
 }
 
-/// Reads an expert count table file.
+/// Reads an expert count table file (a regular file within `limits().table_file_bytes`; role
+/// `"count table"`).
 inline expert_count_table load_expert_counts_csv(const std::string& path) {
-  const std::string text = detail::csv::read_file(path);
+  const std::string text = detail::csv::read_file(path, "count table", detail::csv::csv_file::table);
   return parse_expert_counts_csv(text, path);
 }
 
@@ -864,9 +874,10 @@ inline top1_transition_table read_top1_transitions_csv(std::istream& in, const s
   return parse_top1_transitions_csv(text, source);
 }
 
-/// Reads a cross-layer top-1 transition file.
+/// Reads a cross-layer top-1 transition file (a regular file within `limits().table_file_bytes`;
+/// role `"transition table"`).
 inline top1_transition_table load_top1_transitions_csv(const std::string& path) {
-  const std::string text = detail::csv::read_file(path);
+  const std::string text = detail::csv::read_file(path, "transition table", detail::csv::csv_file::table);
   return parse_top1_transitions_csv(text, path);
 }
 

@@ -214,8 +214,9 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
   return r;
 }
 
-/// Runs a scenario; its file paths are taken relative to `base_dir` (empty: as given). A trace
-/// that cannot be read is a `config_error` naming `trace.path` (the reader's message follows).
+/// Runs a scenario; its file paths are taken relative to `base_dir` (empty: as given). A trace or
+/// count table that cannot be read (`core/files.hpp`: a regular file within its size cap) is a
+/// `config_error` naming `trace.path` or `usage.counts` (the reader's message follows).
 inline serving_report run_scenario(const serving_scenario& s, const std::string& base_dir = {}) {
   validate(s);
   serving_inputs in;
@@ -230,14 +231,18 @@ inline serving_report run_scenario(const serving_scenario& s, const std::string&
     }
     in.trace = &trace;
   } else {
-    counts = load_expert_counts_csv(detail::csv::relative_to(base_dir, s.usage.counts));
+    try {
+      counts = load_expert_counts_csv(detail::csv::relative_to(base_dir, s.usage.counts));
+    } catch (const config_error& e) {
+      throw config_error("usage.counts", "[strata.serving] usage.counts '" + s.usage.counts + "': " + e.what());
+    }
     in.counts = &counts;
   }
   return run_scenario(s, in);
 }
 
 /// The report as JSON text (2-space indent; the same run gives the same bytes).
-inline std::string serving_json(const serving_report& r) { return json(r).dump(2); }
+inline std::string serving_json(const serving_report& r) { return dump_json(json(r), 2); }
 
 namespace detail {
 inline void summary_line(std::ostream& os, const serving_result& r) {

@@ -7,7 +7,6 @@
 
 #include <cstdint>     // std::int64_t
 #include <filesystem>  // std::filesystem::create_symlink, exists
-#include <functional>  // std::function
 #include <stdexcept>   // std::runtime_error
 #include <string>      // std::string
 #include <utility>     // std::pair
@@ -18,15 +17,6 @@
 using namespace strata;
 
 namespace {
-
-std::string files_error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.what();
-  }
-  return "<no config_error>";
-}
 
 bool files_contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
@@ -66,29 +56,29 @@ TEST_CASE("read_input_file reads a regular file and refuses what is not one, nam
   CHECK(read_input_file(ok, "trace", 1 << 20, "trace_file_bytes") == "a,b\n1,2\n");
 
   SUBCASE("a missing file") {
-    const std::string e = files_error_of([&] { (void)read_input_file(d.file("absent.csv"), "trace", 100, "trace_file_bytes"); });
+    const std::string e = strata_test::message_of([&] { (void)read_input_file(d.file("absent.csv"), "trace", 100, "trace_file_bytes"); });
     CHECK(files_contains(e, "[strata.file] trace"));
     CHECK(files_contains(e, "absent.csv"));
     CHECK(files_contains(e, "cannot be opened"));
     CHECK(strata_test::field_of([&] { (void)read_input_file(d.file("absent.csv"), "trace", 100, "x"); }) == "trace");
   }
   SUBCASE("a directory") {
-    const std::string e = files_error_of([&] { (void)read_input_file(d.path().string(), "scenario", 100, "json_file_bytes"); });
+    const std::string e = strata_test::message_of([&] { (void)read_input_file(d.path().string(), "scenario", 100, "json_file_bytes"); });
     CHECK(files_contains(e, "is not a regular file (a directory)"));
   }
   SUBCASE("a character device") {
-    const std::string e = files_error_of([&] { (void)read_input_file("/dev/zero", "checkpoint", 100, "checkpoint_file_bytes"); });
+    const std::string e = strata_test::message_of([&] { (void)read_input_file("/dev/zero", "checkpoint", 100, "checkpoint_file_bytes"); });
     CHECK(files_contains(e, "'/dev/zero' is not a regular file (a character device)"));
-    CHECK(files_contains(files_error_of([&] { (void)read_input_file("/dev/null", "config.json", 100, "x"); }), "character device"));
+    CHECK(files_contains(strata_test::message_of([&] { (void)read_input_file("/dev/null", "config.json", 100, "x"); }), "character device"));
   }
   SUBCASE("a FIFO nobody writes: refused at once, not waited on") {
     const std::string fifo = d.file("pipe");
     REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
-    CHECK(files_contains(files_error_of([&] { (void)read_input_file(fifo, "trace", 100, "x"); }), "(a FIFO)"));
+    CHECK(files_contains(strata_test::message_of([&] { (void)read_input_file(fifo, "trace", 100, "x"); }), "(a FIFO)"));
   }
   SUBCASE("a file over the cap, named with the limit") {
     const std::string big = d.write("big.json", std::string(101, ' '));
-    const std::string e = files_error_of([&] { (void)read_input_file(big, "scenario", 100, "json_file_bytes"); });
+    const std::string e = strata_test::message_of([&] { (void)read_input_file(big, "scenario", 100, "json_file_bytes"); });
     CHECK(files_contains(e, "larger than the limit of 100 bytes (strata::limits().json_file_bytes)"));
     CHECK(read_input_file(big, "scenario", 101, "json_file_bytes").size() == 101);
   }
@@ -140,8 +130,8 @@ TEST_CASE("output_file replaces its target only on commit and leaves it untouche
     CHECK(S_ISCHR(st.st_mode));
   }
   SUBCASE("a directory or a missing directory is refused, naming the role") {
-    CHECK(files_contains(files_error_of([&] { output_file f(d.path().string(), "plot"); }), "[strata.file] plot"));
-    CHECK(files_contains(files_error_of([&] { output_file f(d.file("no/such/dir.csv"), "out"); }), "its directory does not exist"));
+    CHECK(files_contains(strata_test::message_of([&] { output_file f(d.path().string(), "plot"); }), "[strata.file] plot"));
+    CHECK(files_contains(strata_test::message_of([&] { output_file f(d.file("no/such/dir.csv"), "out"); }), "its directory does not exist"));
   }
   // Nothing but the two files of the test is left in the directory (no temporary file).
   std::size_t n = 0;
@@ -152,7 +142,7 @@ TEST_CASE("output_file replaces its target only on commit and leaves it untouche
 TEST_CASE("refuse_input refuses an output that names an input, by file or by path") {
   const strata_test::scratch_dir d("files");
   const std::string in = d.write("s.json", "{}");
-  CHECK(files_contains(files_error_of([&] { refuse_input(in, "out", {in}); }), "is an input of this run"));
+  CHECK(files_contains(strata_test::message_of([&] { refuse_input(in, "out", {in}); }), "is an input of this run"));
   // The same file by another spelling, and through a link.
   const std::string other = (d.path() / "." / "s.json").string();
   CHECK(strata_test::field_of([&] { refuse_input(other, "out", {in}); }) == "out");

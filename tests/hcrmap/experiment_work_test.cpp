@@ -39,23 +39,9 @@ std::string text_of(const std::filesystem::path& p) {
 }
 
 // Restores the process-wide HCRMap limits at the end of the scope.
-struct hcrmap_limits_restore {
-  hcrmap_input_limits saved = hcrmap_limits();
-  hcrmap_limits_restore() = default;
-  hcrmap_limits_restore(const hcrmap_limits_restore&) = delete;
-  hcrmap_limits_restore& operator=(const hcrmap_limits_restore&) = delete;
-  ~hcrmap_limits_restore() { hcrmap_limits() = saved; }
+struct hcrmap_limits_restore : strata_test::scoped_restore<hcrmap_input_limits> {
+  hcrmap_limits_restore() : scoped_restore(hcrmap_limits()) {}
 };
-
-template <class F>
-std::string work_message_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.what();
-  }
-  return {};
-}
 
 const routing_trace& esft_trace() {
   static const routing_trace t =
@@ -119,7 +105,7 @@ TEST_CASE("a 300-byte hcrmap_budget study asking for 2.4e10 expert routes is ref
       "hcrmap": {"mode": "decode", "windows": 64},
       "sweep": {"axes": [{"name": "budget_factor", "kind": "linear", "first": 1, "last": 4, "count": 256}]}})";
   CHECK(field_of([&] { (void)read_scenario(text); }) == "sweep.axes");
-  const auto msg = work_message_of([&] { (void)read_scenario(text); });
+  const auto msg = strata_test::message_of([&] { (void)read_scenario(text); });
   CHECK(msg.find("23718789120 expert routes (256 points x 6 policies x 65 windows (64 + 1 profile) x 58 MoE layers x "
                  "512 tokens x top-8)") != std::string::npos);
   CHECK(msg.find("more than the limit 1073741824 (strata::hcrmap_limits().routes)") != std::string::npos);
@@ -145,7 +131,7 @@ TEST_CASE("every entry point checks the routes before it starts: fields windows,
   CHECK(field_of([&] { (void)run_experiment(s, lite, trace, phase::decode, fixed, xp); }) == "<no config_error>");
   xp.windows = 2;
   CHECK(field_of([&] { (void)run_experiment(s, lite, trace, phase::decode, fixed, xp); }) == "windows");
-  CHECK(work_message_of([&] { (void)run_experiment(s, lite, trace, phase::decode, fixed, xp); })
+  CHECK(strata_test::message_of([&] { (void)run_experiment(s, lite, trace, phase::decode, fixed, xp); })
             .find("(strata::hcrmap_limits().routes)") != std::string::npos);
   // Sweeps: points x routes.
   xp.windows = 1;
@@ -159,7 +145,7 @@ TEST_CASE("every entry point checks the routes before it starts: fields windows,
   CHECK(field_of([&] { (void)replay_trace(s, lite, trace, phase::decode, fixed, rp); }) == "max_windows");
   // A scenario: the reader (fig8_pressure: one experiment for the whole grid) and the study model.
   const auto fig8 = repo_root / "examples" / "scenarios" / "fig8_pressure.json";
-  hcrmap_limits() = restore.saved;
+  hcrmap_limits() = restore.saved();
   scenario sc = read_scenario(text_of(fig8), fig8.string());
   experiment_params sx;
   sx.windows = sc.hcrmap.windows;

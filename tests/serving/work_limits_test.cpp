@@ -21,24 +21,9 @@ namespace {
 const std::string work_data_dir = std::string(STRATA_TEST_DATA_DIR) + "/traces";
 
 // Restores the process-wide serving limits at the end of the scope.
-struct serving_limits_restore {
-  serving_input_limits saved = serving_limits();
-  serving_limits_restore() = default;
-  serving_limits_restore(const serving_limits_restore&) = delete;
-  serving_limits_restore& operator=(const serving_limits_restore&) = delete;
-  ~serving_limits_restore() { serving_limits() = saved; }
+struct serving_limits_restore : strata_test::scoped_restore<serving_input_limits> {
+  serving_limits_restore() : scoped_restore(serving_limits()) {}
 };
-
-// The message of the config_error `f` throws, or "" if none.
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.what();
-  }
-  return {};
-}
 
 std::vector<request> fixed_requests(int n, int prompt, int output) {
   std::vector<request> r;
@@ -55,7 +40,7 @@ TEST_CASE("a 189-byte scenario asking for 4.3e9 decode steps is refused before i
       "usage": {"counts": "olmoe_mixtral_expert_counts_by_domain.csv"},
       "scheduler": {"max_batch": 1, "max_prefill": 1}})";
   const auto s = read_serving_scenario(text);
-  const auto msg = message_of([&] { (void)run_scenario(s, work_data_dir); });
+  const auto msg = strata_test::message_of([&] { (void)run_scenario(s, work_data_dir); });
   CHECK(msg.find("requests.count: 4294770690 decode steps") != std::string::npos);
   CHECK(msg.find("exceed the limit 67108864 (strata::serving_limits().decode_steps)") != std::string::npos);
   CHECK(field_of([&] { (void)run_scenario(s, work_data_dir); }) == "requests.count");
@@ -71,7 +56,7 @@ TEST_CASE("decode steps and retained samples: each limit named with the field, f
   CHECK(field_of([&] { (void)run_scenario(read_serving_scenario(gen), work_data_dir); }) == "<no config_error>");
   lim.decode_steps = 1999;  // 40 x 50 = 2000
   CHECK(field_of([&] { (void)run_scenario(read_serving_scenario(gen), work_data_dir); }) == "requests.count");
-  CHECK(message_of([&] { (void)run_scenario(read_serving_scenario(gen), work_data_dir); }).find("decode_steps") !=
+  CHECK(strata_test::message_of([&] { (void)run_scenario(read_serving_scenario(gen), work_data_dir); }).find("decode_steps") !=
         std::string::npos);
   const std::string list = R"({"request_list": [{"arrival_s": 0.1, "prompt": 8, "output": 1500, "topic": "arxiv"},
       {"arrival_s": 0.2, "prompt": 8, "output": 600, "topic": "book"}],
@@ -91,7 +76,7 @@ TEST_CASE("decode steps and retained samples: each limit named with the field, f
   lim.samples = 2997 + 6;
   CHECK(field_of([&] { check_serving_work(reqs); }) == "<no config_error>");
   lim.samples = 2997 + 5;
-  const auto msg = message_of([&] { check_serving_work(reqs, 0, "request_list"); });
+  const auto msg = strata_test::message_of([&] { check_serving_work(reqs, 0, "request_list"); });
   CHECK(msg.find("request_list: 3003 retained samples") != std::string::npos);
   CHECK(msg.find("(strata::serving_limits().samples)") != std::string::npos);
   lim.samples = 2997 + 6 + 2 * 3000;
@@ -115,7 +100,7 @@ TEST_CASE("topic-layout cells: T (T + 1) L E bounded when read and when simulate
   CHECK(field_of([&] { (void)read_serving_scenario(five); }) == "<no config_error>");
   lim.topic_cells = 5 * 6 * 256 - 1;
   CHECK(field_of([&] { (void)read_serving_scenario(five); }) == "requests.topics");
-  CHECK(message_of([&] { (void)read_serving_scenario(five); }).find("7680 topic-layout cells (5 topics x 6 layouts x 256") !=
+  CHECK(strata_test::message_of([&] { (void)read_serving_scenario(five); }).find("7680 topic-layout cells (5 topics x 6 layouts x 256") !=
         std::string::npos);
   // A trace run has one label.
   lim.topic_cells = 2 * 26 * 64 - 1;

@@ -85,8 +85,9 @@ TEST_CASE("experiment_params: bad knobs name their field") {
   CHECK(field_of([] { validate(experiment_params{.windows = 0}); }) == "windows");
   CHECK(field_of([] { validate(experiment_params{.max_layers = 0}); }) == "max_layers");
   experiment_params p;
-  p.pim.flops_per_byte = 0.0;
-  CHECK(field_of([&] { validate(p); }) == "pim.flops_per_byte");
+  p.pim.hbm.flops_per_byte = -1.0;
+  CHECK(field_of([&] { validate(p); }) == "pim.hbm.flops_per_byte");
+  p.pim = {};
   const substrate s;
   const auto m = preset("Mixtral-8x7B");
   CHECK(field_of([&] { (void)run_experiment(s, m, dsv2lite_trace(), phase::decode, {}); }) == "trace");

@@ -75,15 +75,36 @@ inline std::vector<token_group> local_groups(const std::vector<std::vector<token
 
 /// Window `i` of `t` as token groups per MoE layer, cut into blocks of `block_tokens`: prefill
 /// window i is tokens [n·i, n·(i + 1)) (wrapping around), decode window i is step i of one
-/// running batch of n sequences. A note on decode reuse is appended to `note` once.
+/// running batch of n concurrent sequences. A decode window is n DISTINCT sequences of `t`: with
+/// fewer, it is refused (`config_error` naming `batch`, the message naming `trace_reuse` and
+/// `--trace-reuse`) unless `allow_reuse`, which takes several tokens of a sequence, sets `*reused`
+/// (when given) and appends a note on the reuse to `note` once.
 inline std::vector<std::vector<token_group>> window_groups(const routing_trace& t, phase mode, int chiplets, int tokens, int i,
-                                                           int block_tokens, std::string& note) {
+                                                           int block_tokens, bool allow_reuse, std::string& note,
+                                                           bool* reused = nullptr) {
   decode_batch batch;
-  auto g = mode == phase::prefill
-               ? token_groups(t, chiplets, window_tokens{static_cast<std::size_t>(i) * static_cast<std::size_t>(tokens), tokens})
-               : decode_token_groups(t, chiplets, {.batch = tokens, .position = -1, .seed = 0, .step = i, .allow_reuse = true},
-                                     &batch);
-  if (!batch.note.empty() && note.find("decode") == std::string::npos) note += (note.empty() ? "" : "; ") + ("decode: " + batch.note);
+  std::vector<std::vector<token_group>> g;
+  if (mode == phase::prefill) {
+    g = token_groups(t, chiplets, window_tokens{static_cast<std::size_t>(i) * static_cast<std::size_t>(tokens), tokens});
+  } else {
+    try {
+      g = decode_token_groups(t, chiplets, {.batch = tokens, .position = -1, .seed = 0, .step = i, .allow_reuse = allow_reuse},
+                              &batch);
+    } catch (const config_error& e) {
+      if (e.field() != "batch" || allow_reuse) throw;
+      throw config_error("batch", "[strata.hcrmap.experiment] a decode window of batch " + std::to_string(tokens) +
+                                      " takes one token from each of " + std::to_string(tokens) +
+                                      " distinct sequences of each split of the trace (the comparison splits it by "
+                                      "sequence), and a split has fewer (" + e.what() +
+                                      "): lower the batch (strata-eval hcrmap --batch), give a trace with more sequences, "
+                                      "or allow reusing sequences with trace_reuse (strata-eval: --trace-reuse), which "
+                                      "the result states");
+    }
+    if (!batch.concurrent() && reused != nullptr) *reused = true;
+  }
+  if (!batch.note.empty() && note.find("decode") == std::string::npos) {
+    note += (note.empty() ? "" : "; ") + ("decode (trace_reuse): " + batch.note);
+  }
   for (auto& gl : g) gl = split_blocks(gl, block_tokens);
   return g;
 }

@@ -143,7 +143,8 @@ strata::expert_histogram trace_histogram(const std::string& path, const strata::
                                                .seed = o.trace_seed,
                                                .allow_reuse = o.trace_reuse});
     } catch (const strata::config_error& e) {
-      throw strata::config_error("trace", path + ": " + e.what());
+      throw strata::config_error("trace", path + ": " + e.what() +
+                                              (e.field() == "batch" ? std::string(" (strata-eval: --trace-reuse)") : std::string()));
     }
     list = batch->tokens;
   } else {

@@ -4,10 +4,13 @@
 //   strata-eval hcrmap --model <preset|config.json> --trace <trace.csv> --mode prefill|decode
 //                      [--policy all|static|fixed|hydra|moentwine|pimoe|hcrmap|<ablation>] [--json]
 //                      [--checkpoint <dqn.json>] [--layers <n>] [--max-windows <n>]
+//                      [--batch <B>] [--context <tokens>] [--trace-reuse]
 //
 // The trace is any CSV in the seq,pos,L1..LN format (strata/workload/trace_io.hpp) with the
 // model's MoE layers and experts. Even-position sequences build the layouts, odd-position ones
-// are served (the comparison's split). HCRMap decides with the masked Double DQN checkpoint
+// are served (the comparison's split). A decode window takes one token from each of --batch
+// (512) distinct sequences of a split, each with --context (2048) KV tokens; a split with fewer
+// sequences is refused unless --trace-reuse, which reuses sequences and says so in the output. HCRMap decides with the masked Double DQN checkpoint
 // (--checkpoint; default hcrmap/dqn_checkpoint.json under $STRATA_DATA_DIR or the source tree's
 // tests/data), else with the greedy one-step rule; the output names which.
 // Exit status: 0 on success, 1 on an input that cannot be loaded or replayed, 2 on a bad command line.
@@ -31,15 +34,15 @@ namespace strata_eval {
 command add_hcrmap(CLI::App& app) {
   struct options {
     std::string model, trace, mode, policy = "all", checkpoint;
-    bool json = false;
-    int layers = strata::experiment_params::all_layers, max_windows = 32;
+    bool json = false, trace_reuse = false;
+    int layers = strata::experiment_params::all_layers, max_windows = 32, batch = 512, context = 2048;
   };
   auto o = std::make_shared<options>();
   CLI::App* sub = app.add_subcommand("hcrmap", "a routing trace replayed through HCRMap and the policies it is compared "
                                                "with (latency, energy, EDP, stages, streaming bytes)");
   sub->add_option("--model", o->model, "model preset or Hugging Face config.json")->required();
   sub->add_option("--trace", o->trace, "routing trace CSV (seq,pos,L1..LN)")->required();
-  sub->add_option("--mode", o->mode, "prefill (windows of 2048 tokens) or decode (steps of 512 sequences)")
+  sub->add_option("--mode", o->mode, "prefill (windows of 2048 tokens) or decode (steps of --batch sequences)")
       ->required()
       ->check(CLI::IsMember({"prefill", "decode"}));
   std::vector<std::string> names{"all"};
@@ -51,6 +54,14 @@ command add_hcrmap(CLI::App& app) {
       ->check(CLI::Range(1, strata::experiment_params::all_layers))
       ->default_str("all");
   sub->add_option("--max-windows", o->max_windows, "windows served at most")->check(CLI::Range(1, 1024))->default_str("32");
+  sub->add_option("--batch", o->batch, "decode: concurrent sequences per window, one token each (Table 2: 512)")
+      ->check(CLI::Range(1, 1 << 16))
+      ->default_str("512");
+  sub->add_option("--context", o->context, "decode: KV context per sequence (tokens)")
+      ->check(CLI::Range(1, 1 << 24))
+      ->default_str("2048");
+  sub->add_flag("--trace-reuse", o->trace_reuse,
+                "decode: allow a window from fewer distinct sequences than --batch (stated in the output), else refused");
   return {sub, [o]() -> int {
             const auto m = load_model(o->model);
             const auto trace = strata::load_trace_csv(o->trace, {.experts = m.experts});
@@ -74,6 +85,9 @@ command add_hcrmap(CLI::App& app) {
             strata::replay_params rp;
             rp.max_windows = o->max_windows;
             rp.experiment.max_layers = o->layers;
+            rp.experiment.batch = o->batch;
+            rp.experiment.context = o->context;
+            rp.experiment.trace_reuse = o->trace_reuse;
             const strata::substrate s;
             const auto r = strata::replay_trace(s, m, trace, o->mode == "prefill" ? strata::phase::prefill : strata::phase::decode,
                                                 strata::parse_policies(o->policy), rp, value);

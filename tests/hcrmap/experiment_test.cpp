@@ -48,6 +48,7 @@ TEST_CASE("every policy serves the real DeepSeek-V2-Lite trace legally, window a
   experiment_params xp;
   xp.max_layers = 2;
   xp.windows = 2;
+  xp.trace_reuse = true;  // the real trace: 127 sequences for decode windows of 512 (stated)
   for (phase mode : {phase::decode, phase::prefill}) {
     const auto r = run_experiment(s, m, dsv2lite_trace(), mode,
                                   {policy_kind::fixed_replication, policy_kind::hydra, policy_kind::moentwine,
@@ -85,8 +86,9 @@ TEST_CASE("experiment_params: bad knobs name their field") {
   CHECK(field_of([] { validate(experiment_params{.windows = 0}); }) == "windows");
   CHECK(field_of([] { validate(experiment_params{.max_layers = 0}); }) == "max_layers");
   experiment_params p;
-  p.pim.flops_per_byte = 0.0;
-  CHECK(field_of([&] { validate(p); }) == "pim.flops_per_byte");
+  p.pim.hbm.flops_per_byte = -1.0;
+  CHECK(field_of([&] { validate(p); }) == "pim.hbm.flops_per_byte");
+  p.pim = {};
   const substrate s;
   const auto m = preset("Mixtral-8x7B");
   CHECK(field_of([&] { (void)run_experiment(s, m, dsv2lite_trace(), phase::decode, {}); }) == "trace");
@@ -112,6 +114,7 @@ TEST_CASE("seeded offline training of the controller's value function is reprodu
   const auto m = preset("DeepSeek-V2-Lite");
   controller_training_params p;
   p.experiment.max_layers = 2;
+  p.experiment.trace_reuse = true;
   p.windows = 3;
   p.episodes = 6;
   p.dqn.hidden = {16};
@@ -160,6 +163,7 @@ TEST_CASE("HCRMap with the DQN value serves legally; the greedy ablation is the 
   experiment_params xp;
   xp.max_layers = 2;
   xp.windows = 2;
+  xp.trace_reuse = true;  // the real trace: 127 sequences for decode windows of 512 (stated)
   std::ifstream in(std::string(STRATA_TEST_DATA_DIR) + "/hcrmap/dqn_checkpoint.json");
   std::ostringstream text;
   text << in.rdbuf();
@@ -177,6 +181,7 @@ TEST_CASE("Fig. 7 sweeps: no extra copies at budget 1, more room never needs mor
   experiment_params xp;
   xp.max_layers = 2;
   xp.windows = 2;
+  xp.trace_reuse = true;  // the real trace: 127 sequences for decode windows of 512 (stated)
   using P = policy_kind;
   const std::vector<P> pol{P::single_copy_static, P::fixed_replication, P::hcrmap};
   const auto b = budget_sweep({}, m, dsv2lite_trace(), phase::decode, {1.0, 1.3, 1.6}, pol, xp);
@@ -217,6 +222,7 @@ TEST_CASE("Fig. 8 pressure grid: each policy's grid sums to the routed work, the
   experiment_params xp;
   xp.max_layers = 3;
   xp.windows = 2;
+  xp.trace_reuse = true;  // the real trace: 127 sequences for decode windows of 512 (stated)
   using P = policy_kind;
   for (phase mode : {phase::decode, phase::prefill}) {
     const auto r = run_experiment(s, m, dsv2lite_trace(), mode, {P::fixed_replication, P::hydra, P::moentwine, P::hcrmap}, xp);
@@ -248,9 +254,12 @@ TEST_CASE("the trace replay serves any documented trace through the chosen polic
   replay_params rp;
   rp.experiment.max_layers = 2;
   rp.max_windows = 3;
+  rp.experiment.trace_reuse = true;
   for (phase mode : {phase::decode, phase::prefill}) {
     const auto r = replay_trace(s, m, dsv2lite_trace(), mode, {}, rp);
     CHECK(r.tokens == dsv2lite_trace().tokens());
+    CHECK(r.window_tokens == (mode == phase::decode ? 512 : 2048));
+    CHECK(r.sequences_reused == (mode == phase::decode));  // 63 and 64 sequences per split for 512
     CHECK(r.profile_tokens + r.evaluation_tokens == r.tokens);
     CHECK(r.windows >= 1);
     CHECK(r.windows <= 3);
@@ -351,7 +360,7 @@ TEST_CASE("HCRMap's installation never slows the window it is planned on (decode
     const auto split = split_by_sequence(trace);
     std::string note;
     const std::vector<std::vector<std::vector<token_group>>> pws{
-        detail::window_groups(split.first, phase::decode, s.chiplets(), setup.spec.tokens, 0, xp.fast_map.block_tokens, note)};
+        detail::window_groups(split.first, phase::decode, s.chiplets(), setup.spec.tokens, 0, xp.fast_map.block_tokens, false, note)};
     double before = 0.0, after = 0.0;
     int copies = 0;
     for (const auto& es : setup.stages) {

@@ -121,6 +121,7 @@ TEST_CASE("every entry point checks the routes before it starts: fields windows,
   const model lite = preset("DeepSeek-V2-Lite");  // 26 MoE layers, top-6
   const auto& trace = esft_trace();
   experiment_params xp;
+  xp.trace_reuse = true;  // 127 sequences for decode windows of 512
   xp.max_layers = 2;
   xp.windows = 1;
   const std::int64_t one = experiment_routes(lite, phase::decode, 2, xp);  // static + fixed, 2 windows

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>  // std::sort
+
 #include "strata/core/json.hpp"
 #include "support/field_of.hpp"
 #include "support/common.hpp"
@@ -60,13 +62,69 @@ TEST_CASE("the candidate set Omega holds only placements the residency accepts (
     CHECK(c.tier != tier_kind::sram);
     CHECK(r.check_add(0, 0, c.chiplet, c.bank, c.span).empty());
   }
-  // One candidate per chiplet and tier at most; HBM and DRAM both offered.
-  CHECK(omega.size() <= 16 * 2);
+  // One candidate per chiplet for HBM, one per chiplet and DRAM home (4 IO chiplets) for DRAM.
+  CHECK(omega.size() <= 16 * (1 + 4));
   // A chiplet that holds a replica of the expert is not offered again.
   r.place(0, 0, omega.front().chiplet, omega.front().bank, omega.front().span);
   for (const auto& c : feasible_candidates(s, r, 0, 0)) CHECK(c.chiplet != omega.front().chiplet);
   // Restricting the tiers.
   for (const auto& c : feasible_candidates(s, r, 0, 1, {false, false, true})) CHECK(c.tier == tier_kind::dram);
+}
+
+TEST_CASE("Omega offers every DRAM home with room to every chiplet, and Eq. 35 picks the least pressured") {
+  const auto& s = package();
+  const int nio = s.io_chiplets();
+  REQUIRE(nio == 4);
+  // 1 GB experts: too large for an SRAM group (64 MB) and a chiplet's HBM (512 MB).
+  residency r(s, 1, 40, units::GB(1.0));
+  const auto homes_of_chiplet = [&](const std::vector<place_candidate>& om, int c) {
+    std::vector<int> h;
+    for (const auto& k : om) {
+      if (k.chiplet == c && k.tier == tier_kind::dram) h.push_back(s.banks()[static_cast<std::size_t>(k.bank)].home);
+    }
+    return h;
+  };
+  auto omega = feasible_candidates(s, r, 0, 0, {false, false, true});
+  CHECK(omega.size() == static_cast<std::size_t>(16 * nio));
+  for (int c = 0; c < 16; ++c) {
+    auto h = homes_of_chiplet(omega, c);
+    // Every IO chiplet, starting at c's own turn (the single-copy baseline's first choice).
+    REQUIRE(h.size() == static_cast<std::size_t>(nio));
+    CHECK(h.front() == s.chiplets() + c % nio);
+    std::sort(h.begin(), h.end());
+    for (int i = 0; i < nio; ++i) CHECK(h[static_cast<std::size_t>(i)] == s.chiplets() + i);
+    CHECK(omega[static_cast<std::size_t>(c * nio)] == *r.nearest_room(0, 0, c, tier_kind::dram, c));
+  }
+  // Fill IO chiplet 1's DRAM: it leaves Omega for every chiplet; the other three stay.
+  const auto [first1, span1] = s.home_banks(tier_kind::dram, s.chiplets() + 1);
+  int e = 1;
+  while (r.can_add(0, e, 0, first1, span1)) r.place(0, e++, 0, first1, span1);
+  CHECK(e > 2);
+  omega = feasible_candidates(s, r, 0, 0, {false, false, true});
+  CHECK(omega.size() == static_cast<std::size_t>(16 * (nio - 1)));
+  for (const auto& k : omega) CHECK(s.banks()[static_cast<std::size_t>(k.bank)].home != s.chiplets() + 1);
+  for (const auto& k : omega) CHECK(r.check_add(0, 0, k.chiplet, k.bank, k.span).empty());
+  // Eq. 35 among chiplet 4's DRAM homes: IO chiplets 0 (its first turn) and 2 pressured, 3 less
+  // than 0 and 2: the argmin is IO chiplet 3, which the first home with room alone never offered.
+  placement_inputs in;
+  in.source_tokens.assign(16, 0.0);
+  in.source_tokens[4] = 10.0;
+  in.chiplet_queue.assign(16, 0.0);
+  in.bank_pressure.assign(s.banks().size(), 0.0);
+  for (int b : s.banks_of(tier_kind::dram, s.chiplets() + 0)) in.bank_pressure[static_cast<std::size_t>(b)] = 0.9;
+  for (int b : s.banks_of(tier_kind::dram, s.chiplets() + 2)) in.bank_pressure[static_cast<std::size_t>(b)] = 0.8;
+  for (int b : s.banks_of(tier_kind::dram, s.chiplets() + 3)) in.bank_pressure[static_cast<std::size_t>(b)] = 0.3;
+  in.stream_bytes = 1e9;
+  in.window_s = 1e-3;
+  std::vector<place_candidate> of4;
+  for (const auto& k : omega) {
+    if (k.chiplet == 4) of4.push_back(k);
+  }
+  REQUIRE(of4.size() == 3);
+  CHECK(s.banks()[static_cast<std::size_t>(of4.front().bank)].home == s.chiplets() + 0);
+  const auto best = best_placement(s, in, of4);
+  REQUIRE(best.has_value());
+  CHECK(s.banks()[static_cast<std::size_t>(best->bank)].home == s.chiplets() + 3);
 }
 
 TEST_CASE("placement_params: negative weights name their field; JSON round trip") {

@@ -105,12 +105,16 @@ inline void validate(const replica& r, const substrate& s, std::size_t index = 0
 
 /// Evaluates one MoE layer: `groups` of this layer, `assignment[g]` = index into `replicas` (must
 /// be a replica of the group's expert: Eq. 21), `migrations` in flight during the layer.
+/// `bank_share`, when not empty, is per bank the share (0, 1] of its bandwidth the layer's weight
+/// streams get, the rest serving streams outside this evaluation (PIM units sharing the bank,
+/// `hcrmap/pim.hpp`).
 inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& shape,
                                    const std::vector<token_group>& groups,
                                    const std::vector<replica>& replicas,
                                    const std::vector<int>& assignment,
                                    const critical_path_params& cp = {},
-                                   const std::vector<migration>& migrations = {}) {
+                                   const std::vector<migration>& migrations = {},
+                                   const std::vector<double>& bank_share = {}) {
   constexpr const char* id = "strata.critical_path";
   detail::require(assignment.size() == groups.size(), id, "assignment", assignment.size(),
                   "one replica per group");
@@ -119,6 +123,10 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   const auto& links = s.links();
   const auto& banks = s.banks();
   const std::size_t nl = links.size(), nb = banks.size(), nr = replicas.size(), ng = groups.size();
+  if (!bank_share.empty()) {
+    detail::require(bank_share.size() == nb, id, "bank_share", bank_share.size(), "one share per bank");
+    for (double x : bank_share) detail::require(x > 0.0 && x <= 1.0, id, "bank_share", x, "in (0, 1]");
+  }
   const int nc = s.chiplets();
   layer_result out;
   out.link_bytes.assign(nl * 4, 0.0);
@@ -401,7 +409,8 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     for (int j = 0; j < rp.span; ++j) {
       const auto b = static_cast<std::size_t>(rp.bank) + static_cast<std::size_t>(j);
       const double begin = std::max(release, bank_free[b]);
-      bank_free[b] = begin + bank_service_time(stripe, banks[b].latency, banks[b].bandwidth).si();
+      const auto bw = bank_share.empty() ? banks[b].bandwidth : strata::bandwidth<>::from_si(banks[b].bandwidth.si() * bank_share[b]);
+      bank_free[b] = begin + bank_service_time(stripe, banks[b].latency, bw).si();
       banks_done = std::max(banks_done, bank_free[b]);
     }
     const double ready = std::max(banks_done, tr.arrive);

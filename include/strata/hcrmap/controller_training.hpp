@@ -58,6 +58,9 @@ struct training_scene {
   model m;
   routing_trace trace;
   phase mode = phase::decode;
+  /// Decode windows may reuse sequences of a trace with fewer than the batch's
+  /// (`experiment_params::trace_reuse`, which also allows it for every scene).
+  bool trace_reuse = false;
 };
 
 /// Knobs of an offline training run.
@@ -110,7 +113,8 @@ class controller_env {
       const auto prof = split_by_sequence(sc.trace).first;  // the training split only
       std::string note;
       for (int i = 0; i <= windows; ++i) {
-        p.windows.push_back(detail::window_groups(prof, sc.mode, C, p.setup.spec.tokens, i, xp_.fast_map.block_tokens, note));
+        p.windows.push_back(detail::window_groups(prof, sc.mode, C, p.setup.spec.tokens, i, xp_.fast_map.block_tokens,
+                                                  xp_.trace_reuse || sc.trace_reuse, note));
       }
       scenes_.push_back(std::move(p));
     }

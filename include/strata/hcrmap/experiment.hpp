@@ -2,7 +2,8 @@
 #pragma once
 /// \file
 /// The HCRMap policy comparison (§7.1–7.3, Fig. 5–7): a model served in prefill (2048 tokens) or
-/// decode (512 tokens, one from each of 512 concurrent sequences) for several windows in
+/// decode (`batch` tokens, one from each of `batch` = 512 distinct concurrent sequences of the
+/// split, or refused unless `trace_reuse`; `experiment_params`) for several windows in
 /// sequence, under every policy of `policies.hpp` on the same substrate, the same routing trace,
 /// the same windows and the same resident-copy budget, end to end (Eq. 16) with energy (Eq. 17).
 ///
@@ -86,7 +87,7 @@ struct experiment_setup {
 inline experiment_setup make_experiment_setup(const substrate& s, const model& m, phase mode, const experiment_params& xp) {
   constexpr const char* id = "strata.hcrmap.experiment";
   experiment_setup out;
-  const int tokens = tokens_per_window(mode);
+  const int tokens = tokens_per_window(mode, xp);
   out.spec = window_spec{mode, tokens, xp.context};
   out.plan = plan_packages(s, m, out.spec, xp.scale_out);
   detail::require(out.plan.feasible, id, "model", m.layers, ("a window that fits packages: " + out.plan.reason).c_str());
@@ -150,16 +151,20 @@ inline experiment_result run_experiment(const substrate& s, const model& m, cons
   out.packages = setup.plan.packages();
   out.moe_layers = L;
   out.evaluated_layers = setup.evaluated_layers;
+  out.window_tokens = tokens;
+  out.context = xp.context;
   const double scale = setup.scale;
   // Windows: profile windows from the profile split, evaluation windows from the other.
   const auto [prof_trace, eval_trace] = split_by_sequence(trace);
   std::string note = trace_note;
   std::vector<std::vector<std::vector<token_group>>> prof_windows, eval_windows;
   for (int i = 0; i < xp.profile_windows; ++i) {
-    prof_windows.push_back(detail::window_groups(prof_trace, mode, C, tokens, i, xp.fast_map.block_tokens, note));
+    prof_windows.push_back(detail::window_groups(prof_trace, mode, C, tokens, i, xp.fast_map.block_tokens, xp.trace_reuse,
+                                                 note, &out.sequences_reused));
   }
   for (int i = 0; i < xp.windows; ++i) {
-    eval_windows.push_back(detail::window_groups(eval_trace, mode, C, tokens, i, xp.fast_map.block_tokens, note));
+    eval_windows.push_back(detail::window_groups(eval_trace, mode, C, tokens, i, xp.fast_map.block_tokens, xp.trace_reuse,
+                                                 note, &out.sequences_reused));
   }
   if (mode == phase::prefill && static_cast<std::size_t>(xp.windows) * tokens > eval_trace.tokens()) {
     note += (note.empty() ? "" : "; ") + std::string("prefill windows wrap around the evaluation split's ") +

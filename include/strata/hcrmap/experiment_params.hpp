@@ -43,6 +43,13 @@ struct experiment_params {
   int planning_rounds = 16;
   /// Decode context of each sequence (KV cache tokens). [Design choice: 2048, the prefill length]
   int context = 2048;
+  /// Decode batch B: a decode window takes one token from each of B concurrent sequences.
+  /// [HCRMap Table 2: 512 active tokens]
+  int batch = 512;
+  /// A decode window from a trace split with fewer than `batch` sequences reuses sequences
+  /// (several tokens of one sequence in a window; the result's `sequences_reused` and note say so)
+  /// instead of being refused. [Default false: a window of B is B distinct sequences]
+  bool trace_reuse = false;
   fast_map_params fast_map{};
   controller_params controller{};
   pim_params pim{};
@@ -56,6 +63,8 @@ struct experiment_params {
     v("max_layers", s.max_layers);
     v("planning_rounds", s.planning_rounds);
     v("context", s.context);
+    v("batch", s.batch);
+    v("trace_reuse", s.trace_reuse);
     v("fast_map", s.fast_map);
     v("controller", s.controller);
     v("pim", s.pim);
@@ -69,7 +78,7 @@ struct experiment_params {
 struct hcrmap_input_limits {
   /// Expert routes one experiment, sweep or study replays, counted before it starts
   /// (`experiment_routes`): points × policies × (profile + evaluation windows) × evaluated MoE
-  /// layers × tokens per window (2048 prefill, 512 decode) × top-k. [Design choice: 2^30, about
+  /// layers × tokens per window (2048 prefill, `batch` decode) × top-k. [Design choice: 2^30, about
   /// 1.07·10^9: about 3.5 minutes of one core at DeepSeek-V3 decode's ≈ 0.19 µs per route, the
   /// slowest measured; 100 times the largest shipped scenario (examples/scenarios/fig7_*.json:
   /// 10.6 M) and 35 times the paper report's largest experiment (DeepSeek-V3 prefill, 8
@@ -85,6 +94,9 @@ inline hcrmap_input_limits& hcrmap_limits() {
 
 /// Tokens of one serving window: prefill 2048 tokens, decode one step of 512 concurrent sequences.
 constexpr int tokens_per_window(phase mode) { return mode == phase::prefill ? 2048 : 512; }
+/// Tokens of one serving window under `xp`: prefill 2048 tokens, decode one step of `xp.batch`
+/// concurrent sequences.
+inline int tokens_per_window(phase mode, const experiment_params& xp) { return mode == phase::prefill ? 2048 : xp.batch; }
 
 /// Expert routes one experiment of `policies` policies on `m` in `mode` replays:
 /// policies × (profile_windows + windows) × min(max_layers, MoE layers) × tokens per window × top-k
@@ -94,7 +106,7 @@ inline std::int64_t experiment_routes(const model& m, phase mode, std::int64_t p
   const std::int64_t layers = std::min<std::int64_t>(xp.max_layers, m.moe_layers());
   std::int64_t r = detail::checked_mul(policies, std::int64_t{xp.profile_windows} + xp.windows, id, "windows");
   r = detail::checked_mul(r, layers, id, "max_layers");
-  r = detail::checked_mul(r, tokens_per_window(mode), id, "mode");
+  r = detail::checked_mul(r, tokens_per_window(mode, xp), id, "mode");
   return detail::checked_mul(r, m.top_k, id, "top_k");
 }
 
@@ -106,7 +118,7 @@ inline std::string routes_terms(std::int64_t points, const model& m, phase mode,
   return "(" + std::to_string(points) + " points x " + std::to_string(policies) + " policies x " +
          std::to_string(xp.profile_windows + xp.windows) + " windows (" + std::to_string(xp.windows) + " + " +
          std::to_string(xp.profile_windows) + " profile) x " + std::to_string(std::min(xp.max_layers, m.moe_layers())) +
-         " MoE layers x " + std::to_string(tokens_per_window(mode)) + " tokens x top-" + std::to_string(m.top_k) + ")";
+          " MoE layers x " + std::to_string(tokens_per_window(mode, xp)) + " tokens x top-" + std::to_string(m.top_k) + ")";
 }
 
 /// Throws `config_error` naming `field` unless `points` experiments of `policies` policies on `m`
@@ -131,6 +143,7 @@ inline void validate(const experiment_params& p) {
   detail::require(p.max_layers >= 1 && p.max_layers <= 1 << 16, id, "max_layers", p.max_layers, "in [1, 65536]");
   detail::require(p.planning_rounds >= 0 && p.planning_rounds <= 64, id, "planning_rounds", p.planning_rounds, "in [0, 64]");
   detail::require(p.context >= 1, id, "context", p.context, ">= 1");
+  detail::require(p.batch >= 1 && p.batch <= 1 << 16, id, "batch", p.batch, "in [1, 65536]");
   validate(p.pim, "pim.");
   validate(p.fast_map);
   validate(p.controller);

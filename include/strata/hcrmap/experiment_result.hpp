@@ -60,6 +60,11 @@ struct experiment_result {
   std::vector<int> evaluated_layers;  ///< MoE layer indices evaluated
   double non_routed_s = 0.0;          ///< non-routed time + hand-offs per window (s)
   std::string note;                   ///< protocol notes (decode reuse, layer sampling)
+  int window_tokens = 0;              ///< tokens per window: 2048 prefill, the batch B decode
+  int context = 0;                    ///< decode context per sequence (KV tokens)
+  /// A decode window took several tokens of one sequence (`experiment_params::trace_reuse`; the
+  /// note says how many): false when every window is B distinct sequences.
+  bool sequences_reused = false;
   std::vector<policy_result> policies;
 
   /// The result of policy `k` (throws `config_error` if it was not run).
@@ -83,6 +88,9 @@ struct experiment_result {
     v("evaluated_layers", s.evaluated_layers);
     v("non_routed_s", s.non_routed_s);
     v("note", s.note);
+    v("window_tokens", s.window_tokens);
+    v("context", s.context);
+    v("sequences_reused", s.sequences_reused);
     v("policies", s.policies);
   }
 };

@@ -38,12 +38,14 @@ struct directory_layer_eval {
 
 /// Evaluates `groups` (layer field = the residency's layer index) with group g on directory entry
 /// `entry_of_group[g]`, which must be a published replica of the group's expert (Eq. 21).
-/// `migrations` are charged as given (the caller spreads a window's migrations over its layers).
+/// `migrations` are charged as given (the caller spreads a window's migrations over its layers);
+/// `bank_share` as `evaluate_layer`'s.
 inline directory_layer_eval evaluate_directory_layer(const substrate& s, const moe_layer_shape& shape,
                                                      const residency& res, const std::vector<token_group>& groups,
                                                      const std::vector<int>& entry_of_group,
                                                      const critical_path_params& cp = {},
-                                                     const std::vector<migration>& migrations = {}) {
+                                                     const std::vector<migration>& migrations = {},
+                                                     const std::vector<double>& bank_share = {}) {
   constexpr const char* id = "strata.hcrmap.layer_eval";
   detail::require(entry_of_group.size() == groups.size(), id, "entry_of_group", entry_of_group.size(),
                   "one directory entry per group");
@@ -74,7 +76,7 @@ inline directory_layer_eval evaluate_directory_layer(const substrate& s, const m
     assign[g] = li;
     out.entry_tokens[static_cast<std::size_t>(e)] += groups[g].tokens;
   }
-  out.result = evaluate_layer(s, shape, groups, reps, assign, cp, migrations);
+  out.result = evaluate_layer(s, shape, groups, reps, assign, cp, migrations, bank_share);
   for (std::size_t g = 0; g < groups.size(); ++g) {
     auto& f = out.entry_finish_s[static_cast<std::size_t>(entry_of_group[g])];
     f = std::max(f, out.result.completion[g].si());

@@ -20,9 +20,11 @@
 ///   the same expert over the mesh diameter (1 when the expert has none).
 /// Ω_r (`feasible_candidates`): for each compute chiplet c and tier t, the bank span the
 /// single-copy baseline would use (`residency::nearest_room`) — every bank of c's SRAM group; the
-/// HBM banks of the nearest HBM home of c with room; the DRAM banks of the first IO chiplet with
-/// room, from c on — where `residency::check_add` accepts one (visibility B_{t,c}, bank capacity
-/// Eq. 1/22/30, replica count Eq. 23/28, budget Eq. 24/29).
+/// HBM banks of the nearest HBM home of c with room — and, for a tier pooled behind the IO
+/// chiplets (DRAM; HBM `behind_io`), the banks of EVERY IO chiplet with room, from c on, so that
+/// Eq. 36's bank term chooses among the DRAM homes (the first home with room alone left chiplet c
+/// one DRAM home, c mod 4, whatever its pressure) — where `residency::check_add` accepts one
+/// (visibility B_{t,c}, bank capacity Eq. 1/22/30, replica count Eq. 23/28, budget Eq. 24/29).
 /// Migration-path feasibility (Eq. 40) is the controller's part of the mask (`controller.hpp`).
 
 #include <algorithm>  // std::max, std::min
@@ -131,7 +133,9 @@ inline double placement_cost(const substrate& s, const placement_inputs& in, con
 }
 
 /// Ω for a new replica of (layer, expert): per chiplet c and tier, the bank span of the file
-/// comment, `res.nearest_room(layer, expert, c, tier, c)`, where there is one. `tiers` limits the
+/// comment, `res.nearest_room(layer, expert, c, tier, c)`, where there is one; for a pooled tier
+/// (homes are IO chiplets) one span per IO chiplet with room, in `substrate::visit_homes` order
+/// from c (the first is `nearest_room`'s, so ties keep its choice). `tiers` limits the
 /// tiers considered (all by default). A chiplet that already holds a replica of the expert is left
 /// out (a second copy on the same chiplet adds no execution slot).
 inline std::vector<place_candidate> feasible_candidates(const substrate& s, const residency& res, int layer, int expert,
@@ -143,7 +147,16 @@ inline std::vector<place_candidate> feasible_candidates(const substrate& s, cons
     if (taken[static_cast<std::size_t>(c)] != 0) continue;
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
       if (!tiers[static_cast<std::size_t>(t)]) continue;
-      if (const auto p = res.nearest_room(layer, expert, c, t, c)) out.push_back(*p);
+      const bool pooled = t == tier_kind::dram || (t == tier_kind::hbm && s.params().hbm_at == hbm_placement::behind_io);
+      if (!pooled) {
+        if (const auto p = res.nearest_room(layer, expert, c, t, c)) out.push_back(*p);
+        continue;
+      }
+      (void)s.visit_homes(t, c, c, [&](int h) {
+        const auto [first, span] = s.home_banks(t, h);
+        if (span > 0 && res.can_add(layer, expert, c, first, span)) out.push_back(place_candidate{t, c, first, span});
+        return false;
+      });
     }
   }
   return out;

@@ -37,11 +37,12 @@
 ///   beyond "nearest tier with room" (the paper's cost model has no tier or bank pressure).
 /// - **PIMoE** [18] (`pimoe`): keeps throttle-aware offloading of memory-bound cold-expert work
 ///   to PIM near the memory while hot work stays on the cores: hot experts (profile order) take
-///   the near tiers, one copy each; a group of an expert resident in HBM or DRAM runs on the PIM
-///   unit of its bank when the PIM estimate (dispatch + max(PIM compute, internal stream) +
-///   gather) beats the core estimate, and the PIM unit's queue stays below the throttle
-///   threshold (`pim_params`). Simplified: PIM units are per bank span with the cited throughput;
-///   their power throttling is the queue threshold, not a thermal model.
+///   the near tiers, one copy each; a group of an expert resident in a tier with PIM units (HBM;
+///   DDR5 DRAM only when given a source, `pim.hpp`) runs on the PIM unit of its bank when the PIM
+///   estimate (dispatch + max(PIM compute, internal stream) + gather) beats the core estimate, and
+///   the PIM unit's queue stays below the throttle threshold (`pim_params`); a bank serving a PIM
+///   and a core stream shares its bandwidth between them. Simplified: PIM units are per bank span
+///   with the cited throughput; their power throttling is the queue threshold, not a thermal model.
 /// - **HCRMap** (`hcrmap`): initial layout by Eq. 35–36 for every expert's first copy, in
 ///   decreasing profile demand over all layers (so hot experts of every layer compete for the near
 ///   tiers and each layer's streams spread over banks), then the slow controller's promotions on

@@ -75,15 +75,36 @@ inline std::vector<token_group> local_groups(const std::vector<std::vector<token
 
 /// Window `i` of `t` as token groups per MoE layer, cut into blocks of `block_tokens`: prefill
 /// window i is tokens [n·i, n·(i + 1)) (wrapping around), decode window i is step i of one
-/// running batch of n sequences. A note on decode reuse is appended to `note` once.
+/// running batch of n concurrent sequences. A decode window is n DISTINCT sequences of `t`: with
+/// fewer, it is refused (`config_error` naming `batch`, the message naming `trace_reuse` and
+/// `--trace-reuse`) unless `allow_reuse`, which takes several tokens of a sequence, sets `*reused`
+/// (when given) and appends a note on the reuse to `note` once.
 inline std::vector<std::vector<token_group>> window_groups(const routing_trace& t, phase mode, int chiplets, int tokens, int i,
-                                                           int block_tokens, std::string& note) {
+                                                           int block_tokens, bool allow_reuse, std::string& note,
+                                                           bool* reused = nullptr) {
   decode_batch batch;
-  auto g = mode == phase::prefill
-               ? token_groups(t, chiplets, window_tokens{static_cast<std::size_t>(i) * static_cast<std::size_t>(tokens), tokens})
-               : decode_token_groups(t, chiplets, {.batch = tokens, .position = -1, .seed = 0, .step = i, .allow_reuse = true},
-                                     &batch);
-  if (!batch.note.empty() && note.find("decode") == std::string::npos) note += (note.empty() ? "" : "; ") + ("decode: " + batch.note);
+  std::vector<std::vector<token_group>> g;
+  if (mode == phase::prefill) {
+    g = token_groups(t, chiplets, window_tokens{static_cast<std::size_t>(i) * static_cast<std::size_t>(tokens), tokens});
+  } else {
+    try {
+      g = decode_token_groups(t, chiplets, {.batch = tokens, .position = -1, .seed = 0, .step = i, .allow_reuse = allow_reuse},
+                              &batch);
+    } catch (const config_error& e) {
+      if (e.field() != "batch" || allow_reuse) throw;
+      throw config_error("batch", "[strata.hcrmap.experiment] a decode window of batch " + std::to_string(tokens) +
+                                      " takes one token from each of " + std::to_string(tokens) +
+                                      " distinct sequences of each split of the trace (the comparison splits it by "
+                                      "sequence), and a split has fewer (" + e.what() +
+                                      "): lower the batch (strata-eval hcrmap --batch), give a trace with more sequences, "
+                                      "or allow reusing sequences with trace_reuse (strata-eval: --trace-reuse), which "
+                                      "the result states");
+    }
+    if (!batch.concurrent() && reused != nullptr) *reused = true;
+  }
+  if (!batch.note.empty() && note.find("decode") == std::string::npos) {
+    note += (note.empty() ? "" : "; ") + ("decode (trace_reuse): " + batch.note);
+  }
   for (auto& gl : g) gl = split_blocks(gl, block_tokens);
   return g;
 }
@@ -257,10 +278,11 @@ class policy_session {
           const auto& de = res.entries()[static_cast<std::size_t>(entries[g])];
           const double flops = grp.tokens * shape_.flops_per_token.si();
           bool off = false;
-          if (res.tier(entries[g]) != tier_kind::sram && prof_.at(local, grp.expert) < mean) {
+          const auto& unit_p = xp_.pim.of(res.tier(entries[g]));  // SRAM, and tiers without PIM: 0
+          if (unit_p.flops_per_byte > 0.0 && prof_.at(local, grp.expert) < mean) {
             double bw = 0.0;
             for (int j = 0; j < de.span; ++j) bw += s_->banks()[static_cast<std::size_t>(de.bank) + static_cast<std::size_t>(j)].bandwidth.si();
-            const double t_pim = unit[de.bank] + flops / (xp_.pim.flops_per_byte * bw);
+            const double t_pim = unit[de.bank] + flops / (unit_p.flops_per_byte * bw);
             const double t_core = chip[de.chiplet] + flops / chiplet_flops_ + wt_.si() / bw;
             off = t_pim < t_core && unit[de.bank] < xp_.pim.throttle * xp_.critical_path.window.si();
             if (off) unit[de.bank] = t_pim;
@@ -269,9 +291,24 @@ class policy_session {
           (off ? pim : core).push_back(grp);
           (off ? pim_e : core_e).push_back(entries[g]);
         }
-        auto ev = evaluate_directory_layer(*s_, shape_, res, core, core_e, xp_.critical_path, mig);
+        // Banks serving a PIM stream and a core stream share their bandwidth (`pim.hpp`).
+        std::vector<double> core_s(s_->banks().size(), 0.0);
+        {
+          std::vector<char> seen(res.entries().size(), 0);
+          for (std::size_t g = 0; g < core.size(); ++g) {
+            if (core[g].tokens <= 0 || seen[static_cast<std::size_t>(core_e[g])] != 0) continue;
+            seen[static_cast<std::size_t>(core_e[g])] = 1;
+            const auto& de = res.entries()[static_cast<std::size_t>(core_e[g])];
+            for (int j = 0; j < de.span; ++j) {
+              const auto b = static_cast<std::size_t>(de.bank) + static_cast<std::size_t>(j);
+              core_s[b] += shape_.weight_bytes.si() / de.span / s_->banks()[b].bandwidth.si();
+            }
+          }
+        }
+        const auto share = pim_bank_contention(core_s, detail::pim_bank_stream_s(*s_, shape_, res, pim_e, xp_.pim));
+        auto ev = evaluate_directory_layer(*s_, shape_, res, core, core_e, xp_.critical_path, mig, share);
         const double t_pim = detail::pim_layer(*s_, shape_, res, pim, pim_e, ev.result.critical.gate.si(),
-                                               ev.result.critical.combine.si(), xp_.pim, ev.result.energy);
+                                               ev.result.critical.combine.si(), xp_.pim, ev.result.energy, core_s);
         if (t_pim > ev.result.t_moe.si()) {
           // The PIM groups are critical: their excess over the cores' path is memory-side service.
           ev.result.critical.memory += duration<>::from_si(t_pim - ev.result.t_moe.si());

@@ -9,8 +9,10 @@
 /// - the trace is split by sequence (`split_by_sequence`): even-position sequences build every
 ///   policy's layout (and HCRMap's promotions), odd-position sequences are served;
 /// - prefill serves the evaluation split in windows of 2048 tokens, ⌈tokens / 2048⌉ of them;
-///   decode serves steps of one batch of 512 concurrent sequences, as many steps as the longest
-///   evaluation sequence has tokens (a step wraps within a sequence); both at most `max_windows`,
+///   decode serves steps of one batch of B = `experiment.batch` (512) distinct concurrent
+///   sequences — a split with fewer is refused unless `experiment.trace_reuse` (stated in the
+///   result) —, as many steps as the longest evaluation sequence has tokens (a step wraps within
+///   a sequence), with `experiment.context` KV tokens per sequence; both at most `max_windows`,
 ///   and the replay's expert routes at most `hcrmap_limits().routes` (`config_error` naming
 ///   `max_windows`, checked before the replay starts);
 /// - every policy sees the same substrate, package plan, evaluated layers, windows and
@@ -77,6 +79,9 @@ struct replay_result {
   std::size_t profile_tokens = 0;     ///< of which in the profile split
   std::size_t evaluation_tokens = 0;  ///< of which in the evaluation split
   int windows = 0;                    ///< windows served
+  int window_tokens = 0;              ///< tokens per window: 2048 prefill, the batch B decode
+  int context = 0;                    ///< decode context per sequence (KV tokens)
+  bool sequences_reused = false;      ///< a decode window took several tokens of one sequence (trace_reuse)
   int packages = 0;
   std::vector<int> evaluated_layers;
   double non_routed_s = 0.0;
@@ -117,6 +122,9 @@ inline replay_result replay_trace(const substrate& s, const model& m, const rout
   out.profile_tokens = prof.tokens();
   out.evaluation_tokens = eval.tokens();
   out.windows = windows;
+  out.window_tokens = r.window_tokens;
+  out.context = r.context;
+  out.sequences_reused = r.sequences_reused;
   out.packages = r.packages;
   out.evaluated_layers = r.evaluated_layers;
   out.non_routed_s = r.non_routed_s;

@@ -7,7 +7,8 @@
 ///
 /// \code{.json}
 /// { "model": "DeepSeek-V2-Lite", "mode": "decode", "tokens": 1859, "profile_tokens": 940,
-///   "evaluation_tokens": 919, "windows": 16, "packages": 2, "evaluated_layers": [2, 7, ...],
+///   "evaluation_tokens": 919, "windows": 16, "window_tokens": 512, "context": 2048,
+///   "sequences_reused": false, "packages": 2, "evaluated_layers": [2, 7, ...],
 ///   "non_routed_s": 0.011, "value": "greedy", "note": "...",
 ///   "policies": [ { "policy": "static", "latency_s": ..., "energy_j": ..., "edp_js": ...,
 ///                   "normalised": { "latency": 1, "energy": 1, "edp": 1 },
@@ -38,6 +39,9 @@ inline json replay_json(const replay_result& r) {
   j["profile_tokens"] = r.profile_tokens;
   j["evaluation_tokens"] = r.evaluation_tokens;
   j["windows"] = r.windows;
+  j["window_tokens"] = r.window_tokens;
+  j["context"] = r.context;
+  j["sequences_reused"] = r.sequences_reused;
   j["packages"] = r.packages;
   j["evaluated_layers"] = r.evaluated_layers;
   j["non_routed_s"] = r.non_routed_s;
@@ -74,8 +78,10 @@ inline std::string replay_json_text(const replay_result& r, int indent = 2) { re
 inline void print_replay(std::ostream& os, const replay_result& r) {
   std::ostringstream o;
   o << "HCRMap replay: " << r.model << ", " << (r.mode == phase::prefill ? "prefill" : "decode") << ", " << r.tokens
-    << " tokens (" << r.profile_tokens << " profile, " << r.evaluation_tokens << " served), " << r.windows << " windows, "
-    << r.packages << " package(s), " << r.evaluated_layers.size() << " evaluated MoE layers; HCRMap value: " << r.value
+    << " tokens (" << r.profile_tokens << " profile, " << r.evaluation_tokens << " served), " << r.windows << " windows of "
+    << r.window_tokens << " tokens"
+    << (r.mode == phase::decode ? " (context " + std::to_string(r.context) + (r.sequences_reused ? ", sequences reused)" : ")") : std::string())
+    << ", " << r.packages << " package(s), " << r.evaluated_layers.size() << " evaluated MoE layers; HCRMap value: " << r.value
     << "\n";
   if (!r.note.empty()) o << "note: " << r.note << "\n";
   o << std::left << std::setw(20) << "policy" << std::right << std::setw(13) << "latency_ms" << std::setw(8) << "norm"

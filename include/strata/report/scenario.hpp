@@ -251,6 +251,9 @@ struct scenario_hcrmap {
   int max_layers = experiment_params::all_layers;  ///< MoE layers evaluated at most, evenly spaced (default: all)
   std::string trace;           ///< routing trace CSV of the model (empty: the fitted synthetic trace)
   std::string checkpoint;      ///< masked Double DQN checkpoint for HCRMap's value (empty: greedy rule)
+  /// Decode windows may reuse sequences of a trace with fewer than 512 per split
+  /// (`experiment_params::trace_reuse`); false: such a trace is refused.
+  bool trace_reuse = false;
 };
 
 /// What a scenario names by path, loaded by the caller (the library reads no file here).
@@ -493,6 +496,7 @@ class scenario_model {
     const auto& h = sc_.hcrmap;
     xp_.windows = h.windows;
     xp_.max_layers = h.max_layers;
+    xp_.trace_reuse = h.trace_reuse;
     // The study's expert routes, before its trace or first experiment (the reader checks them too).
     const bool budget = sc_.study == study_kind::hcrmap_budget;
     detail::require_routes(budget ? static_cast<std::int64_t>(space_.size()) : 1, model_, h.mode,

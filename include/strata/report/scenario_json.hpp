@@ -29,7 +29,8 @@
 /// \code{.json}
 /// "hcrmap": {"mode": "decode", "windows": 3, "max_layers": 6,
 ///            "trace": "tests/data/traces/dsv2lite_esft_trace_intent.csv",  // optional
-///            "checkpoint": "tests/data/hcrmap/dqn_checkpoint.json"}        // optional
+///            "checkpoint": "tests/data/hcrmap/dqn_checkpoint.json",       // optional
+///            "trace_reuse": false}  // decode windows from fewer sequences than 512: refused unless true
 /// \endcode
 ///
 /// Their points are whole experiments: at most `scenario_max_hcrmap_points`, and the study's expert
@@ -282,7 +283,7 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
   if (j.contains("hcrmap")) {
     if (!is_hcrmap_study(s.study)) rd.fail("hcrmap", "is only read by the HCRMap studies (hcrmap_budget, hcrmap_pressure)");
     const json& h = j["hcrmap"];
-    rd.keys(h, "hcrmap", {"mode", "windows", "max_layers", "trace", "checkpoint"});
+    rd.keys(h, "hcrmap", {"mode", "windows", "max_layers", "trace", "checkpoint", "trace_reuse"});
     if (h.contains("mode")) {
       const std::string mode = rd.text(h["mode"], "hcrmap.mode", 16);
       if (mode == "prefill") {
@@ -295,6 +296,7 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
     if (h.contains("max_layers")) s.hcrmap.max_layers = rd.integer(h["max_layers"], "hcrmap.max_layers", 1, 256);
     if (h.contains("trace")) s.hcrmap.trace = rd.text(h["trace"], "hcrmap.trace", 4096);
     if (h.contains("checkpoint")) s.hcrmap.checkpoint = rd.text(h["checkpoint"], "hcrmap.checkpoint", 4096);
+    if (h.contains("trace_reuse")) s.hcrmap.trace_reuse = rd.boolean(h["trace_reuse"], "hcrmap.trace_reuse");
   }
   if (is_hcrmap_study(s.study) && (m.experts == 0 || m.moe_layers() == 0)) {
     rd.fail("model", "must be a mixture-of-experts model for study " + std::string(study_name(s.study)) + ", got " + s.model);

@@ -179,14 +179,14 @@ TEST_CASE("asking for the breakdown tree never changes a number: every preset, s
   }
 }
 
-TEST_CASE("d(step time)/d(nmp_handshake) is the number of NMP invocations: two per layer") {
+TEST_CASE("d(step time)/d(tMRD) is twice the number of NMP invocations (mode entry and exit, two invocations per layer)") {
   using strata_test::fvar1;
   using strata_test::make_fvar;
   stratum_system_params<fvar1> p;
-  p.nmp_handshake = units::us(make_fvar<double, 1>(4.0));
+  p.nmp_mode_register_delay = units::ns(make_fvar<double, 1>(14.0));
   const auto m = preset("Mixtral-8x7B");
   const auto r = evaluate_decode(p, m, decode(8, 1024));
-  CHECK(r.time.si().derivative(1) * 1e6 == Approx(2.0 * m.layers));
+  CHECK(r.time.si().derivative(1) * 1e9 == Approx(2.0 * 2.0 * m.layers));
 }
 
 TEST_CASE("bad system inputs name the field") {

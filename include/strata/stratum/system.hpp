@@ -29,7 +29,8 @@
 /// plus the embedding gather, the final norm and the LM head on the xPU (non-NMP data, read over
 /// the interposer from the slowest tier). Each xPU operator costs its roofline time on the xPU die
 /// (`workload/roofline.hpp`: its kernel overhead, its compute, its reads over the interposer);
-/// each NMP invocation costs an xPU kernel launch plus `nmp_handshake` (mode entry, completion). Stratum-XL runs its halves as
+/// each NMP invocation costs an xPU kernel launch, mode entry and exit through mode-register writes
+/// and a completion poll (`nmp_invocation_time`; Stratum §3.2 Fig. 8c steps 1 and 10). Stratum-XL runs its halves as
 /// two pipeline stages over the layers with two batches in flight, so a step takes the slower
 /// stage plus the NVLink hand-off, and each stage holds the KV of both batches.
 ///
@@ -101,17 +102,26 @@ struct stratum_system_params {
   /// Per-tier tRCD from the tiering table (true) or the slowest tier's everywhere (false).
   bool tiering = true;
   mapping_options<T> mapping{};
-  /// Handshake of one NMP invocation beyond the xPU's kernel launch (`xpu.op_overhead`): the
-  /// command into the reserved address space, the switch into NMP mode and the completion the
-  /// xPU waits for (Stratum §3.2). Calibrated so that stratum.system.olmoe.decode_speedup and
-  /// stratum.system.mixtral.decode_speedup hold together (least squares in log speedup;
-  /// `report/stratum_rows.hpp`); the paper gives no figure.
-  strata::duration<T> nmp_handshake = units::us(4.71);
-  /// Power of the xPU die while the NMP decodes (it waits on the handshake with its clocks, its
-  /// PHYs and its memory controllers up), as a fraction of the xPU's TDP. Calibrated on the
-  /// stratum.system.olmoe/.mixtral.energy_efficiency_gain rows; the least-squares fit reaches the
-  /// bound 1 (the die at its TDP): the paper's energy figures imply that the xPU die is charged
-  /// near its full power while the NMP decodes. The paper gives no figure.
+  /// Mode-register delay of one switch between memory mode and NMP mode. An NMP invocation
+  /// (Stratum §3.2, Fig. 8c) enters NMP mode in step 1 and leaves it in step 10 through the
+  /// standard DRAM interface: a mode-register write (MRW), after which the chip accepts the next
+  /// non-MRW command (the input writes; the output reads) only after tMRD. [JESD79-5 DDR5 (the
+  /// interface whose timings Mono3D follows, Stratum §2.1): tMRD = max(14 ns, 16 nCK); at
+  /// DDR5-6400, 16 nCK = 5 ns, so 14 ns. Commands through the standard interface are also how
+  /// Samsung's HBM-PIM enters its PIM modes (Lee et al., ISCA 2021)]
+  ///
+  /// An invocation costs the xPU's kernel launch (`xpu.op_overhead`: the kernel that writes the
+  /// inputs), mode entry and exit (2 · tMRD), and the completion poll: the xPU reads a status word
+  /// in the dedicated address space back to back, one xPU ↔ chip transfer (`nmp.phy_latency`) per
+  /// read; the NMP finishes uniformly within a poll, the next read samples it on average half a
+  /// round trip later and returns half a round trip after that, one round trip in expectation.
+  /// Writing the inputs and reading the outputs are in `moe_input_cost`.
+  strata::duration<T> nmp_mode_register_delay = units::ns(14.0);
+  /// Power of the xPU die while the NMP decodes (it waits on the completion poll with its
+  /// clocks, its PHYs and its memory controllers up), as a fraction of the xPU's TDP. [Assumed:
+  /// 1, the bound (the die at its TDP). Formerly solved by least squares from the
+  /// stratum.system.olmoe/.mixtral.energy_efficiency_gain rows, where it reached this bound; those
+  /// rows are now checks. The paper gives no figure]
   T xpu_wait_power_fraction = T(1.0);
 
   template <class S, class V>
@@ -125,7 +135,7 @@ struct stratum_system_params {
     v("stages", s.stages);
     v("tiering", s.tiering);
     v("mapping", s.mapping);
-    v("nmp_handshake", s.nmp_handshake);
+    v("nmp_mode_register_delay", s.nmp_mode_register_delay);
     v("xpu_wait_power_fraction", s.xpu_wait_power_fraction);
   }
   friend bool operator==(const stratum_system_params&, const stratum_system_params&) = default;
@@ -180,7 +190,7 @@ void validate(const stratum_system_params<T>& p) {
   if (p.memory == nmp_memory::hbm) validate(p.hbm);
   detail::require_count(p.chips, 1, 1024, m, "chips");
   detail::require_count(p.stages, 1, 64, m, "stages");
-  detail::require_range(p.nmp_handshake.si(), 0.0, 1e-3, m, "nmp_handshake", "s");
+  detail::require_range(p.nmp_mode_register_delay.si(), 0.0, 1e-5, m, "nmp_mode_register_delay", "s");
   detail::require_range(p.xpu_wait_power_fraction, 0.0, 1.0, m, "xpu_wait_power_fraction", "");
 }
 
@@ -218,6 +228,15 @@ nmp_device<T> system_device(const stratum_system_params<T>& p) {
     d = evaluate(p.nmp);
   }
   return p.tiering ? d : without_tiering(d);
+}
+
+/// Time of one NMP invocation (Stratum §3.2 Fig. 8c steps 1 and 10; `nmp_mode_register_delay`):
+/// the xPU's kernel launch + 2 · tMRD (mode entry, mode exit) + one xPU ↔ chip transfer latency
+/// (the completion poll's expected wait). The chips of a stage switch in parallel, each through
+/// its own interface.
+template <class T>
+strata::duration<T> nmp_invocation_time(const stratum_system_params<T>& p, const nmp_device<T>& d) {
+  return strata::duration<T>::from_si(T(p.xpu.op_overhead.si())) + p.nmp_mode_register_delay * T(2) + d.phy_latency;
 }
 
 /// What the memory mapper predicts (placement) and how tokens actually route (routing), per MoE
@@ -558,8 +577,8 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     if (o.kind == op_kind::router && router == nullptr) router = &o;
   }
   const strata::duration<T> launch = xm.op_overhead;  // the residual add after each NMP block
-  // One NMP invocation: an xPU kernel launch plus the handshake.
-  const strata::duration<T> nmp_call = launch + p.nmp_handshake;
+  // One NMP invocation: an xPU kernel launch, mode entry and exit, the completion poll.
+  const strata::duration<T> nmp_call = nmp_invocation_time(p, d);
 
   r.time = {};
   energy_parts<T> total{};
@@ -687,7 +706,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
         auto lc = seq<T>(detail::numbered("layer ", l),
                          std::vector<cost<T>>{cost<T>::leaf("xPU: norms, router, residual adds", tx, xe.total(), {},
                                         "roofline on the xPU die (workload/roofline.hpp)"),
-                          cost<T>::leaf("NMP calls", nmp_call * T(2), {}, {}, "xPU kernel launch + nmp_handshake per invocation"), io_attn,
+                          cost<T>::leaf("NMP calls", nmp_call * T(2), {}, {}, "xPU kernel launch + 2 tMRD (mode entry, exit) + one status read (completion poll) per invocation"), io_attn,
                           attn_one, io_ffn, blk});
         layer_costs.push_back(std::move(lc));
       } else {

@@ -30,6 +30,7 @@
 /// gap term by term (`speedup_gap_terms`, `energy_gap_terms`).
 
 #include <algorithm>  // std::min, std::max
+#include <array>      // std::array
 #include <cmath>      // std::log
 #include <string>     // std::string
 #include <utility>    // std::move
@@ -489,6 +490,30 @@ inline double throughput_per_area(const stratum_system_params<>& base, int layer
   return 0.0;
 }
 
+/// Where a decode step's time goes (`stratum_step_result::composition`) for workload `w` at
+/// batch `batch`, S = 2048: the seven parts as shares of the step, in the order of `time_parts`.
+struct step_shares {
+  std::array<double, 7> share{};  ///< weight streams, KV streams, NMP compute, ring, interposer, xPU operators, fixed
+  double time_us = 0;
+  bool feasible = true;
+  static constexpr std::array<const char*, 7> names{"weight_stream", "kv_stream", "nmp_compute", "ring",
+                                                     "interposer", "xpu_ops", "fixed"};
+};
+
+inline step_shares composition_of(const stratum_system_params<>& sys, const stratum_workload& w, int batch) {
+  const auto m = preset(w.model);
+  const auto r = evaluate_decode(sys, m, step_shape{.mode = phase::decode, .batch = batch, .context = 2048},
+                                 workload_usage(m, w.hit_rate));
+  const auto& c = r.composition;
+  step_shares s;
+  s.time_us = r.time.in(units::us);
+  s.feasible = r.feasible;
+  const double t = r.time.si();
+  s.share = {c.weight_stream.si() / t, c.kv_stream.si() / t, c.nmp_compute.si() / t, c.ring.si() / t,
+             c.interposer.si() / t,    c.xpu_ops.si() / t,   c.fixed.si() / t};
+  return s;
+}
+
 /// Rows of the Stratum systems (file comment). `base` carries the calibrated parameters.
 inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>& base = {}) {
   using namespace detail;
@@ -520,6 +545,16 @@ inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>&
     } else {
       rows.push_back(predict(id + ".decode_speedup", c.mean_speedup, "x", std::string("Stratum §6.3, mean").append(settings).append(vs)));
       rows.push_back(predict(id + ".energy_efficiency_gain", c.peak_energy_gain, "x", std::string("Stratum §6.3, peak").append(settings).append(vs)));
+    }
+    for (int b : {1, 64}) {
+      const auto sh = composition_of(sys, w, b);
+      const std::string at = "Stratum §6.3 (where the step's time goes: " + sys.name + ", B = " + std::to_string(b) +
+                             ", S = 2048, " + detail::fixed(sh.time_us, 1) + " us per step" +
+                             (sh.feasible ? std::string(")") : std::string("; the rows do not hold this batch, timed anyway)"));
+      for (std::size_t i = 0; i < sh.share.size(); ++i) {
+        rows.push_back(predict("stratum.composition." + w.key + ".b" + std::to_string(b) + "." + step_shares::names[i],
+                               sh.share[i], "fraction", at));
+      }
     }
     const auto m = preset(w.model);
     const auto u = workload_usage(m, w.hit_rate);

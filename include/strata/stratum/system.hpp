@@ -256,6 +256,9 @@ struct stratum_step_result {
   strata::duration<T> xpu_time{};      ///< of the slowest stage: xPU operators
   strata::duration<T> ffn_time{};      ///< of the slowest stage: the MoE / FFN blocks' pipelines
   strata::duration<T> bandwidth_bound{};  ///< NMP bytes / (chips · fastest-tier bandwidth), slowest stage
+  /// `time` by mechanism (`time_parts`): the slowest stage's critical path plus the NVLink
+  /// hand-off (interposer), summing to `time`; the same with or without the breakdown.
+  time_parts<T> composition{};
   T tokens_per_s{};                    ///< B / time
   T tokens_per_joule{};                ///< B / energy
   double hot_hit_rate = 0.0;           ///< expert accesses to the fast pack (routing over layout)
@@ -275,6 +278,7 @@ struct stratum_step_result {
     v("xpu_time", s.xpu_time);
     v("ffn_time", s.ffn_time);
     v("bandwidth_bound", s.bandwidth_bound);
+    v("composition", s.composition);
     v("tokens_per_s", s.tokens_per_s);
     v("tokens_per_joule", s.tokens_per_joule);
     v("hot_hit_rate", s.hot_hit_rate);
@@ -329,9 +333,11 @@ inline std::vector<double> interval_shares(const tiering_table& t, long long fir
 /// PHY and out of the arrays).
 template <class T>
 strata::duration<T> xpu_op(const op& o, const basic_roofline_machine<T>& m, const nmp_device<T>& d, energy_parts<T>& e,
-                           double times = 1.0) {
+                           time_parts<T>& tp, double times = 1.0) {
   const auto c = cost_of(o, m);
   const T k = T(times);
+  tp.fixed += m.op_overhead * k;  // the launch; the rest is the operator's compute or reads
+  tp.xpu_ops += (c.time - m.op_overhead) * k;
   e.xpu_dynamic += quantity_cast<T>(o.flops) * m.energy_per_flop * k;
   const strata::data_size<T> b = units::B(T((o.weight_bytes + o.kv_bytes + o.activation_bytes).si()) * k);
   e.phy += b * d.phy_energy;
@@ -614,24 +620,29 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     const bool placed = moe && moe_n > 0 && layout.feasible && plan.feasible;
 
     energy_parts<T> stage_e{}, attn_e{};  // attention of one layer: the same in every layer of a stage
+    time_parts<T> stage_tp{}, attn_tp{}, io_tp{};  // the stage's time by mechanism; per layer: attention, NMP I/O
     attention_split split;
     std::vector<cost<T>> layer_costs;
     const auto attn_one =
-        attention_decode_cost(d, c, m, B, s.context, w_shares, kv_shares, l0, p.mapping, &attn_e, &split, with_breakdown);
+        attention_decode_cost(d, c, m, B, s.context, w_shares, kv_shares, l0, p.mapping, &attn_e, &split, with_breakdown, &attn_tp);
     if (st == 0) r.split = split;
     const T ids_b = T(double(B) * m.top_k * 6.0);  // 4-byte expert id + 2-byte gate per routing
     energy_parts<T> io_e{};
     const auto io_attn =
-        moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, strata::data_size<T>{}, &io_e, with_breakdown);
-    const auto io_ffn = moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, units::B(ids_b), &io_e, with_breakdown);
+        moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, strata::data_size<T>{}, &io_e, with_breakdown, &io_tp);
+    const auto io_ffn =
+        moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, units::B(ids_b), &io_e, with_breakdown, &io_tp);
     strata::duration<T> t_nmp{}, t_xpu{}, t_ffn_all{};
     strata::data_size<T> nmp_bytes{};
     int moe_index = moe0;
     for (int l = l0; l < l1; ++l) {
       energy_parts<T> le{}, xe{};  // the layer's NMP energy; its xPU operators' energy
       strata::duration<T> tx{};
-      for (const op* o : per_layer_xpu) tx += detail::xpu_op(*o, xm, d, xe);
+      for (const op* o : per_layer_xpu) tx += detail::xpu_op(*o, xm, d, xe, stage_tp);
       tx += launch * T(2.0);  // two residual adds
+      stage_tp.fixed += launch * T(2.0) + nmp_call * T(2);
+      stage_tp += attn_tp;
+      stage_tp += io_tp;
       stage_e += attn_e;
       stage_e += io_e;
       strata::duration<T> tn = nmp_call * T(2) + io_attn.time + io_ffn.time + attn_one.time;
@@ -659,7 +670,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       };
       const bool is_moe = m.is_moe_layer(l);
       if (is_moe) {
-        tx += detail::xpu_op(*router, xm, d, xe);
+        tx += detail::xpu_op(*router, xm, d, xe, stage_tp);
         if (m.shared_experts > 0) add_always(m.shared_expert_ffn, m.shared_experts);
         const int li = moe_index - moe0;
         const auto& fr = route[static_cast<std::size_t>(moe_index)];
@@ -699,18 +710,17 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       for (const auto& w : work) {
         if (w.expert < 0) nmp_bytes += units::B(T(double(w.inter) * m.hidden * (w.gated ? 3.0 : 2.0) * wb));
       }
-      strata::duration<T> t_ffn{};
+      // The block's time, energy and composition from one function, with or without the tree.
+      const strata::duration<T> t_ffn = moe_layer_time(d, c, work, p.mapping, &le, false, &stage_tp);
       if (with_breakdown) {
-        auto blk = moe_layer_cost(d, c, work, p.mapping, &le, detail::numbered("L", l, is_moe ? " experts" : " FFN"));
-        t_ffn = blk.time;
+        auto blk = moe_layer_cost(d, c, work, p.mapping, static_cast<energy_parts<T>*>(nullptr),
+                                  detail::numbered("L", l, is_moe ? " experts" : " FFN"));
         auto lc = seq<T>(detail::numbered("layer ", l),
                          std::vector<cost<T>>{cost<T>::leaf("xPU: norms, router, residual adds", tx, xe.total(), {},
                                         "roofline on the xPU die (workload/roofline.hpp)"),
                           cost<T>::leaf("NMP calls", nmp_call * T(2), {}, {}, "xPU kernel launch + 2 tMRD (mode entry, exit) + one status read (completion poll) per invocation"), io_attn,
                           attn_one, io_ffn, blk});
         layer_costs.push_back(std::move(lc));
-      } else {
-        t_ffn = moe_layer_time(d, c, work, p.mapping, &le, false);
       }
       tn += t_ffn;
       t_ffn_all += t_ffn;
@@ -725,7 +735,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     if (st == 0 || st == p.stages - 1) {
       for (const op* o : ends_xpu) {
         const bool here = (o->kind == op_kind::embedding) ? st == 0 : st == p.stages - 1;
-        if (here) t_ends += detail::xpu_op(*o, xm, d, ends_e);
+        if (here) t_ends += detail::xpu_op(*o, xm, d, ends_e, stage_tp);
       }
     }
     t_xpu += t_ends;
@@ -737,6 +747,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       r.nmp_time = t_nmp;
       r.xpu_time = t_xpu;
       r.ffn_time = t_ffn_all;
+      r.composition = stage_tp;
     }
     r.bandwidth_bound = detail::max_of(r.bandwidth_bound, bound);
     total += stage_e;
@@ -754,6 +765,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     total.xpu_dynamic += strata::energy<T>::from_si(T(bytes * (p.stages - 1) * p.xpu.link_energy.si()));
   }
   r.time = slowest + handoff;
+  r.composition.interposer += handoff;
   const T units_total = T(double(c * p.stages));
   total.nmp_static += d.static_power * r.time * units_total;
   // The xPU die: at least its static power; while the NMP runs, its waiting power.

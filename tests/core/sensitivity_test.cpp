@@ -129,7 +129,7 @@ TEST_CASE("the autodiff copy of a params struct holds every field's value") {
   CHECK(q.xpu.name == p.xpu.name);
   CHECK(value_of(q.nmp.chip.memory.staircase_step.si()) == p.nmp.chip.memory.staircase_step.si());
   CHECK(value_of(q.nmp.chip.logic.tech.sram_bitcell_area.si()) == p.nmp.chip.logic.tech.sram_bitcell_area.si());
-  CHECK(value_of(q.nmp_handshake.si()) == p.nmp_handshake.si());
+  CHECK(value_of(q.nmp_mode_register_delay.si()) == p.nmp_mode_register_delay.si());
   CHECK(q.nmp.chip.memory.layers == p.nmp.chip.memory.layers);
 }
 
@@ -220,8 +220,8 @@ TEST_CASE("Stratum-L decode speedup over the H100: autodiff elasticities match f
   MESSAGE("Stratum-L speedup " << ad.output << ", top elasticities: " << top[0].parameter << " " << top[0].elasticity
                                << ", " << top[1].parameter << " " << top[1].elasticity << ", " << top[2].parameter
                                << " " << top[2].elasticity << ", " << top[3].parameter << " " << top[3].elasticity);
-  // The step time falls with the handshake's share; the HBM stack is not used by a Mono3D system.
-  CHECK(ad.at("nmp_handshake").elasticity < 0.0);
+  // The step time falls with the mode switches' share; the HBM stack is not used by a Mono3D system.
+  CHECK(ad.at("nmp_mode_register_delay").elasticity < 0.0);
   CHECK(ad.at("hbm.external_bandwidth").elasticity == 0.0);
 }
 

@@ -270,9 +270,7 @@ const std::map<std::string, std::function<std::vector<paper_row>(double)>>& pert
 /// ±10 % move need not push any one row out of its tolerance, so their test is that the default
 /// is the solution (tests/report/stratum_rows_test.cpp), not the 10 % rule.
 static const std::set<std::string>& least_squares_fits() {
-  static const std::set<std::string> s = {"stratum_system_params.nmp_handshake",
-                                          "stratum_system_params.xpu_wait_power_fraction",
-                                          // the GPU knobs fitted on the measurement set
+  static const std::set<std::string> s = {// the GPU knobs fitted on the measurement set
                                           // (tests/baseline/validation_test.cpp)
                                           "gpu_params.memory_efficiency", "gpu_params.compute_efficiency",
                                           "gpu_params.op_overhead"};

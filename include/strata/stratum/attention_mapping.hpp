@@ -92,7 +92,7 @@ cost<T> attention_decode_cost(const nmp_device<T>& d, int chips, const model& m,
                               const std::vector<double>& weight_shares, const std::vector<double>& kv_shares,
                               int layer = 0, const mapping_options<T>& o = {},
                               energy_parts<T>* energy_out = nullptr, attention_split* split_out = nullptr,
-                              bool with_tree = true) {
+                              bool with_tree = true, time_parts<T>* time_out = nullptr) {
   validate(o);
   detail::require_count(context, 1, 1 << 24, "strata.attention_mapping", "context");
   const auto a = split_attention(m, batch, chips, d.n_pu);
@@ -146,10 +146,37 @@ cost<T> attention_decode_cost(const nmp_device<T>& d, int chips, const model& m,
                                                     (T(double(g * q)) * d.pe_peak().si()));
   const auto t_linear = detail::max_of(stream, compute);
   const auto q_gather = ring_all_gather_time(d, units::B(hu * T(d_qk) * T(ab)), g);
-  const auto t_softmax = detail::sfe_time(d, S * hu / T(double(g)), o.softmax_ops) +
-                         ring_scalar_exchange_time(d, g) * T(2) +
-                         ring_reduce_scatter_time(d, units::B(hu * T(d_v) * T(ab)), g) + q_gather;
+  const auto t_sfe = detail::sfe_time(d, S * hu / T(double(g)), o.softmax_ops);
+  const auto t_exchange = ring_scalar_exchange_time(d, g) * T(2) +
+                          ring_reduce_scatter_time(d, units::B(hu * T(d_v) * T(ab)), g) + q_gather;
+  const auto t_softmax = t_sfe + t_exchange;
   const std::size_t units_in_group = static_cast<std::size_t>(std::max<long long>(1, a.units_per_group));
+  if (time_out != nullptr) {
+    // The critical path by mechanism (`time_parts`): each projection for its stream or its tensor
+    // cores; the core's first unit both stages, the other u − 1 units the slower stage.
+    auto& tp = *time_out;
+    const auto proj_part = [&](long long per_pe_weights, const strata::duration<T>& t) {
+      const T w = T(double(per_pe_weights));
+      const bool streams = !(detail::shard_stream_time(d, units::B(w * wb), weight_shares) <
+                             strata::duration<T>::from_si(T(2) * B * w / d.pe_peak().si()));
+      (streams ? tp.weight_stream : tp.nmp_compute) += t;
+    };
+    proj_part(hq * cols, t_qkv);
+    proj_part(o_per_pu * hq, t_o);
+    tp.nmp_compute += t_qkv_red;
+    tp.ring += t_o_rs;
+    const T rest = T(double(units_in_group - 1));
+    auto& linear_part = stream < compute ? tp.nmp_compute : tp.kv_stream;
+    linear_part += t_linear;
+    tp.nmp_compute += t_sfe;
+    tp.ring += t_exchange;
+    if (t_softmax > t_linear) {
+      tp.nmp_compute += t_sfe * rest;
+      tp.ring += t_exchange * rest;
+    } else {
+      linear_part += t_linear * rest;
+    }
+  }
 
   // Energy over all chips.
   const T proj_weights = T(double(H)) * T(double(qkv.inter + o_rows));

@@ -81,6 +81,55 @@ void validate(const mapping_options<T>& o) {
   detail::require_count(o.softmax_ops, 1, 1024, "strata.mapping", "softmax_ops");
 }
 
+/// Where a step's time goes (`stratum_step_result::time_parts`): its critical path split by
+/// mechanism. An overlap counts for the stage that bounds it (a GEMM for its weight stream or its
+/// tensor cores, whichever is slower; a pipelined pair for the slower stage, shared pro rata
+/// among that stage's parts), so the parts sum to the time.
+template <class T = double>
+struct time_parts {
+  strata::duration<T> weight_stream{};  ///< weight reads from the tiers (stream-bound GEMMs)
+  strata::duration<T> kv_stream{};      ///< KV-cache reads (stream-bound attention cores)
+  strata::duration<T> nmp_compute{};    ///< tensor cores (compute-bound), reduction trees, SFE
+  strata::duration<T> ring{};           ///< ring collectives: all-gathers, reduce-scatters, scalar exchanges
+  strata::duration<T> interposer{};     ///< NMP inputs written and outputs read by the xPU; NVLink hand-off
+  strata::duration<T> xpu_ops{};        ///< xPU operators beyond their launch (compute, reads over the interposer)
+  strata::duration<T> fixed{};          ///< launches of xPU operators, NMP invocations (launch, mode switches, poll)
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("weight_stream", s.weight_stream);
+    v("kv_stream", s.kv_stream);
+    v("nmp_compute", s.nmp_compute);
+    v("ring", s.ring);
+    v("interposer", s.interposer);
+    v("xpu_ops", s.xpu_ops);
+    v("fixed", s.fixed);
+  }
+  [[nodiscard]] strata::duration<T> total() const {
+    return weight_stream + kv_stream + nmp_compute + ring + interposer + xpu_ops + fixed;
+  }
+  time_parts& operator+=(const time_parts& o) {
+    weight_stream += o.weight_stream;
+    kv_stream += o.kv_stream;
+    nmp_compute += o.nmp_compute;
+    ring += o.ring;
+    interposer += o.interposer;
+    xpu_ops += o.xpu_ops;
+    fixed += o.fixed;
+    return *this;
+  }
+  time_parts& operator*=(const T& k) {
+    weight_stream *= k;
+    kv_stream *= k;
+    nmp_compute *= k;
+    ring *= k;
+    interposer *= k;
+    xpu_ops *= k;
+    fixed *= k;
+    return *this;
+  }
+};
+
 /// One FFN (a routed expert, a shared expert or a dense FFN) as the NMP runs it.
 template <class T = double>
 struct expert_work {
@@ -106,6 +155,7 @@ struct expert_times {
   strata::data_size<T> weight_bytes{};   ///< all chips
   strata::op_count<T> flops{};           ///< all chips, 2 per MAC
   bool gated = true;
+  bool stream_bound = true;              ///< the GEMMs wait on the weight stream (not the tensor cores)
 
   /// The expert's own time without overlap with its neighbours:
   /// max(GeMM2, reduce(Z1) + activation) + reduce(Z2) + Hadamard + GeMM3 (gated) or
@@ -240,6 +290,8 @@ expert_times<T> expert_ffn_times_unchecked(const nmp_device<T>& d, int chips, co
   expert_times<T> s;
   s.gated = w.gated;
   s.gemm1 = detail::pe_gemm_time(d, tok * pe_weights, pe_bytes, w.shares);
+  s.stream_bound = !(detail::shard_stream_time(d, pe_bytes, w.shares) <
+                     strata::duration<T>::from_si(T(2) * tok * pe_weights / d.pe_peak().si()));
   if (w.gated) s.gemm2 = s.gemm1;
   s.gemm3 = s.gemm1;
   const T zm = tok * T(double(m));
@@ -304,8 +356,9 @@ expert_stages<T> expert_ffn_stages(const nmp_device<T>& d, int chips, const expe
 template <class T>
 strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
                                    const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
-                                   bool checked = true) {
+                                   bool checked = true, time_parts<T>* time_out = nullptr) {
   strata::duration<T> t{}, tail{};
+  time_parts<T> tail_parts{};
   bool first = true;
   // Neighbouring experts of a usage table often have the same tokens, shape and tier shares (the
   // hot ones, the cold ones of one tier): their stage times are computed once.
@@ -324,6 +377,34 @@ strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std:
     // The previous expert's tail (already scaled by its own weight) overlaps this expert's GeMM1
     // scaled by this one's: max(tail_prev, k·GeMM1), as moe_layer_cost's overlap node.
     t += (first ? s.gemm1 * k : detail::max_of(tail, s.gemm1 * k)) + s.core() * k;
+    if (time_out != nullptr) {
+      // The overlap counts for its slower side; the core for its critical stages.
+      const auto gemm = [&](time_parts<T>& tp, const strata::duration<T>& g) {
+        (s.stream_bound ? tp.weight_stream : tp.nmp_compute) += g;
+      };
+      if (first || !(tail > s.gemm1 * k)) {
+        gemm(*time_out, s.gemm1 * k);
+      } else {
+        *time_out += tail_parts;
+      }
+      time_parts<T> c{};
+      if (s.gated) {
+        if (s.gemm2 < s.reduce1 + s.activation) {
+          c.nmp_compute += s.reduce1 + s.activation;
+        } else {
+          gemm(c, s.gemm2);
+        }
+        c.nmp_compute += s.reduce2 + s.hadamard;
+      } else {
+        c.nmp_compute += s.reduce1 + s.activation;
+      }
+      gemm(c, s.gemm3);
+      c *= k;
+      *time_out += c;
+      tail_parts = time_parts<T>{};
+      tail_parts.ring = s.reduce_scatter * k;
+      tail_parts.nmp_compute = s.weighted_sum * k;
+    }
     tail = s.tail() * k;
     first = false;
     if (energy_out != nullptr) {
@@ -332,6 +413,7 @@ strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std:
       *energy_out += e;
     }
   }
+  if (time_out != nullptr && !first) *time_out += tail_parts;
   return t + tail;
 }
 
@@ -399,7 +481,7 @@ cost<T> moe_layer_cost(const nmp_device<T>& d, int chips, const std::vector<expe
 template <class T>
 cost<T> moe_input_cost(const nmp_device<T>& d, int chips, const T& tokens, int hidden, int act_bits,
                        const strata::data_size<T>& extra_bytes, energy_parts<T>* energy_out = nullptr,
-                       bool with_tree = true) {
+                       bool with_tree = true, time_parts<T>* time_out = nullptr) {
   const strata::data_size<T> x = units::B(tokens * T(double(hidden)) * T(act_bits / 8.0)) + extra_bytes;
   const auto in_t = stream_time(x, d.phy_bandwidth, d.phy_latency);
   const auto gather_t = ring_all_gather_time(d, x, d.n_pu);
@@ -410,6 +492,10 @@ cost<T> moe_input_cost(const nmp_device<T>& d, int chips, const T& tokens, int h
   e.ring = d.ring_energy * ring_link_bytes(x, d.n_pu) * c;
   detail::add_dram_read(e, d.access, (x + x - extra_bytes) * c);  // reserved rows: written, read
   if (energy_out != nullptr) *energy_out += e;
+  if (time_out != nullptr) {
+    time_out->interposer += in_t + out_t;
+    time_out->ring += gather_t;
+  }
   if (!with_tree) {
     return cost<T>::leaf("NMP input/output", in_t + gather_t + out_t, e.total(), {{"interposer", (x + x - extra_bytes) * c}},
                          "PHY latency + bytes / PHY bandwidth; ring all-gather");

@@ -29,7 +29,8 @@
 /// plus the embedding gather, the final norm and the LM head on the xPU (non-NMP data, read over
 /// the interposer from the slowest tier). Each xPU operator costs its roofline time on the xPU die
 /// (`workload/roofline.hpp`: its kernel overhead, its compute, its reads over the interposer);
-/// each NMP invocation costs an xPU kernel launch plus `nmp_handshake` (mode entry, completion). Stratum-XL runs its halves as
+/// each NMP invocation costs an xPU kernel launch, mode entry and exit through mode-register writes
+/// and a completion poll (`nmp_invocation_time`; Stratum §3.2 Fig. 8c steps 1 and 10). Stratum-XL runs its halves as
 /// two pipeline stages over the layers with two batches in flight, so a step takes the slower
 /// stage plus the NVLink hand-off, and each stage holds the KV of both batches.
 ///
@@ -101,17 +102,26 @@ struct stratum_system_params {
   /// Per-tier tRCD from the tiering table (true) or the slowest tier's everywhere (false).
   bool tiering = true;
   mapping_options<T> mapping{};
-  /// Handshake of one NMP invocation beyond the xPU's kernel launch (`xpu.op_overhead`): the
-  /// command into the reserved address space, the switch into NMP mode and the completion the
-  /// xPU waits for (Stratum §3.2). Calibrated so that stratum.system.olmoe.decode_speedup and
-  /// stratum.system.mixtral.decode_speedup hold together (least squares in log speedup;
-  /// `report/stratum_rows.hpp`); the paper gives no figure.
-  strata::duration<T> nmp_handshake = units::us(4.71);
-  /// Power of the xPU die while the NMP decodes (it waits on the handshake with its clocks, its
-  /// PHYs and its memory controllers up), as a fraction of the xPU's TDP. Calibrated on the
-  /// stratum.system.olmoe/.mixtral.energy_efficiency_gain rows; the least-squares fit reaches the
-  /// bound 1 (the die at its TDP): the paper's energy figures imply that the xPU die is charged
-  /// near its full power while the NMP decodes. The paper gives no figure.
+  /// Mode-register delay of one switch between memory mode and NMP mode. An NMP invocation
+  /// (Stratum §3.2, Fig. 8c) enters NMP mode in step 1 and leaves it in step 10 through the
+  /// standard DRAM interface: a mode-register write (MRW), after which the chip accepts the next
+  /// non-MRW command (the input writes; the output reads) only after tMRD. [JESD79-5 DDR5 (the
+  /// interface whose timings Mono3D follows, Stratum §2.1): tMRD = max(14 ns, 16 nCK); at
+  /// DDR5-6400, 16 nCK = 5 ns, so 14 ns. Commands through the standard interface are also how
+  /// Samsung's HBM-PIM enters its PIM modes (Lee et al., ISCA 2021)]
+  ///
+  /// An invocation costs the xPU's kernel launch (`xpu.op_overhead`: the kernel that writes the
+  /// inputs), mode entry and exit (2 · tMRD), and the completion poll: the xPU reads a status word
+  /// in the dedicated address space back to back, one xPU ↔ chip transfer (`nmp.phy_latency`) per
+  /// read; the NMP finishes uniformly within a poll, the next read samples it on average half a
+  /// round trip later and returns half a round trip after that, one round trip in expectation.
+  /// Writing the inputs and reading the outputs are in `moe_input_cost`.
+  strata::duration<T> nmp_mode_register_delay = units::ns(14.0);
+  /// Power of the xPU die while the NMP decodes (it waits on the completion poll with its
+  /// clocks, its PHYs and its memory controllers up), as a fraction of the xPU's TDP. [Assumed:
+  /// 1, the bound (the die at its TDP). Formerly solved by least squares from the
+  /// stratum.system.olmoe/.mixtral.energy_efficiency_gain rows, where it reached this bound; those
+  /// rows are now checks. The paper gives no figure]
   T xpu_wait_power_fraction = T(1.0);
 
   template <class S, class V>
@@ -125,7 +135,7 @@ struct stratum_system_params {
     v("stages", s.stages);
     v("tiering", s.tiering);
     v("mapping", s.mapping);
-    v("nmp_handshake", s.nmp_handshake);
+    v("nmp_mode_register_delay", s.nmp_mode_register_delay);
     v("xpu_wait_power_fraction", s.xpu_wait_power_fraction);
   }
   friend bool operator==(const stratum_system_params&, const stratum_system_params&) = default;
@@ -180,7 +190,7 @@ void validate(const stratum_system_params<T>& p) {
   if (p.memory == nmp_memory::hbm) validate(p.hbm);
   detail::require_count(p.chips, 1, 1024, m, "chips");
   detail::require_count(p.stages, 1, 64, m, "stages");
-  detail::require_range(p.nmp_handshake.si(), 0.0, 1e-3, m, "nmp_handshake", "s");
+  detail::require_range(p.nmp_mode_register_delay.si(), 0.0, 1e-5, m, "nmp_mode_register_delay", "s");
   detail::require_range(p.xpu_wait_power_fraction, 0.0, 1.0, m, "xpu_wait_power_fraction", "");
 }
 
@@ -220,6 +230,15 @@ nmp_device<T> system_device(const stratum_system_params<T>& p) {
   return p.tiering ? d : without_tiering(d);
 }
 
+/// Time of one NMP invocation (Stratum §3.2 Fig. 8c steps 1 and 10; `nmp_mode_register_delay`):
+/// the xPU's kernel launch + 2 · tMRD (mode entry, mode exit) + one xPU ↔ chip transfer latency
+/// (the completion poll's expected wait). The chips of a stage switch in parallel, each through
+/// its own interface.
+template <class T>
+strata::duration<T> nmp_invocation_time(const stratum_system_params<T>& p, const nmp_device<T>& d) {
+  return strata::duration<T>::from_si(T(p.xpu.op_overhead.si())) + p.nmp_mode_register_delay * T(2) + d.phy_latency;
+}
+
 /// What the memory mapper predicts (placement) and how tokens actually route (routing), per MoE
 /// layer and expert; empty tables mean uniform routing (f = k/E).
 struct stratum_usage {
@@ -237,6 +256,9 @@ struct stratum_step_result {
   strata::duration<T> xpu_time{};      ///< of the slowest stage: xPU operators
   strata::duration<T> ffn_time{};      ///< of the slowest stage: the MoE / FFN blocks' pipelines
   strata::duration<T> bandwidth_bound{};  ///< NMP bytes / (chips · fastest-tier bandwidth), slowest stage
+  /// `time` by mechanism (`time_parts`): the slowest stage's critical path plus the NVLink
+  /// hand-off (interposer), summing to `time`; the same with or without the breakdown.
+  time_parts<T> composition{};
   T tokens_per_s{};                    ///< B / time
   T tokens_per_joule{};                ///< B / energy
   double hot_hit_rate = 0.0;           ///< expert accesses to the fast pack (routing over layout)
@@ -256,6 +278,7 @@ struct stratum_step_result {
     v("xpu_time", s.xpu_time);
     v("ffn_time", s.ffn_time);
     v("bandwidth_bound", s.bandwidth_bound);
+    v("composition", s.composition);
     v("tokens_per_s", s.tokens_per_s);
     v("tokens_per_joule", s.tokens_per_joule);
     v("hot_hit_rate", s.hot_hit_rate);
@@ -310,9 +333,11 @@ inline std::vector<double> interval_shares(const tiering_table& t, long long fir
 /// PHY and out of the arrays).
 template <class T>
 strata::duration<T> xpu_op(const op& o, const basic_roofline_machine<T>& m, const nmp_device<T>& d, energy_parts<T>& e,
-                           double times = 1.0) {
+                           time_parts<T>& tp, double times = 1.0) {
   const auto c = cost_of(o, m);
   const T k = T(times);
+  tp.fixed += m.op_overhead * k;  // the launch; the rest is the operator's compute or reads
+  tp.xpu_ops += (c.time - m.op_overhead) * k;
   e.xpu_dynamic += quantity_cast<T>(o.flops) * m.energy_per_flop * k;
   const strata::data_size<T> b = units::B(T((o.weight_bytes + o.kv_bytes + o.activation_bytes).si()) * k);
   e.phy += b * d.phy_energy;
@@ -558,8 +583,8 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     if (o.kind == op_kind::router && router == nullptr) router = &o;
   }
   const strata::duration<T> launch = xm.op_overhead;  // the residual add after each NMP block
-  // One NMP invocation: an xPU kernel launch plus the handshake.
-  const strata::duration<T> nmp_call = launch + p.nmp_handshake;
+  // One NMP invocation: an xPU kernel launch, mode entry and exit, the completion poll.
+  const strata::duration<T> nmp_call = nmp_invocation_time(p, d);
 
   r.time = {};
   energy_parts<T> total{};
@@ -595,24 +620,29 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     const bool placed = moe && moe_n > 0 && layout.feasible && plan.feasible;
 
     energy_parts<T> stage_e{}, attn_e{};  // attention of one layer: the same in every layer of a stage
+    time_parts<T> stage_tp{}, attn_tp{}, io_tp{};  // the stage's time by mechanism; per layer: attention, NMP I/O
     attention_split split;
     std::vector<cost<T>> layer_costs;
     const auto attn_one =
-        attention_decode_cost(d, c, m, B, s.context, w_shares, kv_shares, l0, p.mapping, &attn_e, &split, with_breakdown);
+        attention_decode_cost(d, c, m, B, s.context, w_shares, kv_shares, l0, p.mapping, &attn_e, &split, with_breakdown, &attn_tp);
     if (st == 0) r.split = split;
     const T ids_b = T(double(B) * m.top_k * 6.0);  // 4-byte expert id + 2-byte gate per routing
     energy_parts<T> io_e{};
     const auto io_attn =
-        moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, strata::data_size<T>{}, &io_e, with_breakdown);
-    const auto io_ffn = moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, units::B(ids_b), &io_e, with_breakdown);
+        moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, strata::data_size<T>{}, &io_e, with_breakdown, &io_tp);
+    const auto io_ffn =
+        moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, units::B(ids_b), &io_e, with_breakdown, &io_tp);
     strata::duration<T> t_nmp{}, t_xpu{}, t_ffn_all{};
     strata::data_size<T> nmp_bytes{};
     int moe_index = moe0;
     for (int l = l0; l < l1; ++l) {
       energy_parts<T> le{}, xe{};  // the layer's NMP energy; its xPU operators' energy
       strata::duration<T> tx{};
-      for (const op* o : per_layer_xpu) tx += detail::xpu_op(*o, xm, d, xe);
+      for (const op* o : per_layer_xpu) tx += detail::xpu_op(*o, xm, d, xe, stage_tp);
       tx += launch * T(2.0);  // two residual adds
+      stage_tp.fixed += launch * T(2.0) + nmp_call * T(2);
+      stage_tp += attn_tp;
+      stage_tp += io_tp;
       stage_e += attn_e;
       stage_e += io_e;
       strata::duration<T> tn = nmp_call * T(2) + io_attn.time + io_ffn.time + attn_one.time;
@@ -640,7 +670,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       };
       const bool is_moe = m.is_moe_layer(l);
       if (is_moe) {
-        tx += detail::xpu_op(*router, xm, d, xe);
+        tx += detail::xpu_op(*router, xm, d, xe, stage_tp);
         if (m.shared_experts > 0) add_always(m.shared_expert_ffn, m.shared_experts);
         const int li = moe_index - moe0;
         const auto& fr = route[static_cast<std::size_t>(moe_index)];
@@ -680,18 +710,17 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       for (const auto& w : work) {
         if (w.expert < 0) nmp_bytes += units::B(T(double(w.inter) * m.hidden * (w.gated ? 3.0 : 2.0) * wb));
       }
-      strata::duration<T> t_ffn{};
+      // The block's time, energy and composition from one function, with or without the tree.
+      const strata::duration<T> t_ffn = moe_layer_time(d, c, work, p.mapping, &le, false, &stage_tp);
       if (with_breakdown) {
-        auto blk = moe_layer_cost(d, c, work, p.mapping, &le, detail::numbered("L", l, is_moe ? " experts" : " FFN"));
-        t_ffn = blk.time;
+        auto blk = moe_layer_cost(d, c, work, p.mapping, static_cast<energy_parts<T>*>(nullptr),
+                                  detail::numbered("L", l, is_moe ? " experts" : " FFN"));
         auto lc = seq<T>(detail::numbered("layer ", l),
                          std::vector<cost<T>>{cost<T>::leaf("xPU: norms, router, residual adds", tx, xe.total(), {},
                                         "roofline on the xPU die (workload/roofline.hpp)"),
-                          cost<T>::leaf("NMP calls", nmp_call * T(2), {}, {}, "xPU kernel launch + nmp_handshake per invocation"), io_attn,
+                          cost<T>::leaf("NMP calls", nmp_call * T(2), {}, {}, "xPU kernel launch + 2 tMRD (mode entry, exit) + one status read (completion poll) per invocation"), io_attn,
                           attn_one, io_ffn, blk});
         layer_costs.push_back(std::move(lc));
-      } else {
-        t_ffn = moe_layer_time(d, c, work, p.mapping, &le, false);
       }
       tn += t_ffn;
       t_ffn_all += t_ffn;
@@ -706,7 +735,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     if (st == 0 || st == p.stages - 1) {
       for (const op* o : ends_xpu) {
         const bool here = (o->kind == op_kind::embedding) ? st == 0 : st == p.stages - 1;
-        if (here) t_ends += detail::xpu_op(*o, xm, d, ends_e);
+        if (here) t_ends += detail::xpu_op(*o, xm, d, ends_e, stage_tp);
       }
     }
     t_xpu += t_ends;
@@ -718,6 +747,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       r.nmp_time = t_nmp;
       r.xpu_time = t_xpu;
       r.ffn_time = t_ffn_all;
+      r.composition = stage_tp;
     }
     r.bandwidth_bound = detail::max_of(r.bandwidth_bound, bound);
     total += stage_e;
@@ -735,6 +765,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     total.xpu_dynamic += strata::energy<T>::from_si(T(bytes * (p.stages - 1) * p.xpu.link_energy.si()));
   }
   r.time = slowest + handoff;
+  r.composition.interposer += handoff;
   const T units_total = T(double(c * p.stages));
   total.nmp_static += d.static_power * r.time * units_total;
   // The xPU die: at least its static power; while the NMP runs, its waiting power.

@@ -45,7 +45,7 @@
 #include <algorithm>    // std::fill
 #include <array>        // std::array
 #include <cstdlib>      // std::abs
-#include <cstddef>      // std::size_t
+#include <cstddef>      // std::size_t, std::ptrdiff_t
 #include <string>       // std::string
 #include <utility>      // std::pair
 #include <vector>       // std::vector
@@ -385,21 +385,22 @@ class substrate {
   /// Allocation-free when `out` has room: the critical path reuses one buffer.
   void append_route(int a, int b, std::vector<int>& out) const {
     if (a == b) return;
-    const int nc = chiplets();
+    const int mx = p_.mesh_x, nc = chiplets();
     const int ea = a >= nc ? attach_(a) : a;
     const int eb = b >= nc ? attach_(b) : b;
+    const int ax = ea % mx, ay = ea / mx, bx = eb % mx, by = eb / mx;
     if (a >= nc) out.push_back(io_up_[static_cast<std::size_t>(a - nc)]);
-    int x = ea % p_.mesh_x, y = ea / p_.mesh_x;
-    const int bx = eb % p_.mesh_x, by = eb / p_.mesh_x;
-    while (x != bx) {
-      const int c = y * p_.mesh_x + x;
-      out.push_back(mesh_out_[static_cast<std::size_t>(c) * 4 + (bx > x ? east : west)]);
-      x += bx > x ? 1 : -1;
+    // X first, then Y: `l` walks the link slots of the chiplets passed (4 per chiplet).
+    const int* l = mesh_out_.data() + static_cast<std::size_t>(ea) * 4;
+    if (ax < bx) {
+      for (int x = ax; x < bx; ++x, l += 4) out.push_back(l[east]);
+    } else {
+      for (int x = ax; x > bx; --x, l -= 4) out.push_back(l[west]);
     }
-    while (y != by) {
-      const int c = y * p_.mesh_x + x;
-      out.push_back(mesh_out_[static_cast<std::size_t>(c) * 4 + (by > y ? north : south)]);
-      y += by > y ? 1 : -1;
+    if (ay < by) {
+      for (int y = ay; y < by; ++y, l += 4 * static_cast<std::ptrdiff_t>(mx)) out.push_back(l[north]);
+    } else {
+      for (int y = ay; y > by; --y, l -= 4 * static_cast<std::ptrdiff_t>(mx)) out.push_back(l[south]);
     }
     if (b >= nc) out.push_back(io_down_[static_cast<std::size_t>(b - nc)]);
   }

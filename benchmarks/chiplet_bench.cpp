@@ -81,15 +81,19 @@ void bm_dsv3_decode_layers_local_hbm(benchmark::State& state) {
 }
 BENCHMARK(bm_dsv3_decode_layers_local_hbm)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
-// Building the largest substrate the default limits admit (64 × 64 chiplets): routes are
-// generated on demand, so this is proportional to links and banks.
-void bm_substrate_64x64(benchmark::State& state) {
+// Building an n × n substrate, up to the largest the default limits admit (64 × 64 chiplets):
+// routes are generated on demand and the HBM homes ordered by a counting sort, so the time is
+// proportional to links, banks and chiplets × HBM homes (32 here) — linear in chiplets. The
+// counter `s_per_chiplet` stays flat across the sizes when it is.
+void bm_substrate(benchmark::State& state) {
   strata::substrate_params p;
-  p.mesh_x = 64;
-  p.mesh_y = 64;
+  p.mesh_x = static_cast<int>(state.range(0));
+  p.mesh_y = p.mesh_x;
   for (auto _ : state) benchmark::DoNotOptimize(strata::substrate(p).links().size());
+  state.counters["s_per_chiplet"] =
+      benchmark::Counter(double(p.mesh_x) * p.mesh_y, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(bm_substrate_64x64)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_substrate)->Arg(4)->Arg(8)->Arg(16)->Arg(32)->Arg(64)->Unit(benchmark::kMillisecond);
 
 // Token groups of the same window from the trace.
 void bm_dsv3_token_groups(benchmark::State& state) {

@@ -6,11 +6,14 @@
 //                                flushed) as soon as they are computed
 //   --quiet                      no progress on stderr (by default each family of rows, and each
 //                                HCRMap experiment, is reported there as it is done, with the time)
+//   --threads N                  threads for the HCRMap experiments (default 0: the machine's
+//                                hardware threads); the output is the same for every N
 //
 // Every row carries its kind: input (echoes a parameter), fit (a named parameter was solved from
 // it), check (compared with the paper, nothing solved from it) or prediction (no paper value).
 // Exit status: 0 when every judged row is within tolerance, 1 otherwise, 2 on bad usage.
 
+#include <charconv>  // std::from_chars, --threads
 #include <chrono>    // std::chrono::steady_clock, the progress times
 #include <cstdio>    // std::printf
 #include <cstdlib>   // std::getenv
@@ -85,18 +88,29 @@ std::string indented(const std::string& text, const char* pad) {
 int main(int argc, char** argv) {
   bool as_json = false;
   bool progress = true;
+  unsigned threads = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") {
       as_json = true;
     } else if (a == "--quiet") {
       progress = false;
+    } else if (a == "--threads") {
+      const std::string v = i + 1 < argc ? argv[++i] : "";
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), threads);
+      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || threads > 1024) {
+        std::cerr << "strata-paper-report: --threads takes a count in [0, 1024] (0: the machine's hardware threads), got '"
+                  << v << "'\n";
+        return 2;
+      }
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: strata-paper-report [--json] [--quiet]\n"
+      std::cout << "usage: strata-paper-report [--json] [--quiet] [--threads N]\n"
                    "Prints every paper number strata is checked against, from the models: value, unit,\n"
                    "paper value, tolerance, source, kind (input, fit, check, prediction) and\n"
                    "pass/fail. Exit 1 if a judged row fails. Progress (each family of rows and each\n"
-                   "HCRMap experiment, with the time so far) goes to stderr; --quiet turns it off.\n";
+                   "HCRMap experiment, with the time so far) goes to stderr; --quiet turns it off.\n"
+                   "--threads N runs the HCRMap experiments on N threads (default 0: the machine's\n"
+                   "hardware threads); the output is the same for every N.\n";
       return 0;
     } else {
       std::cerr << "strata-paper-report: unknown argument '" << a << "' (try --help)\n";
@@ -162,7 +176,7 @@ int main(int argc, char** argv) {
         std::cout.flush();
       };
     }
-    rows = strata::paper_rows(trace, counts, value, report, sink);
+    rows = strata::paper_rows(trace, counts, value, report, sink, threads);
     if (as_json) std::cout << (printed == 0 ? "]\n" : "\n]\n");
   } catch (const std::exception& e) {
     std::cout.flush();

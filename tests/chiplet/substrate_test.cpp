@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <set>
+#include <vector>
 
 #include "strata/core/json.hpp"
 
@@ -191,6 +194,107 @@ TEST_CASE("home_banks is the span banks_of lists, and visit_homes stops where it
     }
   }
   CHECK(substrate().home_banks(tier_kind::dram, -1) == std::pair<int, int>{0, 0});
+}
+
+namespace {
+// The construction the substrate's tables replace, from its public lists alone: a home of `tier`
+// holds a bank of banks(); chiplet-local HBM homes are every chiplet id with a bank, stably
+// sorted by hop distance from `c`; pools the IO chiplets with a bank from `rotate` on.
+std::vector<int> homes_by_scan(const substrate& s, tier_kind tier, int c, int rotate) {
+  const auto holds = [&](int h) {
+    for (const auto& b : s.banks()) {
+      if (b.tier == tier && b.home == h) return true;
+    }
+    return false;
+  };
+  if (tier == tier_kind::sram) return {s.group_of(c)};
+  std::vector<int> out;
+  if (tier == tier_kind::hbm && s.params().hbm_at == hbm_placement::chiplet_local) {
+    for (int h = 0; h < s.chiplets(); ++h) {
+      if (holds(h)) out.push_back(h);
+    }
+    std::stable_sort(out.begin(), out.end(), [&](int a, int b) { return s.hops(a, c) < s.hops(b, c); });
+    return out;
+  }
+  const int nio = s.io_chiplets();
+  for (int k = 0; k < nio; ++k) {
+    const int h = s.chiplets() + ((rotate % nio + nio) % nio + k) % nio;
+    if (holds(h)) out.push_back(h);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("the substrate's tables agree with a scan of its links and banks on meshes from 2x2 to 16x16") {
+  struct mesh {
+    int x, y, gx, gy, hbm, dram;
+    std::vector<int> io;
+    hbm_placement at;
+  };
+  const std::vector<mesh> meshes = {
+      {2, 2, 1, 1, 32, 8, {0, 3}, hbm_placement::chiplet_local},
+      {4, 4, 2, 2, 32, 8, {0, 3, 12, 15}, hbm_placement::chiplet_local},
+      {4, 4, 2, 2, 32, 8, {0, 3, 12, 15}, hbm_placement::behind_io},
+      {8, 4, 2, 2, 32, 8, {0, 7, 24, 31}, hbm_placement::chiplet_local},
+      {8, 4, 4, 2, 5, 3, {5, 5, 1}, hbm_placement::chiplet_local},  // HBM on 5 of 32 chiplets
+      {16, 16, 2, 2, 32, 8, {0, 15, 240, 255}, hbm_placement::chiplet_local},
+      {16, 16, 4, 4, 300, 8, {0, 15, 240, 255, 100}, hbm_placement::chiplet_local},  // more banks than chiplets
+      {1, 9, 1, 3, 4, 2, {4}, hbm_placement::chiplet_local},
+      {9, 1, 3, 1, 9, 2, {0, 8}, hbm_placement::behind_io},
+  };
+  for (const auto& m : meshes) {
+    substrate_params p;
+    p.mesh_x = m.x;
+    p.mesh_y = m.y;
+    p.group_x = m.gx;
+    p.group_y = m.gy;
+    p.hbm.banks = m.hbm;
+    p.dram.banks = m.dram;
+    p.io_attach = m.io;
+    p.hbm_at = m.at;
+    const substrate s(p);
+    CAPTURE(m.x);
+    CAPTURE(m.y);
+    CAPTURE(m.hbm);
+    // Every link is found between its ends; every route is the XY walk (x first), link to link.
+    for (std::size_t l = 0; l < s.links().size(); ++l) CHECK(s.link_between(s.links()[l].from, s.links()[l].to) == int(l));
+    for (int a = 0; a < s.nodes(); ++a) {
+      for (int b = 0; b < s.nodes(); ++b) {
+        const auto r = s.route(a, b);
+        REQUIRE(int(r.size()) == s.hops(a, b));
+        int at = a;
+        bool turned = false;
+        for (int l : r) {
+          const auto& k = s.links()[static_cast<std::size_t>(l)];
+          REQUIRE(k.from == at);
+          if (k.kind == link_kind::mesh_d2d) {
+            const bool vertical = std::abs(k.to - k.from) == m.x && m.x > 1;
+            CHECK((vertical || !turned));  // no x step after a y step
+            turned = turned || vertical;
+          }
+          at = k.to;
+        }
+        CHECK(at == b);
+      }
+    }
+    // Banks: a home's banks are the span home_banks gives; homes in every tier's preference order.
+    for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+      for (int h = 0; h < s.nodes(); ++h) {
+        const auto [first, count] = s.home_banks(t, h);
+        int n = 0;
+        for (std::size_t i = 0; i < s.banks().size(); ++i) {
+          if (s.banks()[i].tier != t || s.banks()[i].home != h) continue;
+          CHECK(int(i) == first + n);
+          CHECK(s.banks()[i].index == n);
+          ++n;
+        }
+        CHECK(n == count);
+      }
+      for (int c = 0; c < s.chiplets(); ++c) {
+        for (int rotate : {-1, 0, 1, 2, 7}) CHECK(s.homes_for(t, c, rotate) == homes_by_scan(s, t, c, rotate));
+      }
+    }
+  }
 }
 
 TEST_CASE("link_between finds exactly the adjacent pairs") {

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "strata/core/json.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
 
@@ -123,4 +124,64 @@ TEST_CASE("judged rows: the matched-capacity reductions against their ±30 % ban
     if (r.unit == "fraction") CHECK(r.value < 1.0);
     if (r.unit == "x") CHECK(r.value > 0.0);
   }
+}
+
+TEST_CASE("run_tasks runs every index once on several threads and rethrows the lowest failing one") {
+  for (unsigned threads : {0U, 1U, 2U, 5U}) {
+    CAPTURE(threads);
+    std::vector<std::atomic<int>> runs(40);
+    detail::run_tasks(runs.size(), threads, [&](std::size_t i) { ++runs[i]; });
+    for (const auto& r : runs) CHECK(r == 1);
+    // Indices 7 and 23 fail: whichever thread meets which first, 7's error is the one raised, as
+    // on one thread.
+    CHECK_THROWS_WITH_AS(detail::run_tasks(40, threads,
+                                           [](std::size_t i) {
+                                             if (i == 7 || i == 23) throw config_error("x", "task " + std::to_string(i));
+                                           }),
+                         "task 7", config_error);
+  }
+  detail::run_tasks(0, 2, [](std::size_t) { FAIL("no task to run"); });
+}
+
+TEST_CASE("run_hcrmap_suite gives the same results, field for field, on one thread and on two") {
+  // A short suite (one window of two layers per experiment) keeps the test quick; every
+  // experiment still runs, on its own model, trace and mode.
+  experiment_params xp;
+  xp.windows = 1;
+  xp.max_layers = 2;
+  const auto value = checkpoint_value();
+  std::set<std::string> heard;
+  int calls = 0;
+  const auto one = run_hcrmap_suite(trace_csv, xp, {}, value.score, {}, 1);
+  const auto two = run_hcrmap_suite(trace_csv, xp, {}, value.score,
+                                    [&](const std::string& model, const char* mode) {  // one call at a time
+                                      heard.insert(model + " " + mode);
+                                      ++calls;
+                                    },
+                                    2);
+  CHECK(calls == 16);
+  CHECK(heard.size() == 16);
+  const auto models = hcrmap_models();
+  REQUIRE(one.prefill.size() == models.size());
+  REQUIRE(two.decode.size() == models.size());
+  for (std::size_t i = 0; i < models.size(); ++i) {  // each result in its model's place
+    CHECK(two.prefill[i].model == models[i]);
+    CHECK(two.prefill[i].mode == phase::prefill);
+    CHECK(two.decode[i].model == models[i]);
+    CHECK(two.decode[i].mode == phase::decode);
+  }
+  // Every field of every result (JSON writes doubles to the last bit), then the rows.
+  CHECK(dump_json(json(one.prefill)) == dump_json(json(two.prefill)));
+  CHECK(dump_json(json(one.decode)) == dump_json(json(two.decode)));
+  const auto r1 = hcrmap_policy_rows(one, value.name), r2 = hcrmap_policy_rows(two, value.name);
+  REQUIRE(r1.size() == r2.size());
+  for (std::size_t i = 0; i < r1.size(); ++i) {
+    CAPTURE(r1[i].id);
+    CHECK(r1[i].id == r2[i].id);
+    CHECK(r1[i].value == r2[i].value);  // exact
+    CHECK(r1[i].source == r2[i].source);
+  }
+  // A bad parameter fails every experiment: the suite raises its config_error on two threads too.
+  xp.windows = 0;
+  CHECK_THROWS_WITH_AS(run_hcrmap_suite(trace_csv, xp, {}, value.score, {}, 2), doctest::Contains("windows"), config_error);
 }

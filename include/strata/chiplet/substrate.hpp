@@ -34,15 +34,18 @@
 /// Size and range limits (hostile or mistyped input must neither exhaust memory nor yield
 /// inf/NaN): the mesh holds at most `max_chiplets` compute chiplets (default 4096, a 64 × 64
 /// mesh) and the package at most `max_banks` banks (default 65 536); both are parameters a user
-/// may raise. Storage is proportional to chiplets + links + banks: routes are dimension-ordered,
-/// so they are generated on demand instead of tabulated for all pairs (a 64 × 64 table took
-/// 4.3 GB). Quantities must lie in physical ranges (`detail::substrate_ranges`), so 1e300 B/s or
+/// may raise. Storage is proportional to chiplets + links + banks, plus chiplets × HBM homes for
+/// the chiplet-local HBM preference order (HBM homes ≤ min(chiplets, hbm.banks): 32 with Table
+/// 1's pseudo-channels): routes are dimension-ordered, so they are generated on demand instead
+/// of tabulated for all pairs (a 64 × 64 table took 4.3 GB). Construction takes time in
+/// proportion to that storage (chiplets × (HBM homes + mesh_x + mesh_y) for the HBM order, a
+/// counting sort by hop distance). Quantities must lie in physical ranges (`detail::substrate_ranges`), so 1e300 B/s or
 /// a denormal bandwidth is a `config_error`, not an infinite or NaN time.
 
-#include <algorithm>    // std::stable_sort
+#include <algorithm>    // std::fill
 #include <array>        // std::array
 #include <cstdlib>      // std::abs
-#include <cstddef>      // std::size_t
+#include <cstddef>      // std::size_t, std::ptrdiff_t
 #include <string>       // std::string
 #include <utility>      // std::pair
 #include <vector>       // std::vector
@@ -335,6 +338,8 @@ class substrate {
     }
     // Banks: SRAM per group, then HBM (per chiplet or behind the IO chiplets), then DRAM.
     const int groups = (p_.mesh_x / p_.group_x) * (p_.mesh_y / p_.group_y);
+    banks_.reserve(static_cast<std::size_t>(groups) * static_cast<std::size_t>(p_.sram.banks) +
+                   static_cast<std::size_t>(p_.hbm.banks) + static_cast<std::size_t>(p_.dram.banks));
     for (int g = 0; g < groups; ++g) add_banks_(tier_kind::sram, p_.sram, p_.sram.banks, g);
     if (p_.hbm_at == hbm_placement::chiplet_local) {
       add_blocks_(tier_kind::hbm, p_.hbm, 0, nc);
@@ -350,16 +355,7 @@ class substrate {
       if (hb.second == 0) hb.first = static_cast<int>(i);
       ++hb.second;
     }
-    if (p_.hbm_at == hbm_placement::chiplet_local) {
-      hbm_order_.resize(static_cast<std::size_t>(nc));
-      for (int c = 0; c < nc; ++c) {
-        auto& o = hbm_order_[static_cast<std::size_t>(c)];
-        for (int h = 0; h < nc; ++h) {
-          if (has_banks_(tier_kind::hbm, h)) o.push_back(h);
-        }
-        std::stable_sort(o.begin(), o.end(), [&](int a, int b) { return hops(a, c) < hops(b, c); });
-      }
-    }
+    if (p_.hbm_at == hbm_placement::chiplet_local) order_hbm_homes_();
   }
 
   [[nodiscard]] const substrate_params& params() const { return p_; }
@@ -389,21 +385,22 @@ class substrate {
   /// Allocation-free when `out` has room: the critical path reuses one buffer.
   void append_route(int a, int b, std::vector<int>& out) const {
     if (a == b) return;
-    const int nc = chiplets();
+    const int mx = p_.mesh_x, nc = chiplets();
     const int ea = a >= nc ? attach_(a) : a;
     const int eb = b >= nc ? attach_(b) : b;
+    const int ax = ea % mx, ay = ea / mx, bx = eb % mx, by = eb / mx;
     if (a >= nc) out.push_back(io_up_[static_cast<std::size_t>(a - nc)]);
-    int x = ea % p_.mesh_x, y = ea / p_.mesh_x;
-    const int bx = eb % p_.mesh_x, by = eb / p_.mesh_x;
-    while (x != bx) {
-      const int c = y * p_.mesh_x + x;
-      out.push_back(mesh_out_[static_cast<std::size_t>(c) * 4 + (bx > x ? east : west)]);
-      x += bx > x ? 1 : -1;
+    // X first, then Y: `l` walks the link slots of the chiplets passed (4 per chiplet).
+    const int* l = mesh_out_.data() + static_cast<std::size_t>(ea) * 4;
+    if (ax < bx) {
+      for (int x = ax; x < bx; ++x, l += 4) out.push_back(l[east]);
+    } else {
+      for (int x = ax; x > bx; --x, l -= 4) out.push_back(l[west]);
     }
-    while (y != by) {
-      const int c = y * p_.mesh_x + x;
-      out.push_back(mesh_out_[static_cast<std::size_t>(c) * 4 + (by > y ? north : south)]);
-      y += by > y ? 1 : -1;
+    if (ay < by) {
+      for (int y = ay; y < by; ++y, l += 4 * static_cast<std::ptrdiff_t>(mx)) out.push_back(l[north]);
+    } else {
+      for (int y = ay; y > by; --y, l -= 4 * static_cast<std::ptrdiff_t>(mx)) out.push_back(l[south]);
     }
     if (b >= nc) out.push_back(io_down_[static_cast<std::size_t>(b - nc)]);
   }
@@ -480,8 +477,9 @@ class substrate {
   bool visit_homes(tier_kind tier, int c, int rotate, F&& f) const {
     if (tier == tier_kind::sram) return f(group_of(c));
     if (tier == tier_kind::hbm && p_.hbm_at == hbm_placement::chiplet_local) {
-      for (int h : hbm_order_[static_cast<std::size_t>(c)]) {
-        if (f(h)) return true;
+      const std::size_t n = hbm_homes_.size(), first = static_cast<std::size_t>(c) * n;
+      for (std::size_t i = first; i < first + n; ++i) {
+        if (f(hbm_order_[i])) return true;
       }
       return false;
     }
@@ -520,11 +518,36 @@ class substrate {
   }
   [[nodiscard]] int attach_(int io_node) const { return p_.io_attach[static_cast<std::size_t>(io_node - chiplets())]; }
   [[nodiscard]] bool has_banks_(tier_kind t, int home) const {
-    const auto& r = tier_range_[static_cast<std::size_t>(t)];
-    for (int i = r.first; i < r.second; ++i) {
-      if (banks_[static_cast<std::size_t>(i)].home == home) return true;
+    return home_banks_[static_cast<std::size_t>(home) * 3 + static_cast<std::size_t>(t)].second > 0;
+  }
+  /// The chiplet-local HBM homes of every chiplet, nearest first, ties by id: the homes in id
+  /// order, placed by a counting sort on their hop distance (stable, so ties keep id order) —
+  /// O(HBM homes + mesh_x + mesh_y) per chiplet, where sorting every chiplet id per chiplet was
+  /// quadratic in chiplets.
+  void order_hbm_homes_() {
+    const int nc = chiplets();
+    for (int h = 0; h < nc; ++h) {
+      if (has_banks_(tier_kind::hbm, h)) hbm_homes_.push_back(h);
     }
-    return false;
+    const std::size_t n = hbm_homes_.size();
+    hbm_order_.resize(static_cast<std::size_t>(nc) * n);
+    std::vector<int> start(static_cast<std::size_t>(p_.mesh_x + p_.mesh_y), 0);  // hops ≤ mesh_x + mesh_y − 2
+    std::vector<int> dist(n), hx(n), hy(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      hx[i] = hbm_homes_[i] % p_.mesh_x;
+      hy[i] = hbm_homes_[i] / p_.mesh_x;
+    }
+    for (int c = 0; c < nc; ++c) {
+      std::fill(start.begin(), start.end(), 0);
+      const int cx = c % p_.mesh_x, cy = c / p_.mesh_x;
+      for (std::size_t i = 0; i < n; ++i) {
+        dist[i] = std::abs(hx[i] - cx) + std::abs(hy[i] - cy);  // hops(home, c)
+        ++start[static_cast<std::size_t>(dist[i]) + 1];
+      }
+      for (std::size_t d = 1; d < start.size(); ++d) start[d] += start[d - 1];
+      int* o = hbm_order_.data() + static_cast<std::size_t>(c) * n;
+      for (std::size_t i = 0; i < n; ++i) o[start[static_cast<std::size_t>(dist[i])]++] = hbm_homes_[i];
+    }
   }
   void add_banks_(tier_kind t, const chiplet_tier_spec& s, int n, int home) {
     auto& r = tier_range_[static_cast<std::size_t>(t)];
@@ -556,7 +579,8 @@ class substrate {
   std::array<std::pair<int, int>, 3> tier_range_{};  // [first, last) bank ids per tier
   std::vector<hw_bank> banks_;
   std::vector<std::pair<int, int>> home_banks_;  // {first bank, count} per (node, tier)
-  std::vector<std::vector<int>> hbm_order_;      // chiplet-local HBM homes per chiplet, nearest first
+  std::vector<int> hbm_homes_;                   // chiplets with chiplet-local HBM banks, by id
+  std::vector<int> hbm_order_;                   // hbm_homes_ per chiplet, nearest first: chiplet c at c · |hbm_homes_|
 };
 
 }  // namespace v0

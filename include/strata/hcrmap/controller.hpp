@@ -466,6 +466,7 @@ class residency_controller {
     const double d = last_[idx_(o.layer, e)], dbar = ewma_[idx_(o.layer, e)];
     const double persist = d > 0.0 ? std::min(1.0, dbar / d) : 0.0;
     auto& ob = const_cast<detail::layer_obs&>(o);  // bound_after without `apply` leaves it unchanged
+    const double now = est_.excess(o);             // so this holds for every tier below
     placement_inputs in = placement_in_(o, e);
     // Ω per tier, Eq. 35 within each tier. Candidates the budget or a full tier rules out are
     // valued for `release` below (what capacity freed elsewhere would buy).
@@ -476,7 +477,6 @@ class residency_controller {
       std::optional<place_candidate> c = best_placement(*s_, in, omega, p_.placement);
       const bool blocked = !c.has_value();
       place_candidate cand = c.value_or(place_candidate{t, se.chiplet, se.bank, se.span});
-      const double now = est_.excess(o);
       const double after = est_.bound_after(ob, e, cand, blocked ? 0.0 : stream_s_(o, cand), -1, false);
       const double benefit = std::max(0.0, now - after) * persist;
       if (blocked) {

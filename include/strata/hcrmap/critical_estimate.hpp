@@ -94,8 +94,16 @@ class critical_estimate {
     const double per_tok = shape_.flops_per_token.si() / chiplet_rate();
     const double tok_core = shape_.flops_per_token.si() / core_rate();
     const int cores = s_->params().cores_per_chiplet;
-    std::vector<double> busy = o.busy;
-    std::vector<double> tok = o.tokens, comp = o.comp, kc = o.cores;
+    // The terms after the change, in the estimate's reusable buffers (this runs for every
+    // candidate of every expert the controller weighs); `apply` swaps them into `o`.
+    auto& busy = ws_.busy;
+    auto& tok = ws_.tok;
+    auto& comp = ws_.comp;
+    auto& kc = ws_.kc;
+    busy.assign(o.busy.begin(), o.busy.end());
+    tok.assign(o.tokens.begin(), o.tokens.end());
+    comp.assign(o.comp.begin(), o.comp.end());
+    kc.assign(o.cores.begin(), o.cores.end());
     const std::size_t fresh = res_->entries().size();
     tok.resize(fresh + 1, 0.0);
     comp.resize(fresh + 1, 0.0);
@@ -135,7 +143,8 @@ class critical_estimate {
       }
     }
     // Streams: the new copy's joins its span; an evicted replica's leaves its span.
-    std::vector<double> rep = o.rep_ready;
+    auto& rep = ws_.rep;
+    rep.assign(o.rep_ready.begin(), o.rep_ready.end());
     rep.resize(fresh + 1, 0.0);
     bool moved_streams = false;
     if (evict < 0 && mem_new > 0.0 && tok[fresh] > 0.0) {
@@ -149,7 +158,8 @@ class critical_estimate {
       shift_streams_(o, rep, de.bank, de.span, at, -1.0, fresh);
       moved_streams = true;
     }
-    std::vector<double> ready = o.ready;
+    auto& ready = ws_.ready;
+    ready.assign(o.ready.begin(), o.ready.end());
     if (moved_streams) {
       std::fill(ready.begin(), ready.end(), 0.0);
       for (int r : o.streams) {
@@ -161,8 +171,14 @@ class critical_estimate {
     }
     // A term pushed past the bound raises the layer's time by all of its excess: the relief of
     // the other near-critical terms cannot hide it.
-    const double raised = bound(busy, comp, ready, o.t_gate) - bound(o);
-    const double x = raised > 0.0 ? std::max(excess(o, busy, ready, comp), excess(o) + raised) : excess(o, busy, ready, comp);
+    // (`excess` of the changed and of the own terms, with `o`'s bound and near-critical count
+    // computed once.)
+    const double bound_o = bound(o);
+    const double tau = (1.0 - critical_band) * bound_o;
+    const int near = near_critical_(o, tau);
+    const double raised = bound(busy, comp, ready, o.t_gate) - bound_o;
+    const double x_after = excess_over_(o, tau, near, busy, ready, comp);
+    const double x = raised > 0.0 ? std::max(x_after, excess_over_(o, tau, near, o.busy, o.ready, o.comp) + raised) : x_after;
     if (apply) {
       // Active replicas per chiplet: the new copy joins its chiplet; an evicted replica that
       // served tokens leaves its chiplet's count.
@@ -186,13 +202,13 @@ class critical_estimate {
             q = std::max(0.0, q - wt / de.span);
           }
         }
-        o.rep_ready = std::move(rep);
+        o.rep_ready.swap(rep);
       }
-      o.busy = std::move(busy);
-      o.tokens = std::move(tok);
-      o.comp = std::move(comp);
-      o.cores = std::move(kc);
-      o.ready = std::move(ready);
+      o.busy.swap(busy);
+      o.tokens.swap(tok);
+      o.comp.swap(comp);
+      o.cores.swap(kc);
+      o.ready.swap(ready);
       o.t_moe = o.t_gate + o.tail + bound(o);
     }
     return x;
@@ -202,15 +218,7 @@ class critical_estimate {
   [[nodiscard]] double excess(const layer_obs& o, const std::vector<double>& busy, const std::vector<double>& ready,
                                const std::vector<double>& comp) const {
     const double tau = (1.0 - critical_band) * bound(o);
-    double x = 0.0;
-    int k = 0;
-    for (double b : o.busy) k += b > tau ? 1 : 0;
-    for (double c : o.comp) k += c > tau ? 1 : 0;
-    for (double r : o.ready) k += r - o.t_gate > tau ? 1 : 0;
-    for (double b : busy) x += std::max(0.0, b - tau);
-    for (double c : comp) x += std::max(0.0, c - tau);
-    for (double r : ready) x += std::max(0.0, r - o.t_gate - tau);
-    return x / std::max(1, k);
+    return excess_over_(o, tau, near_critical_(o, tau), busy, ready, comp);
   }
   /// The excess with the layer's own terms.
   [[nodiscard]] double excess(const layer_obs& o) const { return excess(o, o.busy, o.ready, o.comp); }
@@ -241,10 +249,34 @@ class critical_estimate {
     }
   }
 
+  /// The terms of `o` above τ: the count the excess divides by.
+  static int near_critical_(const layer_obs& o, double tau) {
+    int k = 0;
+    for (double b : o.busy) k += b > tau ? 1 : 0;
+    for (double c : o.comp) k += c > tau ? 1 : 0;
+    for (double r : o.ready) k += r - o.t_gate > tau ? 1 : 0;
+    return k;
+  }
+  /// Σ of the given terms above τ, over `k` (at least 1).
+  static double excess_over_(const layer_obs& o, double tau, int k, const std::vector<double>& busy,
+                             const std::vector<double>& ready, const std::vector<double>& comp) {
+    double x = 0.0;
+    for (double b : busy) x += std::max(0.0, b - tau);
+    for (double c : comp) x += std::max(0.0, c - tau);
+    for (double r : ready) x += std::max(0.0, r - o.t_gate - tau);
+    return x / std::max(1, k);
+  }
+
   const substrate* s_;
   const residency* res_;
   moe_layer_shape shape_;
   critical_path_params cp_;
+  // bound_after's buffers, reused from call to call (so one estimate must not be used from
+  // several threads at once, as its controller is not).
+  struct workspace {
+    std::vector<double> busy, tok, comp, kc, rep, ready;
+  };
+  mutable workspace ws_;
 };
 
 }  // namespace detail

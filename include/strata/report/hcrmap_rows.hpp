@@ -25,14 +25,20 @@
 /// Nothing is fitted to these rows: the policies' weights are the design-choice defaults of their
 /// headers; the two matched-capacity rows are `check` rows.
 
+#include <algorithm>  // std::stable_sort, std::min
+#include <atomic>     // std::atomic, the suite's next task and its failure flag
 #include <cmath>     // std::exp, std::log, std::isfinite
-#include <exception>   // std::current_exception
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::int64_t
+#include <exception>   // std::current_exception, std::exception_ptr
 #include <functional>  // std::function
 #include <future>      // std::promise, std::shared_future
 #include <map>       // std::map
 #include <mutex>     // std::mutex, std::lock_guard
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <system_error>  // std::system_error, a thread that cannot start
+#include <thread>    // std::thread, the suite's workers
 #include <utility>   // std::pair
 #include <vector>    // std::vector
 
@@ -62,14 +68,62 @@ inline routing_trace hcrmap_trace(const model& m, const std::optional<std::strin
   return generate_trace(g);
 }
 
-/// Called after each experiment of the suite with the model's name and the mode.
+/// Called after each experiment of the suite with the model's name and the mode. With several
+/// threads it is called from the thread that ran the experiment, one call at a time (under the
+/// suite's lock), in the order the experiments end.
 using hcrmap_suite_progress = std::function<void(const std::string& model, const char* mode)>;
 
-/// Runs the suite (about 10–20 s on one core with the defaults); `progress`, when set, hears of
-/// each of the 16 experiments as it ends.
+namespace detail {
+/// Runs `task(i)` for every i in [0, n) on `threads` threads, the calling thread one of them (0:
+/// the machine's hardware threads; fewer when a thread cannot start), each taking the next index
+/// in increasing order. Once a task has thrown, no further task starts; when every thread has
+/// stopped, the exception of the lowest failing index is rethrown (every lower index has run by
+/// then, so it is the one a single thread would have met first).
+template <class F>
+void run_tasks(std::size_t n, unsigned threads, F&& task) {
+  if (threads == 0) threads = std::max(1U, std::thread::hardware_concurrency());
+  const std::size_t workers = std::min<std::size_t>(threads, n);
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::vector<std::exception_ptr> errors(n);
+  const auto work = [&]() noexcept {
+    while (!failed.load()) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= n) return;
+      try {
+        task(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < workers; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads: the ones started (and this one) take every task
+    }
+  }
+  work();
+  for (auto& t : pool) t.join();
+  for (const auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+}  // namespace detail
+
+/// Runs the suite (about 25 s of CPU with the defaults) on `threads` threads (0: the machine's
+/// hardware threads; the results are the same for every count: the experiments share only
+/// read-only inputs — the substrate, each model's trace, the value function — each builds its own
+/// sessions and random streams, and each result lands in its fixed place); `progress`, when set,
+/// hears of each of the 16 experiments as it ends. The experiments start longest first (MoE
+/// layers × experts × policies), which decides only when each ends.
 inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
                                      const experiment_params& xp = {}, const substrate_params& sp = {},
-                                     const action_scorer& value = {}, const hcrmap_suite_progress& progress = {}) {
+                                     const action_scorer& value = {}, const hcrmap_suite_progress& progress = {},
+                                     unsigned threads = 0) {
   const substrate s(sp);
   using P = policy_kind;
   std::vector<P> prefill{P::single_copy_static, P::fixed_replication, P::hydra, P::moentwine, P::pimoe, P::hcrmap,
@@ -81,21 +135,44 @@ inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_
     prefill.push_back(P::hcrmap_greedy);
     decode.push_back(P::hcrmap_greedy);
   }
+  const auto names = hcrmap_models();
+  const std::size_t n = names.size();
+  std::vector<model> models(n);
+  std::vector<routing_trace> traces(n);
+  detail::run_tasks(n, threads, [&](std::size_t i) {
+    models[i] = preset(names[i]);
+    traces[i] = hcrmap_trace(models[i], dsv2lite_csv);
+  });
+  // Task j < n is model j in prefill, n + j model j in decode; started longest first.
+  std::vector<std::size_t> order(2 * n);
+  const auto work = [&](std::size_t j) {
+    const model& m = models[j % n];
+    return std::int64_t{m.moe_layers()} * m.experts * static_cast<std::int64_t>(j < n ? prefill.size() : decode.size());
+  };
+  for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work(a) > work(b); });
   hcrmap_suite out;
-  for (const auto& name : hcrmap_models()) {
-    const auto m = preset(name);
-    const auto trace = hcrmap_trace(m, dsv2lite_csv);
+  out.prefill.resize(n);
+  out.decode.resize(n);
+  std::mutex heard;
+  detail::run_tasks(order.size(), threads, [&](std::size_t k) {
+    const std::size_t j = order[k];
+    const model& m = models[j % n];
+    const bool pre = j < n;
     const bool real = m.name == "DeepSeek-V2-Lite" && dsv2lite_csv;
     const std::string note = real ? "real ESFT intent trace" : "synthetic trace (fitted generator)";
-    out.prefill.push_back(run_experiment(s, m, trace, phase::prefill, prefill, xp, note, value));
-    if (progress) progress(m.name, "prefill");
     // The real trace's 127 sequences cannot fill a decode window of 512 distinct sequences per
-    // split: the suite opts in to reusing them (`trace_reuse`), which its result and note state.
+    // split: the suite opts in to reusing them (`trace_reuse`) in decode, which its result and
+    // note state.
     experiment_params xd = xp;
-    xd.trace_reuse = xp.trace_reuse || real;
-    out.decode.push_back(run_experiment(s, m, trace, phase::decode, decode, xd, note, value));
-    if (progress) progress(m.name, "decode");
-  }
+    xd.trace_reuse = xp.trace_reuse || (real && !pre);
+    (pre ? out.prefill : out.decode)[j % n] =
+        run_experiment(s, m, traces[j % n], pre ? phase::prefill : phase::decode, pre ? prefill : decode, xd, note, value);
+    if (progress) {
+      const std::lock_guard<std::mutex> hold(heard);
+      progress(m.name, pre ? "prefill" : "decode");
+    }
+  });
   return out;
 }
 
@@ -192,14 +269,15 @@ inline std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, cons
   return rows;
 }
 
-/// The rows from a fresh suite (`run_hcrmap_suite`) with HCRMap deciding by `value`, computed
-/// once per process per (trace, value name) and cached. Safe to call from several threads: the
+/// The rows from a fresh suite (`run_hcrmap_suite` on `threads` threads, 0: the machine's) with
+/// HCRMap deciding by `value`, computed once per process per (trace, value name) and cached. Safe to call from several threads: the
 /// first caller of a key computes it (and alone hears `progress`), later callers of that key wait
 /// for its result, callers of other keys are not held up; a computation that throws is not
 /// cached, and its callers see the exception.
 inline std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
                                                  const controller_value& value = {},
-                                                 const hcrmap_suite_progress& progress = {}) {
+                                                 const hcrmap_suite_progress& progress = {},
+                                                 unsigned threads = 0) {
   using rows_t = std::vector<paper_row>;
   static std::mutex lock;
   static std::map<std::string, std::shared_future<rows_t>> cache;
@@ -219,7 +297,7 @@ inline std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string
   if (result.valid()) return result.get();
   rows_t rows;
   try {
-    rows = hcrmap_policy_rows(run_hcrmap_suite(dsv2lite_csv, {}, {}, value.score, progress), name);
+    rows = hcrmap_policy_rows(run_hcrmap_suite(dsv2lite_csv, {}, {}, value.score, progress, threads), name);
   } catch (...) {
     mine.set_exception(std::current_exception());
     const std::lock_guard<std::mutex> hold(lock);

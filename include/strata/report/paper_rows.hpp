@@ -27,7 +27,7 @@ inline namespace v0 {
 
 /// Called after each family of rows is computed, with the family's name and the number of rows it
 /// added, and inside the HCRMap policy family (whole experiments, most of the time) after each of
-/// its 16 experiments, with "hcrmap policies: <model> <mode>" and 0 rows.
+/// its 16 experiments (in the order they end), with "hcrmap policies: <model> <mode>" and 0 rows.
 using paper_progress = std::function<void(std::string_view family, std::size_t rows)>;
 
 /// Called with each family's rows as soon as they are computed, in report order (a program can
@@ -42,11 +42,14 @@ using paper_row_sink = std::function<void(std::span<const paper_row> family_rows
 /// of the serving rows; without it there are no `stratum.serving.*` rows (they need real tables).
 /// `hcrmap_value` is the value function HCRMap's controller decides with (the frozen DQN
 /// checkpoint; the default is the greedy fallback). `progress`, when set, hears of each family as
-/// it is done; `sink`, when set, receives its rows then (before `progress`).
+/// it is done; `sink`, when set, receives its rows then (before `progress`). `threads` runs the
+/// HCRMap experiments in parallel (0: the machine's hardware threads; the rows are the same for
+/// every count, and the calls to `progress` never overlap).
 inline std::vector<paper_row> paper_rows(const std::optional<std::string>& dsv2lite_trace = std::nullopt,
                                          const std::optional<std::string>& domain_counts = std::nullopt,
                                          const controller_value& hcrmap_value = {},
-                                         const paper_progress& progress = {}, const paper_row_sink& sink = {}) {
+                                         const paper_progress& progress = {}, const paper_row_sink& sink = {},
+                                         unsigned threads = 0) {
   std::vector<paper_row> rows;
   const auto add = [&](std::string_view family, std::vector<paper_row> part) {
     const std::size_t n = part.size();
@@ -68,7 +71,7 @@ inline std::vector<paper_row> paper_rows(const std::optional<std::string>& dsv2l
       progress("hcrmap policies: " + model + " " + mode, 0);
     };
   }
-  add("hcrmap policies", hcrmap_policy_rows(dsv2lite_trace, hcrmap_value, step));
+  add("hcrmap policies", hcrmap_policy_rows(dsv2lite_trace, hcrmap_value, step, threads));
   add("gpu validation", validation_rows());
   return rows;
 }

@@ -167,7 +167,7 @@ case "$case_name" in
     done ;;
   utf8_hcrmap)
     cp "$src/tests/data/hf/deepseek-v2-lite.config.json" "$tmp/$bad.config.json"
-    "$prog" hcrmap --model "$tmp/$bad.config.json" --trace "$dsv2" --mode decode --policy hcrmap --layers 2 \
+    "$prog" hcrmap --model "$tmp/$bad.config.json" --trace "$dsv2" --mode decode --batch 32 --policy hcrmap --layers 2 \
       --max-windows 1 --json >"$tmp/out.json" || fail=1
     valid_utf8 "$tmp/out.json" "\"model\": \"bad$fffd" ;;
   utf8_sensitivity)

@@ -1,13 +1,15 @@
 // chiplet_window: one HCRMap serving window of a MoE model on Table 1 packages under single-copy
 // static placement, with the capacity verdict, the Fig. 5 stage attribution and energy by component.
 //
-//   chiplet_window [trace.csv] [--model NAME] [--json]
+//   chiplet_window [trace.csv] [--model NAME] [--trace-reuse] [--json]
 //
 // The model (default DeepSeek-V2-Lite) runs on as many identical packages as its weights, KV
 // cache and activations need (pipeline stages, strata/chiplet/scale_out.hpp); the single-package
 // verdict is printed beside it. Prefill windows hold 2048 contiguous trace tokens; decode windows
-// one token from each of 512 different sequences (strata::select_decode_batch, seed 0; a trace
-// with fewer sequences reuses them and says so). Without a trace file it routes with the
+// one token from each of 512 different sequences (strata::select_decode_batch, seed 0): a trace
+// with fewer sequences is refused, as in every subcommand that forms decode windows, unless
+// --trace-reuse allows taking several tokens of a sequence, which the output then states.
+// Without a trace file it routes with the
 // synthetic generator (trace_gen_params defaults fitted to the real DeepSeek-V2-Lite trace, with
 // the model's layout and 600 sequences).
 
@@ -25,15 +27,17 @@
 
 int main(int argc, char** argv) {
   std::string trace_path, model_name = "DeepSeek-V2-Lite";
-  bool as_json = false;
+  bool as_json = false, trace_reuse = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") {
       as_json = true;
+    } else if (a == "--trace-reuse") {
+      trace_reuse = true;
     } else if (a == "--model" && i + 1 < argc) {
       model_name = argv[++i];
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: chiplet_window [trace.csv] [--model NAME] [--json]\n";
+      std::cout << "usage: chiplet_window [trace.csv] [--model NAME] [--trace-reuse] [--json]\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') {
       std::cerr << "chiplet_window: unknown option '" << a << "'\n";
@@ -54,10 +58,19 @@ int main(int argc, char** argv) {
     for (const auto& [mode, tokens] : {std::pair{strata::phase::prefill, 2048}, std::pair{strata::phase::decode, 512}}) {
       const strata::window_spec spec{mode, tokens, 2048};
       strata::decode_batch batch;
+      const auto decode_groups = [&] {
+        try {
+          return strata::decode_token_groups(trace, pkg.chiplets(), {.batch = tokens, .allow_reuse = trace_reuse}, &batch);
+        } catch (const strata::config_error& e) {
+          if (trace_reuse) throw;
+          throw strata::config_error(e.field(), std::string(e.what()) +
+                                                    "; strata-chiplet-window: --trace-reuse takes several tokens of a "
+                                                    "sequence, which the output states");
+        }
+      };
       const auto groups = mode == strata::phase::prefill
                               ? strata::token_groups(trace, pkg.chiplets(), {.first_token = 0, .tokens = tokens})
-                              : strata::decode_token_groups(trace, pkg.chiplets(),
-                                                            {.batch = tokens, .allow_reuse = true}, &batch);
+                              : decode_groups();
       strata::scale_out_params one;
       one.kind = strata::scale_out_kind::none;
       const auto single = strata::plan_packages(pkg, m, spec, one);

@@ -7,6 +7,8 @@
 # determinism  the same inputs give byte-identical --json output across runs (uniform and traced)
 # long_paths   an error about a 300-byte path, and about a long non-ASCII one, names the file (the
 #              value is shortened in the middle) and is valid UTF-8
+# same_point   one Stratum decode point through eval, run (a one-point stratum_vs_gpu study) and
+#              sensitivity: the same tokens/s to the last printed digit, for several models and systems
 # Paths are passed as quoted words and arrays only: any source, build or temporary directory works.
 # No `exec`: the program's exit status ends the script (set -e) and the EXIT trap still removes $tmp.
 set -euo pipefail
@@ -40,6 +42,26 @@ case "$scenario" in
     twice --model "$src/tests/data/hf/olmoe-1b-7b-0924.config.json" --machine rtx_a6000
     twice --model DeepSeek-V2-Lite --machine h100_sxm5 --trace "$src/tests/data/traces/dsv2lite_esft_trace_intent.csv"
     echo "byte-identical" ;;
+  same_point)
+    # eval --json's top-level tokens_per_s, run's stratum_tokens_per_s column (CSV column 4) and
+    # sensitivity --json's top-level value, compared as printed (17 significant digits).
+    for point in "OLMoE-1B-7B-0924 stratum-l 16 2048" "Mixtral-8x7B stratum-xl 1 4096" \
+                 "DeepSeek-V2-Lite stratum-s 64 512" "Qwen1.5-MoE-A2.7B stratum-l 256 1024"; do
+      read -r model sys batch ctx <<<"$point"
+      e=$("$eval_bin" eval --model "$model" --machine "$sys" --phase decode --batch "$batch" --context "$ctx" --json |
+        sed -n 's/^  "tokens_per_s": \([^,]*\),\{0,1\}$/\1/p')
+      printf '{"name": "one", "study": "stratum_vs_gpu", "system": "%s", "model": "%s", "sweep": {"axes": [{"name": "batch", "kind": "list", "values": [%s]}, {"name": "context", "kind": "list", "values": [%s]}]}}\n' \
+        "$sys" "$model" "$batch" "$ctx" >"$tmp/one.json"
+      r=$("$eval_bin" run "$tmp/one.json" 2>/dev/null | awk -F, 'NR == 2 { print $4 }')
+      s=$("$eval_bin" sensitivity --of decode_tokens_per_s --machine "$sys" --model "$model" --batch "$batch" \
+        --context "$ctx" --top 1 --json | sed -n 's/^  "value": \([^,]*\),\{0,1\}$/\1/p')
+      echo "$point: eval $e, run $r, sensitivity $s"
+      if [[ -z "$e" || "$e" != "$r" || "$e" != "$s" ]]; then
+        echo "FAIL: the three views of one point differ" >&2
+        exit 1
+      fi
+    done
+    echo "the same tokens/s in eval, run and sensitivity" ;;
   long_paths)
     # 300 bytes of directories (six names of 49 bytes) before the file name, then a path of 2-byte
     # characters (a cut inside one would leave invalid UTF-8).

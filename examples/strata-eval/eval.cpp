@@ -49,6 +49,7 @@
 
 #include "cli.hpp"
 #include "strata/baseline/gpu.hpp"
+#include "strata/baseline/validated_gpu.hpp"
 #include "strata/stratum/system.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/roofline.hpp"
@@ -94,7 +95,7 @@ machine_arg load_machine(const std::string& arg) {
   machine_arg m;
   for (const auto& n : strata::gpu_preset_names()) {
     if (same_name(n, arg)) {
-      m.gpu = strata::gpu_preset(n);
+      m.gpu = strata::validated_gpu(strata::gpu_preset(n));
       return m;
     }
   }

@@ -48,13 +48,21 @@
 /// rows, with the fitted and with the shipped knobs, the median signed speed error — the measured
 /// over the modelled time, minus 1 — whose sign says optimistic (> 0) or pessimistic.
 ///
+/// **Out of sample by series** (`validate_by_series`). Alternating rows of one series share their
+/// source's engine version, setup and unknowns, so the held-back half of a series says little
+/// about a series the fit has not seen. Leave one series out: for each source (a PR or a
+/// benchmark page), each model and each GPU, the knobs are fitted on every row of the other
+/// series and the held-out series is modelled with them; the summary is over every row, each
+/// with the knobs of its own fold. `validate_gpu_baseline` reports both splits.
+///
 /// \code
 /// const auto rows = strata::read_measurements_csv("tests/data/measurements/gpu_measurements.csv");
 /// const strata::validation_report r = strata::validate_gpu_baseline(rows);
 /// double held_back_median = r.check.median_abs_error;   // what the fit has not seen
 /// \endcode
 
-#include <algorithm>  // std::sort, std::min, std::max
+#include <algorithm>  // std::sort, std::min, std::max, std::find
+#include <array>      // std::array
 #include <cmath>      // std::log, std::abs, std::isfinite
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uintmax_t
@@ -321,15 +329,9 @@ struct fit_result {
   }
 };
 
-/// Least-squares fit of the knobs on the rows whose set is `fit` (file comment). Throws
-/// `config_error` for bad options or no fit rows.
-inline fit_result fit_gpu_knobs(const std::vector<prepared_measurement>& rows, const fit_options& o = {}) {
-  validate(o);
-  std::vector<const prepared_measurement*> fit;
-  for (const auto& p : rows) {
-    if (p.row.set == measurement_set::fit) fit.push_back(&p);
-  }
-  detail::require(!fit.empty(), "strata.validation", "rows", rows.size(), "to hold at least one row of set fit");
+namespace detail {
+/// The least-squares fit of the file comment on the rows `fit` (not empty; options validated).
+inline fit_result fit_knobs_on(const std::vector<const prepared_measurement*>& fit, const fit_options& o) {
   fit_result r;
   r.fit_rows = static_cast<int>(fit.size());
   auto objective = [&](const gpu_knobs& k) {
@@ -389,6 +391,19 @@ inline fit_result fit_gpu_knobs(const std::vector<prepared_measurement>& rows, c
     if (v - lo[i] <= 1e-3 * span || hi[i] - v <= 1e-3 * span) r.at_bound.emplace_back(names[i]);
   }
   return r;
+}
+}  // namespace detail
+
+/// Least-squares fit of the knobs on the rows whose set is `fit` (file comment). Throws
+/// `config_error` for bad options or no fit rows.
+inline fit_result fit_gpu_knobs(const std::vector<prepared_measurement>& rows, const fit_options& o = {}) {
+  validate(o);
+  std::vector<const prepared_measurement*> fit;
+  for (const auto& p : rows) {
+    if (p.row.set == measurement_set::fit) fit.push_back(&p);
+  }
+  detail::require(!fit.empty(), "strata.validation", "rows", rows.size(), "to hold at least one row of set fit");
+  return detail::fit_knobs_on(fit, o);
 }
 
 /// Prepares every row and fits (file comment).
@@ -482,6 +497,55 @@ struct regime_summary {
   }
 };
 
+/// What a held-back series is (file comment, "Out of sample by series"): every row of one source,
+/// one model or one GPU.
+enum class series_key { source, model, gpu };
+constexpr auto enum_names(series_key) {
+  return std::array{std::pair{series_key::source, "source"}, std::pair{series_key::model, "model"},
+                    std::pair{series_key::gpu, "gpu"}};
+}
+inline const char* to_string(series_key k) {
+  for (const auto& [e, n] : enum_names(series_key{})) {
+    if (e == k) return n;
+  }
+  return "?";
+}
+
+/// The series of row `m` under `k`.
+inline const std::string& series_of(const measurement& m, series_key k) {
+  return k == series_key::source ? m.source : k == series_key::model ? m.model : m.gpu;
+}
+
+/// One fold: a series held back, the knobs fitted on every row of the other series.
+struct series_fold {
+  std::string series;        ///< the held-back source, model or GPU
+  int train_rows = 0;        ///< rows of the other series (both sets)
+  gpu_knobs knobs{};         ///< fitted on them
+  error_summary held_back;   ///< |relative error| over the series' rows (both sets)
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("series", s.series);
+    v("train_rows", s.train_rows);
+    v("knobs", s.knobs);
+    v("held_back", s.held_back);
+  }
+};
+
+/// Leave-one-series-out validation under one key.
+struct series_validation {
+  series_key key = series_key::source;
+  std::vector<series_fold> folds;  ///< in the order the series first appear
+  error_summary held_back;         ///< every row, each with the knobs of the fold that held it back
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("key", s.key);
+    v("folds", s.folds);
+    v("held_back", s.held_back);
+  }
+};
+
 /// The validation report (file comment).
 struct validation_report {
   fit_result fit;
@@ -491,6 +555,9 @@ struct validation_report {
   error_summary check_default;  ///< held-back rows, each preset's shipped knobs
   std::vector<regime_summary> regimes;  ///< over the held-back rows, fitted knobs
   std::vector<regime_summary> regimes_default;  ///< over the held-back rows, shipped knobs
+  /// Out of sample by series: one leave-one-series-out validation per key with at least two
+  /// series (`validate_by_series`; filled by `validate_gpu_baseline`).
+  std::vector<series_validation> by_series;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -500,6 +567,7 @@ struct validation_report {
     v("check_default", s.check_default);
     v("regimes", s.regimes);
     v("regimes_default", s.regimes_default);
+    v("by_series", s.by_series);
     v("rows", s.rows);
   }
 };
@@ -612,12 +680,71 @@ inline validation_report report_gpu_baseline(const std::vector<prepared_measurem
   return rep;
 }
 
+/// Leave-one-series-out validation (file comment): for each series under `key`, the knobs are
+/// fitted on every row of the other series (the fit/check marking plays no part) and the
+/// series' rows are modelled with them. Throws `config_error` naming `rows` when fewer than two
+/// series exist (no fold would have rows to fit on), or for bad options.
+inline series_validation validate_by_series(const std::vector<prepared_measurement>& rows, series_key key,
+                                            const fit_options& o = {}) {
+  validate(o);
+  series_validation r;
+  r.key = key;
+  std::vector<std::string> names;
+  for (const auto& p : rows) {
+    const auto& n = series_of(p.row, key);
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+  }
+  detail::require(names.size() >= 2, "strata.validation", "rows", names.size(),
+                  (std::string("to span at least two series by ") + to_string(key)).c_str());
+  std::vector<double> all_e;
+  std::vector<std::string> all_id;
+  for (const auto& n : names) {
+    std::vector<const prepared_measurement*> train;
+    for (const auto& p : rows) {
+      if (series_of(p.row, key) != n) train.push_back(&p);
+    }
+    series_fold f;
+    f.series = n;
+    f.train_rows = static_cast<int>(train.size());
+    f.knobs = detail::fit_knobs_on(train, o).knobs;
+    std::vector<double> e;
+    for (const auto& p : rows) {
+      if (series_of(p.row, key) != n) continue;
+      const double a = std::abs(model_measurement(p, f.knobs, o.model).value / p.row.value - 1.0);
+      e.push_back(a);
+      if (f.held_back.rows == 0 || a > f.held_back.worst_abs_error) {
+        f.held_back.worst_abs_error = a;
+        f.held_back.worst_id = p.row.id;
+      }
+      ++f.held_back.rows;
+      if (r.held_back.rows == 0 || a > r.held_back.worst_abs_error) {
+        r.held_back.worst_abs_error = a;
+        r.held_back.worst_id = p.row.id;
+      }
+      ++r.held_back.rows;
+      all_e.push_back(a);
+    }
+    f.held_back.median_abs_error = detail::median_of(e);
+    r.folds.push_back(std::move(f));
+  }
+  r.held_back.median_abs_error = detail::median_of(all_e);
+  return r;
+}
+
 /// Fits the knobs on the `fit` rows and reports every row (file comment).
 inline validation_report validate_gpu_baseline(const std::vector<measurement>& rows, const fit_options& o = {}) {
   std::vector<prepared_measurement> p;
   p.reserve(rows.size());
   for (const auto& m : rows) p.push_back(prepare_measurement(m, o.model));
-  return report_gpu_baseline(p, fit_gpu_knobs(p, o), o.model);
+  auto rep = report_gpu_baseline(p, fit_gpu_knobs(p, o), o.model);
+  for (const auto& [key, name] : enum_names(series_key{})) {
+    std::vector<std::string> seen;
+    for (const auto& m : rows) {
+      if (std::find(seen.begin(), seen.end(), series_of(m, key)) == seen.end()) seen.push_back(series_of(m, key));
+    }
+    if (seen.size() >= 2) rep.by_series.push_back(validate_by_series(p, key, o));
+  }
+  return rep;
 }
 
 }  // namespace v0

@@ -58,6 +58,7 @@
 #include <vector>     // std::vector
 
 #include "strata/baseline/gpu.hpp"
+#include "strata/baseline/validated_gpu.hpp"
 #include "strata/baseline/hbm_nmp.hpp"
 #include "strata/core/cost.hpp"
 #include "strata/core/error.hpp"
@@ -87,8 +88,10 @@ template <class T = double>
 struct stratum_system_params {
   std::string name = "Stratum-L";
   /// The xPU die: its compute, static power, kernel overhead and NVLink. [Stratum §3.1: an H100
-  /// die for Stratum-L/XL, an RTX A6000 die for Stratum-S]
-  gpu_params xpu = h100_sxm5();
+  /// die for Stratum-L/XL, an RTX A6000 die for Stratum-S; its serving-software knobs (operator
+  /// overhead, achievable efficiencies) the ones fitted on published vLLM measurements, as for
+  /// the GPU it is compared with (`validated_gpu`, baseline/validated_gpu.hpp)]
+  gpu_params xpu = validated_gpu(h100_sxm5());
   /// Mono3D chips (the default) or HBM3 stacks with a processing base die.
   nmp_memory memory = nmp_memory::mono3d;
   /// One Mono3D chip and its NMP.
@@ -117,12 +120,17 @@ struct stratum_system_params {
   /// round trip later and returns half a round trip after that, one round trip in expectation.
   /// Writing the inputs and reading the outputs are in `moe_input_cost`.
   strata::duration<T> nmp_mode_register_delay = units::ns(14.0);
-  /// Power of the xPU die while the NMP decodes (it waits on the completion poll with its
-  /// clocks, its PHYs and its memory controllers up), as a fraction of the xPU's TDP. [Assumed:
-  /// 1, the bound (the die at its TDP). Formerly solved by least squares from the
-  /// stratum.system.olmoe/.mixtral.energy_efficiency_gain rows, where it reached this bound; those
-  /// rows are now checks. The paper gives no figure]
-  T xpu_wait_power_fraction = T(1.0);
+  /// Power of the xPU die while the NMP decodes, as a fraction of the xPU's TDP; the die never
+  /// draws less than its static power (`xpu.static_power`), so the power while waiting is
+  /// max(static_power, fraction · TDP). [Default 0: the die waits at its static power, the P0
+  /// power of a card holding a model and running nothing (`gpu_params::static_power`: H100 SXM5
+  /// 140 W measured with nvidia-smi, gpu-burn issue 114; RTX A6000 110 W). While the NMP decodes
+  /// the xPU runs only the completion poll, one small kernel reading a status word over the
+  /// interposer (`nmp_invocation_time`), whose dynamic power is not counted. Stratum §6.3 reads GPU
+  /// energy with nvidia-smi and states nothing of the xPU's power while its chips decode; 1 (the
+  /// die at its TDP) is the upper bound, and was what a former least-squares fit of the
+  /// energy-efficiency rows reached]
+  T xpu_wait_power_fraction = T(0.0);
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -145,7 +153,7 @@ struct stratum_system_params {
 inline stratum_system_params<> stratum_s() {
   stratum_system_params<> p;
   p.name = "Stratum-S";
-  p.xpu = rtx_a6000();
+  p.xpu = validated_gpu(rtx_a6000());
   p.chips = 1;
   return p;
 }

@@ -37,6 +37,7 @@
 #include <vector>   // std::vector
 
 #include "strata/baseline/gpu.hpp"
+#include "strata/baseline/validated_gpu.hpp"
 #include "strata/core/json.hpp"
 #include "strata/stratum/serving/simulator.hpp"
 #include "strata/workload/presets.hpp"
@@ -209,7 +210,7 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
   r.stratum = simulate_stratum(setup, reqs, trace);
   if (s.gpu.compare) {
     r.has_gpu = true;
-    r.gpu = simulate_gpu(s.gpu.name == "rtx_a6000" ? rtx_a6000() : h100_sxm5(), setup.m, s.scheduler, reqs, s.gpu.gpus);
+    r.gpu = simulate_gpu(validated_gpu(s.gpu.name == "rtx_a6000" ? rtx_a6000() : h100_sxm5()), setup.m, s.scheduler, reqs, s.gpu.gpus);
   }
   return r;
 }

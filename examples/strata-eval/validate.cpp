@@ -66,6 +66,21 @@ void print_markdown(const strata::validation_report& r) {
   line("held back, fitted knobs", r.check);
   line("fit rows, fitted knobs (in sample)", r.fit_set);
   line("held back, shipped preset knobs", r.check_default);
+  if (!r.by_series.empty()) {
+    std::cout << "\nOut of sample by series (each series modelled with knobs fitted on the other series only):\n\n"
+                 "| held out | series | train rows | rows | median abs error | worst abs error | worst row |\n"
+                 "|---|---|---|---|---|---|---|\n";
+    for (const auto& sv : r.by_series) {
+      for (const auto& f : sv.folds) {
+        std::cout << "| " << to_string(sv.key) << " | " << f.series << " | " << f.train_rows << " | " << f.held_back.rows
+                  << " | " << num(100.0 * f.held_back.median_abs_error, "%.1f %%") << " | "
+                  << num(100.0 * f.held_back.worst_abs_error, "%.1f %%") << " | " << f.held_back.worst_id << " |\n";
+      }
+      std::cout << "| " << to_string(sv.key) << " | **all folds** | | " << sv.held_back.rows << " | "
+                << num(100.0 * sv.held_back.median_abs_error, "%.1f %%") << " | "
+                << num(100.0 * sv.held_back.worst_abs_error, "%.1f %%") << " | " << sv.held_back.worst_id << " |\n";
+    }
+  }
   std::cout << "\n| regime (held back) | knobs | rows | median speed error | median abs error | verdict |\n"
                "|---|---|---|---|---|---|\n";
   for (const auto* set : {&r.regimes, &r.regimes_default}) {

@@ -4,12 +4,14 @@
 
 #include "support/field_of.hpp"
 
+#include <algorithm>  // std::sort
 #include <cmath>   // std::abs
 #include <limits>  // std::numeric_limits
 #include <string>  // std::string
 #include <vector>  // std::vector
 
 #include "strata/baseline/gpu_measurements_data.hpp"
+#include "strata/baseline/validated_gpu.hpp"
 #include "strata/core/json.hpp"
 
 using namespace strata;
@@ -309,4 +311,97 @@ TEST_CASE("a report whose measurement id is invalid UTF-8 (bytes FF FE) writes v
   CHECK(out.find("\"r\xEF\xBF\xBD") != std::string::npos);  // U+FFFD in place of the bytes
   const json back = json::parse(out);                        // the parser accepts only valid UTF-8
   CHECK(back.at("rows").size() == r.rows.size());
+}
+
+TEST_CASE("leave one series out: each fold fits on the other series only and models the held-out one") {
+  // Rows the model itself generated with known knobs, in two sources: every fold recovers the
+  // knobs from the other source alone, so every held-out row is modelled within the fit's
+  // precision, whichever set (fit or check) it carries.
+  const gpu_knobs truth{.memory_efficiency = 0.72, .compute_efficiency = 0.55, .op_overhead = units::us(11.0)};
+  std::vector<measurement> rows = {
+      row("a1", "Mixtral-8x7B", "h100_sxm5", 8, 1, 1000, 50, measured_metric::e2e_latency, 1.0, measurement_set::fit),
+      row("a2", "Mixtral-8x7B", "h100_sxm5", 8, 64, 1000, 50, measured_metric::e2e_latency, 1.0, measurement_set::check),
+      row("a3", "DBRX", "h100_sxm5", 8, 4, 32, 16, measured_metric::e2e_latency, 1.0, measurement_set::fit),
+      row("b1", "Qwen2.5-32B", "a100_sxm4_80gb", 1, 1, 1, 64, measured_metric::output_tokens_per_s, 1.0, measurement_set::fit),
+      row("b2", "Mixtral-8x7B", "a100_sxm4_80gb", 2, 64, 1000, 50, measured_metric::e2e_latency, 1.0, measurement_set::check),
+      row("b3", "Qwen2.5-32B", "a100_sxm4_80gb", 2, 1, 30720, 64, measured_metric::output_tokens_per_s, 1.0, measurement_set::check)};
+  for (auto& m : rows) {
+    m.source = m.id[0] == 'a' ? "source A" : "source B";
+    m.value = model_measurement(prepare_measurement(m), truth).value;
+  }
+  std::vector<prepared_measurement> p;
+  for (const auto& m : rows) p.push_back(prepare_measurement(m));
+  const series_validation by_source = validate_by_series(p, series_key::source);
+  REQUIRE(by_source.folds.size() == 2);
+  CHECK(by_source.folds[0].series == "source A");
+  CHECK(by_source.folds[0].train_rows == 3);
+  CHECK(by_source.folds[1].train_rows == 3);
+  CHECK(by_source.held_back.rows == 6);
+  // Each fold's knobs are the fit of the other source's rows, both sets marked fit; its errors
+  // are its own rows modelled with them.
+  for (std::size_t f = 0; f < 2; ++f) {
+    std::vector<prepared_measurement> train;
+    std::vector<double> held;
+    for (const auto& m : p) {
+      if (m.row.source == by_source.folds[f].series) {
+        held.push_back(std::abs(model_measurement(m, by_source.folds[f].knobs).value / m.row.value - 1.0));
+        continue;
+      }
+      train.push_back(m);
+      train.back().row.set = measurement_set::fit;
+    }
+    CHECK(fit_gpu_knobs(train).knobs == by_source.folds[f].knobs);
+    std::sort(held.begin(), held.end());
+    CHECK(by_source.folds[f].held_back.median_abs_error == held[1]);
+    CHECK(by_source.folds[f].held_back.worst_abs_error == held[2]);
+  }
+  // The same by GPU: the two sources are the two GPUs here.
+  const series_validation by_gpu = validate_by_series(p, series_key::gpu);
+  CHECK(by_gpu.folds[0].knobs == by_source.folds[0].knobs);
+  CHECK(by_gpu.held_back.median_abs_error == by_source.held_back.median_abs_error);
+
+  // A held-out series three times off moves only its own errors, never its own fold's knobs.
+  auto off = rows;
+  for (auto& m : off) {
+    if (m.source == "source B") m.value *= 3.0;
+  }
+  std::vector<prepared_measurement> q;
+  for (const auto& m : off) q.push_back(prepare_measurement(m));
+  const series_validation moved = validate_by_series(q, series_key::source);
+  CHECK(moved.folds[1].knobs == by_source.folds[1].knobs);  // fitted on source A alone
+  CHECK(moved.folds[1].held_back.median_abs_error > 0.5);
+  CHECK_FALSE(moved.folds[0].knobs == by_source.folds[0].knobs);
+
+  // One series cannot be held out against nothing.
+  std::vector<prepared_measurement> one(p.begin(), p.begin() + 3);
+  CHECK(field_of([&] { (void)validate_by_series(one, series_key::source); }) == "rows");
+}
+
+TEST_CASE("the published report holds both splits: alternating rows and one series out by source, model and GPU") {
+  const auto& r = published_report();
+  REQUIRE(r.by_series.size() == 3);
+  const std::size_t folds[3] = {5, 4, 2};  // five sources, four models, two GPUs
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(r.by_series[i].folds.size() == folds[i]);
+    CHECK(r.by_series[i].held_back.rows == 34);
+    int rows = 0;
+    for (const auto& f : r.by_series[i].folds) {
+      rows += f.held_back.rows;
+      CHECK(f.train_rows + f.held_back.rows == 34);
+    }
+    CHECK(rows == 34);
+  }
+}
+
+TEST_CASE("validated_gpu: the card's facts with the knobs the published report fits") {
+  const gpu_params card = h100_sxm5();
+  const gpu_params v = validated_gpu(card);
+  const auto& fit = published_report().fit;
+  CHECK(knobs_of(v) == fit.knobs);
+  CHECK(published_gpu_fit().knobs == fit.knobs);  // the cached fit is the report's fit
+  CHECK(v.memory_bandwidth == card.memory_bandwidth);
+  CHECK(v.peak_flops == card.peak_flops);
+  CHECK(v.static_power == card.static_power);
+  CHECK(v.energy_per_flop.si() == Approx(with_knobs(card, fit.knobs).energy_per_flop.si()));
+  CHECK(v.energy_per_flop.si() > card.energy_per_flop.si());  // η_c falls from 0.80 to about 0.34
 }

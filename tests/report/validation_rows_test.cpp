@@ -20,7 +20,7 @@ const validation_report& published_report() {
 TEST_CASE("validation rows: one fit row per knob, the held-back median, one check row per held-back row") {
   const validation_report& rep = published_report();
   const auto rows = validation_rows(rep);
-  REQUIRE(rows.size() == 3 + 1 + 17);
+  REQUIRE(rows.size() == 3 + 1 + 3 + 17);
 
   std::set<std::string> fitted;
   for (int i = 0; i < 3; ++i) {
@@ -41,12 +41,23 @@ TEST_CASE("validation rows: one fit row per knob, the held-back median, one chec
   CHECK(*rows[3].paper == 0.15);
   CHECK(rows[3].value == rep.check.median_abs_error);
 
+  // Out of sample by series: one row per key, the same goal, the value of its leave-one-out run.
+  const char* keys[3] = {"source", "model", "gpu"};
+  for (int k = 0; k < 3; ++k) {
+    const auto& r = rows[4 + static_cast<std::size_t>(k)];
+    CAPTURE(r.id);
+    CHECK(r.id == std::string("validation.series.") + keys[k] + ".median_abs_error");
+    CHECK(r.kind == row_kind::check);
+    CHECK(*r.paper == 0.15);
+    CHECK(r.value == rep.by_series[static_cast<std::size_t>(k)].held_back.median_abs_error);
+  }
+
   int outside = 0;
   int expected_outside = 0;
   for (const auto& v : rep.rows) {
     if (v.set == measurement_set::check && std::abs(v.rel_error) > validation_row_tolerance) ++expected_outside;
   }
-  for (std::size_t i = 4; i < rows.size(); ++i) {
+  for (std::size_t i = 7; i < rows.size(); ++i) {
     const auto& r = rows[i];
     CAPTURE(r.id);
     CHECK(r.id.rfind("validation.check.", 0) == 0);

@@ -178,11 +178,16 @@ TEST_CASE("Little's law holds in the simulation within 2 %") {
 }
 
 TEST_CASE("the topic batcher never lets TTFT exceed the budget when the load is feasible") {
-  for (double rate : {1.0, 4.0, 8.0}) {
+  for (double rate : {0.5, 1.0, 1.5}) {
     auto s = mixtral_setup(schedule_policy::topic);
     s.scheduler.ttft_slo = units::s(1.0);
-    const auto r = simulate_stratum(s, generate_requests(gen(rate, 1500)));
+    const auto reqs = generate_requests(gen(rate, 1500));
     CAPTURE(rate);
+    // The premise: FCFS carries the load with the device idle a tenth of the time or more
+    // (Stratum-L with the validated xPU is saturated from about 3 requests/s of this mix).
+    const auto f = simulate_stratum(mixtral_setup(schedule_policy::fcfs), reqs);
+    REQUIRE(f.busy_time_s < 0.9 * f.makespan_s + 1e-9);
+    const auto r = simulate_stratum(s, reqs);
     CHECK(r.ttft_max_s <= 1.0 + 1e-12);
     CHECK(r.ttft_attainment == 1.0);
     CHECK(r.swaps > 0);
@@ -244,7 +249,7 @@ TEST_CASE("classifier share of the device time stays below 2 % at under 4 reques
 }
 
 TEST_CASE("topic-aware batching against FCFS on a five-topic workload, and the GPU baseline") {
-  const auto reqs = generate_requests(gen(12.0, 2000));
+  const auto reqs = generate_requests(gen(1.0, 2000));  // a load Stratum-L carries (busy two thirds of the time)
   const auto f = simulate_stratum(mixtral_setup(schedule_policy::fcfs), reqs);
   const auto t = simulate_stratum(mixtral_setup(schedule_policy::topic), reqs);
   // Same-topic batches place each batch by its own table: a higher achieved hit rate than the
@@ -256,7 +261,7 @@ TEST_CASE("topic-aware batching against FCFS on a five-topic workload, and the G
   CHECK(t.ttft_attainment == 1.0);
   CHECK(f.ttft_attainment == 1.0);
   CHECK(t.throughput_rps == Approx(f.throughput_rps).epsilon(0.02));  // both keep up with the arrivals
-  const auto g = simulate_gpu(h100_sxm5(), preset("Mixtral-8x7B"), scheduler_params{}, reqs);
+  const auto g = simulate_gpu(validated_gpu(h100_sxm5()), preset("Mixtral-8x7B"), scheduler_params{}, reqs);
   REQUIRE(g.feasible);
   CHECK(g.tbt_p50_s > f.tbt_p50_s);  // the GPU decodes slower per step
 }

@@ -2,7 +2,7 @@
 // 512 tokens, top-8, on single-copy static replicas plus copies of each layer's hottest experts),
 // one slow-controller decision on an observed layer with the greedy scorer and with the DQN
 // checkpoint of the repository, and the replay of an 8 000-token trace through the six compared
-// policies (`strata-eval hcrmap`).
+// policies (`strata-eval hcrmap`), and the replay of the three-task ESFT trace in file order.
 #include <benchmark/benchmark.h>
 
 #include "strata/chiplet/token_groups.hpp"
@@ -14,6 +14,7 @@
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
 #include "strata/hcrmap/trace_replay.hpp"
+#include "strata/workload/trace_io.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_gen.hpp"
 
@@ -147,3 +148,33 @@ static void bm_replay_8000_tokens(benchmark::State& st) {
   st.counters["tokens"] = static_cast<double>(t.tokens());
 }
 BENCHMARK(bm_replay_8000_tokens)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(3);
+
+// strata-eval hcrmap --order file on the three-task trace (DeepSeek-V2-Lite's ESFT intent → law →
+// translation, 24 800 real tokens, tests/data/traces): the six compared policies with the greedy
+// rule, every MoE layer; prefill (1 warm-up and 11 served windows of 2048) and decode (continuous
+// batching of B = 32 sequences: 1 warm-up and 686 served steps).
+static void bm_replay_task_switch(benchmark::State& st) {
+  const auto m = strata::preset("DeepSeek-V2-Lite");
+  std::vector<strata::routing_trace> parts;
+  const std::vector<std::string> tasks{"intent", "law", "translation"};
+  for (const auto& task : tasks) {
+    parts.push_back(strata::load_trace_csv(std::string(STRATA_BENCH_DATA_DIR) + "/traces/dsv2lite_esft_trace_" + task + ".csv",
+                                           {.experts = m.experts, .label = task}));
+  }
+  const auto t = strata::concatenate_traces(parts, tasks);
+  const strata::substrate s;
+  const auto mode = st.range(0) == 0 ? strata::phase::decode : strata::phase::prefill;
+  strata::replay_params rp;
+  rp.order = strata::replay_order::file;
+  rp.max_windows = 1024;
+  rp.experiment.batch = 32;
+  int windows = 0;
+  for (auto _ : st) {
+    const auto r = strata::replay_trace(s, m, t, mode, {}, rp);
+    windows = r.windows;
+    benchmark::DoNotOptimize(r.policies.back().latency_s);
+  }
+  st.counters["tokens"] = static_cast<double>(t.tokens());
+  st.counters["windows"] = windows;
+}
+BENCHMARK(bm_replay_task_switch)->Arg(0)->Arg(1)->Unit(benchmark::kSecond)->Iterations(1)->Repetitions(1);

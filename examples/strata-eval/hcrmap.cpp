@@ -1,14 +1,20 @@
 // strata-eval hcrmap: a routing trace replayed through the HCRMap comparison's policies on the
 // chiplet package (strata/hcrmap/trace_replay.hpp).
 //
-//   strata-eval hcrmap --model <preset|config.json> --trace <trace.csv> --mode prefill|decode
+//   strata-eval hcrmap --model <preset|config.json> --trace <trace.csv>... --mode prefill|decode
 //                      [--policy all|static|fixed|hydra|moentwine|pimoe|hcrmap|<ablation>] [--json]
 //                      [--checkpoint <dqn.json>] [--layers <n>] [--max-windows <n>]
-//                      [--batch <B>] [--context <tokens>] [--trace-reuse]
+//                      [--batch <B>] [--context <tokens>] [--trace-reuse] [--order split|file]
 //
 // The trace is any CSV in the seq,pos,L1..LN format (strata/workload/trace_io.hpp) with the
-// model's MoE layers and experts. Even-position sequences build the layouts, odd-position ones
-// are served (the comparison's split). A decode window takes one token from each of --batch
+// model's MoE layers and experts; several --trace files are served one after the other (their
+// sequences renumbered, each labelled by the last '_'-separated word of its file name, e.g.
+// "law"). With --order split (the default), even-position sequences build the layouts,
+// odd-position ones are served (the comparison's split). With --order file, windows are served in
+// file order (strata/hcrmap/task_switch.hpp): the first window builds the layouts and every later
+// one is served (all of them unless --max-windows), a decode window being one step of --batch
+// sequences decoded side by side (continuous batching); per policy the output gives the edits
+// applied while serving by kind and T_E2E per window (JSON). A decode window takes one token from each of --batch
 // (512) distinct sequences of a split, each with --context (2048) KV tokens; a split with fewer
 // sequences is refused unless --trace-reuse, which reuses sequences and says so in the output. HCRMap decides with the masked Double DQN checkpoint
 // (--checkpoint; default hcrmap/dqn_checkpoint.json under $STRATA_DATA_DIR or the source tree's
@@ -16,9 +22,11 @@
 // Exit status: 0 on success, 1 on an input that cannot be loaded or replayed, 2 on a bad command line.
 
 #include <cstdlib>   // std::getenv
+#include <filesystem>  // std::filesystem::path, a trace's label
 #include <iostream>  // std::cout
 #include <memory>    // std::make_shared
 #include <string>    // std::string
+#include <utility>   // std::move
 #include <vector>    // std::vector
 
 #include "cli.hpp"
@@ -33,7 +41,8 @@ namespace strata_eval {
 
 command add_hcrmap(CLI::App& app) {
   struct options {
-    std::string model, trace, mode, policy = "all", checkpoint;
+    std::string model, mode, policy = "all", checkpoint, order = "split";
+    std::vector<std::string> traces;
     bool json = false, trace_reuse = false;
     int layers = strata::experiment_params::all_layers, max_windows = 32, batch = 512, context = 2048;
   };
@@ -41,7 +50,8 @@ command add_hcrmap(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("hcrmap", "a routing trace replayed through HCRMap and the policies it is compared "
                                                "with (latency, energy, EDP, stages, streaming bytes)");
   sub->add_option("--model", o->model, "model preset or Hugging Face config.json")->required();
-  sub->add_option("--trace", o->trace, "routing trace CSV (seq,pos,L1..LN)")->required();
+  sub->add_option("--trace", o->traces, "routing trace CSV (seq,pos,L1..LN); several are served one after the other")
+      ->required();
   sub->add_option("--mode", o->mode, "prefill (windows of 2048 tokens) or decode (steps of --batch sequences)")
       ->required()
       ->check(CLI::IsMember({"prefill", "decode"}));
@@ -60,12 +70,29 @@ command add_hcrmap(CLI::App& app) {
   sub->add_option("--context", o->context, "decode: KV context per sequence (tokens)")
       ->check(CLI::Range(1, 1 << 24))
       ->default_str("2048");
+  sub->add_option("--order", o->order,
+                  "split: even sequences build the layouts, odd ones are served; file: windows in file order, the first "
+                  "builds the layouts (task switches)")
+      ->check(CLI::IsMember({"split", "file"}))
+      ->default_str("split");
   sub->add_flag("--trace-reuse", o->trace_reuse,
                 "decode: allow a window from fewer distinct sequences than --batch (stated in the output), else refused");
-  return {sub, [o]() -> int {
+  return {sub, [o, sub]() -> int {
             const auto m = load_model(o->model);
-            const auto trace = strata::load_trace_csv(o->trace, {.experts = m.experts});
-            strata::require_trace_of_model(trace, m, o->trace);
+            const auto order = strata::parse_order(o->order);
+            const auto label = [](const std::string& path) {
+              auto stem = std::filesystem::path(path).stem().string();
+              const auto cut = stem.rfind('_');
+              return cut == std::string::npos ? stem : stem.substr(cut + 1);
+            };
+            std::vector<strata::routing_trace> parts;
+            std::vector<std::string> labels;
+            for (const auto& path : o->traces) {
+              labels.push_back(label(path));
+              parts.push_back(strata::load_trace_csv(path, {.experts = m.experts, .label = labels.back()}));
+              strata::require_trace_of_model(parts.back(), m, path);
+            }
+            const auto trace = parts.size() == 1 ? std::move(parts.front()) : strata::concatenate_traces(parts, labels);
             std::string ck = o->checkpoint;
             if (ck.empty()) {
               std::string dir;
@@ -83,7 +110,9 @@ command add_hcrmap(CLI::App& app) {
               value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text, ck));
             }
             strata::replay_params rp;
-            rp.max_windows = o->max_windows;
+            rp.order = order;
+            // File order serves the whole trace unless --max-windows caps it.
+            rp.max_windows = order == strata::replay_order::file && sub->count("--max-windows") == 0 ? 1024 : o->max_windows;
             rp.experiment.max_layers = o->layers;
             rp.experiment.batch = o->batch;
             rp.experiment.context = o->context;

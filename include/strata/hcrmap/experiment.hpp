@@ -123,6 +123,65 @@ inline expert_profile stage_profile(const experiment_stage& es, int experts, int
   }
   return prof;
 }
+
+/// Serves `served` windows in sequence under every policy of `policies` on `setup` (the loop of
+/// `run_experiment`, and of the task-switch workload, `task_switch.hpp`): per policy and stage,
+/// the layout is built from the `warmup` windows (HCRMap's promotions planned on them), then
+/// window k is evaluated and only then observed by the controller, which decides before window
+/// k + 1: no policy sees a served window before serving it. Fills `out`'s non-routed time and
+/// policies (per window T_E2E, means, stages, streaming bytes, edits by kind).
+inline void serve_windows(const substrate& s, const model& m, const experiment_setup& setup, const experiment_params& xp,
+                          const std::vector<policy_kind>& policies,
+                          const std::vector<std::vector<std::vector<token_group>>>& warmup,
+                          const std::vector<std::vector<std::vector<token_group>>>& served, const action_scorer& value,
+                          experiment_result& out) {
+  const int L = m.moe_layers(), C = s.chiplets();
+  const double scale = setup.scale;
+  const int W = static_cast<int>(served.size());
+  // Non-routed work and hand-offs: the same for every policy.
+  const auto static_res = stage_residencies(s, m, setup.plan, xp.scale_out);
+  const std::vector<std::vector<token_group>> none(static_cast<std::size_t>(L));
+  const auto nr = evaluate_pipeline(s, m, setup.plan, static_res, none, setup.spec, xp.scale_out, xp.critical_path);
+  out.non_routed_s = (nr.non_routed + nr.inter_package).si();
+  const double e_nr = (nr.non_routed_energy + nr.inter_package_energy).si();
+  out.policies.reserve(policies.size());
+  for (policy_kind k : policies) {
+    policy_result pr;
+    pr.policy = k;
+    pr.chiplet_busy_s.assign(static_cast<std::size_t>(C), 0.0);
+    stage_times st_sum{};
+    std::vector<double> window_moe(static_cast<std::size_t>(W), 0.0), window_energy(static_cast<std::size_t>(W), 0.0);
+    for (const auto& es : setup.stages) {
+      // The policy's layout from the warm-up (profile) windows; HCRMap's promotions planned on them.
+      const auto prof = detail::stage_profile(es, m.experts, C, warmup);
+      detail::policy_session session(s, m, setup.shape, es, k, xp, prof, L, value);
+      session.plan(warmup);
+      // Serving windows.
+      for (int w = 0; w < W; ++w) {
+        const auto ev = session.evaluate(served[static_cast<std::size_t>(w)], &pr, scale, W);
+        pr.violations += session.violations(ev);
+        window_moe[static_cast<std::size_t>(w)] += ev.moe_s * scale;
+        window_energy[static_cast<std::size_t>(w)] += ev.energy.total().si() * scale;
+        st_sum += detail::scaled(ev.stages, scale);
+        pr.edits += session.control(ev, out.non_routed_s + ev.moe_s * scale, &pr.controller_edits);
+      }
+      pr.replicas += session.replicas();
+    }
+    pr.e2e_s.resize(static_cast<std::size_t>(W));
+    double moe_sum = 0.0, energy_sum = 0.0;
+    for (int w = 0; w < W; ++w) {
+      pr.e2e_s[static_cast<std::size_t>(w)] = out.non_routed_s + window_moe[static_cast<std::size_t>(w)];
+      pr.latency_s += pr.e2e_s[static_cast<std::size_t>(w)] / W;
+      moe_sum += window_moe[static_cast<std::size_t>(w)] / W;
+      energy_sum += (e_nr + window_energy[static_cast<std::size_t>(w)]) / W;
+    }
+    pr.moe_s = moe_sum;
+    pr.energy_j = energy_sum;
+    pr.edp = pr.energy_j * pr.latency_s;
+    pr.stages = detail::scaled(st_sum, 1.0 / W);
+    out.policies.push_back(std::move(pr));
+  }
+}
 }  // namespace detail
 
 /// Runs `policies` (single-copy static is added first if missing) on model `m` in `mode` with
@@ -174,49 +233,7 @@ inline experiment_result run_experiment(const substrate& s, const model& m, cons
           " MoE layers evaluated (routed time scaled by " + detail::to_text(scale) + ")";
   out.note = note;
 
-  // Non-routed work and hand-offs: the same for every policy.
-  const auto static_res = stage_residencies(s, m, setup.plan, xp.scale_out);
-  const std::vector<std::vector<token_group>> none(static_cast<std::size_t>(L));
-  const auto nr = evaluate_pipeline(s, m, setup.plan, static_res, none, setup.spec, xp.scale_out, xp.critical_path);
-  out.non_routed_s = (nr.non_routed + nr.inter_package).si();
-  const double e_nr = (nr.non_routed_energy + nr.inter_package_energy).si();
-  out.policies.reserve(policies.size());
-  for (policy_kind k : policies) {
-    policy_result pr;
-    pr.policy = k;
-    pr.chiplet_busy_s.assign(static_cast<std::size_t>(C), 0.0);
-    stage_times st_sum{};
-    std::vector<double> window_moe(static_cast<std::size_t>(xp.windows), 0.0), window_energy(static_cast<std::size_t>(xp.windows), 0.0);
-    for (const auto& es : setup.stages) {
-      // The policy's layout from the profile windows; HCRMap's promotions on the first of them.
-      const auto prof = detail::stage_profile(es, m.experts, C, prof_windows);
-      detail::policy_session session(s, m, setup.shape, es, k, xp, prof, L, value);
-      session.plan(prof_windows);
-      // Serving windows.
-      for (int w = 0; w < xp.windows; ++w) {
-        const auto ev = session.evaluate(eval_windows[static_cast<std::size_t>(w)], &pr, scale, xp.windows);
-        pr.violations += session.violations(ev);
-        window_moe[static_cast<std::size_t>(w)] += ev.moe_s * scale;
-        window_energy[static_cast<std::size_t>(w)] += ev.energy.total().si() * scale;
-        st_sum += detail::scaled(ev.stages, scale);
-        pr.edits += session.control(ev, out.non_routed_s + ev.moe_s * scale);
-      }
-      pr.replicas += session.replicas();
-    }
-    pr.e2e_s.resize(static_cast<std::size_t>(xp.windows));
-    double moe_sum = 0.0, energy_sum = 0.0;
-    for (int w = 0; w < xp.windows; ++w) {
-      pr.e2e_s[static_cast<std::size_t>(w)] = out.non_routed_s + window_moe[static_cast<std::size_t>(w)];
-      pr.latency_s += pr.e2e_s[static_cast<std::size_t>(w)] / xp.windows;
-      moe_sum += window_moe[static_cast<std::size_t>(w)] / xp.windows;
-      energy_sum += (e_nr + window_energy[static_cast<std::size_t>(w)]) / xp.windows;
-    }
-    pr.moe_s = moe_sum;
-    pr.energy_j = energy_sum;
-    pr.edp = pr.energy_j * pr.latency_s;
-    pr.stages = detail::scaled(st_sum, 1.0 / xp.windows);
-    out.policies.push_back(std::move(pr));
-  }
+  detail::serve_windows(s, m, setup, xp, policies, prof_windows, eval_windows, value, out);
   return out;
 }
 

@@ -17,6 +17,25 @@
 namespace strata {
 inline namespace v0 {
 
+/// Residency edits a controller applied while serving (HCRMap's decisions; MoEntwine's
+/// NI-Balancer moves, a copy then a retire, count as demotes), and the copies that landed.
+struct edit_counts {
+  int promotes = 0;   ///< promote(e, t, c): a new replica's copy begun
+  int demotes = 0;    ///< demote(e, t, c): a replica's copy to a farther tier begun (the old one retires on landing)
+  int evictions = 0;  ///< evict(e, t, c): a replica retired
+  int published = 0;  ///< copies that landed and were published while serving
+  /// Edits applied: promotes + demotes + evictions.
+  [[nodiscard]] int total() const { return promotes + demotes + evictions; }
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("promotes", s.promotes);
+    v("demotes", s.demotes);
+    v("evictions", s.evictions);
+    v("published", s.published);
+  }
+};
+
 /// One policy over the windows of one model and mode.
 struct policy_result {
   policy_kind policy = policy_kind::single_copy_static;
@@ -31,6 +50,7 @@ struct policy_result {
   std::vector<double> chiplet_busy_s;  ///< compute service per chiplet, evaluated layers (Fig. 8)
   int replicas = 0;                ///< published replicas on the evaluated layers at the end
   int edits = 0;                   ///< residency edits scheduled while serving
+  edit_counts controller_edits{};  ///< the same edits by kind, and the copies published
   std::size_t violations = 0;      ///< Eq. 1–4, 21–24 violations found in any window (0 expected)
 
   template <class S, class V>
@@ -47,6 +67,7 @@ struct policy_result {
     v("chiplet_busy_s", s.chiplet_busy_s);
     v("replicas", s.replicas);
     v("edits", s.edits);
+    v("controller_edits", s.controller_edits);
     v("violations", s.violations);
   }
 };

@@ -49,6 +49,8 @@
 ///   the profile windows (installed before serving, as every policy's layout, so planned without
 ///   hysteresis: installing moves no weights while serving), the fast token
 ///   mapper (Algorithm 2), and one controller decision per decision window while serving.
+///   `hcrmap_frozen` is HCRMap with the layout it installed before serving kept for good (the
+///   same layout and mapper, no serving-time decision): what the controller adds is its gap.
 ///
 /// Every policy: Eq. 21–24 hold in every window (the residency refuses what breaks them); extra
 /// copies only on the evaluated layers, at most (budget_factor − 1)·(their experts) — the same cap
@@ -83,7 +85,8 @@ enum class policy_kind {
   hcrmap_no_migration,  ///< ablation: no migration exposure (score and Eq. 40 mask off)
   hcrmap_no_fast_map,   ///< ablation: nearest-replica routing instead of Algorithm 2
   hcrmap_no_hbm,        ///< ablation: HBM is no residency tier (only a forced fallback)
-  hcrmap_greedy         ///< ablation: the greedy one-step scorer instead of the learned value (§6.4)
+  hcrmap_greedy,        ///< ablation: the greedy one-step scorer instead of the learned value (§6.4)
+  hcrmap_frozen         ///< ablation: HCRMap's installed layout frozen (no decision while serving)
 };
 constexpr auto enum_names(policy_kind) {
   return std::array{std::pair{policy_kind::single_copy_static, "static"}, std::pair{policy_kind::fixed_replication, "fixed"},
@@ -95,7 +98,8 @@ constexpr auto enum_names(policy_kind) {
                     std::pair{policy_kind::hcrmap_no_migration, "hcrmap_no_migration"},
                     std::pair{policy_kind::hcrmap_no_fast_map, "hcrmap_no_fast_map"},
                     std::pair{policy_kind::hcrmap_no_hbm, "hcrmap_no_hbm"},
-                    std::pair{policy_kind::hcrmap_greedy, "hcrmap_greedy"}};
+                    std::pair{policy_kind::hcrmap_greedy, "hcrmap_greedy"},
+                    std::pair{policy_kind::hcrmap_frozen, "hcrmap_frozen"}};
 }
 /// Name of a policy (as in `enum_names`).
 inline const char* to_string(policy_kind k) {

@@ -361,29 +361,40 @@ class policy_session {
 
   /// The first half of `control`: lands the copies in flight during the window of `window_s`
   /// and lets the controller observe `w` (HCRMap and MoEntwine). Decisions follow (`controller()`
-  /// `.decide`), then `end_control`.
-  void begin_control(const window_evaluation& w, double window_s) {
-    controller_->advance(window_s);
+  /// `.decide`), then `end_control`. Returns the copies published.
+  int begin_control(const window_evaluation& w, double window_s) {
+    const int published = controller_->advance(window_s);
     if (is_hcrmap(k_) || k_ == policy_kind::moentwine) {
       controller_->observe(es_.local, w.groups, w.evals, std::max(w.moe_s, 1e-12));
     }
+    return published;
   }
   /// The last step of `control`: retired replicas are collected and every replica ages a window.
   void end_control() { controller_->collect(); }
 
   /// Residency control after window `w` of `window_s` was served (file comment); returns the
-  /// edits scheduled.
-  int control(const window_evaluation& w, double window_s) {
+  /// edits scheduled, and adds them by kind (and the copies published) to `kinds` when given.
+  /// `hcrmap_frozen` decides nothing (so nothing is ever in flight): its installed layout stays.
+  int control(const window_evaluation& w, double window_s, edit_counts* kinds = nullptr) {
+    using K = residency_action_kind;
     int edits = 0;
-    begin_control(w, window_s);
-    if (is_hcrmap(k_)) {
+    const int published = begin_control(w, window_s);
+    if (kinds != nullptr) kinds->published += published;
+    if (is_hcrmap(k_) && k_ != policy_kind::hcrmap_frozen) {
       const int n = decisions(window_s);
       for (int d = 0; d < n; ++d) {
         const auto a = controller_->decide(value_);
-        edits += a.kind != residency_action_kind::no_op && a.kind != residency_action_kind::retain ? 1 : 0;
+        edits += a.kind != K::no_op && a.kind != K::retain ? 1 : 0;
+        if (kinds != nullptr) {
+          kinds->promotes += a.kind == K::promote ? 1 : 0;
+          kinds->demotes += a.kind == K::demote ? 1 : 0;
+          kinds->evictions += a.kind == K::evict ? 1 : 0;
+        }
       }
     } else if (k_ == policy_kind::moentwine && controller_->pending().empty()) {
-      edits += ni_balance_(w);
+      const int moved = ni_balance_(w);
+      edits += moved;
+      if (kinds != nullptr) kinds->demotes += moved;
     }
     end_control();
     return edits;

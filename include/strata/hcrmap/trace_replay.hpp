@@ -19,9 +19,14 @@
 ///   resident-copy budget; HCRMap decides with the value function given (the frozen DQN
 ///   checkpoint; empty: the greedy rule).
 ///
+/// With `replay_params::order` = `replay_order::file` the trace is served in file order instead
+/// (the task-switch workload of `task_switch.hpp`: the first window warms up every policy's
+/// layout, every later one is served, at most `max_windows`; a controller observes a window only
+/// after serving it).
+///
 /// Per policy it returns mean window latency, energy and EDP (absolute and normalised to
 /// single-copy static), the stage attribution of the routed time (Fig. 5) and the weight bytes
-/// streamed from DRAM and HBM. `trace_replay_json.hpp` (the io header) writes it as JSON and as a
+/// streamed from DRAM and HBM, T_E2E per window and the edits applied while serving by kind. `trace_replay_json.hpp` (the io header) writes it as JSON and as a
 /// text table.
 
 #include <algorithm>  // std::max, std::min, std::clamp, std::find
@@ -37,6 +42,7 @@
 #include "strata/hcrmap/experiment_result.hpp"
 #include "strata/hcrmap/policies.hpp"
 #include "strata/hcrmap/scorer.hpp"
+#include "strata/hcrmap/task_switch.hpp"
 #include "strata/hcrmap/trace_split.hpp"
 #include "strata/workload/trace.hpp"
 
@@ -49,10 +55,25 @@ inline std::vector<policy_kind> compared_policies() {
           policy_kind::moentwine,          policy_kind::pimoe,             policy_kind::hcrmap};
 }
 
+/// How a replay orders a trace's windows.
+enum class replay_order {
+  split,  ///< even sequences build the layouts, odd ones are served (`experiment.hpp`)
+  file    ///< file order: the first window warms up, the rest is served (`task_switch.hpp`)
+};
+
+/// Parses `strata-eval hcrmap --order` ("split" or "file"); throws `config_error` ("order") naming
+/// the choices otherwise.
+inline replay_order parse_order(const std::string& name) {
+  if (name == "split") return replay_order::split;
+  if (name == "file") return replay_order::file;
+  throw config_error("order", "[strata.hcrmap.replay] order must be one of split, file, got '" + name + "'");
+}
+
 /// Knobs of a replay.
 struct replay_params {
   /// Windows served at most. [Design choice: 32 — an 8 000-token trace replays in seconds]
   int max_windows = 32;
+  replay_order order = replay_order::split;  ///< the split protocol, or file order
   experiment_params experiment{};  ///< the harness (the comparison's defaults)
 };
 
@@ -68,6 +89,8 @@ struct replay_policy {
   double dram_stream_bytes = 0.0;  ///< mean weight bytes streamed from DRAM per window, scaled
   double hbm_stream_bytes = 0.0;   ///< mean weight bytes streamed from HBM per window, scaled
   int edits = 0;                   ///< residency edits while serving
+  edit_counts controller_edits{};  ///< the same by kind (promotes, demotes, evictions) and copies published
+  std::vector<double> e2e_s;       ///< T_E2E per served window (s)
   std::size_t violations = 0;      ///< Eq. 1–4, 21–24 violations (0 expected)
 };
 
@@ -75,9 +98,11 @@ struct replay_policy {
 struct replay_result {
   std::string model;
   phase mode = phase::decode;
+  replay_order order = replay_order::split;
   std::size_t tokens = 0;             ///< tokens of the trace
-  std::size_t profile_tokens = 0;     ///< of which in the profile split
-  std::size_t evaluation_tokens = 0;  ///< of which in the evaluation split
+  std::size_t profile_tokens = 0;     ///< of which in the profile split (file order: the warm-up windows)
+  std::size_t evaluation_tokens = 0;  ///< of which in the evaluation split (file order: the served windows)
+  std::vector<std::string> window_task;  ///< file order: per served window, the task holding most of its tokens
   int windows = 0;                    ///< windows served
   int window_tokens = 0;              ///< tokens per window: 2048 prefill, the batch B decode
   int context = 0;                    ///< decode context per sequence (KV tokens)
@@ -101,26 +126,37 @@ inline replay_result replay_trace(const substrate& s, const model& m, const rout
   detail::require(!trace.empty(), id, "trace", trace.tokens(), "at least one token");
   require_trace_of_model(trace, m, "the replayed trace");
   if (policies.empty()) policies = compared_policies();
-  const auto [prof, eval] = split_by_sequence(trace);
-  experiment_params xp = rp.experiment;
-  int windows = 1;
-  if (mode == phase::prefill) {
-    windows = static_cast<int>((eval.tokens() + 2047) / 2048);
-  } else {
-    for (const auto& seq : detail::sequences_of(eval)) windows = std::max(windows, static_cast<int>(seq.size()));
-  }
-  windows = std::clamp(windows, 1, rp.max_windows);
-  xp.windows = windows;
-  const bool has_static = std::find(policies.begin(), policies.end(), policy_kind::single_copy_static) != policies.end();
-  detail::require_routes(1, m, mode, static_cast<std::int64_t>(policies.size()) + (has_static ? 0 : 1), xp, id,
-                         "max_windows");
-  const auto r = run_experiment(s, m, trace, mode, policies, xp, {}, value.score);
   replay_result out;
+  experiment_result r;
+  int windows = 1;
+  if (rp.order == replay_order::file) {
+    auto ts = run_task_switch(s, m, trace, mode, policies, rp.experiment, rp.max_windows, value.score);
+    r = std::move(ts.experiment);
+    windows = static_cast<int>(ts.window_task.size());
+    out.profile_tokens = ts.warmup_tokens;
+    out.evaluation_tokens = ts.served_tokens;
+    out.window_task = std::move(ts.window_task);
+  } else {
+    const auto [prof, eval] = split_by_sequence(trace);
+    experiment_params xp = rp.experiment;
+    if (mode == phase::prefill) {
+      windows = static_cast<int>((eval.tokens() + 2047) / 2048);
+    } else {
+      for (const auto& seq : detail::sequences_of(eval)) windows = std::max(windows, static_cast<int>(seq.size()));
+    }
+    windows = std::clamp(windows, 1, rp.max_windows);
+    xp.windows = windows;
+    const bool has_static = std::find(policies.begin(), policies.end(), policy_kind::single_copy_static) != policies.end();
+    detail::require_routes(1, m, mode, static_cast<std::int64_t>(policies.size()) + (has_static ? 0 : 1), xp, id,
+                           "max_windows");
+    r = run_experiment(s, m, trace, mode, policies, xp, {}, value.score);
+    out.profile_tokens = prof.tokens();
+    out.evaluation_tokens = eval.tokens();
+  }
   out.model = r.model;
   out.mode = mode;
+  out.order = rp.order;
   out.tokens = trace.tokens();
-  out.profile_tokens = prof.tokens();
-  out.evaluation_tokens = eval.tokens();
   out.windows = windows;
   out.window_tokens = r.window_tokens;
   out.context = r.context;
@@ -145,6 +181,8 @@ inline replay_result replay_trace(const substrate& s, const model& m, const rout
     q.dram_stream_bytes = p.dram_stream_bytes;
     q.hbm_stream_bytes = p.hbm_stream_bytes;
     q.edits = p.edits;
+    q.controller_edits = p.controller_edits;
+    q.e2e_s = p.e2e_s;
     q.violations = p.violations;
     out.policies.push_back(q);
   }

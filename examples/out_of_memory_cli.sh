@@ -91,12 +91,15 @@ case "$scenario" in
     expect_oom $limit "$prog" hcrmap --model DeepSeek-V2-Lite --trace "$trace" --mode decode --checkpoint "$big"
     expect_oom 16384 "$prog" validate
     # The JSON path of a large step (the aborts this test was written for: nlohmann::json's
-    # destructor allocating during the unwinding), from a limit below the text output's needs.
-    ladder "16384 24576 32768 49152 65536 98304 131072 196608" \
-      "$prog" eval --model DeepSeek-V3 --machine stratum-l "${step[@]}" --json
-    ladder "16384 32768 65536 131072" \
-      "$prog" eval --model DeepSeek-V3 --machine stratum-l "${step[@]}" --json --units si
-    ladder "16384 32768 65536" "$prog" eval --model DeepSeek-V3 --machine stratum-l "${step[@]}" ;;
+    # destructor allocating during the unwinding) and its text path, from a limit below the
+    # text output's needs: a config.json of 32 layers × 32 768 experts (the L·E cap), whose
+    # --detail experts tree holds 5 numbers per expert.
+    printf '{"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 128, "num_attention_heads": 32, "num_key_value_heads": 8, "num_experts_per_tok": 8, "num_hidden_layers": 32, "num_local_experts": 32768, "max_position_embeddings": 32768, "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "tie_word_embeddings": false, "torch_dtype": "bfloat16", "vocab_size": 32000}\n' \
+      >"$tmp/experts.config.json"
+    wide=(eval --model "$tmp/experts.config.json" --machine stratum-l --phase decode --batch 16 --context 2048)
+    ladder "16384 24576 32768 49152 65536 98304" "$prog" "${wide[@]}" --json --detail experts --hit-rate 0.5
+    ladder "16384 32768 65536" "$prog" "${wide[@]}" --json --detail experts --units si
+    ladder "16384 32768" "$prog" "${wide[@]}" ;;
   strata-paper-report)
     mkdir -p "$tmp/data/hcrmap"
     cp "$big" "$tmp/data/hcrmap/dqn_checkpoint.json"

@@ -42,15 +42,17 @@ void bm_stratum_l_mixtral_from_params(benchmark::State& state) {
 }
 BENCHMARK(bm_stratum_l_mixtral_from_params);
 
-// With the breakdown tree (named stages of every expert of every layer).
+// With the breakdown tree: a node per run of identical layers and per operator kind (arg 0), and
+// also each MoE block's experts as columns (arg 1).
 void bm_stratum_l_mixtral_breakdown(benchmark::State& state) {
   const auto m = strata::preset("Mixtral-8x7B");
   const auto sys = strata::prepare(strata::stratum_l());
   const auto f = strata::usage_from_hit_rate(m.moe_layers(), m.experts, m.top_k, 0.316);
   const auto rows = strata::place_model(sys, m, shape, f);
-  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate_decode(sys, rows, m, shape, f, true));
+  const auto detail = state.range(0) == 0 ? strata::breakdown_detail::layers : strata::breakdown_detail::experts;
+  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate_decode(sys, rows, m, shape, f, detail));
   state.SetItemsProcessed(state.iterations());
 }
-BENCHMARK(bm_stratum_l_mixtral_breakdown);
+BENCHMARK(bm_stratum_l_mixtral_breakdown)->Arg(0)->Arg(1);
 
 }  // namespace

@@ -15,17 +15,20 @@
 
 #include <cstdio>    // std::printf
 #include <iostream>  // std::cout, std::cerr
+#include <new>       // std::bad_alloc
 #include <string>    // std::string
 
 #include "strata/chiplet/scale_out.hpp"
 #include "strata/chiplet/token_groups.hpp"
 #include "strata/chiplet/window.hpp"
 #include "strata/core/json.hpp"
+#include "strata/core/out_of_memory.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_gen.hpp"
 #include "strata/workload/trace_io.hpp"
 
 int main(int argc, char** argv) {
+  strata::guard_out_of_memory("strata-chiplet-window");  // out of memory: exit 1 with a message, never an abort
   std::string trace_path, model_name = "DeepSeek-V2-Lite";
   bool as_json = false, trace_reuse = false;
   for (int i = 1; i < argc; ++i) {
@@ -102,6 +105,9 @@ int main(int argc, char** argv) {
                   w.pressure.bank, w.pressure.tier);
     }
     if (as_json) std::cout << strata::dump_json(out, 2) << "\n";
+  } catch (const std::bad_alloc&) {
+    strata::report_out_of_memory("strata-chiplet-window");
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "chiplet_window: " << e.what() << "\n";
     return 1;

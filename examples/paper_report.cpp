@@ -21,11 +21,13 @@
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <iostream>  // std::cout, std::cerr
+#include <new>       // std::bad_alloc
 #include <string>    // std::string
 #include <string_view>  // std::string_view
 
 #include "strata/core/files.hpp"
 #include "strata/core/json.hpp"
+#include "strata/core/out_of_memory.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
 #include "strata/report/paper_rows.hpp"
@@ -86,6 +88,7 @@ std::string indented(const std::string& text, const char* pad) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  strata::guard_out_of_memory("strata-paper-report");  // out of memory: exit 1 with a message, never an abort
   bool as_json = false;
   bool progress = true;
   unsigned threads = 0;
@@ -178,6 +181,10 @@ int main(int argc, char** argv) {
     }
     rows = strata::paper_rows(trace, counts, value, report, sink, threads);
     if (as_json) std::cout << (printed == 0 ? "]\n" : "\n]\n");
+  } catch (const std::bad_alloc&) {
+    std::cout.flush();
+    strata::report_out_of_memory("strata-paper-report");
+    return 1;
   } catch (const std::exception& e) {
     std::cout.flush();
     std::cerr << "strata-paper-report: " << e.what() << "\n";

@@ -20,12 +20,14 @@
 #include <exception>  // std::exception
 #include <filesystem>  // std::filesystem::exists, the trace probe
 #include <iostream>   // std::cout, std::cerr
+#include <new>        // std::bad_alloc
 #include <optional>   // std::optional
 #include <string>     // std::string
 #include <system_error>  // std::errc
 #include <vector>     // std::vector
 
 #include "strata/core/files.hpp"
+#include "strata/core/out_of_memory.hpp"
 #include "strata/hcrmap/controller_training.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/report/hcrmap_rows.hpp"
@@ -49,6 +51,7 @@ bool parse_int(const std::string& s, long long& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  strata::guard_out_of_memory("strata-train-hcrmap-dqn");  // out of memory: exit 1 with a message, never an abort
   std::optional<std::string> out, data_dir;
   std::optional<long long> episodes, seed;
   for (int i = 1; i < argc; ++i) {
@@ -138,6 +141,9 @@ int main(int argc, char** argv) {
       file->commit();
       std::cout << "checkpoint written to " << *out << "\n";
     }
+  } catch (const std::bad_alloc&) {
+    strata::report_out_of_memory("strata-train-hcrmap-dqn");
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "strata-train-hcrmap-dqn: " << e.what() << "\n";
     return 1;

@@ -107,9 +107,12 @@ inline std::string pad(std::string s, std::size_t w, bool right = false) {
 }
 
 // --json [--units display|si] output. Names come from files and the command line: invalid UTF-8
-// is replaced (U+FFFD), not fatal.
-inline void print_json(const strata::json& j, strata::json_units units) {
-  std::cout << strata::dump_json(strata::with_units(j, units), 2) << "\n";
+// is replaced (U+FFFD), not fatal. The document is converted in place and streamed: its tree is
+// the only copy held (a caller moves it in).
+inline void print_json(strata::json&& j, strata::json_units units) {
+  strata::convert_units(j, units);
+  strata::dump_json(std::cout, j, 2);
+  std::cout << "\n";
 }
 
 // --units: display or si, with --json only.

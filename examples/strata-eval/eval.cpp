@@ -45,6 +45,7 @@
 #include <optional>    // std::optional
 #include <stdexcept>   // std::logic_error
 #include <string>      // std::string
+#include <utility>     // std::move
 #include <vector>      // std::vector
 
 #include "cli.hpp"
@@ -69,6 +70,7 @@ struct options {
   bool json = false, list = false;
   std::string units = "display";
   bool no_tiering = false, hbm_nmp = false;
+  std::string detail;  // --detail: empty (layers) or "experts"
   std::optional<double> hit_rate;
 };
 
@@ -186,12 +188,15 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
     j["batch"] = shape.batch;
     j["context"] = shape.context;
   };
+  if (!o.detail.empty() && shape.mode != strata::phase::decode) {
+    throw strata::config_error("detail", "--detail applies to a Stratum decode step's breakdown, not to prefill");
+  }
   if (shape.mode == strata::phase::prefill) {
     const auto r = strata::evaluate_prefill(sys, model, shape);
     if (o.json) {
       strata::json j = r;
       add_inputs(j);
-      print_json(j, units_of(o.units));
+      print_json(std::move(j), units_of(o.units));
       return 0;
     }
     std::cout << "strata-eval: " << model.name << " on " << sys.name << " (prefill on the xPU die), batch "
@@ -219,13 +224,18 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
       }
     }
   }
-  const auto r = strata::evaluate_decode(sys, model, shape, usage, /*with_breakdown=*/true);
+  // The tree only for JSON (text prints none of it): a node per run of identical layers, and the
+  // experts' figures as columns with --detail experts.
+  const strata::breakdown_detail detail = !o.json                ? strata::breakdown_detail::none
+                                          : o.detail == "experts" ? strata::breakdown_detail::experts
+                                                                  : strata::breakdown_detail::layers;
+  const auto r = strata::evaluate_decode(sys, model, shape, usage, detail);
   if (o.json) {
     strata::json j = r;
     add_inputs(j);
     j["routing"] = o.hit_rate ? "hit_rate" : o.trace.empty() ? "uniform" : "trace";
     j["breakdown"] = r.breakdown;
-    print_json(j, units_of(o.units));
+    print_json(std::move(j), units_of(o.units));
     return 0;
   }
   const auto& e = r.parts;
@@ -261,8 +271,8 @@ int run_eval(const options& o) {
                                  .context = o.context};
   strata::validate(shape);
   if (is_stratum(o.machine)) return run_stratum(o, model, shape);
-  if (o.no_tiering || o.hbm_nmp || o.hit_rate) {
-    throw strata::config_error("machine", "--no-tiering, --hbm-nmp and --hit-rate apply to a Stratum machine "
+  if (o.no_tiering || o.hbm_nmp || o.hit_rate || !o.detail.empty()) {
+    throw strata::config_error("machine", "--no-tiering, --hbm-nmp, --hit-rate and --detail apply to a Stratum machine "
                                           "(stratum-s, stratum-l, stratum-xl), not to " + o.machine);
   }
   const machine_arg ma = load_machine(o.machine);
@@ -357,7 +367,7 @@ int run_eval(const options& o) {
     }
     j["ops"] = std::move(jops);
     j["breakdown"] = r.breakdown;
-    print_json(j, units_of(o.units));
+    print_json(std::move(j), units_of(o.units));
     return 0;
   }
 
@@ -447,6 +457,12 @@ command add_eval(CLI::App& app) {
                              "{name, kind, layer, expert, flops, bytes, time_s, energy_J, bound}, breakdown (cost "
                              "tree), and model, machine, devices, phase, batch, context, fit");
   add_units_option(*sub, o->units, json);
+  sub->add_option("--detail", o->detail,
+                  "with --json, Stratum decode: the breakdown's detail: layers (default: a node per run of identical "
+                  "layers and per operator kind) or experts (also each MoE block's experts as columns: expert, tier, "
+                  "bytes_B, time_s, energy_J)")
+      ->check(CLI::IsMember({"layers", "experts"}))
+      ->needs(json);
   sub->add_flag("--no-tiering", o->no_tiering, "Stratum: one worst-case tRCD for every row (same hardware otherwise)");
   sub->add_flag("--hbm-nmp", o->hbm_nmp, "Stratum: HBM3 stacks with a processing base die in place of the Mono3D chips");
   sub->add_option("--hit-rate", o->hit_rate,

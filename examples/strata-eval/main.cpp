@@ -24,6 +24,7 @@
 
 #include "cli.hpp"
 #include "strata/core/error.hpp"  // strata::config_error, strata::solver_error
+#include "strata/core/out_of_memory.hpp"  // strata::guard_out_of_memory
 #include "strata/version.hpp"
 
 namespace {
@@ -109,16 +110,17 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Out of memory is exit 1 with a message, also where std::bad_alloc cannot reach the handlers
+  // below (a noexcept destructor that allocates: strata/core/out_of_memory.hpp).
+  strata::guard_out_of_memory("strata-eval");
   int rc = 0;
   try {
     rc = run(argc, argv);
   } catch (const std::bad_alloc&) {  // also std::length_error below: a size beyond any allocation
-    std::cerr << "strata-eval: out of memory (an input asks for more than this machine has; see the limits in "
-                 "strata/core/limits.hpp)\n";
+    strata::report_out_of_memory("strata-eval");
     return 1;
   } catch (const std::length_error&) {
-    std::cerr << "strata-eval: out of memory (an input asks for more than can be allocated; see the limits in "
-                 "strata/core/limits.hpp)\n";
+    strata::report_out_of_memory("strata-eval");
     return 1;
   } catch (const strata::config_error& e) {
     std::cerr << "strata-eval: " << e.what() << "\n";

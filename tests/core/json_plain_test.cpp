@@ -6,6 +6,7 @@
 
 #include <cmath>    // std::isfinite
 #include <cstddef>  // std::size_t
+#include <sstream>  // std::ostringstream
 #include <string>   // std::string, std::stod
 
 #include "strata/chiplet/token_groups.hpp"
@@ -229,5 +230,33 @@ TEST_CASE("an HCRMap window result on a real trace: every quantity becomes a fin
     const std::string key = item.key();
     CHECK(previous < key);
     previous = key;
+  }
+}
+
+TEST_CASE("converting in place gives plain_numbers' tree and errors, and the streamed text is dump_json's") {
+  const auto r = evaluate(mono3d_params<>{});
+  const json in = r;
+  json j = in;
+  convert_units(j, json_units::si);
+  CHECK(j == plain_numbers(in));
+  json d = in;
+  convert_units(d, json_units::display);
+  CHECK(d == in);
+  // The same errors, naming the same paths.
+  json mixed = json::parse(R"({"x": ["1 s", "2 m"]})");
+  CHECK_THROWS_WITH_AS(convert_units(mixed, json_units::si), doctest::Contains("x[1] has unit m but earlier elements s"),
+                       config_error);
+  json clash = json::parse(R"({"t": "1 s", "t_s": 2})");
+  CHECK_THROWS_WITH_AS(convert_units(clash, json_units::si),
+                       doctest::Contains("t would become key \"t_s\", which the object already has"), config_error);
+  json nonfinite = json::parse(R"({"a": {"t": "inf s"}})");
+  CHECK(field_of([&] { convert_units(nonfinite, json_units::si); }) == "a.t");
+  // Streaming writes dump_json's bytes, invalid UTF-8 replaced as there.
+  json names = in;
+  names["name"] = std::string("bad\xff\xfe name");
+  for (const int indent : {-1, 0, 2}) {
+    std::ostringstream os;
+    dump_json(os, names, indent);
+    CHECK(os.str() == dump_json(names, indent));
   }
 }

@@ -13,10 +13,10 @@ namespace strata {
 inline namespace v0 {
 template struct stratum_system_params<double>;
 template stratum_step_result<double> evaluate_decode(const stratum_system_params<double>&, const model&,
-                                                     const step_shape&, const stratum_usage&, bool);
+                                                     const step_shape&, const stratum_usage&, decode_breakdown);
 template stratum_step_result<strata_test::fvar1> evaluate_decode(const stratum_system_params<strata_test::fvar1>&,
                                                                  const model&, const step_shape&, const stratum_usage&,
-                                                                 bool);
+                                                                 decode_breakdown);
 }  // namespace v0
 }  // namespace strata
 
@@ -143,7 +143,9 @@ TEST_CASE("the breakdown tree carries the step's time and energy") {
   CHECK(r.breakdown.time.si() == Approx(r.time.si()).epsilon(1e-9));
   CHECK(r.breakdown.energy.si() == Approx(r.energy.si()).epsilon(1e-9));
   const json j = r.breakdown;
-  CHECK(j.dump().find("GeMM1") != std::string::npos);
+  CHECK(j.dump().find("QKV projection") != std::string::npos);
+  CHECK(j.dump().find("\"experts\"") != std::string::npos);
+  CHECK(j.dump().find("columns") == std::string::npos);  // experts only when asked
   const json rj = r;
   CHECK(rj.at("parts").contains("dram_column"));
   // Without the tree, the same numbers.
@@ -152,9 +154,90 @@ TEST_CASE("the breakdown tree carries the step's time and energy") {
   CHECK(q.energy.si() == Approx(r.energy.si()));
 }
 
+namespace {
+// Every node of a tree, depth first.
+template <class F>
+void each_node(const cost<>& c, F&& f) {
+  f(c);
+  for (const auto& p : c.parts) each_node(p, f);
+}
+const cost_column* column(const cost<>& c, const std::string& name) {
+  for (const auto& col : c.columns) {
+    if (col.name == name) return &col;
+  }
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("the breakdown in proportion: a node per run of identical layers, experts as columns when asked") {
+  const auto m = preset("DeepSeek-V3");
+  const auto p = stratum_l();
+  // Uniform routing places every MoE layer alike: the 3 dense layers and the 58 MoE layers are
+  // two runs, each one layer's node with its repeat count.
+  const auto r = evaluate_decode(p, m, decode(64, 4096), {}, breakdown_detail::layers);
+  const auto& stage = r.breakdown.parts.at(0);
+  REQUIRE(stage.parts.size() == 3);  // two runs and the step's ends
+  CHECK(stage.parts[0].name == "layers 0-2");
+  CHECK(stage.parts[0].rule == cost_rule::repeat);
+  CHECK(stage.parts[0].count == 3);
+  CHECK(stage.parts[1].name == "layers 3-60");
+  CHECK(stage.parts[1].count == 58);
+  std::size_t nodes = 0;
+  each_node(r.breakdown, [&](const cost<>& c) {
+    ++nodes;
+    CHECK(c.columns.empty());
+  });
+  CHECK(nodes < 100);  // was a node per expert slot and stage: over 100 000
+  // With the experts: one column of each figure under each MoE block, one element per expert
+  // that runs, the time column summing to the block's time and the energy column to its energy.
+  const auto x = evaluate_decode(p, m, decode(64, 4096), {}, breakdown_detail::experts);
+  CHECK(x.time.si() == r.time.si());
+  CHECK(x.energy.si() == r.energy.si());
+  int blocks = 0;
+  each_node(x.breakdown, [&](const cost<>& c) {
+    if (c.columns.empty()) return;
+    ++blocks;
+    CHECK(c.name == "experts");
+    const auto* id = column(c, "expert");
+    const auto* tier = column(c, "tier");
+    const auto* t = column(c, "time_s");
+    const auto* e = column(c, "energy_J");
+    const auto* b = column(c, "bytes_B");
+    REQUIRE(id != nullptr);
+    REQUIRE(tier != nullptr);
+    REQUIRE(t != nullptr);
+    REQUIRE(e != nullptr);
+    REQUIRE(b != nullptr);
+    CHECK(id->values.size() == std::size_t(m.experts + 1));  // the shared expert (-1) and 256 routed
+    CHECK(id->values.front() == -1.0);
+    CHECK(id->values.back() == double(m.experts - 1));
+    double st = 0.0, se = 0.0, sb = 0.0;
+    for (std::size_t i = 0; i < t->values.size(); ++i) {
+      st += t->values[i];
+      se += e->values[i];
+      sb += b->values[i];
+      CHECK(tier->values[i] >= 0.0);
+      CHECK(tier->values[i] < double(system_device(p).tiers.size()));
+    }
+    CHECK(st == Approx(c.time.si()).epsilon(1e-9));
+    CHECK(se == Approx(c.energy.si()).epsilon(1e-9));
+    CHECK(sb == Approx(c.bytes_on("nmp.weights").si()).epsilon(1e-9));
+  });
+  CHECK(blocks == 1);  // the 58 MoE layers are one run
+  // Routing that differs from layer to layer (hit rates 0.3, 0.4, 0.5, 0.3, ...): more runs.
+  usage_table skew;
+  for (int l = 0; l < m.moe_layers(); ++l) {
+    skew.push_back(usage_from_hit_rate(1, m.experts, m.top_k, 0.3 + 0.1 * (l % 3)).front());
+  }
+  const auto d = evaluate_decode(p, m, decode(64, 4096), {skew, {}}, breakdown_detail::layers);
+  CHECK(d.breakdown.parts.at(0).parts.size() > 4);
+  CHECK(d.breakdown.time.si() == Approx(d.time.si()).epsilon(1e-9));
+}
+
 TEST_CASE("asking for the breakdown tree never changes a number: every preset, system, batch and context") {
-  // One computation, two views (README, Conventions): the tree is built beside the fast path, so
-  // the totals must agree to rounding, for uniform and for skewed routing.
+  // One computation, three views (README, Conventions): the tree, at either detail, is built
+  // beside the fast path, so the totals are the same to the last bit and the tree's to rounding,
+  // for uniform and for skewed routing.
   for (const auto& name : preset_names()) {
     const auto m = preset(name);
     for (const auto& sys : stratum_system_names()) {
@@ -167,17 +250,24 @@ TEST_CASE("asking for the breakdown tree never changes a number: every preset, s
           CAPTURE(ctx);
           const stratum_usage u = m.experts > 0 ? hot(m, 0.5) : stratum_usage{};
           const auto fast = evaluate_decode(p, m, decode(b, ctx), u, false);
-          const auto tree = evaluate_decode(p, m, decode(b, ctx), u, true);
-          CHECK(fast.feasible == tree.feasible);
-          // One function computes the numbers either way: equal to the last bit.
-          CHECK(fast.time.si() == tree.time.si());
-          CHECK(fast.energy.si() == tree.energy.si());
-          CHECK(fast.ffn_time.si() == tree.ffn_time.si());
-          CHECK(tree.breakdown.time.si() == Approx(tree.time.si()).epsilon(1e-9));
-          // The composition is the same either way and sums to the step's time.
-          const json jf = fast.composition, jt = tree.composition;
-          CHECK(jf == jt);
-          CHECK(fast.composition.total().si() == Approx(fast.time.si()).epsilon(1e-9));
+          CHECK(fast.breakdown.parts.empty());
+          for (const auto level : {breakdown_detail::layers, breakdown_detail::experts}) {
+            CAPTURE(int(level));
+            const auto tree = evaluate_decode(p, m, decode(b, ctx), u, level);
+            CHECK(fast.feasible == tree.feasible);
+            // One function computes the numbers either way: equal to the last bit.
+            CHECK(fast.time.si() == tree.time.si());
+            CHECK(fast.energy.si() == tree.energy.si());
+            CHECK(fast.ffn_time.si() == tree.ffn_time.si());
+            CHECK(fast.nmp_time.si() == tree.nmp_time.si());
+            CHECK(fast.hot_hit_rate == tree.hot_hit_rate);
+            CHECK(tree.breakdown.time.si() == Approx(tree.time.si()).epsilon(1e-9));
+            CHECK(tree.breakdown.energy.si() == Approx(tree.energy.si()).epsilon(1e-9));
+            // The composition is the same either way and sums to the step's time.
+            const json jf = fast.composition, jt = tree.composition;
+            CHECK(jf == jt);
+            CHECK(fast.composition.total().si() == Approx(fast.time.si()).epsilon(1e-9));
+          }
         }
       }
     }

@@ -60,6 +60,16 @@ struct traffic {
   strata::data_size<T> bytes{};
 };
 
+/// Figures of the items one node stands for, one array per figure (e.g. a MoE block's experts:
+/// id, tier, bytes, time, energy): a column under one node in place of a node per item. The name
+/// carries the unit as a suffix ("time_s", "bytes_B"); element i of every column of a node is
+/// item i.
+struct cost_column {
+  std::string name;
+  std::vector<double> values;
+  friend bool operator==(const cost_column&, const cost_column&) = default;
+};
+
 /// Time, energy and traffic of a piece of work, with the breakdown it came from.
 template <class T = double>
 struct cost {
@@ -71,6 +81,7 @@ struct cost {
   std::string source;                 ///< equation or citation (leaves)
   std::size_t count = 1;              ///< n of `pipeline` and `repeat`
   std::vector<cost> parts;            ///< the costs this one combines
+  std::vector<cost_column> columns;   ///< per-item figures of what this node stands for (optional)
 
   /// A leaf: one equation's time, energy and traffic.
   // NOLINTNEXTLINE(performance-unnecessary-value-param): both strings are moved (clang-tidy 14 false positive)

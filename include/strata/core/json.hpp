@@ -20,13 +20,15 @@
 ///   no 1e300 or denormal input reaches a model. Error messages quote a bad value through
 ///   `json_excerpt`: at most ~80 bytes, never recursive, invalid UTF-8 replaced.
 /// - Text out goes through `dump_json(j, indent)`: invalid UTF-8 in strings and keys is replaced
-///   by U+FFFD, so every JSON strata writes is valid UTF-8 whatever names it was given.
+///   by U+FFFD, so every JSON strata writes is valid UTF-8 whatever names it was given;
+///   `dump_json(stream, j, indent)` writes the same text to a stream without building it.
 
 #include <array>        // std::array, unit exponents
 #include <charconv>     // std::from_chars
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint64_t
 #include <limits>       // std::numeric_limits
+#include <ostream>      // std::ostream, dump_json's streaming form
 #include <cmath>        // std::pow, std::isfinite
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -55,6 +57,14 @@ using json = nlohmann::json;
 /// UTF-8 out instead of nlohmann's `type_error.316`.
 inline std::string dump_json(const json& j, int indent = 2) {
   return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+/// The same text as `dump_json(j, indent)`, written to `out` as it is produced: no string of the
+/// whole document (a large output costs its tree, not its tree and its text).
+inline void dump_json(std::ostream& out, const json& j, int indent = 2) {
+  nlohmann::detail::serializer<json> s(nlohmann::detail::output_adapter<char>(out), ' ',
+                                       json::error_handler_t::replace);
+  s.dump(j, indent >= 0, false, static_cast<unsigned int>(indent >= 0 ? indent : 0));
 }
 
 namespace detail {
@@ -526,7 +536,7 @@ void from_json(const json& j, P& p) {
 }
 
 /// Writes a cost and its breakdown tree: name, rule, time_s, energy_J, bytes{resource: B},
-/// source, count, parts[].
+/// source, count, columns{name: [values]}, parts[].
 template <class T>
 void to_json(json& j, const cost<T>& c) {
   j = json::object();
@@ -539,6 +549,11 @@ void to_json(json& j, const cost<T>& c) {
   j["bytes"] = std::move(b);
   if (!c.source.empty()) j["source"] = c.source;
   if (c.rule == cost_rule::pipeline || c.rule == cost_rule::repeat) j["count"] = c.count;
+  if (!c.columns.empty()) {
+    json cols = json::object();
+    for (const auto& col : c.columns) cols[col.name] = col.values;
+    j["columns"] = std::move(cols);
+  }
   if (!c.parts.empty()) {
     json parts = json::array();
     for (const auto& p : c.parts) {

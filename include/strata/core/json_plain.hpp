@@ -246,5 +246,73 @@ Json with_units(const Json& j, json_units units) {
   return units == json_units::si ? plain_numbers(j) : j;
 }
 
+namespace detail {
+/// `make_plain` in place: each value is converted where it is and moved into its (renamed) key,
+/// so the tree is never copied; the same output and the same errors.
+template <class Json>
+std::optional<std::string> make_plain_in_place(Json& j, const std::string& path) {
+  if (j.is_string()) {
+    const auto q = read_plain_quantity(j.template get_ref<const std::string&>(), path);
+    if (!q) return std::nullopt;
+    j = q->si;
+    return plain_unit_suffix(q->exponents);
+  }
+  if (j.is_array()) {
+    std::optional<std::string> suffix;
+    std::size_t with_unit = 0;
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      const std::string at = path + "[" + std::to_string(i) + "]";
+      const auto s = make_plain_in_place(j[i], at);
+      if (s) {
+        if (suffix && *suffix != *s) {
+          throw config_error(at, "[strata.json_plain] " + at + " has unit " + *s + " but earlier elements " +
+                                     *suffix + ": an array of mixed dimensions cannot carry one unit suffix");
+        }
+        suffix = s;
+        ++with_unit;
+      }
+    }
+    if (with_unit != 0 && with_unit != j.size()) {
+      throw config_error(where(path), "[strata.json_plain] " + where(path) +
+                                          " mixes quantities with other values: an array needs one unit or none");
+    }
+    return suffix;
+  }
+  if (j.is_object()) {
+    Json out = Json::object();
+    for (auto& [key, value] : j.items()) {
+      std::string at = path;
+      if (!at.empty()) at += '.';
+      at += key;
+      const auto s = make_plain_in_place(value, at);
+      std::string name = key;
+      if (s) {
+        name += '_';
+        name += *s;
+      }
+      if (out.contains(name) || (s && j.contains(name))) {
+        std::string msg = "[strata.json_plain] ";
+        msg += at;
+        msg += " would become key \"";
+        msg += name;
+        msg += "\", which the object already has";
+        throw config_error(at, msg);
+      }
+      out[name] = std::move(value);
+    }
+    j = std::move(out);
+  }
+  return std::nullopt;
+}
+}  // namespace detail
+
+/// `j` converted in place to `units` (`with_units` without a copy of the tree): unchanged for
+/// `json_units::display`; for `json_units::si`, each quantity becomes its SI number and its key
+/// gains the unit suffix as it is visited. The same output and errors as `plain_numbers`.
+template <class Json = json>
+void convert_units(Json& j, json_units units) {
+  if (units == json_units::si) detail::make_plain_in_place(j, std::string{});
+}
+
 }  // namespace v0
 }  // namespace strata

@@ -417,6 +417,42 @@ strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std:
   return t + tail;
 }
 
+/// The figures of each expert of one block (`moe_layer_time`'s pipeline), as the columns of its
+/// node in a breakdown tree: `expert` (id; -1 for shared experts and dense FFNs), `tier` (index of
+/// the tier holding the largest share of its rows, 0 the fastest), `bytes_B` (weights read),
+/// `time_s` (its span in the pipeline: its GeMM1 beyond the previous expert's tail, its core, and
+/// for the last one its own tail, so the column sums to the block's time) and `energy_J`, each
+/// times its weight (expected routing). Experts that do not run (weight or tokens 0) are left out.
+/// A view beside the computation: `moe_layer_time` gives the block's numbers.
+template <class T>
+std::vector<cost_column> moe_layer_columns(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
+                                           const mapping_options<T>& o = {}) {
+  std::vector<cost_column> cols{{"expert", {}}, {"tier", {}}, {"bytes_B", {}}, {"time_s", {}}, {"energy_J", {}}};
+  strata::duration<T> tail{};
+  bool first = true;
+  for (const auto& w : work) {
+    if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
+    const auto s = detail::expert_ffn_times_unchecked(d, chips, w, o);
+    const T k = w.weight;
+    const auto t = (first ? s.gemm1 * k : detail::max_of(tail, s.gemm1 * k)) + s.core() * k;
+    std::size_t tier = 0;
+    for (std::size_t i = 1; i < w.shares.size(); ++i) {
+      if (w.shares[i] > w.shares[tier]) tier = i;
+    }
+    auto e = s.energy;
+    e *= k;
+    cols[0].values.push_back(double(w.expert));
+    cols[1].values.push_back(double(tier));
+    cols[2].values.push_back(value_of((s.weight_bytes * k).si()));
+    cols[3].values.push_back(value_of(t.si()));
+    cols[4].values.push_back(value_of(e.total().si()));
+    tail = s.tail() * k;
+    first = false;
+  }
+  if (!first) cols[3].values.back() += value_of(tail.si());
+  return cols;
+}
+
 /// The Fig. 9 pipeline of one MoE (or dense FFN) block over `work`, in execution order: experts
 /// one after another, GeMM2 over the activation, each reduce-scatter (and weighted sum) over the
 /// next GeMM1. Experts with weight p < 1 contribute p × their stages (expected routing).

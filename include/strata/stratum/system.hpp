@@ -254,6 +254,32 @@ struct stratum_usage {
   usage_table placement;  ///< empty: the same as `routing`
 };
 
+/// How much of a decode step's breakdown tree `evaluate_decode` builds; the numbers are the same
+/// at every level (the tree is a view beside the computation):
+/// - `none`: no tree (`breakdown` left empty);
+/// - `layers`: step → stage → a node per run of identical consecutive layers (its repeat count;
+///   a layer whose figures differ from its neighbour's starts a new run) → the layer's operator
+///   kinds (xPU norms/router/residual adds, NMP calls, NMP input/output, attention and its
+///   stages, the experts or FFN block as one node);
+/// - `experts`: `layers`, and under each MoE block's node its experts' figures as columns
+///   (`moe_layer_columns`: expert, tier, bytes_B, time_s, energy_J), one array each.
+/// Tree size: layers × about 20 nodes, and 5 numbers per expert slot with `experts`.
+enum class breakdown_detail { none, layers, experts };
+constexpr auto enum_names(breakdown_detail) {
+  return std::array{std::pair{breakdown_detail::none, "none"}, std::pair{breakdown_detail::layers, "layers"},
+                    std::pair{breakdown_detail::experts, "experts"}};
+}
+
+/// `evaluate_decode`'s request for a tree: a `breakdown_detail`, or `false` / `true` for `none` /
+/// `layers`.
+struct decode_breakdown {
+  breakdown_detail detail = breakdown_detail::none;
+  constexpr decode_breakdown() = default;
+  constexpr decode_breakdown(bool with_tree) : detail(with_tree ? breakdown_detail::layers : breakdown_detail::none) {}
+  constexpr decode_breakdown(breakdown_detail d) : detail(d) {}
+  [[nodiscard]] constexpr bool any() const { return detail != breakdown_detail::none; }
+};
+
 /// One decode step on a Stratum system.
 template <class T = double>
 struct stratum_step_result {
@@ -275,7 +301,7 @@ struct stratum_step_result {
   row_plan plan{};                     ///< the rows of the first stage's chips
   bool feasible = true;                ///< weights, KV and non-NMP data fit the rows
   std::string reason;
-  cost<T> breakdown;                   ///< step → stage → layer → blocks (with `with_breakdown`)
+  cost<T> breakdown;                   ///< step → stage → layers → blocks (`breakdown_detail`)
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -361,6 +387,69 @@ double kv_bytes_per_layer(const stratum_system_params<T>& p, const model& m, con
   const int in_flight = p.stages > 1 ? 2 : 1;
   const double tokens = s.mode == phase::decode ? s.context + 1.0 : double(s.context);
   return double(s.batch) * in_flight * tokens * kv_bytes_per_token_layer(m).in(units::B);
+}
+
+/// True when two breakdown nodes carry the same figures (time, energy, bytes, count, columns) all
+/// the way down; names are not compared.
+template <class T>
+bool same_figures(const cost<T>& a, const cost<T>& b) {
+  if (value_of(a.time.si()) != value_of(b.time.si()) || value_of(a.energy.si()) != value_of(b.energy.si()) ||
+      a.rule != b.rule || a.count != b.count || a.bytes.size() != b.bytes.size() || a.parts.size() != b.parts.size() ||
+      a.columns != b.columns) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.bytes.size(); ++i) {
+    if (a.bytes[i].resource != b.bytes[i].resource || value_of(a.bytes[i].bytes.si()) != value_of(b.bytes[i].bytes.si())) {
+      return false;
+    }
+  }
+  for (std::size_t i = 0; i < a.parts.size(); ++i) {
+    if (!same_figures(a.parts[i], b.parts[i])) return false;
+  }
+  return true;
+}
+
+/// A stage's layer nodes as runs of identical consecutive layers (`breakdown_detail::layers`):
+/// "layer 7", or "layers 3-60" repeating one layer's node 58 times.
+template <class T>
+struct layer_runs {
+  std::vector<cost<T>> nodes;  ///< the finished runs
+  cost<T> one;                 ///< the current run's layer
+  int first = 0, count = 0;
+
+  void add(int layer, cost<T> node) {
+    if (count > 0 && same_figures(one, node)) {
+      ++count;
+      return;
+    }
+    flush();
+    one = std::move(node);
+    first = layer;
+    count = 1;
+  }
+  void flush() {
+    if (count == 0) return;
+    if (count == 1) {
+      one.name = numbered("layer ", first);
+      nodes.push_back(std::move(one));
+    } else {
+      one.name = "layer";
+      nodes.push_back(repeat<T>("layers " + std::to_string(first) + "-" + std::to_string(first + count - 1), std::move(one),
+                                static_cast<std::size_t>(count)));
+    }
+    count = 0;
+  }
+};
+
+/// Bytes of weights a block's work list reads (each entry × its weight).
+template <class T>
+strata::data_size<T> block_weight_bytes(const std::vector<expert_work<T>>& work) {
+  strata::data_size<T> b{};
+  for (const auto& w : work) {
+    if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
+    b += units::B(T((w.gated ? 3.0 : 2.0) * double(w.hidden) * double(w.inter) * (w.weight_bits / 8.0)) * w.weight);
+  }
+  return b;
 }
 
 }  // namespace detail
@@ -491,13 +580,13 @@ stratum_machine<T> prepare(const stratum_system_params<T>& p) {
 
 template <class T>
 stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const model& m, const step_shape& s,
-                                       const stratum_usage& u = {}, bool with_breakdown = false);
+                                       const stratum_usage& u = {}, decode_breakdown with_breakdown = {});
 
 /// Evaluates one decode step of `m` at `s` on system `p` (prepares it first; see the
 /// `stratum_machine` overload to prepare once for many steps).
 template <class T>
 stratum_step_result<T> evaluate_decode(const stratum_system_params<T>& p, const model& m, const step_shape& s,
-                                       const stratum_usage& u = {}, bool with_breakdown = false) {
+                                       const stratum_usage& u = {}, decode_breakdown with_breakdown = {}) {
   return evaluate_decode(prepare(p), m, s, u, with_breakdown);
 }
 
@@ -533,11 +622,11 @@ stratum_placement place_model(const stratum_machine<T>& sm, const model& m, cons
 template <class T>
 stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const stratum_placement& placement,
                                        const model& m, const step_shape& s, const usage_table& routing = {},
-                                       bool with_breakdown = false);
+                                       decode_breakdown with_breakdown = {});
 
 template <class T>
 stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const model& m, const step_shape& s,
-                                       const stratum_usage& u, bool with_breakdown) {
+                                       const stratum_usage& u, decode_breakdown with_breakdown) {
   const usage_table& place = u.placement.empty() ? u.routing : u.placement;
   return evaluate_decode(sm, place_model(sm, m, s, place), m, s, u.routing, with_breakdown);
 }
@@ -547,8 +636,9 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const model
 template <class T>
 stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const stratum_placement& placement,
                                        const model& m, const step_shape& s, const usage_table& routing,
-                                       bool with_breakdown) {
+                                       decode_breakdown breakdown) {
   constexpr const char* id = "strata.stratum";
+  const bool with_breakdown = breakdown.any();
   const auto& p = sm.params;
   validate(m);
   validate(s);
@@ -630,7 +720,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     energy_parts<T> stage_e{}, attn_e{};  // attention of one layer: the same in every layer of a stage
     time_parts<T> stage_tp{}, attn_tp{}, io_tp{};  // the stage's time by mechanism; per layer: attention, NMP I/O
     attention_split split;
-    std::vector<cost<T>> layer_costs;
+    detail::layer_runs<T> runs;
     const auto attn_one =
         attention_decode_cost(d, c, m, B, s.context, w_shares, kv_shares, l0, p.mapping, &attn_e, &split, with_breakdown, &attn_tp);
     if (st == 0) r.split = split;
@@ -721,14 +811,17 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       // The block's time, energy and composition from one function, with or without the tree.
       const strata::duration<T> t_ffn = moe_layer_time(d, c, work, p.mapping, &le, false, &stage_tp);
       if (with_breakdown) {
-        auto blk = moe_layer_cost(d, c, work, p.mapping, static_cast<energy_parts<T>*>(nullptr),
-                                  detail::numbered("L", l, is_moe ? " experts" : " FFN"));
+        // The block as one node, its time and energy those above; its experts as columns when asked.
+        auto blk = cost<T>::leaf(is_moe ? "experts" : "FFN", t_ffn, le.total(), {},
+                                 "Fig. 9 pipeline, one expert after another (stratum/expert_mapping.hpp)");
+        blk.add_bytes("nmp.weights", detail::block_weight_bytes(work));
+        if (is_moe && breakdown.detail == breakdown_detail::experts) blk.columns = moe_layer_columns(d, c, work, p.mapping);
         auto lc = seq<T>(detail::numbered("layer ", l),
                          std::vector<cost<T>>{cost<T>::leaf("xPU: norms, router, residual adds", tx, xe.total(), {},
                                         "roofline on the xPU die (workload/roofline.hpp)"),
                           cost<T>::leaf("NMP calls", nmp_call * T(2), {}, {}, "xPU kernel launch + 2 tMRD (mode entry, exit) + one status read (completion poll) per invocation"), io_attn,
-                          attn_one, io_ffn, blk});
-        layer_costs.push_back(std::move(lc));
+                          attn_one, io_ffn, std::move(blk)});
+        runs.add(l, std::move(lc));
       }
       tn += t_ffn;
       t_ffn_all += t_ffn;
@@ -760,17 +853,20 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     r.bandwidth_bound = detail::max_of(r.bandwidth_bound, bound);
     total += stage_e;
     if (with_breakdown) {
-      layer_costs.push_back(cost<T>::leaf("xPU: embedding, final norm, LM head", t_ends, ends_e.total(), {},
-                                          "roofline on the xPU die over the interposer"));
-      stage_costs.push_back(seq(detail::numbered("stage ", st), std::move(layer_costs)));
+      runs.flush();
+      runs.nodes.push_back(cost<T>::leaf("xPU: embedding, final norm, LM head", t_ends, ends_e.total(), {},
+                                         "roofline on the xPU die over the interposer"));
+      stage_costs.push_back(seq(detail::numbered("stage ", st), std::move(runs.nodes)));
     }
   }
   // Hand-off between stages over NVLink: the hidden states of the batch, once per stage boundary.
   strata::duration<T> handoff{};
+  strata::energy<T> handoff_e{};
   if (p.stages > 1) {
     const double bytes = double(B) * m.hidden * s.activation_bits / 8.0;
     handoff = strata::duration<T>::from_si(T(p.xpu.link_latency.si() + bytes / p.xpu.link_bandwidth.si()));
-    total.xpu_dynamic += strata::energy<T>::from_si(T(bytes * (p.stages - 1) * p.xpu.link_energy.si()));
+    handoff_e = strata::energy<T>::from_si(T(bytes * (p.stages - 1) * p.xpu.link_energy.si()));
+    total.xpu_dynamic += handoff_e;
   }
   r.time = slowest + handoff;
   r.composition.interposer += handoff;
@@ -793,7 +889,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     for (double& x : r.expert_tier_share) x /= tt;
   }
   if (with_breakdown) {
-    stage_costs.push_back(cost<T>::leaf("NVLink hand-off", handoff, {}, {}, "latency + bytes / NVLink"));
+    stage_costs.push_back(cost<T>::leaf("NVLink hand-off", handoff, handoff_e, {}, "latency + bytes / NVLink; bytes × NVLink energy"));
     r.breakdown = (p.stages > 1 ? overlap<T>("stages (pipelined)", std::vector<cost<T>>(stage_costs.begin(), stage_costs.end() - 1))
                                 : std::move(stage_costs.front()));
     r.breakdown = seq<T>("decode step on " + p.name,

@@ -446,10 +446,11 @@ inline std::pair<double, double> swap_overhead(const stratum_system_params<>& sy
   double t = 0.0, e = 0.0;
   for (int st = 0; st < sys.stages; ++st) {
     const auto a = stratum_stage_layout(sys, d, m, s, fa, st);
-    const auto b = stratum_stage_layout(sys, d, m, s, fb, st);
-    const auto sw = row_swap_cost(a.layout, b.layout, a.rest, d.tiers);
-    t = std::max(t, sw.time.si());                // stages swap in parallel
-    e += sw.energy.si() * sys.chips;              // every chip of the stage swaps
+    // The switch keeps the experts on their chips (chip_assignment.hpp).
+    const auto b = stratum_stage_layout(sys, d, m, s, fb, st, nullptr, &a.chips);
+    const auto [ts, es] = stage_swap_cost(a, b, d.tiers, sys.chips);
+    t = std::max(t, ts);                          // stages swap in parallel
+    e += es;                                      // every chip of the stage swaps
   }
   const auto dec = evaluate_decode(sys, m, s, stratum_usage{fb, fb});
   const auto pre = evaluate_prefill(sys, m, step_shape{.mode = phase::prefill, .batch = 16, .context = 2048});

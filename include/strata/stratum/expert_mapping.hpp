@@ -38,11 +38,34 @@
 /// Expected routing: an expert touched with probability p and T tokens when touched costs p ×
 /// its stage times and energies (`expert_work::weight`), so a usage table gives the expected
 /// layer without enumerating batches.
+///
+/// Work mapping over the chips (`mapping_options::experts`). Citations are to
+/// ../shared/spec/stratum.md (section, line).
+/// - `expert_parallel` (the default): an expert's rows on one chip, split over that chip's P PUs
+///   (m = ⌈M / P⌉). §4.1 lines 66–70: "all PUs work on one expert at a time (tensor
+///   parallelism)", each PU holds H×M/P, and "a reduce-scatter on the ring sums the partials";
+///   the ring is a chip's (§3 lines 43–44: the PUs of a chip are joined by a ring), and the chips
+///   meet only through the xPU (§3 lines 45–47: the xPU writes inputs and reads results through
+///   the DRAM interface of each chip). So the tensor-parallel group of §4.1 is the P PUs of one
+///   chip. Each chip runs its experts one after another in the Fig. 9 pipeline on its own ring
+///   (§4.1 lines 74–76) and the chips run at the same time: the block takes the slowest chip's
+///   pipeline (`moe_block_time`). Which experts a chip holds is the placement's
+///   (`stratum/chip_assignment.hpp`). Shared experts and dense FFNs run with every token and stay
+///   split over all chips (their rows in the always-read region of every chip), as the attention
+///   projections (§4.2 line 81: heads spread over the chips); each chip's pipeline runs its 1/c of
+///   them before its own experts. Each chip's SFE forms the weighted sum of its own experts'
+///   outputs as they arrive (§4.1 line 73 step 9, line 76) and the xPU reads each chip's partial
+///   T×H and adds the c partials (`moe_input_cost`: the same bytes as `all_chips`).
+/// - `all_chips`: every expert split over the c chips and P PUs of each (m = ⌈M / (c·P)⌉), all
+///   chips in lockstep on one expert at a time, the xPU adding the chips' partials. The mapping
+///   strata used before; kept to compare (the report's stratum.mapping rows).
 
+#include <array>    // std::array (enum names)
 #include <cmath>    // std::ceil, std::log2
 #include <cstddef>  // std::size_t
 #include <string>   // std::string
 #include <type_traits>  // std::is_arithmetic_v
+#include <utility>  // std::pair (enum names)
 #include <vector>   // std::vector
 
 #include "strata/core/cost.hpp"
@@ -56,9 +79,20 @@
 namespace strata {
 inline namespace v0 {
 
+/// How the experts of a MoE layer are spread over the chips of a stage (file comment).
+enum class expert_split { expert_parallel, all_chips };
+constexpr auto enum_names(expert_split) {
+  return std::array{std::pair{expert_split::expert_parallel, "expert_parallel"},
+                    std::pair{expert_split::all_chips, "all_chips"}};
+}
+
 /// Knobs of the mapping that are neither hardware nor workload.
 template <class T = double>
 struct mapping_options {
+  /// Experts over the chips. [Stratum §4.1 (spec lines 66–70): tensor parallelism over the PUs
+  /// of a chip, which share the chip's ring (§3 lines 43–44): `expert_parallel`. `all_chips`
+  /// splits every expert over every chip (file comment)]
+  expert_split experts = expert_split::expert_parallel;
   /// SFE operations per activation element. [Design choice: SiLU x·σ(x) from primitives — exp by
   /// range reduction and a degree-4 polynomial (5 FMAs), a reciprocal by two Newton steps
   /// (2 FMAs after a seed) and the product — 8 FMA-lane operations]
@@ -69,6 +103,7 @@ struct mapping_options {
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
+    v("experts", s.experts);
     v("activation_ops", s.activation_ops);
     v("softmax_ops", s.softmax_ops);
   }
@@ -77,6 +112,9 @@ struct mapping_options {
 
 template <class T>
 void validate(const mapping_options<T>& o) {
+  if (o.experts != expert_split::expert_parallel && o.experts != expert_split::all_chips) {
+    detail::require(false, "strata.mapping", "experts", static_cast<int>(o.experts), "expert_parallel or all_chips");
+  }
   detail::require_count(o.activation_ops, 1, 1024, "strata.mapping", "activation_ops");
   detail::require_count(o.softmax_ops, 1, 1024, "strata.mapping", "softmax_ops");
 }
@@ -143,6 +181,8 @@ struct expert_work {
   std::vector<double> shares;  ///< share of its rows in each tier (sums to 1)
   int layer = -1;              ///< for names
   int expert = -1;             ///< for names (−1: shared or dense FFN)
+  /// `expert_parallel`: the chip holding its rows; −1: split over all chips of the block.
+  int chip = -1;
 };
 
 /// Stage times of one expert (per PE/PU, all chips in lockstep) and its energy by part: the
@@ -353,10 +393,15 @@ expert_stages<T> expert_ffn_stages(const nmp_device<T>& d, int chips, const expe
 /// The Fig. 9 pipeline time of one block over `work` (file comment), without a tree: the
 /// step's hot path. Adds the block's energy by part to `energy_out` when given. `checked =
 /// false` skips the per-expert checks (work the library built and checked itself).
+///
+/// `on_chip` ≥ 0 times the pipeline of that one chip under `expert_parallel`: the items with
+/// `chip == on_chip` run whole on it (split over its P PUs), the items with `chip < 0` (shared
+/// experts, dense FFNs) are split over all `chips` chips and the chip runs its 1/chips of them
+/// (its share of their energy); other chips' items are skipped.
 template <class T>
 strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
                                    const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
-                                   bool checked = true, time_parts<T>* time_out = nullptr) {
+                                   bool checked = true, time_parts<T>* time_out = nullptr, int on_chip = -1) {
   strata::duration<T> t{}, tail{};
   time_parts<T> tail_parts{};
   bool first = true;
@@ -366,12 +411,16 @@ strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std:
   const expert_work<T>* last = nullptr;
   for (const auto& w : work) {
     if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
+    if (on_chip >= 0 && w.chip >= 0 && w.chip != on_chip) continue;  // another chip's expert
+    // Chips its rows are split over: all of them, or (expert-parallel) its own chip only.
+    const int split = on_chip >= 0 && w.chip >= 0 ? 1 : chips;
     // (Plain scalars only: equal values of an autodiff scalar may carry different derivatives.)
     const bool same = std::is_arithmetic_v<T> && last != nullptr && value_of(last->tokens) == value_of(w.tokens) &&
                       last->hidden == w.hidden &&
                       last->inter == w.inter && last->gated == w.gated && last->weight_bits == w.weight_bits &&
-                      last->act_bits == w.act_bits && last->shares == w.shares;
-    if (!same) s = checked ? expert_ffn_times(d, chips, w, o) : detail::expert_ffn_times_unchecked(d, chips, w, o);
+                      last->act_bits == w.act_bits && last->shares == w.shares &&
+                      (on_chip < 0 || (last->chip >= 0) == (w.chip >= 0));
+    if (!same) s = checked ? expert_ffn_times(d, split, w, o) : detail::expert_ffn_times_unchecked(d, split, w, o);
     last = &w;
     const T k = w.weight;
     // The previous expert's tail (already scaled by its own weight) overlaps this expert's GeMM1
@@ -410,6 +459,7 @@ strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std:
     if (energy_out != nullptr) {
       auto e = s.energy;
       e *= k;
+      if (on_chip >= 0 && w.chip < 0) e *= T(1) / T(double(chips));  // this chip's share
       *energy_out += e;
     }
   }
@@ -417,14 +467,51 @@ strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std:
   return t + tail;
 }
 
+/// Whether `work` runs expert-parallel under `o`: the mapping asks for it and an item names its
+/// chip (a dense layer, or a block of shared experts only, has none and runs as `all_chips`).
+template <class T>
+bool runs_expert_parallel(const std::vector<expert_work<T>>& work, const mapping_options<T>& o) {
+  if (o.experts != expert_split::expert_parallel) return false;
+  for (const auto& w : work) {
+    if (w.chip >= 0 && value_of(w.weight) > 0.0) return true;
+  }
+  return false;
+}
+
+/// The block's time under `o.experts` (file comment): `all_chips`, the one pipeline of
+/// `moe_layer_time`; `expert_parallel`, the slowest of the chips' pipelines (they run at the same
+/// time, each on its own ring), its composition the slowest chip's, the energy every chip's.
+template <class T>
+strata::duration<T> moe_block_time(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
+                                   const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
+                                   bool checked = true, time_parts<T>* time_out = nullptr) {
+  // One chip: both mappings are the one pipeline (the same computation, to the last bit).
+  if (chips == 1 || !runs_expert_parallel(work, o)) return moe_layer_time(d, chips, work, o, energy_out, checked, time_out);
+  strata::duration<T> slowest{};
+  time_parts<T> slowest_parts{};
+  bool any = false;
+  for (int j = 0; j < chips; ++j) {
+    time_parts<T> tp{};
+    const auto t = moe_layer_time(d, chips, work, o, energy_out, checked, time_out != nullptr ? &tp : nullptr, j);
+    if (!any || t > slowest) {
+      slowest = t;
+      slowest_parts = tp;
+      any = true;
+    }
+  }
+  if (time_out != nullptr) *time_out += slowest_parts;
+  return slowest;
+}
+
 /// The Fig. 9 pipeline of one MoE (or dense FFN) block over `work`, in execution order: experts
 /// one after another, GeMM2 over the activation, each reduce-scatter (and weighted sum) over the
 /// next GeMM1. Experts with weight p < 1 contribute p × their stages (expected routing).
 /// `energy_out` (optional) receives the block's energy by part.
+/// `on_chip` as in `moe_layer_time`.
 template <class T>
 cost<T> moe_layer_cost(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
                        const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
-                       std::string name = "experts") {
+                       std::string name = "experts", int on_chip = -1) {
   validate(o);
   std::vector<cost<T>> parts;
   parts.reserve(work.size() * 2 + 2);
@@ -439,10 +526,12 @@ cost<T> moe_layer_cost(const nmp_device<T>& d, int chips, const std::vector<expe
   };
   for (const auto& w : work) {
     if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
-    auto s = expert_ffn_stages(d, chips, w, o);
+    if (on_chip >= 0 && w.chip >= 0 && w.chip != on_chip) continue;
+    auto s = expert_ffn_stages(d, on_chip >= 0 && w.chip >= 0 ? 1 : chips, w, o);
     const T k = w.weight;
     auto e = s.times.energy;
     e *= k;
+    if (on_chip >= 0 && w.chip < 0) e *= T(1) / T(double(chips));
     total += e;
     // The expert's energy and weight bytes ride on its GeMM1 leaf, so the tree sums to the block.
     cost<T> g1 = scaled(s.gemm1, k);
@@ -473,10 +562,30 @@ cost<T> moe_layer_cost(const nmp_device<T>& d, int chips, const std::vector<expe
   return seq(std::move(name), std::move(parts));
 }
 
+/// The block's tree under `o.experts`, the same time as `moe_block_time`: `all_chips`, one
+/// pipeline; `expert_parallel`, the chips' pipelines side by side (`overlap`: the slowest sets
+/// the time, every chip's energy counts).
+template <class T>
+cost<T> moe_block_cost(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
+                       const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
+                       const std::string& name = "experts") {
+  if (chips == 1 || !runs_expert_parallel(work, o)) return moe_layer_cost(d, chips, work, o, energy_out, name);
+  std::vector<cost<T>> per_chip;
+  per_chip.reserve(static_cast<std::size_t>(chips));
+  for (int j = 0; j < chips; ++j) {
+    per_chip.push_back(moe_layer_cost(d, chips, work, o, energy_out, detail::numbered("chip ", j), j));
+  }
+  return overlap(name + " (expert-parallel: chips side by side)", std::move(per_chip));
+}
+
 /// The input of a block on the NMP: the xPU writes the layer's token batch (`tokens` × H
 /// activations, plus expert ids and gate weights, `extra_bytes`) over each chip's PHY, sliced
 /// across its channels, and a ring all-gather rebuilds it in every PU (Fig. 9); the outputs come
-/// back the same way: each chip's partial `tokens` × H read by the xPU. Energy: PHY bytes ×
+/// back the same way: each chip's partial `tokens` × H read by the xPU. Under either mapping a
+/// chip's partial is `tokens` × H: `all_chips`, its column share of every expert's output;
+/// `expert_parallel`, the weighted sum of its own experts' outputs (zero rows for tokens none of
+/// them took: the xPU reads the chip's whole output space). Every chip gets the whole batch with
+/// the expert ids, and its PUs keep the tokens of their experts (§4.1 line 71, step 1). Energy: PHY bytes ×
 /// E_phy, ring bytes × E_ring, and the reserved rows written and read back (DRAM parts).
 template <class T>
 cost<T> moe_input_cost(const nmp_device<T>& d, int chips, const T& tokens, int hidden, int act_bits,

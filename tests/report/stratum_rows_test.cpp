@@ -228,3 +228,22 @@ TEST_CASE("the Fig. 17b terms of a dense model are refused, naming the model") {
   const stratum_workload dense{"qwen2_5_32b", "Qwen2.5-32B", "stratum-l", "h100_sxm5", 0.0};
   CHECK_THROWS_AS((void)accurate_vs_uniform_terms(workload_system(dense), dense), config_error);
 }
+
+TEST_CASE("the mapping rows compare expert-parallel with the all-chip split: equal on one chip, one row per workload and batch") {
+  std::map<std::string, double> v;
+  for (const auto& r : stratum_result_rows()) {
+    if (r.id.rfind("stratum.mapping.", 0) == 0) v[r.id] = r.value;
+  }
+  CHECK(v.size() == 2 * stratum_workloads().size());
+  for (const auto& w : stratum_workloads()) {
+    for (const char* b : {"b1", "b64"}) {
+      CAPTURE(w.key);
+      CAPTURE(b);
+      const std::string id = "stratum.mapping." + w.key + "." + b + ".ep_over_all_chips";
+      REQUIRE(v.count(id) == 1);
+      CHECK(v.at(id) > 0.0);
+      // Stratum-S has one chip: the mappings are the same computation.
+      if (w.system == "stratum-s") CHECK(v.at(id) == 1.0);
+    }
+  }
+}

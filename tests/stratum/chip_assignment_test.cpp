@@ -75,12 +75,12 @@ TEST_CASE("two chips, four experts of usage 0.4, 0.3, 0.2, 0.1: LPT puts {0, 3} 
   CHECK(assign_experts(usage_table{{0.4, 0.3, 0.2, 0.1}, {0.1, 0.2, 0.3, 0.4}}, 2, 1, 4.0, 2).fast ==
         std::vector<long long>{2, 2});
 
-  // The layer: each chip runs its experts alone (whole, over its own P PUs); the block is the
-  // slower chip's pipeline.
+  // The layer with every expert running (p = 1): each chip runs its experts alone (whole, over
+  // its own P PUs); the block is the slower chip's pipeline.
   const auto d = system_device(stratum_l());
   const std::size_t n = d.tiers.size();
   std::vector<expert_work<>> work;
-  for (int e = 0; e < 4; ++e) work.push_back(ep_work(e, a.chip[static_cast<std::size_t>(e)], 1.0, f[0][static_cast<std::size_t>(e)], n));
+  for (int e = 0; e < 4; ++e) work.push_back(ep_work(e, a.chip[static_cast<std::size_t>(e)], 1.0, 1.0, n));
   const auto alone = [&](int j) {
     std::vector<expert_work<>> mine;
     for (auto w : work) {
@@ -93,11 +93,18 @@ TEST_CASE("two chips, four experts of usage 0.4, 0.3, 0.2, 0.1: LPT puts {0, 3} 
   const mapping_options<> ep{};
   const auto t = moe_block_time(d, 2, work, ep);
   CHECK(t.si() == std::max(alone(0).si(), alone(1).si()));
-  CHECK(t.si() == moe_block_cost(d, 2, work, ep).time.si());
+  CHECK(t.si() == Approx(moe_block_cost(d, 2, work, ep).time.si()).epsilon(1e-12));
   // With all_chips the same work is one pipeline of every expert split over the two chips.
   mapping_options<> all;
   all.experts = expert_split::all_chips;
   CHECK(moe_block_time(d, 2, work, all).si() == moe_layer_time(d, 2, work).si());
+  // Expected routing: two equal experts, one per chip, each running with p = 1/2. Each chip's
+  // expected pipeline is P = τ/2, but the block waits whenever either runs:
+  // E[max] = τ · P(K_0 + K_1 ≥ 1) = 3τ/4 = 1.5 P.
+  const std::vector<expert_work<>> halves{ep_work(0, 0, 1.0, 0.5, n), ep_work(1, 1, 1.0, 0.5, n)};
+  const auto p0 = moe_layer_time(d, 2, halves, ep, static_cast<energy_parts<>*>(nullptr), true, static_cast<time_parts<>*>(nullptr), 0);
+  CHECK(moe_block_time(d, 2, halves, ep).si() == Approx(1.5 * p0.si()).epsilon(1e-12));
+  CHECK(moe_block_cost(d, 2, halves, ep).time.si() == Approx(1.5 * p0.si()).epsilon(1e-12));
   // Energy: each expert once, whole (the same weight bytes as split over the chips).
   energy_parts<> e_ep{}, e_all{};
   (void)moe_block_time(d, 2, work, ep, &e_ep);

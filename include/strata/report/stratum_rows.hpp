@@ -558,6 +558,20 @@ inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>&
       }
     }
     const auto m = preset(w.model);
+    // The two expert mappings (stratum/expert_mapping.hpp): expert-parallel over the all-chip split.
+    for (int b : {1, 64}) {
+      const auto u = workload_usage(m, w.hit_rate);
+      const step_shape s{.mode = phase::decode, .batch = b, .context = 2048};
+      auto ep = sys, all = sys;
+      ep.mapping.experts = expert_split::expert_parallel;
+      all.mapping.experts = expert_split::all_chips;
+      const double ratio = evaluate_decode(ep, m, s, u).tokens_per_s / evaluate_decode(all, m, s, u).tokens_per_s;
+      rows.push_back(predict("stratum.mapping." + w.key + ".b" + std::to_string(b) + ".ep_over_all_chips", ratio, "x",
+                             "Stratum §4.1 (spec lines 66-70: tensor parallel over a chip's PUs): decode tokens/s, "
+                             "experts whole on one chip over every expert split over the " +
+                                 std::to_string(sys.chips) + " chips, " + sys.name + ", B = " + std::to_string(b) +
+                                 ", S = 2048"));
+    }
     const auto u = workload_usage(m, w.hit_rate);
     auto flat = sys;
     flat.tiering = false;

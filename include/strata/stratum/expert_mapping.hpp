@@ -60,6 +60,7 @@
 ///   chips in lockstep on one expert at a time, the xPU adding the chips' partials. The mapping
 ///   strata used before; kept to compare (the report's stratum.mapping rows).
 
+#include <algorithm>  // std::sort
 #include <array>    // std::array (enum names)
 #include <cmath>    // std::ceil, std::log2
 #include <cstddef>  // std::size_t
@@ -478,29 +479,103 @@ bool runs_expert_parallel(const std::vector<expert_work<T>>& work, const mapping
   return false;
 }
 
+namespace detail {
+/// Expected-routing terms of an expert-parallel block: the chips' expected pipelines P_j, the
+/// split items' own pipeline s (the same on every chip) and the expected slowest chip
+/// E[max_j (s + K_j·τ_j)] (file comment of `moe_block_time`).
+template <class T>
+struct expert_parallel_terms {
+  std::vector<strata::duration<T>> chip;  ///< P_j
+  std::vector<time_parts<T>> parts;       ///< P_j by mechanism
+  strata::duration<T> split{};            ///< s
+  strata::duration<T> expected_max{};     ///< the block's time
+  std::size_t slowest = 0;                ///< argmax_j P_j
+};
+
+template <class T>
+expert_parallel_terms<T> expert_parallel_block(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
+                                               const mapping_options<T>& o, energy_parts<T>* energy_out, bool checked,
+                                               bool with_parts) {
+  expert_parallel_terms<T> r;
+  const auto C = static_cast<std::size_t>(chips);
+  r.chip.resize(C);
+  r.parts.resize(C);
+  for (std::size_t j = 0; j < C; ++j) {
+    r.chip[j] = moe_layer_time(d, chips, work, o, energy_out, checked, with_parts ? &r.parts[j] : nullptr, static_cast<int>(j));
+    if (r.chip[j] > r.chip[r.slowest]) r.slowest = j;
+  }
+  // The split items alone: a chip index no routed item has.
+  r.split = moe_layer_time(d, chips, work, o, static_cast<energy_parts<T>*>(nullptr), checked,
+                           static_cast<time_parts<T>*>(nullptr), chips);
+  // Per chip: the distribution of K_j, its routed experts that run (independent, each with its
+  // probability p: a Poisson binomial), and τ_j = (P_j − s) / E[K_j].
+  std::vector<std::vector<T>> pmf(C, std::vector<T>(1, T(1)));
+  std::vector<T> mean(C, T(0));
+  for (const auto& w : work) {
+    if (w.chip < 0 || w.chip >= chips || !(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
+    auto& q = pmf[static_cast<std::size_t>(w.chip)];
+    const T p = w.weight;
+    q.push_back(T(0));
+    for (std::size_t k = q.size() - 1; k > 0; --k) q[k] = q[k] * (T(1) - p) + q[k - 1] * p;
+    q[0] = q[0] * (T(1) - p);
+    mean[static_cast<std::size_t>(w.chip)] += p;
+  }
+  // E[max_j K_j·τ_j] = ∫ (1 − Π_j F_j(x)) dx over the steps of the chips' CDFs.
+  struct step {
+    strata::duration<T> x;
+    std::size_t chip;
+    std::size_t k;
+  };
+  std::vector<step> steps;
+  std::vector<T> cdf(C, T(1));
+  for (std::size_t j = 0; j < C; ++j) {
+    if (pmf[j].size() <= 1 || !(value_of(mean[j]) > 0.0)) continue;
+    const auto tau = (r.chip[j] - r.split) / mean[j];
+    cdf[j] = pmf[j][0];
+    for (std::size_t k = 1; k < pmf[j].size(); ++k) steps.push_back({tau * T(double(k)), j, k});
+  }
+  std::sort(steps.begin(), steps.end(), [](const step& a, const step& b) {
+    return value_of(a.x.si()) < value_of(b.x.si()) || (value_of(a.x.si()) == value_of(b.x.si()) && a.chip < b.chip);
+  });
+  strata::duration<T> at{}, sum{};
+  std::vector<T> acc(C, T(0));  // running CDF per chip
+  for (std::size_t j = 0; j < C; ++j) acc[j] = cdf[j];
+  for (const auto& st : steps) {
+    T all = T(1);
+    for (const auto& f : acc) all *= f;
+    sum += (st.x - at) * (T(1) - all);
+    at = st.x;
+    acc[st.chip] += pmf[st.chip][st.k];
+  }
+  r.expected_max = r.split + sum;
+  // Never below the slowest chip's expected pipeline (Jensen; guards rounding).
+  if (r.expected_max < r.chip[r.slowest]) r.expected_max = r.chip[r.slowest];
+  return r;
+}
+}  // namespace detail
+
 /// The block's time under `o.experts` (file comment): `all_chips`, the one pipeline of
-/// `moe_layer_time`; `expert_parallel`, the slowest of the chips' pipelines (they run at the same
-/// time, each on its own ring), its composition the slowest chip's, the energy every chip's.
+/// `moe_layer_time`; `expert_parallel`, the chips run at the same time, each its own experts on
+/// its own ring, and the block ends with the slowest. With expected routing the slowest is an
+/// expectation over which experts run: chip j runs the split items (time s, every step) and K_j
+/// of its routed experts, K_j a Poisson binomial of their probabilities p (independent), each
+/// taking τ_j = (P_j − s) / E[K_j] of its expected pipeline P_j, so
+///   t = s + E[max_j K_j·τ_j] = s + Σ_steps Δx · (1 − Π_j P(K_j·τ_j ≤ x))
+/// (≥ max_j P_j; = max_j P_j when every p is 1). The composition is the slowest chip's P_j
+/// scaled to t; the energy every chip's.
 template <class T>
 strata::duration<T> moe_block_time(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
                                    const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
                                    bool checked = true, time_parts<T>* time_out = nullptr) {
   // One chip: both mappings are the one pipeline (the same computation, to the last bit).
   if (chips == 1 || !runs_expert_parallel(work, o)) return moe_layer_time(d, chips, work, o, energy_out, checked, time_out);
-  strata::duration<T> slowest{};
-  time_parts<T> slowest_parts{};
-  bool any = false;
-  for (int j = 0; j < chips; ++j) {
-    time_parts<T> tp{};
-    const auto t = moe_layer_time(d, chips, work, o, energy_out, checked, time_out != nullptr ? &tp : nullptr, j);
-    if (!any || t > slowest) {
-      slowest = t;
-      slowest_parts = tp;
-      any = true;
-    }
+  const auto r = detail::expert_parallel_block(d, chips, work, o, energy_out, checked, time_out != nullptr);
+  if (time_out != nullptr) {
+    auto tp = r.parts[r.slowest];
+    if (r.chip[r.slowest].si() > 0.0) tp *= r.expected_max / r.chip[r.slowest];
+    *time_out += tp;
   }
-  if (time_out != nullptr) *time_out += slowest_parts;
-  return slowest;
+  return r.expected_max;
 }
 
 /// The Fig. 9 pipeline of one MoE (or dense FFN) block over `work`, in execution order: experts
@@ -575,7 +650,13 @@ cost<T> moe_block_cost(const nmp_device<T>& d, int chips, const std::vector<expe
   for (int j = 0; j < chips; ++j) {
     per_chip.push_back(moe_layer_cost(d, chips, work, o, energy_out, detail::numbered("chip ", j), j));
   }
-  return overlap(name + " (expert-parallel: chips side by side)", std::move(per_chip));
+  const auto r = detail::expert_parallel_block(d, chips, work, o, static_cast<energy_parts<T>*>(nullptr), true, false);
+  auto side = overlap(name + " (expert-parallel: chips side by side, expected pipelines)", std::move(per_chip));
+  // (The trees' P_j and the pipelines' agree to rounding: a difference below zero is none.)
+  const auto extra = r.expected_max - side.time;
+  auto wait = cost<T>::leaf("wait for the slowest chip", extra.si() > 0.0 ? extra : strata::duration<T>{}, {}, {},
+                            "s + E[max_j K_j tau_j] - max_j P_j: which experts run decides the slowest chip");
+  return seq<T>(name + " (expert-parallel)", std::vector<cost<T>>{std::move(side), std::move(wait)});
 }
 
 /// The input of a block on the NMP: the xPU writes the layer's token batch (`tokens` × H

@@ -3,7 +3,8 @@
 /// \file
 /// Expert-parallel placement over the chips of a stage (`expert_split::expert_parallel`,
 /// `expert_mapping.hpp`): which chip holds each routed expert, and Algorithm 1 on each chip.
-/// Citations are to ../shared/spec/stratum.md (section, line).
+/// Citations give the paper's section and the line of the project's English account of it (the
+/// Stratum spec).
 ///
 /// Assignment (per MoE layer, greedy longest processing time). An expert's expected work in a
 /// decode step of B tokens, in units of one expert's weight stream:

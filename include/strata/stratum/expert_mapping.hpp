@@ -39,8 +39,8 @@
 /// its stage times and energies (`expert_work::weight`), so a usage table gives the expected
 /// layer without enumerating batches.
 ///
-/// Work mapping over the chips (`mapping_options::experts`). Citations are to
-/// ../shared/spec/stratum.md (section, line).
+/// Work mapping over the chips (`mapping_options::experts`). Citations give the paper's
+/// section and the line of the project's English account of it (the Stratum spec).
 /// - `expert_parallel` (the default): an expert's rows on one chip, split over that chip's P PUs
 ///   (m = ⌈M / P⌉). §4.1 lines 66–70: "all PUs work on one expert at a time (tensor
 ///   parallelism)", each PU holds H×M/P, and "a reduce-scatter on the ring sums the partials";

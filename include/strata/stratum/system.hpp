@@ -31,7 +31,7 @@
 ///        own experts on its own ring and the block the slowest chip; the xPU reads the
 ///        partials back and adds them and the residual
 /// plus the embedding gather, the final norm and the LM head on the xPU (non-NMP data, read over
-/// the interposer from the slowest tier). Where these run, against ../shared/spec/stratum.md:
+/// the interposer from the slowest tier). Where these run, against the Stratum spec (section, line):
 /// the embedding table and the norm scales are non-NMP data "used by the xPU" (§5.2 lines
 /// 122–124), kept; the LM head is read as the output embedding of that class (the spec names no
 /// other place for it), kept; the QKV projection runs on the NMP beside attention: §4.2 line 88

@@ -6,6 +6,7 @@
 //               [--trace-seed N] [--trace-reuse]] [--json [--units display|si]]
 //   strata-eval [eval] --model <preset|config.json> --machine stratum-s|stratum-l|stratum-xl
 //               --phase decode|prefill --batch B --context S [--no-tiering] [--hbm-nmp]
+//               [--expert-mapping expert_parallel|all_chips]
 //               [--hit-rate H | --trace trace.csv ...] [--json [--units display|si]]
 //   strata-eval list          (also: strata-eval --list)
 //
@@ -31,7 +32,9 @@
 //            takes several tokens per sequence and reports it.
 // Stratum machines (strata/stratum/system.hpp): decode runs on the chips' near-memory
 // processors, prefill on the xPU die. --no-tiering programs the slowest tier's tRCD for every
-// row; --hbm-nmp replaces the Mono3D chips by HBM3 stacks with a processing base die. Expert
+// row; --hbm-nmp replaces the Mono3D chips by HBM3 stacks with a processing base die;
+// --expert-mapping chooses how routed experts spread over the chips (strata/stratum/
+// expert_mapping.hpp: expert_parallel, the default, or all_chips). Expert
 // usage: uniform by default, --hit-rate H builds the table whose A hottest experts per layer take
 // a share H of the accesses (placed and routed by it), --trace routes and places by the trace's
 // token counts of the step.
@@ -71,6 +74,7 @@ struct options {
   std::string units = "display";
   bool no_tiering = false, hbm_nmp = false;
   std::string detail;  // --detail: empty (layers) or "experts"
+  std::string expert_mapping;
   std::optional<double> hit_rate;
 };
 
@@ -178,6 +182,7 @@ bool is_stratum(const std::string& machine) {
 int run_stratum(const options& o, const strata::model& model, const strata::step_shape& shape) {
   auto sys = strata::stratum_system(o.machine);
   sys.tiering = !o.no_tiering;
+  if (o.expert_mapping == "all_chips") sys.mapping.experts = strata::expert_split::all_chips;
   if (o.hbm_nmp) sys = strata::with_hbm_nmp(sys);
   const char* phase = shape.mode == strata::phase::decode ? "decode" : "prefill";
   // The inputs beside a result in --json output.
@@ -271,8 +276,9 @@ int run_eval(const options& o) {
                                  .context = o.context};
   strata::validate(shape);
   if (is_stratum(o.machine)) return run_stratum(o, model, shape);
-  if (o.no_tiering || o.hbm_nmp || o.hit_rate || !o.detail.empty()) {
-    throw strata::config_error("machine", "--no-tiering, --hbm-nmp, --hit-rate and --detail apply to a Stratum machine "
+  if (o.no_tiering || o.hbm_nmp || o.hit_rate || !o.detail.empty() || !o.expert_mapping.empty()) {
+    throw strata::config_error("machine", "--no-tiering, --hbm-nmp, --expert-mapping, --hit-rate and --detail apply to a "
+                                          "Stratum machine "
                                           "(stratum-s, stratum-l, stratum-xl), not to " + o.machine);
   }
   const machine_arg ma = load_machine(o.machine);
@@ -460,11 +466,15 @@ command add_eval(CLI::App& app) {
   sub->add_option("--detail", o->detail,
                   "with --json, Stratum decode: the breakdown's detail: layers (default: a node per run of identical "
                   "layers and per operator kind) or experts (also each MoE block's experts as columns: expert, tier, "
-                  "bytes_B, time_s, energy_J)")
+                  "chip, bytes_B, time_s, energy_J)")
       ->check(CLI::IsMember({"layers", "experts"}))
       ->needs(json);
   sub->add_flag("--no-tiering", o->no_tiering, "Stratum: one worst-case tRCD for every row (same hardware otherwise)");
   sub->add_flag("--hbm-nmp", o->hbm_nmp, "Stratum: HBM3 stacks with a processing base die in place of the Mono3D chips");
+  sub->add_option("--expert-mapping", o->expert_mapping,
+                  "Stratum: routed experts whole on one chip each (expert_parallel, the default; Stratum §4.1) or "
+                  "split over every chip (all_chips)")
+      ->check(CLI::IsMember({"expert_parallel", "all_chips"}));
   sub->add_option("--hit-rate", o->hit_rate,
                   "Stratum: share H of expert accesses to the A hottest experts of each layer (placed in the fast "
                   "tiers); default uniform usage")

@@ -178,11 +178,20 @@ TEST_CASE("a chip with fewer layers at the same area holds less, and gives less 
   CHECK(c256.capacity < c1024.capacity);
   // Fewer layers: faster tiers (a shorter staircase).
   CHECK(c64.tiers.back().access_latency < c1024.tiers.back().access_latency);
-  // Fig. 18b's trend: more layers, more throughput per mm² of chip.
-  const double a64 = throughput_per_area(l, 64), a256 = throughput_per_area(l, 256), a1024 = throughput_per_area(l, 1024);
+  // Fig. 18b's trend: more layers, more throughput per mm² of chip, with every expert split over
+  // the chips.
+  auto all = l;
+  all.mapping.experts = expert_split::all_chips;
+  const double a64 = throughput_per_area(all, 64), a256 = throughput_per_area(all, 256), a1024 = throughput_per_area(all, 1024);
   CHECK(a64 > 0.0);
   CHECK(a64 < a256);
   CHECK(a256 < a1024);
+  // Expert-parallel (the default): 1024 layers still beat 64, but not 256. Mixtral's 8 experts on
+  // the six 1024-layer chips put two on some chips (at B = 16 nearly every expert runs, so a layer
+  // takes two experts' time on those chips), while the more numerous 256-layer chips hold one each.
+  const double e64 = throughput_per_area(l, 64), e256 = throughput_per_area(l, 256), e1024 = throughput_per_area(l, 1024);
+  CHECK(e64 < e1024);
+  CHECK(e1024 < e256);
 }
 
 TEST_CASE("Fig. 17b term by term: the model is below its layouts' stream limit, which is below the two-level bound") {
@@ -212,7 +221,11 @@ TEST_CASE("Fig. 17b term by term: the model is below its layouts' stream limit, 
     CHECK(t.model < t.layout_stream);
     CHECK(t.layout_stream < t.two_level);
     CHECK(t.slow_pack_tiers >= 2);
-    CHECK(t.model == Approx(accurate_vs_uniform(sys, w)).epsilon(1e-12));
+    auto all = sys;
+    all.mapping.experts = expert_split::all_chips;
+    CHECK(t.model == Approx(accurate_vs_uniform(all, w)).epsilon(1e-12));
+    // The last term: the system's own mapping (expert-parallel), what the row reports.
+    CHECK(t.mapped == Approx(accurate_vs_uniform(sys, w)).epsilon(1e-12));
   }
 }
 
@@ -233,4 +246,23 @@ TEST_CASE("Algorithm 1 reaches the two-level bound when its slow pack fits the s
 TEST_CASE("the Fig. 17b terms of a dense model are refused, naming the model") {
   const stratum_workload dense{"qwen2_5_32b", "Qwen2.5-32B", "stratum-l", "h100_sxm5", 0.0};
   CHECK_THROWS_AS((void)accurate_vs_uniform_terms(workload_system(dense), dense), config_error);
+}
+
+TEST_CASE("the mapping rows compare expert-parallel with the all-chip split: equal on one chip, one row per workload and batch") {
+  std::map<std::string, double> v;
+  for (const auto& r : stratum_result_rows()) {
+    if (r.id.rfind("stratum.mapping.", 0) == 0) v[r.id] = r.value;
+  }
+  CHECK(v.size() == 2 * stratum_workloads().size());
+  for (const auto& w : stratum_workloads()) {
+    for (const char* b : {"b1", "b64"}) {
+      CAPTURE(w.key);
+      CAPTURE(b);
+      const std::string id = "stratum.mapping." + w.key + "." + b + ".ep_over_all_chips";
+      REQUIRE(v.count(id) == 1);
+      CHECK(v.at(id) > 0.0);
+      // Stratum-S has one chip: the mappings are the same computation.
+      if (w.system == "stratum-s") CHECK(v.at(id) == 1.0);
+    }
+  }
 }

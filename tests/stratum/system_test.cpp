@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>  // std::count, std::max_element
+
 #include <boost/math/differentiation/autodiff.hpp>
 
 #include "strata/core/json.hpp"
@@ -189,41 +191,63 @@ TEST_CASE("the breakdown in proportion: a node per run of identical layers, expe
   });
   CHECK(nodes < 100);  // was a node per expert slot and stage: over 100 000
   // With the experts: one column of each figure under each MoE block, one element per expert
-  // that runs, the time column summing to the block's time and the energy column to its energy.
-  const auto x = evaluate_decode(p, m, decode(64, 4096), {}, breakdown_detail::experts);
-  CHECK(x.time.si() == r.time.si());
-  CHECK(x.energy.si() == r.energy.si());
-  int blocks = 0;
-  each_node(x.breakdown, [&](const cost<>& c) {
-    if (c.columns.empty()) return;
-    ++blocks;
-    CHECK(c.name == "experts");
-    const auto* id = column(c, "expert");
-    const auto* tier = column(c, "tier");
-    const auto* t = column(c, "time_s");
-    const auto* e = column(c, "energy_J");
-    const auto* b = column(c, "bytes_B");
-    REQUIRE(id != nullptr);
-    REQUIRE(tier != nullptr);
-    REQUIRE(t != nullptr);
-    REQUIRE(e != nullptr);
-    REQUIRE(b != nullptr);
-    CHECK(id->values.size() == std::size_t(m.experts + 1));  // the shared expert (-1) and 256 routed
-    CHECK(id->values.front() == -1.0);
-    CHECK(id->values.back() == double(m.experts - 1));
-    double st = 0.0, se = 0.0, sb = 0.0;
-    for (std::size_t i = 0; i < t->values.size(); ++i) {
-      st += t->values[i];
-      se += e->values[i];
-      sb += b->values[i];
-      CHECK(tier->values[i] >= 0.0);
-      CHECK(tier->values[i] < double(system_device(p).tiers.size()));
-    }
-    CHECK(st == Approx(c.time.si()).epsilon(1e-9));
-    CHECK(se == Approx(c.energy.si()).epsilon(1e-9));
-    CHECK(sb == Approx(c.bytes_on("nmp.weights").si()).epsilon(1e-9));
-  });
-  CHECK(blocks == 1);  // the 58 MoE layers are one run
+  // that runs; bytes and energy sum to the block's; time sums to the block's on one pipeline
+  // (all_chips), while under expert_parallel each chip's experts (and the split shared expert)
+  // sum to that chip's pipeline, at most the block's expected slowest chip.
+  for (const auto split : {expert_split::all_chips, expert_split::expert_parallel}) {
+    CAPTURE(int(split));
+    auto ps = p;
+    ps.mapping.experts = split;
+    const auto rs = evaluate_decode(ps, m, decode(64, 4096), {}, breakdown_detail::layers);
+    const auto x = evaluate_decode(ps, m, decode(64, 4096), {}, breakdown_detail::experts);
+    CHECK(x.time.si() == rs.time.si());
+    CHECK(x.energy.si() == rs.energy.si());
+    int blocks = 0;
+    each_node(x.breakdown, [&](const cost<>& c) {
+      if (c.columns.empty()) return;
+      ++blocks;
+      CHECK(c.name == "experts");
+      const auto* id = column(c, "expert");
+      const auto* chip = column(c, "chip");
+      const auto* tier = column(c, "tier");
+      const auto* t = column(c, "time_s");
+      const auto* e = column(c, "energy_J");
+      const auto* b = column(c, "bytes_B");
+      REQUIRE(id != nullptr);
+      REQUIRE(chip != nullptr);
+      REQUIRE(tier != nullptr);
+      REQUIRE(t != nullptr);
+      REQUIRE(e != nullptr);
+      REQUIRE(b != nullptr);
+      CHECK(id->values.size() == std::size_t(m.experts + 1));  // the shared expert (-1) and 256 routed
+      CHECK(std::count(id->values.begin(), id->values.end(), -1.0) == 1);
+      std::vector<double> per_chip(static_cast<std::size_t>(p.chips), 0.0);
+      double st = 0.0, se = 0.0, sb = 0.0, shared = 0.0;
+      for (std::size_t i = 0; i < t->values.size(); ++i) {
+        st += t->values[i];
+        se += e->values[i];
+        sb += b->values[i];
+        if (chip->values[i] < 0.0) {
+          shared += t->values[i];
+        } else {
+          REQUIRE(chip->values[i] < double(p.chips));
+          per_chip[static_cast<std::size_t>(chip->values[i])] += t->values[i];
+        }
+        CHECK(tier->values[i] >= 0.0);
+        CHECK(tier->values[i] < double(system_device(p).tiers.size()));
+      }
+      CHECK(se == Approx(c.energy.si()).epsilon(1e-9));
+      CHECK(sb == Approx(c.bytes_on("nmp.weights").si()).epsilon(1e-9));
+      if (split == expert_split::all_chips) {
+        CHECK(st == Approx(c.time.si()).epsilon(1e-9));
+      } else {
+        for (double pc : per_chip) CHECK(pc + shared <= c.time.si() * (1.0 + 1e-9));
+        CHECK(*std::max_element(per_chip.begin(), per_chip.end()) > 0.0);
+      }
+    });
+    if (split == expert_split::all_chips) CHECK(blocks == 1);  // the 58 MoE layers are one run
+    CHECK(blocks >= 1);
+  }
   // Routing that differs from layer to layer (hit rates 0.3, 0.4, 0.5, 0.3, ...): more runs.
   usage_table skew;
   for (int l = 0; l < m.moe_layers(); ++l) {

@@ -400,7 +400,8 @@ inline double accurate_vs_uniform(const stratum_system_params<>& sys, const stra
 /// gain and Eq. (1)-(2) of `stratum/prediction_gain.hpp` with the stream rates of the two
 /// layouts Algorithm 1 makes (exact: hit rate 1; uniform) and of the two-level memory.
 struct fig17b_terms {
-  double model = 0;          ///< the MoE blocks' time, uniform over exact (`accurate_vs_uniform`)
+  double model = 0;          ///< the MoE blocks' time, uniform over exact, experts split over all chips
+  double mapped = 0;         ///< the same with the system's own mapping (`accurate_vs_uniform(sys, w)`)
   double layout_stream = 0;  ///< Eq. (1) with the layouts' own stream rates
   double two_level = 0;      ///< Eq. (2): hits at the fastest tier's bandwidth, misses at the slowest's
   prediction_gain_params<> inputs{};  ///< Eq. (1)'s inputs, per token, per chip, all stages
@@ -409,8 +410,12 @@ struct fig17b_terms {
 };
 
 /// The terms of Fig. 17b for workload `w` on system `sys` (see `fig17b_terms`). Rates are per
-/// chip: every chip of a stage holds 1/c of each expert in the same rows.
-inline fig17b_terms accurate_vs_uniform_terms(const stratum_system_params<>& sys, const stratum_workload& w) {
+/// chip: the terms are taken with every expert split over the chips (`all_chips`: every chip of
+/// a stage holds 1/c of each expert in the same rows); `mapped` is the last term, the system's
+/// own mapping (with `expert_parallel` a token's A experts stream on at most A chips).
+inline fig17b_terms accurate_vs_uniform_terms(const stratum_system_params<>& own, const stratum_workload& w) {
+  auto sys = own;
+  sys.mapping.experts = expert_split::all_chips;
   const auto m = preset(w.model);
   detail::require(m.experts > 0, "strata.report", "model", w.model, "a MoE model");
   const step_shape s{.mode = phase::decode, .batch = 1, .context = 2048};
@@ -482,6 +487,7 @@ inline fig17b_terms accurate_vs_uniform_terms(const stratum_system_params<>& sys
   r.slowest_tier_bw_TBps = d.tiers.back().bandwidth.in(units::TBps);
   r.slow_pack_tiers = spanned;
   r.model = accurate_vs_uniform(sys, w);
+  r.mapped = own.mapping.experts == expert_split::all_chips ? r.model : accurate_vs_uniform(own, w);
   return r;
 }
 
@@ -497,10 +503,11 @@ inline std::pair<double, double> swap_overhead(const stratum_system_params<>& sy
   double t = 0.0, e = 0.0;
   for (int st = 0; st < sys.stages; ++st) {
     const auto a = stratum_stage_layout(sys, d, m, s, fa, st);
-    const auto b = stratum_stage_layout(sys, d, m, s, fb, st);
-    const auto sw = row_swap_cost(a.layout, b.layout, a.rest, d.tiers);
-    t = std::max(t, sw.time.si());                // stages swap in parallel
-    e += sw.energy.si() * sys.chips;              // every chip of the stage swaps
+    // The switch keeps the experts on their chips (chip_assignment.hpp).
+    const auto b = stratum_stage_layout(sys, d, m, s, fb, st, nullptr, &a.chips);
+    const auto [ts, es] = stage_swap_cost(a, b, d.tiers, sys.chips);
+    t = std::max(t, ts);                          // stages swap in parallel
+    e += es;                                      // every chip of the stage swaps
   }
   const auto dec = evaluate_decode(sys, m, s, stratum_usage{fb, fb});
   const auto pre = evaluate_prefill(sys, m, step_shape{.mode = phase::prefill, .batch = 16, .context = 2048});
@@ -572,7 +579,7 @@ inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>&
   const auto ws = stratum_workloads();
   const std::string settings = " over B {1,4,16,64,256} x S {512..4096}";
   std::vector<double> tiering_gain, duplex_gain, duplex_energy, acc_uniform, topic_gain;
-  std::vector<double> acc_stream, acc_two_level, miss_tbps;  // Fig. 17b term by term
+  std::vector<double> acc_stream, acc_two_level, miss_tbps, acc_all_chips;  // Fig. 17b term by term
   double slowest_tbps = 0.0;
   std::vector<double> spans;
   double swap_t = 0.0, swap_e = 0.0;
@@ -608,6 +615,20 @@ inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>&
       }
     }
     const auto m = preset(w.model);
+    // The two expert mappings (stratum/expert_mapping.hpp): expert-parallel over the all-chip split.
+    for (int b : {1, 64}) {
+      const auto u = workload_usage(m, w.hit_rate);
+      const step_shape s{.mode = phase::decode, .batch = b, .context = 2048};
+      auto ep = sys, all = sys;
+      ep.mapping.experts = expert_split::expert_parallel;
+      all.mapping.experts = expert_split::all_chips;
+      const double ratio = evaluate_decode(ep, m, s, u).tokens_per_s / evaluate_decode(all, m, s, u).tokens_per_s;
+      rows.push_back(predict("stratum.mapping." + w.key + ".b" + std::to_string(b) + ".ep_over_all_chips", ratio, "x",
+                             "Stratum §4.1 (spec lines 66-70: tensor parallel over a chip's PUs): decode tokens/s, "
+                             "experts whole on one chip over every expert split over the " +
+                                 std::to_string(sys.chips) + " chips, " + sys.name + ", B = " + std::to_string(b) +
+                                 ", S = 2048"));
+    }
     const auto u = workload_usage(m, w.hit_rate);
     auto flat = sys;
     flat.tiering = false;
@@ -617,7 +638,8 @@ inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>&
     duplex_energy.push_back(duplex.peak_energy);
     if (m.experts > 0) {
       const auto f17 = accurate_vs_uniform_terms(sys, w);
-      acc_uniform.push_back(f17.model);
+      acc_uniform.push_back(f17.mapped);
+      acc_all_chips.push_back(f17.model);
       acc_stream.push_back(f17.layout_stream);
       acc_two_level.push_back(f17.two_level);
       miss_tbps.push_back(f17.inputs.miss_bw.in(units::TBps));
@@ -662,7 +684,10 @@ inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>&
       "here it spans the last " + range(spans, 0) + " tiers and streams at " + range(miss_tbps, 1) + " TB/s, which bounds the gain at " +
       range(acc_stream, 2) + " (Eq. (1) with the layouts' own rates), and the block's fixed costs (first "
       "accesses, reduction tree, activation, ring; Llama-4-Scout's shared expert reads the same rows in both "
-      "layouts) take the model to " + range(acc_uniform, 2);
+      "layouts) take the model with every expert split over the chips to " + range(acc_all_chips, 2) +
+      "; with each expert whole on one chip (expert-parallel, Stratum §4.1), the exact table's A experts of a "
+      "layer stream on at most A chips, each at one chip's bandwidth, while uniform usage spreads its expected "
+      "experts over every chip and the block waits for the slowest (stratum.mapping rows): " + range(acc_uniform, 2);
   rows.push_back(rel("stratum.placement.accurate_vs_uniform_min", mn(acc_uniform), "x", 1.32, 0.05,
                      "Stratum §6.3 Fig. 17b (MoE blocks at B = 1: uniform layout / the token's experts in the "
                      "fast pack; smallest over OLMoE, Mixtral, Llama-4-Scout)"));

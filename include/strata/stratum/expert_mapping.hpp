@@ -38,11 +38,35 @@
 /// Expected routing: an expert touched with probability p and T tokens when touched costs p ×
 /// its stage times and energies (`expert_work::weight`), so a usage table gives the expected
 /// layer without enumerating batches.
+///
+/// Work mapping over the chips (`mapping_options::experts`). Citations give the paper's
+/// section and the line of the project's English account of it (the Stratum spec).
+/// - `expert_parallel` (the default): an expert's rows on one chip, split over that chip's P PUs
+///   (m = ⌈M / P⌉). §4.1 lines 66–70: "all PUs work on one expert at a time (tensor
+///   parallelism)", each PU holds H×M/P, and "a reduce-scatter on the ring sums the partials";
+///   the ring is a chip's (§3 lines 43–44: the PUs of a chip are joined by a ring), and the chips
+///   meet only through the xPU (§3 lines 45–47: the xPU writes inputs and reads results through
+///   the DRAM interface of each chip). So the tensor-parallel group of §4.1 is the P PUs of one
+///   chip. Each chip runs its experts one after another in the Fig. 9 pipeline on its own ring
+///   (§4.1 lines 74–76) and the chips run at the same time: the block takes the slowest chip's
+///   pipeline (`moe_block_time`). Which experts a chip holds is the placement's
+///   (`stratum/chip_assignment.hpp`). Shared experts and dense FFNs run with every token and stay
+///   split over all chips (their rows in the always-read region of every chip), as the attention
+///   projections (§4.2 line 81: heads spread over the chips); each chip's pipeline runs its 1/c of
+///   them before its own experts. Each chip's SFE forms the weighted sum of its own experts'
+///   outputs as they arrive (§4.1 line 73 step 9, line 76) and the xPU reads each chip's partial
+///   T×H and adds the c partials (`moe_input_cost`: the same bytes as `all_chips`).
+/// - `all_chips`: every expert split over the c chips and P PUs of each (m = ⌈M / (c·P)⌉), all
+///   chips in lockstep on one expert at a time, the xPU adding the chips' partials. The mapping
+///   strata used before; kept to compare (the report's stratum.mapping rows).
 
+#include <algorithm>  // std::sort
+#include <array>    // std::array (enum names)
 #include <cmath>    // std::ceil, std::log2
 #include <cstddef>  // std::size_t
 #include <string>   // std::string
 #include <type_traits>  // std::is_arithmetic_v
+#include <utility>  // std::pair (enum names)
 #include <vector>   // std::vector
 
 #include "strata/core/cost.hpp"
@@ -56,9 +80,20 @@
 namespace strata {
 inline namespace v0 {
 
+/// How the experts of a MoE layer are spread over the chips of a stage (file comment).
+enum class expert_split { expert_parallel, all_chips };
+constexpr auto enum_names(expert_split) {
+  return std::array{std::pair{expert_split::expert_parallel, "expert_parallel"},
+                    std::pair{expert_split::all_chips, "all_chips"}};
+}
+
 /// Knobs of the mapping that are neither hardware nor workload.
 template <class T = double>
 struct mapping_options {
+  /// Experts over the chips. [Stratum §4.1 (spec lines 66–70): tensor parallelism over the PUs
+  /// of a chip, which share the chip's ring (§3 lines 43–44): `expert_parallel`. `all_chips`
+  /// splits every expert over every chip (file comment)]
+  expert_split experts = expert_split::expert_parallel;
   /// SFE operations per activation element. [Design choice: SiLU x·σ(x) from primitives — exp by
   /// range reduction and a degree-4 polynomial (5 FMAs), a reciprocal by two Newton steps
   /// (2 FMAs after a seed) and the product — 8 FMA-lane operations]
@@ -69,6 +104,7 @@ struct mapping_options {
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
+    v("experts", s.experts);
     v("activation_ops", s.activation_ops);
     v("softmax_ops", s.softmax_ops);
   }
@@ -77,6 +113,9 @@ struct mapping_options {
 
 template <class T>
 void validate(const mapping_options<T>& o) {
+  if (o.experts != expert_split::expert_parallel && o.experts != expert_split::all_chips) {
+    detail::require(false, "strata.mapping", "experts", static_cast<int>(o.experts), "expert_parallel or all_chips");
+  }
   detail::require_count(o.activation_ops, 1, 1024, "strata.mapping", "activation_ops");
   detail::require_count(o.softmax_ops, 1, 1024, "strata.mapping", "softmax_ops");
 }
@@ -143,6 +182,8 @@ struct expert_work {
   std::vector<double> shares;  ///< share of its rows in each tier (sums to 1)
   int layer = -1;              ///< for names
   int expert = -1;             ///< for names (−1: shared or dense FFN)
+  /// `expert_parallel`: the chip holding its rows; −1: split over all chips of the block.
+  int chip = -1;
 };
 
 /// Stage times of one expert (per PE/PU, all chips in lockstep) and its energy by part: the
@@ -353,10 +394,15 @@ expert_stages<T> expert_ffn_stages(const nmp_device<T>& d, int chips, const expe
 /// The Fig. 9 pipeline time of one block over `work` (file comment), without a tree: the
 /// step's hot path. Adds the block's energy by part to `energy_out` when given. `checked =
 /// false` skips the per-expert checks (work the library built and checked itself).
+///
+/// `on_chip` ≥ 0 times the pipeline of that one chip under `expert_parallel`: the items with
+/// `chip == on_chip` run whole on it (split over its P PUs), the items with `chip < 0` (shared
+/// experts, dense FFNs) are split over all `chips` chips and the chip runs its 1/chips of them
+/// (its share of their energy); other chips' items are skipped.
 template <class T>
 strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
                                    const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
-                                   bool checked = true, time_parts<T>* time_out = nullptr) {
+                                   bool checked = true, time_parts<T>* time_out = nullptr, int on_chip = -1) {
   strata::duration<T> t{}, tail{};
   time_parts<T> tail_parts{};
   bool first = true;
@@ -366,12 +412,16 @@ strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std:
   const expert_work<T>* last = nullptr;
   for (const auto& w : work) {
     if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
+    if (on_chip >= 0 && w.chip >= 0 && w.chip != on_chip) continue;  // another chip's expert
+    // Chips its rows are split over: all of them, or (expert-parallel) its own chip only.
+    const int split = on_chip >= 0 && w.chip >= 0 ? 1 : chips;
     // (Plain scalars only: equal values of an autodiff scalar may carry different derivatives.)
     const bool same = std::is_arithmetic_v<T> && last != nullptr && value_of(last->tokens) == value_of(w.tokens) &&
                       last->hidden == w.hidden &&
                       last->inter == w.inter && last->gated == w.gated && last->weight_bits == w.weight_bits &&
-                      last->act_bits == w.act_bits && last->shares == w.shares;
-    if (!same) s = checked ? expert_ffn_times(d, chips, w, o) : detail::expert_ffn_times_unchecked(d, chips, w, o);
+                      last->act_bits == w.act_bits && last->shares == w.shares &&
+                      (on_chip < 0 || (last->chip >= 0) == (w.chip >= 0));
+    if (!same) s = checked ? expert_ffn_times(d, split, w, o) : detail::expert_ffn_times_unchecked(d, split, w, o);
     last = &w;
     const T k = w.weight;
     // The previous expert's tail (already scaled by its own weight) overlaps this expert's GeMM1
@@ -410,6 +460,7 @@ strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std:
     if (energy_out != nullptr) {
       auto e = s.energy;
       e *= k;
+      if (on_chip >= 0 && w.chip < 0) e *= T(1) / T(double(chips));  // this chip's share
       *energy_out += e;
     }
   }
@@ -417,50 +468,180 @@ strata::duration<T> moe_layer_time(const nmp_device<T>& d, int chips, const std:
   return t + tail;
 }
 
-/// The figures of each expert of one block (`moe_layer_time`'s pipeline), as the columns of its
-/// node in a breakdown tree: `expert` (id; -1 for shared experts and dense FFNs), `tier` (index of
-/// the tier holding the largest share of its rows, 0 the fastest), `bytes_B` (weights read),
-/// `time_s` (its span in the pipeline: its GeMM1 beyond the previous expert's tail, its core, and
-/// for the last one its own tail, so the column sums to the block's time) and `energy_J`, each
-/// times its weight (expected routing). Experts that do not run (weight or tokens 0) are left out.
-/// A view beside the computation: `moe_layer_time` gives the block's numbers.
+/// Whether `work` runs expert-parallel under `o`: the mapping asks for it and an item names its
+/// chip (a dense layer, or a block of shared experts only, has none and runs as `all_chips`).
+template <class T>
+bool runs_expert_parallel(const std::vector<expert_work<T>>& work, const mapping_options<T>& o) {
+  if (o.experts != expert_split::expert_parallel) return false;
+  for (const auto& w : work) {
+    if (w.chip >= 0 && value_of(w.weight) > 0.0) return true;
+  }
+  return false;
+}
+
+/// The figures of each expert of one block, as the columns of its node in a breakdown tree:
+/// `expert` (id; -1 for shared experts and dense FFNs), `chip` (the chip that runs it under
+/// `expert_parallel`; -1 when split over all chips), `tier` (index of the tier holding the largest
+/// share of its rows, 0 the fastest), `bytes_B` (weights read), `time_s` (its span in its
+/// pipeline: its GeMM1 beyond the previous expert's tail, its core, and for the last one its own
+/// tail) and `energy_J`, each times its weight (expected routing). Experts that do not run
+/// (weight or tokens 0) are left out. Bytes and energy sum to the block's; time sums to the
+/// block's under `all_chips` (one pipeline), while under `expert_parallel` each chip's experts sum
+/// to that chip's pipeline (split items counted on each) and the block takes the expected slowest
+/// chip (`moe_block_time`). A view beside the computation: `moe_block_time` gives the block's
+/// numbers.
 template <class T>
 std::vector<cost_column> moe_layer_columns(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
                                            const mapping_options<T>& o = {}) {
-  std::vector<cost_column> cols{{"expert", {}}, {"tier", {}}, {"bytes_B", {}}, {"time_s", {}}, {"energy_J", {}}};
-  strata::duration<T> tail{};
-  bool first = true;
-  for (const auto& w : work) {
-    if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
-    const auto s = detail::expert_ffn_times_unchecked(d, chips, w, o);
-    const T k = w.weight;
-    const auto t = (first ? s.gemm1 * k : detail::max_of(tail, s.gemm1 * k)) + s.core() * k;
-    std::size_t tier = 0;
-    for (std::size_t i = 1; i < w.shares.size(); ++i) {
-      if (w.shares[i] > w.shares[tier]) tier = i;
+  std::vector<cost_column> cols{{"expert", {}}, {"chip", {}},   {"tier", {}},
+                                {"bytes_B", {}}, {"time_s", {}}, {"energy_J", {}}};
+  const bool ep = chips > 1 && runs_expert_parallel(work, o);
+  // One pipeline per chip under expert_parallel (split items on each), else one for the block.
+  const int pipelines = ep ? chips : 1;
+  for (int j = 0; j < pipelines; ++j) {
+    strata::duration<T> tail{};
+    bool first = true;
+    std::ptrdiff_t last_row = -1;  // the row of the pipeline's last item, if it has one
+    for (const auto& w : work) {
+      if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
+      const bool own = ep && w.chip >= 0;
+      if (own && w.chip != j) continue;
+      const auto s = detail::expert_ffn_times_unchecked(d, own ? 1 : chips, w, o);
+      const T k = w.weight;
+      const auto t = (first ? s.gemm1 * k : detail::max_of(tail, s.gemm1 * k)) + s.core() * k;
+      tail = s.tail() * k;
+      first = false;
+      if (ep && !own && j > 0) {  // a split item's row once (on chip 0's pass); its time on every chip
+        last_row = -1;
+        continue;
+      }
+      std::size_t tier = 0;
+      for (std::size_t i = 1; i < w.shares.size(); ++i) {
+        if (w.shares[i] > w.shares[tier]) tier = i;
+      }
+      auto e = s.energy;
+      e *= k;
+      cols[0].values.push_back(double(w.expert));
+      cols[1].values.push_back(own ? double(w.chip) : -1.0);
+      cols[2].values.push_back(double(tier));
+      cols[3].values.push_back(value_of((s.weight_bytes * k).si()));
+      cols[4].values.push_back(value_of(t.si()));
+      cols[5].values.push_back(value_of(e.total().si()));
+      last_row = static_cast<std::ptrdiff_t>(cols[4].values.size()) - 1;
     }
-    auto e = s.energy;
-    e *= k;
-    cols[0].values.push_back(double(w.expert));
-    cols[1].values.push_back(double(tier));
-    cols[2].values.push_back(value_of((s.weight_bytes * k).si()));
-    cols[3].values.push_back(value_of(t.si()));
-    cols[4].values.push_back(value_of(e.total().si()));
-    tail = s.tail() * k;
-    first = false;
+    if (last_row >= 0) cols[4].values[static_cast<std::size_t>(last_row)] += value_of(tail.si());
   }
-  if (!first) cols[3].values.back() += value_of(tail.si());
   return cols;
+}
+
+namespace detail {
+/// Expected-routing terms of an expert-parallel block: the chips' expected pipelines P_j, the
+/// split items' own pipeline s (the same on every chip) and the expected slowest chip
+/// E[max_j (s + K_j·τ_j)] (file comment of `moe_block_time`).
+template <class T>
+struct expert_parallel_terms {
+  std::vector<strata::duration<T>> chip;  ///< P_j
+  std::vector<time_parts<T>> parts;       ///< P_j by mechanism
+  strata::duration<T> split{};            ///< s
+  strata::duration<T> expected_max{};     ///< the block's time
+  std::size_t slowest = 0;                ///< argmax_j P_j
+};
+
+template <class T>
+expert_parallel_terms<T> expert_parallel_block(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
+                                               const mapping_options<T>& o, energy_parts<T>* energy_out, bool checked,
+                                               bool with_parts) {
+  expert_parallel_terms<T> r;
+  const auto C = static_cast<std::size_t>(chips);
+  r.chip.resize(C);
+  r.parts.resize(C);
+  for (std::size_t j = 0; j < C; ++j) {
+    r.chip[j] = moe_layer_time(d, chips, work, o, energy_out, checked, with_parts ? &r.parts[j] : nullptr, static_cast<int>(j));
+    if (r.chip[j] > r.chip[r.slowest]) r.slowest = j;
+  }
+  // The split items alone: a chip index no routed item has.
+  r.split = moe_layer_time(d, chips, work, o, static_cast<energy_parts<T>*>(nullptr), checked,
+                           static_cast<time_parts<T>*>(nullptr), chips);
+  // Per chip: the distribution of K_j, its routed experts that run (independent, each with its
+  // probability p: a Poisson binomial), and τ_j = (P_j − s) / E[K_j].
+  std::vector<std::vector<T>> pmf(C, std::vector<T>(1, T(1)));
+  std::vector<T> mean(C, T(0));
+  for (const auto& w : work) {
+    if (w.chip < 0 || w.chip >= chips || !(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
+    auto& q = pmf[static_cast<std::size_t>(w.chip)];
+    const T p = w.weight;
+    q.push_back(T(0));
+    for (std::size_t k = q.size() - 1; k > 0; --k) q[k] = q[k] * (T(1) - p) + q[k - 1] * p;
+    q[0] = q[0] * (T(1) - p);
+    mean[static_cast<std::size_t>(w.chip)] += p;
+  }
+  // E[max_j K_j·τ_j] = ∫ (1 − Π_j F_j(x)) dx over the steps of the chips' CDFs.
+  struct step {
+    strata::duration<T> x;
+    std::size_t chip;
+    std::size_t k;
+  };
+  std::vector<step> steps;
+  std::vector<T> cdf(C, T(1));
+  for (std::size_t j = 0; j < C; ++j) {
+    if (pmf[j].size() <= 1 || !(value_of(mean[j]) > 0.0)) continue;
+    const auto tau = (r.chip[j] - r.split) / mean[j];
+    cdf[j] = pmf[j][0];
+    for (std::size_t k = 1; k < pmf[j].size(); ++k) steps.push_back({tau * T(double(k)), j, k});
+  }
+  std::sort(steps.begin(), steps.end(), [](const step& a, const step& b) {
+    return value_of(a.x.si()) < value_of(b.x.si()) || (value_of(a.x.si()) == value_of(b.x.si()) && a.chip < b.chip);
+  });
+  strata::duration<T> at{}, sum{};
+  std::vector<T> acc(C, T(0));  // running CDF per chip
+  for (std::size_t j = 0; j < C; ++j) acc[j] = cdf[j];
+  for (const auto& st : steps) {
+    T all = T(1);
+    for (const auto& f : acc) all *= f;
+    sum += (st.x - at) * (T(1) - all);
+    at = st.x;
+    acc[st.chip] += pmf[st.chip][st.k];
+  }
+  r.expected_max = r.split + sum;
+  // Never below the slowest chip's expected pipeline (Jensen; guards rounding).
+  if (r.expected_max < r.chip[r.slowest]) r.expected_max = r.chip[r.slowest];
+  return r;
+}
+}  // namespace detail
+
+/// The block's time under `o.experts` (file comment): `all_chips`, the one pipeline of
+/// `moe_layer_time`; `expert_parallel`, the chips run at the same time, each its own experts on
+/// its own ring, and the block ends with the slowest. With expected routing the slowest is an
+/// expectation over which experts run: chip j runs the split items (time s, every step) and K_j
+/// of its routed experts, K_j a Poisson binomial of their probabilities p (independent), each
+/// taking τ_j = (P_j − s) / E[K_j] of its expected pipeline P_j, so
+///   t = s + E[max_j K_j·τ_j] = s + Σ_steps Δx · (1 − Π_j P(K_j·τ_j ≤ x))
+/// (≥ max_j P_j; = max_j P_j when every p is 1). The composition is the slowest chip's P_j
+/// scaled to t; the energy every chip's.
+template <class T>
+strata::duration<T> moe_block_time(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
+                                   const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
+                                   bool checked = true, time_parts<T>* time_out = nullptr) {
+  // One chip: both mappings are the one pipeline (the same computation, to the last bit).
+  if (chips == 1 || !runs_expert_parallel(work, o)) return moe_layer_time(d, chips, work, o, energy_out, checked, time_out);
+  const auto r = detail::expert_parallel_block(d, chips, work, o, energy_out, checked, time_out != nullptr);
+  if (time_out != nullptr) {
+    auto tp = r.parts[r.slowest];
+    if (r.chip[r.slowest].si() > 0.0) tp *= r.expected_max / r.chip[r.slowest];
+    *time_out += tp;
+  }
+  return r.expected_max;
 }
 
 /// The Fig. 9 pipeline of one MoE (or dense FFN) block over `work`, in execution order: experts
 /// one after another, GeMM2 over the activation, each reduce-scatter (and weighted sum) over the
 /// next GeMM1. Experts with weight p < 1 contribute p × their stages (expected routing).
 /// `energy_out` (optional) receives the block's energy by part.
+/// `on_chip` as in `moe_layer_time`.
 template <class T>
 cost<T> moe_layer_cost(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
                        const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
-                       std::string name = "experts") {
+                       std::string name = "experts", int on_chip = -1) {
   validate(o);
   std::vector<cost<T>> parts;
   parts.reserve(work.size() * 2 + 2);
@@ -475,10 +656,12 @@ cost<T> moe_layer_cost(const nmp_device<T>& d, int chips, const std::vector<expe
   };
   for (const auto& w : work) {
     if (!(value_of(w.weight) > 0.0) || !(value_of(w.tokens) > 0.0)) continue;
-    auto s = expert_ffn_stages(d, chips, w, o);
+    if (on_chip >= 0 && w.chip >= 0 && w.chip != on_chip) continue;
+    auto s = expert_ffn_stages(d, on_chip >= 0 && w.chip >= 0 ? 1 : chips, w, o);
     const T k = w.weight;
     auto e = s.times.energy;
     e *= k;
+    if (on_chip >= 0 && w.chip < 0) e *= T(1) / T(double(chips));
     total += e;
     // The expert's energy and weight bytes ride on its GeMM1 leaf, so the tree sums to the block.
     cost<T> g1 = scaled(s.gemm1, k);
@@ -509,10 +692,36 @@ cost<T> moe_layer_cost(const nmp_device<T>& d, int chips, const std::vector<expe
   return seq(std::move(name), std::move(parts));
 }
 
+/// The block's tree under `o.experts`, the same time as `moe_block_time`: `all_chips`, one
+/// pipeline; `expert_parallel`, the chips' pipelines side by side (`overlap`: the slowest sets
+/// the time, every chip's energy counts).
+template <class T>
+cost<T> moe_block_cost(const nmp_device<T>& d, int chips, const std::vector<expert_work<T>>& work,
+                       const mapping_options<T>& o = {}, energy_parts<T>* energy_out = nullptr,
+                       const std::string& name = "experts") {
+  if (chips == 1 || !runs_expert_parallel(work, o)) return moe_layer_cost(d, chips, work, o, energy_out, name);
+  std::vector<cost<T>> per_chip;
+  per_chip.reserve(static_cast<std::size_t>(chips));
+  for (int j = 0; j < chips; ++j) {
+    per_chip.push_back(moe_layer_cost(d, chips, work, o, energy_out, detail::numbered("chip ", j), j));
+  }
+  const auto r = detail::expert_parallel_block(d, chips, work, o, static_cast<energy_parts<T>*>(nullptr), true, false);
+  auto side = overlap(name + " (expert-parallel: chips side by side, expected pipelines)", std::move(per_chip));
+  // (The trees' P_j and the pipelines' agree to rounding: a difference below zero is none.)
+  const auto extra = r.expected_max - side.time;
+  auto wait = cost<T>::leaf("wait for the slowest chip", extra.si() > 0.0 ? extra : strata::duration<T>{}, {}, {},
+                            "s + E[max_j K_j tau_j] - max_j P_j: which experts run decides the slowest chip");
+  return seq<T>(name + " (expert-parallel)", std::vector<cost<T>>{std::move(side), std::move(wait)});
+}
+
 /// The input of a block on the NMP: the xPU writes the layer's token batch (`tokens` × H
 /// activations, plus expert ids and gate weights, `extra_bytes`) over each chip's PHY, sliced
 /// across its channels, and a ring all-gather rebuilds it in every PU (Fig. 9); the outputs come
-/// back the same way: each chip's partial `tokens` × H read by the xPU. Energy: PHY bytes ×
+/// back the same way: each chip's partial `tokens` × H read by the xPU. Under either mapping a
+/// chip's partial is `tokens` × H: `all_chips`, its column share of every expert's output;
+/// `expert_parallel`, the weighted sum of its own experts' outputs (zero rows for tokens none of
+/// them took: the xPU reads the chip's whole output space). Every chip gets the whole batch with
+/// the expert ids, and its PUs keep the tokens of their experts (§4.1 line 71, step 1). Energy: PHY bytes ×
 /// E_phy, ring bytes × E_ring, and the reserved rows written and read back (DRAM parts).
 template <class T>
 cost<T> moe_input_cost(const nmp_device<T>& d, int chips, const T& tokens, int hidden, int act_bits,

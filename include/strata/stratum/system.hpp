@@ -14,9 +14,12 @@
 ///   [NMP weights every step reads: attention, shared experts, dense FFNs]
 ///   [Algorithm 1's fast pack: the L·A hottest experts] [KV cache: the middle tiers]
 ///   [Algorithm 1's slow pack: the cold experts] [non-NMP data: the top of the slowest tier]
-/// Every expert, projection and head is split over the c chips of a stage (1/c of each on every
-/// chip), so all chips hold the same row layout. The always-read weights come first because every
-/// step reads them (usage 1); Algorithm 1 (`placement.hpp`) runs on the rows after them.
+/// Projections, heads, shared experts and dense FFNs are split over the c chips of a stage (1/c of
+/// each on every chip). Routed experts follow `mapping.experts` (`expert_mapping.hpp`): by default
+/// each is whole on one chip (expert parallel, Stratum §4.1; which chip: `chip_assignment.hpp`)
+/// and Algorithm 1 places each chip's own experts; with `all_chips` every expert is split over the
+/// c chips and all chips hold the same row layout. The always-read weights come first because
+/// every step reads them (usage 1); Algorithm 1 (`placement.hpp`) runs on the rows after them.
 ///
 /// A decode step, per layer (the xPU and the NMP alternate; Fig. 8c):
 ///   xPU: RMSNorm, then write the hidden states to the chips and enter NMP mode
@@ -24,10 +27,17 @@
 ///        the chips' partials back, adds them and the residual
 ///   xPU: RMSNorm and the router (a GEMV and top-k), then write tokens, expert ids and gates
 ///   NMP: the experts one after another in the Fig. 9 pipeline (`expert_mapping.hpp`), shared
-///        experts and dense FFNs the same way with every token; the xPU reads the partials back
-///        and adds them and the residual
+///        experts and dense FFNs the same way with every token; expert parallel, each chip its
+///        own experts on its own ring and the block the slowest chip; the xPU reads the
+///        partials back and adds them and the residual
 /// plus the embedding gather, the final norm and the LM head on the xPU (non-NMP data, read over
-/// the interposer from the slowest tier). Each xPU operator costs its roofline time on the xPU die
+/// the interposer from the slowest tier). Where these run, against the Stratum spec (section, line):
+/// the embedding table and the norm scales are non-NMP data "used by the xPU" (§5.2 lines
+/// 122–124), kept; the LM head is read as the output embedding of that class (the spec names no
+/// other place for it), kept; the QKV projection runs on the NMP beside attention: §4.2 line 88
+/// has the xPU write the new K/V to the channels and the query sliced across them, which strata
+/// reads as the NMP's projection output written into the PUs' own channels (the W_qkv rows live
+/// on the chips; computing it on the xPU would read them over the interposer each step), kept. Each xPU operator costs its roofline time on the xPU die
 /// (`workload/roofline.hpp`: its kernel overhead, its compute, its reads over the interposer);
 /// each NMP invocation costs an xPU kernel launch, mode entry and exit through mode-register writes
 /// and a completion poll (`nmp_invocation_time`; Stratum §3.2 Fig. 8c steps 1 and 10). Stratum-XL runs its halves as
@@ -64,10 +74,12 @@
 #include "strata/core/error.hpp"
 #include "strata/core/units.hpp"
 #include "strata/stratum/attention_mapping.hpp"
+#include "strata/stratum/chip_assignment.hpp"
 #include "strata/stratum/energy_parts.hpp"
 #include "strata/stratum/expert_mapping.hpp"
 #include "strata/stratum/nmp.hpp"
 #include "strata/stratum/placement.hpp"
+#include "strata/stratum/row_swap.hpp"
 #include "strata/stratum/tiering.hpp"
 #include "strata/stratum/usage.hpp"
 #include "strata/workload/model.hpp"
@@ -478,14 +490,22 @@ struct stratum_stage_rows {
   expert_layout layout;                 ///< Algorithm 1's intervals (in `rest`)
   std::vector<double> weight_shares;    ///< tier shares of the always-read weights
   std::vector<double> kv_shares;        ///< tier shares of the KV cache
+  /// Expert parallel (`mapping.experts`): each routed expert's chip, and Algorithm 1 on each
+  /// chip (`layout` gathers them, `plan` is the fullest chip's). Empty with `all_chips`.
+  expert_chips chips;
+  std::vector<expert_layout> chip_layouts;
+  std::vector<row_plan> chip_plans;
 };
 
 /// The rows of stage `stage` of system `p` (device `d`) for model `m` at `s`, with the experts
 /// placed by usage table `place` (all MoE layers; empty only for a dense model).
+/// `chips_from` (expert parallel): keep that placement's assignment of experts to chips (a topic
+/// switch re-places experts inside each chip only; `chip_assignment.hpp`).
 template <class T>
 stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const nmp_device<T>& d, const model& m,
                                         const step_shape& s, const usage_table& place, int stage,
-                                        const tiering_table* prepared = nullptr) {
+                                        const tiering_table* prepared = nullptr,
+                                        const expert_chips* chips_from = nullptr) {
   stratum_stage_rows out;
   const int c = p.chips, L = m.layers;
   const bool moe = m.experts > 0;
@@ -531,10 +551,38 @@ stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const
     ep.expert_bytes = units::B(per_expert_b / c);
     ep.banks = d.banks();
     ep.row_buffer = units::B(value_of(p.nmp.chip.memory.bank_access_bytes.si()));
-    plan = plan_rows(rest, ep, units::B(kv_chip_b), units::B(non_nmp_b / c));
-    ep.phi = std::max(plan.phi, 1LL);
     const usage_table stage_place(place.begin() + moe0, place.begin() + moe0 + moe_n);
-    if (plan.feasible) out.layout = place_experts(ep, stage_place);
+    if (p.mapping.experts == expert_split::expert_parallel) {
+      // Whole experts on their chips (chip_assignment.hpp); the plan is the fullest chip's: the
+      // first that does not fit, else the one whose KV gap is smallest.
+      ep.expert_bytes = units::B(per_expert_b);
+      if (chips_from != nullptr && !chips_from->empty()) {
+        out.chips = *chips_from;
+      } else {
+        const double knee = value_of(d.chip_peak().si()) * wb / (2.0 * value_of(d.tiers.front().bandwidth.si()));
+        out.chips = assign_experts(stage_place, c, s.batch, knee, m.top_k);
+      }
+      out.chip_plans = chip_plans(out.chips, rest, ep, units::B(kv_chip_b), units::B(non_nmp_b / c));
+      std::size_t bind = 0;
+      for (std::size_t j = 1; j < out.chip_plans.size(); ++j) {
+        const auto& a = out.chip_plans[j];
+        const auto& b = out.chip_plans[bind];
+        if (!b.feasible) break;
+        if (!a.feasible || a.kv_region.rows() < b.kv_region.rows()) bind = j;
+      }
+      plan = out.chip_plans[bind];
+      ep.phi = std::max(plan.phi, 1LL);
+      bool all_fit = true;
+      for (const auto& cp : out.chip_plans) all_fit = all_fit && cp.feasible;
+      if (all_fit) {
+        out.chip_layouts = place_on_chips(out.chips, stage_place, ep);
+        out.layout = combined_layout(out.chips, out.chip_layouts, stage_place, m.top_k);
+      }
+    } else {
+      plan = plan_rows(rest, ep, units::B(kv_chip_b), units::B(non_nmp_b / c));
+      ep.phi = std::max(plan.phi, 1LL);
+      if (plan.feasible) out.layout = place_experts(ep, stage_place);
+    }
     out.kv_shares = detail::interval_shares(table, w_rows + plan.kv_region.first, std::max(1LL, plan.kv_rows));
   } else {
     plan.rows = rest.rows;
@@ -601,9 +649,10 @@ struct stratum_placement {
 
 /// Places `m` on `sm` for steps up to shape `s` (its KV cache sized for `s`), the experts by
 /// usage table `place` (empty: uniform).
+/// `chips_from` (expert parallel): keep its assignment of experts to chips, stage by stage.
 template <class T>
 stratum_placement place_model(const stratum_machine<T>& sm, const model& m, const step_shape& s,
-                              const usage_table& place = {}) {
+                              const usage_table& place = {}, const stratum_placement* chips_from = nullptr) {
   validate(m);
   validate(s);
   const int moe_layers = m.moe_layers();
@@ -614,9 +663,35 @@ stratum_placement place_model(const stratum_machine<T>& sm, const model& m, cons
   }
   const int stage_layers = (m.layers + sm.params.stages - 1) / sm.params.stages;
   for (int st = 0; st < sm.params.stages && st * stage_layers < m.layers; ++st) {
-    out.stages.push_back(stratum_stage_layout(sm.params, sm.device, m, s, out.placed_by, st, &sm.table));
+    const auto i = static_cast<std::size_t>(st);
+    const expert_chips* keep = chips_from != nullptr && i < chips_from->stages.size() ? &chips_from->stages[i].chips : nullptr;
+    out.stages.push_back(stratum_stage_layout(sm.params, sm.device, m, s, out.placed_by, st, &sm.table, keep));
   }
   return out;
+}
+
+/// A topic switch from placement `a` to `b` of one stage (Stratum §5.2 lines 141–143,
+/// `row_swap.hpp`): {time, energy} of every chip of the stage swapping at the same time. With
+/// `all_chips` every chip does the same swaps on its shard; expert parallel, each chip swaps its
+/// own experts (`b` must keep `a`'s assignment: `place_model`'s `chips_from`), the time the
+/// slowest chip's.
+template <class T>
+std::pair<double, double> stage_swap_cost(const stratum_stage_rows& a, const stratum_stage_rows& b,
+                                          const std::vector<memory_tier<T>>& tiers, int chips) {
+  if (a.chip_layouts.empty() || b.chip_layouts.empty()) {
+    const auto sw = row_swap_cost(a.layout, b.layout, a.rest, tiers);
+    return {value_of(sw.time.si()), value_of(sw.energy.si()) * chips};
+  }
+  detail::require(a.chips.chip == b.chips.chip, "strata.stratum", "chips_from", 0,
+                  "the same assignment of experts to chips in both placements (a topic switch stays in the chips)");
+  double t = 0.0, e = 0.0;
+  for (std::size_t j = 0; j < a.chip_layouts.size(); ++j) {
+    if (a.chip_layouts[j].experts == 0) continue;
+    const auto sw = row_swap_cost(a.chip_layouts[j], b.chip_layouts[j], a.rest, tiers);
+    t = std::max(t, value_of(sw.time.si()));
+    e += value_of(sw.energy.si());
+  }
+  return {t, e};
 }
 
 template <class T>
@@ -759,6 +834,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
         w.weight = T(1);
         w.layer = l;
         w.expert = -1;
+        w.chip = -1;
         return w;
       };
       const auto add_always = [&](int inter, int count) {
@@ -788,6 +864,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
           w.inter = m.expert_ffn;
           w.weight = T(pr);
           w.expert = e;
+          if (!lay.chips.empty()) w.chip = lay.chips.chip[static_cast<std::size_t>(li) * static_cast<std::size_t>(m.experts) + static_cast<std::size_t>(e)];
           w.shares.assign(d.tiers.size(), 0.0);
           if (placed) {
             const auto& iv = layout.intervals[static_cast<std::size_t>(li) * static_cast<std::size_t>(m.experts) + static_cast<std::size_t>(e)];
@@ -809,11 +886,11 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
         if (w.expert < 0) nmp_bytes += units::B(T(double(w.inter) * m.hidden * (w.gated ? 3.0 : 2.0) * wb));
       }
       // The block's time, energy and composition from one function, with or without the tree.
-      const strata::duration<T> t_ffn = moe_layer_time(d, c, work, p.mapping, &le, false, &stage_tp);
+      const strata::duration<T> t_ffn = moe_block_time(d, c, work, p.mapping, &le, false, &stage_tp);
       if (with_breakdown) {
         // The block as one node, its time and energy those above; its experts as columns when asked.
         auto blk = cost<T>::leaf(is_moe ? "experts" : "FFN", t_ffn, le.total(), {},
-                                 "Fig. 9 pipeline, one expert after another (stratum/expert_mapping.hpp)");
+                                 "Fig. 9 pipeline per chip (expert_parallel: the expected slowest chip; all_chips: one pipeline), stratum/expert_mapping.hpp");
         blk.add_bytes("nmp.weights", detail::block_weight_bytes(work));
         if (is_moe && breakdown.detail == breakdown_detail::experts) blk.columns = moe_layer_columns(d, c, work, p.mapping);
         auto lc = seq<T>(detail::numbered("layer ", l),

@@ -448,10 +448,13 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
   std::vector<stratum_placement> layouts;
   std::vector<std::vector<unsigned char>> masks;
   std::vector<double> w = setup.mix.empty() ? std::vector<double>(static_cast<std::size_t>(T), 1.0) : setup.mix;
+  // The mix's placement first: every topic's keeps its assignment of experts to chips (expert
+  // parallel: a topic switch moves rows inside the chips, chip_assignment.hpp).
+  const stratum_placement mix_place = E > 0 ? place_model(sm, m, small, mix_usage(setup.usage.tables, w)) : stratum_placement{};
   for (int k = 0; k <= T; ++k) {
     if (E > 0) {
-      const usage_table f = k < T ? setup.usage.tables[static_cast<std::size_t>(k)] : mix_usage(setup.usage.tables, w);
-      layouts.push_back(place_model(sm, m, small, f));
+      layouts.push_back(k < T ? place_model(sm, m, small, setup.usage.tables[static_cast<std::size_t>(k)], &mix_place)
+                              : mix_place);
       masks.push_back(fast_mask(layouts.back(), L, E));
     } else {
       layouts.push_back(place_model(sm, m, small));
@@ -539,9 +542,9 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
         const auto& la = layouts[static_cast<std::size_t>(ia)];
         const auto& lb = layouts[static_cast<std::size_t>(ib)];
         for (std::size_t st = 0; st < la.stages.size(); ++st) {
-          const auto sw = row_swap_cost(la.stages[st].layout, lb.stages[st].layout, la.stages[st].rest, d.tiers);
-          c.time_s = std::max(c.time_s, sw.time.si());  // stages swap in parallel
-          c.energy_j += sw.energy.si() * setup.system.chips;
+          const auto [t, e] = stage_swap_cost(la.stages[st], lb.stages[st], d.tiers, setup.system.chips);
+          c.time_s = std::max(c.time_s, t);  // stages swap in parallel
+          c.energy_j += e;
         }
       }
     }

@@ -11,29 +11,28 @@
 /// Routes are dimension-ordered XY between compute chiplets; an IO chiplet enters and leaves the
 /// mesh through its attachment chiplet.
 ///
-/// Table 1 as resources (spec/hcrmap.md, Table 1; line numbers of that file). A tier's *units*
+/// Table 1 as resources (HCRMap Table 1, cited by its row). A tier's *units*
 /// are its independent bandwidth slices, each at the tier's bandwidth / units; a *home* is the
 /// set of units one expert's weights stripe over (`chiplet_tier_spec::stripe`), so a stream from
 /// a home runs at Σ of its units' bandwidth (`home_rate`), and the homes are units / stripe.
 /// What follows from the resources and the striping, never from a slice count:
 ///
-/// | tier | Table 1 (line) | units | stripe (default) | home rate | homes, path to chiplet c |
-/// |------|----------------|-------|------------------|-----------|--------------------------|
-/// | SRAM | 64 MB, 16 banks, 2.0 TB/s (510) | 16 banks per group | the group's 16 banks | 2.0 TB/s | one per `group_x × group_y` group; stacked: no link |
-/// | HBM  | 8 GB HBM2, 32 pseudo-channels, 460 GB/s (511) | 32 PCs at 14.375 GB/s | 16 PCs: one HBM2 stack | 230 GB/s | 2 stacks beside chiplets 5 and 10 (`hbm_attach`); local: no link, else XY over D2D (line 503) |
-/// | DRAM | 32 GB DDR5, 8 × DDR5-6400 channels, 409.6 GB/s (512) | 8 channels at 51.2 GB/s | 0: the channels of one IO chiplet (2) | 102.4 GB/s | one per IO chiplet (line 496: 4); IO link up to the attachment chiplet, then XY over D2D (lines 503, 506) |
+/// | tier | Table 1 row | units | stripe (default) | home rate | homes, path to chiplet c |
+/// |------|-------------|-------|------------------|-----------|--------------------------|
+/// | SRAM | "SRAM tier": 64 MB, 16 banks, 2.0 TB/s | 16 banks per group | the group's 16 banks | 2.0 TB/s | one per `group_x × group_y` group; stacked: no link |
+/// | HBM  | "HBM tier": 8 GB HBM2, 32 pseudo-channels, 460 GB/s | 32 PCs at 14.375 GB/s | 16 PCs: one HBM2 stack | 230 GB/s | 2 stacks beside chiplets 5 and 10 (`hbm_attach`); local: no link, else XY over D2D ("D2D bandwidth": 256 GB/s per direction) |
+/// | DRAM | "DRAM tier": 32 GB DDR5, 8 DDR5-6400 channels, 409.6 GB/s | 8 channels at 51.2 GB/s | 0: the channels of one IO chiplet (2) | 102.4 GB/s | one per IO chiplet ("IO/memory chiplets": 4); IO link up to the attachment chiplet, then XY over D2D ("D2D bandwidth", "Routing algorithm": XY) |
 ///
 /// - HBM: JESD235 gives an HBM2 stack 8 channels of 2 pseudo-channels, so Table 1's 32 PCs are
 ///   two stacks (4 GB and 230 GB/s each: 1.8 Gb/s per pin × 1024 pins); a stack's controller
 ///   interleaves addresses over all its pseudo-channels, so an expert stripes over one stack
-///   (`hbm.stripe = 16`). Open alternatives, parameters: `hbm.stripe = 2` with `hbm_attach = {}`
-///   is the earlier layout (2 PCs = 512 MB, 28.75 GB/s under each of the 16 chiplets: the 460
+///   (`hbm.stripe = 16`). Open alternatives, parameters: `hbm.stripe = 2` is the earlier layout (2 PCs = 512 MB, 28.75 GB/s under each of the 16 chiplets: the 460
 ///   GB/s divided by the chiplet count, a slice slower per stream than a DRAM home);
 ///   `hbm.stripe = 32` one package-wide interleave; `hbm_placement::behind_io` puts the homes
 ///   behind the IO chiplets. Where the stacks sit is a choice (Table 1 is silent): the two inner
 ///   diagonal chiplets, each chiplet at most 3 hops from a stack.
-/// - DRAM: each IO/memory chiplet (Table 1 line 496) holds the memory controller of 8 / 4 = 2
-///   DDR5 channels and interleaves over them (`dram.stripe = 0`); a DRAM stream occupies its IO
+/// - DRAM: each IO/memory chiplet (Table 1 row "IO/memory chiplets": 4) holds the memory
+///   controller of 8 / 4 = 2 DDR5 channels and interleaves over them (`dram.stripe = 0`); a DRAM stream occupies its IO
 ///   chiplet's link ("shared I/O", §3) and the mesh links of the XY route from the attachment.
 /// - SRAM: a group's 16 banks are one home (an SRAM group is one macro; `sram.stripe` must be 0
 ///   or `sram.banks`).
@@ -175,16 +174,16 @@ struct substrate_params {
   std::vector<int> io_attach{0, 3, 12, 15};
   int group_x = 2;                ///< SRAM chiplet group width [choice: 2 × 2 quadrants]
   int group_y = 2;                ///< SRAM chiplet group height
-  /// Stacked SRAM near-tier per chiplet group. [HCRMap Table 1 (spec/hcrmap.md line 510): 64 MB,
+  /// Stacked SRAM near-tier per chiplet group. [HCRMap Table 1 row "SRAM tier": 64 MB,
   /// 16 banks, 2.0 TB/s, 1.25 pJ/B; latency assumed 2 ns (a few cycles of a stacked macro).
   /// Stripe 0: the group's banks, one home]
   chiplet_tier_spec sram{units::MB(64.0), 16, units::TBps(2.0), units::ns(2.0), units::pJ_per_B(1.25)};
-  /// HBM subsystem, totals over the package. [HCRMap Table 1 (spec/hcrmap.md line 511): 8 GB
+  /// HBM subsystem, totals over the package. [HCRMap Table 1 row "HBM tier": 8 GB
   /// HBM2, 32 pseudo-channels, 460 GB/s, 31.8 pJ/B; latency assumed 50 ns: HBM2 row miss tRCD +
   /// tCL ≈ 28 ns (JESD235) plus controller. Stripe 16: one HBM2 stack of 8 channels × 2
   /// pseudo-channels (JESD235), interleaved by its controller (file comment)]
   chiplet_tier_spec hbm{units::GB(8.0), 32, units::GBps(460.0), units::ns(50.0), units::pJ_per_B(31.8), 16};
-  /// Shared DRAM pool. [HCRMap Table 1 (spec/hcrmap.md line 512): 32 GB DDR5, 8 × DDR5-6400
+  /// Shared DRAM pool. [HCRMap Table 1 row "DRAM tier": 32 GB DDR5, 8 × DDR5-6400
   /// channels, 409.6 GB/s, 160 pJ/B; latency assumed 70 ns: DDR5-6400B tRCD + tCL = 32.5 ns
   /// (JESD79-5) plus controller and PHY. Stripe 0: the channels behind one IO chiplet, 2]
   chiplet_tier_spec dram{units::GB(32.0), 8, units::GBps(409.6), units::ns(70.0), units::pJ_per_B(160.0)};

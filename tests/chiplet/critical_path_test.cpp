@@ -15,12 +15,14 @@ using doctest::Approx;
 
 namespace {
 // A 2 × 2 mesh (chiplets 0 (0,0), 1 (1,0), 2 (0,1), 3 (1,1)) with one IO chiplet (node 4) on
-// chiplet 0 and one SRAM group covering the whole mesh.
+// chiplet 0 and one SRAM group covering the whole mesh; HBM's 32 pseudo-channels divided over
+// the home nodes (stripe 0: 8 under each chiplet, or all 32 behind the IO chiplet).
 substrate two_by_two(hbm_placement hbm = hbm_placement::chiplet_local) {
   substrate_params p;
   p.mesh_x = 2;
   p.mesh_y = 2;
   p.io_attach = {0};
+  p.hbm.stripe = 0;
   p.hbm_at = hbm;
   return substrate(p);
 }
@@ -243,11 +245,14 @@ TEST_CASE("HBM placement: chiplet-local weights skip the package links, behind-I
   // the HBM pseudo-channels of one home.
   const std::vector<token_group> g{{0, 0, 5, 5, 10}};
   const auto shape = toy_shape();
-  const substrate local;  // chiplet_local: 2 PCs (28.75 GB/s) under chiplet 5
+  substrate_params lp;
+  lp.hbm.stripe = 2;  // the earlier layout: 2 PCs (28.75 GB/s) under each chiplet
+  const substrate local(lp);
   const auto mine = local.banks_of(tier_kind::hbm, 5);
   const auto a = evaluate_layer(local, shape, g, {{0, 0, 5, mine.front(), static_cast<int>(mine.size())}}, {0});
   substrate_params p;
   p.hbm_at = hbm_placement::behind_io;
+  p.hbm.stripe = 0;
   const substrate io(p);  // 8 PCs (115 GB/s) behind IO chiplet 16, attached to chiplet 0
   const auto pool = io.banks_of(tier_kind::hbm, 16);
   const auto b = evaluate_layer(io, shape, g, {{0, 0, 5, pool.front(), static_cast<int>(pool.size())}}, {0});

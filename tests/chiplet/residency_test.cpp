@@ -96,9 +96,9 @@ TEST_CASE("single-copy static placement fills SRAM, then HBM, then DRAM, one rep
   for (const auto& e : r.entries()) ++per_tier[e.tier];
   // 16 SRAM banks of 4 MB per group hold three 1.08 MB-per-bank stripes; 4 groups → 12.
   CHECK(per_tier[0] == 12);
-  // HBM: 8 GB in 32 × 250 MB pseudo-channels, 2 under each of the 16 chiplets (chiplet-local),
-  // each replica striped over its chiplet's 2.
-  CHECK(per_tier[1] == 16 * static_cast<int>((250e6 - 65536) / (wt.si() / 2)));
+  // HBM: 8 GB in 32 × 250 MB pseudo-channels, two stacks of 16 (chiplet-local, beside chiplets
+  // 5 and 10), each replica striped over its stack's 16.
+  CHECK(per_tier[1] == 2 * static_cast<int>((250e6 - 65536) / (wt.si() / 16)));
   CHECK(per_tier[0] + per_tier[1] + per_tier[2] == 26 * 64);
   for (int l = 0; l < 26; ++l) {
     for (int e = 0; e < 64; ++e) CHECK(r.legal(l, e).size() == 1);

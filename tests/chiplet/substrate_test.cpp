@@ -7,6 +7,8 @@
 #include <set>
 #include <vector>
 
+#include <boost/math/differentiation/autodiff.hpp>
+
 #include "strata/core/json.hpp"
 
 using namespace strata;
@@ -95,9 +97,10 @@ TEST_CASE("SRAM is visible only to its chiplet group; HBM and DRAM to every chip
   CHECK(s.memory_path(sram0, 5).empty());
   const int hbm = s.banks_of(tier_kind::hbm)[0];
   for (int c = 0; c < 16; ++c) CHECK(s.visible(hbm, c));
-  // Chiplet-local HBM: pseudo-channel 0 sits under chiplet 0; chiplet 15 reaches it over XY.
-  CHECK(s.memory_path(hbm, 0).empty());
-  CHECK(s.memory_path(hbm, 15).size() == 6);
+  // Chiplet-local HBM: stack 0 (pseudo-channels 0-15) sits beside chiplet 5; chiplet 15 reaches
+  // it over XY (5 → 6 → 7 → 11 → 15).
+  CHECK(s.memory_path(hbm, 5).empty());
+  CHECK(s.memory_path(hbm, 15).size() == 4);
   substrate_params p;
   p.hbm_at = hbm_placement::behind_io;
   const substrate io(p);
@@ -108,54 +111,86 @@ TEST_CASE("SRAM is visible only to its chiplet group; HBM and DRAM to every chip
   CHECK(s.memory_path(dram, 0).size() == 1);  // DRAM stays behind the IO chiplets
 }
 
-TEST_CASE("chiplet-local HBM divides Table 1's 32 pseudo-channels and 460 GB/s over the 16 chiplets") {
-  const substrate s;  // default: chiplet_local
+TEST_CASE("chiplet-local HBM is Table 1's 32 pseudo-channels as two HBM2 stacks of 16 beside chiplets 5 and 10") {
+  const substrate s;  // default: chiplet_local, hbm.stripe 16
   REQUIRE(s.params().hbm_at == hbm_placement::chiplet_local);
   for (int c = 0; c < 16; ++c) {
     CAPTURE(c);
     const auto local = s.banks_of(tier_kind::hbm, c);
-    REQUIRE(local.size() == 2);  // 32 PCs / 16 chiplets
-    CHECK(local[1] == local[0] + 1);  // a span
-    double cap = 0.0, bw = 0.0;
+    if (c != 5 && c != 10) {
+      CHECK(local.empty());
+      continue;
+    }
+    REQUIRE(local.size() == 16);  // one stack: 8 channels × 2 pseudo-channels (JESD235)
+    CHECK(local.back() == local.front() + 15);  // a span
+    double cap = 0.0;
     for (int b : local) {
       cap += s.banks()[static_cast<std::size_t>(b)].capacity.si();
-      bw += s.banks()[static_cast<std::size_t>(b)].bandwidth.si();
       CHECK(s.memory_path(b, c).empty());  // local: no package link
       CHECK(s.bank_node(b) == c);
     }
-    CHECK(cap == Approx(8e9 / 16));     // 512 MB under each chiplet
-    CHECK(bw == Approx(460e9 / 16));    // 28.75 GB/s under each chiplet
+    CHECK(cap == Approx(4e9));                                         // 8 GB over two stacks
+    CHECK(s.home_rate(tier_kind::hbm, c).in(units::GBps) == Approx(230.0));  // 460 GB/s · 16 / 32
   }
   CHECK(s.banks_of(tier_kind::hbm, s.chiplets()).empty());  // nothing behind the IO chiplets
-  SUBCASE("behind_io: 8 pseudo-channels (115 GB/s) behind each of the 4 IO chiplets") {
+  SUBCASE("stripe 2: the earlier layout, 2 PCs (28.75 GB/s) under each chiplet") {
+    substrate_params p;
+    p.hbm.stripe = 2;
+    const substrate sl(p);
+    for (int c = 0; c < 16; ++c) {
+      REQUIRE(sl.banks_of(tier_kind::hbm, c).size() == 2);
+      CHECK(sl.home_rate(tier_kind::hbm, c).in(units::GBps) == Approx(28.75));
+    }
+  }
+  SUBCASE("behind_io, stripe 0: 8 pseudo-channels (115 GB/s) behind each of the 4 IO chiplets") {
     substrate_params p;
     p.hbm_at = hbm_placement::behind_io;
+    p.hbm.stripe = 0;
     const substrate io(p);
     for (int i = 0; i < 4; ++i) {
       const auto pool = io.banks_of(tier_kind::hbm, 16 + i);
       REQUIRE(pool.size() == 8);
-      CHECK(io.banks()[static_cast<std::size_t>(pool[0])].bandwidth.si() * 8 == Approx(115e9));
+      CHECK(io.home_rate(tier_kind::hbm, 16 + i).in(units::GBps) == Approx(115.0));
     }
     CHECK(io.banks_of(tier_kind::hbm, 0).empty());
   }
-  SUBCASE("fewer pseudo-channels than chiplets: contiguous blocks, some chiplets without HBM") {
+  SUBCASE("behind_io, stripe 16: the two stacks behind IO chiplets 16 and 18") {
+    substrate_params p;
+    p.hbm_at = hbm_placement::behind_io;
+    const substrate io(p);
+    CHECK(io.banks_of(tier_kind::hbm, 16).size() == 16);
+    CHECK(io.banks_of(tier_kind::hbm, 17).empty());
+    CHECK(io.banks_of(tier_kind::hbm, 18).size() == 16);
+  }
+  SUBCASE("fewer pseudo-channels than chiplets, stripe 0: contiguous blocks, some chiplets without HBM") {
     substrate_params p;
     p.hbm.banks = 4;
+    p.hbm.stripe = 0;
     const substrate few(p);
     for (int c = 0; c < 16; ++c) CHECK(few.banks_of(tier_kind::hbm, c).size() == (c % 4 == 0 ? 1u : 0u));
+  }
+  SUBCASE("explicit hbm_attach places the stacks") {
+    substrate_params p;
+    p.hbm_attach = {0, 15, 7};  // the first two are used
+    const substrate at(p);
+    CHECK(at.banks_of(tier_kind::hbm, 0).size() == 16);
+    CHECK(at.banks_of(tier_kind::hbm, 15).size() == 16);
+    CHECK(at.banks_of(tier_kind::hbm, 7).empty());
   }
 }
 
 TEST_CASE("homes_for orders a chiplet's HBM homes by distance and the IO pools round-robin") {
   const substrate s;
-  const auto h = s.homes_for(tier_kind::hbm, 5);
-  REQUIRE(h.size() == 16);
-  CHECK(h[0] == 5);
+  const auto h = s.homes_for(tier_kind::hbm, 6);
+  REQUIRE(h.size() == 2);
+  CHECK(h == std::vector<int>{5, 10});  // 1 hop, then 2
   for (std::size_t i = 1; i < h.size(); ++i) CHECK(s.hops(h[i - 1], 5) <= s.hops(h[i], 5));
   CHECK(s.homes_for(tier_kind::sram, 5) == std::vector<int>{s.group_of(5)});
   CHECK(s.homes_for(tier_kind::dram, 5, 2) == std::vector<int>{18, 19, 16, 17});
   substrate_params p;
   p.hbm_at = hbm_placement::behind_io;
+  CHECK(substrate(p).homes_for(tier_kind::hbm, 5, 1) == std::vector<int>{18, 16});  // the stacks behind IO 0 and 2
+  p.hbm.stripe = 0;
   CHECK(substrate(p).homes_for(tier_kind::hbm, 5, 1) == std::vector<int>{17, 18, 19, 16});
 }
 
@@ -164,6 +199,7 @@ TEST_CASE("home_banks is the span banks_of lists, and visit_homes stops where it
   // every tier, for both HBM placements and for a package whose HBM banks skip chiplets.
   substrate_params sparse;
   sparse.hbm.banks = 4;  // one HBM bank on every fourth chiplet
+  sparse.hbm.stripe = 0;
   substrate_params pooled;
   pooled.hbm_at = hbm_placement::behind_io;
   for (const auto& p : {substrate_params{}, sparse, pooled}) {
@@ -334,6 +370,106 @@ TEST_CASE("bad substrate parameters raise config_error naming the field") {
   SUBCASE("huge clock") { p.clock = units::GHz(1e300); throws_on(p, "clock"); }
   SUBCASE("huge energy") { p.sram.energy = units::pJ_per_B(1e300); throws_on(p, "sram.energy"); }
   SUBCASE("negative cycles") { p.router_cycles = -1; throws_on(p, "router_cycles"); }
+  SUBCASE("negative stripe") { p.hbm.stripe = -1; throws_on(p, "hbm.stripe"); }
+  SUBCASE("SRAM stripe cutting a group") { p.sram.stripe = 4; throws_on(p, "sram.stripe"); }
+  SUBCASE("more DRAM homes than IO chiplets") { p.dram.stripe = 1; throws_on(p, "dram.stripe"); }
+  SUBCASE("more HBM homes than chiplets") {
+    p.hbm.banks = 64;
+    p.hbm.stripe = 2;
+    throws_on(p, "hbm.stripe");
+  }
+  SUBCASE("HBM attachment outside the mesh") { p.hbm_attach = {5, 16}; throws_on(p, "hbm_attach[1]"); }
+  SUBCASE("HBM attachment repeated") { p.hbm_attach = {5, 5}; throws_on(p, "hbm_attach[1]"); }
+  SUBCASE("fewer HBM attachments than homes") { p.hbm_attach = {5}; throws_on(p, "hbm_attach"); }
+}
+
+TEST_CASE("a stream's rate follows from its tier's units and striping, and from its path (hand-derived)") {
+  // A 2 × 1 mesh, one IO chiplet (node 2) on chiplet 0; HBM of 8 units sharing 80 GB/s striped 4
+  // wide: 2 homes of 40 GB/s beside chiplets 0 and 1; DRAM of 4 channels at 40 GB/s in one home
+  // behind the IO chiplet: 40 GB/s; D2D at 100 GB/s.
+  substrate_params p;
+  p.mesh_x = 2;
+  p.mesh_y = 1;
+  p.group_x = 1;
+  p.group_y = 1;
+  p.io_attach = {0};
+  p.hbm = {units::GB(1.0), 8, units::GBps(80.0), units::ns(50.0), units::pJ_per_B(30.0), 4};
+  p.dram = {units::GB(4.0), 4, units::GBps(40.0), units::ns(70.0), units::pJ_per_B(160.0), 0};
+  p.hbm_attach = {0, 1};
+  p.d2d.bandwidth = units::GBps(100.0);
+  p.io_link.bandwidth = units::GBps(100.0);
+  const substrate s(p);
+  CHECK(stripe_rate(p.hbm.bandwidth, p.hbm.banks, p.hbm.stripe).in(units::GBps) == Approx(40.0));  // 80 · 4 / 8
+  CHECK(s.home_rate(tier_kind::hbm, 0).in(units::GBps) == Approx(40.0));
+  CHECK(s.home_rate(tier_kind::hbm, 1).in(units::GBps) == Approx(40.0));
+  const auto [h0, n0] = s.home_banks(tier_kind::hbm, 0);
+  CHECK(n0 == 4);
+  CHECK(s.stream_rate_to(h0, n0, 0).in(units::GBps) == Approx(40.0));  // local: the home's rate
+  CHECK(s.stream_rate_to(h0, n0, 1).in(units::GBps) == Approx(40.0));  // one 100 GB/s link: min(40, 100)
+  const auto [d0, nd] = s.home_banks(tier_kind::dram, 2);
+  CHECK(nd == 4);
+  CHECK(s.home_rate(tier_kind::dram, 2).in(units::GBps) == Approx(40.0));
+  // DRAM to chiplet 1: IO link then 0 → 1, two 100 GB/s links: (1/100 + 1/100)^-1 = 50 GB/s > 40.
+  CHECK(s.stream_rate_to(d0, nd, 1).in(units::GBps) == Approx(40.0));
+  // With 60 GB/s links the route binds: (2/60)^-1 = 30 GB/s.
+  p.d2d.bandwidth = units::GBps(60.0);
+  p.io_link.bandwidth = units::GBps(60.0);
+  const substrate slow(p);
+  CHECK(slow.stream_rate_to(d0, nd, 1).in(units::GBps) == Approx(30.0));
+  CHECK(slow.stream_rate_to(d0, nd, 0).in(units::GBps) == Approx(40.0));  // one link: min(40, 60)
+  CHECK_THROWS_AS((void)s.stream_rate_to(h0, 99, 0), config_error);
+}
+
+TEST_CASE("under Table 1 an HBM home streams at least as fast as a DRAM home (what Table 1 gives, not a target)") {
+  const substrate s;
+  // HBM: 460 GB/s · 16 / 32 = 230 GB/s per stack; DRAM: 409.6 GB/s · 2 / 8 = 102.4 GB/s per IO
+  // chiplet; SRAM: a group's 2.0 TB/s.
+  const double hbm = s.home_rate(tier_kind::hbm, 5).in(units::GBps);
+  const double dram = s.home_rate(tier_kind::dram, 16).in(units::GBps);
+  CHECK(hbm == Approx(230.0));
+  CHECK(dram == Approx(102.4));
+  CHECK(hbm >= dram);
+  CHECK(s.home_rate(tier_kind::sram, 0).in(units::GBps) == Approx(2000.0));
+  for (int h = 16; h < 20; ++h) CHECK(s.home_rate(tier_kind::dram, h).in(units::GBps) == Approx(102.4));
+}
+
+TEST_CASE("the stripe and stream rates differentiate with autodiff") {
+  using boost::math::differentiation::make_fvar;
+  using F = boost::math::differentiation::autodiff_fvar<double, 1>;
+  // ∂(BW · w / N)/∂BW = w / N = 16 / 32.
+  const auto r = stripe_rate(bandwidth<F>::from_si(make_fvar<double, 1>(460e9)), 32, 16);
+  CHECK(r.si().derivative(0) == Approx(230e9));
+  CHECK(r.si().derivative(1) == Approx(0.5));
+  // Route-bound: (2 / B)^-1 = B / 2, so ∂/∂B = 1/2; the home's rate does not enter.
+  const F b = make_fvar<double, 1>(100e9);
+  const std::vector<bandwidth<F>> links{bandwidth<F>::from_si(b), bandwidth<F>::from_si(b)};
+  const auto s = stream_rate(bandwidth<F>::from_si(F(80e9)), links);
+  CHECK(s.si().derivative(0) == Approx(50e9));
+  CHECK(s.si().derivative(1) == Approx(0.5));
+  // Home-bound: the links do not enter.
+  const auto h = stream_rate(bandwidth<F>::from_si(F(40e9)), links);
+  CHECK(h.si().derivative(0) == Approx(40e9));
+  CHECK(h.si().derivative(1) == Approx(0.0));
+}
+
+TEST_CASE("a DRAM stream crosses its IO chiplet's link, then the XY mesh links from the attachment") {
+  const substrate s;
+  // DRAM home 17 (IO chiplet 1) attaches to chiplet 3 (3,0); to chiplet 9 (1,2): 17→3, 3→2, 2→1,
+  // 1→5, 5→9.
+  const int d = s.home_banks(tier_kind::dram, 17).first;
+  const auto path = s.memory_path(d, 9);
+  const int expect[][2] = {{17, 3}, {3, 2}, {2, 1}, {1, 5}, {5, 9}};
+  REQUIRE(path.size() == 5);
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const auto& l = s.links()[static_cast<std::size_t>(path[i])];
+    CHECK(l.from == expect[i][0]);
+    CHECK(l.to == expect[i][1]);
+    CHECK(l.kind == (i == 0 ? link_kind::io_d2d : link_kind::mesh_d2d));
+  }
+  // Its rate: min(102.4 GB/s, (5 / 256 GB/s)^-1 = 51.2 GB/s): the route binds at 5 links.
+  const auto [first, n] = s.home_banks(tier_kind::dram, 17);
+  CHECK(s.stream_rate_to(first, n, 9).in(units::GBps) == Approx(51.2));
+  CHECK(s.stream_rate_to(first, n, 3).in(units::GBps) == Approx(102.4));  // one link: the home binds
 }
 
 TEST_CASE("substrate size is bounded by max_chiplets and max_banks, and construction is proportional") {

@@ -17,7 +17,7 @@ using doctest::Approx;
 using strata_test::field_of;
 
 namespace {
-using strata_test::package;
+using strata_test::sliced_package;
 moe_layer_shape shape() {
   moe_layer_shape m;
   m.weight_bytes = units::MiB(4.0);
@@ -30,17 +30,17 @@ moe_layer_shape shape() {
 }
 // 1 layer, 8 experts, one copy each in HBM, expert 0 hot: 8 sources × 96 tokens, others 4.
 struct scene {
-  residency res{package(), 1, 8, units::MiB(4.0), {.budget_factor = 2.0}};
+  residency res{sliced_package(), 1, 8, units::MiB(4.0), {.budget_factor = 2.0}};
   std::vector<token_group> groups;
   scene() {
-    for (int e = 0; e < 8; ++e) res.place(0, e, e, package().banks_of(tier_kind::hbm, e).front(), 2);
+    for (int e = 0; e < 8; ++e) res.place(0, e, e, sliced_package().banks_of(tier_kind::hbm, e).front(), 2);
     for (int c = 0; c < 8; ++c) groups.push_back({0, 0, c, c, 96});
     for (int e = 1; e < 8; ++e) groups.push_back({0, e, e, e, 4});
     groups = split_blocks(groups, 16);
   }
   directory_layer_eval eval() const {
-    fast_token_mapper m(package(), shape(), res);
-    return evaluate_directory_layer(package(), shape(), res, groups, m.map(groups));
+    fast_token_mapper m(sliced_package(), shape(), res);
+    return evaluate_directory_layer(sliced_package(), shape(), res, groups, m.map(groups));
   }
 };
 bool published_target(const residency& r, int entry) {
@@ -59,7 +59,7 @@ TEST_CASE("Eq. 33 by hand: relative latency gain minus exposed migration and chu
 
 TEST_CASE("the hot expert is promoted, the copy is pending until it lands, and the mask stays legal") {
   scene sc;
-  residency_controller ctl(package(), shape(), sc.res);
+  residency_controller ctl(sliced_package(), shape(), sc.res);
   const auto ev = sc.eval();
   ctl.observe({0}, {sc.groups}, {ev}, 1e-3);
   const auto acts = ctl.legal_actions();
@@ -103,8 +103,8 @@ TEST_CASE("the hot expert is promoted, the copy is pending until it lands, and t
 
 TEST_CASE("installing a layout before serving: the same candidates, with no Eq. 40 exposure") {
   scene sc;
-  residency_controller serving(package(), shape(), sc.res);
-  residency_controller installing(package(), shape(), sc.res);
+  residency_controller serving(sliced_package(), shape(), sc.res);
+  residency_controller installing(sliced_package(), shape(), sc.res);
   installing.set_installing(true);
   const auto ev = sc.eval();
   serving.observe({0}, {sc.groups}, {ev}, 1e-3);
@@ -133,9 +133,9 @@ TEST_CASE("installing a layout before serving: the same candidates, with no Eq. 
 
 TEST_CASE("a stale extra replica may be evicted only after A_min windows, and the last replica never") {
   scene sc;
-  residency_controller ctl(package(), shape(), sc.res, {.min_age = 2});
+  residency_controller ctl(sliced_package(), shape(), sc.res, {.min_age = 2});
   // An extra copy of expert 3 (cold): it is stale (no tokens go to a replica nobody maps to).
-  const int extra = sc.res.place(0, 3, 12, package().banks_of(tier_kind::hbm, 12).front(), 2);
+  const int extra = sc.res.place(0, 3, 12, sliced_package().banks_of(tier_kind::hbm, 12).front(), 2);
   const auto run = [&] {
     const auto ev = sc.eval();
     ctl.observe({0}, {sc.groups}, {ev}, 1e-3);
@@ -161,7 +161,7 @@ TEST_CASE("a stale extra replica may be evicted only after A_min windows, and th
     if (a.action.kind == residency_action_kind::evict) CHECK(a.action.entry == extra);
   }
   // U_max = 0: nothing but no-op is legal.
-  residency_controller frozen(package(), shape(), sc.res, {.u_max = 0});
+  residency_controller frozen(sliced_package(), shape(), sc.res, {.u_max = 0});
   const auto ev = sc.eval();
   frozen.observe({0}, {sc.groups}, {ev}, 1e-3);
   CHECK(frozen.legal_actions().size() == 1);
@@ -169,7 +169,7 @@ TEST_CASE("a stale extra replica may be evicted only after A_min windows, and th
 
 TEST_CASE("the scorer is pluggable: a scorer that prefers no-op keeps the directory unchanged") {
   scene sc;
-  residency_controller ctl(package(), shape(), sc.res);
+  residency_controller ctl(sliced_package(), shape(), sc.res);
   const auto ev = sc.eval();
   ctl.observe({0}, {sc.groups}, {ev}, 1e-3);
   const auto before = sc.res.entries().size();
@@ -186,13 +186,13 @@ TEST_CASE("the scorer is pluggable: a scorer that prefers no-op keeps the direct
 
 TEST_CASE("the same-window reward (Eq. 31-33) of no-op is zero and of a promote is finite") {
   scene sc;
-  residency_controller ctl(package(), shape(), sc.res);
+  residency_controller ctl(sliced_package(), shape(), sc.res);
   const auto ev = sc.eval();
   ctl.observe({0}, {sc.groups}, {ev}, 1e-3);
-  CHECK(same_window_reward(package(), shape(), sc.res, {0}, {sc.groups}, {}) == Approx(0.0));
+  CHECK(same_window_reward(sliced_package(), shape(), sc.res, {0}, {sc.groups}, {}) == Approx(0.0));
   for (const auto& a : ctl.legal_actions()) {
     if (a.action.kind != residency_action_kind::promote) continue;
-    const double r = same_window_reward(package(), shape(), sc.res, {0}, {sc.groups}, a.action);
+    const double r = same_window_reward(sliced_package(), shape(), sc.res, {0}, {sc.groups}, a.action);
     CHECK(std::isfinite(r));
     CHECK(r < 1.0);
     break;
@@ -215,9 +215,9 @@ namespace {
 // A scene with stale extra copies too, so that evict and demote are candidates once they are old.
 struct busy_scene : scene {
   busy_scene() {
-    res.place(0, 3, 12, package().banks_of(tier_kind::hbm, 12).front(), 2);
-    res.place(0, 5, 10, package().banks_of(tier_kind::hbm, 10).front(), 2);
-    res.place(0, 6, 9, package().banks_of(tier_kind::hbm, 9).front(), 2);
+    res.place(0, 3, 12, sliced_package().banks_of(tier_kind::hbm, 12).front(), 2);
+    res.place(0, 5, 10, sliced_package().banks_of(tier_kind::hbm, 10).front(), 2);
+    res.place(0, 6, 9, sliced_package().banks_of(tier_kind::hbm, 9).front(), 2);
   }
 };
 bool same(const residency_action& a, const residency_action& b) {
@@ -247,7 +247,7 @@ TEST_CASE("the DQN-scored controller never takes an illegal action, evicts no la
   for (const auto& q : scorers) {
     busy_scene sc;
     const controller_params cp{.u_max = 1, .min_age = 2};
-    residency_controller ctl(package(), shape(), sc.res, cp);
+    residency_controller ctl(sliced_package(), shape(), sc.res, cp);
     for (int w = 0; w < 6; ++w) {
       const auto ev = sc.eval();
       ctl.observe({0}, {sc.groups}, {ev}, 1e-3);
@@ -295,7 +295,7 @@ TEST_CASE("a saved and reloaded checkpoint reproduces the agent's values and dec
   const dqn_agent agent(static_cast<int>(controller_feature_count), p);
   const dqn_scorer before(agent), after(parse_dqn_checkpoint(save_dqn_checkpoint(agent), "saved"));
   busy_scene a, b;
-  residency_controller ca(package(), shape(), a.res), cb(package(), shape(), b.res);
+  residency_controller ca(sliced_package(), shape(), a.res), cb(sliced_package(), shape(), b.res);
   for (int w = 0; w < 4; ++w) {
     const auto ea = a.eval(), eb = b.eval();
     ca.observe({0}, {a.groups}, {ea}, 1e-3);

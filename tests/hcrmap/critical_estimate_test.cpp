@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/common.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -42,7 +44,7 @@ TEST_CASE("bound_after: the bound's excess after each promotion and eviction, as
   // HBM, experts 0 and 1 with a second copy; observed terms spread so that some are
   // near-critical and some not. Every candidate is priced twice (the estimate reuses its
   // buffers) and once applied on a copy, whose terms then give the definition's value.
-  const substrate s;
+  const substrate& s = strata_test::sliced_package();  // HBM under every chiplet
   const auto shape = moe_shape(preset("Mixtral-8x7B"));
   residency res(s, 1, 8, units::MB(1.0));
   for (int e = 0; e < 8; ++e) {

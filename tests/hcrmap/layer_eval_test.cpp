@@ -2,13 +2,15 @@
 
 #include <doctest/doctest.h>
 
+#include "support/common.hpp"
+
 #include "support/field_of.hpp"
 
 using namespace strata;
 using strata_test::field_of;
 
 TEST_CASE("a layer on directory entries is the critical path of its replicas, with per-entry tokens and finish") {
-  const substrate s;
+  const substrate& s = strata_test::sliced_package();  // HBM under every chiplet
   residency res(s, 1, 2, units::MiB(2.0), {.budget_factor = 2.0});
   const auto hbm = [&](int c) { return s.banks_of(tier_kind::hbm, c).front(); };
   const int a = res.place(0, 0, 0, hbm(0));

@@ -56,7 +56,7 @@ TEST_CASE("a bank serving a PIM stream and a core stream shares its bandwidth (p
   CHECK(field_of([] { (void)pim_bank_contention({1.0}, {1.0, 2.0}); }) == "pim_s");
 
   // The core side: a replica's weights on a bank at half its bandwidth stream in one stripe time later.
-  const auto& s = strata_test::package();
+  const auto& s = strata_test::sliced_package();
   residency res(s, 1, 2, units::MiB(2.0), {.budget_factor = 2.0});
   const auto hbm0 = s.banks_of(tier_kind::hbm, 0);
   REQUIRE(hbm0.size() == 2);
@@ -85,7 +85,7 @@ TEST_CASE("a bank serving a PIM stream and a core stream shares its bandwidth (p
 }
 
 TEST_CASE("a DRAM replica has no PIM unit unless the DRAM tier is given one") {
-  const auto& s = strata_test::package();
+  const auto& s = strata_test::sliced_package();
   residency res(s, 1, 2, units::MiB(2.0), {.budget_factor = 2.0});
   const auto [first, span] = s.home_banks(tier_kind::dram, s.chiplets());
   const int d = res.place(0, 1, 0, first, span);

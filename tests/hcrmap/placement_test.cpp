@@ -13,11 +13,11 @@ using doctest::Approx;
 using strata_test::field_of;
 
 namespace {
-using strata_test::package;
+using strata_test::sliced_package;
 }  // namespace
 
 TEST_CASE("Eq. 36's terms by hand on the 4 x 4 mesh") {
-  const auto& s = package();
+  const auto& s = sliced_package();
   placement_inputs in;
   in.source_tokens.assign(16, 0.0);
   in.source_tokens[0] = 30.0;  // 30 tokens from chiplet 0, 10 from chiplet 15
@@ -54,7 +54,7 @@ TEST_CASE("Eq. 36's terms by hand on the 4 x 4 mesh") {
 }
 
 TEST_CASE("the candidate set Omega holds only placements the residency accepts (Eq. 28-30)") {
-  const auto& s = package();
+  const auto& s = sliced_package();
   residency r(s, 1, 2, units::MB(100.0));  // too large for an SRAM group's 64 MB
   const auto omega = feasible_candidates(s, r, 0, 0);
   CHECK_FALSE(omega.empty());
@@ -72,7 +72,7 @@ TEST_CASE("the candidate set Omega holds only placements the residency accepts (
 }
 
 TEST_CASE("Omega offers every DRAM home with room to every chiplet, and Eq. 35 picks the least pressured") {
-  const auto& s = package();
+  const auto& s = sliced_package();
   const int nio = s.io_chiplets();
   REQUIRE(nio == 4);
   // 1 GB experts: too large for an SRAM group (64 MB) and a chiplet's HBM (512 MB).

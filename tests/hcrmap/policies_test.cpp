@@ -9,7 +9,7 @@
 using namespace strata;
 
 namespace {
-using strata_test::package;
+using strata_test::sliced_package;
 // Two layers of 16 experts of 24 MB; demand falls with the expert id, all from chiplet e % 16.
 expert_profile profile() {
   expert_profile p(2, 16, 16);
@@ -34,7 +34,7 @@ TEST_CASE("the profile ranks experts by demand") {
 }
 
 TEST_CASE("every layout keeps Eq. 22-24 and one legal replica per expert") {
-  const auto& s = package();
+  const auto& s = sliced_package();
   const auto p = profile();
   const auto wt = units::MB(24.0);
   const residency_params rp{};
@@ -74,7 +74,7 @@ TEST_CASE("every layout keeps Eq. 22-24 and one legal replica per expert") {
 }
 
 TEST_CASE("fixed replication's copies go to the chiplets holding the fewest replicas of their layer") {
-  const auto& s = package();
+  const auto& s = sliced_package();
   // 8 experts per layer on a 16-chiplet mesh: static uses chiplets 0-7 for layer 0 and 8-15 for
   // layer 1, so a layer's copies have 8 idle chiplets to go to; 1.5 x budget = 4 copies.
   expert_profile p(2, 8, 16);
@@ -106,7 +106,7 @@ TEST_CASE("fixed replication's copies go to the chiplets holding the fewest repl
 }
 
 TEST_CASE("HCRMap's first copies spread a layer's streams over banks (Eq. 35-36)") {
-  const auto& s = package();
+  const auto& s = sliced_package();
   // 64 equally demanded experts of one layer, too many for the SRAM: no two of them share an
   // HBM home while homes are free (their streams would queue on one bank span).
   expert_profile p(1, 64, 16);

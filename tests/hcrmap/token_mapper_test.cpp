@@ -13,7 +13,7 @@ using namespace strata;
 using strata_test::field_of;
 
 namespace {
-using strata_test::package;
+using strata_test::sliced_package;
 // One layer, two experts of 1 MiB on chiplet-local HBM; the work of a 1024 × 1024 SwiGLU expert.
 moe_layer_shape mapper_shape() {
   moe_layer_shape m;
@@ -25,7 +25,7 @@ moe_layer_shape mapper_shape() {
   m.top_k = 1;
   return m;
 }
-int hbm_of(int chiplet) { return package().banks_of(tier_kind::hbm, chiplet).front(); }
+int hbm_of(int chiplet) { return sliced_package().banks_of(tier_kind::hbm, chiplet).front(); }
 }  // namespace
 
 TEST_CASE("split_blocks cuts groups into blocks of at most block_tokens and conserves tokens") {
@@ -48,12 +48,12 @@ TEST_CASE("split_blocks cuts groups into blocks of at most block_tokens and cons
 }
 
 TEST_CASE("the fast mapper spreads a hot expert's blocks over its replicas as the counters fill (Algorithm 2)") {
-  residency res(package(), 1, 1, units::MiB(1.0), {.budget_factor = 2.0});
+  residency res(sliced_package(), 1, 1, units::MiB(1.0), {.budget_factor = 2.0});
   const int a = res.place(0, 0, 0, hbm_of(0));
   const int b = res.place(0, 0, 15, hbm_of(15));
   // Eight 16-token blocks from chiplet 5 (hops: 5 to chiplet 0 is 2, to chiplet 15 is 4).
   std::vector<token_group> g(8, token_group{0, 0, 5, 5, 16});
-  fast_token_mapper m(package(), mapper_shape(), res);
+  fast_token_mapper m(sliced_package(), mapper_shape(), res);
   const auto x = m.map(g);
   REQUIRE(x.size() == g.size());
   CHECK(x[0] == a);  // both idle: the nearer replica (shorter dispatch and gather routes)
@@ -66,9 +66,9 @@ TEST_CASE("the fast mapper spreads a hot expert's blocks over its replicas as th
 }
 
 TEST_CASE("Eq. 39's terms: queue grows with the mapped work, stream is paid only by an idle replica") {
-  residency res(package(), 1, 1, units::MiB(1.0), {.budget_factor = 2.0});
+  residency res(sliced_package(), 1, 1, units::MiB(1.0), {.budget_factor = 2.0});
   const int a = res.place(0, 0, 0, hbm_of(0));
-  fast_token_mapper m(package(), mapper_shape(), res);
+  fast_token_mapper m(sliced_package(), mapper_shape(), res);
   const token_group g{0, 0, 0, 0, 16};
   const auto t0 = m.terms(g, a);
   // Local group on a chiplet-local HBM replica: no link on the path, Eq. 7 gives 0.
@@ -88,10 +88,10 @@ TEST_CASE("Eq. 39's terms: queue grows with the mapped work, stream is paid only
   // Open: its ready time is fixed; more queued work hides more of it.
   CHECK(t1.stream == doctest::Approx(ready - t1.queue));
   // A second replica on the same bank waits behind the first one's stream.
-  residency two(package(), 1, 2, units::MiB(1.0), {.budget_factor = 2.0});
+  residency two(sliced_package(), 1, 2, units::MiB(1.0), {.budget_factor = 2.0});
   const int x = two.place(0, 0, 0, hbm_of(0));
   const int y = two.place(0, 1, 0, hbm_of(0));
-  fast_token_mapper m2(package(), mapper_shape(), two);
+  fast_token_mapper m2(sliced_package(), mapper_shape(), two);
   m2.commit({0, 0, 0, 0, 16}, x);
   const auto ty = m2.terms({0, 1, 0, 0, 16}, y);
   CHECK(ty.bank == doctest::Approx(1048576.0 / 14.375e9 / 1e-3 - ty.queue));
@@ -102,7 +102,7 @@ TEST_CASE("replica_core_share is the evaluation's Eq. 4 split (one core each, th
   // the critical path gives each replica against replica_core_share's count.
   for (int n : {4, 15, 16, 20}) {
     CAPTURE(n);
-    residency res(package(), 1, n, units::MiB(1.0), {.budget_factor = 1.0});
+    residency res(sliced_package(), 1, n, units::MiB(1.0), {.budget_factor = 1.0});
     std::vector<token_group> g;
     std::vector<int> entry;
     double total = 0.0;
@@ -111,7 +111,7 @@ TEST_CASE("replica_core_share is the evaluation's Eq. 4 split (one core each, th
       g.push_back({0, e, 0, 0, 10 * (e + 1)});
       total += 10 * (e + 1);
     }
-    const auto ev = evaluate_directory_layer(package(), mapper_shape(), res, g, entry);
+    const auto ev = evaluate_directory_layer(sliced_package(), mapper_shape(), res, g, entry);
     for (std::size_t r = 0; r < ev.entry_of_replica.size(); ++r) {
       const int k = ev.result.replica_cores[r];
       const int est = replica_core_share(16, n, ev.result.replica_tokens[r], total);
@@ -126,13 +126,13 @@ TEST_CASE("groups without a choice are committed first, so a choosing group sees
   // Expert 0 has replicas on chiplets 0 and 1; expert 1 has one, on chiplet 0, and 320 tokens.
   // Expert 0's groups come first in the list, from chiplet 0: chiplet 0's load from expert 1 is
   // known before they are mapped, so they all go to chiplet 1, one hop away.
-  residency res(package(), 1, 2, units::MiB(1.0), {.budget_factor = 2.0});
+  residency res(sliced_package(), 1, 2, units::MiB(1.0), {.budget_factor = 2.0});
   res.place(0, 0, 0, hbm_of(0));
   const int far = res.place(0, 0, 1, hbm_of(1));
   const int hot = res.place(0, 1, 0, hbm_of(0));
   std::vector<token_group> g(4, token_group{0, 0, 0, 0, 16});
   for (int i = 0; i < 20; ++i) g.push_back({0, 1, 0, 0, 16});
-  fast_token_mapper m(package(), mapper_shape(), res);
+  fast_token_mapper m(sliced_package(), mapper_shape(), res);
   const auto x = m.map(g);
   for (int i = 0; i < 4; ++i) CHECK(x[static_cast<std::size_t>(i)] == far);
   for (int i = 4; i < 24; ++i) CHECK(x[static_cast<std::size_t>(i)] == hot);
@@ -142,7 +142,7 @@ TEST_CASE("on a chiplet with as many active replicas as cores, a hot replica run
   // Chiplet 0 serves 16 cold experts (one token each); hot expert 16 has replicas on chiplets 0
   // and 1 and 256 tokens from chiplet 0. On chiplet 0 its replica would be one of 17 active
   // replicas, on one core (Eq. 4, list scheduling); on chiplet 1 it has all 16 cores.
-  residency res(package(), 1, 17, units::MiB(1.0), {.budget_factor = 2.0});
+  residency res(sliced_package(), 1, 17, units::MiB(1.0), {.budget_factor = 2.0});
   std::vector<token_group> g;
   for (int e = 0; e < 16; ++e) {
     res.place(0, e, 0, hbm_of(0));
@@ -153,25 +153,25 @@ TEST_CASE("on a chiplet with as many active replicas as cores, a hot replica run
   for (int i = 0; i < 16; ++i) g.push_back({0, 16, 0, 0, 16});
   // The queue and path terms alone (the bank term would also see the 16 streams queued on
   // chiplet 0's HBM and send the tokens away for that reason).
-  fast_token_mapper m(package(), mapper_shape(), res, {.w_queue = 1.0, .w_path = 1.0, .w_bank = 0.0, .w_stream = 0.0});
+  fast_token_mapper m(sliced_package(), mapper_shape(), res, {.w_queue = 1.0, .w_path = 1.0, .w_bank = 0.0, .w_stream = 0.0});
   const auto x = m.map(g);
   int on_away = 0, on_near = 0;
   for (std::size_t i = 16; i < g.size(); ++i) (x[i] == away ? on_away : on_near) += g[i].tokens;
   CHECK(on_away > 3 * on_near);
   // And the evaluation agrees: the mapper's layer is faster than nearest-replica and
   // fewest-tokens routing of the same groups.
-  const auto t = [&](const std::vector<int>& e) { return evaluate_directory_layer(package(), mapper_shape(), res, g, e).result.t_moe.si(); };
-  CHECK(t(x) < t(nearest_replica(package(), res, g)));
+  const auto t = [&](const std::vector<int>& e) { return evaluate_directory_layer(sliced_package(), mapper_shape(), res, g, e).result.t_moe.si(); };
+  CHECK(t(x) < t(nearest_replica(sliced_package(), res, g)));
   CHECK(t(x) < t(least_tokens_replica(res, g)));
   CHECK(near != away);
 }
 
 TEST_CASE("simple routings: nearest replica and fewest tokens") {
-  residency res(package(), 1, 1, units::MiB(1.0), {.budget_factor = 2.0});
+  residency res(sliced_package(), 1, 1, units::MiB(1.0), {.budget_factor = 2.0});
   const int a = res.place(0, 0, 0, hbm_of(0));
   const int b = res.place(0, 0, 15, hbm_of(15));
   const std::vector<token_group> g{{0, 0, 14, 14, 5}, {0, 0, 1, 1, 5}, {0, 0, 1, 1, 3}};
-  CHECK(nearest_replica(package(), res, g) == std::vector<int>{b, a, a});
+  CHECK(nearest_replica(sliced_package(), res, g) == std::vector<int>{b, a, a});
   CHECK(least_tokens_replica(res, g) == std::vector<int>{a, b, a});
 }
 

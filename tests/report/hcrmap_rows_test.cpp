@@ -15,6 +15,7 @@
 #include "strata/hcrmap/dqn_scorer.hpp"
 
 using namespace strata;
+using doctest::Approx;
 
 namespace {
 // The repository's checkpoint as the paper report loads it.
@@ -86,7 +87,17 @@ TEST_CASE("the report has every hcrmap.* policy id of numbers.md, once, with the
       "hcrmap.ablation.no_link_pressure.decode",
       "hcrmap.ablation.no_bank_pressure.decode",
       "hcrmap.ablation.no_compute_pressure.decode",
-      "hcrmap.ablation.no_migration_pressure.decode"};
+      "hcrmap.ablation.no_migration_pressure.decode",
+      // The paper's premises on the substrate (report/hcrmap_premises.hpp) and the decode shape.
+      "hcrmap.premise.hbm_stream_over_dram_stream",
+      "hcrmap.premise.nearest_replica_not_fastest",
+      "hcrmap.premise.hydra_d2d_ratio",
+      "hcrmap.premise.hydra_latency_ratio",
+      "hcrmap.premise.copies_cut_queueing",
+      "hcrmap.premise.capacity_boundary",
+      "hcrmap.premise.hbm_cuts_repeated_streaming",
+      "hcrmap.premise.migration_delays_dispatch",
+      "hcrmap.decode_shape.non_routed_share.decode"};
   std::set<std::string> seen;
   for (const auto& r : rows()) {
     CAPTURE(r.id);
@@ -124,6 +135,47 @@ TEST_CASE("judged rows: the matched-capacity reductions against their ±30 % ban
     if (r.unit == "fraction") CHECK(r.value < 1.0);
     if (r.unit == "x") CHECK(r.value > 0.0);
   }
+}
+
+TEST_CASE("premise rows: each passes or carries a known disagreement that derives why, and each is a check") {
+  int premises = 0;
+  for (const auto& r : rows()) {
+    if (r.id.rfind("hcrmap.premise.", 0) != 0) continue;
+    CAPTURE(r.id);
+    ++premises;
+    CHECK(r.kind == row_kind::check);
+    CHECK(r.ok().has_value());
+    CHECK(r.ok().value_or(false) == r.known_disagreement.empty());
+  }
+  CHECK(premises == 8);
+  // The premises the substrate supports.
+  for (const char* id : {"hcrmap.premise.hbm_stream_over_dram_stream", "hcrmap.premise.nearest_replica_not_fastest",
+                         "hcrmap.premise.copies_cut_queueing", "hcrmap.premise.capacity_boundary",
+                         "hcrmap.premise.hbm_cuts_repeated_streaming"}) {
+    CAPTURE(id);
+    CHECK(row(id).ok().value_or(false));
+  }
+  // The decode shape the report uses: Table 2's 512 active sequences, 2048 tokens of context.
+  CHECK(row("hcrmap.decode_shape.non_routed_share.decode").source.find("512 active sequences, context 2048") != std::string::npos);
+}
+
+TEST_CASE("the substrate-only premises turn with the HBM striping: 2-PC slices contradict them, stacks support them") {
+  // Without suite results only the substrate's rows carry information.
+  const auto at = [](const std::vector<paper_row>& rs, const std::string& id) {
+    for (const auto& r : rs) {
+      if (r.id == id) return r;
+    }
+    FAIL("missing row " << id);
+    return rs.front();
+  };
+  const auto stacks = hcrmap_premise_rows({}, {});
+  substrate_params old;
+  old.hbm.stripe = 2;  // 28.75 GB/s per chiplet, the earlier layout
+  const auto slices = hcrmap_premise_rows({}, {}, old);
+  CHECK(at(stacks, "hcrmap.premise.hbm_stream_over_dram_stream").value == Approx(230.0 / 102.4));
+  CHECK(at(slices, "hcrmap.premise.hbm_stream_over_dram_stream").value == Approx(28.75 / 102.4));
+  CHECK(at(stacks, "hcrmap.premise.nearest_replica_not_fastest").value < 1.0);
+  CHECK(at(slices, "hcrmap.premise.nearest_replica_not_fastest").value > 1.0);
 }
 
 TEST_CASE("run_tasks runs every index once on several threads and rethrows the lowest failing one") {

@@ -76,6 +76,39 @@ TEST_CASE("HCRMap budget study: a point is run_residency_point's comparison, col
   CHECK(column(s, at1, "fixed_replicas") < column(s, model(design_point(model.space(), 1)), "fixed_replicas"));
 }
 
+TEST_CASE("HCRMap budget study: the decode shape is an axis (context) and an option (kv), routed time beside end to end") {
+  const auto s = budget_scenario(R"({"name": "context", "kind": "list", "values": [512, 4096]})",
+                                 R"("hcrmap": {"mode": "decode", "windows": 1, "max_layers": 1, "kv": "dram"})");
+  CHECK(s.hcrmap.kv == kv_placement::dram);
+  const scenario_model model(s);
+  REQUIRE(model.space().size() == 2);
+  const auto m = preset("DeepSeek-V2-Lite");
+  const auto trace = hcrmap_trace(m);
+  std::vector<double> non_routed;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const design_point x(model.space(), i);
+    const auto row = model(x);
+    experiment_params xp;
+    xp.windows = 1;
+    xp.max_layers = 1;
+    xp.context = static_cast<int>(x["context"]);
+    xp.scale_out.residency.kv = kv_placement::dram;
+    const auto r = run_residency_point({}, m, trace, phase::decode, {}, scenario_hcrmap_policies(), xp);
+    CAPTURE(xp.context);
+    CHECK(column(s, row, "static_routed_us") == doctest::Approx(r.of(policy_kind::single_copy_static).moe_s * 1e6));
+    CHECK(column(s, row, "hcrmap_routed_us") == doctest::Approx(r.of(policy_kind::hcrmap).moe_s * 1e6));
+    CHECK(column(s, row, "non_routed_us") == doctest::Approx(r.non_routed_s * 1e6));
+    // End to end = routed + the policy-independent rest.
+    CHECK(column(s, row, "static_latency_us") ==
+          doctest::Approx(column(s, row, "static_routed_us") + column(s, row, "non_routed_us")));
+    non_routed.push_back(column(s, row, "non_routed_us"));
+  }
+  CHECK(non_routed[1] > non_routed[0]);  // 8x the KV cache to read every step
+  const auto fails_at = [](const std::string& text) { return field_of([&] { (void)read_scenario(text, "bad.json"); }); };
+  CHECK(fails_at(R"({"name": "b", "study": "hcrmap_budget", "hcrmap": {"kv": "on_die"}, "sweep": {"axes": [{"name": "context", "kind": "list", "values": [512]}]}})") ==
+        "hcrmap.kv");
+}
+
 TEST_CASE("run_residency_point: Table 1's point is run_experiment's; the budget and the scales are checked") {
   const auto m = preset("DeepSeek-V2-Lite");
   const auto trace = hcrmap_trace(m);

@@ -17,6 +17,19 @@ inline const strata::substrate& package() {
   return s;
 }
 
+/// The package with HBM cut into 2-pseudo-channel slices under each of the 16 chiplets
+/// (`hbm.stripe = 2`, the earlier layout), built once: the mechanism tests of tests/hcrmap lay
+/// replicas out by hand on chiplet-local HBM of every chiplet. Table 1's default layout (two
+/// stacks) is tested in tests/chiplet.
+inline const strata::substrate& sliced_package() {
+  static const strata::substrate s([] {
+    strata::substrate_params p;
+    p.hbm.stripe = 2;
+    return p;
+  }());
+  return s;
+}
+
 /// An area in mm².
 inline double mm2(const strata::area<>& a) { return a.in(strata::units::mm2); }
 

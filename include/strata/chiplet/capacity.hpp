@@ -11,7 +11,9 @@
 /// Placement rule (first fit by data class, in this order, each class whole in one tier):
 ///   activations      SRAM → HBM → DRAM   (the near tier; spills when the window is large)
 ///   non-routed weights  HBM → DRAM       (read every step)
-///   KV cache         HBM → DRAM
+///   KV cache         HBM → DRAM by default; `residency_params::kv` (`kv_placement`): `dram`
+///                    DRAM → HBM; `by_pressure` the tier whose used / capacity is lower after
+///                    placing it (ties HBM), the other as fallback
 ///   embedding / LM head DRAM → HBM       (read once per step, a few rows)
 /// into each tier's free space: capacity − expert bytes already resident there − the residency's
 /// per-bank reserves A (SRAM) and M (every bank) of Eq. 1. A class that fits no tier makes the
@@ -126,16 +128,30 @@ inline package_fit place_package(const substrate& s, const footprint& need, cons
     std::array<tier_kind, 3> order;
     int choices;
   };
+  // KV cache order by `rp.kv`; by pressure, from the free space left by the classes before it
+  // (activations and non-routed weights: placed below in this order, their choices known only
+  // then, so the KV order is settled when its turn comes).
+  std::array<tier_kind, 3> kv_order{tier_kind::hbm, tier_kind::dram, tier_kind::dram};
+  if (rp.kv == kv_placement::dram) kv_order = {tier_kind::dram, tier_kind::hbm, tier_kind::hbm};
   const item items[] = {
       {"activations", need.activations, &f.placement.activations, &footprint::activations,
        {tier_kind::sram, tier_kind::hbm, tier_kind::dram}, 3},
       {"non-routed weights", need.weights, &f.placement.weights, &footprint::weights,
        {tier_kind::hbm, tier_kind::dram, tier_kind::dram}, 2},
-      {"KV cache", need.kv, &f.placement.kv, &footprint::kv, {tier_kind::hbm, tier_kind::dram, tier_kind::dram}, 2},
+      {"KV cache", need.kv, &f.placement.kv, &footprint::kv, kv_order, 2},
       {"embedding/LM head", need.non_nmp, &f.placement.non_nmp, &footprint::non_nmp,
        {tier_kind::dram, tier_kind::hbm, tier_kind::hbm}, 2},
   };
-  for (const auto& it : items) {
+  for (const auto& item_ : items) {
+    item it = item_;
+    if (it.field == &footprint::kv && rp.kv == kv_placement::by_pressure) {
+      const auto pressure = [&](tier_kind t) {
+        const auto i = static_cast<std::size_t>(t);
+        const double cap = f.tiers[i].capacity.si();
+        return cap > 0.0 ? 1.0 - (free[i] - it.bytes.si()) / cap : 1e300;
+      };
+      if (pressure(tier_kind::dram) < pressure(tier_kind::hbm)) it.order = {tier_kind::dram, tier_kind::hbm, tier_kind::hbm};
+    }
     tier_kind chosen = it.order[0];
     bool placed = false;
     for (int c = 0; c < it.choices && !placed; ++c) {

@@ -65,6 +65,18 @@ struct place_candidate {
   friend bool operator==(const place_candidate&, const place_candidate&) = default;
 };
 
+/// Where the KV cache of a window goes (`chiplet/capacity.hpp`'s placement rule): a residency
+/// choice, since KV bytes in HBM are bytes warm experts cannot hold there.
+enum class kv_placement {
+  hbm_first,   ///< HBM, else DRAM (the default: KV is read every decode step)
+  dram,        ///< DRAM, else HBM (HBM left to the experts)
+  by_pressure  ///< the tier left with the lower capacity pressure (used / capacity) after placing it
+};
+constexpr auto enum_names(kv_placement) {
+  return std::array{std::pair{kv_placement::hbm_first, "hbm_first"}, std::pair{kv_placement::dram, "dram"},
+                    std::pair{kv_placement::by_pressure, "by_pressure"}};
+}
+
 /// Parameters of the residency state.
 struct residency_params {
   int max_replicas_per_expert = 4;   ///< R^max_{l,e} (Eq. 2, 23) [assumed]
@@ -82,6 +94,9 @@ struct residency_params {
   data_size<> sram_other{};
   data_size<> hbm_other{};   ///< as `sram_other`, for the HBM tier
   data_size<> dram_other{};  ///< as `sram_other`, for the DRAM tier
+  /// Tier of the KV cache (`capacity.hpp`). [Default hbm_first, the earlier rule; HCRMap does not
+  /// place the KV cache]
+  kv_placement kv = kv_placement::hbm_first;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -93,6 +108,7 @@ struct residency_params {
     v("sram_other", s.sram_other);
     v("hbm_other", s.hbm_other);
     v("dram_other", s.dram_other);
+    v("kv", s.kv);
   }
 };
 
@@ -114,6 +130,8 @@ inline void validate(const residency_params& p, const substrate& s) {
   detail::require_positive(p.chunk.si(), id, "chunk", "B");
   detail::require_nonnegative(p.sram_reserve.si(), id, "sram_reserve", "B");
   detail::require_nonnegative(p.metadata_reserve.si(), id, "metadata_reserve", "B");
+  detail::require(static_cast<int>(p.kv) >= 0 && static_cast<int>(p.kv) <= 2, id, "kv", static_cast<int>(p.kv),
+                  "hbm_first, dram or by_pressure");
   double sram_min = 0.0, other_min = 0.0;
   for (const auto& b : s.banks()) {
     double& m = b.tier == tier_kind::sram ? sram_min : other_min;

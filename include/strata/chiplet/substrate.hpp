@@ -11,25 +11,55 @@
 /// Routes are dimension-ordered XY between compute chiplets; an IO chiplet enters and leaves the
 /// mesh through its attachment chiplet.
 ///
-/// Tiers and banks (φ(r) = (tier, chiplet, bank)), choices where Table 1 leaves geometry open:
+/// Table 1 as resources (HCRMap Table 1, cited by its row). A tier's *units*
+/// are its independent bandwidth slices, each at the tier's bandwidth / units; a *home* is the
+/// set of units one expert's weights stripe over (`chiplet_tier_spec::stripe`), so a stream from
+/// a home runs at Σ of its units' bandwidth (`home_rate`), and the homes are units / stripe.
+/// What follows from the resources and the striping, never from a slice count:
+///
+/// | tier | Table 1 row | units | stripe (default) | home rate | homes, path to chiplet c |
+/// |------|-------------|-------|------------------|-----------|--------------------------|
+/// | SRAM | "SRAM tier": 64 MB, 16 banks, 2.0 TB/s | 16 banks per group | the group's 16 banks | 2.0 TB/s | one per `group_x × group_y` group; stacked: no link |
+/// | HBM  | "HBM tier": 8 GB HBM2, 32 pseudo-channels, 460 GB/s | 32 PCs at 14.375 GB/s | 16 PCs: one HBM2 stack | 230 GB/s | 2 stacks beside chiplets 5 and 10 (`hbm_attach`); local: no link, else XY over D2D ("D2D bandwidth": 256 GB/s per direction) |
+/// | DRAM | "DRAM tier": 32 GB DDR5, 8 DDR5-6400 channels, 409.6 GB/s | 8 channels at 51.2 GB/s | 0: the channels of one IO chiplet (2) | 102.4 GB/s | one per IO chiplet ("IO/memory chiplets": 4); IO link up to the attachment chiplet, then XY over D2D ("D2D bandwidth", "Routing algorithm": XY) |
+///
+/// - HBM: JESD235 gives an HBM2 stack 8 channels of 2 pseudo-channels, so Table 1's 32 PCs are
+///   two stacks (4 GB and 230 GB/s each: 1.8 Gb/s per pin × 1024 pins); a stack's controller
+///   interleaves addresses over all its pseudo-channels, so an expert stripes over one stack
+///   (`hbm.stripe = 16`). Open alternatives, parameters: `hbm.stripe = 2` is the earlier layout (2 PCs = 512 MB, 28.75 GB/s under each of the 16 chiplets: the 460
+///   GB/s divided by the chiplet count, a slice slower per stream than a DRAM home);
+///   `hbm.stripe = 32` one package-wide interleave; `hbm_placement::behind_io` puts the homes
+///   behind the IO chiplets. Where the stacks sit is a choice (Table 1 is silent): the two inner
+///   diagonal chiplets, each chiplet at most 3 hops from a stack.
+/// - DRAM: each IO/memory chiplet (Table 1 row "IO/memory chiplets": 4) holds the memory
+///   controller of 8 / 4 = 2 DDR5 channels and interleaves over them (`dram.stripe = 0`); a DRAM stream occupies its IO
+///   chiplet's link ("shared I/O", §3) and the mesh links of the XY route from the attachment.
+/// - SRAM: a group's 16 banks are one home (an SRAM group is one macro; `sram.stripe` must be 0
+///   or `sram.banks`).
+/// - `stripe = 0` is the rule "the tier's units divided evenly over its home nodes" (chiplets for
+///   chiplet-local HBM, IO chiplets for pools), unit i at node ⌊i·nodes / units⌋; a stripe wider
+///   than the tier is the whole tier; with units not a multiple of the stripe, the last home holds
+///   the remainder.
+/// - Stream rate (`stream_rate`): a stream's weights are ready after max(bank service, route):
+///   Lat + S/BW_home (Eq. 10) against Σ_u (λ_u + S/B_u) (Eq. 7), so its rate is
+///   min(BW_home, (Σ_{u∈path} 1/B_u)^−1). Under the defaults the home rates are SRAM 2.0 TB/s ≥
+///   HBM 230 GB/s ≥ DRAM 102.4 GB/s, the order §3 describes (checked in tests, not tuned).
+///
+/// Tiers and banks (φ(r) = (tier, chiplet, bank)):
 /// - SRAM: the mesh is cut into chiplet groups of `group_x × group_y` (default 2 × 2 quadrants);
 ///   each group has a stacked near-tier of `sram.capacity` in `sram.banks` banks sharing
 ///   `sram.bandwidth`. Only chiplets of the group see those banks; access is vertical (no mesh
 ///   link).
 /// - HBM, placed by `hbm_placement`:
 ///   `chiplet_local` (default; HCRMap §4.2 / Fig. 4: "local SRAM/HBM/DRAM regions form tiered
-///   bank sets B_{t,c}", and the paper's "chiplet-local HBM"): the Table 1 subsystem (8 GB,
-///   32 pseudo-channels, 460 GB/s) is divided over the compute chiplets, pseudo-channel i under
-///   chiplet ⌊i·|C| / banks⌋ — with Table 1's 32 PCs and 16 chiplets, 2 PCs = 512 MB and
-///   28.75 GB/s under each chiplet. A replica executing on the chiplet that holds its HBM
-///   streams its weights vertically, without crossing a package link (memory route empty); a
-///   replica on another chiplet reaches that HBM over the mesh (XY from the holder).
-///   `behind_io` (the earlier layout): one pool whose pseudo-channels are split into equal
-///   contiguous blocks over the IO chiplets, reached over IO link → attachment chiplet → XY.
-/// - DRAM: one shared pool behind the IO chiplets ("group-shared DRAM"), channels in contiguous
-///   blocks over the IO chiplets, as HBM behind_io.
-/// A replica larger than one bank is striped over consecutive banks of its tier and home (a
-/// span); a span of one bank is the paper's single-bank placement.
+///   bank sets B_{t,c}"): each HBM home sits beside a compute chiplet (`hbm_attach`, or spread
+///   on the mesh diagonal when empty). A replica executing on the chiplet that holds
+///   its HBM streams its weights vertically, without crossing a package link (memory route
+///   empty); a replica on another chiplet reaches that HBM over the mesh (XY from the holder).
+///   `behind_io`: the homes behind the IO chiplets, reached over IO link → attachment chiplet → XY.
+/// - DRAM: one shared pool behind the IO chiplets ("group-shared DRAM").
+/// A replica is striped over the banks of its home (a span); a span of one bank is the paper's
+/// single-bank placement.
 ///
 /// Size and range limits (hostile or mistyped input must neither exhaust memory nor yield
 /// inf/NaN): the mesh holds at most `max_chiplets` compute chiplets (default 4096, a 64 × 64
@@ -83,6 +113,9 @@ struct chiplet_tier_spec {
   strata::bandwidth<> bandwidth{};        ///< aggregate over those banks
   duration<> latency{};           ///< fixed access latency Lat_{t,c,b}
   energy_per_data<> energy{};     ///< ε_{t,c,b}
+  /// Units (banks, pseudo-channels, channels) one expert's weights stripe over: one home's
+  /// units. 0: the tier's units divided evenly over its home nodes (file comment).
+  int stripe = 0;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -91,6 +124,7 @@ struct chiplet_tier_spec {
     v("bandwidth", s.bandwidth);
     v("latency", s.latency);
     v("energy", s.energy);
+    v("stripe", s.stripe);
   }
   friend bool operator==(const chiplet_tier_spec&, const chiplet_tier_spec&) = default;
 };
@@ -140,20 +174,28 @@ struct substrate_params {
   std::vector<int> io_attach{0, 3, 12, 15};
   int group_x = 2;                ///< SRAM chiplet group width [choice: 2 × 2 quadrants]
   int group_y = 2;                ///< SRAM chiplet group height
-  /// Stacked SRAM near-tier per chiplet group. [HCRMap Table 1: 64 MB, 16 banks, 2.0 TB/s,
-  /// 1.25 pJ/B; latency assumed 2 ns (a few cycles of a stacked macro)]
+  /// Stacked SRAM near-tier per chiplet group. [HCRMap Table 1 row "SRAM tier": 64 MB,
+  /// 16 banks, 2.0 TB/s, 1.25 pJ/B; latency assumed 2 ns (a few cycles of a stacked macro).
+  /// Stripe 0: the group's banks, one home]
   chiplet_tier_spec sram{units::MB(64.0), 16, units::TBps(2.0), units::ns(2.0), units::pJ_per_B(1.25)};
-  /// HBM subsystem, totals over the package. [HCRMap Table 1: 8 GB HBM2, 32 pseudo-channels,
-  /// 460 GB/s, 31.8 pJ/B; latency assumed 50 ns: HBM2 row miss tRCD + tCL ≈ 28 ns (JESD235)
-  /// plus controller]
-  chiplet_tier_spec hbm{units::GB(8.0), 32, units::GBps(460.0), units::ns(50.0), units::pJ_per_B(31.8)};
-  /// Shared DRAM pool. [HCRMap Table 1: 32 GB DDR5, 8 × DDR5-6400 channels, 409.6 GB/s,
-  /// 160 pJ/B; latency assumed 70 ns: DDR5-6400B tRCD + tCL = 32.5 ns (JESD79-5) plus
-  /// controller and PHY]
+  /// HBM subsystem, totals over the package. [HCRMap Table 1 row "HBM tier": 8 GB
+  /// HBM2, 32 pseudo-channels, 460 GB/s, 31.8 pJ/B; latency assumed 50 ns: HBM2 row miss tRCD +
+  /// tCL ≈ 28 ns (JESD235) plus controller. Stripe 16: one HBM2 stack of 8 channels × 2
+  /// pseudo-channels (JESD235), interleaved by its controller (file comment)]
+  chiplet_tier_spec hbm{units::GB(8.0), 32, units::GBps(460.0), units::ns(50.0), units::pJ_per_B(31.8), 16};
+  /// Shared DRAM pool. [HCRMap Table 1 row "DRAM tier": 32 GB DDR5, 8 × DDR5-6400
+  /// channels, 409.6 GB/s, 160 pJ/B; latency assumed 70 ns: DDR5-6400B tRCD + tCL = 32.5 ns
+  /// (JESD79-5) plus controller and PHY. Stripe 0: the channels behind one IO chiplet, 2]
   chiplet_tier_spec dram{units::GB(32.0), 8, units::GBps(409.6), units::ns(70.0), units::pJ_per_B(160.0)};
   /// Where the HBM pseudo-channels sit (JSON key `hbm_placement`: "chiplet_local" or
   /// "behind_io"). [HCRMap §4.2, Fig. 4: chiplet-local]
   hbm_placement hbm_at = hbm_placement::chiplet_local;
+  /// Compute chiplet beside each chiplet-local HBM home (home j beside `hbm_attach[j]`; the
+  /// first `homes` entries are used). Empty (default): spread on the mesh diagonal, home j beside
+  /// chiplet (⌊(j+1)·mesh_x / (H+1)⌋, ⌊(j+1)·mesh_y / (H+1)⌋) when the H homes fit on it (H ≤
+  /// min(mesh_x, mesh_y)), else beside chiplet ⌊j·|C| / H⌋. [Choice, Table 1 does not place the
+  /// stacks: Table 1's two stacks sit beside the inner diagonal chiplets 5 and 10]
+  std::vector<int> hbm_attach{};
   /// Limit on mesh_x · mesh_y (adjustable). [Choice: 4096, a 64 × 64 mesh]
   int max_chiplets = 4096;
   /// Limit on the package's banks: SRAM banks of all groups + HBM + DRAM (adjustable).
@@ -180,6 +222,7 @@ struct substrate_params {
     v("hbm", s.hbm);
     v("dram", s.dram);
     v("hbm_placement", s.hbm_at);
+    v("hbm_attach", s.hbm_attach);
     v("max_chiplets", s.max_chiplets);
     v("max_banks", s.max_banks);
   }
@@ -217,6 +260,13 @@ inline void validate_tier(const chiplet_tier_spec& t, const std::string& f, int 
   require_in(t.bandwidth.si(), R::bandwidth_lo, R::bandwidth_hi, id, f + ".bandwidth");
   require_in(t.latency.si(), 0.0, R::latency_hi, id, f + ".latency");
   require_in(t.energy.si(), 0.0, R::energy_hi, id, f + ".energy");
+  require(t.stripe >= 0 && t.stripe <= max_banks, id, f + ".stripe", t.stripe,
+          ("in [0, max_banks = " + std::to_string(max_banks) + "] (0: the units divided over the home nodes)").c_str());
+}
+/// Homes of a tier of `units` units striped `stripe` wide over `nodes` home nodes: ⌈units /
+/// stripe⌉, or min(units, nodes) for stripe 0 (nodes with a unit).
+inline int tier_homes(int units, int stripe, int nodes) {
+  return stripe == 0 ? std::min(units, nodes) : (units + std::min(stripe, units) - 1) / std::min(stripe, units);
 }
 }  // namespace detail
 
@@ -259,12 +309,68 @@ inline void validate(const substrate_params& p) {
   detail::validate_tier(p.sram, "sram", p.max_banks);
   detail::validate_tier(p.hbm, "hbm", p.max_banks);
   detail::validate_tier(p.dram, "dram", p.max_banks);
+  detail::require(p.sram.stripe == 0 || p.sram.stripe == p.sram.banks, id, "sram.stripe", p.sram.stripe,
+                  "0 or sram.banks (an SRAM group's banks are one home)");
+  const int nio = static_cast<int>(p.io_attach.size());
+  const auto pool_homes = [&](const chiplet_tier_spec& t, const char* field) {
+    const int h = detail::tier_homes(t.banks, t.stripe, nio);
+    detail::require(h <= nio, id, field, t.stripe,
+                    ("such that the homes (banks / stripe = " + std::to_string(h) + ") are at most the " +
+                     std::to_string(nio) + " IO chiplets they sit behind")
+                        .c_str());
+  };
+  pool_homes(p.dram, "dram.stripe");
+  if (p.hbm_at == hbm_placement::behind_io) {
+    pool_homes(p.hbm, "hbm.stripe");
+  } else {
+    const int h = detail::tier_homes(p.hbm.banks, p.hbm.stripe, static_cast<int>(nc));
+    if (p.hbm_attach.empty()) {
+      detail::require(h <= nc, id, "hbm.stripe", p.hbm.stripe,
+                      ("such that the HBM homes (banks / stripe = " + std::to_string(h) +
+                       ") are at most the compute chiplets")
+                          .c_str());
+    } else {
+      detail::require(p.hbm_attach.size() >= static_cast<std::size_t>(h), id, "hbm_attach", p.hbm_attach.size(),
+                      ("one compute chiplet per HBM home (hbm.banks / hbm.stripe = " + std::to_string(h) +
+                       "), or empty for chiplet floor(j * chiplets / homes)")
+                          .c_str());
+      for (std::size_t j = 0; j < static_cast<std::size_t>(h); ++j) {
+        const int c = p.hbm_attach[j];
+        if (c < 0 || c >= nc) detail::require(false, id, "hbm_attach[" + std::to_string(j) + "]", c, "a compute chiplet id");
+        for (std::size_t k = 0; k < j; ++k) {
+          if (p.hbm_attach[k] == c) detail::require(false, id, "hbm_attach[" + std::to_string(j) + "]", c, "distinct from the other HBM homes' chiplets");
+        }
+      }
+    }
+  }
   const long long groups = static_cast<long long>(p.mesh_x / p.group_x) * (p.mesh_y / p.group_y);
   const long long banks = groups * p.sram.banks + p.hbm.banks + p.dram.banks;
   detail::require(banks <= p.max_banks, id, "sram.banks", banks,
                   ("such that all banks (SRAM groups × sram.banks + hbm.banks + dram.banks) <= max_banks = " +
                    std::to_string(p.max_banks))
                       .c_str());
+}
+
+/// Rate of one stream striped over `stripe` of a tier's `units` units that share `tier`'s
+/// bandwidth: BW · w / N (w = min(stripe, units)) — the home rate of the file comment's table
+/// (Table 1's 460 GB/s over 32 PCs, 16 of them per stack: 230 GB/s). Generic in the scalar
+/// (autodiff: ∂/∂BW = w / N).
+template <class T>
+bandwidth<T> stripe_rate(const bandwidth<T>& tier, int units, int stripe) {
+  const int w = stripe < units ? stripe : units;
+  return tier * (T(w) / T(units));
+}
+
+/// Steady rate of a weight stream from a home of rate `home` over links of bandwidths `links`:
+/// the weights are ready after max(S / BW_home, Σ_u S / B_u) (Eq. 10 against Eq. 7, latencies
+/// aside), so the rate is min(BW_home, (Σ_u 1 / B_u)^−1); no link: BW_home. Generic in the scalar.
+template <class T>
+bandwidth<T> stream_rate(const bandwidth<T>& home, const std::vector<bandwidth<T>>& links) {
+  if (links.empty()) return home;
+  T inv = T(0);
+  for (const auto& b : links) inv += T(1) / b.si();
+  const T route = T(1) / inv;
+  return route < home.si() ? bandwidth<T>::from_si(route) : home;
 }
 
 /// Kind of link, for energy accounting (Eq. 17: E_NoC vs E_D2D).
@@ -342,7 +448,7 @@ class substrate {
                    static_cast<std::size_t>(p_.hbm.banks) + static_cast<std::size_t>(p_.dram.banks));
     for (int g = 0; g < groups; ++g) add_banks_(tier_kind::sram, p_.sram, p_.sram.banks, g);
     if (p_.hbm_at == hbm_placement::chiplet_local) {
-      add_blocks_(tier_kind::hbm, p_.hbm, 0, nc);
+      add_blocks_(tier_kind::hbm, p_.hbm, 0, nc, hbm_attach_(detail::tier_homes(p_.hbm.banks, p_.hbm.stripe, nc)));
     } else {
       add_blocks_(tier_kind::hbm, p_.hbm, nc, io_chiplets());
     }
@@ -496,6 +602,26 @@ class substrate {
     if (home < 0 || home >= nodes()) return {0, 0};
     return home_banks_[static_cast<std::size_t>(home) * 3 + static_cast<std::size_t>(tier)];
   }
+  /// Bandwidth of the home `home` of `tier` (Σ of its banks, Table 1's units): the rate of one
+  /// stream striped over it (0 when the home has no bank of the tier).
+  [[nodiscard]] strata::bandwidth<> home_rate(tier_kind tier, int home) const {
+    const auto [first, n] = home_banks(tier, home);
+    strata::bandwidth<> bw{};
+    for (int i = 0; i < n; ++i) bw += banks_[static_cast<std::size_t>(first + i)].bandwidth;
+    return bw;
+  }
+  /// Steady rate of a stream from the bank span [bank, bank + span) to compute chiplet `c` over
+  /// its memory path (`stream_rate`): Σ span bandwidth against the path's links. Throws
+  /// `config_error` for a bad bank, span or chiplet.
+  [[nodiscard]] strata::bandwidth<> stream_rate_to(int bank, int span, int c) const {
+    detail::require(span >= 1 && bank >= 0 && static_cast<std::size_t>(bank) + static_cast<std::size_t>(span) <= banks_.size(),
+                    "strata.substrate", "span", span, "banks within the substrate");
+    strata::bandwidth<> bw{};
+    for (int i = 0; i < span; ++i) bw += banks_[static_cast<std::size_t>(bank + i)].bandwidth;
+    std::vector<strata::bandwidth<>> path;
+    for (int u : memory_path(bank, c)) path.push_back(links_[static_cast<std::size_t>(u)].bandwidth);
+    return stream_rate(bw, path);
+  }
   /// Π_core in FLOP/s (multiply-add = 2).
   [[nodiscard]] op_rate<> core_throughput() const {
     return op_rate<>::from_si(2.0 * p_.core_macs_per_cycle * p_.clock.si());
@@ -549,6 +675,18 @@ class substrate {
       for (std::size_t i = 0; i < n; ++i) o[start[static_cast<std::size_t>(dist[i])]++] = hbm_homes_[i];
     }
   }
+  /// Chiplets beside the chiplet-local HBM homes (`substrate_params::hbm_attach`): the given
+  /// ones, or the diagonal spread, or empty (id order, `add_blocks_`).
+  [[nodiscard]] std::vector<int> hbm_attach_(int homes) const {
+    if (p_.hbm.stripe == 0) return {};
+    if (!p_.hbm_attach.empty()) return {p_.hbm_attach.begin(), p_.hbm_attach.begin() + homes};
+    if (homes > std::min(p_.mesh_x, p_.mesh_y)) return {};
+    std::vector<int> out;
+    for (int j = 0; j < homes; ++j) {
+      out.push_back((j + 1) * p_.mesh_y / (homes + 1) * p_.mesh_x + (j + 1) * p_.mesh_x / (homes + 1));
+    }
+    return out;
+  }
   void add_banks_(tier_kind t, const chiplet_tier_spec& s, int n, int home) {
     auto& r = tier_range_[static_cast<std::size_t>(t)];
     if (r.first == r.second) r.first = r.second = static_cast<int>(banks_.size());
@@ -557,16 +695,27 @@ class substrate {
     }
     r.second = static_cast<int>(banks_.size());
   }
-  /// Banks of a package-wide tier in equal contiguous blocks over `count` homes starting at
-  /// node `first`: bank i on home first + ⌊i·count / banks⌋, so one home's banks form a span.
-  void add_blocks_(tier_kind t, const chiplet_tier_spec& s, int first, int count) {
+  /// Banks of a package-wide tier over the `count` nodes starting at node `first`, so one home's
+  /// banks form a span. Stripe 0: bank i on node first + ⌊i·count / banks⌋. Stripe w: bank i in
+  /// home j = ⌊i / w⌋, on node `attach[j]` when given, else first + ⌊j·count / homes⌋.
+  void add_blocks_(tier_kind t, const chiplet_tier_spec& s, int first, int count, const std::vector<int>& attach = {}) {
     auto& r = tier_range_[static_cast<std::size_t>(t)];
     r.first = r.second = static_cast<int>(banks_.size());
-    std::vector<int> per(static_cast<std::size_t>(count), 0);
+    const int w = std::min(s.stripe, s.banks);
+    const int homes = detail::tier_homes(s.banks, s.stripe, count);
+    int index = 0, last = -1;
     for (int i = 0; i < s.banks; ++i) {
-      const int h = static_cast<int>(static_cast<long long>(i) * count / s.banks);
-      banks_.push_back({t, first + h, per[static_cast<std::size_t>(h)]++, s.capacity / double(s.banks),
-                        s.bandwidth / double(s.banks), s.latency, s.energy});
+      int node = 0;
+      if (w == 0) {
+        node = first + static_cast<int>(static_cast<long long>(i) * count / s.banks);
+      } else {
+        const int j = i / w;
+        node = attach.empty() ? first + static_cast<int>(static_cast<long long>(j) * count / homes)
+                              : attach[static_cast<std::size_t>(j)];
+      }
+      index = node == last ? index + 1 : 0;
+      last = node;
+      banks_.push_back({t, node, index, s.capacity / double(s.banks), s.bandwidth / double(s.banks), s.latency, s.energy});
     }
     r.second = static_cast<int>(banks_.size());
   }

@@ -41,7 +41,10 @@ struct experiment_params {
   /// the window on the layout so far (`policy_session::plan`, which stops at the first round that
   /// installs nothing). [Design choice: 16]
   int planning_rounds = 16;
-  /// Decode context of each sequence (KV cache tokens). [Design choice: 2048, the prefill length]
+  /// Decode context of each sequence (KV cache tokens). [Design choice: 2048, the prefill length;
+  /// HCRMap Table 2 gives the 512 active tokens, not their context. The KV cache's tier is a
+  /// residency option, `scale_out.residency.kv` (`kv_placement`: HBM first by default, DRAM, or
+  /// by capacity pressure); `examples/scenarios/decode_shape_kv_*.json` sweep 512…4096]
   int context = 2048;
   /// Decode batch B: a decode window takes one token from each of B concurrent sequences.
   /// [HCRMap Table 2: 512 active tokens]

@@ -47,6 +47,10 @@ struct policy_result {
   stage_times stages{};            ///< mean Σ_l critical-group stages, scaled (Fig. 5)
   double dram_stream_bytes = 0.0;  ///< mean weight bytes streamed from the DRAM tier, scaled
   double hbm_stream_bytes = 0.0;   ///< mean weight bytes streamed from HBM, scaled
+  /// Mean bytes × package links crossed per window, scaled (Σ_u L^phys_u, Eq. 5): the D2D traffic
+  /// of Fig. 2(a); `d2d_token_bytes` its dispatch and gather part
+  double d2d_bytes = 0.0;
+  double d2d_token_bytes = 0.0;    ///< dispatch + gather bytes × links crossed per window, scaled
   std::vector<double> chiplet_busy_s;  ///< compute service per chiplet, evaluated layers (Fig. 8)
   int replicas = 0;                ///< published replicas on the evaluated layers at the end
   int edits = 0;                   ///< residency edits scheduled while serving
@@ -64,6 +68,8 @@ struct policy_result {
     v("stages", s.stages);
     v("dram_stream_bytes", s.dram_stream_bytes);
     v("hbm_stream_bytes", s.hbm_stream_bytes);
+    v("d2d_bytes", s.d2d_bytes);
+    v("d2d_token_bytes", s.d2d_token_bytes);
     v("chiplet_busy_s", s.chiplet_busy_s);
     v("replicas", s.replicas);
     v("edits", s.edits);

@@ -332,6 +332,10 @@ class policy_session {
           if (s_->banks()[b].tier == tier_kind::dram) account->dram_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
           if (s_->banks()[b].tier == tier_kind::hbm) account->hbm_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
         }
+        for (std::size_t u = 0; u < s_->links().size(); ++u) {
+          account->d2d_bytes += r.link_load(static_cast<int>(u)) * scale / windows;
+          account->d2d_token_bytes += (r.link_bytes[u * 4] + r.link_bytes[u * 4 + 1]) * scale / windows;
+        }
       }
     }
     return out;

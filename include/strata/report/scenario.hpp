@@ -42,7 +42,11 @@
 ///   model's trace split by sequence). Columns: <policy>_normalised for static, fixed, hydra,
 ///   moentwine, pimoe and hcrmap (mean window T_E2E over single-copy static's at the same point),
 ///   static_latency_us, hcrmap_latency_us, hcrmap_edp_ratio (HCRMap's EDP over static's),
-///   packages, fixed_replicas, hcrmap_replicas (published replicas of the evaluated layers at the end).
+///   packages, fixed_replicas, hcrmap_replicas (published replicas of the evaluated layers at the end),
+///   static_routed_us, hcrmap_routed_us (routed MoE time only, beside the end-to-end latency),
+///   non_routed_us (the policy-independent rest: attention and KV reads, norms, shared experts,
+///   embedding, LM head, hand-offs). Axis `context` (decode context per sequence) and the
+///   `hcrmap.kv` placement of the KV cache set the decode shape (examples/scenarios/decode_shape_kv_hbm_first.json, decode_shape_kv_dram.json).
 /// - `hcrmap_pressure` (HCRMap §7.4 Fig. 8). Axes `x`, `y` (a chiplet of Table 1's mesh, id =
 ///   y · mesh_x + x). The comparison runs once at Table 1's budget and capacities; each point is
 ///   one chiplet's compute pressure (`compute_pressure_grid`: busy_c / mean busy, 1 = balanced).
@@ -155,7 +159,8 @@ inline std::vector<scenario_axis_spec> scenario_axes(study_kind k) {
     case study_kind::hcrmap_budget:
       return {{"budget_factor", false, 1, 4, "resident-copy budget over the experts (Table 1: 1.3)"},
               {"sram_scale", false, 1.0 / 16.0, 16, "SRAM capacity over Table 1's"},
-              {"hbm_scale", false, 1.0 / 16.0, 16, "HBM capacity over Table 1's"}};
+              {"hbm_scale", false, 1.0 / 16.0, 16, "HBM capacity over Table 1's"},
+              {"context", true, 1, 1048576, "decode context per sequence (KV tokens; default 2048)"}};
     case study_kind::hcrmap_pressure: {
       const substrate_params t;
       return {{"x", true, 0, double(t.mesh_x - 1), "chiplet column of the mesh"},
@@ -185,7 +190,7 @@ inline std::vector<std::string> scenario_columns(study_kind k) {
       std::vector<std::string> c;
       for (policy_kind k : scenario_hcrmap_policies()) c.push_back(std::string(to_string(k)) + "_normalised");
       for (const char* n : {"static_latency_us", "hcrmap_latency_us", "hcrmap_edp_ratio", "packages", "fixed_replicas",
-                            "hcrmap_replicas"}) {
+                            "hcrmap_replicas", "static_routed_us", "hcrmap_routed_us", "non_routed_us"}) {
         c.emplace_back(n);
       }
       return c;
@@ -255,6 +260,8 @@ struct scenario_hcrmap {
   /// Decode windows may reuse sequences of a trace with fewer than 512 per split
   /// (`experiment_params::trace_reuse`); false: such a trace is refused.
   bool trace_reuse = false;
+  /// Tier of the KV cache (`residency_params::kv`; JSON "hbm_first", "dram", "by_pressure").
+  kv_placement kv = kv_placement::hbm_first;
 };
 
 /// What a scenario names by path, loaded by the caller (the library reads no file here).
@@ -498,6 +505,7 @@ class scenario_model {
     xp_.windows = h.windows;
     xp_.max_layers = h.max_layers;
     xp_.trace_reuse = h.trace_reuse;
+    xp_.scale_out.residency.kv = h.kv;
     // The study's expert routes, before its trace or first experiment (the reader checks them too).
     const bool budget = sc_.study == study_kind::hcrmap_budget;
     detail::require_routes(budget ? static_cast<std::int64_t>(space_.size()) : 1, model_, h.mode,
@@ -530,9 +538,11 @@ class scenario_model {
     p.sram_scale = at(x, ax_sram_, p.sram_scale);
     p.hbm_scale = at(x, ax_hbm_, p.hbm_scale);
     const auto pol = scenario_hcrmap_policies();
-    const auto r = run_residency_point({}, model_, trace_, sc_.hcrmap.mode, p, pol, xp_, in_.value.score, trace_note_);
+    experiment_params xp = xp_;
+    xp.context = static_cast<int>(at(x, ax_context_, xp.context));
+    const auto r = run_residency_point({}, model_, trace_, sc_.hcrmap.mode, p, pol, xp, in_.value.score, trace_note_);
     std::vector<double> out;
-    out.reserve(pol.size() + 6);
+    out.reserve(pol.size() + 9);
     for (policy_kind k : pol) out.push_back(r.normalised(k));
     const auto& st = r.of(policy_kind::single_copy_static);
     const auto& hc = r.of(policy_kind::hcrmap);
@@ -542,6 +552,9 @@ class scenario_model {
     out.push_back(double(r.packages));
     out.push_back(double(r.of(policy_kind::fixed_replication).replicas));
     out.push_back(double(hc.replicas));
+    out.push_back(st.moe_s * 1e6);
+    out.push_back(hc.moe_s * 1e6);
+    out.push_back(r.non_routed_s * 1e6);
     return out;
   }
 

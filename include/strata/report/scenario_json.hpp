@@ -30,7 +30,8 @@
 /// "hcrmap": {"mode": "decode", "windows": 3, "max_layers": 6,
 ///            "trace": "tests/data/traces/dsv2lite_esft_trace_intent.csv",  // optional
 ///            "checkpoint": "tests/data/hcrmap/dqn_checkpoint.json",       // optional
-///            "trace_reuse": false}  // decode windows from fewer sequences than 512: refused unless true
+///            "trace_reuse": false,  // decode windows from fewer sequences than 512: refused unless true
+///            "kv": "hbm_first"}     // the KV cache: "hbm_first", "dram" or "by_pressure"
 /// \endcode
 ///
 /// Their points are whole experiments: at most `scenario_max_hcrmap_points`, and the study's expert
@@ -283,7 +284,7 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
   if (j.contains("hcrmap")) {
     if (!is_hcrmap_study(s.study)) rd.fail("hcrmap", "is only read by the HCRMap studies (hcrmap_budget, hcrmap_pressure)");
     const json& h = j["hcrmap"];
-    rd.keys(h, "hcrmap", {"mode", "windows", "max_layers", "trace", "checkpoint", "trace_reuse"});
+    rd.keys(h, "hcrmap", {"mode", "windows", "max_layers", "trace", "checkpoint", "trace_reuse", "kv"});
     if (h.contains("mode")) {
       const std::string mode = rd.text(h["mode"], "hcrmap.mode", 16);
       if (mode == "prefill") {
@@ -297,6 +298,17 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
     if (h.contains("trace")) s.hcrmap.trace = rd.text(h["trace"], "hcrmap.trace", 4096);
     if (h.contains("checkpoint")) s.hcrmap.checkpoint = rd.text(h["checkpoint"], "hcrmap.checkpoint", 4096);
     if (h.contains("trace_reuse")) s.hcrmap.trace_reuse = rd.boolean(h["trace_reuse"], "hcrmap.trace_reuse");
+    if (h.contains("kv")) {
+      const std::string kv = rd.text(h["kv"], "hcrmap.kv", 16);
+      bool known = false;
+      for (const auto& [k, name] : enum_names(kv_placement{})) {
+        if (kv == name) {
+          s.hcrmap.kv = k;
+          known = true;
+        }
+      }
+      if (!known) rd.fail("hcrmap.kv", "must be hbm_first, dram or by_pressure, got " + detail::json_excerpt(h["kv"]));
+    }
   }
   if (is_hcrmap_study(s.study) && (m.experts == 0 || m.moe_layers() == 0)) {
     rd.fail("model", "must be a mixture-of-experts model for study " + std::string(study_name(s.study)) + ", got " + s.model);

@@ -22,15 +22,34 @@
 namespace strata {
 inline namespace v0 {
 
-/// The knobs fitted on the fit rows of the published set with the default options
-/// (`fit_gpu_knobs`), computed on first use.
-inline const fit_result& published_gpu_fit() {
+namespace detail {
+// A function template (of a scalar it does not use) so that strata::compiled can hold its one
+// instantiation: a consumer built with STRATA_COMPILED=1 then compiles neither the CSV reader nor
+// the fit, which every default Stratum system (its xPU) calls.
+template <class T = double>
+const fit_result& published_gpu_fit() {
   static const fit_result fit = fit_gpu_knobs(published_gpu_measurements());
   return fit;
 }
+}  // namespace detail
+
+/// The knobs fitted on the fit rows of the published set with the default options
+/// (`fit_gpu_knobs`), computed on first use.
+inline const fit_result& published_gpu_fit() { return detail::published_gpu_fit<>(); }
 
 /// `card` with the published fit's knobs (`with_knobs`: energy per FLOP re-derived from η_c).
 inline gpu_params validated_gpu(gpu_params card) { return with_knobs(std::move(card), published_gpu_fit().knobs); }
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiation below;
+// STRATA_COMPILED=1, which that target puts on its users, keeps their translation units from
+// instantiating it again. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template const fit_result& detail::published_gpu_fit<double>();
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -318,7 +318,9 @@ inline window_result evaluate_range(const substrate& s, const model& m, const re
 /// foreground traffic. The window's capacity is checked around the residency's experts
 /// (`fit_window`): `feasible`, `reason` and `capacity` say whether the KV cache, weights,
 /// embedding/LM head and activations fit the package and where they were placed.
-inline window_result evaluate_window(const substrate& s, const model& m, const residency& res,
+/// (A template of an unused `T` only so that strata::compiled can hold its one instantiation.)
+template <class T = double>
+window_result evaluate_window(const substrate& s, const model& m, const residency& res,
                                      const std::vector<std::vector<token_group>>& groups, const window_spec& w,
                                      const critical_path_params& cp = {}, const token_mapper& mapper = least_loaded,
                                      const std::vector<migration>& migrations = {}) {
@@ -384,3 +386,17 @@ inline std::vector<window_result> evaluate_windows(const substrate& s, const mod
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiation below;
+// STRATA_COMPILED=1, which that target puts on its users, keeps their translation units from
+// instantiating it again. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template window_result evaluate_window<double>(const substrate&, const model&, const residency&,
+                                                      const std::vector<std::vector<token_group>>&, const window_spec&,
+                                                      const critical_path_params&, const token_mapper&,
+                                                      const std::vector<migration>&);
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -285,3 +285,18 @@ inline logic_die_max_macs max_macs_within_budget(const logic_die_params<double>&
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the `double` instantiations
+// below; STRATA_COMPILED=1, which that target puts on its users, keeps their translation units
+// from instantiating them again. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template logic_die_result<double> evaluate_numbers(const logic_die_params<double>&, const strata::bandwidth<double>&,
+                                                         const double&);
+extern template logic_die_result<double> evaluate(const logic_die_params<double>&, const strata::bandwidth<double>&,
+                                                 const double&);
+extern template logic_die_result<double> evaluate(const logic_die_params<double>&, const strata::bandwidth<double>&);
+}  // namespace v0
+}  // namespace strata
+#endif

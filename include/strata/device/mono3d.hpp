@@ -431,3 +431,17 @@ T staircase_quadratic_share(const mono3d_params<T>& p) {
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the `double` instantiations
+// below; STRATA_COMPILED=1, which that target puts on its users, keeps their translation units
+// from instantiating them again. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template void validate(const mono3d_params<double>&);
+extern template mono3d_result<double> evaluate(const mono3d_params<double>&);
+extern template std::vector<memory_tier<double>> memory_tiers(const mono3d_params<double>&, const mono3d_result<double>&);
+extern template std::vector<strata::duration<double>> latency_profile(const mono3d_params<double>&);
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -168,3 +168,15 @@ inline logic_die_max_macs max_macs_within_budget(const stratum_chip_params<doubl
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the `double` instantiations
+// below; STRATA_COMPILED=1, which that target puts on its users, keeps their translation units
+// from instantiating them again. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template void validate(const stratum_chip_params<double>&);
+extern template stratum_chip_result<double> evaluate(const stratum_chip_params<double>&);
+}  // namespace v0
+}  // namespace strata
+#endif

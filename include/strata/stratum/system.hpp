@@ -1002,3 +1002,27 @@ basic_step_result<T> evaluate_prefill(const stratum_system_params<T>& p, const m
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the `double` instantiations
+// below; STRATA_COMPILED=1, which that target puts on its users, keeps their translation units
+// from instantiating them again. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template void validate(const stratum_system_params<double>&);
+extern template nmp_device<double> system_device(const stratum_system_params<double>&);
+extern template stratum_machine<double> prepare(const stratum_system_params<double>&);
+extern template stratum_placement place_model(const stratum_machine<double>&, const model&, const step_shape&,
+                                              const usage_table&);
+extern template stratum_step_result<double> evaluate_decode(const stratum_machine<double>&, const stratum_placement&,
+                                                            const model&, const step_shape&, const usage_table&,
+                                                            decode_breakdown);
+extern template stratum_step_result<double> evaluate_decode(const stratum_machine<double>&, const model&,
+                                                            const step_shape&, const stratum_usage&, decode_breakdown);
+extern template stratum_step_result<double> evaluate_decode(const stratum_system_params<double>&, const model&,
+                                                            const step_shape&, const stratum_usage&, decode_breakdown);
+extern template basic_step_result<double> evaluate_prefill(const stratum_system_params<double>&, const model&,
+                                                           const step_shape&);
+}  // namespace v0
+}  // namespace strata
+#endif

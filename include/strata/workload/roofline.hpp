@@ -483,3 +483,19 @@ basic_step_result<T> evaluate(const model& mdl, const step_shape& s, const basic
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the `double` instantiations
+// below; STRATA_COMPILED=1, which that target puts on its users, keeps their translation units
+// from instantiating them again. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template void validate(const basic_roofline_machine<double>&);
+extern template basic_step_result<double> evaluate(const std::vector<op>&, const step_shape&, int,
+                                                   const basic_roofline_machine<double>&, bool);
+extern template capacity_check check_capacity(const basic_roofline_machine<double>&, const footprint&);
+extern template basic_step_result<double> evaluate(const model&, const step_shape&, const basic_roofline_machine<double>&,
+                                                   const expert_histogram&, bool);
+}  // namespace v0
+}  // namespace strata
+#endif

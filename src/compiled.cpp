@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// strata::compiled (CMake option STRATA_BUILD_COMPILED): the `double` instantiations of the heavy
+// model templates, compiled once. The headers declare them `extern template` when STRATA_COMPILED
+// is 1 (this file is compiled with it too, so every declaration is checked against its definition
+// here); a translation unit that links strata::compiled gets the definition from its target and
+// instantiates none of them. Header-only use (no STRATA_COMPILED) is unchanged.
+#if !defined(STRATA_COMPILED) || !STRATA_COMPILED
+#error "src/compiled.cpp is built with STRATA_COMPILED=1 (the strata_compiled target sets it)"
+#endif
+
+#include "strata/baseline/validated_gpu.hpp"
+#include "strata/chiplet/window.hpp"
+#include "strata/device/logic_die.hpp"
+#include "strata/device/mono3d.hpp"
+#include "strata/device/stratum_chip.hpp"
+#include "strata/stratum/system.hpp"
+#include "strata/workload/roofline.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+// baseline/validated_gpu.hpp
+template const fit_result& detail::published_gpu_fit<double>();
+
+// chiplet/window.hpp
+template window_result evaluate_window<double>(const substrate&, const model&, const residency&,
+                                               const std::vector<std::vector<token_group>>&, const window_spec&,
+                                               const critical_path_params&, const token_mapper&,
+                                               const std::vector<migration>&);
+
+// workload/roofline.hpp
+template void validate(const basic_roofline_machine<double>&);
+template basic_step_result<double> evaluate(const std::vector<op>&, const step_shape&, int,
+                                            const basic_roofline_machine<double>&, bool);
+template capacity_check check_capacity(const basic_roofline_machine<double>&, const footprint&);
+template basic_step_result<double> evaluate(const model&, const step_shape&, const basic_roofline_machine<double>&,
+                                            const expert_histogram&, bool);
+
+// device/mono3d.hpp
+template void validate(const mono3d_params<double>&);
+template mono3d_result<double> evaluate(const mono3d_params<double>&);
+template std::vector<memory_tier<double>> memory_tiers(const mono3d_params<double>&, const mono3d_result<double>&);
+template std::vector<strata::duration<double>> latency_profile(const mono3d_params<double>&);
+
+// device/logic_die.hpp
+template logic_die_result<double> evaluate_numbers(const logic_die_params<double>&, const strata::bandwidth<double>&,
+                                                  const double&);
+template logic_die_result<double> evaluate(const logic_die_params<double>&, const strata::bandwidth<double>&,
+                                          const double&);
+template logic_die_result<double> evaluate(const logic_die_params<double>&, const strata::bandwidth<double>&);
+
+// device/stratum_chip.hpp
+template void validate(const stratum_chip_params<double>&);
+template stratum_chip_result<double> evaluate(const stratum_chip_params<double>&);
+
+// stratum/system.hpp
+template void validate(const stratum_system_params<double>&);
+template nmp_device<double> system_device(const stratum_system_params<double>&);
+template stratum_machine<double> prepare(const stratum_system_params<double>&);
+template stratum_placement place_model(const stratum_machine<double>&, const model&, const step_shape&,
+                                       const usage_table&);
+template stratum_step_result<double> evaluate_decode(const stratum_machine<double>&, const stratum_placement&,
+                                                     const model&, const step_shape&, const usage_table&,
+                                                     decode_breakdown);
+template stratum_step_result<double> evaluate_decode(const stratum_machine<double>&, const model&, const step_shape&,
+                                                     const stratum_usage&, decode_breakdown);
+template stratum_step_result<double> evaluate_decode(const stratum_system_params<double>&, const model&,
+                                                     const step_shape&, const stratum_usage&, decode_breakdown);
+template basic_step_result<double> evaluate_prefill(const stratum_system_params<double>&, const model&,
+                                                    const step_shape&);
+
+}  // namespace v0
+}  // namespace strata

@@ -110,7 +110,7 @@ row 'the same, `--json --detail experts --hit-rate 0.5`' 96 4000000 "$eval_bin" 
 small=(eval --phase decode --batch 16 --context 2048 --machine stratum-l)
 row '32 layers × 4096 experts config.json, `stratum-l` B 16 S 2048' 64 0 "$eval_bin" "${small[@]}" --model "$tmp/experts_4096.config.json"
 row 'the same, `--json`' 128 8000000 "$eval_bin" "${small[@]}" --model "$tmp/experts_4096.config.json" --json
-row 'the same, `--json --detail experts --hit-rate 0.5`' 128 8000000 "$eval_bin" "${small[@]}" --model "$tmp/experts_4096.config.json" --json --detail experts --hit-rate 0.5
+row 'the same, `--json --detail experts --hit-rate 0.5`' 128 32000000 "$eval_bin" "${small[@]}" --model "$tmp/experts_4096.config.json" --json --detail experts --hit-rate 0.5
 row '32 × 32 768 experts (L·E = 2²⁰, the cap), text' 512 0 "$eval_bin" "${small[@]}" --model "$tmp/experts_32768.config.json"
 row 'the same, `--json`' 512 8000000 "$eval_bin" "${small[@]}" --model "$tmp/experts_32768.config.json" --json
 row '`hcrmap` replay, DeepSeek-V2-Lite trace, decode B 32, 8 windows, six policies' 64 0 \

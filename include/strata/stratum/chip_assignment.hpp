@@ -166,10 +166,7 @@ std::vector<row_plan> chip_plans(const expert_chips& a, const tiering_table& row
   for (std::size_t j = 0; j < out.size(); ++j) {
     auto& r = out[j];
     if (n[j] > 0) {
-      p.layers = 1;
-      p.experts = static_cast<int>(n[j]);
-      p.active = static_cast<int>(std::max(1LL, a.fast[j]));
-      r = plan_rows(rows, p, kv_bytes, non_nmp_bytes);
+      r = plan_rows_of(rows, p, n[j], std::max(1LL, a.fast[j]), kv_bytes, non_nmp_bytes);
       if (a.fast[j] == 0 && r.expert_rows <= r.phi && r.non_nmp_rows <= r.rows) {
         // No fast pack: the KV gap starts at row 0 (plan_rows needs A ≥ 1).
         r.fast_pack = {0, -1};
@@ -210,12 +207,10 @@ std::vector<expert_layout> place_on_chips(const expert_chips& a, const usage_tab
     for (int i : members) {
       fj[0].push_back(f[static_cast<std::size_t>(i / a.experts)][static_cast<std::size_t>(i % a.experts)]);
     }
-    p.layers = 1;
-    p.experts = static_cast<int>(members.size());
     const long long k = a.fast[static_cast<std::size_t>(j)];
     p.active = static_cast<int>(std::max(1LL, k));
     auto& lay = out[static_cast<std::size_t>(j)];
-    lay = place_experts(p, fj);
+    lay = place_expert_group(p, fj);
     if (k == 0) {
       // Algorithm 1 with K = 0 (place_experts needs A ≥ 1): every expert against Φ.
       lay.active = 0;

@@ -206,12 +206,10 @@ struct expert_layout {
   friend bool operator==(const expert_layout&, const expert_layout&) = default;
 };
 
-/// Algorithm 1 (Stratum §5.2) on usage table `f` (L × E probabilities). Throws `config_error` on
-/// bad parameters or a malformed table; experts that do not fit in Φ are an infeasible result.
+namespace detail {
+/// Algorithm 1 on parameters and a table already checked (`place_experts`, `place_expert_group`).
 template <class T>
-expert_layout place_experts(const expert_placement_params<T>& p, const usage_table& f) {
-  validate(p);
-  validate_usage(f, p.layers, p.experts);
+expert_layout place_experts_checked(const expert_placement_params<T>& p, const usage_table& f) {
   expert_layout out;
   out.layers = p.layers;
   out.experts = p.experts;
@@ -259,6 +257,40 @@ expert_layout place_experts(const expert_placement_params<T>& p, const usage_tab
   }
   return out;
 }
+}  // namespace detail
+
+/// Algorithm 1 (Stratum §5.2) on usage table `f` (L × E probabilities). Throws `config_error` on
+/// bad parameters or a malformed table; experts that do not fit in Φ are an infeasible result.
+template <class T>
+expert_layout place_experts(const expert_placement_params<T>& p, const usage_table& f);
+
+/// Algorithm 1 on one group of `f[0].size()` experts (one chip's experts of every layer under
+/// expert-parallel mapping, `chip_assignment.hpp`) with a fast pack of `p.active`: the group may
+/// exceed `limits().experts` (an input limit of one layer), never 2^20. `p.layers` and `p.experts`
+/// are set from `f`. Throws `config_error` naming the field.
+template <class T>
+expert_layout place_expert_group(expert_placement_params<T> p, const usage_table& f) {
+  constexpr const char* m = "strata.placement";
+  detail::require(f.size() == 1, m, "f", f.size(), "one row (the group)");
+  const long long n = static_cast<long long>(f[0].size());
+  detail::require(n >= 1 && n <= detail::max_layout_experts, m, "experts", n, "in [1, 2^20] (one layout's experts)");
+  detail::require(p.active >= 1 && p.active <= n, m, "active", p.active, "in [1, the group's experts]");
+  auto q = p;  // the other fields checked with a one-expert shape
+  q.layers = q.experts = q.active = 1;
+  validate(q);
+  p.layers = 1;
+  p.experts = static_cast<int>(n);
+  validate_usage(f, 1, p.experts);
+  return detail::place_experts_checked(p, f);
+}
+
+template <class T>
+expert_layout place_experts(const expert_placement_params<T>& p, const usage_table& f) {
+  validate(p);
+  validate_usage(f, p.layers, p.experts);
+  return detail::place_experts_checked(p, f);
+}
+
 
 /// Where the four data classes go (see the file comment); `feasible` is the capacity verdict.
 struct row_plan {
@@ -299,15 +331,18 @@ struct row_plan {
   friend bool operator==(const row_plan&, const row_plan&) = default;
 };
 
-/// The row plan of `table` for the experts of `p` (its `phi` is ignored: the plan computes Φ), a
-/// KV cache of `kv_bytes` and `non_nmp_bytes` of xPU data. `p.banks` and `p.row_buffer` must be
-/// the table's (`config_error` otherwise).
+/// `plan_rows` for `n` experts of which `k` form the fast pack, in any grouping (one chip's
+/// experts of every layer under expert-parallel mapping); `p.layers`, `p.experts` and `p.active`
+/// are not read. Throws `config_error` naming the field for 1 ≤ k ≤ n ≤ 2^20 or the rest of `p`.
 template <class T>
-row_plan plan_rows(const tiering_table& table, expert_placement_params<T> p, const data_size<T>& kv_bytes,
-                   const data_size<T>& non_nmp_bytes) {
+row_plan plan_rows_of(const tiering_table& table, expert_placement_params<T> p, long long n, long long k,
+                      const data_size<T>& kv_bytes, const data_size<T>& non_nmp_bytes) {
   constexpr const char* m = "strata.placement";
   p.phi = detail::max_of(table.rows, 1LL);
+  p.layers = p.experts = p.active = 1;
   validate(p);
+  detail::require(n >= 1 && n <= detail::max_layout_experts, m, "experts", n, "in [1, 2^20] (one layout's experts)");
+  detail::require(k >= 1 && k <= n, m, "active", k, ("in [1, " + std::to_string(n) + "] (the fast pack)").c_str());
   detail::require(p.banks == table.banks, m, "banks", p.banks, ("the table's " + std::to_string(table.banks)).c_str());
   detail::require(value_of(p.row_buffer.si()) == table.row_buffer.si(), m, "row_buffer", value_of(p.row_buffer.si()),
                   ("the table's " + detail::to_text(table.row_buffer.si()) + " B").c_str());
@@ -319,8 +354,6 @@ row_plan plan_rows(const tiering_table& table, expert_placement_params<T> p, con
   r.delta = rows_per_expert(p.expert_bytes, p.banks, p.row_buffer);
   r.kv_rows = detail::ceil_rows(value_of(kv_bytes.si()) / rb);
   r.non_nmp_rows = detail::ceil_rows(value_of(non_nmp_bytes.si()) / rb);
-  const long long n = static_cast<long long>(p.layers) * p.experts;
-  const long long k = static_cast<long long>(p.layers) * p.active;
   if (static_cast<double>(n) * static_cast<double>(r.delta) > static_cast<double>(detail::max_rows_per_bank)) {
     r.feasible = false;
     r.reason = "experts need more than 2^40 rows per bank";
@@ -338,7 +371,7 @@ row_plan plan_rows(const tiering_table& table, expert_placement_params<T> p, con
   if (r.non_nmp_rows > 0) r.non_nmp_first_tier = table.tier_of(r.phi);
   if (r.expert_rows > r.phi) {
     r.feasible = false;
-    r.reason = "experts need L*E*delta = " + std::to_string(r.expert_rows) + " rows per bank, phi = " +
+    r.reason = "experts need " + std::to_string(n) + " x delta = " + std::to_string(r.expert_rows) + " rows per bank, phi = " +
                std::to_string(r.phi) + " rows (tiers minus non-NMP data)";
     return r;
   }
@@ -356,6 +389,19 @@ row_plan plan_rows(const tiering_table& table, expert_placement_params<T> p, con
   }
   return r;
 }
+
+/// The row plan of `table` for the experts of `p` (its `phi` is ignored: the plan computes Φ), a
+/// KV cache of `kv_bytes` and `non_nmp_bytes` of xPU data. `p.banks` and `p.row_buffer` must be
+/// the table's (`config_error` otherwise).
+template <class T>
+row_plan plan_rows(const tiering_table& table, expert_placement_params<T> p, const data_size<T>& kv_bytes,
+                   const data_size<T>& non_nmp_bytes) {
+  p.phi = detail::max_of(table.rows, 1LL);
+  validate(p);
+  return plan_rows_of(table, p, static_cast<long long>(p.layers) * p.experts, static_cast<long long>(p.layers) * p.active,
+                      kv_bytes, non_nmp_bytes);
+}
+
 
 /// The share of one expert's rows in each tier, and the fastest and slowest tier it touches
 /// (each row is read at its own tier's tRCD; the slowest bounds the expert's stream).

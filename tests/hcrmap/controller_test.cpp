@@ -336,9 +336,9 @@ TEST_CASE("a cold last replica may be demoted (a move) but never evicted; one re
   const auto acts = ctl.legal_actions();
   const residency_action* demote = nullptr;
   for (const auto& a : acts) {
-    // Every expert has one replica: the mask offers no evict (Eq. 28, spec l. 300) ...
+    // Every expert has one replica: the mask offers no evict (Eq. 28, §6.3) ...
     CHECK(a.action.kind != residency_action_kind::evict);
-    // ... but a demote of a cold expert's only replica, HBM -> DRAM (spec l. 286: demote moves).
+    // ... but a demote of a cold expert's only replica, HBM -> DRAM (§6.3: demote moves).
     if (a.action.kind == residency_action_kind::demote && demote == nullptr) demote = &a.action;
   }
   REQUIRE(demote != nullptr);

@@ -6,11 +6,12 @@
 ///
 /// Actions: no-op, promote(e, t, c) (a new copy of expert e in tier t near chiplet c, or a move
 /// of one of its replicas there), retain, demote (move a replica to the next farther tier) and
-/// evict (retire a replica) — spec/hcrmap.md l. 286: "promote moves or creates a replica of expert
-/// e in a nearer tier t and chiplet c; retain keeps an existing replica; demote moves a replica to
-/// a tier with more capacity or lower pressure; and evict removes an extra replica". A move copies
-/// into a pending entry and retires its source once the copy is published (l. 390), so it is
-/// legal for an expert's last replica; only evict is barred for it (l. 300). The controller
+/// evict (retire a replica) — HCRMap §6.3, after Eq. 27: "promote moves or creates a replica of
+/// expert e in a nearer tier t and chiplet c; retain keeps an existing replica; demote moves a
+/// replica to a tier with more capacity or lower pressure; and evict removes an extra replica". A
+/// move copies into a pending entry and retires its source once the copy is published (§6.8: "a
+/// new directory version is published only after all chunks complete"), so it is legal for an
+/// expert's last replica; only evict is barred for it (§6.3, after Eq. 30). The controller
 /// (`controller.hpp`) offers only legal ones (Eq. 28–30, 40); no-op is always legal.
 ///
 /// The encoding is the same for a create and a move (a promote's age is 0 and its replica share

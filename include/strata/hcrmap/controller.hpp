@@ -28,17 +28,17 @@
 /// and for that replica's own tier on another chiplet, as a move of that replica; stale replicas get retain, evict, and demote to the best location
 /// of the next farther tier; cold last replicas get retain and demote. no-op is always legal.
 ///
-/// Moves (spec/hcrmap.md l. 286: "promote moves or creates a replica of expert e in a nearer tier
+/// Moves (HCRMap §6.3, after Eq. 27: "promote moves or creates a replica of expert e in a nearer tier
 /// t and chiplet c; retain keeps an existing replica; demote moves a replica to a tier with more
 /// capacity or lower pressure; and evict removes an extra replica"). A demote, and a promote whose
 /// `entry` ≥ 0, is a move: the copy lands chunk by chunk in a pending entry at the target (not a
-/// legal target until published, l. 390), its traffic charged as a migration while in flight;
+/// legal target until published, §6.8), its traffic charged as a migration while in flight;
 /// once published the source is retired (no new groups) and removed when its in-flight groups
 /// have finished (`collect`). So the expert keeps at least one published replica at every moment
-/// and a move is legal for its last replica too; only evict is barred for it (l. 300: "an action
+/// and a move is legal for its last replica too; only evict is barred for it (§6.3, after Eq. 30: "an action
 /// cannot evict the last legal replica of an expert"). A move keeps the replica count: it needs
 /// room for its copy in flight (Eq. 29–30, R^max) but not the extra-copy cap; its source must be
-/// at least A_min windows old (l. 358) and not the source of a move already in flight.
+/// at least A_min windows old (§6.6, age(r) ≥ A^min) and not the source of a move already in flight.
 ///
 /// Legal mask (Eq. 28–30, 40): Ω already satisfies visibility, bank capacity (Eq. 30), replica
 /// count (Eq. 28) and budget (Eq. 29) — `residency::check_add`; evict needs a replica that is

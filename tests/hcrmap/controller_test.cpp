@@ -233,7 +233,7 @@ dqn_agent checkpoint_agent() {
 }
 }  // namespace
 
-TEST_CASE("the DQN-scored controller never takes an illegal action, evicts no last replica, moves at most U_max per decision, respects A_min") {
+TEST_CASE("the DQN-scored controller never takes an illegal action, evicts no last replica, edits at most U_max per decision, respects A_min") {
   // Untrained networks of several seeds decide arbitrarily among the candidates (a stronger test of
   // the mask than a trained one); the repository's checkpoint decides too.
   std::vector<dqn_scorer> scorers{dqn_scorer(checkpoint_agent())};
@@ -260,12 +260,15 @@ TEST_CASE("the DQN-scored controller never takes an illegal action, evicts no la
         bool offered = false;
         for (const auto& c : acts) offered = offered || same(c.action, a);
         CHECK(offered);
-        if (a.kind == residency_action_kind::evict || a.kind == residency_action_kind::demote) {
+        const bool move = a.kind == residency_action_kind::demote || (a.kind == residency_action_kind::promote && a.entry >= 0);
+        if (a.kind == residency_action_kind::evict || move) {
           int published = 0;
           for (const auto& e : entries) {
             published += e.layer == a.layer && e.expert == a.expert && e.state == replica_state::published ? 1 : 0;
           }
-          CHECK(published >= 2);  // never the last replica
+          // Never the last replica for an evict; a move may take the last, which stays published.
+          CHECK(published >= (move ? 1 : 2));
+          if (move) CHECK(sc.res.published(a.entry));
           CHECK(entries[static_cast<std::size_t>(a.entry)].age >= static_cast<std::uint32_t>(cp.min_age));
         }
         // U_max = 1: at most one new entry and at most one replica retired by one decision.
@@ -310,4 +313,128 @@ TEST_CASE("a saved and reloaded checkpoint reproduces the agent's values and dec
   CHECK(checkpoint_agent().features() == static_cast<int>(controller_feature_count));
   CHECK(field_of([] { (void)dqn_scorer(dqn_agent(5)); }) == "features");
   CHECK(field_of([&] { (void)before(std::vector<double>(3, 0.0)); }) == "features");
+}
+
+namespace {
+/// Published replicas of (layer, expert): the legal targets of the token mapper.
+int published_of(const residency& r, int layer, int expert) { return static_cast<int>(r.legal(layer, expert).size()); }
+}  // namespace
+
+TEST_CASE("a cold last replica may be demoted (a move) but never evicted; one replica stays published throughout") {
+  scene sc;
+  residency_controller ctl(package(), shape(), sc.res, {.min_age = 2});
+  const auto observe = [&] {
+    const auto ev = sc.eval();
+    ctl.observe({0}, {sc.groups}, {ev}, 1e-3);
+    return ev;
+  };
+  (void)observe();
+  ctl.collect();
+  (void)observe();
+  ctl.collect();  // every replica is 2 windows old now
+  const auto ev = observe();
+  const auto acts = ctl.legal_actions();
+  const residency_action* demote = nullptr;
+  for (const auto& a : acts) {
+    // Every expert has one replica: the mask offers no evict (Eq. 28, §6.3) ...
+    CHECK(a.action.kind != residency_action_kind::evict);
+    // ... but a demote of a cold expert's only replica, HBM -> DRAM (§6.3: demote moves).
+    if (a.action.kind == residency_action_kind::demote && demote == nullptr) demote = &a.action;
+  }
+  REQUIRE(demote != nullptr);
+  CHECK(demote->expert != 0);  // cold: not the hot expert
+  CHECK(demote->target.tier == tier_kind::dram);
+  CHECK(published_of(sc.res, 0, demote->expert) == 1);
+  // The last replica can be retired by no one directly (the residency's own guard).
+  CHECK(field_of([&] { sc.res.retire(demote->entry); }) == "entry");
+
+  const int e = demote->expert, source = demote->entry;
+  const auto& sb = sc.res.entries()[static_cast<std::size_t>(source)];
+  const int source_bank = sb.bank;
+  const double source_used = sc.res.used(source_bank);
+  ctl.apply(*demote);
+  // In flight: the copy is pending, the source still the one published replica, its room held.
+  REQUIRE(ctl.pending().size() == 1);
+  const int copy = ctl.pending().front().entry;
+  CHECK(ctl.pending().front().replaces == source);
+  CHECK_FALSE(sc.res.published(copy));
+  CHECK(published_of(sc.res, 0, e) == 1);
+  CHECK(sc.res.published(source));
+  CHECK(sc.res.used(source_bank) == source_used);
+  // The copy's traffic is charged as a migration while in flight (§6.8).
+  const auto mig = ctl.migrations(1);
+  REQUIRE(mig.size() == 1);
+  CHECK(mig.front().bytes.si() == Approx(sc.res.expert_bytes().si()));
+  fast_token_mapper m(package(), shape(), sc.res);
+  const auto charged = evaluate_directory_layer(package(), shape(), sc.res, sc.groups, m.map(sc.groups), {}, mig);
+  double quiet = 0.0, loud = 0.0;
+  for (double b : ev.result.bank_bytes) quiet += b;
+  for (double b : charged.result.bank_bytes) loud += b;
+  CHECK(loud > quiet + 0.5 * sc.res.expert_bytes().si());
+  // A window too short for the whole copy lands some chunks: still pending, source still published.
+  CHECK(ctl.advance(1e-9) == 0);
+  CHECK_FALSE(sc.res.published(copy));
+  CHECK(published_of(sc.res, 0, e) == 1);
+  // Landed: the copy is published and the source retires — still exactly one published replica.
+  sc.res.add_in_flight(source, 1);  // a group of the old version still running on the source
+  CHECK(ctl.advance(1.0) == 1);
+  CHECK(sc.res.published(copy));
+  CHECK(published_of(sc.res, 0, e) == 1);
+  CHECK(sc.res.legal(0, e).front() == copy);
+  CHECK(sc.res.entries()[static_cast<std::size_t>(source)].state == replica_state::retiring);
+  // The source's room is freed only once its in-flight groups have finished (§6.8).
+  const auto entries_before = sc.res.entries().size();
+  ctl.collect();
+  CHECK(sc.res.entries().size() == entries_before);
+  CHECK(sc.res.used(source_bank) == source_used);
+  sc.res.add_in_flight(source, -1);
+  ctl.collect();
+  CHECK(sc.res.entries().size() == entries_before - 1);
+  CHECK(sc.res.used(source_bank) < source_used);
+  CHECK(published_of(sc.res, 0, e) == 1);
+  CHECK(sc.res.violations().empty());
+}
+
+TEST_CASE("a hot expert's only replica may be promoted by a move when no extra copy is allowed") {
+  // Expert 0 has its only replica in DRAM, the others in SRAM, and few tokens each: the layer waits
+  // for expert 0's DRAM stream, which a move to a nearer tier shortens (one copy would too, but the
+  // extra-copy cap is 0, so a promote can only move).
+  residency res{package(), 1, 8, units::MiB(4.0), {.budget_factor = 2.0}};
+  const auto dram = res.nearest_room(0, 0, 0, tier_kind::dram, 0);
+  REQUIRE(dram.has_value());
+  const int far = res.place(0, 0, 0, dram->bank, dram->span);
+  for (int e = 1; e < 8; ++e) {
+    const auto near = res.nearest_room(0, e, e, tier_kind::sram, e);
+    REQUIRE(near.has_value());
+    res.place(0, e, e, near->bank, near->span);
+  }
+  std::vector<token_group> groups;
+  for (int c = 0; c < 8; ++c) groups.push_back({0, 0, c, c, 2});
+  for (int e = 1; e < 8; ++e) groups.push_back({0, e, e, e, 4});
+  groups = split_blocks(groups, 16);
+  residency_controller ctl(package(), shape(), res, {.min_age = 0, .copy_cap = 0});
+  fast_token_mapper m(package(), shape(), res);
+  const auto ev = evaluate_directory_layer(package(), shape(), res, groups, m.map(groups));
+  ctl.observe({0}, {groups}, {ev}, 1e-3);
+  const auto acts = ctl.legal_actions();
+  const scored_action* move = nullptr;
+  for (const auto& a : acts) {
+    if (a.action.kind != residency_action_kind::promote) continue;
+    CHECK(a.action.entry == far);  // no new copy: the cap is reached
+    if (move == nullptr || a.features[feature::benefit] > move->features[feature::benefit]) move = &a;
+  }
+  REQUIRE(move != nullptr);
+  CHECK(move->features[feature::benefit] > 0.0);
+  CHECK(move->action.target.tier != tier_kind::dram);  // nearer than DRAM
+  // A scorer of benefit alone takes it (the greedy rule also weighs the copy's exposure).
+  const auto a = ctl.decide([](std::span<const double> f) { return f[feature::benefit]; });
+  REQUIRE(a.kind == residency_action_kind::promote);
+  CHECK(a.entry == far);
+  CHECK(res.legal(0, 0).size() == 1);
+  CHECK(ctl.advance(1.0) == 1);
+  ctl.collect();
+  REQUIRE(res.legal(0, 0).size() == 1);
+  CHECK(res.tier(res.legal(0, 0).front()) != tier_kind::dram);
+  CHECK(res.of(0, 0).size() == 1);  // the DRAM replica is gone: the count did not grow
+  CHECK(res.violations().empty());
 }

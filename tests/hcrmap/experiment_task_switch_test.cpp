@@ -224,3 +224,26 @@ TEST_CASE("the replay serves in file order on request, and names the order in it
   CHECK(j["policies"][1]["e2e_s"].size() == 3);
   CHECK(j["policies"][1]["controller_edits"]["total"] == r.policies[1].controller_edits.total());
 }
+
+TEST_CASE("decoding law in file order, the greedy controller moves replicas (promotes and demotes that move count as edits and moves); no expert is ever left without a published replica") {
+  const substrate s;
+  const auto m = preset("DeepSeek-V2-Lite");
+  experiment_params xp;
+  xp.batch = 32;
+  xp.max_layers = 6;
+  const auto r = run_task_switch(s, m, esft_task("law"), phase::decode, {policy_kind::hcrmap_greedy}, xp, 120);
+  const auto& p = r.experiment.of(policy_kind::hcrmap_greedy);
+  const auto& c = p.controller_edits;
+  CAPTURE(c.promotes);
+  CAPTURE(c.demotes);
+  CAPTURE(c.evictions);
+  CHECK(c.moves > 0);
+  // A move is a promote or a demote (and counts among the edits once).
+  CHECK(c.moves <= c.promotes + c.demotes);
+  CHECK(p.edits == c.total());
+  CHECK(c.published > 0);
+  // Eq. 1–4 and 21–24 hold in every window: in particular |R_{l,e}| ≥ 1 for every expert (Eq. 2),
+  // so no move ever left an expert without a published replica.
+  CHECK(p.violations == 0);
+  CHECK(p.replicas >= static_cast<int>(r.experiment.evaluated_layers.size()) * m.experts);
+}

@@ -4,10 +4,19 @@
 /// The residency actions of HCRMap's slow controller (§6.3, Eq. 27) and the feature vector
 /// φ(s_w, a) of a (state, candidate action) pair that a value function scores (§6.4).
 ///
-/// Actions: no-op, promote(e, t, c) (a new copy of expert e in tier t near chiplet c), retain,
-/// demote (copy a replica to the next farther tier, retire the old one when the copy is
-/// published) and evict (retire a replica). The controller (`controller.hpp`) offers only legal
-/// ones (Eq. 28–30, 40); no-op is always legal.
+/// Actions: no-op, promote(e, t, c) (a new copy of expert e in tier t near chiplet c, or a move
+/// of one of its replicas there), retain, demote (move a replica to the next farther tier) and
+/// evict (retire a replica) — HCRMap §6.3, after Eq. 27: "promote moves or creates a replica of
+/// expert e in a nearer tier t and chiplet c; retain keeps an existing replica; demote moves a
+/// replica to a tier with more capacity or lower pressure; and evict removes an extra replica". A
+/// move copies into a pending entry and retires its source once the copy is published (§6.8: "a
+/// new directory version is published only after all chunks complete"), so it is legal for an
+/// expert's last replica; only evict is barred for it (§6.3, after Eq. 30). The controller
+/// (`controller.hpp`) offers only legal ones (Eq. 28–30, 40); no-op is always legal.
+///
+/// The encoding is the same for a create and a move (a promote's age is 0 and its replica share
+/// 1 either way; the move's source shows in its benefit), so a value function trained before
+/// moves existed scores them with the features it knows (23 inputs, as the checkpoints hold).
 ///
 /// Feature vector (`controller_feature_count` = 23 doubles, indices `feature::…`), each entry
 /// normalised so that typical values lie in [0, 1] (a few may exceed 1 for a very hot expert):
@@ -44,14 +53,15 @@ constexpr auto enum_names(residency_action_kind) {
                     std::pair{residency_action_kind::evict, "evict"}};
 }
 
-/// One residency edit: promote creates a copy of (layer, expert) at `target`; demote copies
-/// replica `entry` to `target` and retires `entry` when the copy is published; evict retires
-/// `entry`; retain keeps it.
+/// One residency edit: promote creates a copy of (layer, expert) at `target` (`entry` −1) or
+/// moves replica `entry` there; demote moves replica `entry` to `target` — a move copies to
+/// `target` and retires `entry` when the copy is published; evict retires `entry`; retain keeps
+/// it.
 struct residency_action {
   residency_action_kind kind = residency_action_kind::no_op;
   int layer = -1;
   int expert = -1;
-  int entry = -1;  ///< acted replica (retain, demote, evict)
+  int entry = -1;  ///< acted replica (retain, demote, evict; a promote that moves)
   place_candidate target{};  ///< promote, demote
 };
 

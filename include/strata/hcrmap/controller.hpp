@@ -20,22 +20,40 @@
 /// completing last — if their smoothed demand is at least the layer's mean (persistent hot: a
 /// burst with d ≫ d̄ scores lower), the hottest expert without an SRAM replica (SRAM-overflow
 /// warm), and stale replicas — not the last of their expert, at least A_min windows old, serving
-/// at most (1 − h)/2 of their fair share of the expert's tokens. Hot experts get promote(e, t, c)
-/// for the Eq. 35 best location of each tier (`placement.hpp`); stale replicas get retain, evict,
-/// and demote to the best location of the next farther tier. no-op is always legal.
+/// at most (1 − h)/2 of their fair share of the expert's tokens — and cold last replicas: an
+/// expert's only published replica in SRAM or HBM, at least A_min windows old, whose smoothed
+/// demand is at most (1 − h)/2 of the layer's mean (up to `stale_candidates` of them, coldest
+/// first). Hot experts get promote(e, t, c) for the Eq. 35 best location of each tier
+/// (`placement.hpp`), as a new copy and, for each tier nearer than the expert's farthest replica
+/// and for that replica's own tier on another chiplet, as a move of that replica; stale replicas get retain, evict, and demote to the best location
+/// of the next farther tier; cold last replicas get retain and demote. no-op is always legal.
+///
+/// Moves (HCRMap §6.3, after Eq. 27: "promote moves or creates a replica of expert e in a nearer tier
+/// t and chiplet c; retain keeps an existing replica; demote moves a replica to a tier with more
+/// capacity or lower pressure; and evict removes an extra replica"). A demote, and a promote whose
+/// `entry` ≥ 0, is a move: the copy lands chunk by chunk in a pending entry at the target (not a
+/// legal target until published, §6.8), its traffic charged as a migration while in flight;
+/// once published the source is retired (no new groups) and removed when its in-flight groups
+/// have finished (`collect`). So the expert keeps at least one published replica at every moment
+/// and a move is legal for its last replica too; only evict is barred for it (§6.3, after Eq. 30: "an action
+/// cannot evict the last legal replica of an expert"). A move keeps the replica count: it needs
+/// room for its copy in flight (Eq. 29–30, R^max) but not the extra-copy cap; its source must be
+/// at least A_min windows old (§6.6, age(r) ≥ A^min) and not the source of a move already in flight.
 ///
 /// Legal mask (Eq. 28–30, 40): Ω already satisfies visibility, bank capacity (Eq. 30), replica
-/// count (Eq. 28) and budget (Eq. 29) — `residency::check_add`; evict and demote need a replica
-/// that is not the expert's last and has age ≥ A_min (§6.6); promote and demote need a free
+/// count (Eq. 28) and budget (Eq. 29) — `residency::check_add`; evict needs a replica that is
+/// not the expert's last, evict and every move a replica with age ≥ A_min (§6.6); promote and demote need a free
 /// pending region (at most `pending_copies` copies in flight, §7.5: one expert object) and a
 /// migration path that passes Eq. 40 (`migration_allowed`) on the most loaded observed layer;
-/// promote needs the extra-copy cap (`copy_cap`) not reached and an estimated benefit of at least
-/// `hysteresis`·T^MoE_l (hysteresis: small gains do not trigger copies). At most U_max actions
+/// a promote that creates needs the extra-copy cap (`copy_cap`) not reached, every promote an
+/// estimated benefit of at least `hysteresis`·T^MoE_l (hysteresis: small gains do not trigger
+/// copies). At most U_max actions
 /// other than no-op per decision (`decide` makes one; the harness makes ⌊T_window/Δ_w⌋ decisions
 /// per serving window, at most `max_decisions`).
 ///
 /// Features (`action.hpp`): the benefit is the closed-form one-step reduction of the layer's
-/// near-critical excess (`critical_estimate.hpp`); `release` adds to evict and demote the best
+/// near-critical excess (`critical_estimate.hpp`; a promote that moves: `bound_after_move`, the
+/// source's tokens and stream going to the copy); `release` adds to evict and demote the best
 /// promote benefit the mask rejected for lack of budget or of room in the freed tier (the value of
 /// the capacity released). Exposure (Eq. 40): the copy's transfer time over the bottleneck of its
 /// path times the path's foreground utilisation, plus the destination bank's service of the copy
@@ -50,7 +68,7 @@
 #include <cstdint>    // std::uint32_t
 #include <optional>   // std::optional
 #include <utility>    // std::pair
-#include <vector>     // std::vector
+#include <vector>     // std::vector, std::erase_if
 
 #include "strata/chiplet/critical_path.hpp"
 #include "strata/chiplet/residency.hpp"
@@ -246,9 +264,10 @@ class residency_controller {
       if (warm >= 0 && std::find(hot.begin(), hot.end(), warm) == hot.end() && ewma_[idx_(o.layer, warm)] >= o.mean_demand) {
         hot.push_back(warm);
       }
-      for (int e : hot) promotes_(o, e, total, fg, copy_free && cap_left, budget_left, out);
+      for (int e : hot) promotes_(o, e, total, fg, copy_free, cap_left, budget_left, out);
     }
     stale_(total, fg, copy_free, out);
+    cold_last_(total, fg, copy_free, out);
     return out;
   }
 
@@ -283,9 +302,10 @@ class residency_controller {
       res_->retire(a.entry);
       return;
     }
-    if (a.kind == K::promote) update_estimate_(a, -1);
+    const bool move = a.kind == K::demote || (a.kind == K::promote && a.entry >= 0);
+    if (a.kind == K::promote || a.kind == K::demote) update_estimate_(a, -1);
     int src = a.entry;
-    if (a.kind == K::promote) {
+    if (a.kind == K::promote && !move) {
       // Copy from the expert's replica in the nearest tier (fastest source).
       for (int r : res_->legal(a.layer, a.expert)) {
         if (src < 0 || res_->tier(r) < res_->tier(src)) src = r;
@@ -294,7 +314,7 @@ class residency_controller {
     const auto& se = res_->entries()[static_cast<std::size_t>(src)];
     if (instant) {
       res_->place(a.layer, a.expert, a.target.chiplet, a.target.bank, a.target.span);
-      if (a.kind == K::demote) res_->retire(a.entry);
+      if (move) res_->retire(a.entry);
     } else {
       pending_copy pc;
       pc.source_bank = se.bank;
@@ -302,7 +322,7 @@ class residency_controller {
       pc.entry = res_->begin_copy(a.layer, a.expert, a.target.chiplet, a.target.bank, a.target.span);
       pc.destination_bank = a.target.bank;
       pc.destination_span = a.target.span;
-      pc.replaces = a.kind == K::demote ? a.entry : -1;
+      pc.replaces = move ? a.entry : -1;
       pending_.push_back(pc);
     }
   }
@@ -454,8 +474,9 @@ class residency_controller {
     // traffic on the path and at the destination bank.
     return {ok, t_copy * std::min(1.0, u_fg) + t_bank * std::min(1.0, u_bank)};
   }
-  void promotes_(const detail::layer_obs& o, int e, double total, const directory_layer_eval* fg, bool copy_ok, bool budget_left,
-                 std::vector<scored_action>& out) const {
+  void promotes_(const detail::layer_obs& o, int e, double total, const directory_layer_eval* fg, bool copy_free, bool cap_left,
+                 bool budget_left, std::vector<scored_action>& out) const {
+    const bool copy_ok = copy_free && cap_left;
     const auto& legal = res_->legal(o.layer, e);
     if (legal.empty()) return;
     int src = legal.front();
@@ -487,20 +508,78 @@ class residency_controller {
       if (!copy_ok || benefit < p_.hysteresis * o.t_moe) continue;
       const auto [mig_ok, exposure] = migration_(se.bank, se.span, cand, fg);
       if (!mig_ok) continue;
-      scored_action a;
-      a.action = {residency_action_kind::promote, o.layer, e, -1, cand};
-      base_features_(a.features);
-      expert_features_(o, e, a.features);
-      a.features[feature::tier_free] = tier_free_(t);
-      a.features[feature::action_promote] = 1.0;
-      a.features[feature::tier_sram + static_cast<std::size_t>(t)] = 1.0;
-      a.features[feature::benefit] = benefit / total;
-      a.features[feature::exposure] = exposure / total;
-      a.features[feature::replica_share] = 1.0;
-      out.push_back(a);
+      out.push_back(promote_(o, e, t, -1, cand, benefit, exposure, total));
+    }
+    promote_moves_(o, e, total, fg, copy_free, out);
+  }
+  /// A promote's action and features: a new copy (`entry` −1) or a move of `entry` to `cand`.
+  [[nodiscard]] scored_action promote_(const detail::layer_obs& o, int e, tier_kind t, int entry, const place_candidate& cand,
+                                       double benefit, double exposure, double total) const {
+    scored_action a;
+    a.action = {residency_action_kind::promote, o.layer, e, entry, cand};
+    base_features_(a.features);
+    expert_features_(o, e, a.features);
+    a.features[feature::tier_free] = tier_free_(t);
+    a.features[feature::action_promote] = 1.0;
+    a.features[feature::tier_sram + static_cast<std::size_t>(t)] = 1.0;
+    a.features[feature::benefit] = benefit / total;
+    a.features[feature::exposure] = exposure / total;
+    a.features[feature::replica_share] = 1.0;
+    return a;
+  }
+  /// Whether entry `r` is the source of a move in flight.
+  [[nodiscard]] bool moving_(int r) const {
+    for (const auto& pc : pending_) {
+      if (pc.replaces == r) return true;
+    }
+    return false;
+  }
+  /// Promote as a move (file comment): the expert's farthest published replica (ties: the one
+  /// that served fewest tokens), at least A_min windows old, moves to the Eq. 35 best location of
+  /// each nearer tier (the freed chiplet may be chosen again) and of its own tier on another
+  /// chiplet (a location nearer its token sources or less loaded, "in a nearer tier t and chiplet
+  /// c"); benefit from `bound_after_move`, at least `hysteresis`·T^MoE_l, the persistence
+  /// discount as a new copy's.
+  void promote_moves_(const detail::layer_obs& o, int e, double total, const directory_layer_eval* fg, bool copy_free,
+                      std::vector<scored_action>& out) const {
+    if (!copy_free) return;
+    int from = -1;
+    for (int r : res_->of(o.layer, e)) {
+      if (!res_->published(r)) continue;
+      if (from < 0 || res_->tier(r) > res_->tier(from) ||
+          (res_->tier(r) == res_->tier(from) && est_.entry_tokens(o, r) < est_.entry_tokens(o, from))) {
+        from = r;
+      }
+    }
+    if (from < 0 || moving_(from)) return;
+    const auto& fe = res_->entries()[static_cast<std::size_t>(from)];
+    if (static_cast<int>(fe.age) < p_.min_age) return;
+    const double d = last_[idx_(o.layer, e)], dbar = ewma_[idx_(o.layer, e)];
+    const double persist = d > 0.0 ? std::min(1.0, dbar / d) : 0.0;
+    auto& ob = const_cast<detail::layer_obs&>(o);  // bound_after_move without `apply` leaves it unchanged
+    const double now = est_.excess(o);
+    const placement_inputs in = placement_in_(o, e, from);
+    for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+      if (t > res_->tier(from)) break;
+      std::array<bool, 3> only{false, false, false};
+      only[static_cast<std::size_t>(t)] = true;
+      auto omega = feasible_candidates(*s_, *res_, o.layer, e, only, from);
+      if (t == res_->tier(from)) {  // within the tier: to another chiplet only
+        std::erase_if(omega, [&](const place_candidate& c) { return c.chiplet == fe.chiplet; });
+      }
+      const auto cand = best_placement(*s_, in, omega, p_.placement);
+      if (!cand) continue;
+      const double after = est_.bound_after_move(ob, e, from, *cand, stream_s_(o, *cand), false);
+      const double benefit = std::max(0.0, now - after) * persist;
+      if (benefit < p_.hysteresis * o.t_moe) continue;
+      const auto [mig_ok, exposure] = migration_(fe.bank, fe.span, *cand, fg);
+      if (!mig_ok) continue;
+      out.push_back(promote_(o, e, t, from, *cand, benefit, exposure, total));
     }
   }
-  [[nodiscard]] placement_inputs placement_in_(const detail::layer_obs& o, int e) const {
+  /// Eq. 36's inputs for a replica of expert e; `moving` (≥ 0) is a replica a move releases, not
+  /// counted in the diversity term.
+  [[nodiscard]] placement_inputs placement_in_(const detail::layer_obs& o, int e, int moving = -1) const {
     placement_inputs in;
     const int C = s_->chiplets();
     in.source_tokens.assign(o.src.begin() + static_cast<std::ptrdiff_t>(e) * C, o.src.begin() + static_cast<std::ptrdiff_t>(e + 1) * C);
@@ -518,7 +597,9 @@ class residency_controller {
       in.bank_pressure[b] = o.bank_bytes[b] / (s_->banks()[b].bandwidth.si() * w);
     }
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) in.tier_scarcity[static_cast<std::size_t>(t)] = 1.0 - tier_free_(t);
-    for (int x : res_->of(o.layer, e)) in.replica_chiplets.push_back(res_->entries()[static_cast<std::size_t>(x)].chiplet);
+    for (int x : res_->of(o.layer, e)) {
+      if (x != moving) in.replica_chiplets.push_back(res_->entries()[static_cast<std::size_t>(x)].chiplet);
+    }
     in.stream_bytes = res_->expert_bytes().si();
     in.window_s = w;
     return in;
@@ -547,63 +628,99 @@ class residency_controller {
     }
     std::sort(st.begin(), st.end(), [](const cand& a, const cand& b) { return a.share < b.share || (a.share == b.share && a.entry < b.entry); });
     if (static_cast<int>(st.size()) > p_.stale_candidates) st.resize(static_cast<std::size_t>(p_.stale_candidates));
+    for (const auto& c : st) offer_(*c.o, c.entry, c.share, true, total, fg, copy_free, out);
+  }
+  /// Cold last replicas (file comment): retain and demote (a move) only — the mask bars evicting
+  /// an expert's last replica (Eq. 28).
+  void cold_last_(double total, const directory_layer_eval* fg, bool copy_free, std::vector<scored_action>& out) const {
+    if (p_.stale_candidates < 1) return;
+    struct cand {
+      double cold;
+      const detail::layer_obs* o;
+      int entry;
+    };
+    std::vector<cand> st;
+    for (const auto& o : obs_) {
+      if (o.mean_demand <= 0.0) continue;
+      for (int e = 0; e < res_->experts(); ++e) {
+        int last = -1, n = 0;
+        for (int r : res_->of(o.layer, e)) {
+          if (res_->published(r)) last = r, ++n;
+        }
+        if (n != 1 || res_->tier(last) == tier_kind::dram || moving_(last)) continue;
+        if (static_cast<int>(res_->entries()[static_cast<std::size_t>(last)].age) < p_.min_age) continue;
+        const double cold = ewma_[idx_(o.layer, e)] / o.mean_demand;
+        if (cold > (1.0 - p_.hysteresis) * 0.5) continue;
+        st.push_back({cold, &o, last});
+      }
+    }
+    std::sort(st.begin(), st.end(), [](const cand& a, const cand& b) { return a.cold < b.cold || (a.cold == b.cold && a.entry < b.entry); });
+    if (static_cast<int>(st.size()) > p_.stale_candidates) st.resize(static_cast<std::size_t>(p_.stale_candidates));
     for (const auto& c : st) {
-      const auto& o = *c.o;
-      const auto& de = res_->entries()[static_cast<std::size_t>(c.entry)];
-      const int e = de.expert;
-      auto& ob = const_cast<detail::layer_obs&>(o);  // bound_after without `apply` leaves it unchanged
-      const double now = est_.excess(o);
-      const tier_kind t = res_->tier(c.entry);
-      const double release = std::max(blocked_budget_, blocked_tier_[static_cast<std::size_t>(t)]);
-      auto base = [&](residency_action_kind k) {
-        scored_action a;
-        a.action = {k, o.layer, e, c.entry, {}};
-        base_features_(a.features);
-        expert_features_(o, e, a.features);
-        a.features[feature::age] = std::min(1.0, double(de.age) / (4.0 * std::max(1, p_.min_age)));
-        a.features[feature::tier_free] = tier_free_(t);
-        a.features[feature::tier_sram + static_cast<std::size_t>(t)] = 1.0;
-        a.features[feature::replica_share] = c.share;
-        return a;
-      };
-      auto keep = base(residency_action_kind::retain);
-      keep.features[feature::action_retain] = 1.0;
-      out.push_back(keep);
+      const double tok = c.o->demand[static_cast<std::size_t>(res_->entries()[static_cast<std::size_t>(c.entry)].expert)];
+      offer_(*c.o, c.entry, tok > 0.0 ? 1.0 : 0.0, false, total, fg, copy_free, out);
+    }
+  }
+  /// retain, evict (`evict`: not for a last replica) and demote of replica `entry`, which served
+  /// `share` of its expert's tokens in the window observed in `o`.
+  void offer_(const detail::layer_obs& o, int entry, double share, bool evict, double total, const directory_layer_eval* fg,
+              bool copy_free, std::vector<scored_action>& out) const {
+    const auto& de = res_->entries()[static_cast<std::size_t>(entry)];
+    const int e = de.expert;
+    auto& ob = const_cast<detail::layer_obs&>(o);  // bound_after without `apply` leaves it unchanged
+    const double now = est_.excess(o);
+    const tier_kind t = res_->tier(entry);
+    const double release = std::max(blocked_budget_, blocked_tier_[static_cast<std::size_t>(t)]);
+    auto base = [&](residency_action_kind k) {
+      scored_action a;
+      a.action = {k, o.layer, e, entry, {}};
+      base_features_(a.features);
+      expert_features_(o, e, a.features);
+      a.features[feature::age] = std::min(1.0, double(de.age) / (4.0 * std::max(1, p_.min_age)));
+      a.features[feature::tier_free] = tier_free_(t);
+      a.features[feature::tier_sram + static_cast<std::size_t>(t)] = 1.0;
+      a.features[feature::replica_share] = share;
+      return a;
+    };
+    auto keep = base(residency_action_kind::retain);
+    keep.features[feature::action_retain] = 1.0;
+    out.push_back(keep);
+    if (evict) {
       // Evict: the replica's tokens move to the others.
-      const double loss = std::max(0.0, est_.bound_after(ob, e, place_candidate{}, 0.0, c.entry, false) - now);
+      const double loss = std::max(0.0, est_.bound_after(ob, e, place_candidate{}, 0.0, entry, false) - now);
       auto ev = base(residency_action_kind::evict);
       ev.features[feature::action_evict] = 1.0;
       ev.features[feature::benefit] = (release - loss) / total;
       out.push_back(ev);
-      // Demote to the next farther tier.
-      if (t == tier_kind::dram || !copy_free) continue;
-      const tier_kind farther = t == tier_kind::sram ? tier_kind::hbm : tier_kind::dram;
-      std::array<bool, 3> only{false, false, false};
-      only[static_cast<std::size_t>(farther)] = true;
-      auto omega = feasible_candidates(*s_, *res_, o.layer, e, only);
-      const auto cand_place = best_placement(*s_, placement_in_(o, e), omega, p_.placement);
-      if (!cand_place) continue;
-      const auto [mig_ok, exposure] = migration_(de.bank, de.span, *cand_place, fg);
-      if (!mig_ok) continue;
-      auto dm = base(residency_action_kind::demote);
-      dm.action.target = *cand_place;
-      dm.features[feature::action_demote] = 1.0;
-      dm.features[feature::tier_free] = tier_free_(farther);
-      dm.features[feature::tier_sram + static_cast<std::size_t>(t)] = 0.0;
-      dm.features[feature::tier_sram + static_cast<std::size_t>(farther)] = 1.0;
-      std::vector<double> slower = o.ready;
-      if (c.share > 0.0) slower[static_cast<std::size_t>(e)] = std::max(slower[static_cast<std::size_t>(e)], o.t_gate + stream_s_(o, *cand_place));
-      const double dloss = std::max(0.0, est_.excess(o, o.busy, slower, o.comp) - now);
-      dm.features[feature::benefit] = (blocked_tier_[static_cast<std::size_t>(t)] - dloss) / total;
-      dm.features[feature::exposure] = exposure / total;
-      out.push_back(dm);
     }
+    // Demote (a move) to the next farther tier; the replica's own chiplet may be kept.
+    if (t == tier_kind::dram || !copy_free || moving_(entry)) return;
+    const tier_kind farther = t == tier_kind::sram ? tier_kind::hbm : tier_kind::dram;
+    std::array<bool, 3> only{false, false, false};
+    only[static_cast<std::size_t>(farther)] = true;
+    auto omega = feasible_candidates(*s_, *res_, o.layer, e, only, entry);
+    const auto cand_place = best_placement(*s_, placement_in_(o, e, entry), omega, p_.placement);
+    if (!cand_place) return;
+    const auto [mig_ok, exposure] = migration_(de.bank, de.span, *cand_place, fg);
+    if (!mig_ok) return;
+    auto dm = base(residency_action_kind::demote);
+    dm.action.target = *cand_place;
+    dm.features[feature::action_demote] = 1.0;
+    dm.features[feature::tier_free] = tier_free_(farther);
+    dm.features[feature::tier_sram + static_cast<std::size_t>(t)] = 0.0;
+    dm.features[feature::tier_sram + static_cast<std::size_t>(farther)] = 1.0;
+    const double dloss = std::max(0.0, est_.bound_after_move(ob, e, entry, *cand_place, stream_s_(o, *cand_place), false) - now);
+    dm.features[feature::benefit] = (blocked_tier_[static_cast<std::size_t>(t)] - dloss) / total;
+    dm.features[feature::exposure] = exposure / total;
+    out.push_back(dm);
   }
   /// Applies an action's effect to the bound of its layer (file comment).
   void update_estimate_(const residency_action& a, int evicted) {
     for (auto& o : obs_) {
       if (o.layer != a.layer) continue;
-      if (evicted >= 0) {
+      if (a.kind == residency_action_kind::demote || (a.kind == residency_action_kind::promote && a.entry >= 0)) {
+        (void)est_.bound_after_move(o, a.expert, a.entry, a.target, stream_s_(o, a.target), true);
+      } else if (evicted >= 0) {
         (void)est_.bound_after(o, a.expert, place_candidate{}, 0.0, evicted, true);
       } else {
         (void)est_.bound_after(o, a.expert, a.target, stream_s_(o, a.target), -1, true);

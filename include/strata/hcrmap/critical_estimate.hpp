@@ -18,6 +18,8 @@
 ///                    a new mem term; benefit × min(1, d̄/d) (a burst is discounted)
 ///   evict r:         r's tokens go evenly to the other replicas of e, and r's stream leaves
 ///   demote r:        r's stream becomes the slower tier's
+///   move r to c:     (a promote or demote that moves, `bound_after_move`) r's tokens all go to
+///                    the new copy on c; r's stream leaves its span, the copy's joins c's
 /// A stream that joins or leaves a bank span moves the other streams of those banks: each bank
 /// serves its accesses FCFS (Eq. 10), so every stream of the span's banks that completes after
 /// the joining stream's slot is later by that stream's service on the bank, and every stream
@@ -169,16 +171,7 @@ class critical_estimate {
       }
       if (evict < 0) ready[static_cast<std::size_t>(e)] = std::max(ready[static_cast<std::size_t>(e)], rep[fresh]);
     }
-    // A term pushed past the bound raises the layer's time by all of its excess: the relief of
-    // the other near-critical terms cannot hide it.
-    // (`excess` of the changed and of the own terms, with `o`'s bound and near-critical count
-    // computed once.)
-    const double bound_o = bound(o);
-    const double tau = (1.0 - critical_band) * bound_o;
-    const int near = near_critical_(o, tau);
-    const double raised = bound(busy, comp, ready, o.t_gate) - bound_o;
-    const double x_after = excess_over_(o, tau, near, busy, ready, comp);
-    const double x = raised > 0.0 ? std::max(x_after, excess_over_(o, tau, near, o.busy, o.ready, o.comp) + raised) : x_after;
+    const double x = excess_after_(o, busy, ready, comp);
     if (apply) {
       // Active replicas per chiplet: the new copy joins its chiplet; an evicted replica that
       // served tokens leaves its chiplet's count.
@@ -204,6 +197,97 @@ class critical_estimate {
         }
         o.rep_ready.swap(rep);
       }
+      o.busy.swap(busy);
+      o.tokens.swap(tok);
+      o.comp.swap(comp);
+      o.cores.swap(kc);
+      o.ready.swap(ready);
+      o.t_moe = o.t_gate + o.tail + bound(o);
+    }
+    return x;
+  }
+  /// The bound after moving replica `from` of expert e to `target` (a promote or demote that
+  /// moves, §6.3: "promote moves or creates a replica", "demote moves a replica"): `from`'s
+  /// tokens go to the new copy on `target.chiplet` (one more active replica there, Eq. 4's split;
+  /// one fewer on `from`'s chiplet if it served tokens), `from`'s stream leaves its span and the
+  /// new copy's (ready `mem_new` after the gate) joins `target`'s, each moving the streams behind
+  /// it on a shared bank (file comment). `apply` makes the change in `o` (the new copy is the
+  /// entry appended next, as `residency::begin_copy` appends it).
+  [[nodiscard]] double bound_after_move(layer_obs& o, int e, int from, const place_candidate& target, double mem_new,
+                                        bool apply) const {
+    const auto fi = static_cast<std::size_t>(from);
+    const auto& src = res_->entries()[fi];
+    const auto tc = static_cast<std::size_t>(target.chiplet);
+    const double per_tok = shape_.flops_per_token.si() / chiplet_rate();
+    const double tok_core = shape_.flops_per_token.si() / core_rate();
+    auto& busy = ws_.busy;
+    auto& tok = ws_.tok;
+    auto& comp = ws_.comp;
+    auto& kc = ws_.kc;
+    busy.assign(o.busy.begin(), o.busy.end());
+    tok.assign(o.tokens.begin(), o.tokens.end());
+    comp.assign(o.comp.begin(), o.comp.end());
+    kc.assign(o.cores.begin(), o.cores.end());
+    const std::size_t fresh = res_->entries().size();
+    tok.resize(fresh + 1, 0.0);
+    comp.resize(fresh + 1, 0.0);
+    kc.resize(fresh + 1, 0.0);
+    const double mine = tok[fi];
+    busy[src.chiplet] -= mine * per_tok;
+    tok[fi] = 0.0;
+    comp[fi] = 0.0;
+    const bool left_chiplet = mine > 0.0 && src.chiplet == target.chiplet;  // the mover leaves the count it joins
+    const int active = 1 + (tc < o.active.size() ? o.active[tc] : 0) - (left_chiplet ? 1 : 0);
+    const double w_c = busy[tc] + mine * per_tok;
+    kc[fresh] = replica_core_share(s_->params().cores_per_chiplet, std::max(1, active), mine * per_tok, w_c);
+    busy[tc] = w_c;
+    tok[fresh] = mine;
+    comp[fresh] = mine * tok_core / kc[fresh];
+    auto& rep = ws_.rep;
+    rep.assign(o.rep_ready.begin(), o.rep_ready.end());
+    rep.resize(fresh + 1, 0.0);
+    const bool streamed = fi < o.rep_ready.size() && o.rep_ready[fi] > 0.0;
+    if (streamed) {
+      const double at = rep[fi];
+      rep[fi] = 0.0;
+      shift_streams_(o, rep, src.bank, src.span, at, -1.0, fresh);
+    }
+    const bool joins = mem_new > 0.0 && mine > 0.0;
+    if (joins) {
+      rep[fresh] = o.t_gate + mem_new;
+      shift_streams_(o, rep, target.bank, target.span, rep[fresh], +1.0, fresh);
+    }
+    auto& ready = ws_.ready;
+    ready.assign(o.ready.begin(), o.ready.end());
+    if (streamed || joins) {
+      std::fill(ready.begin(), ready.end(), 0.0);
+      for (int r : o.streams) {
+        const auto ri = static_cast<std::size_t>(r);
+        const auto ex = static_cast<std::size_t>(res_->entries()[ri].expert);
+        ready[ex] = std::max(ready[ex], rep[ri]);
+      }
+      ready[static_cast<std::size_t>(e)] = std::max(ready[static_cast<std::size_t>(e)], rep[fresh]);
+    }
+    const double x = excess_after_(o, busy, ready, comp);
+    if (apply) {
+      if (mine > 0.0) {
+        const auto sc = static_cast<std::size_t>(src.chiplet);
+        if (sc < o.active.size() && o.active[sc] > 0) --o.active[sc];
+        if (tc < o.active.size()) ++o.active[tc];
+      }
+      const double wt = res_->expert_bytes().si();
+      if (streamed) {
+        o.streams.erase(std::remove(o.streams.begin(), o.streams.end(), from), o.streams.end());
+        for (int k = 0; k < src.span; ++k) {
+          auto& q = o.bank_bytes[static_cast<std::size_t>(src.bank) + static_cast<std::size_t>(k)];
+          q = std::max(0.0, q - wt / src.span);
+        }
+      }
+      if (joins) {
+        o.streams.push_back(static_cast<int>(fresh));
+        for (int k = 0; k < target.span; ++k) o.bank_bytes[static_cast<std::size_t>(target.bank) + static_cast<std::size_t>(k)] += wt / target.span;
+      }
+      o.rep_ready.swap(rep);
       o.busy.swap(busy);
       o.tokens.swap(tok);
       o.comp.swap(comp);
@@ -249,6 +333,19 @@ class critical_estimate {
     }
   }
 
+  /// The near-critical excess after a change to the terms (busy, ready, comp) of `o`. A term
+  /// pushed past the bound raises the layer's time by all of its excess: the relief of the other
+  /// near-critical terms cannot hide it. (`excess` of the changed and of the own terms, with
+  /// `o`'s bound and near-critical count computed once.)
+  [[nodiscard]] static double excess_after_(const layer_obs& o, const std::vector<double>& busy,
+                                            const std::vector<double>& ready, const std::vector<double>& comp) {
+    const double bound_o = bound(o);
+    const double tau = (1.0 - critical_band) * bound_o;
+    const int near = near_critical_(o, tau);
+    const double raised = bound(busy, comp, ready, o.t_gate) - bound_o;
+    const double x_after = excess_over_(o, tau, near, busy, ready, comp);
+    return raised > 0.0 ? std::max(x_after, excess_over_(o, tau, near, o.busy, o.ready, o.comp) + raised) : x_after;
+  }
   /// The terms of `o` above τ: the count the excess divides by.
   static int near_critical_(const layer_obs& o, double tau) {
     int k = 0;

@@ -24,6 +24,9 @@ struct edit_counts {
   int demotes = 0;    ///< demote(e, t, c): a replica's copy to a farther tier begun (the old one retires on landing)
   int evictions = 0;  ///< evict(e, t, c): a replica retired
   int published = 0;  ///< copies that landed and were published while serving
+  /// Of the promotes and demotes, the moves: a copy whose source replica (possibly its expert's
+  /// last) is retired once the copy is published (§6.3, `controller.hpp`).
+  int moves = 0;
   /// Edits applied: promotes + demotes + evictions.
   [[nodiscard]] int total() const { return promotes + demotes + evictions; }
 
@@ -33,6 +36,7 @@ struct edit_counts {
     v("demotes", s.demotes);
     v("evictions", s.evictions);
     v("published", s.published);
+    v("moves", s.moves);
   }
 };
 

@@ -137,12 +137,17 @@ inline double placement_cost(const substrate& s, const placement_inputs& in, con
 /// (homes are IO chiplets) one span per IO chiplet with room, in `substrate::visit_homes` order
 /// from c (the first is `nearest_room`'s, so ties keep its choice). `tiers` limits the
 /// tiers considered (all by default). A chiplet that already holds a replica of the expert is left
-/// out (a second copy on the same chiplet adds no execution slot).
+/// out (a second copy on the same chiplet adds no execution slot) — except the chiplet of entry
+/// `moving` (≥ 0: the replica a move releases once its copy is published, §6.3), which a move may
+/// keep.
 inline std::vector<place_candidate> feasible_candidates(const substrate& s, const residency& res, int layer, int expert,
-                                                        const std::array<bool, 3>& tiers = {true, true, true}) {
+                                                        const std::array<bool, 3>& tiers = {true, true, true},
+                                                        int moving = -1) {
   std::vector<place_candidate> out;
   std::vector<char> taken(static_cast<std::size_t>(s.chiplets()), 0);
-  for (int i : res.of(layer, expert)) taken[res.entries()[static_cast<std::size_t>(i)].chiplet] = 1;
+  for (int i : res.of(layer, expert)) {
+    if (i != moving) taken[res.entries()[static_cast<std::size_t>(i)].chiplet] = 1;
+  }
   for (int c = 0; c < s.chiplets(); ++c) {
     if (taken[static_cast<std::size_t>(c)] != 0) continue;
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {

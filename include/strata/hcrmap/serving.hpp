@@ -211,7 +211,8 @@ class policy_session {
         std::size_t best = 0;
         double best_v = 0.0;
         for (std::size_t a = 1; a < acts.size(); ++a) {
-          if (acts[a].action.kind != residency_action_kind::promote) continue;
+          // New copies only: a promote that moves (`entry` ≥ 0) would retire a layout replica.
+          if (acts[a].action.kind != residency_action_kind::promote || acts[a].action.entry >= 0) continue;
           const double v = greedy_score(acts[a].features);
           if (v > best_v) {
             best_v = v;
@@ -393,12 +394,13 @@ class policy_session {
           kinds->promotes += a.kind == K::promote ? 1 : 0;
           kinds->demotes += a.kind == K::demote ? 1 : 0;
           kinds->evictions += a.kind == K::evict ? 1 : 0;
+          kinds->moves += a.kind == K::demote || (a.kind == K::promote && a.entry >= 0) ? 1 : 0;
         }
       }
     } else if (k_ == policy_kind::moentwine && controller_->pending().empty()) {
       const int moved = ni_balance_(w);
       edits += moved;
-      if (kinds != nullptr) kinds->demotes += moved;
+      if (kinds != nullptr) kinds->demotes += moved, kinds->moves += moved;
     }
     end_control();
     return edits;

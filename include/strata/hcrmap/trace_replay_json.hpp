@@ -16,7 +16,7 @@
 ///                   "memory": ..., "compute": ..., "gather": ..., "combine": ... },
 ///                   "dram_stream_bytes": ..., "hbm_stream_bytes": ..., "edits": 0,
 ///                   "controller_edits": { "promotes": 0, "demotes": 0, "evictions": 0,
-///                                         "total": 0, "published": 0 },
+///                                         "total": 0, "published": 0, "moves": 0 },
 ///                   "e2e_s": [ ... per served window ... ], "violations": 0 }, ... ],
 ///   "order": "split" }
 /// \endcode
@@ -77,7 +77,7 @@ inline json replay_json(const replay_result& r) {
     q["edits"] = p.edits;
     const auto& c = p.controller_edits;
     q["controller_edits"] = {{"promotes", c.promotes},   {"demotes", c.demotes},     {"evictions", c.evictions},
-                             {"total", c.total()},       {"published", c.published}};
+                             {"total", c.total()},       {"published", c.published}, {"moves", c.moves}};
     q["e2e_s"] = p.e2e_s;
     q["violations"] = p.violations;
     j["policies"].push_back(std::move(q));

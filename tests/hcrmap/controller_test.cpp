@@ -322,7 +322,7 @@ int published_of(const residency& r, int layer, int expert) { return static_cast
 
 TEST_CASE("a cold last replica may be demoted (a move) but never evicted; one replica stays published throughout") {
   scene sc;
-  residency_controller ctl(package(), shape(), sc.res, {.min_age = 2});
+  residency_controller ctl(sliced_package(), shape(), sc.res, {.min_age = 2});
   const auto observe = [&] {
     const auto ev = sc.eval();
     ctl.observe({0}, {sc.groups}, {ev}, 1e-3);
@@ -365,8 +365,8 @@ TEST_CASE("a cold last replica may be demoted (a move) but never evicted; one re
   const auto mig = ctl.migrations(1);
   REQUIRE(mig.size() == 1);
   CHECK(mig.front().bytes.si() == Approx(sc.res.expert_bytes().si()));
-  fast_token_mapper m(package(), shape(), sc.res);
-  const auto charged = evaluate_directory_layer(package(), shape(), sc.res, sc.groups, m.map(sc.groups), {}, mig);
+  fast_token_mapper m(sliced_package(), shape(), sc.res);
+  const auto charged = evaluate_directory_layer(sliced_package(), shape(), sc.res, sc.groups, m.map(sc.groups), {}, mig);
   double quiet = 0.0, loud = 0.0;
   for (double b : ev.result.bank_bytes) quiet += b;
   for (double b : charged.result.bank_bytes) loud += b;
@@ -399,7 +399,7 @@ TEST_CASE("a hot expert's only replica may be promoted by a move when no extra c
   // Expert 0 has its only replica in DRAM, the others in SRAM, and few tokens each: the layer waits
   // for expert 0's DRAM stream, which a move to a nearer tier shortens (one copy would too, but the
   // extra-copy cap is 0, so a promote can only move).
-  residency res{package(), 1, 8, units::MiB(4.0), {.budget_factor = 2.0}};
+  residency res{sliced_package(), 1, 8, units::MiB(4.0), {.budget_factor = 2.0}};
   const auto dram = res.nearest_room(0, 0, 0, tier_kind::dram, 0);
   REQUIRE(dram.has_value());
   const int far = res.place(0, 0, 0, dram->bank, dram->span);
@@ -412,9 +412,9 @@ TEST_CASE("a hot expert's only replica may be promoted by a move when no extra c
   for (int c = 0; c < 8; ++c) groups.push_back({0, 0, c, c, 2});
   for (int e = 1; e < 8; ++e) groups.push_back({0, e, e, e, 4});
   groups = split_blocks(groups, 16);
-  residency_controller ctl(package(), shape(), res, {.min_age = 0, .copy_cap = 0});
-  fast_token_mapper m(package(), shape(), res);
-  const auto ev = evaluate_directory_layer(package(), shape(), res, groups, m.map(groups));
+  residency_controller ctl(sliced_package(), shape(), res, {.min_age = 0, .copy_cap = 0});
+  fast_token_mapper m(sliced_package(), shape(), res);
+  const auto ev = evaluate_directory_layer(sliced_package(), shape(), res, groups, m.map(groups));
   ctl.observe({0}, {groups}, {ev}, 1e-3);
   const auto acts = ctl.legal_actions();
   const scored_action* move = nullptr;

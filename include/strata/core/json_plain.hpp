@@ -48,6 +48,29 @@ constexpr auto enum_names(json_units) {
 }
 
 namespace detail {
+/// The key `key` of object `j` takes in the plain object `out` (its unit appended when `unit` is
+/// set); throws `config_error` naming `at` when `out` or `j` already has that key.
+template <class Json>
+std::string plain_key(const Json& j, const Json& out, const std::string& key, const std::string& at,
+                      const std::optional<std::string>& unit) {
+  std::string name = key;
+  if (unit) {
+    name += '_';
+    name += *unit;
+  }
+  if (out.contains(name) || (unit && j.contains(name))) {
+    std::string msg = "[strata.json_plain] ";
+    msg += at;
+    msg += " would become key \"";
+    msg += name;
+    msg += "\", which the object already has";
+    throw config_error(at, msg);
+  }
+  return name;
+}
+}  // namespace detail
+
+namespace detail {
 
 /// The key suffix of a dimension: "s", "B_per_s", "m2", ...
 inline std::string plain_suffix_of(const std::string& symbol) {
@@ -206,19 +229,7 @@ std::optional<std::string> make_plain(const Json& j, Json& out, const std::strin
       if (!at.empty()) at += '.';
       at += key;
       const auto s = make_plain(value, v, at);
-      std::string name = key;
-      if (s) {
-        name += '_';
-        name += *s;
-      }
-      if (out.contains(name) || (s && j.contains(name))) {
-        std::string msg = "[strata.json_plain] ";
-        msg += at;
-        msg += " would become key \"";
-        msg += name;
-        msg += "\", which the object already has";
-        throw config_error(at, msg);
-      }
+      const std::string name = plain_key(j, out, key, at, s);
       out[name] = std::move(v);
     }
     return std::nullopt;
@@ -285,19 +296,7 @@ std::optional<std::string> make_plain_in_place(Json& j, const std::string& path)
       if (!at.empty()) at += '.';
       at += key;
       const auto s = make_plain_in_place(value, at);
-      std::string name = key;
-      if (s) {
-        name += '_';
-        name += *s;
-      }
-      if (out.contains(name) || (s && j.contains(name))) {
-        std::string msg = "[strata.json_plain] ";
-        msg += at;
-        msg += " would become key \"";
-        msg += name;
-        msg += "\", which the object already has";
-        throw config_error(at, msg);
-      }
+      const std::string name = plain_key(j, out, key, at, s);
       out[name] = std::move(value);
     }
     j = std::move(out);

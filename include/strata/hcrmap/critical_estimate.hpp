@@ -102,14 +102,7 @@ class critical_estimate {
     auto& tok = ws_.tok;
     auto& comp = ws_.comp;
     auto& kc = ws_.kc;
-    busy.assign(o.busy.begin(), o.busy.end());
-    tok.assign(o.tokens.begin(), o.tokens.end());
-    comp.assign(o.comp.begin(), o.comp.end());
-    kc.assign(o.cores.begin(), o.cores.end());
-    const std::size_t fresh = res_->entries().size();
-    tok.resize(fresh + 1, 0.0);
-    comp.resize(fresh + 1, 0.0);
-    kc.resize(fresh + 1, 0.0);
+    const std::size_t fresh = load_terms_(o);
     const auto k_of = [&](std::size_t r) { return std::max(1.0, kc[r]); };
     if (evict < 0) {
       double moved = 0.0;
@@ -224,14 +217,7 @@ class critical_estimate {
     auto& tok = ws_.tok;
     auto& comp = ws_.comp;
     auto& kc = ws_.kc;
-    busy.assign(o.busy.begin(), o.busy.end());
-    tok.assign(o.tokens.begin(), o.tokens.end());
-    comp.assign(o.comp.begin(), o.comp.end());
-    kc.assign(o.cores.begin(), o.cores.end());
-    const std::size_t fresh = res_->entries().size();
-    tok.resize(fresh + 1, 0.0);
-    comp.resize(fresh + 1, 0.0);
-    kc.resize(fresh + 1, 0.0);
+    const std::size_t fresh = load_terms_(o);
     const double mine = tok[fi];
     busy[src.chiplet] -= mine * per_tok;
     tok[fi] = 0.0;
@@ -315,6 +301,19 @@ class critical_estimate {
   /// `o` whose span shares a bank and that completes after the joining stream's slot on it
   /// (after `at` − its service there) or behind the leaving stream (after `at`) moves by the
   /// stream's service on the shared bank (the largest, if it shares several); `skip` is left.
+  // The workspace's busy, token, compute and core terms copied from `o`, one slot beyond the
+  // directory's entries for a fresh copy; returns the directory's entry count.
+  std::size_t load_terms_(const layer_obs& o) const {
+    ws_.busy.assign(o.busy.begin(), o.busy.end());
+    ws_.tok.assign(o.tokens.begin(), o.tokens.end());
+    ws_.comp.assign(o.comp.begin(), o.comp.end());
+    ws_.kc.assign(o.cores.begin(), o.cores.end());
+    const std::size_t fresh = res_->entries().size();
+    ws_.tok.resize(fresh + 1, 0.0);
+    ws_.comp.resize(fresh + 1, 0.0);
+    ws_.kc.resize(fresh + 1, 0.0);
+    return fresh;
+  }
   void shift_streams_(const layer_obs& o, std::vector<double>& rep, int bank, int span, double at, double sign,
                       std::size_t skip) const {
     const auto stripe = data_size<>::from_si(res_->expert_bytes().si() / std::max(1, span));

@@ -607,7 +607,7 @@ class substrate {
   [[nodiscard]] strata::bandwidth<> home_rate(tier_kind tier, int home) const {
     const auto [first, n] = home_banks(tier, home);
     strata::bandwidth<> bw{};
-    for (int i = 0; i < n; ++i) bw += banks_[static_cast<std::size_t>(first + i)].bandwidth;
+    for (int i = 0; i < n; ++i) bw += banks_[static_cast<std::size_t>(first) + static_cast<std::size_t>(i)].bandwidth;
     return bw;
   }
   /// Steady rate of a stream from the bank span [bank, bank + span) to compute chiplet `c` over
@@ -617,7 +617,7 @@ class substrate {
     detail::require(span >= 1 && bank >= 0 && static_cast<std::size_t>(bank) + static_cast<std::size_t>(span) <= banks_.size(),
                     "strata.substrate", "span", span, "banks within the substrate");
     strata::bandwidth<> bw{};
-    for (int i = 0; i < span; ++i) bw += banks_[static_cast<std::size_t>(bank + i)].bandwidth;
+    for (int i = 0; i < span; ++i) bw += banks_[static_cast<std::size_t>(bank) + static_cast<std::size_t>(i)].bandwidth;
     std::vector<strata::bandwidth<>> path;
     for (int u : memory_path(bank, c)) path.push_back(links_[static_cast<std::size_t>(u)].bandwidth);
     return stream_rate(bw, path);
@@ -682,6 +682,7 @@ class substrate {
     if (!p_.hbm_attach.empty()) return {p_.hbm_attach.begin(), p_.hbm_attach.begin() + homes};
     if (homes > std::min(p_.mesh_x, p_.mesh_y)) return {};
     std::vector<int> out;
+    out.reserve(static_cast<std::size_t>(homes));
     for (int j = 0; j < homes; ++j) {
       out.push_back((j + 1) * p_.mesh_y / (homes + 1) * p_.mesh_x + (j + 1) * p_.mesh_x / (homes + 1));
     }

@@ -89,7 +89,7 @@ inline routing_trace concatenate_traces(const std::vector<routing_trace>& parts,
     for (std::size_t t = 0; t < p.tokens(); ++t) top = std::max<std::int64_t>(top, p.info(t).seq);
     const std::int64_t fresh = top + 1;  // the id of this part's tokens without a sequence
     detail::require(offset + fresh < std::numeric_limits<std::int32_t>::max(), id, field, offset + fresh, "sequence ids below 2^31 - 1 in all");
-    const auto cell = static_cast<std::size_t>(p.layers() * p.k());
+    const auto cell = static_cast<std::size_t>(p.layers()) * static_cast<std::size_t>(p.k());
     for (std::size_t t = 0; t < p.tokens(); ++t) {
       token_info info = p.info(t);
       info.seq = static_cast<std::int32_t>(offset + (info.seq < 0 ? fresh : info.seq));
@@ -124,7 +124,10 @@ inline file_order_windows windows_in_file_order(const routing_trace& t, phase mo
     for (auto& gl : g) gl = split_blocks(gl, block_tokens);
     out.windows.push_back(std::move(g));
     std::vector<std::size_t> count(t.topic_names().size() + 1, 0);
-    for (std::size_t i : list) ++count[static_cast<std::size_t>(t.info(i).topic + 1)];
+    for (std::size_t i : list) {
+      const int topic = t.info(i).topic;  // -1: no topic, counted in slot 0
+      ++count[topic < 0 ? 0 : static_cast<std::size_t>(topic) + 1];
+    }
     const auto top = std::max_element(count.begin() + 1, count.end());
     out.topic.push_back(top == count.end() || *top == 0 ? -1 : static_cast<std::int32_t>(top - count.begin() - 1));
     out.tokens += list.size();

@@ -131,10 +131,11 @@ inline std::vector<paper_row> serving_rows(const std::string& counts_csv, std::i
                                " of the " + detail::fixed(capacity, 2) + " req/s FCFS serves with every request waiting)";
       const std::string suffix = share < 0.2 ? "" : "_half_capacity";
       const auto topic = at(schedule_policy::topic, rate), fcfs = at(schedule_policy::fcfs, rate);
-      rows.push_back(predict("stratum.serving." + w.key + ".hit_rate_topic" + suffix, topic.hot_hit_rate, "fraction",
-                             src + ", topic batcher" + load));
-      rows.push_back(predict("stratum.serving." + w.key + ".hit_rate_fcfs" + suffix, fcfs.hot_hit_rate, "fraction",
-                             src + ", FCFS on the topic-mix layout" + load));
+      const std::string stem = "stratum.serving." + w.key;
+      rows.push_back(predict(std::string(stem).append(".hit_rate_topic").append(suffix), topic.hot_hit_rate, "fraction",
+                             std::string(src).append(", topic batcher").append(load)));
+      rows.push_back(predict(std::string(stem).append(".hit_rate_fcfs").append(suffix), fcfs.hot_hit_rate, "fraction",
+                             std::string(src).append(", FCFS on the topic-mix layout").append(load)));
     }
     std::vector<paper_row> rate_rows;
     for (auto p : {schedule_policy::topic, schedule_policy::fcfs}) {

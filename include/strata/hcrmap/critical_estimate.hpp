@@ -190,12 +190,7 @@ class critical_estimate {
         }
         o.rep_ready.swap(rep);
       }
-      o.busy.swap(busy);
-      o.tokens.swap(tok);
-      o.comp.swap(comp);
-      o.cores.swap(kc);
-      o.ready.swap(ready);
-      o.t_moe = o.t_gate + o.tail + bound(o);
+      store_terms_(o, ready);
     }
     return x;
   }
@@ -274,12 +269,7 @@ class critical_estimate {
         for (int k = 0; k < target.span; ++k) o.bank_bytes[static_cast<std::size_t>(target.bank) + static_cast<std::size_t>(k)] += wt / target.span;
       }
       o.rep_ready.swap(rep);
-      o.busy.swap(busy);
-      o.tokens.swap(tok);
-      o.comp.swap(comp);
-      o.cores.swap(kc);
-      o.ready.swap(ready);
-      o.t_moe = o.t_gate + o.tail + bound(o);
+      store_terms_(o, ready);
     }
     return x;
   }
@@ -313,6 +303,15 @@ class critical_estimate {
     ws_.comp.resize(fresh + 1, 0.0);
     ws_.kc.resize(fresh + 1, 0.0);
     return fresh;
+  }
+  // The workspace's terms and `ready` swapped into `o` (the change applied), and its bound anew.
+  void store_terms_(layer_obs& o, std::vector<double>& ready) const {
+    o.busy.swap(ws_.busy);
+    o.tokens.swap(ws_.tok);
+    o.comp.swap(ws_.comp);
+    o.cores.swap(ws_.kc);
+    o.ready.swap(ready);
+    o.t_moe = o.t_gate + o.tail + bound(o);
   }
   void shift_streams_(const layer_obs& o, std::vector<double>& rep, int bank, int span, double at, double sign,
                       std::size_t skip) const {

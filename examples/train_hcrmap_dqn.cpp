@@ -4,7 +4,13 @@
 //
 //   strata-train-hcrmap-dqn                      usage, then a seconds-long smoke run (no file)
 //   strata-train-hcrmap-dqn --out <file.json>    the full run: the eight Table 2 models in prefill
-//                                                and decode, written as a checkpoint
+//                                                and decode, written as a checkpoint; each model and
+//                                                mode twice: the profile split of its trace, and a
+//                                                synthetic task-switch trace of the drift fitted to
+//                                                the ESFT task switches (workload/task_drift.hpp)
+//                                                served in file order, so the agent meets drift on
+//                                                mixes that are never the real intent → law →
+//                                                translation mix a task-switch result is measured on
 //   [--data-dir <dir>]  where traces/dsv2lite_esft_trace_intent.csv is (default: $STRATA_DATA_DIR,
 //                       else the source tree's tests/data)
 //   [--episodes <n>] [--seed <s>]                 override the run's length and seed
@@ -32,12 +38,14 @@
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/report/hcrmap_rows.hpp"
 #include "strata/workload/presets.hpp"
+#include "strata/workload/task_drift.hpp"
 
 namespace {
 constexpr const char* usage =
     "usage: strata-train-hcrmap-dqn [--out <checkpoint.json>] [--data-dir <dir>] [--episodes <n>] [--seed <s>]\n"
     "Trains HCRMap's controller value function (masked Double DQN, Eq. 34) offline on the profile split\n"
-    "(even sequences) of the Table 2 models' traces, prefill and decode, with the same-window\n"
+    "(even sequences) of the Table 2 models' traces and on synthetic task-switch traces of the fitted\n"
+    "drift served in file order, prefill and decode, with the same-window\n"
     "counterfactual reward (Eq. 31-33), and writes the frozen checkpoint to --out. Without --out it runs\n"
     "a short smoke training (one model, decode) and writes nothing.\n";
 
@@ -122,6 +130,17 @@ int main(int argc, char** argv) {
         scenes.push_back({m, t, strata::phase::prefill});
         // The real trace's 127 sequences fill a decode window of 512 only by reusing them (stated).
         scenes.push_back({m, t, strata::phase::decode, m.name == "DeepSeek-V2-Lite" && trace.has_value()});
+      }
+      // Task-switch scenes: the ESFT drift with each model's routing shape (its own seed), never a
+      // real trace. Prefill: 6 tasks over 3 072 sequences of 8-16 tokens, a switch about every
+      // third window of 2048 tokens; decode: 8 tasks over 4 096 sequences, with 512 slots a
+      // switch about every eighth step. Both hold the warm-up and p.windows training windows.
+      for (const auto& name : strata::hcrmap_models()) {
+        const auto m = strata::preset(name);
+        scenes.push_back({m, strata::generate_trace(strata::task_switch_gen_for(m, 6, 3072, 8, 16, 2)), strata::phase::prefill,
+                          false, true});
+        scenes.push_back({m, strata::generate_trace(strata::task_switch_gen_for(m, 8, 4096, 8, 16, 3)), strata::phase::decode,
+                          false, true});
       }
     }
     if (episodes) p.episodes = static_cast<int>(*episodes);

@@ -16,6 +16,7 @@
 #include "strata/hcrmap/trace_replay_json.hpp"
 #include "strata/workload/trace_gen.hpp"
 #include "strata/workload/presets.hpp"
+#include "strata/workload/task_drift.hpp"
 #include "strata/workload/trace_io.hpp"
 #include "support/field_of.hpp"
 
@@ -109,19 +110,28 @@ TEST_CASE("experiment_params round-trip through JSON, nested knobs included") {
   CHECK_THROWS_AS((void)json::parse(R"({"windowz": 3})").get<experiment_params>(), config_error);
 }
 
-TEST_CASE("seeded offline training of the controller's value function is reproducible, on the profile split only") {
-  const substrate s;
-  const auto m = preset("DeepSeek-V2-Lite");
+namespace {
+// A training run of a few seconds: two MoE layers, three windows, a small network that learns
+// from the fourth transition on.
+controller_training_params small_training(int episodes, int hidden) {
   controller_training_params p;
   p.experiment.max_layers = 2;
-  p.experiment.trace_reuse = true;
   p.windows = 3;
-  p.episodes = 6;
-  p.dqn.hidden = {16};
+  p.episodes = episodes;
+  p.dqn.hidden = {hidden};
   p.dqn.learning_starts = 4;
   p.dqn.train_period = 1;
   p.dqn.batch_size = 8;
   p.dqn.epsilon_decay_steps = 8;
+  return p;
+}
+}  // namespace
+
+TEST_CASE("seeded offline training of the controller's value function is reproducible, on the profile split only") {
+  const substrate s;
+  const auto m = preset("DeepSeek-V2-Lite");
+  auto p = small_training(6, 16);
+  p.experiment.trace_reuse = true;
   const auto run = [&](std::uint64_t seed, dqn_train_result* log = nullptr) {
     auto q = p;
     q.dqn.seed = seed;
@@ -155,6 +165,28 @@ TEST_CASE("seeded offline training of the controller's value function is reprodu
   q.dqn.seed = 11;
   CHECK(save_dqn_checkpoint(train_controller(s, {{m, other, phase::decode}}, q), -1) == a);
   CHECK(field_of([&] { (void)train_controller(s, {}, p); }) == "scenes");
+}
+
+TEST_CASE("a task-switch training scene trains on its windows in file order") {
+  const substrate s;
+  const auto m = preset("DeepSeek-V2-Lite");
+  auto p = small_training(4, 8);
+  p.experiment.batch = 16;
+  // Two tasks of the fitted drift, 64 sequences of 8-16 tokens: decode steps of 16 sequences
+  // for the warm-up and the three training windows.
+  const auto drift = generate_trace(task_switch_gen_for(m, 2, 64, 8, 16, 5));
+  const auto train = [&](bool file_order) {
+    return save_dqn_checkpoint(train_controller(s, {{m, drift, phase::decode, true, file_order}}, p), -1);
+  };
+  const auto a = train(true);
+  CHECK(train(true) == a);   // reproducible
+  CHECK(train(false) != a);  // other windows than the profile split's
+  // A trace too short for the warm-up and the training windows is refused naming it: 16
+  // sequences of 8 tokens give 8 steps of 16, not 1 + 20.
+  const auto tiny = generate_trace(task_switch_gen_for(m, 2, 16, 8, 8, 5));
+  auto longer = p;
+  longer.windows = 20;
+  CHECK(field_of([&] { (void)train_controller(s, {{m, tiny, phase::decode, false, true}}, longer); }) == "trace");
 }
 
 TEST_CASE("HCRMap with the DQN value serves legally; the greedy ablation is the fallback's numbers") {

@@ -10,6 +10,10 @@
 /// `split_by_sequence`), the split every policy builds its layout from; the evaluation split (odd
 /// positions), on which every reported number is measured, is never read. A scene is a model, a
 /// routing trace and a mode; the suite trains on the eight Table 2 models in prefill and decode.
+/// A scene in file order (`training_scene::file_order`) is a task-switch scene instead: its
+/// windows are the trace's first ones in file order (`windows_in_file_order`, `task_switch.hpp`),
+/// so the agent meets drift — used with synthetic traces of the fitted drift
+/// (`workload/task_drift.hpp`), never with a trace a task-switch result is measured on.
 ///
 /// Episodes (`controller_env`, a `dqn_environment`): episode i takes scene i mod |scenes| and,
 /// cycling with each pass over the scenes, one stage of its package plan that holds evaluated
@@ -47,6 +51,7 @@
 #include "strata/hcrmap/reward.hpp"
 #include "strata/hcrmap/scorer.hpp"
 #include "strata/hcrmap/serving.hpp"
+#include "strata/hcrmap/task_switch.hpp"
 #include "strata/hcrmap/trace_split.hpp"
 #include "strata/workload/trace.hpp"
 
@@ -61,6 +66,9 @@ struct training_scene {
   /// Decode windows may reuse sequences of a trace with fewer than the batch's
   /// (`experiment_params::trace_reuse`, which also allows it for every scene).
   bool trace_reuse = false;
+  /// Windows in file order over the whole trace (a task-switch scene, file comment) instead of
+  /// the profile split's.
+  bool file_order = false;
 };
 
 /// Knobs of an offline training run.
@@ -79,8 +87,9 @@ struct controller_training_params {
     p.epsilon_decay_steps = 2000;
     return p;
   }();
-  /// Episodes. [Design choice: 320 — twenty passes over the 16 scenes of the suite]
-  int episodes = 320;
+  /// Episodes. [Design choice: 640 — twenty passes over the 32 scenes of the suite: the eight
+  /// models in two modes, each on its profile split and on a task-switch trace]
+  int episodes = 640;
   /// Training windows served per episode (profile windows 1 … windows). [Design choice: 16]
   int windows = 16;
   /// Steps after which an episode is cut (not terminal). [Design choice: 256]
@@ -110,11 +119,18 @@ class controller_env {
       const std::vector<std::vector<token_group>> none(static_cast<std::size_t>(sc.m.moe_layers()));
       const auto nr = evaluate_pipeline(s, sc.m, p.setup.plan, static_res, none, p.setup.spec, xp_.scale_out, xp_.critical_path);
       p.non_routed_s = (nr.non_routed + nr.inter_package).si();
-      const auto prof = split_by_sequence(sc.trace).first;  // the training split only
-      std::string note;
-      for (int i = 0; i <= windows; ++i) {
-        p.windows.push_back(detail::window_groups(prof, sc.mode, C, p.setup.spec.tokens, i, xp_.fast_map.block_tokens,
-                                                  xp_.trace_reuse || sc.trace_reuse, note));
+      if (sc.file_order) {
+        auto w = windows_in_file_order(sc.trace, sc.mode, C, p.setup.spec.tokens, windows + 1, xp_.fast_map.block_tokens);
+        detail::require(w.windows.size() == static_cast<std::size_t>(windows) + 1, id, "trace", w.windows.size(),
+                        ("windows in file order for a warm-up and " + std::to_string(windows) + " training windows").c_str());
+        p.windows = std::move(w.windows);
+      } else {
+        const auto prof = split_by_sequence(sc.trace).first;  // the training split only
+        std::string note;
+        for (int i = 0; i <= windows; ++i) {
+          p.windows.push_back(detail::window_groups(prof, sc.mode, C, p.setup.spec.tokens, i, xp_.fast_map.block_tokens,
+                                                    xp_.trace_reuse || sc.trace_reuse, note));
+        }
       }
       scenes_.push_back(std::move(p));
     }

@@ -21,6 +21,7 @@
 #include <array>      // std::array
 #include <cstddef>    // std::size_t
 #include <optional>   // std::optional
+#include <span>       // std::span
 #include <stdexcept>  // std::logic_error
 #include <string>     // std::string
 #include <utility>    // std::move
@@ -136,7 +137,19 @@ class policy_session {
     if (k == policy_kind::hcrmap_no_link) fm_.w_path = 0.0, pp.alpha_src = 0.0;
     if (k == policy_kind::hcrmap_no_bank) fm_.w_bank = 0.0, pp.chi_bank = 0.0;
     if (k == policy_kind::hcrmap_no_compute) fm_.w_queue = 0.0, pp.beta_queue = 0.0;
-    if (k == policy_kind::hcrmap_no_migration) ctl_.eta_mig = 1.0, ctl_.mu_mig = 0.0;
+    if (k == policy_kind::hcrmap_no_migration) {
+      // Without migration-exposure awareness (Fig. 6): no Eq. 40 mask, no exposure term in the
+      // reward, and the value function scores every action as if its copy exposed nothing (the
+      // greedy rule's − exposure and the learned value's exposure input are both zero).
+      ctl_.eta_mig = 1.0, ctl_.mu_mig = 0.0;
+      value_ = [inner = value_](std::span<const double> f) {
+        std::array<double, controller_feature_count> blind{};
+        detail::require(f.size() == blind.size(), "strata.hcrmap.controller", "features", f.size(), "controller_feature_count entries");
+        std::copy(f.begin(), f.end(), blind.begin());
+        blind[feature::exposure] = 0.0;
+        return inner(blind);
+      };
+    }
     if (k == policy_kind::hcrmap_no_hbm) tiers = {true, false, true};
     wt_ = expert_bytes(m);
     chiplet_flops_ = s.core_throughput().si() * xp.critical_path.tile_utilization * s.params().cores_per_chiplet;

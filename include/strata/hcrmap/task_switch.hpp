@@ -10,7 +10,7 @@
 ///
 /// Protocol (`run_task_switch`; `strata-eval hcrmap --order file`):
 /// - Order: the trace's windows in file order. Several traces are concatenated in the order given
-///   (`concatenate_traces`: each part's sequences renumbered after the previous part's, each token
+///   (`concatenate_traces`, `workload/task_drift.hpp`: each part's sequences renumbered after the previous part's, each token
 ///   tagged with its part as topic).
 /// - Prefill window i holds tokens [2048·i, 2048·(i + 1)) of the trace in file order; the tail
 ///   of fewer than 2048 tokens is not served (stated in the note).
@@ -56,50 +56,11 @@
 #include "strata/hcrmap/experiment_result.hpp"
 #include "strata/hcrmap/policies.hpp"
 #include "strata/hcrmap/scorer.hpp"
+#include "strata/workload/task_drift.hpp"  // concatenate_traces
 #include "strata/workload/trace.hpp"
 
 namespace strata {
 inline namespace v0 {
-
-/// `parts` served one after the other as one trace (file comment): the same layers, experts and
-/// routing width required (`config_error` naming `parts[i]`); part i's sequence ids are shifted
-/// past every id of the parts before it (a token without one takes a fresh id per part), and
-/// each token's topic is its part, named `labels[i]` (empty: "part i").
-inline routing_trace concatenate_traces(const std::vector<routing_trace>& parts, const std::vector<std::string>& labels = {}) {
-  constexpr const char* id = "strata.hcrmap.task_switch";
-  detail::require(!parts.empty(), id, "parts", parts.size(), "at least one trace");
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    names.push_back(i < labels.size() && !labels[i].empty() ? labels[i] : "part " + std::to_string(i));
-  }
-  const auto& first = parts.front();
-  routing_trace out(first.layers(), first.experts_per_layer(), first.k(), names);
-  std::int64_t offset = 0;
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const auto& p = parts[i];
-    const std::string field = "parts[" + std::to_string(i) + "]";
-    if (p.layers() != first.layers() || p.experts_per_layer() != first.experts_per_layer() || p.k() != first.k()) {
-      throw config_error(field, "[" + std::string(id) + "] " + field + ": " + std::to_string(p.layers()) + " layers, " +
-                                    std::to_string(p.experts_per_layer()) + " experts, top-" + std::to_string(p.k()) +
-                                    ", but parts[0] has " + std::to_string(first.layers()) + ", " +
-                                    std::to_string(first.experts_per_layer()) + ", top-" + std::to_string(first.k()));
-    }
-    detail::require(!p.empty(), id, field, p.tokens(), "at least one token");
-    std::int64_t top = -1;
-    for (std::size_t t = 0; t < p.tokens(); ++t) top = std::max<std::int64_t>(top, p.info(t).seq);
-    const std::int64_t fresh = top + 1;  // the id of this part's tokens without a sequence
-    detail::require(offset + fresh < std::numeric_limits<std::int32_t>::max(), id, field, offset + fresh, "sequence ids below 2^31 - 1 in all");
-    const auto cell = static_cast<std::size_t>(p.layers()) * static_cast<std::size_t>(p.k());
-    for (std::size_t t = 0; t < p.tokens(); ++t) {
-      token_info info = p.info(t);
-      info.seq = static_cast<std::int32_t>(offset + (info.seq < 0 ? fresh : info.seq));
-      info.topic = static_cast<std::int32_t>(i);
-      out.push_back(p.ids().subspan(t * cell, cell), info);
-    }
-    offset += fresh + 1;
-  }
-  return out;
-}
 
 /// The windows of a trace in file order (file comment).
 struct file_order_windows {

@@ -15,7 +15,10 @@
 /// so σ = 0 gives every topic the same hot experts and σ = 1 independent ones.
 ///
 /// Sequences and tokens. `sequences` sequences with lengths uniform in [min_length, max_length],
-/// each of one topic drawn uniformly. For each token and layer the k experts are picked one
+/// each of one topic: drawn uniformly (a mixed stream), or with `topic_blocks` the topics in T
+/// contiguous blocks in file order, sequence s of topic ⌊s·T/S⌋ — a task switch every S/T
+/// sequences, the drift `workload/task_drift.hpp` fits to real task switches (the topic draw is
+/// made either way, so lengths do not depend on the order). For each token and layer the k experts are picked one
 /// slot at a time, in gate order: with probability `reuse` (and if the token has a predecessor
 /// in its sequence) the slot takes one of the previous token's experts at that layer, uniformly
 /// among those not yet picked; otherwise it samples w_{t,l} without replacement (sequential
@@ -109,6 +112,9 @@ struct trace_gen_params {
   /// Probability that a routing slot reuses an expert of the previous token. Calibrated with
   /// `skew` (overlap of the ESFT intent trace).
   double reuse = 0.12815;
+  /// Topics in contiguous blocks in file order (task switches) instead of drawn per sequence.
+  /// [Default false: the ESFT intent trace is one task; `task_drift.hpp` sets it]
+  bool topic_blocks = false;
   /// Seed of all random streams.
   std::uint64_t seed = 1;
 
@@ -125,6 +131,7 @@ struct trace_gen_params {
     v("offset", s.offset);
     v("topic_share", s.topic_share);
     v("reuse", s.reuse);
+    v("topic_blocks", s.topic_blocks);
     v("seed", s.seed);
   }
   friend bool operator==(const trace_gen_params&, const trace_gen_params&) = default;
@@ -331,7 +338,8 @@ inline routing_trace generate_trace(const trace_gen_params& p) {
   for (std::size_t s = 0; s < lengths.size(); ++s) {
     lengths[s] = static_cast<std::uint32_t>(p.min_length) +
                  static_cast<std::uint32_t>(srng.below(static_cast<std::uint64_t>(p.max_length - p.min_length) + 1));
-    topic_of[s] = static_cast<std::uint32_t>(srng.below(T));
+    const auto drawn = static_cast<std::uint32_t>(srng.below(T));
+    topic_of[s] = p.topic_blocks ? static_cast<std::uint32_t>(s * T / lengths.size()) : drawn;
     n += lengths[s];
   }
 

@@ -2,6 +2,7 @@
 #include <benchmark/benchmark.h>
 
 #include "strata/chiplet/token_groups.hpp"
+#include "support/critical_path_reference.hpp"
 #include "strata/chiplet/window.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_gen.hpp"
@@ -26,6 +27,8 @@ const strata::routing_trace& dsv3_trace() {
 // A fixed placement: expert e of every layer on chiplet e mod 16, striped over the DRAM channels
 // of IO chiplet e mod 4. DeepSeek-V3 (58 × 256 experts of 44 MB) exceeds the package's memory, so
 // the placement is built as replicas directly, without the capacity checks of `residency`.
+// Arg 0: `evaluate_layer` (the thread's workspace); arg 1: the same-run reference, the former
+// evaluation without a workspace (tests/support/critical_path_reference.hpp, same results).
 void bm_dsv3_decode_layers(benchmark::State& state) {
   const strata::substrate s;
   const auto m = strata::preset("DeepSeek-V3");
@@ -43,13 +46,15 @@ void bm_dsv3_decode_layers(benchmark::State& state) {
   for (auto _ : state) {
     strata::duration<> total{};
     for (std::size_t l = 0; l < groups.size(); ++l) {
-      total += strata::evaluate_layer(s, shape, groups[l], reps[l], assign[l]).t_moe;
+      total += (state.range(0) == 0 ? strata::evaluate_layer(s, shape, groups[l], reps[l], assign[l])
+                                    : strata::reference::evaluate_layer_reference(s, shape, groups[l], reps[l], assign[l]))
+                   .t_moe;
     }
     benchmark::DoNotOptimize(total);
   }
   state.counters["groups_per_layer"] = static_cast<double>(groups[0].size());
 }
-BENCHMARK(bm_dsv3_decode_layers)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_dsv3_decode_layers)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // The same layers with the weights in chiplet-local HBM (HCRMap §4.2), each expert striped over
 // the two pseudo-channels under its chiplet, and with the Eq. 15 overlap vs the earlier one.

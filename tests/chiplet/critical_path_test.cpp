@@ -4,11 +4,13 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include <boost/math/differentiation/autodiff.hpp>
 
 #include "strata/core/json.hpp"
+#include "support/critical_path_reference.hpp"
 
 using namespace strata;
 using doctest::Approx;
@@ -498,6 +500,82 @@ TEST_CASE("property: more link bandwidth is never slower, for every arbitration 
           CHECK(b.t_net.si() <= a.t_net.si() * (1 + 1e-12));
           CHECK(all_finite(a));
           CHECK(all_finite(b));
+        }
+      }
+    }
+  }
+}
+
+namespace {
+// Every number of a layer's result, bit for bit (memcmp of the doubles: -0 and +0 differ too).
+void check_identical(const layer_result& a, const layer_result& b) {
+  const auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+  const auto stages = [](const stage_times& s) {
+    return std::array{s.gate.si(), s.dispatch.si(), s.queue.si(), s.memory.si(), s.compute.si(), s.gather.si(), s.combine.si()};
+  };
+  CHECK(same(a.t_moe.si(), b.t_moe.si()));
+  CHECK(a.critical_group == b.critical_group);
+  CHECK(stages(a.critical) == stages(b.critical));
+  for (const auto& [x, y] : {std::pair{a.t_net, b.t_net}, std::pair{a.t_bank, b.t_bank}, std::pair{a.t_mem, b.t_mem},
+                            std::pair{a.t_comp, b.t_comp}}) {
+    CHECK(same(x.si(), y.si()));
+  }
+  REQUIRE(a.completion.size() == b.completion.size());
+  for (std::size_t g = 0; g < a.completion.size(); ++g) {
+    CHECK(same(a.completion[g].si(), b.completion[g].si()));
+    CHECK(same(a.dispatch_wait[g].si(), b.dispatch_wait[g].si()));
+    CHECK(same(a.gather_wait[g].si(), b.gather_wait[g].si()));
+    for (std::size_t i = 0; i < 7; ++i) CHECK(same(stages(a.group_stages[g])[i], stages(b.group_stages[g])[i]));
+  }
+  CHECK(std::memcmp(a.link_bytes.data(), b.link_bytes.data(), a.link_bytes.size() * sizeof(double)) == 0);
+  CHECK(std::memcmp(a.bank_bytes.data(), b.bank_bytes.data(), a.bank_bytes.size() * sizeof(double)) == 0);
+  CHECK(a.replica_tokens == b.replica_tokens);
+  CHECK(a.replica_cores == b.replica_cores);
+  REQUIRE(a.memory_ready.size() == b.memory_ready.size());
+  for (std::size_t r = 0; r < a.memory_ready.size(); ++r) CHECK(same(a.memory_ready[r].si(), b.memory_ready[r].si()));
+  for (const auto& [x, y] : {std::pair{a.energy.compute, b.energy.compute}, std::pair{a.energy.noc, b.energy.noc},
+                            std::pair{a.energy.d2d, b.energy.d2d}, std::pair{a.energy.sram, b.energy.sram},
+                            std::pair{a.energy.hbm, b.energy.hbm}, std::pair{a.energy.dram, b.energy.dram},
+                            std::pair{a.energy.migration, b.energy.migration}, std::pair{a.energy.gate, b.energy.gate}}) {
+    CHECK(same(x.si(), y.si()));
+  }
+  CHECK(same(a.pressure.load, b.pressure.load));
+  CHECK(same(a.pressure.link, b.pressure.link));
+  CHECK(same(a.pressure.bank, b.pressure.bank));
+  CHECK(same(a.pressure.mig, b.pressure.mig));
+}
+}  // namespace
+
+TEST_CASE("the workspace evaluation equals the former one bit for bit, one workspace across layers") {
+  // Random layers (SRAM, HBM and DRAM replicas, migrations) on both HBM placements, every
+  // arbitration and overlap, with and without PIM bank shares; one workspace and one result
+  // reused across all of them, so nothing one layer leaves behind may change the next.
+  layer_workspace ws;
+  layer_result out;
+  for (const auto hbm : {hbm_placement::chiplet_local, hbm_placement::behind_io}) {
+    substrate_params p;
+    p.hbm_at = hbm;
+    const substrate s(p);
+    std::mt19937_64 rng(23);
+    for (int trial = 0; trial < 30; ++trial) {
+      CAPTURE(trial);
+      auto L = make_random_layer(s, rng);
+      if (trial % 3 == 0) {  // equal tokens and routes: ties in arrival and release, broken by index
+        for (auto& g : L.groups) g.tokens = 8;
+      }
+      std::vector<double> share;
+      if (trial % 2 == 1) {
+        for (std::size_t b = 0; b < s.banks().size(); ++b) share.push_back(0.25 + 0.75 * double(rng() % 4) / 3.0);
+      }
+      for (const auto arb : {link_arbitration::per_class, link_arbitration::shared}) {
+        for (const auto ov : {memory_overlap::compute_only, memory_overlap::dispatch_and_queue}) {
+          critical_path_params cp;
+          cp.arbitration = arb;
+          cp.overlap = ov;
+          const auto before = reference::evaluate_layer_reference(s, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs, share);
+          evaluate_layer_into(out, ws, s, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs, share);
+          check_identical(before, out);
+          check_identical(before, evaluate_layer(s, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs, share));
         }
       }
     }

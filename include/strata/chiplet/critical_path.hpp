@@ -47,6 +47,8 @@
 #include <algorithm>   // std::sort, std::max, std::min, std::push_heap, std::pop_heap
 #include <cmath>       // std::floor
 #include <array>       // std::array
+#include <bit>         // std::bit_cast, the gather keys
+#include <cstdint>     // std::uint64_t, the gather keys
 #include <cstddef>     // std::size_t
 #include <span>        // std::span
 #include <string>      // std::string
@@ -84,6 +86,70 @@ struct layer_request {
 };
 }  // namespace detail
 
+/// Buffers `evaluate_layer` reuses from one layer to the next: once they have grown to the
+/// largest layer, evaluating another allocates nothing. A workspace serves one evaluation at a
+/// time (one per thread); it carries no state from one layer to the next that changes a result.
+struct layer_workspace {
+  std::vector<int> paths;  // links of every request's route; a chiplet pair's route stored once
+  // Per (source, destination) compute-chiplet pair, valid in the evaluation whose number is
+  // `pair_stamp`: its route's range in `paths`, the compute chiplets it crosses (NoC energy) and
+  // the largest request sent over it (its Eq. 7 route term bounds every smaller request's).
+  std::vector<std::uint64_t> pair_stamp;
+  std::vector<std::size_t> pair_begin, pair_end;
+  std::vector<int> pair_crossed;
+  std::vector<double> pair_bytes;
+  std::vector<int> pairs_used;
+  std::uint64_t stamp = 0;
+  std::array<std::vector<detail::layer_request>, 4> reqs;
+  std::vector<int> req_of_group, req_of_replica;
+  std::vector<double> replica_start, core_free, src_tokens, agg_tokens, bank_free, arrive, comp, busy, first_start,
+      start, fin, replica_comp, finish, chiplet_service;
+  std::vector<std::vector<int>> on;
+  std::vector<std::pair<double, int>> rem;
+  std::vector<std::size_t> first_of, order, fill;
+  std::vector<std::pair<double, std::size_t>> streams, gathers;
+  std::vector<std::pair<std::uint64_t, std::size_t>> keys, keys_tmp;
+  link_server net;
+};
+
+namespace detail {
+/// Sorts `v` of (key, index) pairs, given in increasing index order, by key then index. A stable
+/// least-significant-digit radix sort on the keys' upper 32 bits (8 bits per pass, a pass whose
+/// digit is the same in every key skipped) leaves only pairs that agree there out of order, and
+/// an insertion sort on the whole pair finishes (close to one comparison per pair when the upper
+/// bits tell most keys apart). The keys of non-negative doubles order as the doubles do.
+inline void sort_keys(std::vector<std::pair<std::uint64_t, std::size_t>>& v,
+                      std::vector<std::pair<std::uint64_t, std::size_t>>& tmp) {
+  const std::size_t n = v.size();
+  if (n < 2) return;
+  std::array<std::array<std::size_t, 256>, 4> count{};
+  for (const auto& e : v) {
+    for (std::size_t d = 0; d < 4; ++d) ++count[d][(e.first >> (32 + 8 * d)) & 0xFF];
+  }
+  tmp.resize(n);
+  for (std::size_t d = 0; d < 4; ++d) {
+    auto& c = count[d];
+    const unsigned shift = 32 + 8 * static_cast<unsigned>(d);
+    if (c[(v.front().first >> shift) & 0xFF] == n) continue;  // one digit: the order stands
+    std::size_t at = 0;
+    for (auto& x : c) {
+      const std::size_t k = x;
+      x = at;
+      at += k;
+    }
+    for (const auto& e : v) tmp[c[(e.first >> shift) & 0xFF]++] = e;
+    v.swap(tmp);
+  }
+  for (std::size_t i = 1; i < n; ++i) {
+    if (!(v[i] < v[i - 1])) continue;
+    const auto e = v[i];
+    std::size_t j = i;
+    for (; j > 0 && e < v[j - 1]; --j) v[j] = v[j - 1];
+    v[j] = e;
+  }
+}
+}  // namespace detail
+
 /// Checks a placement against the substrate and the expert: bank ids, visibility (B_{t,c}) and
 /// that the span exists within one tier and home. Throws `config_error` naming the replica.
 inline void validate(const replica& r, const substrate& s, std::size_t index = 0) {
@@ -107,14 +173,13 @@ inline void validate(const replica& r, const substrate& s, std::size_t index = 0
 /// be a replica of the group's expert: Eq. 21), `migrations` in flight during the layer.
 /// `bank_share`, when not empty, is per bank the share (0, 1] of its bandwidth the layer's weight
 /// streams get, the rest serving streams outside this evaluation (PIM units sharing the bank,
-/// `hcrmap/pim.hpp`).
-inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& shape,
-                                   const std::vector<token_group>& groups,
-                                   const std::vector<replica>& replicas,
-                                   const std::vector<int>& assignment,
-                                   const critical_path_params& cp = {},
-                                   const std::vector<migration>& migrations = {},
-                                   const std::vector<double>& bank_share = {}) {
+/// `hcrmap/pim.hpp`). Writes the result into `out` (its vectors keep their capacity) with the
+/// buffers of `ws`: the same numbers as `evaluate_layer`, without its allocations.
+inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const substrate& s, const moe_layer_shape& shape,
+                                const std::vector<token_group>& groups, const std::vector<replica>& replicas,
+                                const std::vector<int>& assignment, const critical_path_params& cp = {},
+                                const std::vector<migration>& migrations = {},
+                                const std::vector<double>& bank_share = {}) {
   constexpr const char* id = "strata.critical_path";
   detail::require(assignment.size() == groups.size(), id, "assignment", assignment.size(),
                   "one replica per group");
@@ -128,7 +193,19 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     for (double x : bank_share) detail::require(x > 0.0 && x <= 1.0, id, "bank_share", x, "in (0, 1]");
   }
   const int nc = s.chiplets();
-  layer_result out;
+  {  // every field to its default, the vectors keeping their capacity
+    layer_result fresh;
+    fresh.completion = std::move(out.completion);
+    fresh.link_bytes = std::move(out.link_bytes);
+    fresh.bank_bytes = std::move(out.bank_bytes);
+    fresh.replica_tokens = std::move(out.replica_tokens);
+    fresh.replica_cores = std::move(out.replica_cores);
+    fresh.group_stages = std::move(out.group_stages);
+    fresh.dispatch_wait = std::move(out.dispatch_wait);
+    fresh.gather_wait = std::move(out.gather_wait);
+    fresh.memory_ready = std::move(out.memory_ready);
+    out = std::move(fresh);
+  }
   out.link_bytes.assign(nl * 4, 0.0);
   out.bank_bytes.assign(nb * 2, 0.0);
   out.replica_tokens.assign(nr, 0.0);
@@ -163,55 +240,90 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   // Requests of every class (§4.4) with their routes in one buffer; Eq. 5: loads per class.
   const double tok_b = shape.token_bytes.si();
   const double wt = shape.weight_bytes.si();
-  std::vector<int> paths;
-  {  // exactly the links of the dispatch and gather routes, plus a guess for the rest
-    std::size_t n = 0;
-    for (std::size_t g = 0; g < ng; ++g) {
-      if (groups[g].tokens == 0) continue;
-      const int c = replicas[static_cast<std::size_t>(assignment[g])].chiplet;
-      n += static_cast<std::size_t>(s.hops(groups[g].source, c) + s.hops(c, groups[g].aggregate));
-    }
-    paths.reserve(n + (nr + migrations.size()) * 4);
-  }
-  std::array<std::vector<detail::layer_request>, 4> reqs;
-  reqs[0].reserve(ng);
-  reqs[1].reserve(ng);
-  reqs[2].reserve(nr);
-  std::vector<int> req_of_group(ng, -1), req_of_replica(nr, -1);
+  auto& paths = ws.paths;
+  paths.clear();
+  auto& reqs = ws.reqs;
+  for (auto& q : reqs) q.clear();
+  auto& req_of_group = ws.req_of_group;
+  auto& req_of_replica = ws.req_of_replica;
+  req_of_group.assign(ng, -1);
+  req_of_replica.assign(nr, -1);
   double noc_bytes = 0.0;  // bytes × compute chiplets crossed, for the on-chiplet network energy
   // Eq. 8's route term over every request of every class (migrations included), Eq. 12's over
   // the memory class: T^route_h of Eq. 7.
   double max_route = 0.0, max_mem_route = 0.0;
-  // Records a request whose links were appended to `paths` from `begin`; its release time is
-  // set when known (below). Returns its index within its class.
-  auto push = [&](request_class k, double bytes, std::size_t begin) {
-    const detail::layer_request r{0.0, bytes, begin, paths.size()};
-    int chiplets_crossed = r.path_begin == r.path_end ? 1 : 0;
+  // Eq. 7 for `bytes` over the links paths[begin, end).
+  const auto route_time = [&](std::size_t begin, std::size_t end, double bytes) {
     duration<> route{};
-    for (std::size_t i = r.path_begin; i < r.path_end; ++i) {
+    for (std::size_t i = begin; i < end; ++i) {
       const auto u = static_cast<std::size_t>(paths[i]);
-      out.link_bytes[u * 4 + static_cast<std::size_t>(k)] += r.bytes;
-      chiplets_crossed += links[u].to < nc ? 1 : 0;
-      route += link_time(links[u].lambda, links[u].bandwidth, data_size<>::from_si(r.bytes));
+      route += link_time(links[u].lambda, links[u].bandwidth, data_size<>::from_si(bytes));
     }
-    max_route = std::max(max_route, route.si());
-    if (k == request_class::memory) max_mem_route = std::max(max_mem_route, route.si());
-    if (r.path_begin != r.path_end && links[static_cast<std::size_t>(paths[r.path_begin])].from < nc) ++chiplets_crossed;
-    noc_bytes += r.bytes * chiplets_crossed;
-    reqs[static_cast<std::size_t>(k)].push_back(r);
+    return route.si();
+  };
+  // Records a request of `bytes` over the links paths[begin, end), `crossed` compute chiplets;
+  // its release time is set when known (below). Returns its index within its class.
+  const auto record = [&](request_class k, double bytes, std::size_t begin, std::size_t end, int crossed) {
+    for (std::size_t i = begin; i < end; ++i) out.link_bytes[static_cast<std::size_t>(paths[i]) * 4 + static_cast<std::size_t>(k)] += bytes;
+    noc_bytes += bytes * crossed;
+    reqs[static_cast<std::size_t>(k)].push_back(detail::layer_request{0.0, bytes, begin, end});
     return static_cast<int>(reqs[static_cast<std::size_t>(k)].size()) - 1;
+  };
+  // Compute chiplets a route crosses: both ends of a routed path that are compute chiplets, one
+  // for an empty path.
+  const auto crossed = [&](std::size_t begin, std::size_t end) {
+    int n = begin == end ? 1 : 0;
+    for (std::size_t i = begin; i < end; ++i) n += links[static_cast<std::size_t>(paths[i])].to < nc ? 1 : 0;
+    if (begin != end && links[static_cast<std::size_t>(paths[begin])].from < nc) ++n;
+    return n;
+  };
+  // A request whose links were appended to `paths` from `begin` (memory and migration classes).
+  auto push = [&](request_class k, double bytes, std::size_t begin) {
+    const std::size_t end = paths.size();
+    const double route = route_time(begin, end, bytes);
+    max_route = std::max(max_route, route);
+    if (k == request_class::memory) max_mem_route = std::max(max_mem_route, route);
+    return record(k, bytes, begin, end, crossed(begin, end));
+  };
+  // A dispatch or gather between compute chiplets a and b: the pair's route is generated once
+  // per layer, and its Eq. 7 term is taken once, for the pair's largest request, below (the
+  // term grows with the bytes, in floating point too, so the maximum is the same).
+  const auto npair = static_cast<std::size_t>(nc) * static_cast<std::size_t>(nc);
+  if (ws.pair_stamp.size() != npair) {
+    ws.pair_stamp.assign(npair, 0);
+    ws.pair_begin.resize(npair);
+    ws.pair_end.resize(npair);
+    ws.pair_crossed.resize(npair);
+    ws.pair_bytes.resize(npair);
+  }
+  const std::uint64_t stamp = ++ws.stamp;
+  ws.pairs_used.clear();
+  auto push_pair = [&](request_class k, double bytes, int a, int b) {
+    const std::size_t p = static_cast<std::size_t>(a) * static_cast<std::size_t>(nc) + static_cast<std::size_t>(b);
+    if (ws.pair_stamp[p] != stamp) {
+      ws.pair_stamp[p] = stamp;
+      ws.pair_begin[p] = paths.size();
+      s.append_route(a, b, paths);
+      ws.pair_end[p] = paths.size();
+      ws.pair_crossed[p] = crossed(ws.pair_begin[p], ws.pair_end[p]);
+      ws.pair_bytes[p] = bytes;
+      ws.pairs_used.push_back(static_cast<int>(p));
+    } else {
+      ws.pair_bytes[p] = std::max(ws.pair_bytes[p], bytes);
+    }
+    return record(k, bytes, ws.pair_begin[p], ws.pair_end[p], ws.pair_crossed[p]);
   };
   for (std::size_t g = 0; g < ng; ++g) {
     const auto& grp = groups[g];
     if (grp.tokens == 0) continue;
     const int c = replicas[static_cast<std::size_t>(assignment[g])].chiplet;
     const double bytes = grp.tokens * tok_b;
-    std::size_t begin = paths.size();
-    s.append_route(grp.source, c, paths);
-    req_of_group[g] = push(request_class::dispatch, bytes, begin);
-    begin = paths.size();
-    s.append_route(c, grp.aggregate, paths);
-    push(request_class::gather, bytes, begin);
+    req_of_group[g] = push_pair(request_class::dispatch, bytes, grp.source, c);
+    push_pair(request_class::gather, bytes, c, grp.aggregate);
+  }
+  for (const int p : ws.pairs_used) {
+    const auto i = static_cast<std::size_t>(p);
+    max_route = std::max(max_route, route_time(ws.pair_begin[i], ws.pair_end[i], ws.pair_bytes[i]));
   }
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] <= 0.0) continue;
@@ -224,12 +336,16 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   for (std::size_t m = 0; m < migrations.size(); ++m) {
     const auto& mg = migrations[m];
     if (!mg.executed) continue;
-    const std::string f = "migrations[" + std::to_string(m) + "]";
-    detail::require(mg.source_bank >= 0 && static_cast<std::size_t>(mg.source_bank) < nb, id, f + ".source_bank",
-                    mg.source_bank, "a bank id");
-    detail::require(mg.destination_bank >= 0 && static_cast<std::size_t>(mg.destination_bank) < nb, id,
-                    f + ".destination_bank", mg.destination_bank, "a bank id");
-    detail::require_in(mg.bytes.si(), 0.0, 1e15, id, f + ".bytes");
+    // Field names are built only on failure.
+    if (mg.source_bank < 0 || static_cast<std::size_t>(mg.source_bank) >= nb) {
+      detail::require(false, id, "migrations[" + std::to_string(m) + "].source_bank", mg.source_bank, "a bank id");
+    }
+    if (mg.destination_bank < 0 || static_cast<std::size_t>(mg.destination_bank) >= nb) {
+      detail::require(false, id, "migrations[" + std::to_string(m) + "].destination_bank", mg.destination_bank, "a bank id");
+    }
+    if (!(mg.bytes.si() >= 0.0 && mg.bytes.si() <= 1e15)) {
+      detail::require_in(mg.bytes.si(), 0.0, 1e15, id, "migrations[" + std::to_string(m) + "].bytes");
+    }
     // Bank to bank: from the node the source bank's data enters the network at to the
     // destination's (an SRAM group enters the mesh at its first chiplet).
     const std::size_t begin = paths.size();
@@ -260,9 +376,12 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   const double pi = s.core_throughput().si() * cp.tile_utilization * cp.compute_scale;
   const double ops_tok = shape.flops_per_token.si();
   const int cores = s.params().cores_per_chiplet;
-  std::vector<double> replica_start(nr, 0.0);  // extra delay from core sharing (list scheduling)
+  auto& replica_start = ws.replica_start;  // extra delay from core sharing (list scheduling)
+  replica_start.assign(nr, 0.0);
   {
-    std::vector<std::vector<int>> on(static_cast<std::size_t>(nc));
+    auto& on = ws.on;
+    on.resize(static_cast<std::size_t>(nc));
+    for (auto& list : on) list.clear();
     for (std::size_t r = 0; r < nr; ++r) {
       if (out.replica_tokens[r] > 0.0) on[static_cast<std::size_t>(replicas[r].chiplet)].push_back(static_cast<int>(r));
     }
@@ -274,7 +393,8 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
       });
       const int n = static_cast<int>(list.size());
       if (n >= cores) {
-        std::vector<double> core_free(static_cast<std::size_t>(cores), 0.0);
+        auto& core_free = ws.core_free;
+        core_free.assign(static_cast<std::size_t>(cores), 0.0);
         for (int i = 0; i < n; ++i) {
           const auto r = static_cast<std::size_t>(list[static_cast<std::size_t>(i)]);
           const auto k = static_cast<std::size_t>(std::min_element(core_free.begin(), core_free.end()) - core_free.begin());
@@ -286,7 +406,8 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
         double total = 0.0;
         for (int r : list) total += out.replica_tokens[static_cast<std::size_t>(r)];
         int left = cores - n;
-        std::vector<std::pair<double, int>> rem;
+        auto& rem = ws.rem;
+        rem.clear();
         for (int r : list) {
           const double share = left * out.replica_tokens[static_cast<std::size_t>(r)] / total;
           const int extra = static_cast<int>(share);
@@ -301,7 +422,10 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   }
 
   // Gate and combine: router and weighted sum on the chiplets that hold the tokens.
-  std::vector<double> src_tokens(static_cast<std::size_t>(nc), 0.0), agg_tokens(static_cast<std::size_t>(nc), 0.0);
+  auto& src_tokens = ws.src_tokens;
+  auto& agg_tokens = ws.agg_tokens;
+  src_tokens.assign(static_cast<std::size_t>(nc), 0.0);
+  agg_tokens.assign(static_cast<std::size_t>(nc), 0.0);
   for (const auto& g : groups) {
     src_tokens[static_cast<std::size_t>(g.source)] += g.tokens;
     agg_tokens[static_cast<std::size_t>(g.aggregate)] += g.tokens;
@@ -320,7 +444,8 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   // Group completion (Eq. 14) as an event loop over the causal link model, in release order:
   // migrations (released at 0, in flight during the layer), dispatches (at T_gate), then weight
   // streams and gathers as their release times become known.
-  link_server net(links, cp.arbitration);
+  auto& net = ws.net;
+  net.reset(links, cp.arbitration);
   auto serve = [&](request_class k, std::size_t i) {
     auto& r = reqs[static_cast<std::size_t>(k)][i];
     return net.serve(k, r.release, r.bytes, paths.data() + r.path_begin, r.path_end - r.path_begin);
@@ -328,7 +453,8 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   for (std::size_t i = 0; i < reqs[3].size(); ++i) (void)serve(request_class::migration, i);
   // Banks serve their accesses FCFS too: migrations (in flight from the start of the layer, in
   // index order) occupy their source and destination banks ahead of the weight streams.
-  std::vector<double> bank_free(nb, 0.0);
+  auto& bank_free = ws.bank_free;
+  bank_free.assign(nb, 0.0);
   for (const auto& mg : migrations) {
     if (!mg.executed) continue;
     for (const int b : {mg.source_bank, mg.destination_bank}) {
@@ -336,7 +462,10 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
       bank_free[i] += bank_service_time(mg.bytes, banks[i].latency, banks[i].bandwidth).si();
     }
   }
-  std::vector<double> arrive(ng, 0.0), comp(ng, 0.0);
+  auto& arrive = ws.arrive;
+  auto& comp = ws.comp;
+  arrive.assign(ng, 0.0);
+  comp.assign(ng, 0.0);
   for (std::size_t g = 0; g < ng; ++g) {
     if (req_of_group[g] < 0) continue;
     const auto i = static_cast<std::size_t>(req_of_group[g]);
@@ -353,14 +482,17 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   // cannot finish before its replica's stream has.
   // Groups bucketed by replica (counting sort), each bucket in arrival order (ties by index):
   // replica r's groups are order[first_of[r], first_of[r + 1]).
-  std::vector<std::size_t> first_of(nr + 1, 0), order;
+  auto& first_of = ws.first_of;
+  auto& order = ws.order;
+  first_of.assign(nr + 1, 0);
   for (std::size_t g = 0; g < ng; ++g) {
     if (req_of_group[g] >= 0) ++first_of[static_cast<std::size_t>(assignment[g]) + 1];
   }
   for (std::size_t r = 0; r < nr; ++r) first_of[r + 1] += first_of[r];
   order.resize(first_of[nr]);
   {
-    std::vector<std::size_t> fill(first_of.begin(), first_of.end() - 1);
+    auto& fill = ws.fill;
+    fill.assign(first_of.begin(), first_of.end() - 1);
     for (std::size_t g = 0; g < ng; ++g) {
       if (req_of_group[g] >= 0) order[fill[static_cast<std::size_t>(assignment[g])]++] = g;
     }
@@ -369,7 +501,16 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     std::sort(order.begin() + static_cast<std::ptrdiff_t>(first_of[r]), order.begin() + static_cast<std::ptrdiff_t>(first_of[r + 1]),
               [&](std::size_t a, std::size_t b) { return arrive[a] < arrive[b] || (arrive[a] == arrive[b] && a < b); });
   }
-  std::vector<double> busy(nr, 0.0), first_start(nr, 0.0), start(ng, 0.0), fin(ng, 0.0), replica_comp(nr, 0.0);
+  auto& busy = ws.busy;
+  auto& first_start = ws.first_start;
+  auto& start = ws.start;
+  auto& fin = ws.fin;
+  auto& replica_comp = ws.replica_comp;
+  busy.assign(nr, 0.0);
+  first_start.assign(nr, 0.0);
+  start.assign(ng, 0.0);
+  fin.assign(ng, 0.0);
+  replica_comp.assign(nr, 0.0);
   for (std::size_t r = 0; r < nr; ++r) busy[r] = t_gate + replica_start[r];
   for (const std::size_t g : order) {
     const auto r = static_cast<std::size_t>(assignment[g]);
@@ -385,8 +526,8 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
   using event = std::pair<double, std::size_t>;
   const auto earlier = [](const event& a, const event& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
   const auto later = [&](const event& a, const event& b) { return earlier(b, a); };
-  std::vector<event> streams;
-  streams.reserve(nr);
+  auto& streams = ws.streams;
+  streams.clear();
   for (std::size_t r = 0; r < nr; ++r) {
     if (req_of_replica[r] < 0) continue;
     const double release = cp.overlap == memory_overlap::compute_only ? first_start[r] : t_gate;
@@ -394,10 +535,11 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     streams.emplace_back(release, r);
   }
   std::sort(streams.begin(), streams.end(), earlier);
-  std::vector<double> finish(ng, 0.0);
+  auto& finish = ws.finish;
+  finish.assign(ng, 0.0);
   double t_moe = 0.0, t_comp_max = 0.0;
-  std::vector<event> gathers;  // released, not yet served
-  gathers.reserve(ng);
+  auto& gathers = ws.gathers;  // released, not yet served (shared arbitration)
+  gathers.clear();
   // Replica r's weights: ready after its bank span's service and its route; its groups finish
   // and release their gathers.
   auto serve_stream = [&](double release, std::size_t r) {
@@ -419,8 +561,10 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
       const std::size_t g = order[i];
       finish[g] = std::max(fin[g], ready);
       reqs[1][static_cast<std::size_t>(req_of_group[g])].release = finish[g];
-      gathers.emplace_back(finish[g], nr + g);
-      if (cp.arbitration == link_arbitration::shared) std::push_heap(gathers.begin(), gathers.end(), later);
+      if (cp.arbitration == link_arbitration::shared) {
+        gathers.emplace_back(finish[g], nr + g);
+        std::push_heap(gathers.begin(), gathers.end(), later);
+      }
     }
   };
   // Gather of group g: C_g = arrival + T_combine.
@@ -440,10 +584,27 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     }
   };
   if (cp.arbitration == link_arbitration::per_class) {
-    // Streams and gathers never share a queue: serve each class in its own release order.
+    // Streams and gathers never share a queue: serve each class in its own release order, the
+    // gathers by (release, group), sorted on the release times' bits (a release is never
+    // negative; a NaN would not order by its bits).
     for (const auto& [release, r] : streams) serve_stream(release, r);
-    std::sort(gathers.begin(), gathers.end(), earlier);
-    for (const auto& e : gathers) serve_gather(e.second - nr);
+    auto& keys = ws.keys;
+    keys.clear();
+    bool ordered = true;
+    for (std::size_t g = 0; g < ng; ++g) {
+      if (req_of_group[g] < 0) continue;
+      const double x = finish[g] + 0.0;  // -0 as +0
+      ordered = ordered && x >= 0.0;
+      keys.emplace_back(std::bit_cast<std::uint64_t>(x), g);
+    }
+    if (ordered) {
+      detail::sort_keys(keys, ws.keys_tmp);
+    } else {
+      std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+        return earlier(event{finish[a.second], a.second}, event{finish[b.second], b.second});
+      });
+    }
+    for (const auto& e : keys) serve_gather(e.second);
   } else {
     // One queue per link: interleave, a gather released before the next stream goes first.
     for (const auto& [release, r] : streams) {
@@ -484,7 +645,8 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
 
   // Pressure counters (Eq. 19).
   const double w = cp.window.si();
-  std::vector<double> chiplet_service(static_cast<std::size_t>(nc), 0.0);
+  auto& chiplet_service = ws.chiplet_service;
+  chiplet_service.assign(static_cast<std::size_t>(nc), 0.0);
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] <= 0.0) continue;
     chiplet_service[static_cast<std::size_t>(replicas[r].chiplet)] += replica_comp[r];
@@ -500,6 +662,21 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
     const double weighted = out.bank_bytes[b * 2] + cp.alpha_mig * out.bank_bytes[b * 2 + 1];
     out.pressure.bank = std::max(out.pressure.bank, weighted / (banks[b].bandwidth.si() * w));
   }
+}
+
+/// Evaluates one MoE layer (`evaluate_layer_into` with the calling thread's workspace, kept
+/// for its next layer: a workspace carries nothing from one layer to the next that changes a
+/// result, and each thread has its own).
+inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& shape,
+                                   const std::vector<token_group>& groups,
+                                   const std::vector<replica>& replicas,
+                                   const std::vector<int>& assignment,
+                                   const critical_path_params& cp = {},
+                                   const std::vector<migration>& migrations = {},
+                                   const std::vector<double>& bank_share = {}) {
+  thread_local layer_workspace ws;
+  layer_result out;
+  evaluate_layer_into(out, ws, s, shape, groups, replicas, assignment, cp, migrations, bank_share);
   return out;
 }
 

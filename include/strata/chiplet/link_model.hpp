@@ -73,8 +73,15 @@ struct link_transit {
 /// (release, class, index): the caller's event loop guarantees it.
 class link_server {
  public:
-  link_server(const std::vector<hw_link>& links, link_arbitration a)
-      : links_(&links), per_class_(a == link_arbitration::per_class), free_(links.size() * (per_class_ ? 4 : 1), 0.0) {}
+  link_server() = default;
+  link_server(const std::vector<hw_link>& links, link_arbitration a) { reset(links, a); }
+
+  /// Every queue empty, over `links` (the buffer kept).
+  void reset(const std::vector<hw_link>& links, link_arbitration a) {
+    links_ = &links;
+    per_class_ = a == link_arbitration::per_class;
+    free_.assign(links.size() * (per_class_ ? 4 : 1), 0.0);
+  }
 
   /// Serves a request of class `k` released at `release` carrying `bytes` over the links
   /// `path[0, n)`.
@@ -95,8 +102,8 @@ class link_server {
   }
 
  private:
-  const std::vector<hw_link>* links_;
-  bool per_class_;
+  const std::vector<hw_link>* links_ = nullptr;
+  bool per_class_ = true;
   std::vector<double> free_;
 };
 

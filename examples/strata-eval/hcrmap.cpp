@@ -1,7 +1,7 @@
 // strata-eval hcrmap: a routing trace replayed through the HCRMap comparison's policies on the
 // chiplet package (strata/hcrmap/trace_replay.hpp).
 //
-//   strata-eval hcrmap --model <preset|config.json> --trace <trace.csv>... --mode prefill|decode
+//   strata-eval hcrmap --model <preset|config.json> (--trace <trace.csv>... | --drift-tasks <n>) --mode prefill|decode
 //                      [--policy all|static|fixed|hydra|moentwine|pimoe|hcrmap|<ablation>] [--json]
 //                      [--checkpoint <dqn.json>] [--layers <n>] [--max-windows <n>]
 //                      [--batch <B>] [--context <tokens>] [--trace-reuse] [--order split|file]
@@ -19,8 +19,13 @@
 // sequences is refused unless --trace-reuse, which reuses sequences and says so in the output. HCRMap decides with the masked Double DQN checkpoint
 // (--checkpoint; default hcrmap/dqn_checkpoint.json under $STRATA_DATA_DIR or the source tree's
 // tests/data), else with the greedy one-step rule; the output names which.
+// --drift-tasks n serves, instead of a trace file, a synthetic task-switch trace of the drift fitted to
+// DeepSeek-V2-Lite's ESFT task switches (strata/workload/task_drift.hpp) with the model's routing
+// shape: n tasks in blocks of --drift-sequences / n sequences (default 512 per task) of 8-16 tokens,
+// seed --drift-seed (1), in file order unless --order says otherwise.
 // Exit status: 0 on success, 1 on an input that cannot be loaded or replayed, 2 on a bad command line.
 
+#include <cstdint>   // std::uint64_t
 #include <cstdlib>   // std::getenv
 #include <filesystem>  // std::filesystem::path, a trace's label
 #include <iostream>  // std::cout
@@ -35,6 +40,7 @@
 #include "strata/hcrmap/dqn_scorer.hpp"
 #include "strata/hcrmap/trace_replay.hpp"
 #include "strata/hcrmap/trace_replay_json.hpp"
+#include "strata/workload/task_drift.hpp"
 #include "strata/workload/trace_io.hpp"
 
 namespace strata_eval {
@@ -45,13 +51,24 @@ command add_hcrmap(CLI::App& app) {
     std::vector<std::string> traces;
     bool json = false, trace_reuse = false;
     int layers = strata::experiment_params::all_layers, max_windows = 32, batch = 512, context = 2048;
+    int drift_tasks = 0, drift_sequences = 0;
+    long long drift_seed = 1;
   };
   auto o = std::make_shared<options>();
   CLI::App* sub = app.add_subcommand("hcrmap", "a routing trace replayed through HCRMap and the policies it is compared "
                                                "with (latency, energy, EDP, stages, streaming bytes)");
   sub->add_option("--model", o->model, "model preset or Hugging Face config.json")->required();
-  sub->add_option("--trace", o->traces, "routing trace CSV (seq,pos,L1..LN); several are served one after the other")
-      ->required();
+  auto* trace = sub->add_option("--trace", o->traces, "routing trace CSV (seq,pos,L1..LN); several are served one after the other");
+  auto* drift = sub->add_option("--drift-tasks", o->drift_tasks,
+                                "instead of --trace: a synthetic task-switch trace of the fitted ESFT drift with this many tasks")
+                    ->check(CLI::Range(2, 64))
+                    ->excludes(trace);
+  sub->add_option("--drift-sequences", o->drift_sequences, "--drift-tasks: sequences in all (default 512 per task)")
+      ->check(CLI::Range(1, 1 << 20))
+      ->needs(drift);
+  sub->add_option("--drift-seed", o->drift_seed, "--drift-tasks: the generator's seed (default 1)")
+      ->check(CLI::Range(0LL, (1LL << 62)))
+      ->needs(drift);
   sub->add_option("--mode", o->mode, "prefill (windows of 2048 tokens) or decode (steps of --batch sequences)")
       ->required()
       ->check(CLI::IsMember({"prefill", "decode"}));
@@ -77,9 +94,11 @@ command add_hcrmap(CLI::App& app) {
       ->default_str("split");
   sub->add_flag("--trace-reuse", o->trace_reuse,
                 "decode: allow a window from fewer distinct sequences than --batch (stated in the output), else refused");
-  return {sub, [o, sub]() -> int {
+  return {sub, [o, sub, trace, drift]() -> int {
+            if (trace->count() == 0 && drift->count() == 0) throw usage_error{"--trace or --drift-tasks is required"};
             const auto m = load_model(o->model);
-            const auto order = strata::parse_order(o->order);
+            // A synthetic task switch is served in file order unless --order is given.
+            const auto order = strata::parse_order(drift->count() > 0 && sub->count("--order") == 0 ? std::string("file") : o->order);
             const auto label = [](const std::string& path) {
               auto stem = std::filesystem::path(path).stem().string();
               const auto cut = stem.rfind('_');
@@ -92,7 +111,14 @@ command add_hcrmap(CLI::App& app) {
               parts.push_back(strata::load_trace_csv(path, {.experts = m.experts, .label = labels.back()}));
               strata::require_trace_of_model(parts.back(), m, path);
             }
-            const auto trace = parts.size() == 1 ? std::move(parts.front()) : strata::concatenate_traces(parts, labels);
+            const auto routing = [&] {
+              if (drift->count() == 0) {
+                return parts.size() == 1 ? std::move(parts.front()) : strata::concatenate_traces(parts, labels);
+              }
+              const int seqs = o->drift_sequences > 0 ? o->drift_sequences : 512 * o->drift_tasks;
+              return strata::generate_trace(strata::task_switch_gen_for(m, o->drift_tasks, seqs, 8, 16,
+                                                                        static_cast<std::uint64_t>(o->drift_seed)));
+            }();
             std::string ck = o->checkpoint;
             if (ck.empty()) {
               std::string dir;
@@ -118,7 +144,7 @@ command add_hcrmap(CLI::App& app) {
             rp.experiment.context = o->context;
             rp.experiment.trace_reuse = o->trace_reuse;
             const strata::substrate s;
-            const auto r = strata::replay_trace(s, m, trace, o->mode == "prefill" ? strata::phase::prefill : strata::phase::decode,
+            const auto r = strata::replay_trace(s, m, routing, o->mode == "prefill" ? strata::phase::prefill : strata::phase::decode,
                                                 strata::parse_policies(o->policy), rp, value);
             if (o->json) {
               std::cout << strata::dump_json(strata::replay_json(r)) << "\n";

@@ -188,8 +188,10 @@ void validate(const basic_roofline_machine<T>& m) {
   detail::require_nonnegative(value_of(m.link_energy), id, "link_energy", "J/B");
   detail::require(m.devices_per_node >= 0, id, "devices_per_node", m.devices_per_node, ">= 0 (0: one node)");
   if (m.nodes() > 1) {
-    detail::require(m.devices % m.devices_per_node == 0, id, "devices", m.devices,
-                    ("a multiple of devices_per_node (" + std::to_string(m.devices_per_node) + ")").c_str());
+    if (m.devices % m.devices_per_node != 0) {  // the message is built only for a failure
+      detail::require(false, id, "devices", m.devices,
+                      ("a multiple of devices_per_node (" + std::to_string(m.devices_per_node) + ")").c_str());
+    }
     detail::require_positive(value_of(m.node_link_bandwidth), id, "node_link_bandwidth", "B/s");
   }
   detail::require_nonnegative(value_of(m.node_link_latency), id, "node_link_latency", "s");
@@ -524,12 +526,16 @@ basic_step_result<T> evaluate_valid(const layered_step& st, const basic_roofline
     for (const auto& run : st.runs) {
       const auto gi = static_cast<std::size_t>(run.group);
       cost<T> one = --uses[gi] == 0 ? std::move(group_nodes[gi]) : group_nodes[gi];
+      // Appended piece by piece (GCC 12's false -Wrestrict on `"…" + std::to_string(…)`, as in op_name).
+      std::string name = run.count == 1 ? "layer " : "layers ";
+      name += std::to_string(run.first);
       if (run.count == 1) {
-        one.name = "layer " + std::to_string(run.first);
+        one.name = std::move(name);
         top_parts.push_back(std::move(one));
       } else {
-        top_parts.push_back(repeat("layers " + std::to_string(run.first) + "-" + std::to_string(run.first + run.count - 1),
-                                   std::move(one), static_cast<std::size_t>(run.count)));
+        name += '-';
+        name += std::to_string(run.first + run.count - 1);
+        top_parts.push_back(repeat(std::move(name), std::move(one), static_cast<std::size_t>(run.count)));
       }
     }
   }

@@ -1,5 +1,6 @@
 // Speed of the workload models (Google Benchmark): one full DeepSeek-V3 decode step, B = 64,
-// S = 4096 (61 layers, 485 operators), on 8 × H100 SXM5. Medians go into README.md:
+// S = 4096 (61 layers, 485 operators; 2 distinct layers), on 8 × H100 SXM5, and Mixtral-8x7B with
+// its tree. Medians go into README.md, with their ratio to `bm_reference_fma_chain` of the same run:
 //   ./build/benchmarks/workload_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -39,6 +40,53 @@ void bm_deepseek_v3_decode_step_breakdown(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(bm_deepseek_v3_decode_step_breakdown);
+
+// Each distinct layer once, times its layers (`step_layers` + `evaluate`), totals only: the
+// full-model step (target < 2 µs). The same totals as above but for the order of the sums.
+void bm_deepseek_v3_decode_step_layers(benchmark::State& state) {
+  const strata::model m = strata::preset("DeepSeek-V3");
+  const auto machine = strata::make_machine(strata::h100_sxm5(), 8);
+  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate(strata::step_layers(m, shape), machine));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_deepseek_v3_decode_step_layers);
+
+// The model overload on 8 H100s: distinct layers, their tree (a repeat node per run of identical
+// layers) and the capacity check.
+void bm_deepseek_v3_decode_step_layers_breakdown(benchmark::State& state) {
+  const strata::model m = strata::preset("DeepSeek-V3");
+  const auto machine = strata::make_machine(strata::h100_sxm5(), 8);
+  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate(m, shape, machine, {}, true));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_deepseek_v3_decode_step_layers_breakdown);
+
+// Mixtral-8x7B decode, B = 8, S = 2048, one H100 (the GenZ comparison's step), with the tree and
+// the capacity check: the model overload as `strata-eval eval --json` calls it (target <= 10 µs).
+void bm_mixtral_8x7b_decode_step_breakdown(benchmark::State& state) {
+  const strata::model m = strata::preset("Mixtral-8x7B");
+  const strata::step_shape s{.mode = strata::phase::decode, .batch = 8, .context = 2048};
+  const auto machine = strata::make_machine(strata::h100_sxm5(), 1);
+  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate(m, s, machine, {}, true));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_mixtral_8x7b_decode_step_breakdown);
+
+// The same-run reference: 4096 dependent multiply-adds on doubles (the core's speed, no memory).
+// README quotes the steps above as multiples of it too, so a slower or busier machine scales both.
+void bm_reference_fma_chain(benchmark::State& state) {
+  double x = 1.0;
+  for (auto _ : state) {
+    double y = x;
+    for (int i = 0; i < 4096; ++i) {
+      y = y * 0.999999 + 1e-6;
+      benchmark::DoNotOptimize(y);
+    }
+    x = y;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(bm_reference_fma_chain);
 
 // The operator list alone.
 void bm_deepseek_v3_decode_operators(benchmark::State& state) {

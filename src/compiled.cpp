@@ -33,6 +33,7 @@ template void validate(const basic_roofline_machine<double>&);
 template basic_step_result<double> evaluate(const std::vector<op>&, const step_shape&, int,
                                             const basic_roofline_machine<double>&, bool);
 template capacity_check check_capacity(const basic_roofline_machine<double>&, const footprint&);
+template basic_step_result<double> evaluate(const layered_step&, const basic_roofline_machine<double>&, bool);
 template basic_step_result<double> evaluate(const model&, const step_shape&, const basic_roofline_machine<double>&,
                                             const expert_histogram&, bool);
 

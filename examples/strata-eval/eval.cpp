@@ -309,13 +309,15 @@ int run_eval(const options& o) {
       o.trace.empty() ? strata::expert_histogram{}
                       : trace_histogram(o.trace, model, step_tokens, o, batch ? &*batch : nullptr);
   const auto ops = strata::step_operators(model, shape, hist);
-  const auto r = strata::evaluate(model, shape, machine, hist, /*with_breakdown=*/true);
+  // Totals (and, for JSON, the tree: a node per run of identical layers) from the distinct layers.
+  const auto r = strata::evaluate(model, shape, machine, hist, /*with_breakdown=*/o.json);
   if (batch && !batch->note.empty()) std::cerr << "strata-eval: note: decode batch: " << batch->note << "\n";
 
-  // Per-operator time and energy from the tree (step → io/layers → operators, each including its
-  // all-reduce), so that the rows add up to the totals.
+  // Per-operator time and energy from the operator list's tree (step → io/layers → operators,
+  // each including its all-reduce), so that the rows add up to the totals.
+  const auto every_op = strata::evaluate(ops, shape, model.hidden, machine, /*with_breakdown=*/true);
   std::vector<const strata::cost<>*> per_op;
-  for (const auto& part : r.breakdown.parts) {
+  for (const auto& part : every_op.breakdown.parts) {
     for (const auto& leaf : part.parts) per_op.push_back(&leaf);
   }
   if (per_op.size() != ops.size()) throw std::logic_error("breakdown does not list one node per operator");

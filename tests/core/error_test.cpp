@@ -8,9 +8,12 @@
 #include <boost/math/differentiation/autodiff.hpp>  // make_fvar, autodiff_fvar
 #include <limits>                                   // std::numeric_limits
 #include <stdexcept>                                // std::invalid_argument, std::runtime_error
+#include <cstdint>                                  // std::int64_t
 #include <string>                                   // std::string
+#include <string_view>                              // std::string_view
 #include <type_traits>                              // std::is_base_of_v
 
+#include "strata/core/limits.hpp"  // checked_mul
 #include "strata/core/scalar.hpp"  // value_of, max_of, min_of, abs_of (also reached via error.hpp)
 #include "strata/core/units.hpp"   // value_of on a quantity
 
@@ -51,6 +54,24 @@ TEST_CASE("require throws the documented message only when the condition fails")
     CHECK(detail::to_text(1e-9) == "1e-09");
     CHECK(detail::to_text(2.5) == "2.5");
   }
+}
+
+TEST_CASE("a check's field is a path made a string only on failure, with the same messages") {
+  // A prefix and a suffix (a tier's name and its field), a std::string, a literal: one message form.
+  const std::string tier = "hbm";
+  CHECK_NOTHROW(detail::require_positive(1.0, "strata.tier", detail::field_path(tier, ".capacity"), "B"));
+  CHECK_THROWS_WITH_AS(detail::require_positive(0.0, "strata.tier", detail::field_path(tier, ".capacity"), "B"),
+                       "[strata.tier] hbm.capacity must be a finite value > 0, got 0 B", config_error);
+  CHECK(field_of([&] { detail::require_in(2.0, 0.0, 1.0, "m", detail::field_path(tier, ".eta")); }) == "hbm.eta");
+  CHECK(field_of([&] { detail::require(false, "m", "histogram[" + std::to_string(3) + "].experts", 7, "= 8"); }) ==
+        "histogram[3].experts");
+  CHECK_THROWS_WITH_AS(detail::require_nonnegative(-1.0, "m", std::string("t"), "s"),
+                       "[m] t must be a finite value >= 0, got -1 s", config_error);
+  CHECK(detail::field_path("layers").str() == "layers");
+  CHECK(detail::field_path(std::string_view("tiers[2]"), ".banks").str() == "tiers[2].banks");
+  CHECK_THROWS_WITH_AS(detail::checked_mul(std::int64_t{1} << 62, 4, "strata.model", detail::field_path("vocab")),
+                       "[strata.model] vocab: 4611686018427387904 * 4 overflows a 64-bit integer (expected a size below 2^63)",
+                       config_error);
 }
 
 TEST_CASE("require_positive accepts finite values above zero only") {

@@ -8,6 +8,7 @@
 #include <sstream>    // std::ostringstream, for the messages
 #include <stdexcept>  // std::invalid_argument, std::runtime_error
 #include <string>     // std::string
+#include <string_view>  // std::string_view
 #include <utility>    // std::move
 
 #include "strata/core/scalar.hpp"
@@ -37,6 +38,26 @@ class solver_error : public std::runtime_error {
 
 namespace detail {
 
+/// The field a check names, made a `std::string` only when the check fails (a passing check
+/// builds no string): a name (`"batch"`, or a `std::string` that outlives the call), or a prefix
+/// and a suffix (`field_path(tier.name, ".capacity")`).
+class field_path {
+ public:
+  field_path(const char* name) noexcept : head_(name) {}          // NOLINT(google-explicit-constructor)
+  field_path(const std::string& name) noexcept : head_(name) {}   // NOLINT(google-explicit-constructor)
+  field_path(std::string_view head, const char* tail) noexcept : head_(head), tail_(tail) {}
+  /// The field's name.
+  [[nodiscard]] std::string str() const {
+    std::string s(head_);
+    s += tail_;
+    return s;
+  }
+
+ private:
+  std::string_view head_;
+  const char* tail_ = "";
+};
+
 template <class V>
 std::string to_text(const V& v) {
   std::ostringstream os;
@@ -45,22 +66,30 @@ std::string to_text(const V& v) {
   return os.str();
 }
 
+/// The throw of `require`, out of its passing path.
+template <class V>
+[[noreturn]] void fail_require(const char* model, const field_path& path, const V& value, const char* expected) {
+  const std::string field = path.str();
+  throw config_error(field, std::string("[") + model + "] " + field + " must be " + expected + ", got " +
+                                to_text(value));
+}
+
 /// Throws `config_error` "[<model>] <field> must be <expected>, got <value>" unless `ok`.
 template <class V>
-void require(bool ok, const char* model, const std::string& field, const V& value,
+void require(bool ok, const char* model, const field_path& field, const V& value,
              const char* expected) {
-  if (!ok) {
-    throw config_error(field, std::string("[") + model + "] " + field + " must be " + expected +
-                                  ", got " + to_text(value));
+  if (!ok) [[unlikely]] {
+    fail_require(model, field, value, expected);
   }
 }
 
 /// Requires a finite value strictly above zero; `unit` is printed after the value.
 template <class T>
-void require_positive(const T& x, const char* model, const std::string& field,
+void require_positive(const T& x, const char* model, const field_path& path,
                       const char* unit = "") {
   const double v = value_of(x);
   if (!(std::isfinite(v) && v > 0.0)) {
+    const std::string field = path.str();
     throw config_error(field, std::string("[") + model + "] " + field +
                                   " must be a finite value > 0, got " + to_text(v) +
                                   (*unit ? " " : "") + unit);
@@ -69,10 +98,11 @@ void require_positive(const T& x, const char* model, const std::string& field,
 
 /// Requires a finite value at or above zero.
 template <class T>
-void require_nonnegative(const T& x, const char* model, const std::string& field,
+void require_nonnegative(const T& x, const char* model, const field_path& path,
                          const char* unit = "") {
   const double v = value_of(x);
   if (!(std::isfinite(v) && v >= 0.0)) {
+    const std::string field = path.str();
     throw config_error(field, std::string("[") + model + "] " + field +
                                   " must be a finite value >= 0, got " + to_text(v) +
                                   (*unit ? " " : "") + unit);
@@ -81,9 +111,10 @@ void require_nonnegative(const T& x, const char* model, const std::string& field
 
 /// Requires a finite value in the closed interval [lo, hi].
 template <class T>
-void require_in(const T& x, double lo, double hi, const char* model, const std::string& field) {
+void require_in(const T& x, double lo, double hi, const char* model, const field_path& path) {
   const double v = value_of(x);
   if (!(std::isfinite(v) && v >= lo && v <= hi)) {
+    const std::string field = path.str();
     throw config_error(field, std::string("[") + model + "] " + field + " must be in [" +
                                   to_text(lo) + ", " + to_text(hi) + "], got " + to_text(v));
   }

@@ -93,7 +93,7 @@ inline input_limits& limits() {
 namespace detail {
 
 /// a · b for sizes from input; throws `config_error` naming `field` if it does not fit 64 bits.
-inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* model, const std::string& field) {
+inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* model, const field_path& path) {
   std::int64_t r = 0;
 #if defined(__GNUC__) || defined(__clang__)
   const bool overflow = __builtin_mul_overflow(a, b, &r);
@@ -108,6 +108,7 @@ inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* mode
   if (!overflow) r = a * b;
 #endif
   if (overflow) {
+    const std::string field = path.str();
     throw config_error(field, std::string("[") + model + "] " + field + ": " + std::to_string(a) + " * " +
                                   std::to_string(b) + " overflows a 64-bit integer (expected a size below 2^63)");
   }
@@ -115,10 +116,11 @@ inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* mode
 }
 
 /// a + b for sizes from input; throws `config_error` naming `field` if it does not fit 64 bits.
-inline std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* model, const std::string& field) {
+inline std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* model, const field_path& path) {
   constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max();
   constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min();
   if ((b > 0 && a > hi - b) || (b < 0 && a < lo - b)) {
+    const std::string field = path.str();
     throw config_error(field, std::string("[") + model + "] " + field + ": " + std::to_string(a) + " + " +
                                   std::to_string(b) + " overflows a 64-bit integer (expected a size below 2^63)");
   }
@@ -128,8 +130,9 @@ inline std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* mode
 /// Throws `config_error` "<field> <what> exceeds the limit <limit> (strata::limits().<name>)"
 /// unless `n <= limit`.
 inline void require_within_limit(std::int64_t n, std::int64_t limit, const char* limit_name, const char* model,
-                                 const std::string& field, const char* what) {
+                                 const field_path& path, const char* what) {
   if (n > limit) {
+    const std::string field = path.str();
     throw config_error(field, std::string("[") + model + "] " + field + ": " + what + " " + std::to_string(n) +
                                   " exceeds the limit " + std::to_string(limit) + " (strata::limits()." +
                                   limit_name + ")");
@@ -138,11 +141,12 @@ inline void require_within_limit(std::int64_t n, std::int64_t limit, const char*
 
 /// Requires a finite value that is 0 or of magnitude in [limits().quantity_min, quantity_max].
 template <class T>
-void require_magnitude(const T& x, const char* model, const std::string& field, const char* unit = "") {
+void require_magnitude(const T& x, const char* model, const field_path& path, const char* unit = "") {
   const double v = value_of(x);
   const double a = v < 0 ? -v : v;
   const input_limits& l = limits();
   if (!(std::isfinite(v) && (a == 0.0 || (a >= l.quantity_min && a <= l.quantity_max)))) {
+    const std::string field = path.str();
     throw config_error(field, std::string("[") + model + "] " + field + " must be 0 or of magnitude in [" +
                                   to_text(l.quantity_min) + ", " + to_text(l.quantity_max) +
                                   "] (strata::limits().quantity_min/max), got " + to_text(v) + (*unit ? " " : "") +

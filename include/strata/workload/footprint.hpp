@@ -57,6 +57,18 @@ struct layer_range {
   bool head = true;
 };
 
+namespace detail {
+/// `activation_workspace` of a model and a shape already validated.
+inline data_size<> activation_workspace_valid(const model& m, const step_shape& s, bool head) {
+  const double T = s.mode == phase::decode ? double(s.batch) : double(s.batch) * double(s.context);
+  const double moe_width = double(m.top_k) * m.expert_ffn + double(m.shared_experts) * m.shared_expert_ffn;
+  const bool has_dense = m.moe_layers() < m.layers;
+  const double F = m.experts == 0 ? double(m.dense_ffn) : has_dense ? std::max(double(m.dense_ffn), moe_width) : moe_width;
+  const data_size<> per_token = units::bit((4.0 * m.hidden + 2.0 * F) * s.activation_bits);
+  return per_token * T + units::B(head ? 4.0 * s.batch * double(m.vocab) : 0.0);
+}
+}  // namespace detail
+
 /// The activation workspace of a step (every device together):
 ///   A = T · a · (4·d + 2·F) + B · vocab · 4 B
 /// with T the step's tokens, a the bytes per activation, F the widest FFN intermediate a token
@@ -66,21 +78,13 @@ struct layer_range {
 inline data_size<> activation_workspace(const model& m, const step_shape& s, bool head = true) {
   validate(m);
   validate(s);
-  const double T = s.mode == phase::decode ? double(s.batch) : double(s.batch) * double(s.context);
-  const double moe_width = double(m.top_k) * m.expert_ffn + double(m.shared_experts) * m.shared_expert_ffn;
-  const bool has_dense = m.moe_layers() < m.layers;
-  const double F = m.experts == 0 ? double(m.dense_ffn) : has_dense ? std::max(double(m.dense_ffn), moe_width) : moe_width;
-  const data_size<> per_token = units::bit((4.0 * m.hidden + 2.0 * F) * s.activation_bits);
-  return per_token * T + units::B(head ? 4.0 * s.batch * double(m.vocab) : 0.0);
+  return detail::activation_workspace_valid(m, s, head);
 }
 
-/// Resident bytes of layers `r` of `m` for step `s`; experts counted `expert_copies` times (a
-/// replication budget, e.g. HCRMap's 1.3×). KV holds batch × context tokens of every layer in
-/// the range. Throws `config_error` for a bad range or copies < 1.
-inline footprint resident_footprint(const model& m, const step_shape& s, const layer_range& r = {},
-                                    double expert_copies = 1.0) {
-  validate(m);
-  validate(s);
+namespace detail {
+/// `resident_footprint` of a model and a shape already validated.
+inline footprint resident_footprint_valid(const model& m, const step_shape& s, const layer_range& r,
+                                          double expert_copies) {
   const int end = r.end_layer < 0 ? m.layers : r.end_layer;
   detail::require(r.first_layer >= 0 && r.first_layer < m.layers, "strata.roofline", "first_layer", r.first_layer,
                   "a layer of the model");
@@ -110,9 +114,20 @@ inline footprint resident_footprint(const model& m, const step_shape& s, const l
   f.experts = units::B(experts * wbyte * expert_copies);
   f.weights = units::B(weights * wbyte);
   f.non_nmp = units::B(non_nmp * wbyte);
-  f.kv = kv_bytes_per_token_layer(m) * (double(s.batch) * double(s.context) * double(end - r.first_layer));
-  f.activations = activation_workspace(m, s, r.head);
+  f.kv = kv_bytes_per_token_layer_valid(m) * (double(s.batch) * double(s.context) * double(end - r.first_layer));
+  f.activations = activation_workspace_valid(m, s, r.head);
   return f;
+}
+}  // namespace detail
+
+/// Resident bytes of layers `r` of `m` for step `s`; experts counted `expert_copies` times (a
+/// replication budget, e.g. HCRMap's 1.3×). KV holds batch × context tokens of every layer in
+/// the range. Throws `config_error` for a bad range or copies < 1.
+inline footprint resident_footprint(const model& m, const step_shape& s, const layer_range& r = {},
+                                    double expert_copies = 1.0) {
+  validate(m);
+  validate(s);
+  return detail::resident_footprint_valid(m, s, r, expert_copies);
 }
 
 /// Bytes placed in one tier and its capacity.

@@ -284,13 +284,20 @@ inline data_size<> expert_bytes(const model& m) {
                     m.weight_bits);
 }
 
+namespace detail {
+/// `kv_bytes_per_token_layer` of a model already validated.
+inline data_size<> kv_bytes_per_token_layer_valid(const model& m) {
+  const double values = m.is_mla() ? double(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
+                                   : 2.0 * m.kv_heads * m.head_dim;
+  return units::bit(values * m.kv_bits);
+}
+}  // namespace detail
+
 /// KV-cache bytes per token per layer: 2·kv_heads·head_dim values for MHA/GQA,
 /// kv_lora_rank + qk_rope_head_dim for MLA (compressed latent + shared rope key).
 inline data_size<> kv_bytes_per_token_layer(const model& m) {
   validate(m);
-  const double values = m.is_mla() ? double(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
-                                   : 2.0 * m.kv_heads * m.head_dim;
-  return units::bit(values * m.kv_bits);
+  return detail::kv_bytes_per_token_layer_valid(m);
 }
 
 }  // namespace v0

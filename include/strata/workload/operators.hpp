@@ -194,6 +194,158 @@ struct op_builder {
     push(kind, reads, layer, p, 2.0 * p * T, T * (in + outv));
   }
 };
+
+/// The terms of a step that are the same in every layer: computed once per step.
+struct layer_terms {
+  bool decode = true;
+  double B = 0.0, S = 0.0, T = 0.0, d = 0.0, h = 0.0;
+  double o_params = 0.0, attn_params = 0.0, q_out = 0.0, kv_out = 0.0;
+  double uniform_distinct = 0.0;  ///< expected experts touched per MoE layer (uniform routing)
+};
+
+inline layer_terms make_layer_terms(const model& m, const step_shape& s, bool exact_routing) {
+  layer_terms k;
+  k.decode = s.mode == phase::decode;
+  k.B = s.batch;
+  k.S = s.context;
+  k.T = k.decode ? k.B : k.B * k.S;
+  k.d = m.hidden;
+  k.h = m.heads;
+  const double d = k.d, h = k.h;
+  k.o_params = m.is_mla() ? h * m.mla.v_head_dim * d : h * m.head_dim * d;
+  k.attn_params = double(attention_params(m));
+  k.q_out = m.is_mla() ? h * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim) : h * m.head_dim;
+  k.kv_out = m.is_mla() ? double(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) : 2.0 * m.kv_heads * m.head_dim;
+  // Uniform routing touches the same expected number of experts in every MoE layer.
+  k.uniform_distinct = m.experts > 0 && !exact_routing ? expected_distinct_experts(m.experts, m.top_k, k.T) : 0.0;
+  return k;
+}
+
+/// Checks that a routing histogram has one row per MoE layer.
+inline void check_histogram_layers(const model& m, const expert_histogram& hist) {
+  if (hist.empty()) return;
+  const int moe_layers = m.moe_layers();
+  if (static_cast<int>(hist.size()) != moe_layers) {
+    detail::require(false, "strata.operators", "histogram.layers", hist.size(),
+                    ("= MoE layers (" + std::to_string(moe_layers) + ")").c_str());
+  }
+}
+
+/// What makes two layers' operators differ: dense or MoE, and with a routing histogram the MoE
+/// layer's own row. Layers with equal keys have the same operators but for `op::layer`; a
+/// per-layer property that changes the operators must enter the key.
+struct layer_key {
+  bool moe = false;
+  int moe_index = -1;  ///< with a histogram: the MoE layer's row; else −1
+  friend bool operator==(const layer_key&, const layer_key&) = default;
+};
+
+inline layer_key key_of_layer(const model& m, int l, int moe_index, bool exact_routing) {
+  const bool moe = m.is_moe_layer(l);
+  return {moe, moe && exact_routing ? moe_index : -1};
+}
+
+/// The embedding: a gather of T rows of the table.
+inline void push_embedding(op_builder& b, const layer_terms& k) {
+  b.push(op_kind::embedding, data_class::non_nmp, -1, std::min(k.T, double(b.m.vocab)) * k.d, 0.0, k.T * k.d);
+}
+
+/// The operators of decoder layer `l` (`moe_index`: its row in `hist` if it is a MoE layer).
+inline void push_layer(op_builder& b, const layer_terms& k, int l, int moe_index, const expert_histogram& hist) {
+  const model& m = b.m;
+  const double B = k.B, S = k.S, T = k.T, d = k.d, h = k.h;
+  const double q_out = k.q_out, kv_out = k.kv_out, o_params = k.o_params;
+  b.push(op_kind::attn_norm, data_class::non_nmp, l, d, 4.0 * d * T, 2.0 * T * d);
+  // Attention projections: the whole attention block's weights minus the output projection.
+  b.proj(op_kind::qkv_proj, data_class::weights, l, k.attn_params - o_params, d, q_out + kv_out);
+  // Attention core.
+  {
+    double flops = 0.0, scores = 0.0;
+    const double ctx_out = m.is_mla() ? h * m.mla.v_head_dim : h * m.head_dim;
+    if (k.decode) {
+      const double qk_dim = m.is_mla() ? m.mla.kv_lora_rank + m.mla.qk_rope_head_dim : m.head_dim;
+      const double v_dim = m.is_mla() ? m.mla.kv_lora_rank : m.head_dim;
+      scores = B * h * S;
+      flops = 2.0 * B * h * S * (qk_dim + v_dim) + 5.0 * scores;
+      // Reads the S cached tokens and appends the new token's entry.
+      b.push(op_kind::attention, data_class::kv, l, 0.0, flops, B * (q_out + ctx_out), B * (S + 1.0) * b.kvbyte);
+    } else {
+      const double pairs = S * (S + 1.0) / 2.0;
+      const double qk_dim = m.is_mla() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : m.head_dim;
+      const double v_dim = m.is_mla() ? m.mla.v_head_dim : m.head_dim;
+      scores = B * h * pairs;
+      flops = 2.0 * B * h * pairs * (qk_dim + v_dim) + 5.0 * scores;
+      b.push(op_kind::attention, data_class::kv, l, 0.0, flops, T * (q_out + kv_out + ctx_out), B * S * b.kvbyte);
+    }
+  }
+  b.proj(op_kind::out_proj, data_class::weights, l, o_params, m.is_mla() ? h * m.mla.v_head_dim : h * m.head_dim, d);
+  b.push(op_kind::ffn_norm, data_class::non_nmp, l, d, 4.0 * d * T, 2.0 * T * d);
+  if (m.is_moe_layer(l)) {
+    const double E = m.experts, topk = m.top_k;
+    const double per_expert = double(ffn_params(m.ffn, m.hidden, m.expert_ffn));
+    const double f = m.expert_ffn;
+    const double act_flops_per_token = m.ffn == ffn_kind::swiglu ? 4.0 * f : 8.0 * f;
+    b.proj(op_kind::router, data_class::weights, l, d * E, d, E);
+    if (hist.empty()) {
+      const double distinct = k.uniform_distinct;
+      b.push(op_kind::routed_experts, data_class::expert, l, per_expert * distinct,
+             T * topk * (2.0 * per_expert + act_flops_per_token), T * topk * 2.0 * d, 0.0, T * topk);
+      b.out.back().instances = distinct;
+    } else {
+      const auto& counts = hist[static_cast<std::size_t>(moe_index)];
+      if (static_cast<int>(counts.size()) != m.experts) {
+        detail::require(false, "strata.operators", "histogram[" + std::to_string(moe_index) + "].experts",
+                        counts.size(), ("= experts (" + std::to_string(m.experts) + ")").c_str());
+      }
+      for (int e = 0; e < m.experts; ++e) {
+        const double n = counts[static_cast<std::size_t>(e)];
+        if (n <= 0.0) continue;
+        b.push(op_kind::expert, data_class::expert, l, per_expert, n * (2.0 * per_expert + act_flops_per_token),
+               n * 2.0 * d, 0.0, n);
+        b.out.back().expert = e;
+      }
+    }
+    if (m.shared_experts > 0) {
+      const double p = m.shared_experts * double(ffn_params(m.ffn, m.hidden, m.shared_expert_ffn)) +
+                       (m.shared_expert_gate ? d : 0.0);
+      const double fs = double(m.shared_experts) * m.shared_expert_ffn;
+      b.push(op_kind::shared_experts, data_class::weights, l, p,
+             2.0 * p * T + T * (m.ffn == ffn_kind::swiglu ? 4.0 : 8.0) * fs, 2.0 * T * d);
+    }
+  } else {
+    const double p = double(ffn_params(m.ffn, m.hidden, m.dense_ffn));
+    const double f = m.dense_ffn;
+    b.push(op_kind::dense_ffn, data_class::weights, l, p,
+           2.0 * p * T + T * (m.ffn == ffn_kind::swiglu ? 4.0 : 8.0) * f, 2.0 * T * d);
+  }
+}
+
+/// The final norm and the LM head (logits for the last token of each sequence, prefill included).
+inline void push_head(op_builder& b, const layer_terms& k) {
+  const double B = k.B, d = k.d;
+  b.push(op_kind::final_norm, data_class::non_nmp, -1, d, 4.0 * d * B, 2.0 * B * d, 0.0, B);
+  const double lm = double(b.m.vocab) * d;
+  b.push(op_kind::lm_head, data_class::non_nmp, -1, lm, 2.0 * lm * B, B * (d + b.m.vocab), 0.0, B);
+}
+
+/// `step_operators` of a model and a shape already validated.
+inline std::vector<op> step_operators_valid(const model& m, const step_shape& s, const expert_histogram& hist) {
+  check_histogram_layers(m, hist);
+  const layer_terms k = make_layer_terms(m, s, !hist.empty());
+  std::vector<op> out;
+  out.reserve(static_cast<std::size_t>(m.layers) * 9 + 3 +
+              (hist.empty() ? 0 : std::size_t(m.moe_layers()) * std::size_t(m.top_k) * 4));
+  op_builder b{m, s, out, m.weight_bits / 8.0, s.activation_bits / 8.0,
+               kv_bytes_per_token_layer_valid(m).in(units::B), k.T};
+  push_embedding(b, k);
+  int moe_index = 0;
+  for (int l = 0; l < m.layers; ++l) {
+    push_layer(b, k, l, moe_index, hist);
+    if (m.is_moe_layer(l)) ++moe_index;
+  }
+  push_head(b, k);
+  return out;
+}
 }  // namespace detail
 
 /// The operators of one step, in execution order. `hist` (optional) gives exact routing per
@@ -202,101 +354,89 @@ inline std::vector<op> step_operators(const model& m, const step_shape& s,
                                       const expert_histogram& hist = {}) {
   validate(m);
   validate(s);
-  const int moe_layers = m.moe_layers();
-  if (!hist.empty()) {
-    detail::require(static_cast<int>(hist.size()) == moe_layers, "strata.operators",
-                    "histogram.layers", hist.size(), ("= MoE layers (" + std::to_string(moe_layers) + ")").c_str());
-  }
-  const bool decode = s.mode == phase::decode;
-  const double B = s.batch, S = s.context;
-  const double T = decode ? B : B * S;
-  std::vector<op> out;
-  out.reserve(static_cast<std::size_t>(m.layers) * 9 + 3 + (hist.empty() ? 0 : std::size_t(moe_layers) * m.top_k * 4));
-  detail::op_builder b{m, s, out, m.weight_bits / 8.0, s.activation_bits / 8.0,
-                       kv_bytes_per_token_layer(m).in(units::B), T};
-  const double d = m.hidden, h = m.heads;
-  // Per-layer sizes are the same in every layer: computed once.
-  const double o_params = m.is_mla() ? h * m.mla.v_head_dim * d : h * m.head_dim * d;
-  const double attn_params = double(attention_params(m));
-  const double q_out = m.is_mla() ? h * (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim) : h * m.head_dim;
-  const double kv_out = m.is_mla() ? double(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) : 2.0 * m.kv_heads * m.head_dim;
-  // Uniform routing touches the same expected number of experts in every MoE layer.
-  const double uniform_distinct =
-      m.experts > 0 && hist.empty() ? expected_distinct_experts(m.experts, m.top_k, T) : 0.0;
+  return detail::step_operators_valid(m, s, hist);
+}
 
-  // Embedding: gather T rows of the table.
-  b.push(op_kind::embedding, data_class::non_nmp, -1, std::min(T, double(m.vocab)) * d, 0.0, T * d);
+/// One distinct layer of a `layered_step`: its operators and the layers it stands for.
+struct layer_group {
+  std::size_t begin = 0;  ///< its first operator in `layered_step::ops`
+  std::size_t end = 0;    ///< one past its last operator
+  int layer = 0;          ///< the first layer it stands for (its operators carry this index)
+  int count = 0;          ///< how many layers it stands for
+};
+
+/// Consecutive layers [first, first + count) that are all layer group `group`.
+struct layer_run {
+  int first = 0;
+  int count = 0;
+  int group = 0;
+};
+
+/// The operators of one step with each distinct layer once (`step_layers`): the embedding, each
+/// layer group's operators, the final norm and the LM head, and the runs of identical layers
+/// that say which group each layer is. Under uniform routing a model has two distinct layers at
+/// most (dense and MoE; DeepSeek-V3's 61 layers: 3 dense, 58 MoE); with a routing histogram each
+/// MoE layer is its own. `step_operators` lists the same operators for every layer.
+struct layered_step {
+  step_shape shape{};
+  int hidden = 0;                   ///< the model's hidden size (the all-reduced activations)
+  std::vector<op> ops;              ///< [0, layers_begin) embedding; groups; [layers_end, size) head
+  std::vector<layer_group> groups;  ///< in order of their first layer
+  std::vector<layer_run> runs;      ///< every decoder layer, in order
+  std::size_t layers_begin = 0;     ///< first operator of the first group
+  std::size_t layers_end = 0;       ///< one past the last group's operators
+};
+
+namespace detail {
+/// `step_layers` of a model and a shape already validated.
+inline layered_step step_layers_valid(const model& m, const step_shape& s, const expert_histogram& hist) {
+  check_histogram_layers(m, hist);
+  const bool exact = !hist.empty();
+  const layer_terms k = make_layer_terms(m, s, exact);
+  layered_step st;
+  st.shape = s;
+  st.hidden = m.hidden;
+  st.ops.reserve(exact ? static_cast<std::size_t>(m.layers) * 9 + 3 + std::size_t(m.moe_layers()) * std::size_t(m.top_k) * 4
+                       : 2 * 9 + 3);
+  op_builder b{m, s, st.ops, m.weight_bits / 8.0, s.activation_bits / 8.0,
+               kv_bytes_per_token_layer_valid(m).in(units::B), k.T};
+  push_embedding(b, k);
+  st.layers_begin = st.ops.size();
+  std::vector<layer_key> keys;
   int moe_index = 0;
   for (int l = 0; l < m.layers; ++l) {
-    b.push(op_kind::attn_norm, data_class::non_nmp, l, d, 4.0 * d * T, 2.0 * T * d);
-    // Attention projections: the whole attention block's weights minus the output projection.
-    b.proj(op_kind::qkv_proj, data_class::weights, l, attn_params - o_params, d, q_out + kv_out);
-    // Attention core.
-    {
-      double flops = 0.0, scores = 0.0;
-      const double ctx_out = m.is_mla() ? h * m.mla.v_head_dim : h * m.head_dim;
-      if (decode) {
-        const double qk_dim = m.is_mla() ? m.mla.kv_lora_rank + m.mla.qk_rope_head_dim : m.head_dim;
-        const double v_dim = m.is_mla() ? m.mla.kv_lora_rank : m.head_dim;
-        scores = B * h * S;
-        flops = 2.0 * B * h * S * (qk_dim + v_dim) + 5.0 * scores;
-        // Reads the S cached tokens and appends the new token's entry.
-        b.push(op_kind::attention, data_class::kv, l, 0.0, flops, B * (q_out + ctx_out), B * (S + 1.0) * b.kvbyte);
-      } else {
-        const double pairs = S * (S + 1.0) / 2.0;
-        const double qk_dim = m.is_mla() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : m.head_dim;
-        const double v_dim = m.is_mla() ? m.mla.v_head_dim : m.head_dim;
-        scores = B * h * pairs;
-        flops = 2.0 * B * h * pairs * (qk_dim + v_dim) + 5.0 * scores;
-        b.push(op_kind::attention, data_class::kv, l, 0.0, flops, T * (q_out + kv_out + ctx_out), B * S * b.kvbyte);
-      }
+    const layer_key key = key_of_layer(m, l, moe_index, exact);
+    int g = 0;
+    while (g < static_cast<int>(keys.size()) && !(keys[static_cast<std::size_t>(g)] == key)) ++g;
+    if (g == static_cast<int>(keys.size())) {
+      keys.push_back(key);
+      layer_group grp;
+      grp.begin = st.ops.size();
+      grp.layer = l;
+      push_layer(b, k, l, moe_index, hist);
+      grp.end = st.ops.size();
+      st.groups.push_back(grp);
     }
-    b.proj(op_kind::out_proj, data_class::weights, l, o_params, m.is_mla() ? h * m.mla.v_head_dim : h * m.head_dim, d);
-    b.push(op_kind::ffn_norm, data_class::non_nmp, l, d, 4.0 * d * T, 2.0 * T * d);
-    if (m.is_moe_layer(l)) {
-      const double E = m.experts, k = m.top_k;
-      const double per_expert = double(ffn_params(m.ffn, m.hidden, m.expert_ffn));
-      const double f = m.expert_ffn;
-      const double act_flops_per_token = m.ffn == ffn_kind::swiglu ? 4.0 * f : 8.0 * f;
-      b.proj(op_kind::router, data_class::weights, l, d * E, d, E);
-      if (hist.empty()) {
-        const double distinct = uniform_distinct;
-        b.push(op_kind::routed_experts, data_class::expert, l, per_expert * distinct,
-               T * k * (2.0 * per_expert + act_flops_per_token), T * k * 2.0 * d, 0.0, T * k);
-        out.back().instances = distinct;
-      } else {
-        const auto& counts = hist[static_cast<std::size_t>(moe_index)];
-        detail::require(static_cast<int>(counts.size()) == m.experts, "strata.operators",
-                        "histogram[" + std::to_string(moe_index) + "].experts", counts.size(),
-                        ("= experts (" + std::to_string(m.experts) + ")").c_str());
-        for (int e = 0; e < m.experts; ++e) {
-          const double n = counts[static_cast<std::size_t>(e)];
-          if (n <= 0.0) continue;
-          b.push(op_kind::expert, data_class::expert, l, per_expert, n * (2.0 * per_expert + act_flops_per_token),
-                 n * 2.0 * d, 0.0, n);
-          out.back().expert = e;
-        }
-      }
-      if (m.shared_experts > 0) {
-        const double p = m.shared_experts * double(ffn_params(m.ffn, m.hidden, m.shared_expert_ffn)) +
-                         (m.shared_expert_gate ? d : 0.0);
-        const double fs = double(m.shared_experts) * m.shared_expert_ffn;
-        b.push(op_kind::shared_experts, data_class::weights, l, p,
-               2.0 * p * T + T * (m.ffn == ffn_kind::swiglu ? 4.0 : 8.0) * fs, 2.0 * T * d);
-      }
-      ++moe_index;
+    ++st.groups[static_cast<std::size_t>(g)].count;
+    if (!st.runs.empty() && st.runs.back().group == g) {
+      ++st.runs.back().count;
     } else {
-      const double p = double(ffn_params(m.ffn, m.hidden, m.dense_ffn));
-      const double f = m.dense_ffn;
-      b.push(op_kind::dense_ffn, data_class::weights, l, p,
-             2.0 * p * T + T * (m.ffn == ffn_kind::swiglu ? 4.0 : 8.0) * f, 2.0 * T * d);
+      st.runs.push_back({l, 1, g});
     }
+    if (key.moe) ++moe_index;
   }
-  b.push(op_kind::final_norm, data_class::non_nmp, -1, d, 4.0 * d * B, 2.0 * B * d, 0.0, B);
-  // LM head: logits for the last token of each sequence (prefill included).
-  const double lm = double(m.vocab) * d;
-  b.push(op_kind::lm_head, data_class::non_nmp, -1, lm, 2.0 * lm * B, B * (d + m.vocab), 0.0, B);
-  return out;
+  st.layers_end = st.ops.size();
+  push_head(b, k);
+  return st;
+}
+}  // namespace detail
+
+/// The operators of one step with each distinct layer once and the layers each stands for (the
+/// input of the fast `evaluate` overload; the same operators as `step_operators`, not repeated).
+inline layered_step step_layers(const model& m, const step_shape& s, const expert_histogram& hist = {}) {
+  validate(m);
+  validate(s);
+  return detail::step_layers_valid(m, s, hist);
 }
 
 /// Totals of an operator list.

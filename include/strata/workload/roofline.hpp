@@ -188,8 +188,10 @@ void validate(const basic_roofline_machine<T>& m) {
   detail::require_nonnegative(value_of(m.link_energy), id, "link_energy", "J/B");
   detail::require(m.devices_per_node >= 0, id, "devices_per_node", m.devices_per_node, ">= 0 (0: one node)");
   if (m.nodes() > 1) {
-    detail::require(m.devices % m.devices_per_node == 0, id, "devices", m.devices,
-                    ("a multiple of devices_per_node (" + std::to_string(m.devices_per_node) + ")").c_str());
+    if (m.devices % m.devices_per_node != 0) {  // the message is built only for a failure
+      detail::require(false, id, "devices", m.devices,
+                      ("a multiple of devices_per_node (" + std::to_string(m.devices_per_node) + ")").c_str());
+    }
     detail::require_positive(value_of(m.node_link_bandwidth), id, "node_link_bandwidth", "B/s");
   }
   detail::require_nonnegative(value_of(m.node_link_latency), id, "node_link_latency", "s");
@@ -353,6 +355,196 @@ struct basic_step_result {
 };
 using step_result = basic_step_result<double>;
 
+namespace detail {
+/// A step's figures summed over operators (`evaluate`'s accumulator).
+template <class T>
+struct step_sums {
+  duration<T> time{};
+  strata::energy<T> dynamic_energy{}, compute_energy{}, memory_energy{}, link_energy{};
+  op_count<> flops{};
+  data_size<> weight_bytes{}, kv_bytes{}, activation_bytes{}, link_bytes{}, node_link_bytes{};
+
+  /// Adds `n` times `o` (a layer group's sums times its layers).
+  void add(const step_sums& o, double n) {
+    const T k = T(n);
+    time += o.time * k;
+    dynamic_energy += o.dynamic_energy * k;
+    compute_energy += o.compute_energy * k;
+    memory_energy += o.memory_energy * k;
+    link_energy += o.link_energy * k;
+    flops += o.flops * n;
+    weight_bytes += o.weight_bytes * n;
+    kv_bytes += o.kv_bytes * n;
+    activation_bytes += o.activation_bytes * n;
+    link_bytes += o.link_bytes * n;
+    node_link_bytes += o.node_link_bytes * n;
+  }
+};
+
+/// Adds operator `o` to `sum` (`prev`: the operator before it, or null); with `parts`, appends its
+/// leaf (with its all-reduce) named `name`.
+template <class T>
+void add_op(const op& o, const op* prev, const basic_roofline_machine<T>& m, const basic_allreduce_cost<T>& ar,
+            step_sums<T>& r, std::vector<cost<T>>* parts, bool name_with_layer) {
+  auto c = cost_of(o, m);
+  // The per-expert operators of one MoE layer (from a routing histogram) run as one grouped
+  // kernel, as the single `routed_experts` operator of uniform routing does: one overhead.
+  if (o.kind == op_kind::expert && prev != nullptr && prev->kind == op_kind::expert && prev->layer == o.layer) {
+    c.time -= m.op_overhead;
+  }
+  r.time += c.time;
+  r.dynamic_energy += c.energy;
+  const strata::energy<T> flop_e = quantity_cast<T>(o.flops) * m.energy_per_flop;
+  r.compute_energy += flop_e;
+  r.memory_energy += c.energy - flop_e;
+  r.flops += o.flops;
+  r.weight_bytes += o.weight_bytes;
+  r.kv_bytes += o.kv_bytes;
+  r.activation_bytes += o.activation_bytes;
+  const bool reduces = m.devices > 1 && (o.kind == op_kind::out_proj || o.kind == op_kind::dense_ffn ||
+                                         o.kind == op_kind::shared_experts ||
+                                         (o.kind == op_kind::router));
+  // The MoE block's all-reduce is charged at its router (one per MoE layer), attention's at out_proj.
+  if (reduces) {
+    r.time += ar.time;
+    r.dynamic_energy += ar.energy;
+    r.link_energy += ar.energy;
+    r.link_bytes += ar.link_bytes;
+    r.node_link_bytes += ar.node_link_bytes;
+  }
+  if (parts != nullptr) {
+    const auto& tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
+    std::vector<traffic<T>> tr;
+    if ((o.weight_bytes + o.kv_bytes).si() > 0.0) tr.push_back({tier.name, quantity_cast<T>(o.weight_bytes + o.kv_bytes)});
+    if (o.activation_bytes.si() > 0.0) {
+      tr.push_back({m.tiers[static_cast<std::size_t>(m.placement.activations)].name, quantity_cast<T>(o.activation_bytes)});
+    }
+    std::string name;
+    if (name_with_layer) {
+      name = op_name(o);
+    } else {
+      name = to_string(o.kind);
+      if (o.expert >= 0) name += std::to_string(o.expert);
+    }
+    auto leaf = cost<T>::leaf(reduces ? name : std::move(name), c.time, c.energy, std::move(tr),
+                              c.compute_bound ? "roofline: FLOPs / (n·peak·eta_c) + overhead"
+                                              : "roofline: bytes / (n·BW·eta_m) + latency + overhead");
+    if (reduces) {
+      auto red = cost<T>::leaf("allreduce", ar.time, ar.energy, {{"link", quantity_cast<T>(ar.link_bytes)}},
+                               "ring all-reduce: 2(n-1)/n·bytes/BW + 2(n-1)·latency");
+      parts->push_back(seq(std::move(name), std::vector<cost<T>>{std::move(leaf), std::move(red)}));
+    } else {
+      parts->push_back(std::move(leaf));
+    }
+  }
+}
+
+/// The all-reduce after each attention and FFN/MoE block of a step: T·d activations.
+template <class T>
+basic_allreduce_cost<T> step_allreduce(const step_shape& shape, int hidden, const basic_roofline_machine<T>& m) {
+  const double tokens = shape.mode == phase::decode ? double(shape.batch) : double(shape.batch) * shape.context;
+  return allreduce(m, units::bit(tokens * hidden * shape.activation_bits));
+}
+
+/// The result from the step's sums: static energy, the power cap, tokens; the tree's root.
+template <class T>
+basic_step_result<T> finish_step(const step_sums<T>& s, const step_shape& shape, const basic_roofline_machine<T>& m,
+                                 std::vector<cost<T>>* top_parts) {
+  basic_step_result<T> r;
+  r.time = s.time;
+  r.dynamic_energy = s.dynamic_energy;
+  r.compute_energy = s.compute_energy;
+  r.memory_energy = s.memory_energy;
+  r.link_energy = s.link_energy;
+  r.flops = s.flops;
+  r.weight_bytes = s.weight_bytes;
+  r.kv_bytes = s.kv_bytes;
+  r.activation_bytes = s.activation_bytes;
+  r.link_bytes = s.link_bytes;
+  r.node_link_bytes = s.node_link_bytes;
+  const T n = T(m.devices);
+  const strata::energy<T> static_e = m.static_power * r.time * n;
+  r.static_energy = static_e;
+  const strata::energy<T> cap = m.max_power * r.time * n;
+  r.energy = r.dynamic_energy + static_e;
+  if (r.energy > cap) {
+    r.energy = cap;
+    r.power_capped = true;
+  }
+  const double tokens = shape.mode == phase::decode ? double(shape.batch) : double(shape.batch) * shape.context;
+  r.tokens = tokens;
+  r.tokens_per_s = value_of(r.time) > 0.0 ? T(r.tokens) / r.time.si() : T(0.0);
+  r.joules_per_token = r.energy.si() / T(r.tokens);
+  if (top_parts != nullptr) {
+    top_parts->push_back(cost<T>::leaf("static power", duration<T>{}, static_e, {}, "static power × time × devices"));
+    r.breakdown = seq("step", std::move(*top_parts));
+    r.breakdown.energy = r.energy;  // after the max-power cap
+    r.breakdown.time = r.time;
+  }
+  return r;
+}
+
+/// `evaluate` of a layered step on a machine, both already validated.
+template <class T>
+basic_step_result<T> evaluate_valid(const layered_step& st, const basic_roofline_machine<T>& m, bool with_breakdown) {
+  const auto ar = step_allreduce(st.shape, st.hidden, m);
+  step_sums<T> total;
+  std::vector<cost<T>> top_parts, parts;
+  std::vector<cost<T>>* tree = with_breakdown ? &parts : nullptr;
+  const op* ops = st.ops.data();
+  const auto run_ops = [&](std::size_t first, std::size_t last, step_sums<T>& sum) {
+    for (std::size_t i = first; i < last; ++i) add_op(ops[i], i > first ? &ops[i - 1] : nullptr, m, ar, sum, tree, false);
+  };
+  const auto close = [&](std::string name) {
+    if (with_breakdown && !parts.empty()) {
+      top_parts.push_back(seq(std::move(name), std::move(parts)));
+      parts.clear();
+    }
+  };
+  run_ops(0, st.layers_begin, total);
+  close("io");
+  // Each distinct layer once, times the layers it stands for.
+  std::vector<cost<T>> group_nodes;
+  std::vector<int> uses;
+  if (with_breakdown) {
+    group_nodes.reserve(st.groups.size());
+    uses.assign(st.groups.size(), 0);
+    for (const auto& run : st.runs) ++uses[static_cast<std::size_t>(run.group)];
+  }
+  for (const auto& g : st.groups) {
+    step_sums<T> sum;
+    run_ops(g.begin, g.end, sum);
+    total.add(sum, double(g.count));
+    if (with_breakdown) {
+      group_nodes.push_back(seq(std::string("layer"), std::move(parts)));
+      parts.clear();
+    }
+  }
+  if (with_breakdown) {
+    // The layers in order: a node per run of identical layers ("layer 7", or "layers 3-60"
+    // repeating one layer's node 58 times).
+    for (const auto& run : st.runs) {
+      const auto gi = static_cast<std::size_t>(run.group);
+      cost<T> one = --uses[gi] == 0 ? std::move(group_nodes[gi]) : group_nodes[gi];
+      // Appended piece by piece (GCC 12's false -Wrestrict on `"…" + std::to_string(…)`, as in op_name).
+      std::string name = run.count == 1 ? "layer " : "layers ";
+      name += std::to_string(run.first);
+      if (run.count == 1) {
+        one.name = std::move(name);
+        top_parts.push_back(std::move(one));
+      } else {
+        name += '-';
+        name += std::to_string(run.first + run.count - 1);
+        top_parts.push_back(repeat(std::move(name), std::move(one), static_cast<std::size_t>(run.count)));
+      }
+    }
+  }
+  run_ops(st.layers_end, st.ops.size(), total);
+  close("io");
+  return finish_step(total, st.shape, m, with_breakdown ? &top_parts : nullptr);
+}
+}  // namespace detail
+
 /// Evaluates a step's operators on a machine. With `with_breakdown`, `breakdown` holds the tree
 /// step → (embedding, layer 0 … L−1, head) → operators, each leaf naming its equation; without it
 /// no allocation happens beyond the result.
@@ -362,10 +554,8 @@ basic_step_result<T> evaluate(const std::vector<op>& ops, const step_shape& shap
   validate(m);
   validate(shape);
   detail::require(hidden >= 1, "strata.roofline", "hidden", hidden, ">= 1");
-  basic_step_result<T> r;
-  const double tokens = shape.mode == phase::decode ? double(shape.batch) : double(shape.batch) * shape.context;
-  const data_size<> reduce_bytes = units::bit(tokens * hidden * shape.activation_bits);
-  const auto ar = allreduce(m, reduce_bytes);
+  const auto ar = detail::step_allreduce(shape, hidden, m);
+  detail::step_sums<T> sums;
   std::vector<cost<T>> layer_parts, top_parts;
   int current_layer = -2;
   auto close_layer = [&]() {
@@ -381,80 +571,30 @@ basic_step_result<T> evaluate(const std::vector<op>& ops, const step_shape& shap
       close_layer();
       current_layer = o.layer;
     }
-    auto c = cost_of(o, m);
-    // The per-expert operators of one MoE layer (from a routing histogram) run as one grouped
-    // kernel, as the single `routed_experts` operator of uniform routing does: one overhead.
-    if (o.kind == op_kind::expert && prev != nullptr && prev->kind == op_kind::expert && prev->layer == o.layer) {
-      c.time -= m.op_overhead;
-    }
+    detail::add_op(o, prev, m, ar, sums, with_breakdown ? &layer_parts : nullptr, true);
     prev = &o;
-    r.time += c.time;
-    r.dynamic_energy += c.energy;
-    const strata::energy<T> flop_e = quantity_cast<T>(o.flops) * m.energy_per_flop;
-    r.compute_energy += flop_e;
-    r.memory_energy += c.energy - flop_e;
-    r.flops += o.flops;
-    r.weight_bytes += o.weight_bytes;
-    r.kv_bytes += o.kv_bytes;
-    r.activation_bytes += o.activation_bytes;
-    const bool reduces = m.devices > 1 && (o.kind == op_kind::out_proj || o.kind == op_kind::dense_ffn ||
-                                           o.kind == op_kind::shared_experts ||
-                                           (o.kind == op_kind::router));
-    // The MoE block's all-reduce is charged at its router (one per MoE layer), attention's at out_proj.
-    if (reduces) {
-      r.time += ar.time;
-      r.dynamic_energy += ar.energy;
-      r.link_energy += ar.energy;
-      r.link_bytes += ar.link_bytes;
-      r.node_link_bytes += ar.node_link_bytes;
-    }
-    if (with_breakdown) {
-      const auto& tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
-      std::vector<traffic<T>> tr;
-      if ((o.weight_bytes + o.kv_bytes).si() > 0.0) tr.push_back({tier.name, quantity_cast<T>(o.weight_bytes + o.kv_bytes)});
-      if (o.activation_bytes.si() > 0.0) {
-        tr.push_back({m.tiers[static_cast<std::size_t>(m.placement.activations)].name, quantity_cast<T>(o.activation_bytes)});
-      }
-      auto leaf = cost<T>::leaf(op_name(o), c.time, c.energy, std::move(tr),
-                                c.compute_bound ? "roofline: FLOPs / (n·peak·eta_c) + overhead"
-                                                : "roofline: bytes / (n·BW·eta_m) + latency + overhead");
-      if (reduces) {
-        auto red = cost<T>::leaf("allreduce", ar.time, ar.energy, {{"link", quantity_cast<T>(ar.link_bytes)}},
-                                 "ring all-reduce: 2(n-1)/n·bytes/BW + 2(n-1)·latency");
-        layer_parts.push_back(seq(op_name(o), std::vector<cost<T>>{std::move(leaf), std::move(red)}));
-      } else {
-        layer_parts.push_back(std::move(leaf));
-      }
-    }
   }
   close_layer();
-  const T n = T(m.devices);
-  const strata::energy<T> static_e = m.static_power * r.time * n;
-  r.static_energy = static_e;
-  const strata::energy<T> cap = m.max_power * r.time * n;
-  r.energy = r.dynamic_energy + static_e;
-  if (r.energy > cap) {
-    r.energy = cap;
-    r.power_capped = true;
-  }
-  r.tokens = shape.mode == phase::decode ? double(shape.batch) : tokens;
-  r.tokens_per_s = value_of(r.time) > 0.0 ? T(r.tokens) / r.time.si() : T(0.0);
-  r.joules_per_token = r.energy.si() / T(r.tokens);
-  if (with_breakdown) {
-    top_parts.push_back(cost<T>::leaf("static power", duration<T>{}, static_e, {}, "static power × time × devices"));
-    r.breakdown = seq("step", std::move(top_parts));
-    r.breakdown.energy = r.energy;  // after the max-power cap
-    r.breakdown.time = r.time;
-  }
-  return r;
+  return detail::finish_step(sums, shape, m, with_breakdown ? &top_parts : nullptr);
 }
 
-/// Places a footprint on a machine's tiers by `m.placement` and checks every tier: capacity is
-/// `devices` × the tier's capacity, the bytes split evenly over the devices (KV replication of
-/// MLA or of more ranks than KV heads is not modelled here: `baseline/gpu.hpp`'s fit check does).
+/// Evaluates a step given by its distinct layers (`step_layers`): each distinct layer once, its
+/// time, energy and bytes times the layers it stands for. The totals are those of `evaluate` on
+/// `step_operators`' list but for the order of the floating-point sums (a few ulps). With
+/// `with_breakdown`, the tree step → (io, a node per run of identical layers: "layer 7" or a
+/// `repeat` "layers 3-60" of one "layer", io) → operators, built from the distinct layers.
 template <class T>
-capacity_check check_capacity(const basic_roofline_machine<T>& m, const footprint& f) {
+basic_step_result<T> evaluate(const layered_step& st, const basic_roofline_machine<T>& m, bool with_breakdown = false) {
   validate(m);
+  validate(st.shape);
+  detail::require(st.hidden >= 1, "strata.roofline", "hidden", st.hidden, ">= 1");
+  return detail::evaluate_valid(st, m, with_breakdown);
+}
+
+namespace detail {
+/// `check_capacity` on a machine already validated.
+template <class T>
+capacity_check check_capacity_valid(const basic_roofline_machine<T>& m, const footprint& f) {
   capacity_check c;
   for (const auto& t : m.tiers) c.tiers.push_back({t.name, units::B(value_of(t.capacity) * double(m.devices)), {}});
   auto at = [&](int i) -> footprint& { return c.tiers[static_cast<std::size_t>(i)].placed; };
@@ -467,15 +607,29 @@ capacity_check check_capacity(const basic_roofline_machine<T>& m, const footprin
                           (m.devices > 1 ? " (" + std::to_string(m.devices) + " devices)" : std::string()));
   return c;
 }
+}  // namespace detail
 
-/// Evaluates model `mdl` running step `s` on `m`: the operators (`step_operators`, exact routing
-/// with `hist`) through `evaluate`, and the capacity of the whole model's resident bytes
+/// Places a footprint on a machine's tiers by `m.placement` and checks every tier: capacity is
+/// `devices` × the tier's capacity, the bytes split evenly over the devices (KV replication of
+/// MLA or of more ranks than KV heads is not modelled here: `baseline/gpu.hpp`'s fit check does).
+template <class T>
+capacity_check check_capacity(const basic_roofline_machine<T>& m, const footprint& f) {
+  validate(m);
+  return detail::check_capacity_valid(m, f);
+}
+
+/// Evaluates model `mdl` running step `s` on `m`: its distinct layers (`step_layers`, exact
+/// routing with `hist`) through `evaluate`, and the capacity of the whole model's resident bytes
 /// (`resident_footprint`, `check_capacity`) into `feasible` and `reason`.
 template <class T>
 basic_step_result<T> evaluate(const model& mdl, const step_shape& s, const basic_roofline_machine<T>& m,
                               const expert_histogram& hist = {}, bool with_breakdown = false) {
-  auto r = evaluate(step_operators(mdl, s, hist), s, mdl.hidden, m, with_breakdown);
-  const auto c = check_capacity(m, resident_footprint(mdl, s));
+  // Checked once here; the parts below take checked values.
+  validate(mdl);
+  validate(s);
+  validate(m);
+  auto r = detail::evaluate_valid(detail::step_layers_valid(mdl, s, hist), m, with_breakdown);
+  const auto c = detail::check_capacity_valid(m, detail::resident_footprint_valid(mdl, s, {}, 1.0));
   r.feasible = c.feasible;
   r.reason = c.reason;
   return r;
@@ -494,6 +648,7 @@ extern template void validate(const basic_roofline_machine<double>&);
 extern template basic_step_result<double> evaluate(const std::vector<op>&, const step_shape&, int,
                                                    const basic_roofline_machine<double>&, bool);
 extern template capacity_check check_capacity(const basic_roofline_machine<double>&, const footprint&);
+extern template basic_step_result<double> evaluate(const layered_step&, const basic_roofline_machine<double>&, bool);
 extern template basic_step_result<double> evaluate(const model&, const step_shape&, const basic_roofline_machine<double>&,
                                                    const expert_histogram&, bool);
 }  // namespace v0

@@ -4,8 +4,9 @@
 /// Discrete-event serving simulation (Stratum §6, Fig. 6): requests arrive, the classifier labels
 /// them, the scheduler (`scheduler.hpp`) forms prefill groups that join a continuously decoding
 /// batch, the memory mapper swaps experts before a group with a new topic label, prefill runs on
-/// the xPU and decode on the NMP; and the same requests on a GPU baseline with an FCFS
-/// continuous-batching scheduler of its own.
+/// the xPU and decode on the NMP; and the same requests on a GPU baseline with vLLM V1's engine
+/// scheduler (`engine.hpp`, `run_engine`: token-budget steps mixing decodes with prefill chunks,
+/// KV blocks, preemption by recompute, prefix caching) or the former FCFS continuous batching.
 ///
 /// The loop. The system runs one step at a time (prefill and decode do not overlap: the xPU takes
 /// part in every decode step, its norms and router). At each step boundary every request whose
@@ -30,8 +31,20 @@
 /// hot-hit rate, swaps and their time share, the classifier's time share, Little's-law terms
 /// (time-averaged requests in the system, arrival rate, mean sojourn), energy.
 ///
-/// Simplifications: no preemption or chunked prefill; KV is reserved for a request's whole length
-/// on admission; Stratum-XL's two pipeline stages are charged as one decode step of the batch
+/// Latency metrics (each request r of arrival a_r, first token at f_r, last at e_r, o_r output
+/// tokens; c the client overhead, `scheduler.client_overhead`, default 0):
+/// - TTFT = f_r − a_r + c; E2E = e_r − a_r + c (the client sees both through its overhead);
+/// - inter-token latency (ITL): every gap between two consecutive tokens of a request, pooled over
+///   all requests (a preempted request's gap includes its wait and recompute);
+/// - TPOT = (E2E − TTFT)/(o_r − 1) per request with o_r > 1 (the mean of its gaps);
+/// - each as the mean and the nearest-rank p50/p90/p99 (`latency_stats`); TTFT, TPOT and E2E over
+///   requests, ITL over gaps (so its mean weights long requests more than TPOT's).
+/// `tbt_*` are the ITL percentiles (kept for the former readers). A staged load's results
+/// (`add_stage_results`) give each stage its requests' TTFT/TPOT/E2E, their mean ITL and the
+/// served rate in its window.
+///
+/// Simplifications (Stratum and the GPU's `fcfs`): no preemption or chunked prefill; KV is
+/// reserved for a request's whole length on admission; Stratum-XL's two pipeline stages are charged as one decode step of the batch
 /// (`evaluate_decode`'s step time), not as two half batches in flight; a prefill's cost is that of
 /// b prompts of the group's mean length.
 

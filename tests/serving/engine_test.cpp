@@ -259,3 +259,20 @@ TEST_CASE("scenario JSON: gpu.scheduler, gpu.engine and requests.stages; bad fie
   CHECK(err(R"({"requests": {"stages": [{"rate": 1, "duration_s": 0}]}})") == "requests.stages[0].duration_s");
   CHECK(err(R"({"scheduler": {"client_overhead": "-1 s"}})") == "scheduler.client_overhead");
 }
+
+TEST_CASE("staged Poisson load: each stage holds about rate x duration arrivals inside its window") {
+  request_gen_params gp;
+  gp.arrivals = arrival_process::poisson;
+  gp.stages = {{.rate = 50.0, .duration_s = 100.0}, {.rate = 200.0, .duration_s = 50.0}};
+  gp.topics = {"t"};
+  const auto reqs = generate_requests(gp);
+  std::size_t first = 0;
+  for (const auto& r : reqs) first += r.arrival_s < 100.0 ? 1 : 0;
+  const std::size_t second = reqs.size() - first;
+  CHECK(static_cast<double>(first) == Approx(5000.0).epsilon(0.05));  // sd sqrt(5000) ~ 1.4 %
+  CHECK(static_cast<double>(second) == Approx(10000.0).epsilon(0.05));
+  CHECK(reqs.back().arrival_s < 150.0);
+  CHECK(reqs.front().arrival_s > 0.0);
+  gp.stages = {{.rate = 1000.0, .duration_s = 1e4}};  // 10^7 requests expected
+  CHECK(field_of([&] { (void)generate_requests(gp); }) == "stages");
+}

@@ -143,7 +143,7 @@ struct serving_result {
   double classifier_share = 0.0; ///< classifier device time / busy time
   double classifier_latency_s = 0.0;  ///< mean per request
   std::int64_t decode_steps = 0, prefill_steps = 0;
-  double mean_batch = 0.0;       ///< mean running batch of the decode steps
+  double mean_batch = 0.0;       ///< mean running batch of the decode steps (engine: sequences per step)
   double busy_time_s = 0.0;
   double energy_j = 0.0;
   double tokens_per_joule = 0.0;

@@ -11,8 +11,15 @@
 ///   Marsaglia–Tsang (ACM TOMS 26(3), 2000) for k ≥ 1 and the boost Gamma(k) = Gamma(k + 1)·u^(1/k)
 ///   for k < 1, on `detail::portable_rng` (no `std::*_distribution`: the same numbers from every
 ///   standard library).
+/// - `constant`: every gap exactly 1/λ (a benchmark client sending at a fixed rate).
 /// The first request arrives after one gap. A timestamped list replays instead
 /// (`requests_from_list`).
+///
+/// Staged load (`stages`, as serving benchmarks state it: rate × duration, one stage after the
+/// other): stage i covers [a_i, a_i + duration_i) with a_i the sum of the durations before it;
+/// `constant` sends at a_i + k/λ_i (k = 0, 1, … while before the stage's end, ⌈λ_i·duration_i⌉
+/// requests), `poisson` and `gamma` draw gaps from a_i at λ_i and keep the arrivals before the
+/// end. `count` and `rate` are then not used; lengths and topics are drawn as without stages.
 ///
 /// Lengths. `fixed` (value), `uniform` integers in [min, max], or `list` (each request draws one
 /// of `values` uniformly). Topics: a mix of named topics with weights (6 topics by default: the
@@ -99,10 +106,24 @@ struct request {
 };
 
 /// Arrival processes.
-enum class arrival_process { poisson, gamma };
+enum class arrival_process { poisson, gamma, constant };
 constexpr auto enum_names(arrival_process) {
-  return std::array{std::pair{arrival_process::poisson, "poisson"}, std::pair{arrival_process::gamma, "gamma"}};
+  return std::array{std::pair{arrival_process::poisson, "poisson"}, std::pair{arrival_process::gamma, "gamma"},
+                    std::pair{arrival_process::constant, "constant"}};
 }
+
+/// One stage of a staged load: `rate` requests/s for `duration_s` seconds (file comment).
+struct load_stage {
+  double rate = 1.0;
+  double duration_s = 60.0;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("rate", s.rate);
+    v("duration_s", s.duration_s);
+  }
+  friend bool operator==(const load_stage&, const load_stage&) = default;
+};
 
 /// Length distributions.
 enum class length_kind { fixed, uniform, list };
@@ -146,9 +167,12 @@ struct request_gen_params {
   std::vector<std::string> topics = default_topics();
   std::vector<double> weights;  ///< one per topic, ≥ 0 with a positive sum; empty: uniform
   std::uint64_t seed = 1;
+  /// Staged load (file comment); non-empty: replaces `rate` and `count`.
+  std::vector<load_stage> stages;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
+    v("stages", s.stages);
     v("arrivals", s.arrivals);
     v("rate", s.rate);
     v("cv", s.cv);
@@ -165,6 +189,17 @@ struct request_gen_params {
 namespace detail {
 
 inline std::string at_field(const std::string& at, const char* f) { return at.empty() ? std::string(f) : at + "." + f; }
+
+/// Throws `config_error` naming `requests.stages` when a staged load draws more requests than
+/// `serving_limits().requests`.
+inline void require_serving_count(std::int64_t n) {
+  const auto lim = serving_limits().requests;
+  if (n > lim) {
+    throw config_error("requests.stages", "[strata.serving] requests.stages: " + std::to_string(n) +
+                                              " requests exceed the limit " + std::to_string(lim) +
+                                              " (strata::serving_limits().requests)");
+  }
+}
 
 inline void validate_length(const length_params& p, const std::string& at) {
   constexpr const char* m = "strata.serving";
@@ -266,10 +301,47 @@ inline std::vector<double> draw_arrivals(const request_gen_params& p, std::int64
   double now = 0.0;
   const double k = 1.0 / (p.cv * p.cv);
   for (auto& x : t) {
-    const double gap = p.arrivals == arrival_process::poisson ? -std::log(1.0 - g.uniform()) / p.rate
-                                                               : draw_gamma(k, g) / (k * p.rate);
+    const double gap = p.arrivals == arrival_process::constant ? 1.0 / p.rate
+                       : p.arrivals == arrival_process::poisson ? -std::log(1.0 - g.uniform()) / p.rate
+                                                                : draw_gamma(k, g) / (k * p.rate);
     now += gap;
     x = now;
+  }
+  return t;
+}
+
+/// Start of stage `i` (the sum of the durations before it).
+inline double stage_start(const std::vector<load_stage>& st, std::size_t i) {
+  double t = 0.0;
+  for (std::size_t j = 0; j < i && j < st.size(); ++j) t += st[j].duration_s;
+  return t;
+}
+
+/// Arrivals of a staged load (file comment): in each stage [a, b) at rate λ, `constant` at
+/// a + k/λ and the other processes from a by their gaps, each kept while before b.
+inline std::vector<double> draw_staged_arrivals(const request_gen_params& p, portable_rng& g) {
+  std::vector<double> t;
+  const double k = 1.0 / (p.cv * p.cv);
+  double a = 0.0;
+  for (const auto& st : p.stages) {
+    const double b = a + st.duration_s;
+    if (p.arrivals == arrival_process::constant) {
+      for (std::int64_t i = 0;; ++i) {
+        const double x = a + static_cast<double>(i) / st.rate;
+        if (x >= b) break;
+        t.push_back(x);
+      }
+    } else {
+      double now = a;
+      for (;;) {
+        now += p.arrivals == arrival_process::poisson ? -std::log(1.0 - g.uniform()) / st.rate
+                                                      : draw_gamma(k, g) / (k * st.rate);
+        if (now >= b) break;
+        t.push_back(now);
+      }
+    }
+    require_serving_count(static_cast<std::int64_t>(t.size()));
+    a = b;
   }
   return t;
 }
@@ -300,6 +372,20 @@ inline void validate(const request_gen_params& p, const std::string& at = {}) {
   const auto& lim = serving_limits();
   detail::require(p.count >= 1 && p.count <= lim.requests, m, detail::at_field(at, "count"), p.count,
                   ("in [1, " + std::to_string(lim.requests) + "] (strata::serving_limits().requests)").c_str());
+  // A staged load: its expected count (Σ rate · duration) stands for `count` in the bounds below.
+  double staged = 0.0;
+  detail::require(p.stages.size() <= 4096, m, detail::at_field(at, "stages"), p.stages.size(), "at most 4096 stages");
+  for (std::size_t i = 0; i < p.stages.size(); ++i) {
+    const std::string f = detail::at_field(at, "stages") + "[" + std::to_string(i) + "]";
+    const auto& st = p.stages[i];
+    if (!(std::isfinite(st.rate) && st.rate > 0.0 && st.rate <= lim.rate)) {
+      detail::require(false, m, f + ".rate", st.rate, ("a rate in (0, " + detail::to_text(lim.rate) + "] requests/s").c_str());
+    }
+    detail::require_in(st.duration_s, 1e-6, 1e9, m, f + ".duration_s");
+    staged += std::ceil(st.rate * st.duration_s);
+  }
+  detail::require(staged <= static_cast<double>(lim.requests), m, detail::at_field(at, "stages"), staged,
+                  ("at most " + std::to_string(lim.requests) + " requests expected (strata::serving_limits().requests)").c_str());
   if (!(std::isfinite(p.rate) && p.rate > 0.0 && p.rate <= lim.rate)) {
     detail::require(false, m, detail::at_field(at, "rate"), p.rate,
                     ("a rate in (0, " + detail::to_text(lim.rate) + "] requests/s").c_str());
@@ -307,7 +393,7 @@ inline void validate(const request_gen_params& p, const std::string& at = {}) {
   detail::require_in(p.cv, 0.05, 20.0, m, detail::at_field(at, "cv"));
   detail::validate_length(p.prompt, detail::at_field(at, "prompt"));
   detail::validate_length(p.output, detail::at_field(at, "output"));
-  const double tokens = static_cast<double>(p.count) *
+  const double tokens = (p.stages.empty() ? static_cast<double>(p.count) : staged) *
                         (static_cast<double>(detail::largest_length(p.prompt)) + detail::largest_length(p.output));
   detail::require(tokens <= static_cast<double>(lim.total_tokens), m, detail::at_field(at, "count"), tokens,
                   ("count * (largest prompt + output) <= " + std::to_string(lim.total_tokens) +
@@ -320,9 +406,10 @@ inline std::vector<request> generate_requests(const request_gen_params& p) {
   validate(p);
   std::uint64_t s = p.seed;
   detail::portable_rng ga(detail::splitmix64_mix(s)), gl(detail::splitmix64_mix(s)), gt(detail::splitmix64_mix(s));
-  const auto times = detail::draw_arrivals(p, p.count, ga);
+  const auto times = p.stages.empty() ? detail::draw_arrivals(p, p.count, ga) : detail::draw_staged_arrivals(p, ga);
+  detail::require(!times.empty(), "strata.serving", "requests.stages", 0, "stages that hold at least one arrival");
   const auto cdf = detail::topic_cdf(p.topics, p.weights);
-  std::vector<request> out(static_cast<std::size_t>(p.count));
+  std::vector<request> out(times.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
     auto& r = out[i];
     r.id = static_cast<std::int64_t>(i);

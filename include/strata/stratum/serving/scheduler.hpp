@@ -66,6 +66,9 @@ struct scheduler_params {
   int max_prefill = 16;
   /// KV capacity in tokens; 0: from the system (what the placement leaves for KV).
   std::int64_t kv_tokens = 0;
+  /// Fixed time between a client and the engine per request (request sent, tokens streamed back:
+  /// HTTP, tokenising, detokenising), added once to every TTFT and E2E. [Design choice: 0]
+  duration<> client_overhead = units::s(0.0);
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -75,6 +78,7 @@ struct scheduler_params {
     v("max_batch", s.max_batch);
     v("max_prefill", s.max_prefill);
     v("kv_tokens", s.kv_tokens);
+    v("client_overhead", s.client_overhead);
   }
   friend bool operator==(const scheduler_params&, const scheduler_params&) = default;
 };
@@ -88,6 +92,7 @@ inline void validate(const scheduler_params& p, const std::string& at = {}) {
   detail::require_count(p.max_prefill, 1, p.max_batch, m, detail::at_field(at, "max_prefill"));
   detail::require(p.kv_tokens >= 0 && p.kv_tokens <= (std::int64_t{1} << 50), m, detail::at_field(at, "kv_tokens"),
                   p.kv_tokens, "in [0, 2^50]");
+  detail::require_range(p.client_overhead.si(), 0.0, 1e6, m, detail::at_field(at, "client_overhead"), "s");
 }
 
 /// The waiting requests: one FIFO per label and one over all (ready order), with lazy removal.

@@ -8,17 +8,25 @@
 /// \code{.json}
 /// {"system": "stratum-l", "model": "Mixtral-8x7B",
 ///  "requests": {"arrivals": "poisson", "rate": 4, "count": 1000, "seed": 1,
+///               "stages": [{"rate": 8, "duration_s": 600}, {"rate": 20, "duration_s": 600}],
 ///               "prompt": {"kind": "fixed", "value": 512}, "output": {"kind": "uniform", "min": 64, "max": 256},
 ///               "topics": ["arxiv", "book", "c4", "github", "wikipedia"], "weights": []},
 ///  "request_list": [{"arrival_s": 0.1, "prompt": 512, "output": 128, "topic": "arxiv"}],
 ///  "usage": {"counts": "tests/data/traces/olmoe_mixtral_expert_counts_by_domain.csv",
 ///            "counts_model": "Mixtral-8x7B-v0.1", "selection": "topk2", "checkpoint": "pretrained"},
 ///  "classifier": {"accuracy": 0.945, "latency": "0 s", "on_device": true},
-///  "scheduler": {"policy": "topic", "ttft_slo": "2 s", "tbt_slo": "200 ms", "max_batch": 64},
-///  "gpu": {"name": "h100_sxm5", "gpus": 0, "compare": true},
+///  "scheduler": {"policy": "topic", "ttft_slo": "2 s", "tbt_slo": "200 ms", "max_batch": 64,
+///                "client_overhead": "0 s"},
+///  "gpu": {"name": "h100_sxm5", "gpus": 0, "compare": true, "scheduler": "engine",
+///          "engine": {"max_num_batched_tokens": 2048, "max_num_seqs": 128, "gpu_memory_utilization": 0.9,
+///                     "block_size": 16, "enable_chunked_prefill": true, "enable_prefix_caching": true,
+///                     "shared_prefix_tokens": 0}},
 ///  "trace": {"path": "tests/data/traces/dsv2lite_esft_trace_intent.csv", "experts": 64,
 ///            "label": "intent", "prompt_fraction": 0.5}}
 /// \endcode
+/// `gpu.scheduler` is the GPU baseline's (`engine.hpp`: `engine`, vLLM V1's, or `fcfs`, the
+/// former one); `gpu.engine` its settings. `requests.stages` (non-empty) is a staged load
+/// (`requests.hpp`) and each system's results then hold one `stage_result` per stage.
 /// A non-empty `request_list` replaces the generator (its topics are `requests.topics`). The
 /// usage topics are the requests' topics; a topic the count file does not hold is a
 /// `config_error` naming `requests.topics[i]`. A `trace.path` replays a per-token routing trace
@@ -67,12 +75,16 @@ struct serving_gpu_spec {
   std::string name = "h100_sxm5";  ///< "h100_sxm5" or "rtx_a6000"
   int gpus = 0;                    ///< 0: the fewest that hold the model (`gpu_serving_baseline`)
   bool compare = true;
+  gpu_scheduler scheduler = gpu_scheduler::engine;  ///< `engine.hpp`
+  engine_params engine{};
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
     v("name", s.name);
     v("gpus", s.gpus);
     v("compare", s.compare);
+    v("scheduler", s.scheduler);
+    v("engine", s.engine);
   }
 };
 
@@ -98,7 +110,7 @@ struct serving_scenario {
   std::string model = "Mixtral-8x7B";
   request_gen_params requests{.arrivals = arrival_process::poisson, .rate = 4.0, .cv = 2.0, .count = 1000,
                               .prompt = {}, .output = {.kind = length_kind::fixed, .value = 128, .min = 1, .max = 1024, .values = {}},
-                              .topics = {"arxiv", "book", "c4", "github", "wikipedia"}, .weights = {}, .seed = 1};
+                              .topics = {"arxiv", "book", "c4", "github", "wikipedia"}, .weights = {}, .seed = 1, .stages = {}};
   std::vector<request_spec> request_list;
   serving_usage_spec usage{};
   classifier_params<> classifier{};
@@ -135,6 +147,7 @@ inline void validate(const serving_scenario& s) {
   detail::require(s.gpu.name == "h100_sxm5" || s.gpu.name == "rtx_a6000", m, "gpu.name", s.gpu.name,
                   "h100_sxm5 or rtx_a6000");
   detail::require_count(s.gpu.gpus, 0, 64, m, "gpu.gpus");
+  validate(s.gpu.engine, "gpu.engine");
   detail::require(s.trace.path.size() <= 4096, m, "trace.path", s.trace.path.size(), "a path of at most 4096 characters");
   detail::require_count(s.trace.experts, 0, 1 << 16, m, "trace.experts");
   detail::require(s.trace.label.size() <= 256, m, "trace.label", s.trace.label.size(), "a label of at most 256 characters");
@@ -208,9 +221,15 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
   setup.scheduler = s.scheduler;
   serving_report r;
   r.stratum = simulate_stratum(setup, reqs, trace);
+  const std::vector<load_stage> no_stages;
+  const auto& stages = trace == nullptr && s.request_list.empty() ? s.requests.stages : no_stages;
+  const double overhead = s.scheduler.client_overhead.si();
+  add_stage_results(r.stratum, reqs, stages, overhead);
   if (s.gpu.compare) {
     r.has_gpu = true;
-    r.gpu = simulate_gpu(validated_gpu(s.gpu.name == "rtx_a6000" ? rtx_a6000() : h100_sxm5()), setup.m, s.scheduler, reqs, s.gpu.gpus);
+    r.gpu = simulate_gpu(validated_gpu(s.gpu.name == "rtx_a6000" ? rtx_a6000() : h100_sxm5()), setup.m, s.scheduler, reqs,
+                         s.gpu.gpus, s.gpu.engine, s.gpu.scheduler);
+    add_stage_results(r.gpu, reqs, stages, overhead);
   }
   return r;
 }
@@ -257,7 +276,20 @@ inline void summary_line(std::ostream& os, const serving_result& r) {
      << "  TTFT p50/p90/p99 " << r.ttft_p50_s << " / " << r.ttft_p90_s << " / " << r.ttft_p99_s << " s, TBT p50/p90/p99 "
      << r.tbt_p50_s * 1e3 << " / " << r.tbt_p90_s * 1e3 << " / " << r.tbt_p99_s * 1e3 << " ms\n"
      << "  SLO attainment " << r.slo_attainment * 100 << " % (TTFT alone " << r.ttft_attainment * 100 << " %), mean batch "
-     << r.mean_batch << "\n";
+     << r.mean_batch << "\n"
+     << "  mean TTFT " << r.ttft.mean_s * 1e3 << " ms, ITL " << r.itl.mean_s * 1e3 << " ms, TPOT " << r.tpot.mean_s * 1e3
+     << " ms, E2E " << r.e2e.mean_s << " s (p50/p90/p99 " << r.e2e.p50_s << " / " << r.e2e.p90_s << " / " << r.e2e.p99_s
+     << " s)\n";
+  if (r.policy == "engine") {
+    os << "  engine steps: " << r.mixed_steps << " mixed, " << r.decode_steps << " decode, " << r.prefill_steps
+       << " prefill; " << r.preemptions << " preemptions, " << r.prefix_cached_tokens << " prompt tokens from the prefix cache, KV "
+       << r.kv_tokens << " tokens\n";
+  }
+  for (const auto& st : r.stages) {
+    os << "  stage " << st.stage << " [" << st.start_s << ", " << st.end_s << ") s: offered " << st.offered_rps
+       << " req/s, served " << st.served_rps << " req/s, mean TTFT " << st.ttft.mean_s * 1e3 << " ms, ITL "
+       << st.itl_mean_s * 1e3 << " ms, E2E " << st.e2e.mean_s << " s\n";
+  }
   if (r.policy == "topic" || r.hot_hit_rate > 0.0) {
     os << "  hot-hit rate " << r.hot_hit_rate * 100 << " % (mix layout " << r.mix_hit_rate * 100 << " %), swaps " << r.swaps
        << " (" << r.swap_share * 100 << " % of busy time), classifier " << r.classifier_share * 100 << " % of busy time, labels right "

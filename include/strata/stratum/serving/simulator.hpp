@@ -4,8 +4,9 @@
 /// Discrete-event serving simulation (Stratum §6, Fig. 6): requests arrive, the classifier labels
 /// them, the scheduler (`scheduler.hpp`) forms prefill groups that join a continuously decoding
 /// batch, the memory mapper swaps experts before a group with a new topic label, prefill runs on
-/// the xPU and decode on the NMP; and the same requests on a GPU baseline with an FCFS
-/// continuous-batching scheduler of its own.
+/// the xPU and decode on the NMP; and the same requests on a GPU baseline with vLLM V1's engine
+/// scheduler (`engine.hpp`, `run_engine`: token-budget steps mixing decodes with prefill chunks,
+/// KV blocks, preemption by recompute, prefix caching) or the former FCFS continuous batching.
 ///
 /// The loop. The system runs one step at a time (prefill and decode do not overlap: the xPU takes
 /// part in every decode step, its norms and router). At each step boundary every request whose
@@ -30,8 +31,20 @@
 /// hot-hit rate, swaps and their time share, the classifier's time share, Little's-law terms
 /// (time-averaged requests in the system, arrival rate, mean sojourn), energy.
 ///
-/// Simplifications: no preemption or chunked prefill; KV is reserved for a request's whole length
-/// on admission; Stratum-XL's two pipeline stages are charged as one decode step of the batch
+/// Latency metrics (each request r of arrival a_r, first token at f_r, last at e_r, o_r output
+/// tokens; c the client overhead, `scheduler.client_overhead`, default 0):
+/// - TTFT = f_r − a_r + c; E2E = e_r − a_r + c (the client sees both through its overhead);
+/// - inter-token latency (ITL): every gap between two consecutive tokens of a request, pooled over
+///   all requests (a preempted request's gap includes its wait and recompute);
+/// - TPOT = (E2E − TTFT)/(o_r − 1) per request with o_r > 1 (the mean of its gaps);
+/// - each as the mean and the nearest-rank p50/p90/p99 (`latency_stats`); TTFT, TPOT and E2E over
+///   requests, ITL over gaps (so its mean weights long requests more than TPOT's).
+/// `tbt_*` are the ITL percentiles (kept for the former readers). A staged load's results
+/// (`add_stage_results`) give each stage its requests' TTFT/TPOT/E2E, their mean ITL and the
+/// served rate in its window.
+///
+/// Simplifications (Stratum and the GPU's `fcfs`): no preemption or chunked prefill; KV is
+/// reserved for a request's whole length on admission; Stratum-XL's two pipeline stages are charged as one decode step of the batch
 /// (`evaluate_decode`'s step time), not as two half batches in flight; a prefill's cost is that of
 /// b prompts of the group's mean length.
 
@@ -39,6 +52,7 @@
 #include <cmath>      // std::ceil
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t
+#include <deque>      // std::deque
 #include <functional> // std::function
 #include <memory>     // std::make_shared
 #include <string>     // std::string
@@ -50,6 +64,7 @@
 #include "strata/core/rng.hpp"
 #include "strata/stratum/row_swap.hpp"
 #include "strata/stratum/serving/classifier.hpp"
+#include "strata/stratum/serving/engine.hpp"
 #include "strata/stratum/serving/requests.hpp"
 #include "strata/stratum/serving/scheduler.hpp"
 #include "strata/stratum/serving/step_costs.hpp"
@@ -59,6 +74,48 @@
 
 namespace strata {
 inline namespace v0 {
+
+/// Mean and nearest-rank percentiles of one latency over a run's samples (file comment), s.
+struct latency_stats {
+  double mean_s = 0.0, p50_s = 0.0, p90_s = 0.0, p99_s = 0.0;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("mean_s", s.mean_s);
+    v("p50_s", s.p50_s);
+    v("p90_s", s.p90_s);
+    v("p99_s", s.p99_s);
+  }
+};
+
+/// One stage of a staged load (`requests.hpp`): its window [start, end) (the last stage's runs to
+/// the end of the run, so every request counts once), the requests that arrived in it and their
+/// latencies (file comment), and the served rate: requests finished inside the window / its length.
+struct stage_result {
+  int stage = 0;
+  double start_s = 0.0, end_s = 0.0;
+  double offered_rps = 0.0;  ///< the stage's rate
+  std::int64_t requests = 0;  ///< arrived in the stage
+  std::int64_t completed = 0;  ///< finished inside the window (any stage's requests)
+  double served_rps = 0.0;
+  latency_stats ttft, tpot, e2e;
+  double itl_mean_s = 0.0;  ///< Σ (E2E − TTFT) / Σ (output − 1): the mean of every gap of its requests
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("stage", s.stage);
+    v("start_s", s.start_s);
+    v("end_s", s.end_s);
+    v("offered_rps", s.offered_rps);
+    v("requests", s.requests);
+    v("completed", s.completed);
+    v("served_rps", s.served_rps);
+    v("ttft", s.ttft);
+    v("tpot", s.tpot);
+    v("e2e", s.e2e);
+    v("itl_mean_s", s.itl_mean_s);
+  }
+};
 
 /// Results of one serving run (file comment). Times in s, energy in J.
 struct serving_result {
@@ -86,7 +143,7 @@ struct serving_result {
   double classifier_share = 0.0; ///< classifier device time / busy time
   double classifier_latency_s = 0.0;  ///< mean per request
   std::int64_t decode_steps = 0, prefill_steps = 0;
-  double mean_batch = 0.0;       ///< mean running batch of the decode steps
+  double mean_batch = 0.0;       ///< mean running batch of the decode steps (engine: sequences per step)
   double busy_time_s = 0.0;
   double energy_j = 0.0;
   double tokens_per_joule = 0.0;
@@ -94,6 +151,15 @@ struct serving_result {
   double mean_in_system = 0.0;   ///< L: time average over the makespan
   double mean_sojourn_s = 0.0;   ///< W
   std::int64_t kv_tokens = 0;    ///< KV capacity the scheduler used
+  latency_stats ttft, itl, tpot, e2e;  ///< file comment: client overhead in TTFT and E2E
+  double client_overhead_s = 0.0;
+  std::int64_t mixed_steps = 0;  ///< engine steps holding decodes and prefill chunks
+  std::int64_t preemptions = 0;  ///< engine: requests preempted (recomputed)
+  std::int64_t prefix_cached_tokens = 0;  ///< engine: prompt tokens served from the prefix cache
+  std::vector<stage_result> stages;  ///< staged load: one per stage (`add_stage_results`)
+  /// Per request (the run's request order), the engine's time of the first token and of the
+  /// last (no client overhead); not written to JSON.
+  std::vector<double> first_token_s, finish_s;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -135,6 +201,15 @@ struct serving_result {
     v("mean_in_system", s.mean_in_system);
     v("mean_sojourn_s", s.mean_sojourn_s);
     v("kv_tokens", s.kv_tokens);
+    v("ttft", s.ttft);
+    v("itl", s.itl);
+    v("tpot", s.tpot);
+    v("e2e", s.e2e);
+    v("client_overhead_s", s.client_overhead_s);
+    v("mixed_steps", s.mixed_steps);
+    v("preemptions", s.preemptions);
+    v("prefix_cached_tokens", s.prefix_cached_tokens);
+    v("stages", s.stages);
   }
 };
 
@@ -160,6 +235,96 @@ inline double weighted_percentile(std::vector<std::pair<double, double>>& x, dou
     if (acc >= target && acc > 0.0) return e.first;
   }
   return x.back().first;
+}
+
+namespace detail {
+/// Mean and percentiles of `x` (sorted in place).
+inline latency_stats latency_of(std::vector<double>& x) {
+  latency_stats l;
+  if (x.empty()) return l;
+  double sum = 0.0;
+  for (double v : x) sum += v;
+  l.mean_s = sum / static_cast<double>(x.size());
+  l.p50_s = percentile(x, 0.50);
+  l.p90_s = percentile(x, 0.90);
+  l.p99_s = percentile(x, 0.99);
+  return l;
+}
+
+/// TTFT, TPOT and E2E of the requests `idx` (file comment; `overhead` added to TTFT and E2E).
+inline void request_latencies(const std::vector<request>& reqs, const std::vector<std::size_t>& idx,
+                              const std::vector<double>& first, const std::vector<double>& finish, double overhead,
+                              latency_stats& ttft, latency_stats& tpot, latency_stats& e2e, double& itl_mean) {
+  std::vector<double> a, b, c;
+  a.reserve(idx.size());
+  c.reserve(idx.size());
+  double span = 0.0, gaps = 0.0;
+  for (std::size_t r : idx) {
+    a.push_back(first[r] - reqs[r].arrival_s + overhead);
+    c.push_back(finish[r] - reqs[r].arrival_s + overhead);
+    if (reqs[r].output > 1) {
+      b.push_back((finish[r] - first[r]) / (reqs[r].output - 1));
+      span += finish[r] - first[r];
+      gaps += reqs[r].output - 1;
+    }
+  }
+  ttft = latency_of(a);
+  tpot = latency_of(b);
+  e2e = latency_of(c);
+  itl_mean = gaps > 0.0 ? span / gaps : 0.0;
+}
+
+/// The latency statistics of a finished run (file comment) from its per-request times and its
+/// inter-token gaps (value, count; sorted in place).
+inline void fill_latencies(serving_result& out, const std::vector<request>& reqs, std::vector<double> first,
+                           std::vector<double> finish, std::vector<std::pair<double, double>>& gaps, double overhead) {
+  std::vector<std::size_t> all(reqs.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  double itl_mean = 0.0;
+  request_latencies(reqs, all, first, finish, overhead, out.ttft, out.tpot, out.e2e, itl_mean);
+  double num = 0.0, den = 0.0;
+  for (const auto& g : gaps) {
+    num += g.first * g.second;
+    den += g.second;
+  }
+  out.itl.mean_s = den > 0.0 ? num / den : 0.0;
+  out.itl.p50_s = weighted_percentile(gaps, 0.50);
+  out.itl.p90_s = weighted_percentile(gaps, 0.90);
+  out.itl.p99_s = weighted_percentile(gaps, 0.99);
+  out.client_overhead_s = overhead;
+  out.first_token_s = std::move(first);
+  out.finish_s = std::move(finish);
+}
+}  // namespace detail
+
+/// Per-stage results of a run of `reqs` (the requests it ran, in its order) under the staged
+/// load `stages` (`stage_result`); `overhead` is the client overhead. Nothing for an infeasible
+/// run or no stages.
+inline void add_stage_results(serving_result& r, const std::vector<request>& reqs, const std::vector<load_stage>& stages,
+                              double overhead = 0.0) {
+  r.stages.clear();
+  if (!r.feasible || stages.empty() || r.finish_s.size() != reqs.size()) return;
+  double a = 0.0;
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    stage_result s;
+    s.stage = static_cast<int>(i);
+    s.start_s = a;
+    s.end_s = a + stages[i].duration_s;
+    if (i + 1 == stages.size()) s.end_s = std::max(s.end_s, r.makespan_s);
+    s.offered_rps = stages[i].rate;
+    std::vector<std::size_t> idx;
+    for (std::size_t q = 0; q < reqs.size(); ++q) {
+      const double at = reqs[q].arrival_s;
+      if (at >= s.start_s && (at < a + stages[i].duration_s || i + 1 == stages.size())) idx.push_back(q);
+      if (r.finish_s[q] >= s.start_s && r.finish_s[q] < s.end_s) ++s.completed;
+      if (i + 1 == stages.size() && r.finish_s[q] == s.end_s) ++s.completed;
+    }
+    s.requests = static_cast<std::int64_t>(idx.size());
+    s.served_rps = s.end_s > s.start_s ? static_cast<double>(s.completed) / (s.end_s - s.start_s) : 0.0;
+    detail::request_latencies(reqs, idx, r.first_token_s, r.finish_s, overhead, s.ttft, s.tpot, s.e2e, s.itl_mean_s);
+    r.stages.push_back(s);
+    a += stages[i].duration_s;
+  }
 }
 
 /// What the Stratum run is made of.
@@ -368,8 +533,9 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
   std::vector<double> ttft(n);
   double sojourn = 0.0;
   std::int64_t ok_ttft = 0, ok_slo = 0;
+  const double overhead = sp.client_overhead.si();
   for (std::size_t r = 0; r < n; ++r) {
-    ttft[r] = first[r] - reqs[r].arrival_s;
+    ttft[r] = first[r] - reqs[r].arrival_s + overhead;
     sojourn += finish[r] - reqs[r].arrival_s;
     out.output_tokens += reqs[r].output;
     const bool a = ttft[r] <= slo;
@@ -397,6 +563,253 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
   out.arrival_rate = reqs.back().arrival_s > 0.0 ? nn / reqs.back().arrival_s : 0.0;
   out.mean_in_system = t > 0.0 ? area / t : 0.0;
   out.mean_sojourn_s = sojourn / nn;
+  fill_latencies(out, reqs, std::move(first), std::move(finish), gaps, overhead);
+  return out;
+}
+
+/// The engine scheduler's loop (`engine.hpp`) on `blocks` KV blocks, each step costed by `costs`.
+inline serving_result run_engine(const std::vector<request>& reqs, const engine_params& ep, std::int64_t blocks,
+                                 gpu_step_costs& costs, const scheduler_params& sp) {
+  const std::size_t n = reqs.size();
+  serving_result out;
+  out.requests = static_cast<std::int64_t>(n);
+  const std::int64_t bs = ep.block_size;
+  out.kv_tokens = blocks * bs;
+  const auto blocks_of = [bs](std::int64_t tokens) { return (tokens + bs - 1) / bs; };
+  const std::int64_t prefix_blocks = ep.enable_prefix_caching ? ep.shared_prefix_tokens / bs : 0;
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return reqs[a].arrival_s < reqs[b].arrival_s; });
+  for (std::size_t r = 0; r < n; ++r) {
+    // Its whole length (the last token's KV is never written) beside the cached prefix it does not use.
+    const std::int64_t len = static_cast<std::int64_t>(reqs[r].prompt) + reqs[r].output - 1;
+    const std::int64_t used = std::min<std::int64_t>(prefix_blocks, std::min<std::int64_t>(reqs[r].prompt, ep.shared_prefix_tokens) / bs);
+    const std::int64_t need = blocks_of(len) + prefix_blocks - used;
+    if (need > blocks) {
+      out.feasible = false;
+      out.reason = "request " + std::to_string(r) + " needs " + std::to_string(need) + " KV blocks of " +
+                   std::to_string(bs) + " tokens, the GPUs hold " + std::to_string(blocks);
+      return out;
+    }
+  }
+  std::vector<std::int64_t> computed(n, 0), held(n, 0), shared(n, 0);
+  std::vector<int> gen(n, 0);
+  std::vector<double> first(n, -1.0), last(n, 0.0), finish(n, -1.0);
+  std::deque<std::size_t> waiting;
+  std::vector<std::size_t> running;
+  std::vector<std::pair<std::size_t, std::int64_t>> sched;
+  std::vector<std::pair<double, double>> gaps, step_gaps;
+  std::int64_t free_blocks = blocks;
+  bool prefix_cached = false;
+  double t = 0.0, batch_sum = 0.0;
+  std::size_t next = 0, done = 0;
+  std::size_t next_arrival = 0;
+  double area = 0.0, last_t = 0.0;
+  std::int64_t in_system = 0;
+  const auto advance = [&](double t_new) {
+    while (next_arrival < n && reqs[order[next_arrival]].arrival_s <= t_new) {
+      const double a = std::max(reqs[order[next_arrival]].arrival_s, last_t);
+      area += static_cast<double>(in_system) * (a - last_t);
+      last_t = a;
+      ++in_system;
+      ++next_arrival;
+    }
+    area += static_cast<double>(in_system) * (t_new - last_t);
+    last_t = t_new;
+  };
+  // A step schedules a token at least (or preempts, after which the next step admits the head of
+  // the queue into an emptier system): the passes are bounded by the tokens to compute, counted
+  // again for each preemption.
+  const std::int64_t budget_max = ep.max_num_batched_tokens;
+  std::int64_t passes = 0, max_passes = 16 + 2 * static_cast<std::int64_t>(n);
+  for (const auto& rq : reqs) max_passes += 2 * (rq.output + (static_cast<std::int64_t>(rq.prompt) + budget_max - 1) / budget_max);
+  while (done < n) {
+    if (++passes > max_passes) {
+      out.feasible = false;
+      out.reason = "the engine scheduler made no progress after " + std::to_string(max_passes) + " steps";
+      return out;
+    }
+    while (next < n && reqs[order[next]].arrival_s <= t) waiting.push_back(order[next++]);
+    if (waiting.empty() && running.empty()) {
+      const double tn = reqs[order[next]].arrival_s;
+      advance(tn);
+      t = tn;
+      continue;
+    }
+    // Running requests first, in admission order (engine.hpp).
+    sched.clear();
+    std::int64_t budget = budget_max;
+    bool preempted = false;
+    for (std::size_t i = 0; i < running.size() && budget > 0;) {
+      const std::size_t r = running[i];
+      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
+      const std::int64_t nn = std::min(num_tokens - computed[r], budget);
+      bool ok = false;
+      for (;;) {
+        const std::int64_t need = std::max<std::int64_t>(0, blocks_of(computed[r] + nn) - shared[r] - held[r]);
+        if (need <= free_blocks) {
+          free_blocks -= need;
+          held[r] += need;
+          ok = true;
+          break;
+        }
+        const std::size_t v = running.back();
+        running.pop_back();
+        free_blocks += held[v];
+        held[v] = 0;
+        shared[v] = 0;
+        computed[v] = 0;
+        waiting.push_front(v);
+        ++out.preemptions;
+        preempted = true;
+        max_passes += 2 * (reqs[v].output + (static_cast<std::int64_t>(reqs[v].prompt) + gen[v] + budget_max - 1) / budget_max);
+        if (v == r) break;
+      }
+      if (!ok) break;
+      sched.emplace_back(r, nn);
+      budget -= nn;
+      ++i;
+    }
+    // Then waiting requests, unless this step preempted.
+    while (!preempted && !waiting.empty() && budget > 0 && static_cast<int>(running.size()) < ep.max_num_seqs) {
+      const std::size_t r = waiting.front();
+      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
+      std::int64_t hit = 0;
+      if (prefix_cached) {
+        hit = std::min({prefix_blocks * bs, (num_tokens - 1) / bs * bs,
+                        std::min<std::int64_t>(reqs[r].prompt, ep.shared_prefix_tokens) / bs * bs});
+      }
+      std::int64_t nn = num_tokens - hit;
+      if (!ep.enable_chunked_prefill && nn > budget) break;
+      nn = std::min(nn, budget);
+      const std::int64_t su = hit / bs;
+      const std::int64_t need = blocks_of(hit + nn) - su;
+      if (need > free_blocks) break;
+      waiting.pop_front();
+      running.push_back(r);
+      free_blocks -= need;
+      held[r] = need;
+      shared[r] = su;
+      computed[r] = hit;
+      out.prefix_cached_tokens += hit;
+      sched.emplace_back(r, nn);
+      budget -= nn;
+    }
+    if (sched.empty()) {
+      if (preempted) continue;  // the next pass admits the head of the queue
+      out.feasible = false;
+      out.reason = "the engine scheduler could not schedule any request";
+      return out;
+    }
+    // One pass over every scheduled token.
+    mixed_step ms;
+    for (const auto& [r, nn] : sched) {
+      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
+      ms.tokens += static_cast<int>(nn);
+      if (computed[r] + nn == num_tokens) ++ms.sampled;
+      if (gen[r] >= 1 && nn == 1 && computed[r] == num_tokens - 1) {
+        ++ms.decodes;
+        ms.decode_context += static_cast<double>(computed[r]);
+      } else {
+        const double c = static_cast<double>(nn), p = static_cast<double>(computed[r]);
+        ms.prefill_tokens += c;
+        ms.prefill_pairs += c * p + c * (c + 1.0) / 2.0;
+        ms.prefill_prior += p;
+      }
+    }
+    const auto cost = costs.mixed(ms);
+    if (ms.decodes > 0 && ms.prefill_tokens > 0.0) {
+      ++out.mixed_steps;
+    } else if (ms.decodes > 0) {
+      ++out.decode_steps;
+    } else {
+      ++out.prefill_steps;
+    }
+    batch_sum += static_cast<double>(sched.size());
+    out.energy_j += cost.energy_j;
+    out.busy_time_s += cost.time_s;
+    const double t_end = t + cost.time_s;
+    advance(t_end);
+    t = t_end;
+    step_gaps.clear();
+    bool finished_any = false;
+    for (const auto& [r, nn] : sched) {
+      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
+      computed[r] += nn;
+      if (!prefix_cached && prefix_blocks > 0 && reqs[r].prompt >= prefix_blocks * bs &&
+          ep.shared_prefix_tokens >= prefix_blocks * bs && computed[r] >= prefix_blocks * bs && shared[r] == 0) {
+        // Its first full blocks hold the shared prefix: now cached, stored once (engine.hpp).
+        prefix_cached = true;
+        held[r] -= prefix_blocks;
+        shared[r] = prefix_blocks;
+      }
+      if (computed[r] < num_tokens) continue;
+      ++gen[r];
+      if (gen[r] == 1) {
+        first[r] = t;
+      } else {
+        const double g = t - last[r];
+        bool merged = false;
+        for (auto& e : step_gaps) {
+          if (e.first == g) {
+            e.second += 1.0;
+            merged = true;
+            break;
+          }
+        }
+        if (!merged) step_gaps.emplace_back(g, 1.0);
+      }
+      last[r] = t;
+      if (gen[r] >= reqs[r].output) {
+        finish[r] = t;
+        free_blocks += held[r];
+        held[r] = 0;
+        --in_system;
+        ++done;
+        finished_any = true;
+      }
+    }
+    gaps.insert(gaps.end(), step_gaps.begin(), step_gaps.end());
+    if (finished_any) {
+      std::erase_if(running, [&](std::size_t r) { return finish[r] >= 0.0; });
+    }
+  }
+  // Results.
+  out.makespan_s = t;
+  const double overhead = sp.client_overhead.si();
+  std::vector<double> ttft(n);
+  double sojourn = 0.0;
+  std::int64_t ok_ttft = 0, ok_slo = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    ttft[r] = first[r] - reqs[r].arrival_s + overhead;
+    sojourn += finish[r] - reqs[r].arrival_s;
+    out.output_tokens += reqs[r].output;
+    const bool a = ttft[r] <= sp.ttft_slo.si();
+    const double tbt = reqs[r].output > 1 ? (finish[r] - first[r]) / (reqs[r].output - 1) : 0.0;
+    ok_ttft += a ? 1 : 0;
+    ok_slo += (a && tbt <= sp.tbt_slo.si()) ? 1 : 0;
+  }
+  const double nn = static_cast<double>(n);
+  out.throughput_rps = t > 0.0 ? nn / t : 0.0;
+  out.throughput_tps = t > 0.0 ? static_cast<double>(out.output_tokens) / t : 0.0;
+  out.ttft_p50_s = percentile(ttft, 0.50);
+  out.ttft_p90_s = percentile(ttft, 0.90);
+  out.ttft_p99_s = percentile(ttft, 0.99);
+  out.ttft_max_s = ttft.empty() ? 0.0 : ttft.back();
+  out.tbt_p50_s = weighted_percentile(gaps, 0.50);
+  out.tbt_p90_s = weighted_percentile(gaps, 0.90);
+  out.tbt_p99_s = weighted_percentile(gaps, 0.99);
+  out.ttft_attainment = static_cast<double>(ok_ttft) / nn;
+  out.slo_attainment = static_cast<double>(ok_slo) / nn;
+  const auto steps = out.decode_steps + out.prefill_steps + out.mixed_steps;
+  out.mean_batch = steps > 0 ? batch_sum / static_cast<double>(steps) : 0.0;
+  out.tokens_per_joule = out.energy_j > 0.0 ? static_cast<double>(out.output_tokens) / out.energy_j : 0.0;
+  const double last_arrival = reqs[order.back()].arrival_s;
+  out.arrival_rate = last_arrival > 0.0 ? nn / last_arrival : 0.0;
+  out.mean_in_system = t > 0.0 ? area / t : 0.0;
+  out.mean_sojourn_s = sojourn / nn;
+  fill_latencies(out, reqs, std::move(first), std::move(finish), gaps, overhead);
   return out;
 }
 
@@ -584,24 +997,45 @@ inline std::pair<model, int> gpu_serving_baseline(const gpu_params& g, const mod
   return b;
 }
 
-/// The same requests on `gpus` GPUs (0: `gpu_serving_baseline`) with FCFS continuous batching
-/// (`sp.policy` is ignored), no classifier and no expert placement; KV capacity from the
-/// memory the weights and workspace leave (`check_fit`).
+/// The same requests on `gpus` GPUs (0: `gpu_serving_baseline`), no classifier and no expert
+/// placement, scheduled by `sched`: vLLM V1's engine scheduler with the settings `ep`
+/// (`engine.hpp`; KV in blocks from `ep.gpu_memory_utilization`) or FCFS continuous batching
+/// (`sp.policy` is ignored; KV capacity from the memory the weights and workspace leave at
+/// `g.usable_memory_fraction`, `check_fit`). `sp` gives the SLOs, the client overhead and, if
+/// positive, the KV capacity.
 inline serving_result simulate_gpu(const gpu_params& g, const model& m, const scheduler_params& sp,
-                                   const std::vector<request>& reqs, int gpus = 0) {
+                                   const std::vector<request>& reqs, int gpus = 0, const engine_params& ep = {},
+                                   gpu_scheduler sched = gpu_scheduler::engine) {
   validate(g);
   validate(sp, "scheduler");
+  validate(ep, "gpu.engine");
   detail::require(!reqs.empty(), "strata.serving", "requests", 0, "at least one request");
   check_serving_work(reqs, 0, "requests");
   const auto [served, n] = gpu_serving_baseline(g, m, gpus);
   serving_result bad;
   bad.system = g.name;
-  bad.policy = "fcfs";
+  bad.policy = sched == gpu_scheduler::engine ? "engine" : "fcfs";
   bad.requests = static_cast<std::int64_t>(reqs.size());
   if (n <= 0) {
     bad.feasible = false;
     bad.reason = m.name + " does not fit on up to 64 x " + g.name;
     return bad;
+  }
+  if (sched == gpu_scheduler::engine) {
+    gpu_params ge = g;
+    ge.usable_memory_fraction = ep.gpu_memory_utilization;
+    // The workspace of a step of max_num_batched_tokens tokens (vLLM profiles one before sizing KV).
+    const auto fit = check_fit(ge, n, served, {.mode = phase::prefill, .batch = 1, .context = ep.max_num_batched_tokens});
+    const double shards = served.is_mla() ? 1.0 : std::min(double(n), double(served.kv_heads));
+    const double room = (fit.usable_per_device - fit.required_per_device).si() * shards + fit.kv_bytes.si();
+    const double per_block = kv_bytes_per_token_layer(served).in(units::B) * served.layers * ep.block_size;
+    const std::int64_t blocks = sp.kv_tokens > 0 ? sp.kv_tokens / ep.block_size
+                                                 : static_cast<std::int64_t>(std::max(0.0, std::min(room / per_block, 1e15)));
+    gpu_step_costs costs(g, n, served);
+    auto out = detail::run_engine(reqs, ep, blocks, costs, sp);
+    out.system = std::to_string(n) + " x " + g.name + (served.weight_bits == 8 ? " (FP8)" : "");
+    out.policy = "engine";
+    return out;
   }
   scheduler_params p = sp;
   p.policy = schedule_policy::fcfs;

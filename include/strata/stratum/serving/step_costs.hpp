@@ -168,11 +168,57 @@ class stratum_step_costs {
   std::size_t evaluations_ = 0;
 };
 
+/// One step of the engine scheduler (`simulator.hpp`): decodes and prefill chunks in one pass.
+/// A decode reads its S cached tokens; a chunk of c prompt tokens after p already computed ones
+/// attends to p + its causal part, c·p + c(c + 1)/2 query–key pairs, and reads the p tokens' KV.
+struct mixed_step {
+  int tokens = 0;               ///< T: every token of the step (decodes + chunk tokens)
+  int sampled = 0;              ///< sequences that produce a token this step (LM-head rows)
+  int decodes = 0;              ///< D
+  double decode_context = 0.0;  ///< Σ S over the decodes
+  double prefill_tokens = 0.0;  ///< P = Σ c over the chunks
+  double prefill_pairs = 0.0;   ///< Σ (c·p + c(c + 1)/2)
+  double prefill_prior = 0.0;   ///< Σ p
+};
+
 /// Memoised decode and prefill costs of a model on `devices` GPUs in tensor parallel (file comment).
+///
+/// `mixed` costs an engine step as one pass (vLLM V1 runs a step's decodes and prefill chunks as
+/// one batch of T tokens, attention by one varlen kernel): every operator but attention and the
+/// LM head is the roofline's at T tokens (weights read once, routed experts touched by T tokens,
+/// one all-reduce of T tokens per block), memoised by T; final norm and LM head at the sampled
+/// rows, memoised by their count; attention is one operator per layer whose FLOPs and bytes are
+/// the decode and prefill attention operators' (`step_operators`) summed over the step's
+/// sequences (affine in S for a decode, in query–key pairs and tokens for a chunk; the
+/// coefficients are read off `step_operators` at S = 1 and 2), costed by the roofline. Energy adds
+/// static power × time × devices, capped at max power, as `evaluate` does. With no chunks and D
+/// decodes of context S it is `evaluate` of the decode step (B = D, S) exactly, and a lone chunk
+/// of c tokens (p = 0) is the prefill step (B = 1, S = c) exactly (tests).
 class gpu_step_costs {
  public:
   gpu_step_costs(const gpu_params& g, int devices, const model& m) : machine_(make_machine(g, devices)), m_(m) {
     validate(m_);
+  }
+  /// An engine step (class comment).
+  step_cost mixed(const mixed_step& s) {
+    if (!attn_ready_) attention_coefficients();
+    const part lin = s.tokens > 0 ? linear_part(s.tokens) : part{};
+    const part head = s.sampled > 0 ? head_part(s.sampled) : part{};
+    op a = attn_;
+    const double D = s.decodes;
+    a.flops = units::flop(D * dec_f0_ + dec_f1_ * s.decode_context + pre_phi_ * s.prefill_pairs);
+    a.activation_bytes = units::B(D * dec_act_ + pre_act_ * s.prefill_tokens);
+    a.kv_bytes = units::B(kvb_ * (s.decode_context + D + s.prefill_prior) + pre_kv_ * s.prefill_tokens);
+    a.tokens = D + s.prefill_tokens;
+    double t = lin.time + head.time, e = lin.energy + head.energy;
+    if (D + s.prefill_tokens > 0.0) {
+      const auto c = cost_of(a, machine_);
+      t += c.time.si() * m_.layers;
+      e += c.energy.si() * m_.layers;
+    }
+    const double n = machine_.devices;
+    const double cap = machine_.max_power.si() * t * n;
+    return {t, std::min(e + machine_.static_power.si() * t * n, cap)};
   }
   step_cost decode(int batch, double context) {
     const auto [j, w] = detail::ctx_bracket(context);
@@ -185,6 +231,68 @@ class gpu_step_costs {
   [[nodiscard]] const roofline_machine& machine() const { return machine_; }
 
  private:
+  /// Time and dynamic energy of a part of a step.
+  struct part {
+    double time = -1.0;
+    double energy = 0.0;
+  };
+  static part& memo_at(std::vector<part>& v, int i) {
+    if (static_cast<std::size_t>(i) >= v.size()) v.resize(static_cast<std::size_t>(i) + 1);
+    return v[static_cast<std::size_t>(i)];
+  }
+  /// Every operator but attention, final norm and LM head at T tokens, with the all-reduces.
+  part linear_part(int T) {
+    part& p = memo_at(linear_, T);
+    if (p.time >= 0.0) return p;
+    p = sum_ops(T, false);
+    return p;
+  }
+  /// Final norm and LM head at B sampled rows.
+  part head_part(int B) {
+    part& p = memo_at(head_, B);
+    if (p.time >= 0.0) return p;
+    p = sum_ops(B, true);
+    return p;
+  }
+  part sum_ops(int T, bool head) {
+    const step_shape sh{.mode = phase::decode, .batch = T, .context = 1};
+    const auto ops = step_operators(m_, sh);
+    const auto ar = allreduce(machine_, units::bit(double(T) * m_.hidden * sh.activation_bits));
+    part p{0.0, 0.0};
+    for (const auto& o : ops) {
+      const bool is_head = o.kind == op_kind::final_norm || o.kind == op_kind::lm_head;
+      if (o.kind == op_kind::attention || is_head != head) continue;
+      const auto c = cost_of(o, machine_);
+      p.time += c.time.si();
+      p.energy += c.energy.si();
+      if (machine_.devices > 1 && (o.kind == op_kind::out_proj || o.kind == op_kind::dense_ffn ||
+                                   o.kind == op_kind::shared_experts || o.kind == op_kind::router)) {
+        p.time += ar.time.si();
+        p.energy += ar.energy.si();
+      }
+    }
+    return p;
+  }
+  /// The attention operator's counts per sequence (class comment).
+  void attention_coefficients() {
+    const auto attn = [&](phase ph, int S) {
+      for (const auto& o : step_operators(m_, {.mode = ph, .batch = 1, .context = S})) {
+        if (o.kind == op_kind::attention) return o;
+      }
+      return op{};
+    };
+    const op d1 = attn(phase::decode, 1), d2 = attn(phase::decode, 2), p1 = attn(phase::prefill, 1);
+    attn_ = d1;
+    dec_f1_ = d2.flops.si() - d1.flops.si();
+    dec_f0_ = d1.flops.si() - dec_f1_;
+    dec_act_ = d1.activation_bytes.si();
+    kvb_ = d1.kv_bytes.si() / 2.0;  // (S + 1) tokens at S = 1
+    pre_phi_ = p1.flops.si();       // one query–key pair at S = 1
+    pre_act_ = p1.activation_bytes.si();
+    pre_kv_ = p1.kv_bytes.si();
+    attn_ready_ = true;
+  }
+
   step_cost point(phase ph, int batch, int j) {
     const std::uint64_t key = (static_cast<std::uint64_t>(batch) << 16) | (static_cast<std::uint64_t>(j) << 1) |
                               (ph == phase::prefill ? 1u : 0u);
@@ -199,6 +307,10 @@ class gpu_step_costs {
   roofline_machine machine_;
   model m_;
   std::unordered_map<std::uint64_t, step_cost> cache_;
+  std::vector<part> linear_, head_;
+  op attn_{};
+  bool attn_ready_ = false;
+  double dec_f0_ = 0.0, dec_f1_ = 0.0, dec_act_ = 0.0, kvb_ = 0.0, pre_phi_ = 0.0, pre_act_ = 0.0, pre_kv_ = 0.0;
 };
 
 }  // namespace v0

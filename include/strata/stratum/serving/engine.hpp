@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Settings of the GPU baseline's serving engine (`simulator.hpp`, `simulate_gpu`): the scheduler
+/// it runs and, for the `engine` scheduler, the knobs of vLLM's V1 engine with vLLM's defaults.
+///
+/// The `engine` scheduler steps as vLLM V1's `Scheduler.schedule()` does
+/// (github.com/vllm-project/vllm, vllm/v1/core/sched/scheduler.py): each step has a budget of
+/// `max_num_batched_tokens` tokens; the running requests, in admission order, each get the tokens
+/// they still lack (1 for a decode, the rest of a prompt for a chunked prefill) up to the budget
+/// left; a request whose new tokens need a KV block when none is free preempts the most recently
+/// admitted running request (`self.running.pop()`: its blocks freed, its computed tokens reset to
+/// 0, back to the front of the waiting queue, recomputed as a prompt of its prompt and the tokens
+/// it had generated), and stops the step's scheduling if it preempted itself; then, if nothing was
+/// preempted, waiting requests join in arrival order while fewer than `max_num_seqs` run and budget
+/// is left, each with its prompt chunked to the budget left (whole prompts only without
+/// `enable_chunked_prefill`), its prefix-cache hit skipped, and stop at the first whose blocks do
+/// not fit. Every scheduled token of the step runs in one forward pass (`step_costs.hpp`,
+/// `gpu_step_costs::mixed`).
+///
+/// KV capacity: ⌊(capacity · `gpu_memory_utilization` − weights/n − workspace) · shards / (bytes
+/// per token · `block_size`)⌋ blocks, the workspace being that of a `max_num_batched_tokens`-token
+/// step (vLLM sizes the KV cache after profiling a forward pass of that many tokens); a positive
+/// `scheduler.kv_tokens` fixes the capacity instead (⌊kv_tokens / block_size⌋ blocks).
+///
+/// Prefix caching (`enable_prefix_caching`, with the workload's `shared_prefix_tokens`: the first
+/// tokens every prompt shares, such as a system prompt): vLLM caches full blocks only, so the
+/// cached prefix is ⌊shared / block_size⌋ blocks; they are cached once a request has computed them
+/// and then stay (every request uses them, so they are never the least recently used free blocks),
+/// stored once and counted once against the capacity; a request admitted after that skips
+/// min(cached prefix, its prompt's shared full blocks, its tokens − 1 rounded down to a block) of
+/// its prompt (vLLM recomputes at least the last token), and holds only its own blocks. Requests
+/// admitted before the prefix is cached compute and store it themselves.
+///
+/// Not modelled: `long_prefill_token_threshold` and partial-prefill caps (0 and 1 by default, no
+/// effect), speculative decoding, CUDA-graph padding of the batch, the CPU time of scheduling
+/// (the next step starts when the last one ends), swap preemption (V1 recomputes only).
+
+#include <array>    // std::array (enum names)
+#include <cstdint>  // std::int64_t
+#include <string>   // std::string
+#include <utility>  // std::pair
+
+#include "strata/core/error.hpp"
+#include "strata/stratum/serving/requests.hpp"
+#include "strata/tech/bounds.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// The GPU baseline's schedulers: vLLM V1's (file comment) or the former FCFS continuous batching
+/// (`scheduler.hpp`: whole-prompt prefill steps apart from decode steps, KV reserved for a
+/// request's whole length on admission, no preemption).
+enum class gpu_scheduler { engine, fcfs };
+constexpr auto enum_names(gpu_scheduler) {
+  return std::array{std::pair{gpu_scheduler::engine, "engine"}, std::pair{gpu_scheduler::fcfs, "fcfs"}};
+}
+
+/// vLLM V1 engine settings (file comment); the defaults are vLLM's.
+struct engine_params {
+  /// Token budget of a step. [vLLM SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048,
+  /// docs.vllm.ai/en/stable/api/vllm/config/scheduler]
+  int max_num_batched_tokens = 2048;
+  /// Largest number of running requests. [vLLM SchedulerConfig.DEFAULT_MAX_NUM_SEQS = 128, same
+  /// page]
+  int max_num_seqs = 128;
+  /// Share of each card's memory the engine may use. [vLLM engine arguments,
+  /// `--gpu-memory-utilization`, default 0.9]
+  double gpu_memory_utilization = 0.9;
+  /// Tokens per KV block. [vLLM CacheConfig `block_size`: 16 on CUDA by default]
+  int block_size = 16;
+  /// Prompts split to fit the step's budget. [vLLM V1: chunked prefill on by default]
+  bool enable_chunked_prefill = true;
+  /// Full blocks of a shared prefix computed once. [vLLM V1: prefix caching on by default]
+  bool enable_prefix_caching = true;
+  /// Tokens at the start of every prompt that are the same in every request (a system prompt;
+  /// a workload property, 0: none). [Design choice: 0]
+  int shared_prefix_tokens = 0;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("max_num_batched_tokens", s.max_num_batched_tokens);
+    v("max_num_seqs", s.max_num_seqs);
+    v("gpu_memory_utilization", s.gpu_memory_utilization);
+    v("block_size", s.block_size);
+    v("enable_chunked_prefill", s.enable_chunked_prefill);
+    v("enable_prefix_caching", s.enable_prefix_caching);
+    v("shared_prefix_tokens", s.shared_prefix_tokens);
+  }
+  friend bool operator==(const engine_params&, const engine_params&) = default;
+};
+
+/// Checks the engine settings; throws `config_error` naming the field (prefixed by `at`).
+inline void validate(const engine_params& p, const std::string& at = {}) {
+  constexpr const char* m = "strata.engine";
+  const auto& lim = serving_limits();
+  detail::require_count(p.max_num_batched_tokens, 1, 1 << 20, m, detail::at_field(at, "max_num_batched_tokens"));
+  detail::require_count(p.max_num_seqs, 1, lim.batch, m, detail::at_field(at, "max_num_seqs"));
+  detail::require(p.gpu_memory_utilization > 0.0 && p.gpu_memory_utilization <= 1.0, m,
+                  detail::at_field(at, "gpu_memory_utilization"), p.gpu_memory_utilization, "in (0, 1]");
+  detail::require_count(p.block_size, 1, 1 << 12, m, detail::at_field(at, "block_size"));
+  detail::require_count(p.shared_prefix_tokens, 0, lim.tokens, m, detail::at_field(at, "shared_prefix_tokens"));
+}
+
+}  // namespace v0
+}  // namespace strata

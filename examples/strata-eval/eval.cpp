@@ -15,7 +15,7 @@
 // option help).
 //
 // --model    a preset name (see list; case-insensitive) or a Hugging Face config.json.
-// --machine  a GPU preset (h100_sxm5, rtx_a6000, a100_sxm4_80gb), or a JSON file holding either a
+// --machine  a GPU preset (h100_sxm5, rtx_a6000, a100_sxm4_80gb, h200_sxm, b200, mi300x, mi325x), or a JSON file holding either a
 //            gpu_params object (strata/baseline/gpu.hpp: the card; --devices or the fit check picks
 //            the tensor-parallel degree) or a roofline_machine object (strata/workload/roofline.hpp;
 //            recognised by its "tiers" key; its "devices" is used unless --devices is given).
@@ -94,6 +94,7 @@ int run_list() {
 // The machine argument: a GPU card (evaluated on n devices) or a ready roofline machine.
 struct machine_arg {
   std::optional<strata::gpu_params> gpu;
+  std::string preset;  // the GPU preset's name, empty for a JSON machine
   strata::roofline_machine machine;
 };
 
@@ -102,6 +103,7 @@ machine_arg load_machine(const std::string& arg) {
   for (const auto& n : strata::gpu_preset_names()) {
     if (same_name(n, arg)) {
       m.gpu = strata::validated_gpu(strata::gpu_preset(n));
+      m.preset = n;
       return m;
     }
   }
@@ -332,6 +334,7 @@ int run_eval(const options& o) {
     j["context"] = shape.context;
     j["routing"] = o.trace.empty() ? "uniform" : "trace";
     if (fit) j["fit"] = *fit;
+    if (!ma.preset.empty()) j["knobs"] = strata::knobs_note(ma.preset);
     j["feasible"] = r.feasible;
     j["capacity"] = r.reason;
     if (batch) {
@@ -382,6 +385,7 @@ int run_eval(const options& o) {
             << shape.batch
             << ", context " << shape.context << ", routing " << (o.trace.empty() ? "uniform" : o.trace) << "\n";
   if (fit) std::cout << "memory: " << fit->reason << "\n";
+  if (!ma.preset.empty()) std::cout << "knobs: " << strata::knobs_note(ma.preset) << "\n";
   std::cout << "capacity: " << r.reason << "\n";
   if (machine.nodes() > 1) {
     std::cout << "nodes: " << machine.nodes() << " of " << machine.devices_per_node
@@ -434,7 +438,7 @@ command add_eval(CLI::App& app) {
   std::vector<CLI::Option*> required{
       sub->add_option("--model", o->model, "model preset (see list) or a Hugging Face config.json"),
       sub->add_option("--machine", o->machine,
-                      "GPU preset (h100_sxm5, rtx_a6000, a100_sxm4_80gb), stratum-s|stratum-l|stratum-xl, or a "
+                      "GPU preset (h100_sxm5, rtx_a6000, a100_sxm4_80gb, h200_sxm, b200, mi300x, mi325x), stratum-s|stratum-l|stratum-xl, or a "
                       "JSON file: a gpu_params object, or a roofline_machine object (has \"tiers\")"),
       sub->add_option("--phase", o->phase, "decode or prefill")->check(CLI::IsMember({"decode", "prefill"})),
       sub->add_option("--batch", o->batch, "sequences (decode) or prompts (prefill) in the step"),

@@ -257,7 +257,7 @@ TEST_CASE("GPU time is never below the physical bound for every preset, batch, c
       }
     }
   }
-  CHECK(cases == 11 * 2 * 4 * 3);
+  CHECK(cases == 17 * 2 * 4 * 3);
 }
 
 TEST_CASE("evaluate rejects bad machines and shapes with config_error naming the field") {

@@ -553,8 +553,8 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
   const double n = devices;
   gpu_fit f;
   f.devices = devices;
-  f.weight_bytes = units::bit(static_cast<double>(count_params(m).total) * m.weight_bits);
-  f.kv_bytes = kv_bytes_per_token_layer(m) * (double(s.batch) * double(s.context) * double(m.layers));
+  f.weight_bytes = weight_storage_bytes(m);  // each component in its format (MXFP4 experts: 4.25 bits)
+  f.kv_bytes = kv_bytes_per_sequence(m, double(s.context)) * double(s.batch);  // sliding layers: their window
   f.activation_bytes = activation_workspace(m, s) / n;
   const double kv_shards = m.is_mla() ? 1.0 : std::min(n, double(m.kv_heads));
   f.required_per_device = f.weight_bytes / n + f.kv_bytes / kv_shards + f.activation_bytes;

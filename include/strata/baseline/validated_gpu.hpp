@@ -17,6 +17,7 @@
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <utility>      // std::move
+#include <vector>       // std::vector
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/gpu_measurements_data.hpp"
@@ -52,9 +53,15 @@ inline int published_rows_on(std::string_view preset) {
     for (const char ch : s) c += ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     return c;
   };
+  // The published set's GPU of every row, canonical, parsed once per process.
+  static const std::vector<std::string> gpus = [&] {
+    std::vector<std::string> g;
+    for (const auto& r : published_gpu_measurements()) g.push_back(canon(r.gpu));
+    return g;
+  }();
   const std::string want = canon(preset);
   int n = 0;
-  for (const auto& r : published_gpu_measurements()) n += canon(r.gpu) == want ? 1 : 0;
+  for (const auto& g : gpus) n += g == want ? 1 : 0;
   return n;
 }
 

@@ -46,6 +46,12 @@
 /// node, the NIC across nodes). The choice is tensor parallelism across nodes, not pipeline
 /// parallelism; `gpus_per_node` = 0 restores the single-NVLink-domain assumption.
 ///
+/// Newer cards (`h200_sxm`, `b200`, `mi300x`, `mi325x`): memory, bandwidth, dense peaks per format
+/// (BF16, FP8, and FP4 where the card has it: B200), interconnect and power limit from each vendor's
+/// datasheet, cited per field; launch path, latencies and energies as the H100 until measured. The
+/// serving knobs `validated_gpu` applies are fitted on H100 and A100 rows only, and a result on these
+/// cards says so (`knobs_note`, `baseline/coverage.hpp`).
+///
 /// `gpu_params` is not a template on the scalar (the library's usual `*_params<T>`): it only feeds
 /// `roofline_machine`, which is `double`. The presets are functions, not `constexpr` constants,
 /// because of the `std::string` name; the tests validate them instead of a `static_assert`.

@@ -3,7 +3,8 @@
 /// \file
 /// Reads a `strata::model` straight from a Hugging Face `config.json` (every model description reads from JSON).
 ///
-/// Supported `model_type`s and the keys read (all others are ignored):
+/// Supported `model_type`s and the keys read (any other key that is not known to be cost-neutral is
+/// named in a warning by the `*_with_warnings` readers):
 ///
 /// | model_type | keys |
 /// |---|---|

@@ -109,7 +109,7 @@ constexpr weight_format mxfp4_format() { return {.bits = 4, .scale_bits = 8, .bl
 /// A decoder-only transformer, dense or MoE.
 struct model {
   std::string name;                 ///< e.g. "Mixtral-8x7B"
-  std::string family;               ///< HF model_type: mixtral, olmoe, qwen2, qwen2_moe, deepseek, deepseek_v2, deepseek_v3, dbrx, llama4 (also for a bare llama4_text config)
+  std::string family;               ///< HF model_type: mixtral, olmoe, qwen2, qwen2_moe, deepseek, deepseek_v2, deepseek_v3, dbrx, llama4 (also for a bare llama4_text config), llama, mistral, qwen3, qwen3_moe, gpt_oss, glm4_moe, kimi_k2
   int layers = 0;                   ///< decoder layers (num_hidden_layers)
   int hidden = 0;                   ///< hidden size d
   int heads = 0;                    ///< attention (query) heads

@@ -344,7 +344,7 @@ int run_eval(const options& o) {
       std::string why;
       n = strata::min_devices(*ma.gpu, model, shape, &why, o.max_devices);
       if (n == 0) {
-        throw strata::config_error("devices", model.name + " " + why + " (pass --devices to evaluate anyway)");
+        throw strata::config_error("devices", "refused: " + model.name + " " + why + " (pass --devices to evaluate anyway)");
       }
     }
     fit = strata::check_fit(*ma.gpu, n, model, shape);

@@ -16,9 +16,11 @@
 #include <string>      // std::string
 #include <system_error>  // std::errc
 #include <utility>     // std::move
+#include <vector>      // std::vector
 
 #include <CLI/CLI.hpp>
 
+#include "strata/baseline/coverage.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/files.hpp"
 #include "strata/core/json.hpp"
@@ -66,17 +68,30 @@ inline bool path_exists(const std::string& path) {
   return std::filesystem::exists(path, ec);
 }
 
+// A model and the config keys its reader ignored although they may change cost (a preset: the
+// keys of the config it was written from, strata::preset_ignored_keys).
+struct loaded_model {
+  strata::model m;
+  std::vector<std::string> ignored_keys;
+};
+
 // --model: a preset name (case-insensitive) or a Hugging Face config.json (read under the opening
-// rule: a directory, device or FIFO is refused naming it).
-inline strata::model load_model(const std::string& arg) {
+// rule: a directory, device or FIFO is refused naming it). The reader's warnings go to stderr.
+inline loaded_model load_model_with_keys(const std::string& arg) {
   for (const auto& n : strata::preset_names()) {
-    if (same_name(n, arg)) return strata::preset(n);
+    if (same_name(n, arg)) return {strata::preset(n), strata::preset_ignored_keys(n)};
   }
-  if (path_exists(arg)) return strata::load_hf_config(arg);
+  if (path_exists(arg)) {
+    strata::hf_read_result r = strata::load_hf_config_with_warnings(arg);
+    for (const auto& w : r.warnings) std::cerr << "strata-eval: warning: " << w.message << "\n";
+    return {std::move(r.m), strata::warning_keys(r.warnings)};
+  }
   std::string list;
   for (const auto& n : strata::preset_names()) list += (list.empty() ? "" : ", ") + n;
   throw strata::config_error("model", "unknown model preset " + quoted(arg) + " and no such file (presets: " + list + ")");
 }
+
+inline strata::model load_model(const std::string& arg) { return load_model_with_keys(arg).m; }
 
 inline std::string num(double v, const char* fmt = "%.4g") {
   char buf[64];

@@ -9,13 +9,14 @@
 //               [--expert-mapping expert_parallel|all_chips]
 //               [--hit-rate H | --trace trace.csv ...] [--json [--units display|si]]
 //   strata-eval list          (also: strata-eval --list)
+//   strata-eval list --support   (the coverage verdict of every model on every GPU preset)
 //
 // Prints the step totals (FLOPs; bytes of weights, KV cache and activations; time; energy;
 // tokens/s; J/token) and a per-operator table, or the same as JSON with --json (keys in the
 // option help).
 //
 // --model    a preset name (see list; case-insensitive) or a Hugging Face config.json.
-// --machine  a GPU preset (h100_sxm5, rtx_a6000, a100_sxm4_80gb), or a JSON file holding either a
+// --machine  a GPU preset (h100_sxm5, rtx_a6000, a100_sxm4_80gb, h200_sxm, b200, mi300x, mi325x), or a JSON file holding either a
 //            gpu_params object (strata/baseline/gpu.hpp: the card; --devices or the fit check picks
 //            the tensor-parallel degree) or a roofline_machine object (strata/workload/roofline.hpp;
 //            recognised by its "tiers" key; its "devices" is used unless --devices is given).
@@ -39,7 +40,9 @@
 // a share H of the accesses (placed and routed by it), --trace routes and places by the trace's
 // token counts of the step.
 // The capacity verdict (every weight, the KV cache and the workspace against the machine's
-// tiers) is printed; an infeasible point is still evaluated.
+// tiers) is printed; an infeasible point is still evaluated. So is the coverage verdict
+// (strata/baseline/coverage.hpp): supported, or approximated with each approximation named; the
+// config keys the reader ignored are printed as warnings on stderr.
 
 #include <algorithm>   // std::min
 #include <cstdint>     // std::uint32_t, histogram counts
@@ -78,6 +81,49 @@ struct options {
   std::optional<double> hit_rate;
 };
 
+// The coverage verdict of every preset on every GPU preset (strata::gpu_coverage): a matrix of
+// s/a/r, then each verdict with its reasons.
+int run_support() {
+  const strata::step_shape shape{.mode = strata::phase::decode, .batch = 1, .context = 2048};
+  const int max_devices = 8;
+  const auto models = strata::preset_names();
+  const auto gpus = strata::gpu_preset_names();
+  std::vector<std::vector<strata::coverage_verdict>> v(models.size());
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    const strata::model m = strata::preset(models[i]);
+    for (const auto& g : gpus) {
+      v[i].push_back(strata::gpu_coverage(m, g, strata::preset_ignored_keys(models[i]), shape, max_devices));
+    }
+  }
+  std::cout << "coverage: decode, batch 1, context 2048, on up to " << max_devices
+            << " GPUs of one node (strata::gpu_coverage); s supported, a approximated, r refused\n";
+  const auto row = [&](std::string first, const std::vector<std::string>& cells) {
+    std::string line = pad(std::move(first), 24);
+    for (std::size_t j = 0; j < cells.size(); ++j) line += pad(cells[j], gpus[j].size() + 1);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    std::cout << line << "\n";
+  };
+  row("model", gpus);
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    std::vector<std::string> cells;
+    for (const auto& verdict : v[i]) {
+      cells.emplace_back(verdict.kind == strata::coverage_kind::supported      ? "s"
+                         : verdict.kind == strata::coverage_kind::approximated ? "a"
+                                                                               : "r");
+    }
+    row(models[i], cells);
+  }
+  std::cout << "\nverdicts:\n";
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    for (std::size_t j = 0; j < gpus.size(); ++j) {
+      std::cout << "  " << models[i] << " on " << gpus[j] << ": " << v[i][j].text();
+      if (v[i][j].devices > 0) std::cout << " [" << v[i][j].devices << (v[i][j].devices > 1 ? " devices]" : " device]");
+      std::cout << "\n";
+    }
+  }
+  return 0;
+}
+
 int run_list() {
   std::cout << "models:\n";
   for (const auto& n : strata::preset_names()) std::cout << "  " << n << "\n";
@@ -94,6 +140,7 @@ int run_list() {
 // The machine argument: a GPU card (evaluated on n devices) or a ready roofline machine.
 struct machine_arg {
   std::optional<strata::gpu_params> gpu;
+  std::string preset;  // the GPU preset's name, empty for a JSON machine
   strata::roofline_machine machine;
 };
 
@@ -102,6 +149,7 @@ machine_arg load_machine(const std::string& arg) {
   for (const auto& n : strata::gpu_preset_names()) {
     if (same_name(n, arg)) {
       m.gpu = strata::validated_gpu(strata::gpu_preset(n));
+      m.preset = n;
       return m;
     }
   }
@@ -179,7 +227,8 @@ bool is_stratum(const std::string& machine) {
 }
 
 // Decode on the NMP or prefill on the xPU of a Stratum system.
-int run_stratum(const options& o, const strata::model& model, const strata::step_shape& shape) {
+int run_stratum(const options& o, const strata::model& model, const strata::step_shape& shape,
+                const strata::coverage_verdict& verdict) {
   auto sys = strata::stratum_system(o.machine);
   sys.tiering = !o.no_tiering;
   if (o.expert_mapping == "all_chips") sys.mapping.experts = strata::expert_split::all_chips;
@@ -192,6 +241,7 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
     j["phase"] = phase;
     j["batch"] = shape.batch;
     j["context"] = shape.context;
+    j["verdict"] = verdict.text();
   };
   if (!o.detail.empty() && shape.mode != strata::phase::decode) {
     throw strata::config_error("detail", "--detail applies to a Stratum decode step's breakdown, not to prefill");
@@ -206,6 +256,7 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
     }
     std::cout << "strata-eval: " << model.name << " on " << sys.name << " (prefill on the xPU die), batch "
               << shape.batch << ", context " << shape.context << "\n"
+              << "verdict: " << verdict.text() << "\n"
               << "capacity: " << (r.feasible ? "fits" : r.reason) << "\n"
               << "  time                 " << time_text(r.time.si()) << "\n"
               << "  energy               " << num(r.energy.si()) << " J\n"
@@ -250,6 +301,7 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
             << shape.context << ", routing "
             << (o.hit_rate ? "hit rate " + num(*o.hit_rate) : o.trace.empty() ? std::string("uniform") : o.trace)
             << "\n";
+  std::cout << "verdict: " << verdict.text() << "\n";
   std::cout << "capacity: " << (r.feasible ? "fits" : r.reason) << "\n";
   std::cout << "\ntotals\n"
             << "  time                 " << time_text(r.time.si()) << " (NMP " << time_text(r.nmp_time.si())
@@ -270,12 +322,13 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
 
 int run_eval(const options& o) {
   if (o.list) return run_list();
-  const strata::model model = load_model(o.model);
+  const loaded_model loaded = load_model_with_keys(o.model);
+  const strata::model& model = loaded.m;
   const strata::step_shape shape{.mode = o.phase == "decode" ? strata::phase::decode : strata::phase::prefill,
                                  .batch = o.batch,
                                  .context = o.context};
   strata::validate(shape);
-  if (is_stratum(o.machine)) return run_stratum(o, model, shape);
+  if (is_stratum(o.machine)) return run_stratum(o, model, shape, strata::stratum_coverage(model, loaded.ignored_keys));
   if (o.no_tiering || o.hbm_nmp || o.hit_rate || !o.detail.empty() || !o.expert_mapping.empty()) {
     throw strata::config_error("machine", "--no-tiering, --hbm-nmp, --expert-mapping, --hit-rate and --detail apply to a "
                                           "Stratum machine "
@@ -291,7 +344,7 @@ int run_eval(const options& o) {
       std::string why;
       n = strata::min_devices(*ma.gpu, model, shape, &why, o.max_devices);
       if (n == 0) {
-        throw strata::config_error("devices", model.name + " " + why + " (pass --devices to evaluate anyway)");
+        throw strata::config_error("devices", "refused: " + model.name + " " + why + " (pass --devices to evaluate anyway)");
       }
     }
     fit = strata::check_fit(*ma.gpu, n, model, shape);
@@ -299,6 +352,16 @@ int run_eval(const options& o) {
     if (!fit->fits) std::cerr << "strata-eval: warning: " << fit->reason << "\n";
   } else if (o.devices) {
     machine.devices = *o.devices;
+  }
+
+  // The coverage verdict of this point: formats the machine has no path for, ignored config keys,
+  // knobs not validated on the card, a forced degree that does not fit.
+  strata::coverage_verdict verdict = strata::model_coverage(model, machine, loaded.ignored_keys);
+  if (!ma.preset.empty()) strata::add_knobs_reason(verdict, ma.preset);
+  if (fit && !fit->fits) {
+    verdict.reasons.push_back("does not fit " + std::to_string(fit->devices) + " x " + ma.gpu->name +
+                              " (evaluated anyway)");
+    verdict.kind = strata::coverage_kind::approximated;
   }
 
   const double step_tokens = shape.mode == strata::phase::decode ? double(shape.batch)
@@ -334,6 +397,8 @@ int run_eval(const options& o) {
     j["context"] = shape.context;
     j["routing"] = o.trace.empty() ? "uniform" : "trace";
     if (fit) j["fit"] = *fit;
+    if (!ma.preset.empty()) j["knobs"] = strata::knobs_note(ma.preset);
+    j["verdict"] = verdict.text();
     j["feasible"] = r.feasible;
     j["capacity"] = r.reason;
     if (batch) {
@@ -384,6 +449,8 @@ int run_eval(const options& o) {
             << shape.batch
             << ", context " << shape.context << ", routing " << (o.trace.empty() ? "uniform" : o.trace) << "\n";
   if (fit) std::cout << "memory: " << fit->reason << "\n";
+  if (!ma.preset.empty()) std::cout << "knobs: " << strata::knobs_note(ma.preset) << "\n";
+  std::cout << "verdict: " << verdict.text() << "\n";
   std::cout << "capacity: " << r.reason << "\n";
   if (machine.nodes() > 1) {
     std::cout << "nodes: " << machine.nodes() << " of " << machine.devices_per_node
@@ -436,7 +503,7 @@ command add_eval(CLI::App& app) {
   std::vector<CLI::Option*> required{
       sub->add_option("--model", o->model, "model preset (see list) or a Hugging Face config.json"),
       sub->add_option("--machine", o->machine,
-                      "GPU preset (h100_sxm5, rtx_a6000, a100_sxm4_80gb), stratum-s|stratum-l|stratum-xl, or a "
+                      "GPU preset (h100_sxm5, rtx_a6000, a100_sxm4_80gb, h200_sxm, b200, mi300x, mi325x), stratum-s|stratum-l|stratum-xl, or a "
                       "JSON file: a gpu_params object, or a roofline_machine object (has \"tiers\")"),
       sub->add_option("--phase", o->phase, "decode or prefill")->check(CLI::IsMember({"decode", "prefill"})),
       sub->add_option("--batch", o->batch, "sequences (decode) or prompts (prefill) in the step"),
@@ -494,7 +561,11 @@ command add_eval(CLI::App& app) {
 
 command add_list(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("list", "list model and machine presets");
-  return {sub, [] { return run_list(); }};
+  auto support = std::make_shared<bool>(false);
+  sub->add_flag("--support", *support,
+                "the coverage verdict of every model preset on every GPU preset: supported, approximated: <what> "
+                "or refused: <why> (decode, batch 1, context 2048, up to 8 GPUs)");
+  return {sub, [support] { return *support ? run_support() : run_list(); }};
 }
 
 }  // namespace strata_eval

@@ -65,6 +65,7 @@
 #include "strata/baseline/measurements_io.hpp"
 #include "strata/baseline/validation.hpp"
 #include "strata/baseline/validated_gpu.hpp"
+#include "strata/baseline/coverage.hpp"
 #include "strata/stratum/attention_mapping.hpp"
 #include "strata/stratum/design_optimiser.hpp"
 #include "strata/stratum/energy_parts.hpp"

@@ -85,10 +85,80 @@ TEST_CASE("GPU presets are found by name, case- and dash-insensitively") {
   CHECK(gpu_preset("H100-SXM5") == h100_sxm5());
   CHECK(gpu_preset("rtx_a6000") == rtx_a6000());
   CHECK(gpu_preset("A100-SXM4-80GB") == a100_sxm4_80gb());
-  CHECK(gpu_preset_names() == std::vector<std::string>{"h100_sxm5", "rtx_a6000", "a100_sxm4_80gb"});
-  CHECK(field_of([] { (void)gpu_preset("B200"); }) == "name");
-  CHECK_THROWS_WITH_AS((void)gpu_preset("B200"),
-                       "[strata.gpu] unknown GPU \"B200\" (known: h100_sxm5, rtx_a6000, a100_sxm4_80gb)", config_error);
+  CHECK(gpu_preset("H200-SXM") == h200_sxm());
+  CHECK(gpu_preset("B200") == b200());
+  CHECK(gpu_preset("MI300X") == mi300x());
+  CHECK(gpu_preset("mi325x") == mi325x());
+  CHECK(gpu_preset_names() == std::vector<std::string>{"h100_sxm5", "rtx_a6000", "a100_sxm4_80gb", "h200_sxm",
+                                                       "b200", "mi300x", "mi325x"});
+  for (const auto& n : gpu_preset_names()) CHECK_NOTHROW(validate(gpu_preset(n)));
+  CHECK(field_of([] { (void)gpu_preset("B300"); }) == "name");
+  CHECK_THROWS_WITH_AS((void)gpu_preset("B300"),
+                       "[strata.gpu] unknown GPU \"B300\" (known: h100_sxm5, rtx_a6000, a100_sxm4_80gb, h200_sxm, "
+                       "b200, mi300x, mi325x)",
+                       config_error);
+}
+
+TEST_CASE("the H200, B200, MI300X and MI325X presets carry their datasheets' figures (dense rates)") {
+  SUBCASE("H200 SXM: the H100 die with 141 GB of HBM3e at 4.8 TB/s") {
+    const gpu_params g = h200_sxm();
+    CHECK(g.peak_flops.in(units::Tflops) == Approx(989.4));
+    CHECK(g.peak_flops_fp8.in(units::Tflops) == Approx(1978.9));
+    CHECK(g.peak_flops_fp4.si() == 0.0);
+    CHECK(g.memory_capacity.in(units::GB) == Approx(141.0));
+    CHECK(g.memory_bandwidth.in(units::TBps) == Approx(4.8));
+    CHECK(g.tdp.in(units::W) == Approx(700.0));
+    CHECK(g.link_bandwidth.in(units::GBps) == Approx(450.0));
+  }
+  SUBCASE("B200 (HGX): half of the sparse 4.5 / 9 / 18 PFLOPS, 180 GB at 7.7 TB/s, 1000 W, NVLink 5") {
+    const gpu_params g = b200();
+    CHECK(g.peak_flops.in(units::Tflops) == Approx(2250.0));
+    CHECK(g.peak_flops_fp8.in(units::Tflops) == Approx(4500.0));
+    CHECK(g.peak_flops_fp4.in(units::Tflops) == Approx(9000.0));
+    CHECK(g.memory_capacity.in(units::GB) == Approx(180.0));
+    CHECK(g.memory_bandwidth.in(units::TBps) == Approx(7.7));
+    CHECK(g.tdp.in(units::W) == Approx(1000.0));
+    CHECK(g.link_bandwidth.in(units::GBps) == Approx(900.0));
+  }
+  SUBCASE("MI300X: 1307.4 / 2614.9 TFLOP/s, 192 GB at 5.3 TB/s, 750 W, no FP4") {
+    const gpu_params g = mi300x();
+    CHECK(g.peak_flops.in(units::Tflops) == Approx(1307.4));
+    CHECK(g.peak_flops_fp8.in(units::Tflops) == Approx(2614.9));
+    CHECK(g.peak_flops_fp4.si() == 0.0);
+    CHECK(g.memory_capacity.in(units::GB) == Approx(192.0));
+    CHECK(g.memory_bandwidth.in(units::TBps) == Approx(5.3));
+    CHECK(g.tdp.in(units::W) == Approx(750.0));
+    CHECK(g.link_bandwidth.in(units::GBps) == Approx(448.0));
+  }
+  SUBCASE("MI325X: MI300X compute with 256 GB at 6 TB/s and 1000 W") {
+    const gpu_params g = mi325x();
+    CHECK(g.peak_flops == mi300x().peak_flops);
+    CHECK(g.peak_flops_fp8 == mi300x().peak_flops_fp8);
+    CHECK(g.memory_capacity.in(units::GB) == Approx(256.0));
+    CHECK(g.memory_bandwidth.in(units::TBps) == Approx(6.0));
+    CHECK(g.tdp.in(units::W) == Approx(1000.0));
+  }
+  SUBCASE("energy per FLOP follows the TDP rule with each card's own figures") {
+    for (const gpu_params& g : {h200_sxm(), b200(), mi300x(), mi325x()}) {
+      CHECK(g.energy_per_flop.si() ==
+            Approx(((g.tdp - g.static_power) / (g.peak_flops * g.compute_efficiency)).si()));
+    }
+  }
+}
+
+TEST_CASE("a 4-bit operator runs at the FP4 peak where the card has one, else dequantised at BF16") {
+  op o;
+  o.flops = units::Tflop(1.0);
+  o.bits = 4;
+  const roofline_machine b = make_machine(b200(), 1);
+  const roofline_machine h = make_machine(h100_sxm5(), 1);
+  CHECK(b.peak_flops_4bit.in(units::Tflops) == Approx(9000.0));
+  CHECK(peak_of(b, 4) == b.peak_flops_4bit);
+  CHECK(peak_of(h, 4) == h.peak_flops);  // H100: FP8 but no FP4 tensor cores
+  CHECK(peak_of(h, 8) == h.peak_flops_8bit);
+  CHECK(peak_of(h, 16) == h.peak_flops);
+  CHECK(cost_of(o, b).compute_time.si() == Approx(1e12 / (9000e12 * b.compute_efficiency)));
+  CHECK(cost_of(o, h).compute_time.si() == Approx(1e12 / (989.4e12 * h.compute_efficiency)));
 }
 
 TEST_CASE("make_machine gives devices of the card with one memory tier holding every data class") {

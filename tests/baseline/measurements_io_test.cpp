@@ -77,8 +77,8 @@ TEST_CASE("bad lines name the file and line, the column and the value") {
                          doctest::Contains("model \"GPT-5\" is not a preset"), config_error);
   }
   SUBCASE("unknown GPU") {
-    CHECK_THROWS_WITH_AS((void)parse_measurements_csv(bad(with_column(good_row, 2, "b200")), "m.csv"),
-                         doctest::Contains("m.csv:3: gpu \"b200\" is not a GPU preset"), config_error);
+    CHECK_THROWS_WITH_AS((void)parse_measurements_csv(bad(with_column(good_row, 2, "b300")), "m.csv"),
+                         doctest::Contains("m.csv:3: gpu \"b300\" is not a GPU preset"), config_error);
   }
   SUBCASE("devices out of range") {
     CHECK_THROWS_WITH_AS((void)parse_measurements_csv(bad(with_column(good_row, 3, "65")), "m.csv"),

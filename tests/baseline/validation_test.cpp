@@ -405,3 +405,16 @@ TEST_CASE("validated_gpu: the card's facts with the knobs the published report f
   CHECK(v.energy_per_flop.si() == Approx(with_knobs(card, fit.knobs).energy_per_flop.si()));
   CHECK(v.energy_per_flop.si() > card.energy_per_flop.si());  // η_c falls from 0.80 to about 0.34
 }
+
+TEST_CASE("cards without published rows run with the fitted knobs and say they are not validated on them") {
+  CHECK(published_rows_on("h100_sxm5") == 15);
+  CHECK(published_rows_on("A100-SXM4-80GB") == 19);
+  for (const char* card : {"h200_sxm", "b200", "mi300x", "mi325x"}) {
+    CAPTURE(card);
+    CHECK(published_rows_on(card) == 0);
+    CHECK(knobs_of(validated_gpu(gpu_preset(card))) == published_gpu_fit().knobs);
+    CHECK(knobs_note(card) == "serving knobs fitted on H100 SXM5 and A100 SXM4 rows, not validated on " +
+                                  std::string(card) + " (no published measurement of it in the set)");
+  }
+  CHECK(knobs_note("h100_sxm5") == "serving knobs fitted on the published set, 15 rows on this card");
+}

@@ -507,3 +507,160 @@ TEST_CASE("a config file name of invalid UTF-8 (bytes FF FE) gives a model whose
     CHECK(back.is_object());
   }
 }
+
+TEST_CASE("the new families' parameter counts match their model cards") {
+  // Each card figure is compared like with like; a figure given to two significant figures is
+  // checked within its rounding (half a unit of its last digit) where that is wider than 1 %.
+  SUBCASE("Llama-3.1-8B: 8 B (Llama 3.1 model card), embeddings included") {
+    const auto c = count_params(load_hf_config(fixture_path("Llama-3.1-8B")));
+    CHECK(c.total == 8'030'261'248);
+    CHECK(std::abs(deviation(c.total, 8.0e9)) < 0.01);
+    CHECK(c.active == c.total);
+  }
+  SUBCASE("Qwen3-8B: 8.2 B total, 6.95 B non-embedding (Qwen3-8B model card)") {
+    const auto c = count_params(load_hf_config(fixture_path("Qwen3-8B")));
+    CHECK(std::abs(deviation(c.total, 8.2e9)) < 0.01);
+    CHECK(std::abs(deviation(c.total - c.embedding, 6.95e9)) < 0.01);
+  }
+  SUBCASE("Qwen3-30B-A3B: 30.5 B total, 29.9 B non-embedding, 3.3 B activated (model card)") {
+    const auto c = count_params(load_hf_config(fixture_path("Qwen3-30B-A3B")));
+    CHECK(std::abs(deviation(c.total, 30.5e9)) < 0.01);
+    CHECK(std::abs(deviation(c.total - c.embedding, 29.9e9)) < 0.01);
+    // 3.353 B with both embeddings: +1.6 % of the card's two-figure 3.3 B, within 2 %.
+    CHECK(std::abs(deviation(c.active, 3.3e9)) < 0.02);
+  }
+  SUBCASE("gpt-oss-20b: 20.91 B total, 3.61 B active without the input embedding (arXiv:2508.10925 Table 1)") {
+    const model m = load_hf_config(fixture_path("gpt-oss-20b"));
+    const auto c = count_params(m);
+    CHECK(std::abs(deviation(c.total, 20.91e9)) < 0.01);
+    const std::int64_t input_embedding = std::int64_t(m.vocab) * m.hidden;
+    CHECK(std::abs(deviation(c.active - input_embedding, 3.61e9)) < 0.01);
+  }
+  SUBCASE("GLM-4.5-Air: 106 B total, 12 B active (model card), without the MTP layer") {
+    const auto c = count_params(load_hf_config(fixture_path("GLM-4.5-Air")));
+    CHECK(std::abs(deviation(c.total, 106e9)) < 0.01);
+    // Without either embedding: 12.18 B, within the rounding of the card's 12 B (±0.5 B).
+    CHECK(std::abs(double(c.active - c.embedding) - 12e9) < 0.5e9);
+  }
+  SUBCASE("Mistral-Nemo-Base-2407: 12 B (Mistral AI), within the rounding of its two figures") {
+    // 12.248 B: +2.1 % of the stated 12 B, which has two significant figures (±0.5 B).
+    const auto c = count_params(load_hf_config(fixture_path("Mistral-Nemo-Base-2407")));
+    CHECK(std::abs(double(c.total) - 12e9) < 0.5e9);
+  }
+}
+
+TEST_CASE("gpt-oss-20b at 128k context holds a window of 128 tokens on its sliding layers: KV bytes by hand") {
+  const model m = load_hf_config(fixture_path("gpt-oss-20b"));
+  // Hand count from the config: 24 layers alternate sliding_attention (even) and full_attention
+  // (odd); sliding_window 128; 8 KV heads of head_dim 64; K and V in BF16 (2 B).
+  //   per token per layer: 2 (K, V) · 8 · 64 · 2 B = 2048 B
+  //   full layers:    12 · 131072 tokens · 2048 B = 3 221 225 472 B
+  //   sliding layers: 12 ·    128 tokens · 2048 B =     3 145 728 B
+  //   one sequence:                                 3 224 371 200 B
+  CHECK(kv_bytes_per_token_layer(m).in(units::B) == 2048.0);
+  CHECK(m.sliding_window == 128);
+  CHECK(m.is_sliding_layer(0));
+  CHECK_FALSE(m.is_sliding_layer(1));
+  CHECK(kv_bytes_per_sequence(m, 131072.0).in(units::B) == 3'224'371'200.0);
+  // Without the windows every layer would hold the whole context: 24 · 131072 · 2048 B.
+  model full = m;
+  full.layer_attention.clear();
+  full.sliding_window = 0;
+  CHECK(kv_bytes_per_sequence(full, 131072.0).in(units::B) == 6'442'450'944.0);
+}
+
+TEST_CASE("gpt-oss-20b stores its experts in MXFP4 (4.25 bits) and everything else in BF16") {
+  const model m = load_hf_config(fixture_path("gpt-oss-20b"));
+  CHECK(m.expert_format == mxfp4_format());
+  CHECK(storage_bits(m, m.expert_format) == 4.25);
+  CHECK(storage_bits(m, m.attention_format) == 16.0);
+  CHECK(m.attention_sinks);
+  CHECK(m.qkv_bias);
+  CHECK(m.o_bias);
+  const auto c = count_params(m);
+  const double experts = double(c.per_expert) * m.experts * m.moe_layers();
+  const double rest = double(c.total) - experts;
+  CHECK(weight_storage_bytes(m).in(units::B) == doctest::Approx(experts * 4.25 / 8.0 + rest * 2.0));
+  // About 13.75 GB: the released checkpoint's ~13 GB of safetensors.
+  CHECK(weight_storage_bytes(m).in(units::GB) == doctest::Approx(13.75).epsilon(0.01));
+}
+
+TEST_CASE("a layer_types entry for an unmodelled mechanism is refused, naming the mechanism and the key") {
+  json cfg = fixture_json("gpt-oss-20b");
+  cfg["layer_types"][3] = "linear_attention";
+  CHECK(field_of([&] { (void)read_hf_config(cfg); }) == "layer_types");
+  const std::string what = message_of([&] { (void)read_hf_config(cfg); });
+  CHECK(contains(what, "layer_types[3] \"linear_attention\" is not supported: linear attention layers are not modelled"));
+  cfg["layer_types"][3] = "sparse_attention";
+  CHECK(contains(message_of([&] { (void)read_hf_config(cfg); }), "sparse attention layers are not modelled"));
+  SUBCASE("a layer_types list of the wrong length is an error naming it") {
+    cfg["layer_types"] = json::array({"full_attention"});
+    CHECK(field_of([&] { (void)read_hf_config(cfg); }) == "layer_types");
+  }
+  SUBCASE("sliding layers without a window are an error naming sliding_window") {
+    cfg["layer_types"][3] = "sliding_attention";
+    cfg["sliding_window"] = nullptr;
+    CHECK(field_of([&] { (void)read_hf_config(cfg); }) == "sliding_window");
+  }
+}
+
+TEST_CASE("a config key the reader ignores that may change cost comes back as a warning naming it") {
+  const auto glm = load_hf_config_with_warnings(fixture_path("GLM-4.5-Air"));
+  REQUIRE(glm.warnings.size() == 1);
+  CHECK(glm.warnings[0].key == "num_nextn_predict_layers");
+  CHECK(contains(glm.warnings[0].message, "num_nextn_predict_layers is ignored: multi-token-prediction layers"));
+  CHECK(contains(glm.warnings[0].message, "glm-4.5-air.config.json"));
+  json cfg = fixture_json("Llama-3.1-8B");
+  CHECK(read_hf_config_with_warnings(cfg).warnings.empty());  // every key read or cost-neutral
+  cfg["num_mtp_modules"] = 2;
+  const auto r = read_hf_config_with_warnings(cfg);
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0].key == "num_mtp_modules");
+  CHECK(contains(r.warnings[0].message, "num_mtp_modules is ignored: the reader does not model it"));
+  cfg["num_mtp_modules"] = 0;  // off: no cost, no warning
+  CHECK(read_hf_config_with_warnings(cfg).warnings.empty());
+  CHECK(read_hf_config(cfg) == read_hf_config_with_warnings(cfg).m);
+}
+
+TEST_CASE("windows: Mistral's sliding_window slides every layer, Qwen's only with use_sliding_window") {
+  json mistral = fixture_json("Mistral-Nemo-Base-2407");
+  CHECK(read_hf_config(mistral).sliding_window == 0);
+  mistral["sliding_window"] = 4096;
+  const model slid = read_hf_config(mistral);
+  CHECK(slid.sliding_window == 4096);
+  CHECK(slid.layer_attention.empty());
+  for (int l = 0; l < slid.layers; ++l) CHECK(slid.is_sliding_layer(l));
+  json qwen = fixture_json("Qwen3-8B");
+  qwen["sliding_window"] = 4096;
+  CHECK(read_hf_config(qwen).sliding_window == 0);  // use_sliding_window false
+  qwen["use_sliding_window"] = true;
+  qwen["max_window_layers"] = 30;
+  const model q = read_hf_config(qwen);
+  CHECK_FALSE(q.is_sliding_layer(29));
+  CHECK(q.is_sliding_layer(30));
+  CHECK(q.is_sliding_layer(35));
+}
+
+TEST_CASE("kimi_k2 is read as the DeepSeek-V3 layout") {
+  json cfg = fixture_json("DeepSeek-V3");
+  cfg["model_type"] = "kimi_k2";
+  model k = read_hf_config(cfg);
+  CHECK(k.family == "kimi_k2");
+  k.family = "deepseek_v3";
+  k.name = "DeepSeek-V3";
+  CHECK(k == preset("DeepSeek-V3"));
+}
+
+TEST_CASE("attention_bias means q, k, v biases for GLM-4.5 and q, k, v, o biases for Llama") {
+  const model glm = load_hf_config(fixture_path("GLM-4.5-Air"));
+  CHECK(glm.qkv_bias);
+  CHECK_FALSE(glm.o_bias);
+  json llama = fixture_json("Llama-3.1-8B");
+  llama["attention_bias"] = true;
+  const model lb = read_hf_config(llama);
+  CHECK(lb.qkv_bias);
+  CHECK(lb.o_bias);
+  CHECK(count_params(lb).total - count_params(preset("Llama-3.1-8B")).total == 32 * (4096 + 2 * 1024 + 4096));
+  llama["mlp_bias"] = true;
+  CHECK(field_of([&] { (void)read_hf_config(llama); }) == "mlp_bias");
+}

@@ -336,3 +336,46 @@ TEST_CASE("extreme sizes stay finite: DeepSeek-V3 at batch 1024 and 128k context
     CHECK(flops > 2.0 * 3.0e10 * tokens);
   }
 }
+
+TEST_CASE("a sliding layer's attention reads and scores at most its window; a full layer the whole context") {
+  const model m = preset("gpt-oss-20b");  // layer 0 slides over 128 tokens, layer 1 is full
+  const step_shape s{.mode = phase::decode, .batch = 2, .context = 131072};
+  const auto ops = step_operators(m, s);
+  const op* slide = nullptr;
+  const op* full = nullptr;
+  for (const op& o : ops) {
+    if (o.kind == op_kind::attention && o.layer == 0) slide = &o;
+    if (o.kind == op_kind::attention && o.layer == 1) full = &o;
+  }
+  REQUIRE(slide != nullptr);
+  REQUIRE(full != nullptr);
+  const double kv_token = kv_bytes_per_token_layer(m).in(units::B);
+  // Decode reads the attended cached tokens and appends one: B · (Sw + 1) entries.
+  CHECK(slide->kv_bytes.in(units::B) == 2.0 * (128.0 + 1.0) * kv_token);
+  CHECK(full->kv_bytes.in(units::B) == 2.0 * (131072.0 + 1.0) * kv_token);
+  // QKᵀ and AV over Sw keys of dh = 64, softmax 5 per score plus one sink term per head.
+  const double h = 64.0, dh = 64.0;
+  CHECK(slide->flops.si() == doctest::Approx(2.0 * 2 * h * 128 * (dh + dh) + 5.0 * (2 * h * 128 + 2 * h)));
+  CHECK(full->flops.si() == doctest::Approx(2.0 * 2 * h * 131072 * (dh + dh) + 5.0 * (2 * h * 131072 + 2 * h)));
+  SUBCASE("prefill: Σ_i min(i, W) query-key pairs") {
+    const step_shape p{.mode = phase::prefill, .batch = 1, .context = 1000};
+    for (const op& o : step_operators(m, p)) {
+      if (o.kind != op_kind::attention || o.layer > 1) continue;
+      const double pairs = o.layer == 0 ? 128.0 * 129.0 / 2.0 + (1000.0 - 128.0) * 128.0 : 1000.0 * 1001.0 / 2.0;
+      CHECK(o.flops.si() == doctest::Approx(2.0 * h * pairs * (dh + dh) + 5.0 * (h * pairs + h * 1000.0)));
+    }
+  }
+}
+
+TEST_CASE("MXFP4 experts move 4.25 bits per weight and compute at 4 bits; attention stays BF16") {
+  const model m = preset("gpt-oss-20b");
+  const step_shape s{.mode = phase::decode, .batch = 1, .context = 1024};
+  for (const op& o : step_operators(m, s)) {
+    if (o.kind == op_kind::routed_experts) {
+      CHECK(o.bits == 4);
+      const double per_expert = 3.0 * 2880.0 * 2880.0;
+      CHECK(o.weight_bytes.in(units::B) == doctest::Approx(per_expert * o.instances * 4.25 / 8.0));
+    }
+    if (o.kind == op_kind::qkv_proj || o.kind == op_kind::lm_head) CHECK(o.bits == 16);
+  }
+}

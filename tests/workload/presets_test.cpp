@@ -19,11 +19,13 @@ using strata_test::field_of;
 
 }  // namespace
 
-TEST_CASE("preset_names lists the eleven models and each name finds its preset") {
+TEST_CASE("preset_names lists the seventeen models and each name finds its preset") {
   const std::vector<std::string> names = preset_names();
   CHECK(names == std::vector<std::string>{"OLMoE-1B-7B-0924", "Mixtral-8x7B", "Mixtral-8x22B", "Qwen2.5-32B",
                                           "Llama-4-Scout-17B-16E", "DBRX", "DeepSeek-V2-Lite", "DeepSeek-V2",
-                                          "DeepSeek-V3", "DeepSeekMoE-16B", "Qwen1.5-MoE-A2.7B"});
+                                          "DeepSeek-V3", "DeepSeekMoE-16B", "Qwen1.5-MoE-A2.7B", "Llama-3.1-8B",
+                                          "Mistral-Nemo-Base-2407", "Qwen3-8B", "Qwen3-30B-A3B", "gpt-oss-20b",
+                                          "GLM-4.5-Air"});
   for (const std::string& name : names) {
     CAPTURE(name);
     const model m = preset(name);
@@ -43,7 +45,8 @@ TEST_CASE("an unknown preset name throws config_error listing the known names") 
   CHECK_THROWS_WITH_AS(preset("GPT-4"),
                        "[strata.preset] unknown model \"GPT-4\" (known: OLMoE-1B-7B-0924, Mixtral-8x7B, "
                        "Mixtral-8x22B, Qwen2.5-32B, Llama-4-Scout-17B-16E, DBRX, DeepSeek-V2-Lite, DeepSeek-V2, "
-                       "DeepSeek-V3, DeepSeekMoE-16B, Qwen1.5-MoE-A2.7B)",
+                       "DeepSeek-V3, DeepSeekMoE-16B, Qwen1.5-MoE-A2.7B, Llama-3.1-8B, Mistral-Nemo-Base-2407, "
+                       "Qwen3-8B, Qwen3-30B-A3B, gpt-oss-20b, GLM-4.5-Air)",
                        config_error);
   CHECK(field_of([] { preset("Mixtral"); }) == "name");  // a prefix is not a match
   CHECK(field_of([] { preset(""); }) == "name");

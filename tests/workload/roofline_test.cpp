@@ -257,7 +257,7 @@ TEST_CASE("GPU time is never below the physical bound for every preset, batch, c
       }
     }
   }
-  CHECK(cases == 11 * 2 * 4 * 3);
+  CHECK(cases == 17 * 2 * 4 * 3);
 }
 
 TEST_CASE("evaluate rejects bad machines and shapes with config_error naming the field") {
@@ -496,4 +496,18 @@ TEST_CASE("asking for the breakdown tree never changes a number: every preset, G
       }
     }
   }
+}
+
+TEST_CASE("the resident footprint stores MXFP4 experts at 4.25 bits and holds only the window of sliding layers") {
+  const model m = preset("gpt-oss-20b");
+  const step_shape s{.mode = phase::decode, .batch = 4, .context = 65536};
+  const footprint f = resident_footprint(m, s);
+  const double experts = 3.0 * 2880.0 * 2880.0 * 32.0 * 24.0;  // gate, up, down of 32 experts in 24 layers
+  CHECK(f.experts.in(units::B) == doctest::Approx(experts * 4.25 / 8.0));
+  // KV: 12 full layers hold 65536 tokens, 12 sliding layers 128, per sequence; 2048 B per token-layer.
+  CHECK(f.kv.in(units::B) == 4.0 * (12.0 * 65536.0 + 12.0 * 128.0) * 2048.0);
+  // The GPU fit check counts the same bytes.
+  const gpu_fit fit = check_fit(h100_sxm5(), 1, m, s);
+  CHECK(fit.kv_bytes.in(units::B) == f.kv.in(units::B));
+  CHECK(fit.weight_bytes.in(units::B) == doctest::Approx(weight_storage_bytes(m).in(units::B)));
 }

@@ -46,6 +46,12 @@
 /// node, the NIC across nodes). The choice is tensor parallelism across nodes, not pipeline
 /// parallelism; `gpus_per_node` = 0 restores the single-NVLink-domain assumption.
 ///
+/// Newer cards (`h200_sxm`, `b200`, `mi300x`, `mi325x`): memory, bandwidth, dense peaks per format
+/// (BF16, FP8, and FP4 where the card has it: B200), interconnect and power limit from each vendor's
+/// datasheet, cited per field; launch path, latencies and energies as the H100 until measured. The
+/// serving knobs `validated_gpu` applies are fitted on H100 and A100 rows only, and a result on these
+/// cards says so (`knobs_note`, `baseline/coverage.hpp`).
+///
 /// `gpu_params` is not a template on the scalar (the library's usual `*_params<T>`): it only feeds
 /// `roofline_machine`, which is `double`. The presets are functions, not `constexpr` constants,
 /// because of the `std::string` name; the tests validate them instead of a `static_assert`.
@@ -99,6 +105,9 @@ struct gpu_params {
   /// Dense FP8 tensor-core peak. [facts: 3 958 TFLOP/s FP8 with 2:4 sparsity (awesomeagents.ai
   /// H100 page) → 1 979 dense; 0 means no FP8 path]
   op_rate<> peak_flops_fp8 = units::Tflops(1978.9);
+  /// Dense FP4 tensor-core peak; 0 means no FP4 path (Hopper, Ampere, CDNA 3): 4-bit weights
+  /// are dequantised and their matrix work runs at `peak_flops`.
+  op_rate<> peak_flops_fp4 = units::Tflops(0.0);
   /// Memory capacity. [facts: 80 GB HBM3 in 5 active stacks of 16 GB; DRAM sizes are binary, and
   /// nvidia-smi shows 81 559 MiB for "H100 80GB HBM3" (github.com/wilicc/gpu-burn/issues/114)]
   data_size<> memory_capacity = units::GiB(80.0);
@@ -169,6 +178,7 @@ struct gpu_params {
     v("name", s.name);
     v("peak_flops", s.peak_flops);
     v("peak_flops_fp8", s.peak_flops_fp8);
+    v("peak_flops_fp4", s.peak_flops_fp4);
     v("memory_capacity", s.memory_capacity);
     v("memory_bandwidth", s.memory_bandwidth);
     v("memory_tier_name", s.memory_tier_name);
@@ -301,8 +311,111 @@ inline gpu_params a100_sxm4_80gb() {
   };
 }
 
-/// Names of the GPU presets: "h100_sxm5", "rtx_a6000", "a100_sxm4_80gb".
-inline std::vector<std::string> gpu_preset_names() { return {"h100_sxm5", "rtx_a6000", "a100_sxm4_80gb"}; }
+/// NVIDIA H200 SXM 141 GB (HBM3e), on an HGX H200 8-GPU baseboard: the H100's GH100 die with more
+/// and faster memory. Datasheet figures from "NVIDIA H200 Tensor Core GPU" datasheet, Technical
+/// Specifications table, column "H200 SXM" (read as reproduced at aiminingco.com/gpu/h200/specs and
+/// lzwjava.github.io/nvidia-h200-gpu-specs-en); the rest as the H100 preset, the die being the same.
+inline gpu_params h200_sxm() {
+  gpu_params g = h100_sxm5();  // same die, links, launch path and static draw
+  g.name = "H200 SXM";
+  // [datasheet, row "BF16 Tensor Core": 1,979 TFLOPS with sparsity → 989.4 dense, as the H100]
+  g.peak_flops = units::Tflops(989.4);
+  // [datasheet, row "FP8 Tensor Core": 3,958 TFLOPS with sparsity → 1,979 dense]
+  g.peak_flops_fp8 = units::Tflops(1978.9);
+  // [datasheet, row "GPU Memory": 141 GB HBM3e; decimal GB as the datasheet states]
+  g.memory_capacity = units::GB(141.0);
+  // [datasheet, row "GPU Memory Bandwidth": 4.8 TB/s]
+  g.memory_bandwidth = units::TBps(4.8);
+  // [datasheet, row "Max Thermal Design Power (TDP)": up to 700 W (configurable)]
+  g.tdp = units::W(700.0);
+  // [datasheet, row "Interconnect": NVIDIA NVLink 900 GB/s → 450 GB/s per direction, as the H100]
+  g.link_bandwidth = units::GBps(450.0);
+  // Derived with the H100's knobs: (700 W − 140 W) / (η_c · 989.4 TFLOP/s).
+  g.energy_per_flop = detail::energy_per_flop_at_tdp(g.tdp, g.static_power, g.compute_efficiency, g.peak_flops);
+  return g;
+}
+
+/// NVIDIA B200 180 GB (HBM3e), on an HGX B200 8-GPU baseboard. Datasheet figures from "NVIDIA
+/// Blackwell" datasheet (DGX/HGX B200), Technical Specifications table, "Individual Blackwell GPU
+/// Specifications", column "HGX B200" (read as reproduced at zdszero.github.io Hardware notes; the
+/// per-GPU figures at 1,000 W also at glennklockwood.com/garden/processors/B200). The datasheet's
+/// tensor rates are with 2:4 sparsity (its footnote); dense is half.
+inline gpu_params b200() {
+  gpu_params g = h100_sxm5();  // launch path, link latency and energies as the H100 until measured
+  g.name = "B200";
+  // [datasheet, row "FP16/BF16 Tensor Core": 4.5 PFLOPS with sparsity → 2,250 TFLOP/s dense]
+  g.peak_flops = units::Tflops(2250.0);
+  // [datasheet, row "FP8/FP6 Tensor Core": 9 PFLOPS with sparsity → 4,500 TFLOP/s dense]
+  g.peak_flops_fp8 = units::Tflops(4500.0);
+  // [datasheet, row "FP4 Tensor Core": 18 PFLOPS with sparsity → 9,000 TFLOP/s dense]
+  g.peak_flops_fp4 = units::Tflops(9000.0);
+  // [datasheet, row "GPU Memory | Bandwidth": 180 GB HBM3E | 7.7 TB/s]
+  g.memory_capacity = units::GB(180.0);
+  g.memory_bandwidth = units::TBps(7.7);
+  // [datasheet, row "Max Thermal Design Power (TDP)": configurable up to 1,000 W]
+  g.tdp = units::W(1000.0);
+  // Assumed: the H100's P0 draw as a fraction of its TDP (140 / 700 W = 20 %); no B200 measurement.
+  g.static_power = units::W(200.0);
+  // [datasheet, row "Interconnect": 5th generation NVLink 1.8 TB/s → 900 GB/s per direction]
+  g.link_bandwidth = units::GBps(900.0);
+  g.energy_per_flop = detail::energy_per_flop_at_tdp(g.tdp, g.static_power, g.compute_efficiency, g.peak_flops);
+  return g;
+}
+
+/// AMD Instinct MI300X 192 GB (HBM3), on an 8-GPU OAM platform (fully connected Infinity Fabric).
+/// Datasheet figures from "AMD Instinct MI300X Accelerator" data sheet, specifications table (read
+/// as reproduced at awesomeagents.ai/hardware/amd-mi300x and yobitel.com/knowledge-base/amd-mi300x;
+/// the dense rates are AMD's "peak" figures, sparsity doubles them).
+inline gpu_params mi300x() {
+  gpu_params g = h100_sxm5();  // launch path, link latency and energies as the H100 until measured
+  g.name = "MI300X";
+  // [data sheet, "Peak Half Precision (FP16) / Bfloat16 (BF16) Performance": 1,307.4 TFLOPS]
+  g.peak_flops = units::Tflops(1307.4);
+  // [data sheet, "Peak Eight-bit Precision (FP8) Performance": 2,614.9 TFLOPS]
+  g.peak_flops_fp8 = units::Tflops(2614.9);
+  // CDNA 3 has no FP4 matrix path.
+  g.peak_flops_fp4 = units::Tflops(0.0);
+  // [data sheet, "Memory Capacity": 192 GB HBM3; "Peak Theoretical Memory Bandwidth": 5.3 TB/s]
+  g.memory_capacity = units::GB(192.0);
+  g.memory_bandwidth = units::TBps(5.3);
+  // [data sheet, "Typical Board Power": 750 W peak]
+  g.tdp = units::W(750.0);
+  // Assumed: the H100's P0 draw as a fraction of its TDP (20 %); no MI300X measurement.
+  g.static_power = units::W(150.0);
+  // [data sheet, "AMD Infinity Fabric Links": 7 × 128 GB/s = 896 GB/s peak aggregate, both
+  // directions → 448 GB/s per direction, the H100's convention; RCCL uses every link of the mesh]
+  g.link_bandwidth = units::GBps(448.0);
+  g.energy_per_flop = detail::energy_per_flop_at_tdp(g.tdp, g.static_power, g.compute_efficiency, g.peak_flops);
+  return g;
+}
+
+/// AMD Instinct MI325X 256 GB (HBM3E): the MI300X's CDNA 3 compute with HBM3E. Datasheet figures from
+/// "AMD Instinct MI325X Accelerator" data sheet (read as reproduced at awesomeagents.ai/hardware/
+/// amd-mi325x and wiaix.com/amd-instincttm-mi325x-accelerators).
+inline gpu_params mi325x() {
+  gpu_params g = mi300x();
+  g.name = "MI325X";
+  // [data sheet: FP16/BF16 1,307.4 TFLOPS; FP8 2,614.9 TFLOPS, as the MI300X]
+  g.peak_flops = units::Tflops(1307.4);
+  g.peak_flops_fp8 = units::Tflops(2614.9);
+  // [data sheet: 256 GB HBM3E; 6 TB/s peak memory bandwidth]
+  g.memory_capacity = units::GB(256.0);
+  g.memory_bandwidth = units::TBps(6.0);
+  // [data sheet, "Typical Board Power": 1,000 W peak]
+  g.tdp = units::W(1000.0);
+  // Assumed: 20 % of TDP, as the MI300X preset.
+  g.static_power = units::W(200.0);
+  // [data sheet: seven Infinity Fabric links per GPU, as the MI300X: 448 GB/s per direction]
+  g.link_bandwidth = units::GBps(448.0);
+  g.energy_per_flop = detail::energy_per_flop_at_tdp(g.tdp, g.static_power, g.compute_efficiency, g.peak_flops);
+  return g;
+}
+
+/// Names of the GPU presets: "h100_sxm5", "rtx_a6000", "a100_sxm4_80gb", "h200_sxm", "b200",
+/// "mi300x", "mi325x".
+inline std::vector<std::string> gpu_preset_names() {
+  return {"h100_sxm5", "rtx_a6000", "a100_sxm4_80gb", "h200_sxm", "b200", "mi300x", "mi325x"};
+}
 
 /// The GPU preset called `name` (case-insensitive; "-" and "_" are the same); throws
 /// `config_error` listing the known names.
@@ -316,8 +429,12 @@ inline gpu_params gpu_preset(std::string_view name) {
   if (want == "h100_sxm5") return h100_sxm5();
   if (want == "rtx_a6000") return rtx_a6000();
   if (want == "a100_sxm4_80gb") return a100_sxm4_80gb();
+  if (want == "h200_sxm") return h200_sxm();
+  if (want == "b200") return b200();
+  if (want == "mi300x") return mi300x();
+  if (want == "mi325x") return mi325x();
   throw config_error("name", "[strata.gpu] unknown GPU \"" + std::string(name) +
-                                 "\" (known: h100_sxm5, rtx_a6000, a100_sxm4_80gb)");
+                                 "\" (known: h100_sxm5, rtx_a6000, a100_sxm4_80gb, h200_sxm, b200, mi300x, mi325x)");
 }
 
 /// Checks a card; throws `config_error` naming the field.
@@ -326,6 +443,7 @@ inline void validate(const gpu_params& g) {
   detail::require(!g.name.empty(), id, "name", "\"\"", "non-empty");
   detail::require_positive(g.peak_flops.si(), id, "peak_flops", "FLOP/s");
   detail::require_nonnegative(g.peak_flops_fp8.si(), id, "peak_flops_fp8", "FLOP/s");
+  detail::require_nonnegative(g.peak_flops_fp4.si(), id, "peak_flops_fp4", "FLOP/s");
   detail::require_positive(g.memory_capacity.si(), id, "memory_capacity", "B");
   detail::require_positive(g.memory_bandwidth.si(), id, "memory_bandwidth", "B/s");
   detail::require(!g.memory_tier_name.empty(), id, "memory_tier_name", "\"\"", "non-empty");
@@ -361,6 +479,7 @@ inline roofline_machine make_machine(const gpu_params& g, int devices) {
   m.devices = devices;
   m.peak_flops = g.peak_flops;
   m.peak_flops_8bit = g.peak_flops_fp8;
+  m.peak_flops_4bit = g.peak_flops_fp4;
   m.compute_efficiency = g.compute_efficiency;
   m.memory_efficiency = g.memory_efficiency;
   m.tiers = {memory_tier<>{.name = g.memory_tier_name,
@@ -440,8 +559,8 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
   const double n = devices;
   gpu_fit f;
   f.devices = devices;
-  f.weight_bytes = units::bit(static_cast<double>(count_params(m).total) * m.weight_bits);
-  f.kv_bytes = kv_bytes_per_token_layer(m) * (double(s.batch) * double(s.context) * double(m.layers));
+  f.weight_bytes = weight_storage_bytes(m);  // each component in its format (MXFP4 experts: 4.25 bits)
+  f.kv_bytes = kv_bytes_per_sequence(m, double(s.context)) * double(s.batch);  // sliding layers: their window
   f.activation_bytes = activation_workspace(m, s) / n;
   const double kv_shards = m.is_mla() ? 1.0 : std::min(n, double(m.kv_heads));
   f.required_per_device = f.weight_bytes / n + f.kv_bytes / kv_shards + f.activation_bytes;

@@ -13,7 +13,11 @@
 /// const strata::gpu_params g = strata::validated_gpu(strata::h100_sxm5());
 /// \endcode
 
-#include <utility>  // std::move
+#include <cctype>       // std::tolower
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <utility>      // std::move
+#include <vector>       // std::vector
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/gpu_measurements_data.hpp"
@@ -39,6 +43,37 @@ inline const fit_result& published_gpu_fit() { return detail::published_gpu_fit<
 
 /// `card` with the published fit's knobs (`with_knobs`: energy per FLOP re-derived from η_c).
 inline gpu_params validated_gpu(gpu_params card) { return with_knobs(std::move(card), published_gpu_fit().knobs); }
+
+/// Rows of the published measurement set measured on GPU preset `preset` (case-insensitive,
+/// "-" = "_"). A card with none (H200, B200, MI300X, MI325X) runs with the knobs fitted on the
+/// other cards' rows: its datasheet is its own, its serving software's efficiency is not measured.
+inline int published_rows_on(std::string_view preset) {
+  const auto canon = [](std::string_view s) {
+    std::string c;
+    for (const char ch : s) c += ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return c;
+  };
+  // The published set's GPU of every row, canonical, parsed once per process.
+  static const std::vector<std::string> gpus = [&] {
+    std::vector<std::string> g;
+    for (const auto& r : published_gpu_measurements()) g.push_back(canon(r.gpu));
+    return g;
+  }();
+  const std::string want = canon(preset);
+  int n = 0;
+  for (const auto& g : gpus) n += g == want ? 1 : 0;
+  return n;
+}
+
+/// Where the serving knobs of GPU preset `preset` come from, one line for a result:
+/// "validated on N published rows of this card" or "knobs fitted on other cards (...), not
+/// validated on this card".
+inline std::string knobs_note(std::string_view preset) {
+  const int n = published_rows_on(preset);
+  if (n > 0) return "serving knobs fitted on the published set, " + std::to_string(n) + " rows on this card";
+  return "serving knobs fitted on H100 SXM5 and A100 SXM4 rows, not validated on " + std::string(preset) +
+         " (no published measurement of it in the set)";
+}
 
 }  // namespace v0
 }  // namespace strata

@@ -746,6 +746,11 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
   one.first_dense_layers = 0;
   one.moe_layer_step = 1;
   one.moe_layer_offset = 0;
+  // Per-layer attention kinds do not survive the one-layer copy: a Stratum step takes every layer
+  // as full attention (its KV bytes per layer are the whole context's), an upper bound for a
+  // model with sliding layers.
+  one.layer_attention.clear();
+  one.sliding_window = 0;
   const auto ops = step_operators(one, s);
   std::vector<const op*> per_layer_xpu, ends_xpu;
   const op* router = nullptr;

@@ -111,10 +111,21 @@ inline footprint resident_footprint_valid(const model& m, const step_shape& s, c
   // A tied LM head is the embedding table: a stage holding both holds it once.
   if (r.head && !(m.tie_embeddings && r.embedding)) non_nmp += table;
   footprint f;
-  f.experts = units::B(experts * wbyte * expert_copies);
-  f.weights = units::B(weights * wbyte);
-  f.non_nmp = units::B(non_nmp * wbyte);
-  f.kv = kv_bytes_per_token_layer_valid(m) * (double(s.batch) * double(s.context) * double(end - r.first_layer));
+  // Per-component formats (model.hpp): experts, attention and the embedding table / LM head may be
+  // stored narrower than `weight_bits` (gpt-oss: MXFP4 experts, 4.25 bits).
+  const double ebyte = storage_bits(m, m.expert_format) / 8.0;
+  const double abyte = storage_bits(m, m.attention_format) / 8.0;
+  const double tbyte = storage_bits(m, m.embedding_format) / 8.0;
+  const double n_layers = double(end - r.first_layer);
+  const double tables = non_nmp - norms - (r.head ? d : 0.0);
+  f.experts = units::B(experts * ebyte * expert_copies);
+  f.weights = abyte == wbyte ? units::B(weights * wbyte)
+                             : units::B((weights - attn * n_layers) * wbyte + attn * n_layers * abyte);
+  f.non_nmp = tbyte == wbyte ? units::B(non_nmp * wbyte) : units::B((non_nmp - tables) * wbyte + tables * tbyte);
+  // A sliding layer holds at most its window of each sequence.
+  double kv_tokens = 0.0;
+  for (int l = r.first_layer; l < end; ++l) kv_tokens += m.attended_tokens(l, double(s.context));
+  f.kv = kv_bytes_per_token_layer_valid(m) * (double(s.batch) * kv_tokens);
   f.activations = activation_workspace_valid(m, s, r.head);
   return f;
 }

@@ -3,7 +3,8 @@
 /// \file
 /// Reads a `strata::model` straight from a Hugging Face `config.json` (every model description reads from JSON).
 ///
-/// Supported `model_type`s and the keys read (all others are ignored):
+/// Supported `model_type`s and the keys read (any other key that is not known to be cost-neutral is
+/// named in a warning by the `*_with_warnings` readers):
 ///
 /// | model_type | keys |
 /// |---|---|
@@ -15,9 +16,22 @@
 /// | deepseek | n_routed_experts, num_experts_per_tok, moe_intermediate_size, n_shared_experts, intermediate_size, first_k_dense_replace, moe_layer_freq |
 /// | deepseek_v2, deepseek_v3 | as deepseek, plus MLA: kv_lora_rank, q_lora_rank (null: 0), qk_rope_head_dim, qk_nope_head_dim, v_head_dim |
 /// | dbrx | n_layers, d_model, n_heads, vocab_size, attn_config.kv_n_heads, ffn_config.{ffn_hidden_size, moe_num_experts, moe_top_k, ffn_act_fn.name} |
+/// | llama, mistral | intermediate_size (dense FFN); llama: attention_bias (q, k, v and o biases), mlp_bias (must be false); sliding_window (every layer when not null) |
+/// | qwen3 | intermediate_size; QK norm (per head); attention_bias (q, k, v, o); use_sliding_window, sliding_window, max_window_layers, layer_types |
+/// | qwen3_moe | as qwen2_moe without the shared expert and the implicit QKV bias; QK norm; windows as qwen3 |
+/// | gpt_oss | num_local_experts, num_experts_per_tok (experts_per_token must agree), intermediate_size (per expert); attention_bias (q, k, v, o); expert and router biases and one attention sink per head (always); sliding_window, layer_types (default: even layers slide); quantization_config.quant_method mxfp4 (experts MXFP4, 4.25 bits) |
+/// | glm4_moe | as deepseek (n_routed_experts, n_shared_experts, first_k_dense_replace, ...) plus attention_bias (q, k, v), use_qk_norm |
+/// | kimi_k2 | as deepseek_v3 (Kimi-K2 is the DeepSeek-V3 architecture) |
 /// | llama4 (text_config) or llama4_text | intermediate_size (experts and the one shared expert), intermediate_size_mlp (dense layers), num_local_experts, num_experts_per_tok, interleave_moe_layer_step (MoE iff (i+1) % step == 0), moe_layers (must match the step if given), use_qk_norm (default true) |
 ///
 /// Conventions:
+/// - Attention per layer (`model::layer_attention`): `layer_types` entries "full_attention" and
+///   "sliding_attention" are modelled; any other kind (linear, sparse, chunked attention) is
+///   refused with a `config_error` of field `layer_types` naming the kind, never approximated.
+/// - Ignored keys: every key the reader does not read and that is not known to be cost-neutral
+///   (token ids, norms' epsilon, rotary settings, training-only coefficients; `hf_cost_neutral_key`)
+///   and is not off (null, false, 0, []) is returned as an `hf_warning` by the `*_with_warnings`
+///   readers, e.g. DeepSeek-V3's `num_nextn_predict_layers` (multi-token prediction).
 /// - `hidden_act` (DBRX: `ffn_config.ffn_act_fn.name`) `silu`/`swish` gives `ffn_kind::swiglu`,
 ///   `gelu*` gives `ffn_kind::gelu`; anything else is an error.
 /// - DeepSeek's `n_shared_experts` shared experts each have `moe_intermediate_size` (transformers
@@ -55,6 +69,7 @@
 
 #include <climits>      // INT_MAX
 #include <cstdint>      // std::int64_t, std::uint64_t
+#include <set>          // std::set, the keys the reader looked at
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <utility>      // std::pair, std::move
@@ -87,8 +102,10 @@ class hf_reader {
 
   void set_family(std::string f) { family_ = std::move(f); }
 
-  /// The value at `key`, or nullptr when the key is absent or null.
-  static const json* find(const hf_node& n, std::string_view key) {
+  /// The value at `key`, or nullptr when the key is absent or null. The key counts as read (it is
+  /// not named among the ignored keys, `ignored_keys`).
+  const json* find(const hf_node& n, std::string_view key) const {
+    read_.insert(path(n, key));
     const auto it = n.j->find(key);
     if (it == n.j->end() || it->is_null()) return nullptr;
     return &*it;
@@ -101,7 +118,7 @@ class hf_reader {
   }
 
   /// Which limit of `strata::limits()` bounds a key.
-  enum class bound { layers, hidden, ffn, experts, heads, head_dim, vocab, rank, bits };
+  enum class bound { layers, hidden, ffn, experts, heads, head_dim, vocab, rank, bits, window };
   static std::pair<int, const char*> limit_of(bound b) {
     const input_limits& l = limits();
     switch (b) {
@@ -114,6 +131,7 @@ class hf_reader {
       case bound::vocab: return {l.vocab, "strata::limits().vocab"};
       case bound::rank: return {l.rank, "strata::limits().rank"};
       case bound::bits: return {64, "bits per weight"};
+      case bound::window: return {1 << 30, "2^30 tokens"};
     }
     return {0, ""};
   }
@@ -165,6 +183,9 @@ class hf_reader {
     return {v, path(n, key) + "."};
   }
 
+  /// Whether the reader looked at key path `p`.
+  [[nodiscard]] bool was_read(const std::string& p) const { return read_.count(p) > 0; }
+
   /// Remembers which JSON key a model field came from, to name it if `validate` rejects the field.
   void from(std::string field, std::string json_path) {
     origin_.emplace_back(std::move(field), std::move(json_path));
@@ -180,6 +201,7 @@ class hf_reader {
   std::string file_;
   std::string family_;
   std::vector<std::pair<std::string, std::string>> origin_;
+  mutable std::set<std::string> read_;
 };
 
 /// FFN kind of an activation name: silu/swish are gated (SwiGLU), gelu* is a plain GeLU FFN.
@@ -206,21 +228,31 @@ inline int hf_weight_bits(const hf_reader& r, const hf_node& root, const hf_node
       }
     }
   }
-  const json* q = hf_reader::find(root, "quantization_config");
+  const json* q = r.find(root, "quantization_config");
   if (q == nullptr) return bits;
   const hf_node qn = r.req_object(root, "quantization_config");
   const std::string method = r.opt_string(qn, "quant_method", "");
   if (method == "fp8") return 8;
-  if (hf_reader::find(qn, "bits") != nullptr) return r.req_int(qn, "bits", hf_reader::bound::bits, 1);
+  // MXFP4 (gpt-oss): transformers' quantizer converts only the MoE experts; the modules it lists
+  // in modules_to_not_convert (attention, router, embeddings, LM head) stay at torch_dtype.
+  if (method == "mxfp4") {
+    (void)r.find(qn, "modules_to_not_convert");
+    return bits;
+  }
+  if (r.find(qn, "bits") != nullptr) return r.req_int(qn, "bits", hf_reader::bound::bits, 1);
   if (r.opt_bool(qn, "load_in_4bit", false)) return 4;
   if (r.opt_bool(qn, "load_in_8bit", false)) return 8;
   r.fail("quantization_config.quant_method",
          "quantization_config.quant_method " + json_excerpt(json(method)) +
-             " is not supported (expected fp8, an integer bits, or load_in_4bit/load_in_8bit)");
+             " is not supported (expected fp8, mxfp4, an integer bits, or load_in_4bit/load_in_8bit)");
 }
 
+/// What `attention_bias` true means for a family: refused (not modelled), biases on q, k and v
+/// (GLM-4.5), or on q, k, v and the output projection (Llama, Qwen3, gpt-oss).
+enum class hf_bias { refuse, qkv, qkv_o };
+
 /// The keys shared by the Llama-style families (all but DBRX).
-inline void hf_read_common(hf_reader& r, const hf_node& n, model& m, bool mla) {
+inline void hf_read_common(hf_reader& r, const hf_node& n, model& m, bool mla, hf_bias bias = hf_bias::refuse) {
   m.layers = r.req_int(n, "num_hidden_layers", hf_reader::bound::layers);
   r.from("layers", hf_reader::path(n, "num_hidden_layers"));
   m.hidden = r.req_int(n, "hidden_size", hf_reader::bound::hidden);
@@ -235,10 +267,14 @@ inline void hf_read_common(hf_reader& r, const hf_node& n, model& m, bool mla) {
   m.ffn = hf_ffn_kind(r, r.opt_string(n, "hidden_act", "silu"), hf_reader::path(n, "hidden_act"));
   if (r.opt_bool(n, "attention_bias", false)) {
     const std::string p = hf_reader::path(n, "attention_bias");
-    r.fail(p, p + " true is not supported for this model_type (the o_proj bias is not modelled)");
+    if (bias == hf_bias::refuse) {
+      r.fail(p, p + " true is not supported for this model_type (the o_proj bias is not modelled)");
+    }
+    m.qkv_bias = true;
+    m.o_bias = bias == hf_bias::qkv_o;
   }
   if (mla) return;  // head sizes are in m.mla
-  if (hf_reader::find(n, "head_dim") != nullptr) {
+  if (r.find(n, "head_dim") != nullptr) {
     m.head_dim = r.req_int(n, "head_dim", hf_reader::bound::head_dim);
     r.from("head_dim", hf_reader::path(n, "head_dim"));
   } else {
@@ -280,6 +316,7 @@ inline void hf_read_deepseek(hf_reader& r, const hf_node& n, model& m) {
 inline void hf_read_mla(hf_reader& r, const hf_node& n, model& m) {
   m.mla.kv_lora_rank = r.req_int(n, "kv_lora_rank", hf_reader::bound::rank);
   r.from("mla.kv_lora_rank", hf_reader::path(n, "kv_lora_rank"));
+  (void)r.find(n, "q_lora_rank");
   if (n.j->find("q_lora_rank") == n.j->end()) r.missing(n, "q_lora_rank");
   m.mla.q_lora_rank = r.opt_int(n, "q_lora_rank", 0, hf_reader::bound::rank, 0);  // null: queries are not compressed
   r.from("mla.q_lora_rank", hf_reader::path(n, "q_lora_rank"));
@@ -305,7 +342,7 @@ inline void hf_read_qwen2_moe(hf_reader& r, const hf_node& n, model& m) {
   r.from("moe_layer_step", hf_reader::path(n, "decoder_sparse_step"));
   m.moe_layer_offset = 1;  // transformers: (layer_idx + 1) % decoder_sparse_step == 0
   // mlp_only_layers forces dense layers; only a prefix 0..k-1 maps onto first_dense_layers.
-  if (const json* dense = hf_reader::find(n, "mlp_only_layers")) {
+  if (const json* dense = r.find(n, "mlp_only_layers")) {
     const std::string p = hf_reader::path(n, "mlp_only_layers");
     if (!dense->is_array()) r.fail(p, p + " must be an array of layer indices, got " + json_excerpt(*dense));
     for (std::size_t i = 0; i < dense->size(); ++i) {
@@ -332,7 +369,7 @@ inline void hf_read_llama4_text(hf_reader& r, const hf_node& n, model& m) {
   m.moe_layer_step = r.opt_int(n, "interleave_moe_layer_step", 1, hf_reader::bound::layers, 1);
   r.from("moe_layer_step", hf_reader::path(n, "interleave_moe_layer_step"));
   m.moe_layer_offset = 1;  // moe_layers = range(step - 1, layers, step)
-  if (const json* listed = hf_reader::find(n, "moe_layers")) {
+  if (const json* listed = r.find(n, "moe_layers")) {
     const std::string p = hf_reader::path(n, "moe_layers");
     if (!listed->is_array()) r.fail(p, p + " must be an array of layer indices, got " + json_excerpt(*listed));
     std::vector<int> expect;
@@ -348,6 +385,128 @@ inline void hf_read_llama4_text(hf_reader& r, const hf_node& n, model& m) {
   }
 }
 
+/// The mechanism a `layer_types` entry names, for a refusal: "linear_attention" → "linear
+/// attention".
+inline std::string hf_mechanism_name(const std::string& kind) {
+  std::string m = kind;
+  for (char& c : m) c = c == '_' ? ' ' : c;
+  return m;
+}
+
+/// Per-layer attention kinds from `sliding_window` and `layer_types`.
+/// - `layer_types` (when given): one entry per layer, "full_attention" or "sliding_attention";
+///   any other kind (linear, sparse, chunked attention, ...) is refused naming it and the key,
+///   never approximated by full attention.
+/// - `all_sliding` (Mistral, Mixtral): without `layer_types`, a non-null `sliding_window` makes
+///   every layer slide.
+/// - `qwen` (Qwen2/Qwen3 and their MoE): the window applies only if `use_sliding_window` is true,
+///   then to the layers i ≥ `max_window_layers` (transformers' default `layer_types`).
+/// - `alternate` (gpt-oss): without `layer_types`, even layers slide and odd layers are full
+///   (GptOssConfig's default).
+enum class hf_window_rule { all_sliding, qwen, alternate };
+
+inline void hf_read_attention_layers(hf_reader& r, const hf_node& n, model& m, hf_window_rule rule) {
+  const std::string wp = hf_reader::path(n, "sliding_window");
+  int window = r.opt_int(n, "sliding_window", 0, hf_reader::bound::window, 0);
+  if (rule == hf_window_rule::qwen) {
+    const bool use = r.opt_bool(n, "use_sliding_window", false);
+    const int first = r.opt_int(n, "max_window_layers", m.layers, hf_reader::bound::layers, 0);
+    if (!use) window = 0;  // transformers sets sliding_window to None: every layer is full
+    if (use && window > 0 && r.find(n, "layer_types") == nullptr) {
+      m.layer_attention.assign(static_cast<std::size_t>(m.layers), attention_kind::full);
+      for (int i = first; i < m.layers; ++i) m.layer_attention[static_cast<std::size_t>(i)] = attention_kind::sliding;
+    }
+  }
+  m.sliding_window = window;
+  r.from("sliding_window", wp);
+  if (const json* types = r.find(n, "layer_types")) {
+    const std::string p = hf_reader::path(n, "layer_types");
+    if (!types->is_array()) r.fail(p, p + " must be an array of attention kinds, got " + json_excerpt(*types));
+    if (types->size() != static_cast<std::size_t>(m.layers)) {
+      r.fail(p, p + " has " + std::to_string(types->size()) + " entries, but " +
+                    hf_reader::path(n, "num_hidden_layers") + " is " + std::to_string(m.layers));
+    }
+    m.layer_attention.assign(static_cast<std::size_t>(m.layers), attention_kind::full);
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      const json& t = (*types)[i];
+      const std::string pi = p + "[" + std::to_string(i) + "]";
+      if (!t.is_string()) r.fail(p, pi + " must be a string, got " + json_excerpt(t));
+      const std::string kind = t.get<std::string>();
+      if (kind == "full_attention") continue;
+      if (kind == "sliding_attention") {
+        m.layer_attention[i] = attention_kind::sliding;
+        continue;
+      }
+      r.fail(p, pi + " " + json_excerpt(t) + " is not supported: " + hf_mechanism_name(kind) +
+                    " layers are not modelled (refused, not approximated; modelled kinds: full_attention, "
+                    "sliding_attention)");
+    }
+    bool any_sliding = false;
+    for (const attention_kind k : m.layer_attention) any_sliding = any_sliding || k == attention_kind::sliding;
+    if (any_sliding && m.sliding_window == 0) {
+      r.fail(wp, p + " has sliding_attention layers but " + wp + " is missing or null");
+    }
+    if (!any_sliding) m.layer_attention.clear();  // every layer full: the default
+    if (!any_sliding) m.sliding_window = 0;
+    return;
+  }
+  if (rule == hf_window_rule::alternate && m.sliding_window > 0) {
+    m.layer_attention.assign(static_cast<std::size_t>(m.layers), attention_kind::full);
+    for (int i = 0; i < m.layers; i += 2) m.layer_attention[static_cast<std::size_t>(i)] = attention_kind::sliding;
+  }
+  if (rule == hf_window_rule::qwen && m.layer_attention.empty()) m.sliding_window = 0;
+}
+
+/// gpt-oss: MoE of `num_local_experts` experts with biases, sinks, alternating sliding windows,
+/// MXFP4 experts (`quantization_config.quant_method` "mxfp4").
+inline void hf_read_gpt_oss(hf_reader& r, const hf_node& n, model& m) {
+  hf_read_experts(r, n, m, "num_local_experts", "intermediate_size");
+  // The original checkpoint's name for top-k; when both are given they must agree.
+  if (const json* k = r.find(n, "experts_per_token")) {
+    const int alt = r.as_int(*k, hf_reader::path(n, "experts_per_token"), 1, hf_reader::bound::experts);
+    if (alt != m.top_k) {
+      r.fail("experts_per_token", "experts_per_token " + std::to_string(alt) + " disagrees with num_experts_per_tok " +
+                                      std::to_string(m.top_k));
+    }
+  }
+  m.expert_bias = true;      // GptOssExperts: gate_up_proj_bias, down_proj_bias; GptOssTopKRouter: bias
+  m.attention_sinks = true;  // GptOssAttention.sinks: one logit per head
+  hf_read_attention_layers(r, n, m, hf_window_rule::alternate);
+}
+
+/// Keys known not to change a step's time or memory (training-only, numerics, positions, token
+/// ids, bookkeeping): read by no family and not reported. Any other key the reader leaves unread
+/// is reported by `ignored_keys`.
+inline bool hf_cost_neutral_key(std::string_view k) {
+  static constexpr std::string_view neutral[] = {
+      "_name_or_path", "architectures", "auto_map", "transformers_version", "use_cache", "bos_token_id",
+      "eos_token_id", "pad_token_id", "initializer_range", "initializer_factor", "rms_norm_eps",
+      "layer_norm_eps", "layer_norm_epsilon", "rope_theta", "rope_scaling", "rope_parameters", "rotary_emb_base",
+      "partial_rotary_factor", "max_position_embeddings", "initial_context_length", "attention_dropout",
+      "hidden_dropout", "resid_pdrop", "emb_pdrop", "embd_pdrop", "router_aux_loss_coef", "aux_loss_alpha",
+      "seq_aux", "output_router_logits", "router_jitter_noise", "router_z_loss_coef", "norm_topk_prob",
+      "routed_scaling_factor", "n_group", "topk_group", "topk_method", "scoring_func", "swiglu_limit",
+      "pretraining_tp", "tokenizer_class", "torch_dtype", "dtype", "model_type", "max_seq_len",
+      "use_mrope", "ep_size", "moe_jitter_eps", "router_dtype", "attn_logit_softcapping",
+      "final_logit_softcapping", "rope_interleave", "use_return_dict", "output_attentions",
+      "output_hidden_states", "boi_token_index", "eoi_token_index", "image_token_index", "attn_scale",
+      "attn_temperature_tuning", "floor_scale", "no_rope_layers"};
+  for (const std::string_view n : neutral) {
+    if (k == n) return true;
+  }
+  return false;
+}
+
+/// Why an unread key may change cost, where the reader knows the mechanism.
+inline std::string hf_ignored_reason(std::string_view k) {
+  if (k == "num_nextn_predict_layers") return "multi-token-prediction layers (weights and draft steps) are not modelled";
+  if (k == "sliding_window" || k == "layer_types" || k == "use_sliding_window" || k == "max_window_layers") {
+    return "attention windows are not read for this model_type (every layer is taken as full attention)";
+  }
+  if (k == "quantization_config") return "weight formats are not read for this model_type";
+  return "the reader does not model it; it may change time or memory";
+}
+
 /// Default model name from a file path: the file name without ".json" and then ".config".
 inline std::string hf_name_from_path(const std::string& path) {
   const std::size_t slash = path.find_last_of("/\\");
@@ -359,14 +518,30 @@ inline std::string hf_name_from_path(const std::string& path) {
   return base;
 }
 
+}  // namespace detail
+
+/// A config key the reader left unread although it may change a step's time or memory.
+struct hf_warning {
+  std::string key;      ///< JSON key path, e.g. "num_nextn_predict_layers"
+  std::string message;  ///< "[strata.hf_config] <file>: <key> is ignored: <why>"
+};
+
+/// A model read from a config and the keys it ignored.
+struct hf_read_result {
+  model m;
+  std::vector<hf_warning> warnings;
+};
+
+namespace detail {
+
 /// Reads `cfg`; `file` names the source in messages, `fallback_name` is used when neither `name`
 /// nor `_name_or_path` gives one.
-inline model read_hf_config_in(const json& cfg, std::string name, const std::string& file,
-                               const std::string& fallback_name) {
+inline hf_read_result read_hf_config_in(const json& cfg, std::string name, const std::string& file,
+                                        const std::string& fallback_name) {
   hf_reader r(file);
   if (!cfg.is_object()) r.fail("", "the config must be a JSON object, got " + std::string(cfg.type_name()));
   const hf_node root{&cfg, ""};
-  const json* type = hf_reader::find(root, "model_type");
+  const json* type = r.find(root, "model_type");
   if (type == nullptr) r.fail("model_type", "model_type is missing");
   if (!type->is_string()) r.fail("model_type", "model_type must be a string, got " + json_excerpt(*type));
   const std::string model_type = type->get<std::string>();
@@ -378,6 +553,7 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
   if (model_type == "mixtral") {
     hf_read_common(r, root, m, false);
     hf_read_experts(r, root, m, "num_local_experts", "intermediate_size");
+    hf_read_attention_layers(r, root, m, hf_window_rule::all_sliding);
   } else if (model_type == "olmoe") {
     hf_read_common(r, root, m, false);
     hf_read_experts(r, root, m, "num_experts", "intermediate_size");
@@ -387,20 +563,54 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
     m.qkv_bias = true;
     m.dense_ffn = r.req_int(root, "intermediate_size", hf_reader::bound::ffn);
     r.from("dense_ffn", "intermediate_size");
+    hf_read_attention_layers(r, root, m, hf_window_rule::qwen);
   } else if (model_type == "qwen2_moe") {
     hf_read_common(r, root, m, false);
     hf_read_qwen2_moe(r, root, m);
+    hf_read_attention_layers(r, root, m, hf_window_rule::qwen);
   } else if (model_type == "deepseek") {
-    if (hf_reader::find(root, "kv_lora_rank") != nullptr) {
+    if (r.find(root, "kv_lora_rank") != nullptr) {
       r.fail("kv_lora_rank", "kv_lora_rank is given but model_type deepseek (DeepSeekMoE) has no MLA; "
                              "a DeepSeek-V2/V3 config has model_type deepseek_v2 or deepseek_v3");
     }
     hf_read_common(r, root, m, false);
     hf_read_deepseek(r, root, m);
-  } else if (model_type == "deepseek_v2" || model_type == "deepseek_v3") {
+  } else if (model_type == "deepseek_v2" || model_type == "deepseek_v3" || model_type == "kimi_k2") {
+    // Kimi-K2 is the DeepSeek-V3 architecture under its own model_type (Moonshot's deployment
+    // guide: rename it to deepseek_v3 for engines that do not know it).
     hf_read_common(r, root, m, true);
     hf_read_mla(r, root, m);
     hf_read_deepseek(r, root, m);
+  } else if (model_type == "llama" || model_type == "mistral") {
+    hf_read_common(r, root, m, false, model_type == "llama" ? hf_bias::qkv_o : hf_bias::refuse);
+    m.dense_ffn = r.req_int(root, "intermediate_size", hf_reader::bound::ffn);
+    r.from("dense_ffn", "intermediate_size");
+    if (r.opt_bool(root, "mlp_bias", false)) {
+      r.fail("mlp_bias", "mlp_bias true is not supported (FFN biases are not modelled)");
+    }
+    hf_read_attention_layers(r, root, m, hf_window_rule::all_sliding);
+  } else if (model_type == "qwen3") {
+    hf_read_common(r, root, m, false, hf_bias::qkv_o);
+    m.qk_norm = true;  // Qwen3Attention: q_norm, k_norm over head_dim
+    m.dense_ffn = r.req_int(root, "intermediate_size", hf_reader::bound::ffn);
+    r.from("dense_ffn", "intermediate_size");
+    hf_read_attention_layers(r, root, m, hf_window_rule::qwen);
+  } else if (model_type == "qwen3_moe") {
+    hf_read_common(r, root, m, false, hf_bias::qkv_o);
+    hf_read_qwen2_moe(r, root, m);
+    m.qkv_bias = m.o_bias;  // Qwen3-MoE has no implicit QKV bias (Qwen2-MoE does)
+    m.shared_experts = 0;   // Qwen3-MoE has no shared expert
+    m.shared_expert_ffn = 0;
+    m.shared_expert_gate = false;
+    m.qk_norm = true;
+    hf_read_attention_layers(r, root, m, hf_window_rule::qwen);
+  } else if (model_type == "glm4_moe") {
+    hf_read_common(r, root, m, false, hf_bias::qkv);  // Glm4MoeAttention: q, k, v biases; o_proj none
+    hf_read_deepseek(r, root, m);
+    m.qk_norm = r.opt_bool(root, "use_qk_norm", false);
+  } else if (model_type == "gpt_oss") {
+    hf_read_common(r, root, m, false, hf_bias::qkv_o);
+    hf_read_gpt_oss(r, root, m);
   } else if (model_type == "dbrx") {
     m.layers = r.req_int(root, "n_layers", hf_reader::bound::layers);
     r.from("layers", "n_layers");
@@ -422,7 +632,7 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
     m.top_k = r.req_int(ffn, "moe_top_k", hf_reader::bound::experts);
     r.from("top_k", "ffn_config.moe_top_k");
     std::string act = "silu";  // DbrxFFNConfig default {"name": "silu"}: GLU experts w1, v1, w2
-    if (hf_reader::find(ffn, "ffn_act_fn") != nullptr) {
+    if (r.find(ffn, "ffn_act_fn") != nullptr) {
       act = r.opt_string(r.req_object(ffn, "ffn_act_fn"), "name", "silu");
     }
     m.ffn = hf_ffn_kind(r, act, "ffn_config.ffn_act_fn.name");
@@ -448,9 +658,19 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
   } else {
     r.fail("model_type", "model_type " + json_excerpt(*type) +
                              " is not supported (supported: mixtral, olmoe, qwen2, qwen2_moe, deepseek, "
-                             "deepseek_v2, deepseek_v3, dbrx, llama4, llama4_text)");
+                             "deepseek_v2, deepseek_v3, dbrx, llama4, llama4_text, llama, mistral, qwen3, "
+                             "qwen3_moe, gpt_oss, glm4_moe, kimi_k2)");
   }
   m.weight_bits = hf_weight_bits(r, root, text);
+  if (const json* q = r.find(root, "quantization_config");
+      q != nullptr && q->is_object() && q->value("quant_method", std::string()) == "mxfp4") {
+    if (model_type != "gpt_oss") {
+      r.fail("quantization_config.quant_method",
+             "quantization_config.quant_method \"mxfp4\" is supported for model_type gpt_oss only (the converted "
+             "modules of other families are not known)");
+    }
+    m.expert_format = mxfp4_format();  // 4-bit E2M1 elements, one 8-bit E8M0 scale per 32: 4.25 bits
+  }
 
   if (name.empty()) name = r.opt_string(root, "_name_or_path", "");
   m.name = name.empty() ? fallback_name : name;
@@ -461,22 +681,50 @@ inline model read_hf_config_in(const json& cfg, std::string name, const std::str
     if (key.empty()) r.fail(e.field(), e.what());
     r.fail(key, key + " (model field " + e.field() + "): " + e.what());
   }
-  return m;
+  hf_read_result out{std::move(m), {}};
+  // Every key of the config object (and of text_config) the reader did not look at and that is
+  // not known to be cost-neutral: named, not silently dropped.
+  const hf_node* const nodes[] = {&root, &text};
+  for (const hf_node* node : nodes) {
+    if (node != &root && node->j == root.j) break;
+    for (const auto& [key, value] : node->j->items()) {
+      const std::string p = hf_reader::path(*node, key);
+      if (r.was_read(p) || hf_cost_neutral_key(key) || (node == &root && text.j != root.j && key == "text_config")) {
+        continue;
+      }
+      // Off: null, false, 0 or an empty list cost nothing.
+      if (value.is_null() || (value.is_boolean() && !value.get<bool>()) || (value.is_number() && value == 0) ||
+          (value.is_array() && value.empty())) {
+        continue;
+      }
+      out.warnings.push_back({p, "[strata.hf_config] " + (file.empty() ? std::string() : file + ": ") + p +
+                                     " is ignored: " + hf_ignored_reason(key)});
+    }
+  }
+  return out;
 }
 
 }  // namespace detail
 
-/// Reads a model from a parsed Hugging Face `config.json`; `name` overrides `_name_or_path`.
-/// Throws `config_error` naming the JSON key path (see the file comment for the keys read).
-inline model read_hf_config(const json& cfg, std::string name = {}) {
+/// Reads a model from a parsed Hugging Face `config.json` and names every key it ignored that may
+/// change time or memory (`hf_read_result::warnings`; programs print them). `name` overrides
+/// `_name_or_path`. Throws `config_error` naming the JSON key path (see the file comment).
+inline hf_read_result read_hf_config_with_warnings(const json& cfg, std::string name = {}) {
   return detail::read_hf_config_in(cfg, std::move(name), std::string{}, std::string{});
 }
 
-/// Reads a model from a Hugging Face `config.json` file; errors name the file and the key path.
-/// The name is `_name_or_path` if the config has one, else the file name without `.json`/`.config`.
+/// Reads a model from a parsed Hugging Face `config.json`; `name` overrides `_name_or_path`.
+/// Throws `config_error` naming the JSON key path (see the file comment for the keys read).
+inline model read_hf_config(const json& cfg, std::string name = {}) {
+  return read_hf_config_with_warnings(cfg, std::move(name)).m;
+}
+
+/// Reads a model from a Hugging Face `config.json` file and the keys it ignored; errors name the
+/// file and the key path. The name is `_name_or_path` if the config has one, else the file name
+/// without `.json`/`.config`.
 /// The file is opened under the opening rule (`core/files.hpp`): a regular file within
 /// `limits().json_file_bytes`, else a `config_error` of field `"config.json"` naming the file.
-inline model load_hf_config(const std::string& path) {
+inline hf_read_result load_hf_config_with_warnings(const std::string& path) {
   const std::string text = read_input_file(path, "config.json", limits().json_file_bytes, "json_file_bytes");
   json cfg;
   try {
@@ -488,6 +736,9 @@ inline model load_hf_config(const std::string& path) {
   }
   return detail::read_hf_config_in(cfg, std::string{}, path, detail::hf_name_from_path(path));
 }
+
+/// `load_hf_config_with_warnings` without the warnings.
+inline model load_hf_config(const std::string& path) { return load_hf_config_with_warnings(path).m; }
 
 }  // namespace v0
 }  // namespace strata

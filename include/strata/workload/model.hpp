@@ -14,6 +14,19 @@
 /// RMSNorm weights of h·dh and kv·dh (`OlmoeAttention.q_norm`, `k_norm` in transformers); Llama-4's
 /// QK norm is a weightless L2 norm (`Llama4TextL2Norm`), so it adds no parameters.
 ///
+/// Attention per layer: every layer is `full` (attends to the whole context) unless the model has a
+/// `sliding_window` W > 0, in which case a `sliding` layer attends to the last W tokens only: its
+/// KV cache holds min(S, W) tokens of a sequence of S and its attention work is bounded by W
+/// (`attended_tokens`). `layer_attention` lists each layer's kind (gpt-oss alternates sliding and
+/// full); empty with W > 0 means every layer slides (Mistral-7B-v0.1). Attention sinks (gpt-oss)
+/// are one learned logit per head and layer, an extra term in every softmax.
+///
+/// Weight formats per component: routed experts, attention projections and the embeddings (input
+/// table and LM head) each have a `weight_format` — element bits plus one `scale_bits` scale per
+/// `block` elements, so MXFP4 (OCP Microscaling: E2M1 elements, one E8M0 scale per 32) stores
+/// 4 + 8/32 = 4.25 bits per weight. A format with `bits` 0 is the model's `weight_bits`, which
+/// also holds every other weight (dense FFN, shared experts, router, norms).
+///
 /// MLA (DeepSeek-V2 §2.1): q = x·W_dq (d × q_lora) → norm → W_uq (q_lora × h·(nope + rope)), or
 /// directly W_q (d × h·(nope + rope)) when q_lora_rank = 0; kv: W_dkv (d × (kv_lora + rope)) →
 /// norm → W_ukv (kv_lora × h·(nope + v)); out W_o (h·v × d). The KV cache holds the compressed
@@ -62,10 +75,41 @@ struct mla_dims {
   friend bool operator==(const mla_dims&, const mla_dims&) = default;
 };
 
+/// Attention kind of one layer.
+enum class attention_kind {
+  full,    ///< attends to every token of the context
+  sliding  ///< attends to the last `sliding_window` tokens
+};
+
+/// Names of the attention kinds, for JSON (Hugging Face `layer_types` spells them
+/// `full_attention` and `sliding_attention`).
+constexpr auto enum_names(attention_kind) {
+  return std::array{std::pair{attention_kind::full, "full"}, std::pair{attention_kind::sliding, "sliding"}};
+}
+
+/// How one component's weights are stored: `bits` per element plus one `scale_bits` scale per
+/// `block` elements. `bits` 0: the model's `weight_bits`, no scales.
+struct weight_format {
+  int bits = 0;        ///< bits per element (0: the model's weight_bits)
+  int scale_bits = 0;  ///< bits of one scale
+  int block = 0;       ///< elements per scale (0: no scales)
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("bits", s.bits);
+    v("scale_bits", s.scale_bits);
+    v("block", s.block);
+  }
+  friend bool operator==(const weight_format&, const weight_format&) = default;
+};
+
+/// MXFP4 (OCP Microscaling Formats v1.0, §5: E2M1 elements, one E8M0 scale per block of 32).
+constexpr weight_format mxfp4_format() { return {.bits = 4, .scale_bits = 8, .block = 32}; }
+
 /// A decoder-only transformer, dense or MoE.
 struct model {
   std::string name;                 ///< e.g. "Mixtral-8x7B"
-  std::string family;               ///< HF model_type: mixtral, olmoe, qwen2, qwen2_moe, deepseek, deepseek_v2, deepseek_v3, dbrx, llama4 (also for a bare llama4_text config)
+  std::string family;               ///< HF model_type: mixtral, olmoe, qwen2, qwen2_moe, deepseek, deepseek_v2, deepseek_v3, dbrx, llama4 (also for a bare llama4_text config), llama, mistral, qwen3, qwen3_moe, gpt_oss, glm4_moe, kimi_k2
   int layers = 0;                   ///< decoder layers (num_hidden_layers)
   int hidden = 0;                   ///< hidden size d
   int heads = 0;                    ///< attention (query) heads
@@ -96,6 +140,15 @@ struct model {
   int weight_bits = 16;             ///< bits per weight (BF16/FP16 = 16, FP8 = 8)
   int kv_bits = 16;                 ///< bits per KV-cache value
 
+  int sliding_window = 0;                       ///< tokens a sliding layer attends to (0: none)
+  std::vector<attention_kind> layer_attention{};  ///< each layer's kind; empty: all full, or all sliding if sliding_window > 0
+  bool attention_sinks = false;                 ///< one learned sink logit per head and layer (gpt-oss)
+  bool o_bias = false;                          ///< bias on the attention output projection (gpt-oss, Llama attention_bias)
+  bool expert_bias = false;                     ///< biases on the expert projections and the router (gpt-oss)
+  weight_format expert_format{};                ///< routed experts' storage (bits 0: weight_bits)
+  weight_format attention_format{};             ///< attention projections' storage
+  weight_format embedding_format{};             ///< embedding table and LM head storage
+
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
     v("name", s.name);
@@ -123,6 +176,14 @@ struct model {
     v("shared_expert_gate", s.shared_expert_gate);
     v("weight_bits", s.weight_bits);
     v("kv_bits", s.kv_bits);
+    v("sliding_window", s.sliding_window);
+    v("layer_attention", s.layer_attention);
+    v("attention_sinks", s.attention_sinks);
+    v("o_bias", s.o_bias);
+    v("expert_bias", s.expert_bias);
+    v("expert_format", s.expert_format);
+    v("attention_format", s.attention_format);
+    v("embedding_format", s.embedding_format);
   }
   friend bool operator==(const model&, const model&) = default;
 
@@ -131,6 +192,16 @@ struct model {
   /// True if layer `i` is a MoE layer.
   [[nodiscard]] bool is_moe_layer(int i) const {
     return experts > 0 && i >= first_dense_layers && (i + moe_layer_offset) % moe_layer_step == 0;
+  }
+  /// True if layer `i` attends to a sliding window of `sliding_window` tokens.
+  [[nodiscard]] bool is_sliding_layer(int i) const {
+    if (sliding_window <= 0) return false;
+    return layer_attention.empty() || layer_attention[static_cast<std::size_t>(i)] == attention_kind::sliding;
+  }
+  /// Tokens of a context of `context` that layer `i` attends to and caches: min(context, W) for a
+  /// sliding layer, the whole context otherwise.
+  [[nodiscard]] double attended_tokens(int i, double context) const {
+    return is_sliding_layer(i) && context > sliding_window ? double(sliding_window) : context;
   }
   /// Number of MoE layers.
   [[nodiscard]] int moe_layers() const {
@@ -159,8 +230,17 @@ inline std::int64_t attention_params(const model& m) {
   const std::int64_t dh = m.head_dim, kv = m.kv_heads;
   std::int64_t p = d * h * dh + 2 * d * kv * dh + h * dh * d;
   if (m.qkv_bias) p += h * dh + 2 * kv * dh;
+  if (m.o_bias) p += d;
+  if (m.attention_sinks) p += h;
   // OLMoE: RMSNorm over the full q (h·dh) and k (kv·dh) projections. Llama-4: weightless L2 norm.
-  if (m.qk_norm && m.family != "llama4") p += (h + kv) * dh;
+  // Qwen3, GLM-4.5: RMSNorm per head (q_norm, k_norm of dh weights each, shared by the heads).
+  if (m.qk_norm) {
+    if (m.family == "qwen3" || m.family == "qwen3_moe" || m.family == "glm4_moe") {
+      p += 2 * dh;
+    } else if (m.family != "llama4") {
+      p += (h + kv) * dh;
+    }
+  }
   return p;
 }
 
@@ -194,6 +274,8 @@ inline param_counts count_params_checked(const model& m) {
   c.per_expert = m.experts > 0 ? checked_mul(checked_mul(m.ffn == ffn_kind::swiglu ? 3 : 2, d, id, "hidden"),
                                              m.expert_ffn, id, "expert_ffn")
                                : 0;
+  // gpt-oss: biases on the fused gate/up (2·f, or f for GeLU) and the down projection (d).
+  if (m.expert_bias && m.experts > 0) c.per_expert += (m.ffn == ffn_kind::swiglu ? 2 : 1) * std::int64_t(m.expert_ffn) + d;
   const std::int64_t attn = attention_params(m);
   const std::int64_t norms = 2 * d;
   const std::int64_t shared = checked_add(
@@ -201,7 +283,7 @@ inline param_counts count_params_checked(const model& m) {
                                                 "shared_expert_ffn"),
                   id, "shared_experts"),
       m.shared_expert_gate ? d : 0, id, "shared_experts");
-  const std::int64_t router = checked_mul(m.experts, d, id, "experts");
+  const std::int64_t router = checked_mul(m.experts, d + (m.expert_bias ? 1 : 0), id, "experts");
   const std::int64_t dense = checked_mul(m.ffn == ffn_kind::swiglu ? 3 * d : 2 * d, m.dense_ffn, id, "dense_ffn");
   const std::int64_t moe_common = checked_add(checked_add(attn + norms, router, id, "experts"), shared, id, "experts");
   const std::int64_t moe_total = checked_add(moe_common, checked_mul(c.per_expert, m.experts, id, "experts"), id, "experts");
@@ -268,6 +350,26 @@ inline void validate(const model& m) {
   }
   detail::require(m.weight_bits >= 1 && m.weight_bits <= 64, id, "weight_bits", m.weight_bits, "in [1, 64]");
   detail::require(m.kv_bits >= 1 && m.kv_bits <= 64, id, "kv_bits", m.kv_bits, "in [1, 64]");
+  detail::require(m.sliding_window >= 0, id, "sliding_window", m.sliding_window, ">= 0 (0: no sliding window)");
+  if (!m.layer_attention.empty()) {
+    detail::require(static_cast<int>(m.layer_attention.size()) == m.layers, id, "layer_attention",
+                    m.layer_attention.size(), "one kind per layer (layers entries)");
+    bool any_sliding = false;
+    for (const attention_kind k : m.layer_attention) any_sliding = any_sliding || k == attention_kind::sliding;
+    if (any_sliding) {
+      detail::require(m.sliding_window >= 1, id, "sliding_window", m.sliding_window, ">= 1 (a layer is sliding)");
+    }
+  }
+  for (const auto& [f, field] : {std::pair{&m.expert_format, "expert_format"}, std::pair{&m.attention_format, "attention_format"},
+                                 std::pair{&m.embedding_format, "embedding_format"}}) {
+    const std::string name = field;
+    detail::require(f->bits >= 0 && f->bits <= 64, id, (name + ".bits").c_str(), f->bits, "in [0, 64] (0: weight_bits)");
+    detail::require(f->scale_bits >= 0 && f->scale_bits <= 64, id, (name + ".scale_bits").c_str(), f->scale_bits,
+                    "in [0, 64]");
+    detail::require(f->block >= 0 && f->block <= (1 << 20), id, (name + ".block").c_str(), f->block, "in [0, 2^20]");
+    detail::require((f->scale_bits == 0) == (f->block == 0), id, (name + ".block").c_str(), f->block,
+                    "> 0 exactly when scale_bits > 0");
+  }
   (void)detail::count_params_checked(m);  // throws if a parameter count overflows 64 bits
 }
 
@@ -284,6 +386,31 @@ inline data_size<> expert_bytes(const model& m) {
                     m.weight_bits);
 }
 
+/// Bits stored per weight in format `f` of model `m`: bits + scale_bits / block, or the model's
+/// `weight_bits` when `f.bits` is 0 (MXFP4: 4 + 8/32 = 4.25).
+inline double storage_bits(const model& m, const weight_format& f) {
+  if (f.bits == 0) return double(m.weight_bits);
+  return double(f.bits) + (f.block > 0 ? double(f.scale_bits) / double(f.block) : 0.0);
+}
+
+/// Bits the arithmetic of format `f` runs at (its element bits; the model's `weight_bits` if 0).
+inline int compute_bits(const model& m, const weight_format& f) { return f.bits == 0 ? m.weight_bits : f.bits; }
+
+/// Bytes of all weights as stored, each component in its format: routed experts, attention
+/// projections, embedding table and LM head, and the rest at `weight_bits`.
+inline data_size<> weight_storage_bytes(const model& m) {
+  const param_counts c = count_params(m);
+  if (m.expert_format.bits == 0 && m.attention_format.bits == 0 && m.embedding_format.bits == 0) {
+    return units::bit(static_cast<double>(c.total) * m.weight_bits);  // one format: the plain product
+  }
+  const double experts = double(c.per_expert) * m.experts * m.moe_layers();
+  const double attention = double(c.attention);
+  const double embedding = double(c.embedding);
+  const double rest = double(c.total) - experts - attention - embedding;
+  return units::bit(experts * storage_bits(m, m.expert_format) + attention * storage_bits(m, m.attention_format) +
+                    embedding * storage_bits(m, m.embedding_format) + rest * m.weight_bits);
+}
+
 namespace detail {
 /// `kv_bytes_per_token_layer` of a model already validated.
 inline data_size<> kv_bytes_per_token_layer_valid(const model& m) {
@@ -298,6 +425,15 @@ inline data_size<> kv_bytes_per_token_layer_valid(const model& m) {
 inline data_size<> kv_bytes_per_token_layer(const model& m) {
   validate(m);
   return detail::kv_bytes_per_token_layer_valid(m);
+}
+
+/// KV-cache bytes of one sequence of `context` tokens over every layer: Σ_l min(context, W_l) ·
+/// (bytes per token per layer), a sliding layer holding at most its window.
+inline data_size<> kv_bytes_per_sequence(const model& m, double context) {
+  const data_size<> per = kv_bytes_per_token_layer(m);
+  double tokens = 0.0;
+  for (int l = 0; l < m.layers; ++l) tokens += m.attended_tokens(l, context);
+  return per * tokens;
 }
 
 }  // namespace v0

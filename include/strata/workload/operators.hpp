@@ -173,6 +173,14 @@ struct op_builder {
   const step_shape& s;
   std::vector<op>& out;
   double wbyte, abyte, kvbyte, T;
+  // Per-component weight formats (model.hpp): bytes per weight and arithmetic bits of the routed
+  // experts, the attention projections and the embedding table / LM head.
+  double wbyte_expert = storage_bits(m, m.expert_format) / 8.0;
+  double wbyte_attention = storage_bits(m, m.attention_format) / 8.0;
+  double wbyte_embedding = storage_bits(m, m.embedding_format) / 8.0;
+  int bits_expert = compute_bits(m, m.expert_format);
+  int bits_attention = compute_bits(m, m.attention_format);
+  int bits_embedding = compute_bits(m, m.embedding_format);
 
   void push(op_kind kind, data_class reads, int layer, double weights, double flops,
             double act_values, double kv_b = 0.0, double tokens = -1.0) {
@@ -183,11 +191,19 @@ struct op_builder {
     o.layer = layer;
     o.tokens = tokens < 0.0 ? T : tokens;
     o.flops = op_count<>::from_si(flops);
-    o.weight_bytes = data_size<>::from_si(weights * wbyte);
+    const bool expert = kind == op_kind::routed_experts || kind == op_kind::expert;
+    const bool attention = kind == op_kind::qkv_proj || kind == op_kind::out_proj;
+    const bool embedding = kind == op_kind::embedding || kind == op_kind::lm_head;
+    o.weight_bytes = data_size<>::from_si(
+        weights * (expert ? wbyte_expert : attention ? wbyte_attention : embedding ? wbyte_embedding : wbyte));
     o.activation_bytes = data_size<>::from_si(act_values * abyte);
     o.kv_bytes = data_size<>::from_si(kv_b);
     // Matrix work with weights runs at the weights' precision, the rest at the activations'.
-    o.bits = weights > 0.0 ? m.weight_bits : s.activation_bits;
+    o.bits = weights <= 0.0 ? s.activation_bits
+             : expert       ? bits_expert
+             : attention    ? bits_attention
+             : embedding    ? bits_embedding
+                            : m.weight_bits;
   }
   // A projection of `p` weights mapping `in` to `out` values per token.
   void proj(op_kind kind, data_class reads, int layer, double p, double in, double outv) {
@@ -236,13 +252,14 @@ inline void check_histogram_layers(const model& m, const expert_histogram& hist)
 /// per-layer property that changes the operators must enter the key.
 struct layer_key {
   bool moe = false;
-  int moe_index = -1;  ///< with a histogram: the MoE layer's row; else −1
+  bool sliding = false;  ///< a sliding-window attention layer (`model::is_sliding_layer`)
+  int moe_index = -1;    ///< with a histogram: the MoE layer's row; else −1
   friend bool operator==(const layer_key&, const layer_key&) = default;
 };
 
 inline layer_key key_of_layer(const model& m, int l, int moe_index, bool exact_routing) {
   const bool moe = m.is_moe_layer(l);
-  return {moe, moe && exact_routing ? moe_index : -1};
+  return {moe, m.is_sliding_layer(l), moe && exact_routing ? moe_index : -1};
 }
 
 /// The embedding: a gather of T rows of the table.
@@ -258,23 +275,27 @@ inline void push_layer(op_builder& b, const layer_terms& k, int l, int moe_index
   b.push(op_kind::attn_norm, data_class::non_nmp, l, d, 4.0 * d * T, 2.0 * T * d);
   // Attention projections: the whole attention block's weights minus the output projection.
   b.proj(op_kind::qkv_proj, data_class::weights, l, k.attn_params - o_params, d, q_out + kv_out);
-  // Attention core.
+  // Attention core. A sliding layer attends to at most W tokens (`attended_tokens`): decode
+  // reads Sw = min(S, W) cached tokens; prefill has Σ_i min(i, W) query–key pairs. A sink adds
+  // one softmax term per head and query.
   {
     double flops = 0.0, scores = 0.0;
     const double ctx_out = m.is_mla() ? h * m.mla.v_head_dim : h * m.head_dim;
+    const double Sw = m.attended_tokens(l, S);
+    const double sinks = m.attention_sinks ? 1.0 : 0.0;
     if (k.decode) {
       const double qk_dim = m.is_mla() ? m.mla.kv_lora_rank + m.mla.qk_rope_head_dim : m.head_dim;
       const double v_dim = m.is_mla() ? m.mla.kv_lora_rank : m.head_dim;
-      scores = B * h * S;
-      flops = 2.0 * B * h * S * (qk_dim + v_dim) + 5.0 * scores;
-      // Reads the S cached tokens and appends the new token's entry.
-      b.push(op_kind::attention, data_class::kv, l, 0.0, flops, B * (q_out + ctx_out), B * (S + 1.0) * b.kvbyte);
+      scores = B * h * Sw;
+      flops = 2.0 * B * h * Sw * (qk_dim + v_dim) + 5.0 * (scores + B * h * sinks);
+      // Reads the Sw cached tokens and appends the new token's entry.
+      b.push(op_kind::attention, data_class::kv, l, 0.0, flops, B * (q_out + ctx_out), B * (Sw + 1.0) * b.kvbyte);
     } else {
-      const double pairs = S * (S + 1.0) / 2.0;
+      const double pairs = Sw < S ? Sw * (Sw + 1.0) / 2.0 + (S - Sw) * Sw : S * (S + 1.0) / 2.0;
       const double qk_dim = m.is_mla() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : m.head_dim;
       const double v_dim = m.is_mla() ? m.mla.v_head_dim : m.head_dim;
       scores = B * h * pairs;
-      flops = 2.0 * B * h * pairs * (qk_dim + v_dim) + 5.0 * scores;
+      flops = 2.0 * B * h * pairs * (qk_dim + v_dim) + 5.0 * (scores + B * h * S * sinks);
       b.push(op_kind::attention, data_class::kv, l, 0.0, flops, T * (q_out + kv_out + ctx_out), B * S * b.kvbyte);
     }
   }

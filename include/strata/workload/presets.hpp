@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// Eleven published models (ten MoE, one dense) as `strata::model` presets, written out as
+/// Seventeen published models (thirteen MoE, four dense) as `strata::model` presets, written out as
 /// data from each model's Hugging Face `config.json` (the same files, or copies of them, are the
 /// fixtures in `tests/data/hf/`; the tests check that each preset equals what `read_hf_config`
 /// reads from its fixture, and that its parameter count matches the published figure).
@@ -187,6 +187,87 @@ inline model qwen1_5_moe_a2_7b() {
           .shared_expert_ffn = 5632, .shared_expert_gate = true, .weight_bits = 16, .kv_bits = 16};
 }
 
+/// Llama-3.1-8B (Meta, July 2024): dense, 32 layers, GQA 32/8, FFN 14336, vocabulary 128256.
+/// Source: meta-llama/Llama-3.1-8B config.json (verbatim copy in GitHub citsjtu2020/LLM-Prof
+/// sglang/Model_Config.md) [Llama 3.1 model card: 8B parameters].
+inline model llama3_1_8b() {
+  return {.name = "Llama-3.1-8B", .family = "llama", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
+          .head_dim = 128, .mla = {}, .vocab = 128256, .tie_embeddings = false, .qkv_bias = false,
+          .qk_norm = false, .ffn = ffn_kind::swiglu, .dense_ffn = 14336, .first_dense_layers = 0,
+          .moe_layer_step = 1, .moe_layer_offset = 0, .experts = 0, .top_k = 0, .expert_ffn = 0,
+          .shared_experts = 0, .shared_expert_ffn = 0, .shared_expert_gate = false, .weight_bits = 16,
+          .kv_bits = 16};
+}
+
+/// Mistral-Nemo-Base-2407 (Mistral AI and NVIDIA, July 2024): dense, 40 layers, GQA 32/8 of 128,
+/// FFN 14336, vocabulary 131072 (Tekken), no sliding window.
+/// Source: mistralai/Mistral-Nemo-Base-2407 config.json (transformers dump in GitHub
+/// kevinstephano/thunder_model_blocks) [Mistral AI, "Mistral NeMo", July 2024: 12B parameters].
+inline model mistral_nemo_base_2407() {
+  return {.name = "Mistral-Nemo-Base-2407", .family = "mistral", .layers = 40, .hidden = 5120, .heads = 32,
+          .kv_heads = 8, .head_dim = 128, .mla = {}, .vocab = 131072, .tie_embeddings = false, .qkv_bias = false,
+          .qk_norm = false, .ffn = ffn_kind::swiglu, .dense_ffn = 14336, .first_dense_layers = 0,
+          .moe_layer_step = 1, .moe_layer_offset = 0, .experts = 0, .top_k = 0, .expert_ffn = 0,
+          .shared_experts = 0, .shared_expert_ffn = 0, .shared_expert_gate = false, .weight_bits = 16,
+          .kv_bits = 16};
+}
+
+/// Qwen3-8B (Qwen, April 2025): dense, 36 layers, GQA 32/8 of 128, per-head QK norm, FFN 12288.
+/// Source: Qwen/Qwen3-8B config.json (verbatim copy in GitHub citsjtu2020/LLM-Prof
+/// sglang/Model_Config.md) [Qwen3-8B model card: 8.2B parameters, 6.95B non-embedding].
+inline model qwen3_8b() {
+  return {.name = "Qwen3-8B", .family = "qwen3", .layers = 36, .hidden = 4096, .heads = 32, .kv_heads = 8,
+          .head_dim = 128, .mla = {}, .vocab = 151936, .tie_embeddings = false, .qkv_bias = false,
+          .qk_norm = true, .ffn = ffn_kind::swiglu, .dense_ffn = 12288, .first_dense_layers = 0,
+          .moe_layer_step = 1, .moe_layer_offset = 0, .experts = 0, .top_k = 0, .expert_ffn = 0,
+          .shared_experts = 0, .shared_expert_ffn = 0, .shared_expert_gate = false, .weight_bits = 16,
+          .kv_bits = 16};
+}
+
+/// Qwen3-30B-A3B (Qwen, April 2025): 48 MoE layers of 128 experts of 768, top-8, no shared
+/// expert, GQA 32/4 of 128, per-head QK norm.
+/// Source: Qwen/Qwen3-30B-A3B config.json (verbatim copy in GitHub citsjtu2020/LLM-Prof
+/// sglang/Model_Config.md) [Qwen3-30B-A3B model card: 30.5B total, 3.3B activated].
+inline model qwen3_30b_a3b() {
+  return {.name = "Qwen3-30B-A3B", .family = "qwen3_moe", .layers = 48, .hidden = 2048, .heads = 32,
+          .kv_heads = 4, .head_dim = 128, .mla = {}, .vocab = 151936, .tie_embeddings = false, .qkv_bias = false,
+          .qk_norm = true, .ffn = ffn_kind::swiglu, .dense_ffn = 6144, .first_dense_layers = 0,
+          .moe_layer_step = 1, .moe_layer_offset = 1, .experts = 128, .top_k = 8, .expert_ffn = 768,
+          .shared_experts = 0, .shared_expert_ffn = 0, .shared_expert_gate = false, .weight_bits = 16,
+          .kv_bits = 16};
+}
+
+/// gpt-oss-20b (OpenAI, August 2025): 24 MoE layers of 32 experts of 2880, top-4, with biases;
+/// GQA 64/8 of 64 with q, k, v, o biases and one attention sink per head; layers alternate a
+/// 128-token sliding window and full attention; experts in MXFP4 (4.25 bits), the rest BF16.
+/// Source: openai/gpt-oss-20b config.json (see tests/data/hf/README.md) [gpt-oss model card,
+/// arXiv:2508.10925, Table 1: 20.91B total, 3.61B active].
+inline model gpt_oss_20b() {
+  std::vector<attention_kind> kinds;
+  for (int i = 0; i < 24; ++i) kinds.push_back(i % 2 == 0 ? attention_kind::sliding : attention_kind::full);
+  return {.name = "gpt-oss-20b", .family = "gpt_oss", .layers = 24, .hidden = 2880, .heads = 64, .kv_heads = 8,
+          .head_dim = 64, .mla = {}, .vocab = 201088, .tie_embeddings = false, .qkv_bias = true, .qk_norm = false,
+          .ffn = ffn_kind::swiglu, .dense_ffn = 0, .first_dense_layers = 0, .moe_layer_step = 1,
+          .moe_layer_offset = 0, .experts = 32, .top_k = 4, .expert_ffn = 2880, .shared_experts = 0,
+          .shared_expert_ffn = 0, .shared_expert_gate = false, .weight_bits = 16, .kv_bits = 16,
+          .sliding_window = 128, .layer_attention = kinds, .attention_sinks = true, .o_bias = true,
+          .expert_bias = true, .expert_format = mxfp4_format(), .attention_format = {}, .embedding_format = {}};
+}
+
+/// GLM-4.5-Air (Zhipu AI / Z.ai, July 2025): 46 layers, the first dense (FFN 10944), then MoE of
+/// 128 experts of 1408, top-8, one shared expert; 96 query heads of 128 over 8 KV heads, q, k, v
+/// biases. Its one multi-token-prediction layer (num_nextn_predict_layers) is not modelled.
+/// Source: zai-org/GLM-4.5-Air config.json (see tests/data/hf/README.md) [GLM-4.5-Air model card:
+/// 106B total, 12B active].
+inline model glm4_5_air() {
+  return {.name = "GLM-4.5-Air", .family = "glm4_moe", .layers = 46, .hidden = 4096, .heads = 96, .kv_heads = 8,
+          .head_dim = 128, .mla = {}, .vocab = 151552, .tie_embeddings = false, .qkv_bias = true,
+          .qk_norm = false, .ffn = ffn_kind::swiglu, .dense_ffn = 10944, .first_dense_layers = 1,
+          .moe_layer_step = 1, .moe_layer_offset = 0, .experts = 128, .top_k = 8, .expert_ffn = 1408,
+          .shared_experts = 1, .shared_expert_ffn = 1408, .shared_expert_gate = false, .weight_bits = 16,
+          .kv_bits = 16};
+}
+
 }  // namespace presets
 
 namespace detail {
@@ -194,8 +275,8 @@ namespace detail {
 using preset_fn = model (*)();
 
 /// Canonical names and makers, in the order `preset_names` lists them.
-inline const std::array<std::pair<std::string_view, preset_fn>, 11>& preset_table() {
-  static const std::array<std::pair<std::string_view, preset_fn>, 11> table{{
+inline const std::array<std::pair<std::string_view, preset_fn>, 17>& preset_table() {
+  static const std::array<std::pair<std::string_view, preset_fn>, 17> table{{
       {"OLMoE-1B-7B-0924", &presets::olmoe_1b_7b_0924},
       {"Mixtral-8x7B", &presets::mixtral_8x7b},
       {"Mixtral-8x22B", &presets::mixtral_8x22b},
@@ -207,6 +288,12 @@ inline const std::array<std::pair<std::string_view, preset_fn>, 11>& preset_tabl
       {"DeepSeek-V3", &presets::deepseek_v3},
       {"DeepSeekMoE-16B", &presets::deepseek_moe_16b},
       {"Qwen1.5-MoE-A2.7B", &presets::qwen1_5_moe_a2_7b},
+      {"Llama-3.1-8B", &presets::llama3_1_8b},
+      {"Mistral-Nemo-Base-2407", &presets::mistral_nemo_base_2407},
+      {"Qwen3-8B", &presets::qwen3_8b},
+      {"Qwen3-30B-A3B", &presets::qwen3_30b_a3b},
+      {"gpt-oss-20b", &presets::gpt_oss_20b},
+      {"GLM-4.5-Air", &presets::glm4_5_air},
   }};
   return table;
 }

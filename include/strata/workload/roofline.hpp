@@ -76,6 +76,9 @@ struct basic_roofline_machine {
   op_rate<T> peak_flops{};                 ///< dense FP16/BF16 peak per device
   op_rate<T> peak_flops_8bit{};            ///< dense 8-bit (FP8) peak per device; 0: no 8-bit
                                            ///< path, 8-bit operators run at `peak_flops`
+  op_rate<T> peak_flops_4bit{};            ///< dense 4-bit (FP4/MXFP4) peak per device; 0: no
+                                           ///< 4-bit path, 4-bit weights are dequantised and run
+                                           ///< at `peak_flops`
   T compute_efficiency = T(1.0);           ///< achievable fraction of peak (kernels)
   T memory_efficiency = T(1.0);            ///< achievable fraction of bandwidth
   std::vector<memory_tier<T>> tiers;       ///< memory per device
@@ -98,6 +101,7 @@ struct basic_roofline_machine {
     v("devices", s.devices);
     v("peak_flops", s.peak_flops);
     v("peak_flops_8bit", s.peak_flops_8bit);
+    v("peak_flops_4bit", s.peak_flops_4bit);
     v("compute_efficiency", s.compute_efficiency);
     v("memory_efficiency", s.memory_efficiency);
     v("tiers", s.tiers);
@@ -133,6 +137,7 @@ basic_roofline_machine<T> machine_cast(const roofline_machine& m) {
   r.devices = m.devices;
   r.peak_flops = quantity_cast<T>(m.peak_flops);
   r.peak_flops_8bit = quantity_cast<T>(m.peak_flops_8bit);
+  r.peak_flops_4bit = quantity_cast<T>(m.peak_flops_4bit);
   r.compute_efficiency = T(m.compute_efficiency);
   r.memory_efficiency = T(m.memory_efficiency);
   for (const auto& t : m.tiers) {
@@ -161,6 +166,7 @@ void validate(const basic_roofline_machine<T>& m) {
   detail::require(m.devices >= 1, id, "devices", m.devices, ">= 1");
   detail::require_positive(value_of(m.peak_flops), id, "peak_flops", "FLOP/s");
   detail::require_nonnegative(value_of(m.peak_flops_8bit), id, "peak_flops_8bit", "FLOP/s");
+  detail::require_nonnegative(value_of(m.peak_flops_4bit), id, "peak_flops_4bit", "FLOP/s");
   detail::require_in(value_of(m.compute_efficiency), 1e-6, 1.0, id, "compute_efficiency");
   detail::require_in(value_of(m.memory_efficiency), 1e-6, 1.0, id, "memory_efficiency");
   detail::require(!m.tiers.empty(), id, "tiers", m.tiers.size(), "non-empty");
@@ -237,14 +243,26 @@ duration<T> roofline_memory_time(const data_size<T>& bytes, const bandwidth<T>& 
   return stream_time(bytes, bw * (devices * efficiency), latency);
 }
 
+/// The compute peak an operator of `bits`-bit weights runs at: 4-bit (FP4, MXFP4) at
+/// `peak_flops_4bit` and 5- to 8-bit at `peak_flops_8bit` where the machine has that path (> 0);
+/// otherwise the weights are dequantised and the matrix work runs at the 16-bit `peak_flops`
+/// (e.g. MXFP4 experts on an H100, which has FP8 but no FP4 tensor cores).
+template <class T>
+const op_rate<T>& peak_of(const basic_roofline_machine<T>& m, int bits) {
+  if (bits <= 4) return value_of(m.peak_flops_4bit) > 0.0 ? m.peak_flops_4bit : m.peak_flops;
+  if (bits <= 8 && value_of(m.peak_flops_8bit) > 0.0) return m.peak_flops_8bit;
+  return m.peak_flops;
+}
+
 /// Roofline cost of one operator (unchecked: validate the machine first). The operator's counts
 /// are plain numbers; the machine's scalar is the result's.
 template <class T>
 basic_op_cost<T> cost_of(const op& o, const basic_roofline_machine<T>& m) {
   const T n = T(m.devices);
   basic_op_cost<T> c;
-  // Compute peak per precision: 8-bit operators use the 8-bit path where the machine has one.
-  const op_rate<T>& peak = o.bits <= 8 && value_of(m.peak_flops_8bit) > 0.0 ? m.peak_flops_8bit : m.peak_flops;
+  // Compute peak per precision (`peak_of`): the operator's format where the machine has a path
+  // for it, else the dequantised 16-bit path.
+  const op_rate<T>& peak = peak_of(m, o.bits);
   const op_count<T> flops = quantity_cast<T>(o.flops);
   c.compute_time = roofline_compute_time(flops, peak, m.compute_efficiency, n);
   const auto& main_tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// "Does my model run here, and how well does the library describe it?" — a coverage verdict per
+/// (model, machine), the same one `strata-eval list --support` tabulates and `strata-eval eval`
+/// prints with every result:
+///
+/// - `refused: <why>` — the library gives no result: the model does not fit the machine's memory
+///   on up to `max_devices` cards (vLLM's start-up test, `check_fit`) at the reference step.
+///   (A config naming a mechanism the library does not model — linear or sparse attention layers
+///   — is refused earlier, by the reader, with a `config_error`.)
+/// - `approximated: <what>; <what>` — a result, with each approximation named:
+///   - the card's serving knobs (η_m, η_c, t_o) are the published fit's over other cards' rows
+///     (`knobs_note`: H200, B200, MI300X, MI325X have no published row in the set);
+///   - a weight format the card has no tensor-core path for: 4-bit weights on a card without FP4
+///     are dequantised and computed at the 16-bit rate, 8-bit weights on a card without FP8 at the
+///     16-bit rate (`peak_of` in `workload/roofline.hpp`);
+///   - every config key the reader ignored that may change time or memory (`hf_warning`), e.g.
+///     DeepSeek-V3's multi-token-prediction layer (`num_nextn_predict_layers`).
+/// - `supported` — none of the above.
+///
+/// Presets carry the ignored keys of the config they were written from (`preset_ignored_keys`;
+/// `tests/workload/hf_config_test.cpp` checks them against the fixtures), so a preset and its
+/// config get the same verdict.
+///
+/// \code
+/// const strata::coverage_verdict v = strata::gpu_coverage(strata::preset("gpt-oss-20b"), "h100_sxm5");
+/// // v.text(): "approximated: 4-bit experts dequantised to BF16 (no FP4 path on H100 SXM5)"
+/// \endcode
+
+#include <array>        // std::array
+#include <string>       // std::string
+#include <string_view>  // std::string_view
+#include <utility>      // std::pair
+#include <vector>       // std::vector
+
+#include "strata/baseline/gpu.hpp"
+#include "strata/baseline/validated_gpu.hpp"
+#include "strata/workload/hf_config.hpp"
+#include "strata/workload/model.hpp"
+#include "strata/workload/operators.hpp"
+#include "strata/workload/roofline.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// The three verdicts.
+enum class coverage_kind { supported, approximated, refused };
+constexpr auto enum_names(coverage_kind) {
+  return std::array{std::pair{coverage_kind::supported, "supported"},
+                    std::pair{coverage_kind::approximated, "approximated"},
+                    std::pair{coverage_kind::refused, "refused"}};
+}
+
+/// A verdict and its reasons (approximations, or why it is refused).
+struct coverage_verdict {
+  coverage_kind kind = coverage_kind::supported;
+  std::vector<std::string> reasons;
+  int devices = 0;  ///< tensor-parallel degree the check used (0: none fits)
+
+  /// "supported", "approximated: a; b" or "refused: why".
+  [[nodiscard]] std::string text() const {
+    std::string t = kind == coverage_kind::supported ? "supported" : kind == coverage_kind::approximated ? "approximated" : "refused";
+    for (std::size_t i = 0; i < reasons.size(); ++i) t += (i == 0 ? ": " : "; ") + reasons[i];
+    return t;
+  }
+};
+
+/// The keys each preset's source config has that the reader ignores although they may change
+/// cost (the warnings `load_hf_config_with_warnings` gives for its fixture).
+inline std::vector<std::string> preset_ignored_keys(std::string_view preset_name) {
+  if (preset_name == "DeepSeek-V3" || preset_name == "GLM-4.5-Air") return {"num_nextn_predict_layers"};
+  if (preset_name == "Llama-4-Scout-17B-16E") return {"vision_config", "text_config.attention_chunk_size"};
+  return {};
+}
+
+namespace detail {
+inline std::string coverage_key_reason(const std::string& key) {
+  if (key == "num_nextn_predict_layers" || key == "text_config.num_nextn_predict_layers") {
+    return "multi-token-prediction layers not modelled (num_nextn_predict_layers)";
+  }
+  if (key == "vision_config") return "vision encoder not modelled (vision_config)";
+  if (key == "text_config.attention_chunk_size" || key == "attention_chunk_size") {
+    return "chunked attention taken as full attention (" + key + ")";
+  }
+  return "config key " + key + " ignored";
+}
+}  // namespace detail
+
+/// The approximations of model `m` on `machine` (a validated roofline machine): weight formats
+/// the machine has no path for, and `ignored_keys` of the model's config. Never `refused`.
+inline coverage_verdict model_coverage(const model& m, const roofline_machine& machine,
+                                       const std::vector<std::string>& ignored_keys = {}) {
+  validate(m);
+  coverage_verdict v;
+  v.devices = machine.devices;
+  const std::string card = machine.devices > 1 ? machine.name.substr(0, machine.name.rfind(" x")) : machine.name;
+  // Each component with a format of its own, then every other weight at weight_bits.
+  const std::pair<const char*, int> parts[] = {{"experts", m.experts > 0 ? m.expert_format.bits : 0},
+                                               {"attention", m.attention_format.bits},
+                                               {"embeddings", m.embedding_format.bits},
+                                               {"weights", m.weight_bits}};
+  for (const auto& [part, bits] : parts) {
+    if (bits == 0) continue;
+    if (bits <= 4 && value_of(machine.peak_flops_4bit) <= 0.0) {
+      v.reasons.push_back(std::to_string(bits) + "-bit " + part + " dequantised to BF16 (no FP4 path on " + card + ")");
+    } else if (bits > 4 && bits <= 8 && value_of(machine.peak_flops_8bit) <= 0.0) {
+      v.reasons.push_back(std::to_string(bits) + "-bit " + part + " computed at the 16-bit rate (no FP8 path on " + card +
+                          ")");
+    }
+  }
+  for (const auto& k : ignored_keys) v.reasons.push_back(detail::coverage_key_reason(k));
+  v.kind = v.reasons.empty() ? coverage_kind::supported : coverage_kind::approximated;
+  return v;
+}
+
+/// Adds the knobs' approximation for GPU preset `gpu` when the published set has no row of it.
+inline void add_knobs_reason(coverage_verdict& v, std::string_view gpu) {
+  if (v.kind == coverage_kind::refused || published_rows_on(gpu) > 0) return;
+  v.reasons.insert(v.reasons.begin(), "serving knobs not validated on " + gpu_preset(gpu).name +
+                                          " (fitted on H100 SXM5 and A100 SXM4 rows)");
+  v.kind = coverage_kind::approximated;
+}
+
+/// The keys of reader warnings, for `model_coverage`.
+inline std::vector<std::string> warning_keys(const std::vector<hf_warning>& warnings) {
+  std::vector<std::string> keys;
+  for (const auto& w : warnings) keys.push_back(w.key);
+  return keys;
+}
+
+/// The verdict of model `m` on GPU preset `gpu` (with the published fit's knobs, `validated_gpu`)
+/// for step `shape` on up to `max_devices` cards (default: one node of 8). `ignored_keys`: the
+/// config's ignored keys (`warning_keys`, or `preset_ignored_keys` for a preset).
+inline coverage_verdict gpu_coverage(const model& m, std::string_view gpu, const std::vector<std::string>& ignored_keys = {},
+                                     const step_shape& shape = {.mode = phase::decode, .batch = 1, .context = 2048},
+                                     int max_devices = 8) {
+  const gpu_params card = validated_gpu(gpu_preset(gpu));
+  coverage_verdict v;
+  const int n = min_devices(card, m, shape, nullptr, max_devices);
+  if (n == 0) {
+    v.kind = coverage_kind::refused;
+    v.reasons.push_back("does not fit " + std::to_string(max_devices) + " x " + card.name + " (" +
+                        detail::gb_text(check_fit(card, max_devices, m, shape).required_per_device) + " per device of " +
+                        detail::gb_text(card.memory_capacity * card.usable_memory_fraction) + " usable)");
+    return v;
+  }
+  v = model_coverage(m, make_machine(card, n), ignored_keys);
+  add_knobs_reason(v, gpu);
+  return v;
+}
+
+/// On a Stratum system (`stratum/system.hpp`), which takes every layer as full attention and every
+/// weight at `weight_bits`: those approximations for `m`, and its `ignored_keys`.
+inline coverage_verdict stratum_coverage(const model& m, const std::vector<std::string>& ignored_keys = {}) {
+  validate(m);
+  coverage_verdict v;
+  bool sliding = false;
+  for (int l = 0; l < m.layers; ++l) sliding = sliding || m.is_sliding_layer(l);
+  if (sliding) v.reasons.push_back("sliding-window layers taken as full attention on a Stratum system");
+  if (m.expert_format.bits != 0 || m.attention_format.bits != 0 || m.embedding_format.bits != 0) {
+    v.reasons.push_back("per-component weight formats taken at " + std::to_string(m.weight_bits) +
+                        " bits on a Stratum system");
+  }
+  for (const auto& k : ignored_keys) v.reasons.push_back(detail::coverage_key_reason(k));
+  v.kind = v.reasons.empty() ? coverage_kind::supported : coverage_kind::approximated;
+  return v;
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -1,4 +1,5 @@
 #include "strata/baseline/coverage.hpp"
+#include "strata/workload/hf_config.hpp"
 
 #include <doctest/doctest.h>
 

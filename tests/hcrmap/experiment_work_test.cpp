@@ -86,7 +86,7 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
     ++studies;
   }
   CHECK(studies == 6);  // fig7_budget, fig7_sram_capacity, fig7_hbm_capacity, fig8_pressure, decode_shape_kv_{hbm_first,dram}
-  CHECK(serving == 2);
+  CHECK(serving == 3);  // serve_mixtral, serve_mixtral_stages, serve_dsv2lite_trace
   CHECK(largest_study == 10616832);  // fig7_*: 6 points x 6 policies x 4 windows x 6 layers x 2048 x top-6 (README)
   // The paper report's suite: prefill 7 policies and decode 12, each with the greedy ablation.
   std::int64_t largest_experiment = 0;

@@ -36,7 +36,7 @@
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/validated_gpu.hpp"
-#include "strata/workload/hf_config.hpp"
+#include "strata/workload/hf_warning.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/roofline.hpp"

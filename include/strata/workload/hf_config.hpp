@@ -78,6 +78,7 @@
 #include "strata/core/error.hpp"
 #include "strata/core/files.hpp"
 #include "strata/core/json.hpp"
+#include "strata/workload/hf_warning.hpp"
 #include "strata/core/limits.hpp"
 #include "strata/workload/model.hpp"
 
@@ -519,12 +520,6 @@ inline std::string hf_name_from_path(const std::string& path) {
 }
 
 }  // namespace detail
-
-/// A config key the reader left unread although it may change a step's time or memory.
-struct hf_warning {
-  std::string key;      ///< JSON key path, e.g. "num_nextn_predict_layers"
-  std::string message;  ///< "[strata.hf_config] <file>: <key> is ignored: <why>"
-};
 
 /// A model read from a config and the keys it ignored.
 struct hf_read_result {

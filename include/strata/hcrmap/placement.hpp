@@ -85,6 +85,10 @@ struct placement_inputs {
   std::vector<int> replica_chiplets;   ///< chiplets of the expert's existing replicas
   double stream_bytes = 0.0;  ///< the candidate's own stream per layer (S^wt, B), striped over its span
   double window_s = 1e-3;     ///< Δ_w (s) the pressures are over
+  /// D_src per compute chiplet, when `fill_source_terms` filled it from `source_tokens` (a
+  /// search that prices many candidates of one expert reads it instead of summing the sources
+  /// per candidate; the same values). Empty: computed per candidate.
+  std::vector<double> source_term;
 };
 
 /// Largest hop distance between two compute chiplets.
@@ -97,16 +101,29 @@ struct placement_terms {
   double source = 0.0, queue = 0.0, bank = 0.0, capacity = 0.0, diversity = 0.0;
 };
 
+/// D_src(e, c) of the file comment from the expert's tokens by source chiplet.
+inline double placement_source_term(const substrate& s, const std::vector<double>& source_tokens, int chiplet) {
+  const double dia = mesh_diameter(s);
+  double tok = 0.0, dist = 0.0;
+  for (std::size_t k = 0; k < source_tokens.size(); ++k) {
+    tok += source_tokens[k];
+    dist += source_tokens[k] * s.hops(static_cast<int>(k), chiplet);
+  }
+  return tok > 0.0 ? dist / tok / dia : 0.0;
+}
+
+/// Fills `in.source_term` for every compute chiplet from `in.source_tokens`.
+inline void fill_source_terms(const substrate& s, placement_inputs& in) {
+  in.source_term.resize(static_cast<std::size_t>(s.chiplets()));
+  for (int c = 0; c < s.chiplets(); ++c) in.source_term[static_cast<std::size_t>(c)] = placement_source_term(s, in.source_tokens, c);
+}
+
 /// Eq. 36's terms of `c` under `in`.
 inline placement_terms placement_cost_terms(const substrate& s, const placement_inputs& in, const place_candidate& c) {
   placement_terms t;
   const double dia = mesh_diameter(s);
-  double tok = 0.0, dist = 0.0;
-  for (std::size_t k = 0; k < in.source_tokens.size(); ++k) {
-    tok += in.source_tokens[k];
-    dist += in.source_tokens[k] * s.hops(static_cast<int>(k), c.chiplet);
-  }
-  t.source = tok > 0.0 ? dist / tok / dia : 0.0;
+  t.source = static_cast<std::size_t>(c.chiplet) < in.source_term.size() ? in.source_term[static_cast<std::size_t>(c.chiplet)]
+                                                                          : placement_source_term(s, in.source_tokens, c.chiplet);
   t.queue = static_cast<std::size_t>(c.chiplet) < in.chiplet_queue.size() ? in.chiplet_queue[static_cast<std::size_t>(c.chiplet)] : 0.0;
   for (int k = 0; k < c.span; ++k) {
     const auto b = static_cast<std::size_t>(c.bank) + static_cast<std::size_t>(k);
@@ -166,6 +183,62 @@ inline std::vector<place_candidate> feasible_candidates(const substrate& s, cons
   }
   return out;
 }
+
+/// Ω's locations for one state of a residency, probed once for every expert a search weighs:
+/// per compute chiplet and tier, the spans `feasible_candidates` would offer, each probed with
+/// `residency::has_room` (the part of `residency::can_add` that does not depend on the expert).
+/// For the state it was built on, `candidates` gives exactly `feasible_candidates`' Ω (the same
+/// spans in the same order): an expert at R^max gets none, any other the spans of the chiplets
+/// that hold none of its replicas.
+class placement_rooms {
+ public:
+  /// Probes every location of `res`'s present state.
+  void build(const substrate& s, const residency& res) {
+    chiplets_ = s.chiplets();
+    spans_.clear();
+    start_.assign(static_cast<std::size_t>(chiplets_) * 3 + 1, 0);
+    for (int c = 0; c < chiplets_; ++c) {
+      for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+        start_[static_cast<std::size_t>(c) * 3 + static_cast<std::size_t>(t)] = spans_.size();
+        const bool pooled = t == tier_kind::dram || (t == tier_kind::hbm && s.params().hbm_at == hbm_placement::behind_io);
+        (void)s.visit_homes(t, c, c, [&](int h) {
+          const auto [first, span] = s.home_banks(t, h);
+          const bool room = span > 0 && res.has_room(c, first, span);
+          if (room) spans_.push_back(place_candidate{t, c, first, span});
+          return room && !pooled;  // the nearest home with room (`residency::nearest_room`), or every one
+        });
+      }
+    }
+    start_.back() = spans_.size();
+  }
+  /// `feasible_candidates(s, res, layer, expert, tiers, moving)` for the state `build` probed, in `out`.
+  void candidates(const residency& res, int layer, int expert, const std::array<bool, 3>& tiers, int moving,
+                  std::vector<place_candidate>& out) const {
+    out.clear();
+    if (layer < 0 || layer >= res.layers() || expert < 0 || expert >= res.experts()) return;
+    const auto& mine = res.of(layer, expert);
+    if (static_cast<int>(mine.size()) >= res.params().max_replicas_per_expert) return;
+    taken_.assign(static_cast<std::size_t>(chiplets_), 0);
+    for (int i : mine) {
+      if (i != moving) taken_[res.entries()[static_cast<std::size_t>(i)].chiplet] = 1;
+    }
+    for (int c = 0; c < chiplets_; ++c) {
+      if (taken_[static_cast<std::size_t>(c)] != 0) continue;
+      for (std::size_t t = 0; t < 3; ++t) {
+        if (!tiers[t]) continue;
+        const std::size_t k = static_cast<std::size_t>(c) * 3 + t;
+        out.insert(out.end(), spans_.begin() + static_cast<std::ptrdiff_t>(start_[k]),
+                   spans_.begin() + static_cast<std::ptrdiff_t>(start_[k + 1]));
+      }
+    }
+  }
+
+ private:
+  int chiplets_ = 0;
+  std::vector<place_candidate> spans_;
+  std::vector<std::size_t> start_;  // spans_ of (chiplet c, tier t) from start_[3c + t] to start_[3c + t + 1]
+  mutable std::vector<char> taken_;
+};
 
 /// Eq. 35: the candidate of `omega` with the lowest C_place (ties by order); none when Ω is empty.
 inline std::optional<place_candidate> best_placement(const substrate& s, const placement_inputs& in,

@@ -494,7 +494,7 @@ class residency_controller {
     const double persist = d > 0.0 ? std::min(1.0, dbar / d) : 0.0;
     auto& ob = const_cast<detail::layer_obs&>(o);  // bound_after without `apply` leaves it unchanged
     const double now = est_.excess(o);             // so this holds for every tier below
-    placement_inputs in = placement_in_(o, e);
+    const placement_inputs& in = placement_in_(o, e);  // used before promote_moves_ refills it
     // Ω per tier, Eq. 35 within each tier. Candidates the budget or a full tier rules out are
     // valued for `release` below (what capacity freed elsewhere would buy).
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
@@ -502,7 +502,7 @@ class residency_controller {
       only[static_cast<std::size_t>(t)] = true;
       auto& omega = omega_;
       rooms_.candidates(*res_, o.layer, e, only, -1, omega);
-      std::optional<place_candidate> c = best_placement(*s_, in, omega, p_.placement);
+      std::optional<place_candidate> c = detail::best_placement_checked(*s_, in, omega, p_.placement);
       const bool blocked = !c.has_value();
       place_candidate cand = c.value_or(place_candidate{t, se.chiplet, se.bank, se.span});
       const double after = est_.bound_after(ob, e, cand, blocked ? 0.0 : stream_s_(o, cand), -1, false);
@@ -565,7 +565,7 @@ class residency_controller {
     const double persist = d > 0.0 ? std::min(1.0, dbar / d) : 0.0;
     auto& ob = const_cast<detail::layer_obs&>(o);  // bound_after_move without `apply` leaves it unchanged
     const double now = est_.excess(o);
-    const placement_inputs in = placement_in_(o, e, from);
+    const placement_inputs& in = placement_in_(o, e, from);
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
       if (t > res_->tier(from)) break;
       std::array<bool, 3> only{false, false, false};
@@ -575,7 +575,7 @@ class residency_controller {
       if (t == res_->tier(from)) {  // within the tier: to another chiplet only
         std::erase_if(omega, [&](const place_candidate& c) { return c.chiplet == fe.chiplet; });
       }
-      const auto cand = best_placement(*s_, in, omega, p_.placement);
+      const auto cand = detail::best_placement_checked(*s_, in, omega, p_.placement);
       if (!cand) continue;
       const double after = est_.bound_after_move(ob, e, from, *cand, stream_s_(o, *cand), false);
       const double benefit = std::max(0.0, now - after) * persist;
@@ -586,9 +586,12 @@ class residency_controller {
     }
   }
   /// Eq. 36's inputs for a replica of expert e; `moving` (≥ 0) is a replica a move releases, not
-  /// counted in the diversity term. (Within `legal_actions`: the layer's part from `place_base_`.)
-  [[nodiscard]] placement_inputs placement_in_(const detail::layer_obs& o, int e, int moving = -1) const {
-    placement_inputs in = place_base_[static_cast<std::size_t>(&o - obs_.data())];
+  /// counted in the diversity term. (Within `legal_actions`: the layer's part from `place_base_`,
+  /// in the scratch `place_in_`, valid until the next call; `p_.placement` is validated when set,
+  /// so the searches use `best_placement_checked`.)
+  [[nodiscard]] const placement_inputs& placement_in_(const detail::layer_obs& o, int e, int moving = -1) const {
+    placement_inputs& in = place_in_;
+    in = place_base_[static_cast<std::size_t>(&o - obs_.data())];
     const int C = s_->chiplets();
     in.source_tokens.assign(o.src.begin() + static_cast<std::ptrdiff_t>(e) * C, o.src.begin() + static_cast<std::ptrdiff_t>(e + 1) * C);
     for (int x : res_->of(o.layer, e)) {
@@ -721,7 +724,7 @@ class residency_controller {
     only[static_cast<std::size_t>(farther)] = true;
     auto& omega = omega_;
     rooms_.candidates(*res_, o.layer, e, only, entry, omega);
-    const auto cand_place = best_placement(*s_, placement_in_(o, e, entry), omega, p_.placement);
+    const auto cand_place = detail::best_placement_checked(*s_, placement_in_(o, e, entry), omega, p_.placement);
     if (!cand_place) return;
     const auto [mig_ok, exposure] = migration_(de.bank, de.span, *cand_place, fg);
     if (!mig_ok) return;
@@ -770,6 +773,7 @@ class residency_controller {
   mutable std::array<double, 3> tier_free_now_{};
   mutable placement_rooms rooms_;
   mutable std::vector<placement_inputs> place_base_;
+  mutable placement_inputs place_in_;
   mutable std::vector<place_candidate> omega_;
 };
 

@@ -106,6 +106,7 @@ inline double placement_source_term(const substrate& s, const std::vector<double
   const double dia = mesh_diameter(s);
   double tok = 0.0, dist = 0.0;
   for (std::size_t k = 0; k < source_tokens.size(); ++k) {
+    if (source_tokens[k] == 0.0) continue;  // adds +0.0 to both sums (at least +0.0): nothing
     tok += source_tokens[k];
     dist += source_tokens[k] * s.hops(static_cast<int>(k), chiplet);
   }
@@ -240,11 +241,12 @@ class placement_rooms {
   mutable std::vector<char> taken_;
 };
 
-/// Eq. 35: the candidate of `omega` with the lowest C_place (ties by order); none when Ω is empty.
-inline std::optional<place_candidate> best_placement(const substrate& s, const placement_inputs& in,
-                                                     const std::vector<place_candidate>& omega,
-                                                     const placement_params& p = {}) {
-  validate(p);
+namespace detail {
+/// `best_placement` with weights already checked (`validate`), for searches that call it per
+/// expert and tier with the same weights.
+inline std::optional<place_candidate> best_placement_checked(const substrate& s, const placement_inputs& in,
+                                                             const std::vector<place_candidate>& omega,
+                                                             const placement_params& p) {
   std::optional<place_candidate> best;
   double best_cost = std::numeric_limits<double>::infinity();
   for (const auto& c : omega) {
@@ -255,6 +257,15 @@ inline std::optional<place_candidate> best_placement(const substrate& s, const p
     }
   }
   return best;
+}
+}  // namespace detail
+
+/// Eq. 35: the candidate of `omega` with the lowest C_place (ties by order); none when Ω is empty.
+inline std::optional<place_candidate> best_placement(const substrate& s, const placement_inputs& in,
+                                                     const std::vector<place_candidate>& omega,
+                                                     const placement_params& p = {}) {
+  validate(p);
+  return detail::best_placement_checked(s, in, omega, p);
 }
 
 }  // namespace v0

@@ -130,7 +130,7 @@ TEST_CASE("Omega offers every DRAM home with room to every chiplet, and Eq. 35 p
   CHECK(s.banks()[static_cast<std::size_t>(best->bank)].home == s.chiplets() + 3);
 }
 
-TEST_CASE("placement_rooms gives feasible_candidates' Omega, and filled source terms Eq. 36's, bit for bit, as a residency fills") {
+TEST_CASE("placement_rooms gives feasible_candidates' Omega, and filled source and bank terms Eq. 36's, bit for bit, as a residency fills") {
   // Both HBM layouts (chiplet-local slices; stacks behind the IO chiplets, a pooled tier): 40 MB
   // experts, one per SRAM group, HBM mostly held by other data, placed at random (a fixed LCG)
   // until the budget runs out, some experts up to R^max; after each placement Ω is compared for
@@ -192,9 +192,12 @@ TEST_CASE("placement_rooms gives feasible_candidates' Omega, and filled source t
       in.stream_bytes = 4e7;
       auto filled = in;
       fill_source_terms(s, filled);
+      fill_bank_terms(s, filled, omega);
       for (const auto& k : omega) {
         CHECK(placement_cost(s, filled, k) == placement_cost(s, in, k));
         CHECK(placement_cost_terms(s, filled, k).source == placement_cost_terms(s, in, k).source);
+        CHECK(placement_cost_terms(s, filled, k).bank == placement_cost_terms(s, in, k).bank);
+        CHECK(filled.bank_term_span[static_cast<std::size_t>(k.bank)] == k.span);
       }
     }
     CHECK(compared > 1000);

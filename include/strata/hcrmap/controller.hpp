@@ -623,6 +623,7 @@ class residency_controller {
     }
     in.stream_bytes = res_->expert_bytes().si();
     in.window_s = w;
+    fill_bank_terms(*s_, in, rooms_.spans());
     return in;
   }
   void stale_(double total, const directory_layer_eval* fg, bool copy_free, std::vector<scored_action>& out) const {

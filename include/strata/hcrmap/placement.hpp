@@ -89,6 +89,10 @@ struct placement_inputs {
   /// search that prices many candidates of one expert reads it instead of summing the sources
   /// per candidate; the same values). Empty: computed per candidate.
   std::vector<double> source_term;
+  /// U^bank of the span of `bank_term_span[b]` banks from bank b, when `fill_bank_terms` filled
+  /// it from the pressures, stream and window above (0 or absent: computed per candidate).
+  std::vector<double> bank_term;
+  std::vector<int> bank_term_span;
 };
 
 /// Largest hop distance between two compute chiplets.
@@ -119,6 +123,31 @@ inline void fill_source_terms(const substrate& s, placement_inputs& in) {
   for (int c = 0; c < s.chiplets(); ++c) in.source_term[static_cast<std::size_t>(c)] = placement_source_term(s, in.source_tokens, c);
 }
 
+/// U^bank of the file comment for a span of `span` banks from `bank`, with the candidate's own stream.
+inline double placement_bank_term(const substrate& s, const placement_inputs& in, int bank, int span) {
+  double u = 0.0;
+  for (int k = 0; k < span; ++k) {
+    const auto b = static_cast<std::size_t>(bank) + static_cast<std::size_t>(k);
+    const double base = b < in.bank_pressure.size() ? in.bank_pressure[b] : 0.0;
+    const double bw = s.banks()[b].bandwidth.si();
+    u = std::max(u, base + in.stream_bytes / span / (bw * in.window_s));
+  }
+  return u;
+}
+
+/// Fills `in.bank_term` for the spans of `spans` (one per first bank: a later span from the same
+/// bank is computed per candidate).
+inline void fill_bank_terms(const substrate& s, placement_inputs& in, const std::vector<place_candidate>& spans) {
+  in.bank_term.assign(s.banks().size(), 0.0);
+  in.bank_term_span.assign(s.banks().size(), 0);
+  for (const auto& c : spans) {
+    const auto b = static_cast<std::size_t>(c.bank);
+    if (b >= in.bank_term_span.size() || in.bank_term_span[b] != 0) continue;
+    in.bank_term[b] = placement_bank_term(s, in, c.bank, c.span);
+    in.bank_term_span[b] = c.span;
+  }
+}
+
 /// Eq. 36's terms of `c` under `in`.
 inline placement_terms placement_cost_terms(const substrate& s, const placement_inputs& in, const place_candidate& c) {
   placement_terms t;
@@ -126,12 +155,9 @@ inline placement_terms placement_cost_terms(const substrate& s, const placement_
   t.source = static_cast<std::size_t>(c.chiplet) < in.source_term.size() ? in.source_term[static_cast<std::size_t>(c.chiplet)]
                                                                           : placement_source_term(s, in.source_tokens, c.chiplet);
   t.queue = static_cast<std::size_t>(c.chiplet) < in.chiplet_queue.size() ? in.chiplet_queue[static_cast<std::size_t>(c.chiplet)] : 0.0;
-  for (int k = 0; k < c.span; ++k) {
-    const auto b = static_cast<std::size_t>(c.bank) + static_cast<std::size_t>(k);
-    const double base = b < in.bank_pressure.size() ? in.bank_pressure[b] : 0.0;
-    const double bw = s.banks()[b].bandwidth.si();
-    t.bank = std::max(t.bank, base + in.stream_bytes / c.span / (bw * in.window_s));
-  }
+  const auto b0 = static_cast<std::size_t>(c.bank);
+  t.bank = b0 < in.bank_term_span.size() && in.bank_term_span[b0] == c.span ? in.bank_term[b0]
+                                                                           : placement_bank_term(s, in, c.bank, c.span);
   t.capacity = in.tier_scarcity[static_cast<std::size_t>(c.tier)];
   int nearest = -1;
   for (int r : in.replica_chiplets) {
@@ -212,6 +238,8 @@ class placement_rooms {
     }
     start_.back() = spans_.size();
   }
+  /// Every location probed with room (each chiplet's, tier by tier).
+  [[nodiscard]] const std::vector<place_candidate>& spans() const { return spans_; }
   /// `feasible_candidates(s, res, layer, expert, tiers, moving)` for the state `build` probed, in `out`.
   void candidates(const residency& res, int layer, int expert, const std::array<bool, 3>& tiers, int moving,
                   std::vector<place_candidate>& out) const {

@@ -191,7 +191,7 @@ TEST_CASE("placement_rooms gives feasible_candidates' Omega, and filled source a
       in.replica_chiplets = {c.chiplet};
       in.stream_bytes = 4e7;
       auto filled = in;
-      fill_source_terms(s, filled);
+      fill_source_terms(s, filled, next(2) == 0 ? std::vector<int>{} : chiplet_hops(s));
       fill_bank_terms(s, filled, omega);
       for (const auto& k : omega) {
         CHECK(placement_cost(s, filled, k) == placement_cost(s, in, k));

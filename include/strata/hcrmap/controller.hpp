@@ -90,7 +90,7 @@ class residency_controller {
  public:
   residency_controller(const substrate& s, const moe_layer_shape& shape, residency& res, const controller_params& p = {},
                        const critical_path_params& cp = {})
-      : s_(&s), res_(&res), shape_(shape), p_(p), cp_(cp), est_(s, res, shape, cp) {
+      : s_(&s), res_(&res), shape_(shape), p_(p), cp_(cp), est_(s, res, shape, cp), hops_(chiplet_hops(s)) {
     validate(p_);
     validate(cp_);
     const auto n = static_cast<std::size_t>(res.layers()) * static_cast<std::size_t>(res.experts());
@@ -597,7 +597,7 @@ class residency_controller {
     for (int x : res_->of(o.layer, e)) {
       if (x != moving) in.replica_chiplets.push_back(res_->entries()[static_cast<std::size_t>(x)].chiplet);
     }
-    fill_source_terms(*s_, in);
+    fill_source_terms(*s_, in, hops_);
     return in;
   }
   /// The part of Eq. 36's inputs that is the layer's, the same for each of its experts: chiplet
@@ -775,6 +775,7 @@ class residency_controller {
   mutable placement_rooms rooms_;
   mutable std::vector<placement_inputs> place_base_;
   mutable placement_inputs place_in_;
+  std::vector<int> hops_;  // chiplet_hops(*s_): D_src's distances
   mutable std::vector<place_candidate> omega_;
 };
 

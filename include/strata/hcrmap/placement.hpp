@@ -105,22 +105,42 @@ struct placement_terms {
   double source = 0.0, queue = 0.0, bank = 0.0, capacity = 0.0, diversity = 0.0;
 };
 
-/// D_src(e, c) of the file comment from the expert's tokens by source chiplet.
-inline double placement_source_term(const substrate& s, const std::vector<double>& source_tokens, int chiplet) {
+/// `s.hops(a, b)` between compute chiplets at [a·C + b], for searches that read them per
+/// candidate; empty past `max_chiplets` chiplets (C² entries).
+inline std::vector<int> chiplet_hops(const substrate& s, int max_chiplets = 256) {
+  const int C = s.chiplets();
+  std::vector<int> h;
+  if (C > max_chiplets) return h;
+  h.resize(static_cast<std::size_t>(C) * static_cast<std::size_t>(C));
+  for (int a = 0; a < C; ++a) {
+    for (int b = 0; b < C; ++b) h[static_cast<std::size_t>(a) * static_cast<std::size_t>(C) + static_cast<std::size_t>(b)] = s.hops(a, b);
+  }
+  return h;
+}
+
+/// D_src(e, c) of the file comment from the expert's tokens by source chiplet; `hops`, when not
+/// empty, is `chiplet_hops(s)` (the same distances, read instead of computed).
+inline double placement_source_term(const substrate& s, const std::vector<double>& source_tokens, int chiplet,
+                                    const std::vector<int>& hops = {}) {
   const double dia = mesh_diameter(s);
+  const auto C = static_cast<std::size_t>(s.chiplets());
+  const bool table = !hops.empty() && static_cast<std::size_t>(chiplet) < C && source_tokens.size() <= C;
   double tok = 0.0, dist = 0.0;
   for (std::size_t k = 0; k < source_tokens.size(); ++k) {
     if (source_tokens[k] == 0.0) continue;  // adds +0.0 to both sums (at least +0.0): nothing
     tok += source_tokens[k];
-    dist += source_tokens[k] * s.hops(static_cast<int>(k), chiplet);
+    dist += source_tokens[k] * (table ? hops[k * C + static_cast<std::size_t>(chiplet)] : s.hops(static_cast<int>(k), chiplet));
   }
   return tok > 0.0 ? dist / tok / dia : 0.0;
 }
 
-/// Fills `in.source_term` for every compute chiplet from `in.source_tokens`.
-inline void fill_source_terms(const substrate& s, placement_inputs& in) {
+/// Fills `in.source_term` for every compute chiplet from `in.source_tokens` (`hops` as
+/// `placement_source_term`'s).
+inline void fill_source_terms(const substrate& s, placement_inputs& in, const std::vector<int>& hops = {}) {
   in.source_term.resize(static_cast<std::size_t>(s.chiplets()));
-  for (int c = 0; c < s.chiplets(); ++c) in.source_term[static_cast<std::size_t>(c)] = placement_source_term(s, in.source_tokens, c);
+  for (int c = 0; c < s.chiplets(); ++c) {
+    in.source_term[static_cast<std::size_t>(c)] = placement_source_term(s, in.source_tokens, c, hops);
+  }
 }
 
 /// U^bank of the file comment for a span of `span` banks from `bank`, with the candidate's own stream.

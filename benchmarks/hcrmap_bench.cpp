@@ -2,17 +2,20 @@
 // 512 tokens, top-8, on single-copy static replicas plus copies of each layer's hottest experts),
 // one slow-controller decision on an observed layer with the greedy scorer and with the DQN
 // checkpoint of the repository, and the replay of an 8 000-token trace through the six compared
-// policies (`strata-eval hcrmap`), and the replay of the three-task ESFT trace in file order.
+// policies (`strata-eval hcrmap`), and the replay of the three-task ESFT trace in file order and
+// one controller decision within it.
 #include <benchmark/benchmark.h>
 
 #include "strata/chiplet/token_groups.hpp"
 #include "strata/chiplet/window.hpp"
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "strata/hcrmap/controller.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
+#include "strata/hcrmap/task_switch.hpp"
 #include "strata/hcrmap/trace_replay.hpp"
 #include "strata/workload/trace_io.hpp"
 #include "strata/workload/presets.hpp"
@@ -125,6 +128,75 @@ static void bm_controller_decision_dqn(benchmark::State& st) {
   st.counters["candidates"] = static_cast<double>(candidates);
 }
 BENCHMARK(bm_controller_decision_dqn)->Unit(benchmark::kMicrosecond);
+
+// The HCRMap session of bm_replay_task_switch/0 (DeepSeek-V2-Lite, ESFT intent → law →
+// translation in file order, decode B = 32, every MoE layer, the greedy rule): its layout
+// planned on the warm-up window, then `served` windows served and controlled as the replay does
+// (`serve_windows`), and the next window served. The session points into itself: built in place.
+struct task_switch_session {
+  strata::substrate s;
+  strata::model m = strata::preset("DeepSeek-V2-Lite");
+  strata::experiment_params xp;
+  strata::detail::experiment_setup setup;
+  std::unique_ptr<strata::detail::policy_session> session;
+  strata::detail::window_evaluation next;
+  explicit task_switch_session(int served) {
+    std::vector<strata::routing_trace> parts;
+    const std::vector<std::string> tasks{"intent", "law", "translation"};
+    for (const auto& task : tasks) {
+      parts.push_back(strata::load_trace_csv(std::string(STRATA_BENCH_DATA_DIR) + "/traces/dsv2lite_esft_trace_" + task + ".csv",
+                                             {.experts = m.experts, .label = task}));
+    }
+    const auto t = strata::concatenate_traces(parts, tasks);
+    xp.batch = 32;
+    const auto mode = strata::phase::decode;
+    const auto all = strata::windows_in_file_order(t, mode, s.chiplets(), strata::tokens_per_window(mode, xp),
+                                                   xp.profile_windows + served + 1, xp.fast_map.block_tokens);
+    const auto P = static_cast<std::ptrdiff_t>(xp.profile_windows);
+    const std::vector<std::vector<std::vector<strata::token_group>>> warmup(all.windows.begin(), all.windows.begin() + P);
+    xp.windows = served + 1;
+    setup = strata::detail::make_experiment_setup(s, m, mode, xp);
+    const auto static_res = strata::stage_residencies(s, m, setup.plan, xp.scale_out);
+    const std::vector<std::vector<strata::token_group>> none(static_cast<std::size_t>(m.moe_layers()));
+    const auto nr = strata::evaluate_pipeline(s, m, setup.plan, static_res, none, setup.spec, xp.scale_out, xp.critical_path);
+    const double non_routed = (nr.non_routed + nr.inter_package).si();
+    const auto& es = setup.stages.front();
+    const auto prof = strata::detail::stage_profile(es, m.experts, s.chiplets(), warmup);
+    session = std::make_unique<strata::detail::policy_session>(s, m, setup.shape, es, strata::policy_kind::hcrmap, xp, prof,
+                                                               m.moe_layers());
+    session->plan(warmup);
+    for (int w = 0; w <= served; ++w) {
+      auto ev = session->evaluate(all.windows[static_cast<std::size_t>(P + w)], nullptr, setup.scale, served + 1);
+      if (w == served) {
+        next = std::move(ev);
+        break;
+      }
+      (void)session->control(ev, non_routed + ev.moe_s * setup.scale);
+    }
+  }
+};
+
+// One decision of the slow controller in the task-switch replay (decode, B = 32; 26 observed
+// layers of 64 experts): the controller observes a served window (the 40th, in the intent task,
+// after its controller has moved replicas) and weighs every candidate (mask, features, greedy
+// argmax), as the first decision after each window does. Observing the same window again moves
+// the smoothed demand towards it, so the first iterations differ slightly from the rest.
+static void bm_controller_decision_task_switch(benchmark::State& st) {
+  static task_switch_session ts(40);
+  auto& ctl = ts.session->controller();
+  const auto& es = ts.setup.stages.front();
+  std::size_t candidates = 0;
+  for (auto _ : st) {
+    ctl.observe(es.local, ts.next.groups, ts.next.evals, std::max(ts.next.moe_s, 1e-12));
+    const auto acts = ctl.legal_actions();
+    double best = strata::greedy_score(acts[0].features);
+    for (const auto& a : acts) best = std::max(best, strata::greedy_score(a.features));
+    candidates = acts.size();
+    benchmark::DoNotOptimize(best);
+  }
+  st.counters["candidates"] = static_cast<double>(candidates);
+}
+BENCHMARK(bm_controller_decision_task_switch)->Unit(benchmark::kMillisecond);
 
 // strata-eval hcrmap on an 8 000-token trace (DeepSeek-V3, the largest Table 2 model; synthetic,
 // 670 sequences of 8-16 tokens, 8 051 tokens): the six compared policies, decode and prefill.

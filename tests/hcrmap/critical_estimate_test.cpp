@@ -85,6 +85,12 @@ TEST_CASE("bound_after: the bound's excess after each promotion and eviction, as
   o.t_moe = o.t_gate + detail::critical_estimate::bound(o);
   const auto before = o;
   int priced = 0, raised = 0;
+  struct priced_candidate {
+    int e, evict;
+    place_candidate target;
+    double mem, x;
+  };
+  std::vector<priced_candidate> seen;
   for (int e = 0; e < 8; ++e) {
     std::vector<int> evicts{-1};
     if (res.legal(0, e).size() >= 2) evicts.push_back(res.legal(0, e).back());
@@ -112,11 +118,26 @@ TEST_CASE("bound_after: the bound's excess after each promotion and eviction, as
           CHECK(est.excess(o) == excess_by_definition(o, o.busy, o.ready, o.comp));
           ++priced;
           raised += up > 0.0 ? 1 : 0;
+          seen.push_back({e, evict, target, mem, x});
         }
       }
     }
   }
   CHECK(priced == 8 * 3 * 3 + 2 * 3 * 3);
+  // One estimate pricing candidate after candidate of one layer keeps its buffers mirroring the
+  // layer and puts back only the terms a candidate wrote: the same bits, in every order, and
+  // alternating with another layer (which reloads the buffers).
+  const detail::critical_estimate again(s, res, shape, critical_path_params{});
+  auto kept = before, other = before;
+  for (int pass = 0; pass < 3; ++pass) {
+    for (std::size_t i = 0; i < seen.size(); ++i) {
+      const auto& c = seen[pass == 1 ? seen.size() - 1 - i : i];
+      CHECK(again.bound_after(kept, c.e, c.target, c.mem, c.evict, false) == c.x);
+      if (pass == 2) CHECK(again.bound_after(other, c.e, c.target, c.mem, c.evict, false) == c.x);
+    }
+  }
+  CHECK(same_terms(kept, before));
+  CHECK(again.excess(kept) == excess_by_definition(o, o.busy, o.ready, o.comp));
   CHECK(raised > 0);           // some candidates push a term past the bound
   CHECK(raised < priced);      // and some do not
 }

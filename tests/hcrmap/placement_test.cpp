@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>  // std::sort
+#include <array>      // std::array
+#include <cstdint>    // std::uint32_t
+#include <vector>     // std::vector
 
 #include "strata/core/json.hpp"
 #include "support/field_of.hpp"
@@ -125,6 +128,82 @@ TEST_CASE("Omega offers every DRAM home with room to every chiplet, and Eq. 35 p
   const auto best = best_placement(s, in, of4);
   REQUIRE(best.has_value());
   CHECK(s.banks()[static_cast<std::size_t>(best->bank)].home == s.chiplets() + 3);
+}
+
+TEST_CASE("placement_rooms gives feasible_candidates' Omega, and filled source and bank terms Eq. 36's, bit for bit, as a residency fills") {
+  // Both HBM layouts (chiplet-local slices; stacks behind the IO chiplets, a pooled tier): 40 MB
+  // experts, one per SRAM group, HBM mostly held by other data, placed at random (a fixed LCG)
+  // until the budget runs out, some experts up to R^max; after each placement Ω is compared for
+  // every expert, tier subset and moving replica.
+  for (const substrate* sp : {&sliced_package(), &strata_test::package()}) {
+    const auto& s = *sp;
+    residency_params rp;
+    rp.max_replicas_per_expert = 3;
+    rp.budget_factor = 1.5;                           // the budget runs out before the last steps
+    rp.hbm_other = tier_capacity(s, tier_kind::hbm) * 0.9;  // HBM fills too
+    residency r(s, 2, 12, units::MB(40.0), rp);
+    std::uint32_t x = 12345u;
+    const auto next = [&x](std::uint32_t n) {
+      x = x * 1664525u + 1013904223u;
+      return static_cast<int>((x >> 8) % n);
+    };
+    int compared = 0, full = 0;
+    placement_rooms rooms;
+    std::vector<place_candidate> got;
+    int empty = 0;
+    for (int step = 0; step < 60; ++step) {
+      rooms.build(s, r);
+      for (int l = 0; l < 2; ++l) {
+        for (int e = 0; e < 12; ++e) {
+          std::vector<int> movers{-1};
+          for (int i : r.of(l, e)) movers.push_back(i);
+          for (unsigned m = 1; m < 8; ++m) {
+            const std::array<bool, 3> tiers{(m & 1u) != 0, (m & 2u) != 0, (m & 4u) != 0};
+            for (int moving : movers) {
+              rooms.candidates(r, l, e, tiers, moving, got);
+              CHECK(got == feasible_candidates(s, r, l, e, tiers, moving));
+              ++compared;
+            }
+          }
+          full += static_cast<int>(r.of(l, e).size()) >= 3 ? 1 : 0;
+          for (int c = 0; c < s.chiplets(); ++c) {
+            for (int b : {0, static_cast<int>(s.banks().size()) - 1}) {
+              CHECK(r.can_add(l, e, c, b, 1) == (static_cast<int>(r.of(l, e).size()) < 3 && r.has_room(c, b, 1)));
+            }
+          }
+        }
+      }
+      // Place a replica where Ω allows one, at random.
+      const int l = next(2), e = next(12);
+      const auto omega = feasible_candidates(s, r, l, e);
+      if (omega.empty()) {
+        ++empty;
+        continue;
+      }
+      const auto& c = omega[static_cast<std::size_t>(next(static_cast<std::uint32_t>(omega.size())))];
+      r.place(l, e, c.chiplet, c.bank, c.span);
+      // Eq. 36 with the source terms filled: the same costs to the last bit.
+      placement_inputs in;
+      in.source_tokens.assign(static_cast<std::size_t>(s.chiplets()), 0.0);
+      for (auto& t : in.source_tokens) t = double(next(50)) * 1.37;
+      in.chiplet_queue.assign(static_cast<std::size_t>(s.chiplets()), 0.1);
+      in.bank_pressure.assign(s.banks().size(), 0.2);
+      in.replica_chiplets = {c.chiplet};
+      in.stream_bytes = 4e7;
+      auto filled = in;
+      fill_source_terms(s, filled, next(2) == 0 ? std::vector<int>{} : chiplet_hops(s));
+      fill_bank_terms(s, filled, omega);
+      for (const auto& k : omega) {
+        CHECK(placement_cost(s, filled, k) == placement_cost(s, in, k));
+        CHECK(placement_cost_terms(s, filled, k).source == placement_cost_terms(s, in, k).source);
+        CHECK(placement_cost_terms(s, filled, k).bank == placement_cost_terms(s, in, k).bank);
+        CHECK(filled.bank_term_span[static_cast<std::size_t>(k.bank)] == k.span);
+      }
+    }
+    CHECK(compared > 1000);
+    CHECK(full > 0);   // some experts reached R^max: Ω empty for them
+    CHECK(empty > 0);  // and the budget ran out
+  }
 }
 
 TEST_CASE("placement_params: negative weights name their field; JSON round trip") {

@@ -243,11 +243,18 @@ class residency {
   /// that probe many candidates.
   [[nodiscard]] bool can_add(int layer, int expert, int chiplet, int bank, int span) const {
     if (layer < 0 || layer >= layers_ || expert < 0 || expert >= experts_) return false;
+    if (static_cast<int>(of(layer, expert).size()) >= p_.max_replicas_per_expert) return false;
+    return has_room(chiplet, bank, span);
+  }
+  /// The part of `can_add` that does not depend on the expert: visibility, span within one tier
+  /// and home, Eq. 1 and Eq. 24. `can_add` holds exactly when the expert exists, is below R^max
+  /// (Eq. 2) and this holds, so a placement search over many experts of one state can probe
+  /// each location once.
+  [[nodiscard]] bool has_room(int chiplet, int bank, int span) const {
     const int nb = static_cast<int>(s_->banks().size());
     if (chiplet < 0 || chiplet >= s_->chiplets() || span < 1 || bank < 0 || bank + span > nb) return false;
     const auto& b0 = s_->banks()[static_cast<std::size_t>(bank)];
     if (!s_->visible(bank, chiplet)) return false;
-    if (static_cast<int>(of(layer, expert).size()) >= p_.max_replicas_per_expert) return false;
     if ((resident_bytes() + wt_).si() > budget().si() * (1 + 1e-12)) return false;
     for (int i = 0; i < span; ++i) {
       const auto& b = s_->banks()[static_cast<std::size_t>(bank) + static_cast<std::size_t>(i)];

@@ -90,7 +90,7 @@ class residency_controller {
  public:
   residency_controller(const substrate& s, const moe_layer_shape& shape, residency& res, const controller_params& p = {},
                        const critical_path_params& cp = {})
-      : s_(&s), res_(&res), shape_(shape), p_(p), cp_(cp), est_(s, res, shape, cp) {
+      : s_(&s), res_(&res), shape_(shape), p_(p), cp_(cp), est_(s, res, shape, cp), hops_(chiplet_hops(s)) {
     validate(p_);
     validate(cp_);
     const auto n = static_cast<std::size_t>(res.layers()) * static_cast<std::size_t>(res.experts());
@@ -215,6 +215,12 @@ class residency_controller {
     if (obs_.empty() || total <= 0.0) return out;
     blocked_budget_ = 0.0;
     blocked_tier_ = {0.0, 0.0, 0.0};
+    // What every candidate of this decision reads of the residency and of each observed layer,
+    // taken once: the state does not change until an action is applied.
+    for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) tier_free_now_[static_cast<std::size_t>(t)] = tier_free_(t);
+    rooms_.build(*s_, *res_);
+    place_base_.resize(obs_.size());
+    for (std::size_t i = 0; i < obs_.size(); ++i) place_base_[i] = placement_base_(obs_[i]);
     const bool copy_free = static_cast<int>(pending_.size()) < p_.pending_copies && p_.u_max >= 1;
     const double wt = res_->expert_bytes().si();
     long long extra = 0;
@@ -488,14 +494,15 @@ class residency_controller {
     const double persist = d > 0.0 ? std::min(1.0, dbar / d) : 0.0;
     auto& ob = const_cast<detail::layer_obs&>(o);  // bound_after without `apply` leaves it unchanged
     const double now = est_.excess(o);             // so this holds for every tier below
-    placement_inputs in = placement_in_(o, e);
+    const placement_inputs& in = placement_in_(o, e);  // used before promote_moves_ refills it
     // Ω per tier, Eq. 35 within each tier. Candidates the budget or a full tier rules out are
     // valued for `release` below (what capacity freed elsewhere would buy).
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
       std::array<bool, 3> only{false, false, false};
       only[static_cast<std::size_t>(t)] = true;
-      const auto omega = feasible_candidates(*s_, *res_, o.layer, e, only);
-      std::optional<place_candidate> c = best_placement(*s_, in, omega, p_.placement);
+      auto& omega = omega_;
+      rooms_.candidates(*res_, o.layer, e, only, -1, omega);
+      std::optional<place_candidate> c = detail::best_placement_checked(*s_, in, omega, p_.placement);
       const bool blocked = !c.has_value();
       place_candidate cand = c.value_or(place_candidate{t, se.chiplet, se.bank, se.span});
       const double after = est_.bound_after(ob, e, cand, blocked ? 0.0 : stream_s_(o, cand), -1, false);
@@ -519,7 +526,7 @@ class residency_controller {
     a.action = {residency_action_kind::promote, o.layer, e, entry, cand};
     base_features_(a.features);
     expert_features_(o, e, a.features);
-    a.features[feature::tier_free] = tier_free_(t);
+    a.features[feature::tier_free] = tier_free_now_[static_cast<std::size_t>(t)];
     a.features[feature::action_promote] = 1.0;
     a.features[feature::tier_sram + static_cast<std::size_t>(t)] = 1.0;
     a.features[feature::benefit] = benefit / total;
@@ -558,16 +565,17 @@ class residency_controller {
     const double persist = d > 0.0 ? std::min(1.0, dbar / d) : 0.0;
     auto& ob = const_cast<detail::layer_obs&>(o);  // bound_after_move without `apply` leaves it unchanged
     const double now = est_.excess(o);
-    const placement_inputs in = placement_in_(o, e, from);
+    const placement_inputs& in = placement_in_(o, e, from);
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
       if (t > res_->tier(from)) break;
       std::array<bool, 3> only{false, false, false};
       only[static_cast<std::size_t>(t)] = true;
-      auto omega = feasible_candidates(*s_, *res_, o.layer, e, only, from);
+      auto& omega = omega_;
+      rooms_.candidates(*res_, o.layer, e, only, from, omega);
       if (t == res_->tier(from)) {  // within the tier: to another chiplet only
         std::erase_if(omega, [&](const place_candidate& c) { return c.chiplet == fe.chiplet; });
       }
-      const auto cand = best_placement(*s_, in, omega, p_.placement);
+      const auto cand = detail::best_placement_checked(*s_, in, omega, p_.placement);
       if (!cand) continue;
       const double after = est_.bound_after_move(ob, e, from, *cand, stream_s_(o, *cand), false);
       const double benefit = std::max(0.0, now - after) * persist;
@@ -578,11 +586,25 @@ class residency_controller {
     }
   }
   /// Eq. 36's inputs for a replica of expert e; `moving` (≥ 0) is a replica a move releases, not
-  /// counted in the diversity term.
-  [[nodiscard]] placement_inputs placement_in_(const detail::layer_obs& o, int e, int moving = -1) const {
-    placement_inputs in;
+  /// counted in the diversity term. (Within `legal_actions`: the layer's part from `place_base_`,
+  /// in the scratch `place_in_`, valid until the next call; `p_.placement` is validated when set,
+  /// so the searches use `best_placement_checked`.)
+  [[nodiscard]] const placement_inputs& placement_in_(const detail::layer_obs& o, int e, int moving = -1) const {
+    placement_inputs& in = place_in_;
+    in = place_base_[static_cast<std::size_t>(&o - obs_.data())];
     const int C = s_->chiplets();
     in.source_tokens.assign(o.src.begin() + static_cast<std::ptrdiff_t>(e) * C, o.src.begin() + static_cast<std::ptrdiff_t>(e + 1) * C);
+    for (int x : res_->of(o.layer, e)) {
+      if (x != moving) in.replica_chiplets.push_back(res_->entries()[static_cast<std::size_t>(x)].chiplet);
+    }
+    fill_source_terms(*s_, in, hops_);
+    return in;
+  }
+  /// The part of Eq. 36's inputs that is the layer's, the same for each of its experts: chiplet
+  /// queues, bank pressures, tier scarcities, the stream and the window.
+  [[nodiscard]] placement_inputs placement_base_(const detail::layer_obs& o) const {
+    placement_inputs in;
+    const int C = s_->chiplets();
     in.chiplet_queue.assign(static_cast<std::size_t>(C), 0.0);
     const auto& r = o.eval.result;
     const double w = std::max(o.t_moe, 1e-12);
@@ -596,12 +618,12 @@ class residency_controller {
     for (std::size_t b = 0; b < s_->banks().size(); ++b) {
       in.bank_pressure[b] = o.bank_bytes[b] / (s_->banks()[b].bandwidth.si() * w);
     }
-    for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) in.tier_scarcity[static_cast<std::size_t>(t)] = 1.0 - tier_free_(t);
-    for (int x : res_->of(o.layer, e)) {
-      if (x != moving) in.replica_chiplets.push_back(res_->entries()[static_cast<std::size_t>(x)].chiplet);
+    for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+      in.tier_scarcity[static_cast<std::size_t>(t)] = 1.0 - tier_free_now_[static_cast<std::size_t>(t)];
     }
     in.stream_bytes = res_->expert_bytes().si();
     in.window_s = w;
+    fill_bank_terms(*s_, in, rooms_.spans());
     return in;
   }
   void stale_(double total, const directory_layer_eval* fg, bool copy_free, std::vector<scored_action>& out) const {
@@ -613,15 +635,18 @@ class residency_controller {
     std::vector<cand> st;
     for (const auto& o : obs_) {
       for (int e = 0; e < res_->experts(); ++e) {
-        const auto legal = res_->legal(o.layer, e);
-        if (legal.size() < 2) continue;
+        const auto& all = res_->of(o.layer, e);  // its published entries are the legal replicas
+        std::size_t n_legal = 0;
+        for (int r : all) n_legal += res_->published(r) ? 1 : 0;
+        if (n_legal < 2) continue;
         const double tok = o.demand[static_cast<std::size_t>(e)];
-        for (int r : legal) {
+        for (int r : all) {
+          if (!res_->published(r)) continue;
           const auto& de = res_->entries()[static_cast<std::size_t>(r)];
           if (static_cast<int>(de.age) < p_.min_age) continue;
           const double mine = static_cast<std::size_t>(r) < o.eval.entry_tokens.size() ? o.eval.entry_tokens[static_cast<std::size_t>(r)] : 0.0;
           const double share = tok > 0.0 ? mine / tok : 0.0;
-          if (share > (1.0 - p_.hysteresis) * 0.5 / double(legal.size())) continue;
+          if (share > (1.0 - p_.hysteresis) * 0.5 / double(n_legal)) continue;
           st.push_back({share, &o, r});
         }
       }
@@ -677,7 +702,7 @@ class residency_controller {
       base_features_(a.features);
       expert_features_(o, e, a.features);
       a.features[feature::age] = std::min(1.0, double(de.age) / (4.0 * std::max(1, p_.min_age)));
-      a.features[feature::tier_free] = tier_free_(t);
+      a.features[feature::tier_free] = tier_free_now_[static_cast<std::size_t>(t)];
       a.features[feature::tier_sram + static_cast<std::size_t>(t)] = 1.0;
       a.features[feature::replica_share] = share;
       return a;
@@ -698,15 +723,16 @@ class residency_controller {
     const tier_kind farther = t == tier_kind::sram ? tier_kind::hbm : tier_kind::dram;
     std::array<bool, 3> only{false, false, false};
     only[static_cast<std::size_t>(farther)] = true;
-    auto omega = feasible_candidates(*s_, *res_, o.layer, e, only, entry);
-    const auto cand_place = best_placement(*s_, placement_in_(o, e, entry), omega, p_.placement);
+    auto& omega = omega_;
+    rooms_.candidates(*res_, o.layer, e, only, entry, omega);
+    const auto cand_place = detail::best_placement_checked(*s_, placement_in_(o, e, entry), omega, p_.placement);
     if (!cand_place) return;
     const auto [mig_ok, exposure] = migration_(de.bank, de.span, *cand_place, fg);
     if (!mig_ok) return;
     auto dm = base(residency_action_kind::demote);
     dm.action.target = *cand_place;
     dm.features[feature::action_demote] = 1.0;
-    dm.features[feature::tier_free] = tier_free_(farther);
+    dm.features[feature::tier_free] = tier_free_now_[static_cast<std::size_t>(farther)];
     dm.features[feature::tier_sram + static_cast<std::size_t>(t)] = 0.0;
     dm.features[feature::tier_sram + static_cast<std::size_t>(farther)] = 1.0;
     const double dloss = std::max(0.0, est_.bound_after_move(ob, e, entry, *cand_place, stream_s_(o, *cand_place), false) - now);
@@ -743,6 +769,14 @@ class residency_controller {
   std::vector<pending_copy> pending_;
   mutable double blocked_budget_ = 0.0;
   mutable std::array<double, 3> blocked_tier_{};
+  // Taken once per `legal_actions` (the state its candidates are weighed in): each tier's free
+  // share, Ω's locations, each observed layer's part of Eq. 36's inputs; Ω's scratch.
+  mutable std::array<double, 3> tier_free_now_{};
+  mutable placement_rooms rooms_;
+  mutable std::vector<placement_inputs> place_base_;
+  mutable placement_inputs place_in_;
+  std::vector<int> hops_;  // chiplet_hops(*s_): D_src's distances
+  mutable std::vector<place_candidate> omega_;
 };
 
 }  // namespace v0

@@ -30,8 +30,10 @@
 /// waits for its slowest term, however many others are relieved.
 /// After an action is applied the bound is updated, so later decisions see it.
 
-#include <algorithm>  // std::max, std::min, std::fill, std::remove
+#include <algorithm>  // std::max, std::min, std::fill, std::remove, std::sort, std::unique
+#include <atomic>     // std::atomic (the summaries' stamps)
 #include <cstddef>    // std::size_t
+#include <cstdint>    // std::uint64_t
 #include <vector>     // std::vector
 
 #include "strata/chiplet/critical_path.hpp"
@@ -55,7 +57,23 @@ struct layer_obs {
   std::vector<int> streams;        ///< directory entries whose weights the window streamed
   std::vector<double> rep_ready;   ///< weights-ready time per directory entry (s; 0: not streamed)
   std::vector<double> bank_bytes;  ///< per bank: the window's traffic (Eq. 9) and applied actions' streams
+  // The estimate's summary of the terms above, taken once per state of them (every candidate of
+  // a decision is weighed against the same layer): the bound, τ, the near-critical count, the
+  // excess of the own terms and the compute terms above τ, in index order. `stamp` is 0 until
+  // the summary is taken and again once the estimate changes the terms (`apply`); the terms are
+  // written only where the observation is built and by the estimate's `apply`.
+  mutable std::uint64_t stamp = 0;
+  mutable double sum_bound = 0.0, sum_tau = 0.0, sum_excess = 0.0;
+  mutable int sum_near = 0;
+  mutable std::vector<int> sum_above;
 };
+
+/// A process-wide source of summary stamps: an estimate's buffers are keyed by the stamp of the
+/// layer they mirror, so two layers never share one, whichever estimate took their summaries.
+inline std::uint64_t next_obs_stamp() {
+  static std::atomic<std::uint64_t> n{0};
+  return n.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 /// The bound of the file comment over observed layers of one residency.
 class critical_estimate {
@@ -91,8 +109,10 @@ class critical_estimate {
   [[nodiscard]] double bound_after(layer_obs& o, int e, const place_candidate& target, double mem_new, int evict,
                                    bool apply) const {
     const int target_chiplet = target.chiplet;
-    const auto legal = res_->legal(o.layer, e);
-    const double n = double(legal.size());
+    const auto& all = res_->of(o.layer, e);  // its published entries are the legal replicas
+    int n_legal = 0;
+    for (int r : all) n_legal += res_->published(r) ? 1 : 0;
+    const double n = double(n_legal);
     const double per_tok = shape_.flops_per_token.si() / chiplet_rate();
     const double tok_core = shape_.flops_per_token.si() / core_rate();
     const int cores = s_->params().cores_per_chiplet;
@@ -102,11 +122,12 @@ class critical_estimate {
     auto& tok = ws_.tok;
     auto& comp = ws_.comp;
     auto& kc = ws_.kc;
-    const std::size_t fresh = load_terms_(o);
+    const std::size_t fresh = load_terms_(o, e, evict);
     const auto k_of = [&](std::size_t r) { return std::max(1.0, kc[r]); };
     if (evict < 0) {
       double moved = 0.0;
-      for (int r : legal) {
+      for (int r : all) {
+        if (!res_->published(r)) continue;
         const auto ri = static_cast<std::size_t>(r);
         const double give = tok[ri] / (n + 1.0);
         busy[res_->entries()[ri].chiplet] -= give * per_tok;
@@ -129,8 +150,8 @@ class critical_estimate {
       busy[res_->entries()[ei].chiplet] -= mine * per_tok;
       tok[ei] = 0.0;
       comp[ei] = 0.0;
-      for (int r : legal) {
-        if (r == evict || n < 2.0) continue;
+      for (int r : all) {
+        if (!res_->published(r) || r == evict || n < 2.0) continue;
         const auto ri = static_cast<std::size_t>(r);
         busy[res_->entries()[ri].chiplet] += mine / (n - 1.0) * per_tok;
         tok[ri] += mine / (n - 1.0);
@@ -139,8 +160,6 @@ class critical_estimate {
     }
     // Streams: the new copy's joins its span; an evicted replica's leaves its span.
     auto& rep = ws_.rep;
-    rep.assign(o.rep_ready.begin(), o.rep_ready.end());
-    rep.resize(fresh + 1, 0.0);
     bool moved_streams = false;
     if (evict < 0 && mem_new > 0.0 && tok[fresh] > 0.0) {
       rep[fresh] = o.t_gate + mem_new;
@@ -164,8 +183,12 @@ class critical_estimate {
       }
       if (evict < 0) ready[static_cast<std::size_t>(e)] = std::max(ready[static_cast<std::size_t>(e)], rep[fresh]);
     }
-    const double x = excess_after_(o, busy, ready, comp);
-    if (apply) {
+    const double x = excess_after_(o);
+    if (!apply) {
+      restore_terms_(o);
+      return x;
+    }
+    {
       // Active replicas per chiplet: the new copy joins its chiplet; an evicted replica that
       // served tokens leaves its chiplet's count.
       if (static_cast<std::size_t>(target_chiplet) < o.active.size() && evict < 0 && tok[fresh] > 0.0) {
@@ -212,7 +235,7 @@ class critical_estimate {
     auto& tok = ws_.tok;
     auto& comp = ws_.comp;
     auto& kc = ws_.kc;
-    const std::size_t fresh = load_terms_(o);
+    const std::size_t fresh = load_terms_(o, e, from);
     const double mine = tok[fi];
     busy[src.chiplet] -= mine * per_tok;
     tok[fi] = 0.0;
@@ -225,8 +248,6 @@ class critical_estimate {
     tok[fresh] = mine;
     comp[fresh] = mine * tok_core / kc[fresh];
     auto& rep = ws_.rep;
-    rep.assign(o.rep_ready.begin(), o.rep_ready.end());
-    rep.resize(fresh + 1, 0.0);
     const bool streamed = fi < o.rep_ready.size() && o.rep_ready[fi] > 0.0;
     if (streamed) {
       const double at = rep[fi];
@@ -249,8 +270,12 @@ class critical_estimate {
       }
       ready[static_cast<std::size_t>(e)] = std::max(ready[static_cast<std::size_t>(e)], rep[fresh]);
     }
-    const double x = excess_after_(o, busy, ready, comp);
-    if (apply) {
+    const double x = excess_after_(o);
+    if (!apply) {
+      restore_terms_(o);
+      return x;
+    }
+    {
       if (mine > 0.0) {
         const auto sc = static_cast<std::size_t>(src.chiplet);
         if (sc < o.active.size() && o.active[sc] > 0) --o.active[sc];
@@ -277,34 +302,78 @@ class critical_estimate {
   /// τ = (1 − band)·(the bound now), over the number of terms above τ now.
   [[nodiscard]] double excess(const layer_obs& o, const std::vector<double>& busy, const std::vector<double>& ready,
                                const std::vector<double>& comp) const {
-    const double tau = (1.0 - critical_band) * bound(o);
-    return excess_over_(o, tau, near_critical_(o, tau), busy, ready, comp);
+    summary_(o);
+    return excess_over_(o, o.sum_tau, o.sum_near, busy, ready, comp);
   }
   /// The excess with the layer's own terms.
-  [[nodiscard]] double excess(const layer_obs& o) const { return excess(o, o.busy, o.ready, o.comp); }
+  [[nodiscard]] double excess(const layer_obs& o) const { return summary_(o).sum_excess; }
   /// Band below the bound whose terms count as near-critical. [Design choice: 0.25]
   static constexpr double critical_band = 0.25;
 
  private:
-  /// The file comment's FCFS shift: a stream of one expert's weights striped over (bank, span),
-  /// ready at `at`, joins (`sign` +1) or leaves (−1) those banks. Every other streamed entry of
-  /// `o` whose span shares a bank and that completes after the joining stream's slot on it
-  /// (after `at` − its service there) or behind the leaving stream (after `at`) moves by the
-  /// stream's service on the shared bank (the largest, if it shares several); `skip` is left.
-  // The workspace's busy, token, compute and core terms copied from `o`, one slot beyond the
-  // directory's entries for a fresh copy; returns the directory's entry count.
-  std::size_t load_terms_(const layer_obs& o) const {
-    ws_.busy.assign(o.busy.begin(), o.busy.end());
-    ws_.tok.assign(o.tokens.begin(), o.tokens.end());
-    ws_.comp.assign(o.comp.begin(), o.comp.end());
-    ws_.kc.assign(o.cores.begin(), o.cores.end());
+  // The layer's summary (`layer_obs::stamp`), taken if it is not.
+  const layer_obs& summary_(const layer_obs& o) const {
+    if (o.stamp != 0) return o;
+    o.sum_bound = bound(o);
+    o.sum_tau = (1.0 - critical_band) * o.sum_bound;
+    o.sum_near = near_critical_(o, o.sum_tau);
+    o.sum_excess = excess_over_(o, o.sum_tau, o.sum_near, o.busy, o.ready, o.comp);
+    o.sum_above.clear();
+    for (std::size_t i = 0; i < o.comp.size(); ++i) {
+      if (o.comp[i] > o.sum_tau) o.sum_above.push_back(static_cast<int>(i));
+    }
+    o.stamp = next_obs_stamp();
+    return o;
+  }
+  // The workspace's busy, token, compute, core and stream terms as `o`'s, one slot beyond the
+  // directory's entries for a fresh copy; returns the directory's entry count. The entry-indexed
+  // terms are copied only when the workspace does not mirror `o` already: a priced candidate
+  // writes them only at the entries of expert e, at `extra` (an evicted or moved replica) and at
+  // the fresh slot (`ws_.dirty`), and at the streams of `o` (`shift_streams_`), which
+  // `restore_terms_` puts back.
+  std::size_t load_terms_(const layer_obs& o, int e, int extra) const {
+    summary_(o);
     const std::size_t fresh = res_->entries().size();
-    ws_.tok.resize(fresh + 1, 0.0);
-    ws_.comp.resize(fresh + 1, 0.0);
-    ws_.kc.resize(fresh + 1, 0.0);
+    ws_.busy.assign(o.busy.begin(), o.busy.end());
+    if (ws_.stamp != o.stamp || ws_.fresh != fresh) {
+      ws_.tok.assign(o.tokens.begin(), o.tokens.end());
+      ws_.comp.assign(o.comp.begin(), o.comp.end());
+      ws_.kc.assign(o.cores.begin(), o.cores.end());
+      ws_.rep.assign(o.rep_ready.begin(), o.rep_ready.end());
+      ws_.tok.resize(fresh + 1, 0.0);
+      ws_.comp.resize(fresh + 1, 0.0);
+      ws_.kc.resize(fresh + 1, 0.0);
+      ws_.rep.resize(fresh + 1, 0.0);
+      ws_.stamp = o.stamp;
+      ws_.fresh = fresh;
+    }
+    auto& d = ws_.dirty;
+    d.clear();
+    for (int r : res_->of(o.layer, e)) d.push_back(static_cast<std::size_t>(r));
+    if (extra >= 0) d.push_back(static_cast<std::size_t>(extra));
+    d.push_back(fresh);
+    std::sort(d.begin(), d.end());
+    d.erase(std::unique(d.begin(), d.end()), d.end());
+    while (!d.empty() && d.back() > fresh) d.pop_back();
     return fresh;
   }
-  // The workspace's terms and `ready` swapped into `o` (the change applied), and its bound anew.
+  // The entry-indexed terms a priced candidate wrote (`load_terms_`) put back to `o`'s.
+  void restore_terms_(const layer_obs& o) const {
+    const auto put = [](std::vector<double>& w, const std::vector<double>& from, std::size_t i) {
+      w[i] = i < from.size() ? from[i] : 0.0;
+    };
+    for (std::size_t i : ws_.dirty) {
+      put(ws_.tok, o.tokens, i);
+      put(ws_.comp, o.comp, i);
+      put(ws_.kc, o.cores, i);
+      put(ws_.rep, o.rep_ready, i);
+    }
+    for (int r : o.streams) {
+      if (static_cast<std::size_t>(r) < ws_.rep.size()) put(ws_.rep, o.rep_ready, static_cast<std::size_t>(r));
+    }
+  }
+  // The workspace's terms and `ready` swapped into `o` (the change applied), and its bound anew;
+  // the workspace mirrors no layer after, and `o` needs a new summary.
   void store_terms_(layer_obs& o, std::vector<double>& ready) const {
     o.busy.swap(ws_.busy);
     o.tokens.swap(ws_.tok);
@@ -312,7 +381,14 @@ class critical_estimate {
     o.cores.swap(ws_.kc);
     o.ready.swap(ready);
     o.t_moe = o.t_gate + o.tail + bound(o);
+    o.stamp = 0;
+    ws_.stamp = 0;
   }
+  /// The file comment's FCFS shift: a stream of one expert's weights striped over (bank, span),
+  /// ready at `at`, joins (`sign` +1) or leaves (−1) those banks. Every other streamed entry of
+  /// `o` whose span shares a bank and that completes after the joining stream's slot on it
+  /// (after `at` − its service there) or behind the leaving stream (after `at`) moves by the
+  /// stream's service on the shared bank (the largest, if it shares several); `skip` is left.
   void shift_streams_(const layer_obs& o, std::vector<double>& rep, int bank, int span, double at, double sign,
                       std::size_t skip) const {
     const auto stripe = data_size<>::from_si(res_->expert_bytes().si() / std::max(1, span));
@@ -331,18 +407,49 @@ class critical_estimate {
     }
   }
 
-  /// The near-critical excess after a change to the terms (busy, ready, comp) of `o`. A term
-  /// pushed past the bound raises the layer's time by all of its excess: the relief of the other
-  /// near-critical terms cannot hide it. (`excess` of the changed and of the own terms, with
-  /// `o`'s bound and near-critical count computed once.)
-  [[nodiscard]] static double excess_after_(const layer_obs& o, const std::vector<double>& busy,
-                                            const std::vector<double>& ready, const std::vector<double>& comp) {
-    const double bound_o = bound(o);
-    const double tau = (1.0 - critical_band) * bound_o;
-    const int near = near_critical_(o, tau);
-    const double raised = bound(busy, comp, ready, o.t_gate) - bound_o;
-    const double x_after = excess_over_(o, tau, near, busy, ready, comp);
-    return raised > 0.0 ? std::max(x_after, excess_over_(o, tau, near, o.busy, o.ready, o.comp) + raised) : x_after;
+  /// The near-critical excess after a change to the terms of `o` (the workspace's busy, ready
+  /// and comp, `load_terms_`). A term pushed past the bound raises the layer's time by all of its
+  /// excess: the relief of the other near-critical terms cannot hide it. (`excess` of the changed
+  /// and of the own terms, with `o`'s bound and near-critical count from its summary.)
+  ///
+  /// Only the compute terms above τ in `o` and the ones the candidate wrote (`ws_.dirty`) are
+  /// read: every other compute term is `o`'s, at most τ, so it adds exactly +0.0 to the excess
+  /// (the sum keeps its index order over the terms that add), and at most `o`'s bound, so the
+  /// bound rises past `o`'s only if a written term, a busy or a mem term does, and then to their
+  /// largest.
+  [[nodiscard]] double excess_after_(const layer_obs& o) const {
+    const auto& busy = ws_.busy;
+    const auto& ready = ws_.ready;
+    const auto& comp = ws_.comp;
+    const auto& d = ws_.dirty;
+    const auto& a = o.sum_above;
+    const double bound_o = o.sum_bound;
+    const double tau = o.sum_tau;
+    double x = 0.0, top = 0.0;
+    for (double b : busy) {
+      x += std::max(0.0, b - tau);
+      top = std::max(top, b);
+    }
+    std::size_t i = 0, j = 0;
+    const std::size_t n = comp.size();
+    while (i < a.size() || j < d.size()) {
+      std::size_t k;
+      if (j >= d.size() || (i < a.size() && static_cast<std::size_t>(a[i]) < d[j])) {
+        k = static_cast<std::size_t>(a[i++]);
+      } else {
+        k = d[j++];
+        if (i < a.size() && static_cast<std::size_t>(a[i]) == k) ++i;
+        if (k < n) top = std::max(top, comp[k]);
+      }
+      if (k < n) x += std::max(0.0, comp[k] - tau);
+    }
+    for (double r : ready) {
+      x += std::max(0.0, r - o.t_gate - tau);
+      top = std::max(top, r - o.t_gate);
+    }
+    const double x_after = x / std::max(1, o.sum_near);
+    const double raised = top - bound_o;
+    return top > bound_o ? std::max(x_after, o.sum_excess + raised) : x_after;
   }
   /// The terms of `o` above τ: the count the excess divides by.
   static int near_critical_(const layer_obs& o, double tau) {
@@ -370,6 +477,9 @@ class critical_estimate {
   // several threads at once, as its controller is not).
   struct workspace {
     std::vector<double> busy, tok, comp, kc, rep, ready;
+    std::vector<std::size_t> dirty;  ///< entry-indexed slots the candidate writes, ascending
+    std::uint64_t stamp = 0;         ///< the summary stamp of the layer tok, comp, kc and rep mirror (0: none)
+    std::size_t fresh = 0;           ///< the fresh slot they were sized for
   };
   mutable workspace ws_;
 };

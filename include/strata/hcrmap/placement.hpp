@@ -85,6 +85,14 @@ struct placement_inputs {
   std::vector<int> replica_chiplets;   ///< chiplets of the expert's existing replicas
   double stream_bytes = 0.0;  ///< the candidate's own stream per layer (S^wt, B), striped over its span
   double window_s = 1e-3;     ///< Δ_w (s) the pressures are over
+  /// D_src per compute chiplet, when `fill_source_terms` filled it from `source_tokens` (a
+  /// search that prices many candidates of one expert reads it instead of summing the sources
+  /// per candidate; the same values). Empty: computed per candidate.
+  std::vector<double> source_term;
+  /// U^bank of the span of `bank_term_span[b]` banks from bank b, when `fill_bank_terms` filled
+  /// it from the pressures, stream and window above (0 or absent: computed per candidate).
+  std::vector<double> bank_term;
+  std::vector<int> bank_term_span;
 };
 
 /// Largest hop distance between two compute chiplets.
@@ -97,23 +105,79 @@ struct placement_terms {
   double source = 0.0, queue = 0.0, bank = 0.0, capacity = 0.0, diversity = 0.0;
 };
 
+/// `s.hops(a, b)` between compute chiplets at [a·C + b], for searches that read them per
+/// candidate; empty past `max_chiplets` chiplets (C² entries).
+inline std::vector<int> chiplet_hops(const substrate& s, int max_chiplets = 256) {
+  const int C = s.chiplets();
+  std::vector<int> h;
+  if (C > max_chiplets) return h;
+  h.resize(static_cast<std::size_t>(C) * static_cast<std::size_t>(C));
+  for (int a = 0; a < C; ++a) {
+    for (int b = 0; b < C; ++b) h[static_cast<std::size_t>(a) * static_cast<std::size_t>(C) + static_cast<std::size_t>(b)] = s.hops(a, b);
+  }
+  return h;
+}
+
+/// D_src(e, c) of the file comment from the expert's tokens by source chiplet; `hops`, when not
+/// empty, is `chiplet_hops(s)` (the same distances, read instead of computed).
+inline double placement_source_term(const substrate& s, const std::vector<double>& source_tokens, int chiplet,
+                                    const std::vector<int>& hops = {}) {
+  const double dia = mesh_diameter(s);
+  const auto C = static_cast<std::size_t>(s.chiplets());
+  const bool table = !hops.empty() && static_cast<std::size_t>(chiplet) < C && source_tokens.size() <= C;
+  double tok = 0.0, dist = 0.0;
+  for (std::size_t k = 0; k < source_tokens.size(); ++k) {
+    if (source_tokens[k] == 0.0) continue;  // adds +0.0 to both sums (at least +0.0): nothing
+    tok += source_tokens[k];
+    dist += source_tokens[k] * (table ? hops[k * C + static_cast<std::size_t>(chiplet)] : s.hops(static_cast<int>(k), chiplet));
+  }
+  return tok > 0.0 ? dist / tok / dia : 0.0;
+}
+
+/// Fills `in.source_term` for every compute chiplet from `in.source_tokens` (`hops` as
+/// `placement_source_term`'s).
+inline void fill_source_terms(const substrate& s, placement_inputs& in, const std::vector<int>& hops = {}) {
+  in.source_term.resize(static_cast<std::size_t>(s.chiplets()));
+  for (int c = 0; c < s.chiplets(); ++c) {
+    in.source_term[static_cast<std::size_t>(c)] = placement_source_term(s, in.source_tokens, c, hops);
+  }
+}
+
+/// U^bank of the file comment for a span of `span` banks from `bank`, with the candidate's own stream.
+inline double placement_bank_term(const substrate& s, const placement_inputs& in, int bank, int span) {
+  double u = 0.0;
+  for (int k = 0; k < span; ++k) {
+    const auto b = static_cast<std::size_t>(bank) + static_cast<std::size_t>(k);
+    const double base = b < in.bank_pressure.size() ? in.bank_pressure[b] : 0.0;
+    const double bw = s.banks()[b].bandwidth.si();
+    u = std::max(u, base + in.stream_bytes / span / (bw * in.window_s));
+  }
+  return u;
+}
+
+/// Fills `in.bank_term` for the spans of `spans` (one per first bank: a later span from the same
+/// bank is computed per candidate).
+inline void fill_bank_terms(const substrate& s, placement_inputs& in, const std::vector<place_candidate>& spans) {
+  in.bank_term.assign(s.banks().size(), 0.0);
+  in.bank_term_span.assign(s.banks().size(), 0);
+  for (const auto& c : spans) {
+    const auto b = static_cast<std::size_t>(c.bank);
+    if (b >= in.bank_term_span.size() || in.bank_term_span[b] != 0) continue;
+    in.bank_term[b] = placement_bank_term(s, in, c.bank, c.span);
+    in.bank_term_span[b] = c.span;
+  }
+}
+
 /// Eq. 36's terms of `c` under `in`.
 inline placement_terms placement_cost_terms(const substrate& s, const placement_inputs& in, const place_candidate& c) {
   placement_terms t;
   const double dia = mesh_diameter(s);
-  double tok = 0.0, dist = 0.0;
-  for (std::size_t k = 0; k < in.source_tokens.size(); ++k) {
-    tok += in.source_tokens[k];
-    dist += in.source_tokens[k] * s.hops(static_cast<int>(k), c.chiplet);
-  }
-  t.source = tok > 0.0 ? dist / tok / dia : 0.0;
+  t.source = static_cast<std::size_t>(c.chiplet) < in.source_term.size() ? in.source_term[static_cast<std::size_t>(c.chiplet)]
+                                                                          : placement_source_term(s, in.source_tokens, c.chiplet);
   t.queue = static_cast<std::size_t>(c.chiplet) < in.chiplet_queue.size() ? in.chiplet_queue[static_cast<std::size_t>(c.chiplet)] : 0.0;
-  for (int k = 0; k < c.span; ++k) {
-    const auto b = static_cast<std::size_t>(c.bank) + static_cast<std::size_t>(k);
-    const double base = b < in.bank_pressure.size() ? in.bank_pressure[b] : 0.0;
-    const double bw = s.banks()[b].bandwidth.si();
-    t.bank = std::max(t.bank, base + in.stream_bytes / c.span / (bw * in.window_s));
-  }
+  const auto b0 = static_cast<std::size_t>(c.bank);
+  t.bank = b0 < in.bank_term_span.size() && in.bank_term_span[b0] == c.span ? in.bank_term[b0]
+                                                                           : placement_bank_term(s, in, c.bank, c.span);
   t.capacity = in.tier_scarcity[static_cast<std::size_t>(c.tier)];
   int nearest = -1;
   for (int r : in.replica_chiplets) {
@@ -167,11 +231,70 @@ inline std::vector<place_candidate> feasible_candidates(const substrate& s, cons
   return out;
 }
 
-/// Eq. 35: the candidate of `omega` with the lowest C_place (ties by order); none when Ω is empty.
-inline std::optional<place_candidate> best_placement(const substrate& s, const placement_inputs& in,
-                                                     const std::vector<place_candidate>& omega,
-                                                     const placement_params& p = {}) {
-  validate(p);
+/// Ω's locations for one state of a residency, probed once for every expert a search weighs:
+/// per compute chiplet and tier, the spans `feasible_candidates` would offer, each probed with
+/// `residency::has_room` (the part of `residency::can_add` that does not depend on the expert).
+/// For the state it was built on, `candidates` gives exactly `feasible_candidates`' Ω (the same
+/// spans in the same order): an expert at R^max gets none, any other the spans of the chiplets
+/// that hold none of its replicas.
+class placement_rooms {
+ public:
+  /// Probes every location of `res`'s present state.
+  void build(const substrate& s, const residency& res) {
+    chiplets_ = s.chiplets();
+    spans_.clear();
+    start_.assign(static_cast<std::size_t>(chiplets_) * 3 + 1, 0);
+    for (int c = 0; c < chiplets_; ++c) {
+      for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+        start_[static_cast<std::size_t>(c) * 3 + static_cast<std::size_t>(t)] = spans_.size();
+        const bool pooled = t == tier_kind::dram || (t == tier_kind::hbm && s.params().hbm_at == hbm_placement::behind_io);
+        (void)s.visit_homes(t, c, c, [&](int h) {
+          const auto [first, span] = s.home_banks(t, h);
+          const bool room = span > 0 && res.has_room(c, first, span);
+          if (room) spans_.push_back(place_candidate{t, c, first, span});
+          return room && !pooled;  // the nearest home with room (`residency::nearest_room`), or every one
+        });
+      }
+    }
+    start_.back() = spans_.size();
+  }
+  /// Every location probed with room (each chiplet's, tier by tier).
+  [[nodiscard]] const std::vector<place_candidate>& spans() const { return spans_; }
+  /// `feasible_candidates(s, res, layer, expert, tiers, moving)` for the state `build` probed, in `out`.
+  void candidates(const residency& res, int layer, int expert, const std::array<bool, 3>& tiers, int moving,
+                  std::vector<place_candidate>& out) const {
+    out.clear();
+    if (layer < 0 || layer >= res.layers() || expert < 0 || expert >= res.experts()) return;
+    const auto& mine = res.of(layer, expert);
+    if (static_cast<int>(mine.size()) >= res.params().max_replicas_per_expert) return;
+    taken_.assign(static_cast<std::size_t>(chiplets_), 0);
+    for (int i : mine) {
+      if (i != moving) taken_[res.entries()[static_cast<std::size_t>(i)].chiplet] = 1;
+    }
+    for (int c = 0; c < chiplets_; ++c) {
+      if (taken_[static_cast<std::size_t>(c)] != 0) continue;
+      for (std::size_t t = 0; t < 3; ++t) {
+        if (!tiers[t]) continue;
+        const std::size_t k = static_cast<std::size_t>(c) * 3 + t;
+        out.insert(out.end(), spans_.begin() + static_cast<std::ptrdiff_t>(start_[k]),
+                   spans_.begin() + static_cast<std::ptrdiff_t>(start_[k + 1]));
+      }
+    }
+  }
+
+ private:
+  int chiplets_ = 0;
+  std::vector<place_candidate> spans_;
+  std::vector<std::size_t> start_;  // spans_ of (chiplet c, tier t) from start_[3c + t] to start_[3c + t + 1]
+  mutable std::vector<char> taken_;
+};
+
+namespace detail {
+/// `best_placement` with weights already checked (`validate`), for searches that call it per
+/// expert and tier with the same weights.
+inline std::optional<place_candidate> best_placement_checked(const substrate& s, const placement_inputs& in,
+                                                             const std::vector<place_candidate>& omega,
+                                                             const placement_params& p) {
   std::optional<place_candidate> best;
   double best_cost = std::numeric_limits<double>::infinity();
   for (const auto& c : omega) {
@@ -182,6 +305,15 @@ inline std::optional<place_candidate> best_placement(const substrate& s, const p
     }
   }
   return best;
+}
+}  // namespace detail
+
+/// Eq. 35: the candidate of `omega` with the lowest C_place (ties by order); none when Ω is empty.
+inline std::optional<place_candidate> best_placement(const substrate& s, const placement_inputs& in,
+                                                     const std::vector<place_candidate>& omega,
+                                                     const placement_params& p = {}) {
+  validate(p);
+  return detail::best_placement_checked(s, in, omega, p);
 }
 
 }  // namespace v0

@@ -125,6 +125,7 @@ inline void add_knobs_reason(coverage_verdict& v, std::string_view gpu) {
 /// The keys of reader warnings, for `model_coverage`.
 inline std::vector<std::string> warning_keys(const std::vector<hf_warning>& warnings) {
   std::vector<std::string> keys;
+  keys.reserve(warnings.size());
   for (const auto& w : warnings) keys.push_back(w.key);
   return keys;
 }
@@ -157,7 +158,7 @@ inline coverage_verdict stratum_coverage(const model& m, const std::vector<std::
   coverage_verdict v;
   bool sliding = false;
   for (int l = 0; l < m.layers; ++l) sliding = sliding || m.is_sliding_layer(l);
-  if (sliding) v.reasons.push_back("sliding-window layers taken as full attention on a Stratum system");
+  if (sliding) v.reasons.emplace_back("sliding-window layers taken as full attention on a Stratum system");
   if (m.expert_format.bits != 0 || m.attention_format.bits != 0 || m.embedding_format.bits != 0) {
     v.reasons.push_back("per-component weight formats taken at " + std::to_string(m.weight_bits) +
                         " bits on a Stratum system");

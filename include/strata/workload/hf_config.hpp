@@ -692,8 +692,10 @@ inline hf_read_result read_hf_config_in(const json& cfg, std::string name, const
           (value.is_array() && value.empty())) {
         continue;
       }
-      out.warnings.push_back({p, "[strata.hf_config] " + (file.empty() ? std::string() : file + ": ") + p +
-                                     " is ignored: " + hf_ignored_reason(key)});
+      std::string message = "[strata.hf_config] ";
+      if (!file.empty()) message.append(file).append(": ");
+      message.append(p).append(" is ignored: ").append(hf_ignored_reason(key));
+      out.warnings.push_back({p, std::move(message)});
     }
   }
   return out;

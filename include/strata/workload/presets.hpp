@@ -244,6 +244,7 @@ inline model qwen3_30b_a3b() {
 /// arXiv:2508.10925, Table 1: 20.91B total, 3.61B active].
 inline model gpt_oss_20b() {
   std::vector<attention_kind> kinds;
+  kinds.reserve(24);
   for (int i = 0; i < 24; ++i) kinds.push_back(i % 2 == 0 ? attention_kind::sliding : attention_kind::full);
   return {.name = "gpt-oss-20b", .family = "gpt_oss", .layers = 24, .hidden = 2880, .heads = 64, .kv_heads = 8,
           .head_dim = 64, .mla = {}, .vocab = 201088, .tie_embeddings = false, .qkv_bias = true, .qk_norm = false,

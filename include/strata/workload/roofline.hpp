@@ -444,7 +444,7 @@ void add_op(const op& o, const op* prev, const basic_roofline_machine<T>& m, con
       name = to_string(o.kind);
       if (o.expert >= 0) name += std::to_string(o.expert);
     }
-    auto leaf = cost<T>::leaf(reduces ? name : std::move(name), c.time, c.energy, std::move(tr),
+    auto leaf = cost<T>::leaf(name, c.time, c.energy, std::move(tr),
                               c.compute_bound ? "roofline: FLOPs / (n·peak·eta_c) + overhead"
                                               : "roofline: bytes / (n·BW·eta_m) + latency + overhead");
     if (reduces) {

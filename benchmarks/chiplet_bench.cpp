@@ -1,4 +1,4 @@
-// Speed of the HCRMap chiplet model (Google Benchmark). Medians go into README.md.
+// Speed of the HCRMap chiplet model (Google Benchmark). Medians go into docs/speed.md.
 #include <benchmark/benchmark.h>
 
 #include "strata/chiplet/token_groups.hpp"

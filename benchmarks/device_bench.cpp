@@ -1,4 +1,4 @@
-// Speed of the Stratum device models (Google Benchmark). Medians go into README.md.
+// Speed of the Stratum device models (Google Benchmark). Medians go into docs/speed.md.
 #include <benchmark/benchmark.h>
 
 #include "strata/device/mono3d.hpp"

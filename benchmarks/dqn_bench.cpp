@@ -1,5 +1,5 @@
 // Speed of the masked Double DQN of HCRMap's residency controller (Google Benchmark). Medians go
-// into README.md. Target: one controller decision (64 candidate actions scored, the best legal one
+// into docs/speed.md. Target: one controller decision (64 candidate actions scored, the best legal one
 // chosen) under 1 ms (issue 10, "Done when").
 #include <benchmark/benchmark.h>
 

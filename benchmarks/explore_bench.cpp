@@ -1,6 +1,6 @@
 // Speed of design-space exploration (Google Benchmark): design points per second of the device
 // and logic-die models and of full Stratum decode steps, through the sweep engine on one thread;
-// the elasticities and the budget optimiser. Medians go into README.md:
+// the elasticities and the budget optimiser. Medians go into docs/speed.md:
 //   ./build/benchmarks/explore_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 

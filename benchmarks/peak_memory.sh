@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Peak memory (max RSS) of the programs on the commands of README's Speed section, each against
-# its stated budget; prints a markdown table (README, Speed: peak memory).
+# Peak memory (max RSS) of the programs on the commands of docs/speed.md, each against its stated
+# budget; prints a markdown table (docs/speed.md, peak memory).
 #
 #   benchmarks/peak_memory.sh <build dir> [--check] [--quick] [--helper <peak_rss>] [--eval <strata-eval>]
 #

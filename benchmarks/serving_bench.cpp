@@ -1,4 +1,4 @@
-// Speed of the serving simulation (Google Benchmark). Median into README.md:
+// Speed of the serving simulation (Google Benchmark). Median into docs/speed.md:
 //   ./build/benchmarks/serving_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 

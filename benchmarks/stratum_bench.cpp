@@ -1,4 +1,4 @@
-// Speed of the Stratum system model (Google Benchmark). Medians go into README.md:
+// Speed of the Stratum system model (Google Benchmark). Medians go into docs/speed.md:
 //   ./build/benchmarks/stratum_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 

@@ -1,6 +1,6 @@
 // Speed of the workload models (Google Benchmark): one full DeepSeek-V3 decode step, B = 64,
 // S = 4096 (61 layers, 485 operators; 2 distinct layers), on 8 × H100 SXM5, and Mixtral-8x7B with
-// its tree. Medians go into README.md, with their ratio to `bm_reference_fma_chain` of the same run:
+// its tree. Medians go into docs/speed.md, with their ratio to `bm_reference_fma_chain` of the same run:
 //   ./build/benchmarks/workload_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -73,7 +73,7 @@ void bm_mixtral_8x7b_decode_step_breakdown(benchmark::State& state) {
 BENCHMARK(bm_mixtral_8x7b_decode_step_breakdown);
 
 // The same-run reference: 4096 dependent multiply-adds on doubles (the core's speed, no memory).
-// README quotes the steps above as multiples of it too, so a slower or busier machine scales both.
+// docs/speed.md quotes the steps above as multiples of it too, so a slower or busier machine scales both.
 void bm_reference_fma_chain(benchmark::State& state) {
   double x = 1.0;
   for (auto _ : state) {

@@ -1,7 +1,7 @@
-// chiplet_window: one HCRMap serving window of a MoE model on Table 1 packages under single-copy
+// strata-chiplet-window: one HCRMap serving window of a MoE model on Table 1 packages under single-copy
 // static placement, with the capacity verdict, the Fig. 5 stage attribution and energy by component.
 //
-//   chiplet_window [trace.csv] [--model NAME] [--trace-reuse] [--json]
+//   strata-chiplet-window [trace.csv] [--model NAME] [--trace-reuse] [--json]
 //
 // The model (default DeepSeek-V2-Lite) runs on as many identical packages as its weights, KV
 // cache and activations need (pipeline stages, strata/chiplet/scale_out.hpp); the single-package
@@ -40,10 +40,10 @@ int main(int argc, char** argv) {
     } else if (a == "--model" && i + 1 < argc) {
       model_name = argv[++i];
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: chiplet_window [trace.csv] [--model NAME] [--trace-reuse] [--json]\n";
+      std::cout << "usage: strata-chiplet-window [trace.csv] [--model NAME] [--trace-reuse] [--json]\n";
       return 0;
     } else if (!a.empty() && a[0] == '-') {
-      std::cerr << "chiplet_window: unknown option '" << a << "'\n";
+      std::cerr << "strata-chiplet-window: unknown option '" << a << "'\n";
       return 2;
     } else {
       trace_path = a;
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
     strata::report_out_of_memory("strata-chiplet-window");
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "chiplet_window: " << e.what() << "\n";
+    std::cerr << "strata-chiplet-window: " << e.what() << "\n";
     return 1;
   }
   return 0;

@@ -15,7 +15,7 @@
 #   scripts/compile_time.sh --runs 5 --factor 2.5 --cxx clang++ --headers 'device/*'
 #   scripts/compile_time.sh --isystem DIR ...   # a dependency's include directory (repeatable; any path)
 #   scripts/compile_time.sh --no-timing --ci    # the include check alone (CTest headers.include_check)
-#   scripts/compile_time.sh --update-readme     # also writes the table into README.md, between the
+#   scripts/compile_time.sh --update-docs       # also writes the table into docs/speed.md, between the
 #                                               # lines <!-- compile_time:begin --> and <!-- compile_time:end -->
 #
 # Targets (this machine: 2 cores, GCC 12): the umbrella under 4 s, each device/ header under 1 s.
@@ -44,7 +44,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --ci) ci=1 ;;
     --no-timing) timing=0 ;;
-    --update-readme) update_readme=1 ;;
+    --update-docs) update_readme=1 ;;
     --runs) runs="$2"; shift ;;
     --factor) factor="$2"; shift ;;
     --cxx) cxx="$2"; shift ;;
@@ -131,7 +131,7 @@ fi
 
 report="$work/report.md"
 : > "$report"
-emit() { printf '%s\n' "$1" | tee -a "$report"; }  # stdout, and the copy --update-readme uses
+emit() { printf '%s\n' "$1" | tee -a "$report"; }  # stdout, and the copy --update-docs uses
 emit "compile time per public header: $cxx $($cxx -dumpversion), ${flags[*]}, median of $runs, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')${speed_note}"
 emit ""
 emit "| header | CPU (s) | wall (s) | target (s) | Eigen | nlohmann/json |"
@@ -195,11 +195,11 @@ done
 echo
 if [[ $update_readme -eq 1 ]]; then
   if [[ $timing -ne 1 ]]; then
-    echo "compile_time.sh: --update-readme needs the timing" >&2
+    echo "compile_time.sh: --update-docs needs the timing" >&2
     exit 2
   fi
-  grep -q '^<!-- compile_time:begin -->$' README.md && grep -q '^<!-- compile_time:end -->$' README.md || {
-    echo "compile_time.sh: README.md lacks the <!-- compile_time:begin/end --> lines" >&2
+  grep -q '^<!-- compile_time:begin -->$' docs/speed.md && grep -q '^<!-- compile_time:end -->$' docs/speed.md || {
+    echo "compile_time.sh: docs/speed.md lacks the <!-- compile_time:begin/end --> lines" >&2
     exit 1
   }
   {
@@ -210,9 +210,9 @@ if [[ $update_readme -eq 1 ]]; then
     /^<!-- compile_time:end -->$/ { skipping = 0 }
     !skipping { print }
     /^<!-- compile_time:begin -->$/ { while ((getline line < table) > 0) print line; skipping = 1 }
-  ' README.md > "$work/README.md"
-  cp "$work/README.md" README.md
-  echo "compile_time.sh: README.md table updated"
+  ' docs/speed.md > "$work/speed.md"
+  cp "$work/speed.md" docs/speed.md
+  echo "compile_time.sh: docs/speed.md table updated"
 fi
 if [[ ${#failures[@]} -eq 0 ]]; then
   [[ $timing -eq 1 ]] && echo "compile_time.sh: every target met within x${factor}$([[ "$speed" != 1 ]] && echo " x speed ${speed}") (a target missed by less shows \"(missed)\")"

@@ -154,8 +154,8 @@ TEST_CASE("refuse_input refuses an output that names an input, by file or by pat
   CHECK(strata_test::field_of([&] { refuse_input(d.write("u.csv", ""), "out", {in}); }) == "<no config_error>");
 }
 
-TEST_CASE("README's table of file size caps is limits()'s") {
-  const std::string readme = strata_test::slurp(std::string(STRATA_TEST_DATA_DIR) + "/../../README.md");
+TEST_CASE("docs/using.md's table of file size caps is limits()'s") {
+  const std::string readme = strata_test::slurp(std::string(STRATA_TEST_DATA_DIR) + "/../../docs/using.md");
   REQUIRE(files_contains(readme, "### Files and limits"));
   const auto size_text = [](std::int64_t b) {
     return b % (std::int64_t{1} << 30) == 0 ? std::to_string(b >> 30) + " GiB" : std::to_string(b >> 20) + " MiB";

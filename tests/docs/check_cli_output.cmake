@@ -1,12 +1,16 @@
-# README's sample strata-eval output against the program (see tests/docs/CMakeLists.txt). Run as
-#   cmake -DREADME=<README.md> -DSTRATA_EVAL=<strata-eval> -P check_cli_output.cmake
-# Every ```text block of README.md whose first line is "$ strata-eval <arguments>" is re-run (the
-# arguments split at spaces); the block's other lines must appear in the output in order: a line
-# ending in "..." matches an output line that starts with the text before it, a line "..." matches
-# nothing (it marks omitted lines), any other line must equal an output line (trailing spaces
-# ignored). Fails on the first line not found, or when README has no such block.
+# The sample output of README.md and docs/*.md against the programs (see tests/docs/CMakeLists.txt).
+# Run as
+#   cmake -DSOURCE_DIR=<repository> -DSTRATA_EVAL=<strata-eval> -DSTRATA_PAPER_REPORT=<strata-paper-report> \
+#         -P check_cli_output.cmake
+# Every ```text block whose first line is "$ strata-eval <arguments>" or "$ strata-paper-report
+# <arguments>" is re-run from the repository root (the arguments split at spaces); the block's
+# other lines must appear in the output in order: a line ending in "..." matches an output line
+# that starts with the text before it, a line "..." matches nothing (it marks omitted lines), any
+# other line must equal an output line (trailing spaces ignored). Fails on the first line not
+# found, or when README has no such block. STRATA_PAPER_REPORT may be empty (a build that leaves
+# the report program out): its blocks are then skipped.
 cmake_minimum_required(VERSION 3.25)
-foreach(_var README STRATA_EVAL)
+foreach(_var SOURCE_DIR STRATA_EVAL)
   if(NOT ${_var})
     message(FATAL_ERROR "check_cli_output.cmake: ${_var} is not set")
   endif()
@@ -22,9 +26,13 @@ function(_lines_of text out)
   set(${out} "${text}" PARENT_SCOPE)
 endfunction()
 
-file(READ "${README}" _readme)
-_lines_of("${_readme}" _lines)
+file(GLOB _pages RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/docs/*.md")
+list(SORT _pages)
 set(_blocks 0)
+set(_readme_blocks 0)
+foreach(_page IN ITEMS README.md ${_pages})
+file(READ "${SOURCE_DIR}/${_page}" _readme)
+_lines_of("${_readme}" _lines)
 set(_state none)  # none | first (after ```text) | body
 foreach(_line IN LISTS _lines)
   if(_state STREQUAL "none")
@@ -34,18 +42,32 @@ foreach(_line IN LISTS _lines)
     continue()
   endif()
   if(_state STREQUAL "first")
-    if(_line MATCHES "^\\$ strata-eval (.*)$")
-      set(_args "${CMAKE_MATCH_1}")
+    if(_line MATCHES "^\\$ (strata-eval|strata-paper-report)( (.*))?$")
+      set(_program "${CMAKE_MATCH_1}")
+      set(_args "${CMAKE_MATCH_3}")
       string(REPLACE "@BS@" "\\" _args "${_args}")
       separate_arguments(_args UNIX_COMMAND "${_args}")
-      execute_process(COMMAND "${STRATA_EVAL}" ${_args} RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+      if(_program STREQUAL "strata-eval")
+        set(_exe "${STRATA_EVAL}")
+      elseif(STRATA_PAPER_REPORT)
+        set(_exe "${STRATA_PAPER_REPORT}")
+      else()
+        message(STATUS "${_page}: strata-paper-report is not built here; its sample output is not checked")
+        set(_state none)
+        continue()
+      endif()
+      execute_process(COMMAND "${_exe}" ${_args} WORKING_DIRECTORY "${SOURCE_DIR}"
+                      RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
       if(NOT _rc EQUAL 0)
-        message(FATAL_ERROR "strata-eval ${_args} exited with ${_rc}:\n${_err}")
+        message(FATAL_ERROR "${_page}: ${_program} ${_args} exited with ${_rc}:\n${_err}")
       endif()
       _lines_of("${_out}" _out_lines)
       set(_next 0)
       list(LENGTH _out_lines _n_out)
       math(EXPR _blocks "${_blocks} + 1")
+      if(_page STREQUAL "README.md")
+        math(EXPR _readme_blocks "${_readme_blocks} + 1")
+      endif()
       set(_state body)
     else()
       set(_state none)
@@ -87,10 +109,11 @@ foreach(_line IN LISTS _lines)
     string(REPLACE "@LB@" "[" _want "${_want}")
     string(REPLACE "@RB@" "]" _want "${_want}")
     string(REPLACE "@BS@" "\\" _want "${_want}")
-    message(FATAL_ERROR "README.md shows a line that strata-eval ${_args} does not print (in this order):\n  ${_want}\noutput:\n${_out}")
+    message(FATAL_ERROR "${_page} shows a line that ${_program} ${_args} does not print (in this order):\n  ${_want}\noutput:\n${_out}")
   endif()
 endforeach()
-if(_blocks EQUAL 0)
+endforeach()
+if(_readme_blocks EQUAL 0)
   message(FATAL_ERROR "README.md has no ```text block starting with \"$ strata-eval\": nothing to check")
 endif()
-message(STATUS "README.md: ${_blocks} strata-eval sample output block(s) match the program")
+message(STATUS "README.md and docs/: ${_blocks} sample output block(s) match the programs")

@@ -1,15 +1,17 @@
 # README.md against the repository (see tests/docs/CMakeLists.txt). Run as
 #   cmake -DSOURCE_DIR=<repository root> -P check_readme.cmake
 # Fails, listing every finding, when
-#   1. an option(STRATA_...) of a CMake file is not a row "| `STRATA_...` |" of README.md, or a row
-#      names an option that no CMake file defines;
+#   1. an option(STRATA_...) of a CMake file is not a row "| `STRATA_...` |" of docs/using.md (Build
+#      options), or a row names an option that no CMake file defines;
 #   2. README.md, another Markdown file or a public header cites a document that is not in the
 #      repository (the project's design notes and specifications: DESIGN.md and its principles,
 #      STYLE.md and its rules, numbers.md, stratum.md, hcrmap.md, spec/..., shared/...); cite the
 #      papers or a file that exists;
-#   3. README.md names a repository path (`include/...`, `tests/...`, `examples/...`,
-#      `benchmarks/...`, `scripts/...`, `cmake/...`, `.ci/...`, or a header `strata/....hpp`) that
-#      does not exist.
+#   3. README.md or a page of docs/ names a repository path (`include/...`, `tests/...`,
+#      `examples/...`, `benchmarks/...`, `scripts/...`, `cmake/...`, `.ci/...`, `docs/...`, or a
+#      header `strata/....hpp`) that does not exist, or links (`[text](target)`, `![alt](image)`)
+#      to a file that does not exist;
+#   4. README.md is longer than 300 lines (the rest belongs in docs/).
 cmake_minimum_required(VERSION 3.25)
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "check_readme.cmake: SOURCE_DIR is not set")
@@ -21,6 +23,10 @@ set(_known_citation_sections "")
 
 set(_findings "")
 file(READ "${SOURCE_DIR}/README.md" _readme)
+file(READ "${SOURCE_DIR}/docs/using.md" _options_page)
+file(GLOB _doc_pages RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/docs/*.md")
+list(SORT _doc_pages)
+set(_pages README.md ${_doc_pages})
 
 # The repository's own files: everything except build trees (a directory holding CMakeCache.txt)
 # and .git.
@@ -65,16 +71,16 @@ if(NOT _options)
   list(APPEND _findings "no option(STRATA_...) found in the CMake files")
 endif()
 foreach(_o IN LISTS _options)
-  string(FIND "${_readme}" "| `${_o}` |" _at)
+  string(FIND "${_options_page}" "| `${_o}` |" _at)
   if(_at EQUAL -1)
-    list(APPEND _findings "option ${_o} is not documented in README.md (a row \"| `${_o}` | default | effect |\")")
+    list(APPEND _findings "option ${_o} is not documented in docs/using.md (a row \"| `${_o}` | default | effect |\")")
   endif()
 endforeach()
-string(REGEX MATCHALL "\n\\| `STRATA_[A-Z0-9_]+` \\|" _rows "${_readme}")
+string(REGEX MATCHALL "\n\\| `STRATA_[A-Z0-9_]+` \\|" _rows "${_options_page}")
 foreach(_r IN LISTS _rows)
   string(REGEX REPLACE "^\n\\| `(STRATA_[A-Z0-9_]+)` \\|$" "\\1" _r "${_r}")
   if(NOT _r IN_LIST _options)
-    list(APPEND _findings "README.md documents option ${_r}, which no CMake file defines")
+    list(APPEND _findings "docs/using.md documents option ${_r}, which no CMake file defines")
   endif()
 endforeach()
 
@@ -82,6 +88,8 @@ endforeach()
 set(_external "(DESIGN[.]md|DESIGN principle|STYLE[.]md|STYLE rule|STYLE's|numbers[.]md|stratum[.]md|hcrmap[.]md|spec/[A-Za-z_]+|shared/[A-Za-z_]+)")
 foreach(_f IN LISTS _doc_files)
   file(READ "${SOURCE_DIR}/${_f}" _c)
+  # The pages docs/stratum.md and docs/hcrmap.md are in the repository.
+  string(REGEX REPLACE "(docs/|\\]\\(|\\[)(stratum|hcrmap)[.]md" "" _c "${_c}")
   if(_f STREQUAL "README.md")
     foreach(_section IN LISTS _known_citation_sections)
       string(FIND "${_c}" "\n## ${_section}\n" _from)
@@ -121,30 +129,59 @@ foreach(_f IN LISTS _doc_files)
   endif()
 endforeach()
 
-# 3. Repository paths named in README.md.
-string(REGEX MATCHALL "`[^`\n]+`" _ticks "${_readme}")
-set(_paths "")
-foreach(_t IN LISTS _ticks)
-  string(REGEX REPLACE "^`|`$" "" _t "${_t}")
-  # A path token is the first word of the backticked text ("strata/x.hpp; ..." or "tests/data/ holds").
-  string(REGEX MATCH "^[A-Za-z0-9_./-]+" _p "${_t}")
-  if(_p MATCHES "^(include|tests|examples|benchmarks|scripts|cmake|[.]ci)/" AND NOT _p MATCHES "[<>*]")
-    list(APPEND _paths "${_p}")
-  elseif(_p MATCHES "^strata/[a-z0-9_/]+[.]hpp$")
-    list(APPEND _paths "include/${_p}")
-  endif()
+# 3. Repository paths named, and files linked, in README.md and docs/*.md.
+set(_n_paths 0)
+foreach(_page IN LISTS _pages)
+  file(READ "${SOURCE_DIR}/${_page}" _text)
+  get_filename_component(_page_dir "${SOURCE_DIR}/${_page}" DIRECTORY)
+  string(REGEX MATCHALL "`[^`\n]+`" _ticks "${_text}")
+  set(_paths "")
+  foreach(_t IN LISTS _ticks)
+    string(REGEX REPLACE "^`|`$" "" _t "${_t}")
+    # A path token is the first word of the backticked text ("strata/x.hpp; ..." or "tests/data/ holds").
+    string(REGEX MATCH "^[A-Za-z0-9_./-]+" _p "${_t}")
+    if(_p MATCHES "^(include|tests|examples|benchmarks|scripts|cmake|docs|[.]ci)/" AND NOT _p MATCHES "[<>*]")
+      list(APPEND _paths "${_p}")
+    elseif(_p MATCHES "^strata/[a-z0-9_/]+[.]hpp$")
+      list(APPEND _paths "include/${_p}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES _paths)
+  foreach(_p IN LISTS _paths)
+    math(EXPR _n_paths "${_n_paths} + 1")
+    if(NOT EXISTS "${SOURCE_DIR}/${_p}")
+      list(APPEND _findings "${_page} names ${_p}, which does not exist")
+    endif()
+  endforeach()
+  # Links to files of the repository, relative to the page.
+  # (brackets stood in for: CMake does not split a list inside [ ])
+  string(REPLACE "[" "@LB@" _text "${_text}")
+  string(REPLACE "]" "@RB@" _text "${_text}")
+  string(REPLACE ";" "@SC@" _text "${_text}")
+  string(REGEX MATCHALL "@RB@\\([^)# \n]+[)#]" _links "${_text}")
+  foreach(_l IN LISTS _links)
+    string(REGEX REPLACE "^@RB@\\(|[)#]$" "" _l "${_l}")
+    if(_l MATCHES "^[a-z]+:")
+      continue()  # a web address
+    endif()
+    math(EXPR _n_paths "${_n_paths} + 1")
+    if(NOT EXISTS "${_page_dir}/${_l}")
+      list(APPEND _findings "${_page} links to ${_l}, which does not exist")
+    endif()
+  endforeach()
 endforeach()
-list(REMOVE_DUPLICATES _paths)
-foreach(_p IN LISTS _paths)
-  if(NOT EXISTS "${SOURCE_DIR}/${_p}")
-    list(APPEND _findings "README.md names ${_p}, which does not exist")
-  endif()
-endforeach()
-list(LENGTH _paths _n_paths)
+
+# 4. README stays short.
+string(REGEX MATCHALL "\n" _newlines "${_readme}")
+list(LENGTH _newlines _readme_lines)
+if(_readme_lines GREATER 300)
+  list(APPEND _findings "README.md has ${_readme_lines} lines (at most 300: move detail to docs/)")
+endif()
+
 list(LENGTH _options _n_options)
 
 if(_findings)
   list(JOIN _findings "\n  " _text)
   message(FATAL_ERROR "README.md check failed:\n  ${_text}")
 endif()
-message(STATUS "README.md: ${_n_options} options documented, ${_n_paths} repository paths exist, no outside citations")
+message(STATUS "README.md and docs/: ${_n_options} options documented, ${_n_paths} repository paths and links exist, no outside citations, README ${_readme_lines} lines")

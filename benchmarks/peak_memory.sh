@@ -118,7 +118,7 @@ row '`hcrmap` replay, DeepSeek-V2-Lite trace, decode B 32, 8 windows, six polici
   --mode decode --batch 32 --context 1024 --max-windows 8
 if [[ $quick -eq 0 ]]; then
   row '`serve` 100 000 Mixtral requests at 12 req/s, Stratum-L (topic) and H100' 256 0 \
-    "$eval_bin" serve "$tmp/serve_100k.json" --data-dir "$src"
+    "$eval_bin" serve "$tmp/serve_100k.json" --data-dir "$src/tests/data"
   if [[ -x "$report_bin" ]]; then
     row '`strata-paper-report`' 256 0 "$report_bin" --quiet
   fi

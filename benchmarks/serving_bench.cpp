@@ -53,7 +53,7 @@ void bm_serve_scenario_100k(benchmark::State& state) {
   }
   text.replace(at, from.size(), to);
   const auto scenario = strata::read_serving_scenario(text, "serve_100k.json");
-  for (auto _ : state) benchmark::DoNotOptimize(strata::run_scenario(scenario, root));
+  for (auto _ : state) benchmark::DoNotOptimize(strata::run_scenario(scenario, std::string(STRATA_BENCH_DATA_DIR)));
   state.SetItemsProcessed(state.iterations() * 100000);
 }
 BENCHMARK(bm_serve_scenario_100k)->Unit(benchmark::kMillisecond);

@@ -8,6 +8,7 @@
 //                                HCRMap experiment, is reported there as it is done, with the time)
 //   --threads N                  threads for the HCRMap experiments (default 0: the machine's
 //                                hardware threads); the output is the same for every N
+//   --data-dir DIR               the data directory (examples/data_location.hpp)
 //
 // Every row carries its kind: input (echoes a parameter), fit (a named parameter was solved from
 // it), check (compared with the paper, nothing solved from it) or prediction (no paper value).
@@ -16,7 +17,6 @@
 #include <charconv>  // std::from_chars, --threads
 #include <chrono>    // std::chrono::steady_clock, the progress times
 #include <cstdio>    // std::printf
-#include <cstdlib>   // std::getenv
 #include <filesystem>  // std::filesystem::exists, the data probes
 #include <optional>  // std::optional
 #include <span>      // std::span
@@ -25,6 +25,7 @@
 #include <string>    // std::string
 #include <string_view>  // std::string_view
 
+#include "data_location.hpp"
 #include "strata/core/files.hpp"
 #include "strata/core/json.hpp"
 #include "strata/core/out_of_memory.hpp"
@@ -92,6 +93,7 @@ int main(int argc, char** argv) {
   bool as_json = false;
   bool progress = true;
   unsigned threads = 0;
+  std::string data_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") {
@@ -106,14 +108,22 @@ int main(int argc, char** argv) {
                   << v << "'\n";
         return 2;
       }
+    } else if (a == "--data-dir") {
+      data_dir = i + 1 < argc ? argv[++i] : "";
+      if (data_dir.empty()) {
+        std::cerr << "strata-paper-report: --data-dir takes a directory\n";
+        return 2;
+      }
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: strata-paper-report [--json] [--quiet] [--threads N]\n"
+      std::cout << "usage: strata-paper-report [--json] [--quiet] [--threads N] [--data-dir DIR]\n"
                    "Prints every paper number strata is checked against, from the models: value, unit,\n"
                    "paper value, tolerance, source, kind (input, fit, check, prediction) and\n"
                    "pass/fail. Exit 1 if a judged row fails. Progress (each family of rows and each\n"
                    "HCRMap experiment, with the time so far) goes to stderr; --quiet turns it off.\n"
                    "--threads N runs the HCRMap experiments on N threads (default 0: the machine's\n"
-                   "hardware threads); the output is the same for every N.\n";
+                   "hardware threads); the output is the same for every N.\n"
+                   "--data-dir DIR reads the traces, count table and controller checkpoint from DIR\n"
+                   "(default: STRATA_DATA_DIR, else the installed share/strata, else the source tree).\n";
       return 0;
     } else {
       std::cerr << "strata-paper-report: unknown argument '" << a << "' (try --help)\n";
@@ -122,16 +132,13 @@ int main(int argc, char** argv) {
   }
 
   // The real DeepSeek-V2-Lite trace for the HCRMap policy rows, the per-domain count table of the
-  // serving rows and the frozen checkpoint of HCRMap's controller value function: $STRATA_DATA_DIR,
-  // else the source tree's tests/data, else none (the fitted synthetic trace; no serving rows; the
-  // greedy one-step rule).
+  // serving rows and the frozen checkpoint of HCRMap's controller value function, from the data
+  // directory (examples/data_location.hpp); a file it lacks is a warning on stderr and the rows
+  // fall back (the fitted synthetic trace; no serving rows; the greedy one-step rule).
   std::optional<std::string> trace, counts, checkpoint;
+  const auto data = strata_programs::find_data(data_dir);
   {
-    std::string dir;
-    if (const char* env = std::getenv("STRATA_DATA_DIR")) dir = env;
-#ifdef STRATA_SOURCE_DATA_DIR
-    if (dir.empty()) dir = STRATA_SOURCE_DATA_DIR;
-#endif
+    const std::string& dir = data.dir;
     const std::string path = dir + "/traces/dsv2lite_esft_trace_intent.csv";
     // A probe that opens nothing (a FIFO would block an open); the readers open what it finds
     // under the opening rule (strata/core/files.hpp) and refuse a directory, device or FIFO.
@@ -145,9 +152,19 @@ int main(int argc, char** argv) {
     const std::string ck = dir + "/hcrmap/dqn_checkpoint.json";
     if (!dir.empty() && exists(ck)) checkpoint = ck;
   }
-  if (!trace) std::cerr << "strata-paper-report: note: no DeepSeek-V2-Lite trace found; the HCRMap rows use the fitted synthetic trace\n";
-  if (!counts) std::cerr << "strata-paper-report: note: no per-domain count table found; no serving rows\n";
-  if (!checkpoint) std::cerr << "strata-paper-report: note: no controller checkpoint found; HCRMap decides with the greedy one-step rule\n";
+  const std::string where = strata_programs::data_hint(data);
+  if (!trace) {
+    std::cerr << "strata-paper-report: warning: no DeepSeek-V2-Lite trace (traces/dsv2lite_esft_trace_intent.csv) in the " << where
+              << "; the HCRMap rows use the fitted synthetic trace\n";
+  }
+  if (!counts) {
+    std::cerr << "strata-paper-report: warning: no per-domain count table (traces/olmoe_mixtral_expert_counts_by_domain.csv) in the "
+              << where << "; no serving rows\n";
+  }
+  if (!checkpoint) {
+    std::cerr << "strata-paper-report: warning: no controller checkpoint (hcrmap/dqn_checkpoint.json) in the " << where
+              << "; HCRMap decides with the greedy one-step rule\n";
+  }
   std::vector<strata::paper_row> rows;
   try {
     strata::controller_value value;

@@ -22,7 +22,6 @@
 // existing checkpoint as it was; an --out that names the trace read is refused before training.
 #include <charconv>   // std::from_chars
 #include <chrono>     // std::chrono
-#include <cstdlib>    // std::getenv
 #include <exception>  // std::exception
 #include <filesystem>  // std::filesystem::exists, the trace probe
 #include <iostream>   // std::cout, std::cerr
@@ -32,6 +31,7 @@
 #include <system_error>  // std::errc
 #include <vector>     // std::vector
 
+#include "data_location.hpp"
 #include "strata/core/files.hpp"
 #include "strata/core/out_of_memory.hpp"
 #include "strata/hcrmap/controller_training.hpp"
@@ -110,18 +110,16 @@ int main(int argc, char** argv) {
       p.experiment.max_layers = 2;
       p.dqn.learning_starts = 4;
     } else {
-      std::string dir = data_dir.value_or("");
-      if (dir.empty()) {
-        if (const char* env = std::getenv("STRATA_DATA_DIR")) dir = env;
-      }
-#ifdef STRATA_SOURCE_DATA_DIR
-      if (dir.empty()) dir = STRATA_SOURCE_DATA_DIR;
-#endif
+      const auto data = strata_programs::find_data(data_dir.value_or(""));
+      const std::string& dir = data.dir;
       std::optional<std::string> trace;
       const std::string path = dir + "/traces/dsv2lite_esft_trace_intent.csv";
       std::error_code ec;  // a probe that opens nothing; the trace reader refuses what is not a regular file
       if (!dir.empty() && std::filesystem::exists(path, ec)) trace = path;
-      if (!trace) std::cerr << "strata-train-hcrmap-dqn: note: no DeepSeek-V2-Lite trace found; using the fitted synthetic trace\n";
+      if (!trace) {
+        std::cerr << "strata-train-hcrmap-dqn: warning: no DeepSeek-V2-Lite trace (traces/dsv2lite_esft_trace_intent.csv) in the "
+                  << strata_programs::data_hint(data) << "; using the fitted synthetic trace\n";
+      }
       strata::refuse_input(*out, "out", {path});
       file.emplace(*out, "out");
       for (const auto& name : strata::hcrmap_models()) {

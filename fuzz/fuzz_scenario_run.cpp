@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (s.study == strata::study_kind::optimise) return;
     const std::size_t budget = s.study == strata::study_kind::device ? 4 : 16;
     if (strata::scenario_space(s).size() > budget) return;
-    const strata::scenario_model m(s, strata::load_scenario_inputs(s, std::string(STRATA_FUZZ_DATA_DIR) + "/../.."));
+    const strata::scenario_model m(s, strata::load_scenario_inputs(s, std::string(STRATA_FUZZ_DATA_DIR)));
     const std::size_t width = strata::scenario_columns(s.study).size();
     std::size_t rows = 0;
     strata::stream_sweep(

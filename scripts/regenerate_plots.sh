@@ -18,7 +18,7 @@ n=0
 for f in "$root"/examples/scenarios/*.json; do
   grep -q '"plot"' "$f" || continue  # the serving scenario and the optimise studies draw no plot
   echo "+ strata-eval run $(basename "$f") --plot docs/plots"
-  "$exe" run "$f" --plot "$out" --data-dir "$root" >/dev/null
+  "$exe" run "$f" --plot "$out" --data-dir "$root/tests/data" >/dev/null
   n=$((n + 1))
 done
 echo "regenerate_plots.sh: $n plots in docs/plots"

@@ -371,19 +371,13 @@ int run_eval(const options& o) {
   const strata::expert_histogram hist =
       o.trace.empty() ? strata::expert_histogram{}
                       : trace_histogram(o.trace, model, step_tokens, o, batch ? &*batch : nullptr);
-  const auto ops = strata::step_operators(model, shape, hist);
   // Totals (and, for JSON, the tree: a node per run of identical layers) from the distinct layers.
   const auto r = strata::evaluate(model, shape, machine, hist, /*with_breakdown=*/o.json);
   if (batch && !batch->note.empty()) std::cerr << "strata-eval: note: decode batch: " << batch->note << "\n";
 
-  // Per-operator time and energy from the operator list's tree (step → io/layers → operators,
-  // each including its all-reduce), so that the rows add up to the totals.
-  const auto every_op = strata::evaluate(ops, shape, model.hidden, machine, /*with_breakdown=*/true);
-  std::vector<const strata::cost<>*> per_op;
-  for (const auto& part : every_op.breakdown.parts) {
-    for (const auto& leaf : part.parts) per_op.push_back(&leaf);
-  }
-  if (per_op.size() != ops.size()) throw std::logic_error("breakdown does not list one node per operator");
+  // Per-operator time and energy, each including its all-reduce, so that the rows add up to the
+  // totals (strata::operator_results).
+  const auto ops = strata::operator_results(model, shape, machine, hist);
 
   const char* phase = shape.mode == strata::phase::decode ? "decode" : "prefill";
   if (o.json) {
@@ -426,17 +420,16 @@ int run_eval(const options& o) {
     j["tokens_per_s"] = r.tokens_per_s;
     j["joules_per_token"] = r.joules_per_token;
     strata::json jops = strata::json::array();
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      const auto& op = ops[i];
-      jops.push_back({{"name", strata::op_name(op)},
+    for (const auto& op : ops) {
+      jops.push_back({{"name", op.name},
                       {"kind", strata::to_string(op.kind)},
                       {"layer", op.layer},
                       {"expert", op.expert},
                       {"flops", op.flops.si()},
-                      {"bytes", op.bytes().si()},
-                      {"time_s", per_op[i]->time.si()},
-                      {"energy_J", per_op[i]->energy.si()},
-                      {"bound", strata::cost_of(op, machine).compute_bound ? "compute" : "memory"}});
+                      {"bytes", op.bytes.si()},
+                      {"time_s", op.time.si()},
+                      {"energy_J", op.energy.si()},
+                      {"bound", op.compute_bound ? "compute" : "memory"}});
     }
     j["ops"] = std::move(jops);
     j["breakdown"] = r.breakdown;
@@ -477,13 +470,11 @@ int run_eval(const options& o) {
   std::cout << "\nper operator (time and energy include the operator's all-reduce)\n";
   std::cout << pad("op", 22) << pad("kind", 16) << pad("GFLOP", 12, true) << pad("MB", 12, true)
             << pad("time (us)", 12, true) << pad("energy (mJ)", 13, true) << "  bound\n";
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    const auto& op = ops[i];
-    std::cout << pad(strata::op_name(op), 22) << pad(strata::to_string(op.kind), 16)
-              << pad(num(op.flops.si() / 1e9, "%.4f"), 12, true) << pad(num(op.bytes().si() / 1e6, "%.3f"), 12, true)
-              << pad(num(per_op[i]->time.si() * 1e6, "%.3f"), 12, true)
-              << pad(num(per_op[i]->energy.si() * 1e3, "%.4f"), 13, true) << "  "
-              << (strata::cost_of(op, machine).compute_bound ? "compute" : "memory") << "\n";
+  for (const auto& op : ops) {
+    std::cout << pad(op.name, 22) << pad(strata::to_string(op.kind), 16)
+              << pad(num(op.flops.si() / 1e9, "%.4f"), 12, true) << pad(num(op.bytes.si() / 1e6, "%.3f"), 12, true)
+              << pad(num(op.time.si() * 1e6, "%.3f"), 12, true) << pad(num(op.energy.si() * 1e3, "%.4f"), 13, true)
+              << "  " << (op.compute_bound ? "compute" : "memory") << "\n";
   }
   return 0;
 }

@@ -25,8 +25,8 @@
 // seed --drift-seed (1), in file order unless --order says otherwise.
 // Exit status: 0 on success, 1 on an input that cannot be loaded or replayed, 2 on a bad command line.
 
+#include <algorithm>  // std::any_of
 #include <cstdint>   // std::uint64_t
-#include <cstdlib>   // std::getenv
 #include <filesystem>  // std::filesystem::path, a trace's label
 #include <iostream>  // std::cout
 #include <memory>    // std::make_shared
@@ -35,6 +35,7 @@
 #include <vector>    // std::vector
 
 #include "cli.hpp"
+#include "data_location.hpp"
 #include "strata/chiplet/substrate.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
@@ -47,7 +48,7 @@ namespace strata_eval {
 
 command add_hcrmap(CLI::App& app) {
   struct options {
-    std::string model, mode, policy = "all", checkpoint, order = "split";
+    std::string model, mode, policy = "all", checkpoint, order = "split", data_dir;
     std::vector<std::string> traces;
     bool json = false, trace_reuse = false;
     int layers = strata::experiment_params::all_layers, max_windows = 32, batch = 512, context = 2048;
@@ -76,7 +77,10 @@ command add_hcrmap(CLI::App& app) {
   for (const auto& [k, n] : strata::enum_names(strata::policy_kind{})) names.emplace_back(n);
   sub->add_option("--policy", o->policy, "one policy, or all six compared ones")->check(CLI::IsMember(names))->default_str("all");
   sub->add_flag("--json", o->json, "print the results as JSON");
-  sub->add_option("--checkpoint", o->checkpoint, "HCRMap's value function: a masked Double DQN checkpoint (JSON)");
+  sub->add_option("--checkpoint", o->checkpoint, "HCRMap's value function: a masked Double DQN checkpoint (JSON; default: "
+                                                "hcrmap/dqn_checkpoint.json in the data directory)");
+  sub->add_option("--data-dir", o->data_dir, "the data directory of the default checkpoint (default: STRATA_DATA_DIR, else "
+                                            "the installed share/strata)");
   sub->add_option("--layers", o->layers, "MoE layers evaluated (default: all; fewer are evenly spaced and the routed time is scaled)")
       ->check(CLI::Range(1, strata::experiment_params::all_layers))
       ->default_str("all");
@@ -121,12 +125,21 @@ command add_hcrmap(CLI::App& app) {
             }();
             std::string ck = o->checkpoint;
             if (ck.empty()) {
-              std::string dir;
-              if (const char* env = std::getenv("STRATA_DATA_DIR")) dir = env;
-#ifdef STRATA_SOURCE_DATA_DIR
-              if (dir.empty()) dir = STRATA_SOURCE_DATA_DIR;
-#endif
-              if (!dir.empty() && is_file(dir + "/hcrmap/dqn_checkpoint.json")) ck = dir + "/hcrmap/dqn_checkpoint.json";
+              const auto data = strata_programs::find_data(o->data_dir);
+              const std::string path = data.dir.empty() ? std::string() : data.dir + "/hcrmap/dqn_checkpoint.json";
+              if (!path.empty() && is_file(path)) {
+                ck = path;
+              } else if (const auto ps = strata::parse_policies(o->policy);
+                         std::any_of(ps.begin(), ps.end(), [](strata::policy_kind k) {
+                           // HCRMap and its ablations decide with the value function, but the
+                           // greedy-rule ablation and the frozen layout do not.
+                           return k >= strata::policy_kind::hcrmap && k != strata::policy_kind::hcrmap_greedy &&
+                                  k != strata::policy_kind::hcrmap_frozen;
+                         })) {
+                std::cerr << "strata-eval hcrmap: warning: no controller checkpoint (hcrmap/dqn_checkpoint.json) in the "
+                          << strata_programs::data_hint(data)
+                          << "; HCRMap decides with the greedy one-step rule (--checkpoint FILE names one)\n";
+              }
             }
             strata::controller_value value;
             if (!ck.empty()) {

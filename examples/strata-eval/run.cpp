@@ -8,8 +8,9 @@
 //   strata-eval run SCENARIO.json --plot DIR            also DIR/<name>.csv, .dat, .gp and, when
 //                                                       gnuplot is on PATH, DIR/<name>.png and .svg
 //
-// Paths in the scenario (an HCRMap study's trace and checkpoint) are taken relative to --data-dir
-// (default: the working directory). The optimise study prints its optimum, binding budgets and shadow prices; --out writes its two
+// Paths in the scenario (an HCRMap study's trace and checkpoint) are taken relative to the data
+// directory (examples/data_location.hpp: --data-dir, else STRATA_DATA_DIR, else the installed
+// share/strata, else the source tree's tests/data for a build-tree program). The optimise study prints its optimum, binding budgets and shadow prices; --out writes its two
 // rows. Exit status: 0 on success, 1 on a bad scenario (config_error naming the JSON path) or a
 // plot that cannot be rendered, 2 on a bad command line.
 //
@@ -28,6 +29,7 @@
 #include <vector>      // std::vector
 
 #include "cli.hpp"
+#include "data_location.hpp"
 #include "gnuplot.hpp"
 #include "strata/core/files.hpp"
 #include "strata/core/sweep.hpp"
@@ -54,7 +56,8 @@ command add_run(CLI::App& app) {
   sub->add_option("--threads", o->threads, "threads (0: the machine's cores)")->check(CLI::Range(0U, 1024U));
   sub->add_option("--out", o->out, "write the table to this file (default: standard output)");
   sub->add_option("--format", o->format, "table format")->check(CLI::IsMember({"csv", "jsonl"}))->default_str("csv");
-  sub->add_option("--data-dir", o->data_dir, "directory the scenario's file paths are relative to");
+  sub->add_option("--data-dir", o->data_dir, "the data directory the scenario's file paths are relative to "
+                                            "(default: STRATA_DATA_DIR, else the installed share/strata)");
   sub->add_option("--plot", o->plot, "write DIR/<name>.csv, .dat, .gp and render .png and .svg with gnuplot");
   return {sub, [o]() -> int {
             strata::sweep_shard shard;
@@ -72,9 +75,10 @@ command add_run(CLI::App& app) {
                                                      ": --plot needs a plot key in the scenario (x, y, series)");
             }
             if (!o->plot.empty() && shard.count > 1) throw usage_error{"--plot plots a whole run: it excludes --shard i/n with n > 1"};
+            const auto data = strata_programs::find_data(o->data_dir);
             // The run's inputs: no output may name one (checked before anything runs).
             const auto input = [&](const std::string& p) {
-              return p.empty() ? p : strata::detail::csv::relative_to(o->data_dir, p);
+              return p.empty() ? p : strata::detail::csv::relative_to(data.dir, p);
             };
             const std::string trace_in = input(s.hcrmap.trace), checkpoint_in = input(s.hcrmap.checkpoint);
             const auto refuse_inputs = [&](const std::string& out, const char* role) {
@@ -98,7 +102,13 @@ command add_run(CLI::App& app) {
               return 0;
             }
 
-            const strata::scenario_model model(s, strata::load_scenario_inputs(s, o->data_dir));
+            const strata::scenario_model model(s, [&] {
+              try {
+                return strata::load_scenario_inputs(s, data.dir);
+              } catch (const strata::config_error& e) {
+                throw strata::config_error(e.field(), std::string(e.what()) + "; " + strata_programs::data_hint(data));
+              }
+            }());
             const auto& space = model.space();
             // The table goes to a temporary file, renamed over --out once every point is written.
             std::optional<strata::output_file> file;

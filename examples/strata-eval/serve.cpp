@@ -4,8 +4,9 @@
 //   strata-eval serve SCENARIO.json          a few summary lines per system
 //   strata-eval serve SCENARIO.json --json   the full results as JSON
 //
-// Paths in the scenario (the usage count file) are taken relative to --data-dir (default: the
-// working directory). Exit status: 0 on success, 1 on a bad scenario (config_error naming the
+// Paths in the scenario (the usage count file, a trace) are taken relative to the data directory
+// (examples/data_location.hpp: --data-dir, else STRATA_DATA_DIR, else the installed share/strata,
+// else the source tree's tests/data for a build-tree program). Exit status: 0 on success, 1 on a bad scenario (config_error naming the
 // JSON path), 2 on a bad command line.
 
 #include <iostream>  // std::cout
@@ -13,6 +14,7 @@
 #include <string>    // std::string
 
 #include "cli.hpp"
+#include "data_location.hpp"
 #include "strata/stratum/serving/serving_json.hpp"
 #include "strata/workload/trace_io.hpp"
 
@@ -28,12 +30,21 @@ command add_serve(CLI::App& app) {
                                               "on Stratum and its GPU baseline");
   sub->add_option("scenario", o->scenario, "the scenario JSON file")->required();
   sub->add_flag("--json", o->json, "print the results as JSON");
-  sub->add_option("--data-dir", o->data_dir, "directory the scenario's file paths are relative to");
+  sub->add_option("--data-dir", o->data_dir, "the data directory the scenario's file paths are relative to "
+                                            "(default: STRATA_DATA_DIR, else the installed share/strata)");
   return {sub, [o]() -> int {
             const auto s = strata::read_serving_scenario(
                 strata::read_input_file(o->scenario, "scenario", strata::limits().json_file_bytes, "json_file_bytes"),
                 o->scenario);
-            const auto r = strata::run_scenario(s, o->data_dir);
+            const auto data = strata_programs::find_data(o->data_dir);
+            const auto r = [&] {
+              try {
+                return strata::run_scenario(s, data.dir);
+              } catch (const strata::config_error& e) {
+                if (e.field() != "trace.path" && e.field() != "usage.counts") throw;
+                throw strata::config_error(e.field(), std::string(e.what()) + "; " + strata_programs::data_hint(data));
+              }
+            }();
             if (o->json) {
               std::cout << strata::serving_json(r) << '\n';
             } else {

@@ -71,7 +71,7 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
     const std::string text = text_of(entry.path());
     if (entry.path().filename().string().rfind("serve_", 0) == 0) {
       // The shipped serving scenarios run within serving_limits().
-      const auto r = run_scenario(read_serving_scenario(text), repo_root.string());
+      const auto r = run_scenario(read_serving_scenario(text), (repo_root / "tests" / "data").string());
       CHECK(r.stratum.feasible);
       ++serving;
       continue;

@@ -28,8 +28,8 @@
 ///
 /// \code{.json}
 /// "hcrmap": {"mode": "decode", "windows": 3, "max_layers": 6,
-///            "trace": "tests/data/traces/dsv2lite_esft_trace_intent.csv",  // optional
-///            "checkpoint": "tests/data/hcrmap/dqn_checkpoint.json",       // optional
+///            "trace": "traces/dsv2lite_esft_trace_intent.csv",  // optional, relative to the data directory
+///            "checkpoint": "hcrmap/dqn_checkpoint.json",        // optional
 ///            "trace_reuse": false,  // decode windows from fewer sequences than 512: refused unless true
 ///            "kv": "hbm_first"}     // the KV cache: "hbm_first", "dram" or "by_pressure"
 /// \endcode

@@ -33,6 +33,7 @@
 
 #include <cstddef>  // std::size_t
 #include <string>   // std::string
+#include <utility>  // std::move
 #include <vector>   // std::vector
 
 #include "strata/core/cost.hpp"
@@ -402,14 +403,28 @@ struct step_sums {
 /// Adds operator `o` to `sum` (`prev`: the operator before it, or null); with `parts`, appends its
 /// leaf (with its all-reduce) named `name`.
 template <class T>
-void add_op(const op& o, const op* prev, const basic_roofline_machine<T>& m, const basic_allreduce_cost<T>& ar,
-            step_sums<T>& r, std::vector<cost<T>>* parts, bool name_with_layer) {
+basic_op_cost<T> step_op_cost(const op& o, const op* prev, const basic_roofline_machine<T>& m) {
   auto c = cost_of(o, m);
   // The per-expert operators of one MoE layer (from a routing histogram) run as one grouped
   // kernel, as the single `routed_experts` operator of uniform routing does: one overhead.
   if (o.kind == op_kind::expert && prev != nullptr && prev->kind == op_kind::expert && prev->layer == o.layer) {
     c.time -= m.op_overhead;
   }
+  return c;
+}
+
+/// Whether the step's all-reduce follows operator `o` on `m`: the MoE block's at its router (one
+/// per MoE layer), attention's at out_proj, a dense FFN's and the shared experts' after them.
+template <class T>
+bool reduces_after(const op& o, const basic_roofline_machine<T>& m) {
+  return m.devices > 1 && (o.kind == op_kind::out_proj || o.kind == op_kind::dense_ffn ||
+                           o.kind == op_kind::shared_experts || o.kind == op_kind::router);
+}
+
+template <class T>
+void add_op(const op& o, const op* prev, const basic_roofline_machine<T>& m, const basic_allreduce_cost<T>& ar,
+            step_sums<T>& r, std::vector<cost<T>>* parts, bool name_with_layer) {
+  const auto c = step_op_cost(o, prev, m);
   r.time += c.time;
   r.dynamic_energy += c.energy;
   const strata::energy<T> flop_e = quantity_cast<T>(o.flops) * m.energy_per_flop;
@@ -419,10 +434,7 @@ void add_op(const op& o, const op* prev, const basic_roofline_machine<T>& m, con
   r.weight_bytes += o.weight_bytes;
   r.kv_bytes += o.kv_bytes;
   r.activation_bytes += o.activation_bytes;
-  const bool reduces = m.devices > 1 && (o.kind == op_kind::out_proj || o.kind == op_kind::dense_ffn ||
-                                         o.kind == op_kind::shared_experts ||
-                                         (o.kind == op_kind::router));
-  // The MoE block's all-reduce is charged at its router (one per MoE layer), attention's at out_proj.
+  const bool reduces = reduces_after(o, m);
   if (reduces) {
     r.time += ar.time;
     r.dynamic_energy += ar.energy;
@@ -594,6 +606,51 @@ basic_step_result<T> evaluate(const std::vector<op>& ops, const step_shape& shap
   }
   close_layer();
   return detail::finish_step(sums, shape, m, with_breakdown ? &top_parts : nullptr);
+}
+
+/// One operator of a step with its result on a machine: what `strata-eval eval` prints per
+/// operator. `time` and `energy` include the all-reduce that follows the operator (if any), so the
+/// operators' times add up to the step's `time` and their energies to its `dynamic_energy`.
+template <class T = double>
+struct basic_operator_result {
+  std::string name;  ///< `op_name`: `L3.qkv_proj`, `L3.expert17`, `embedding`
+  op_kind kind{};
+  int layer = -1;    ///< -1 outside the layers
+  int expert = -1;   ///< the routed expert of an `expert` operator, else -1
+  op_count<> flops{};
+  data_size<> bytes{};        ///< weights + KV + activations read and written
+  duration<T> time{};
+  strata::energy<T> energy{};  ///< dynamic: FLOPs, memory, its all-reduce's links
+  bool compute_bound = false;  ///< the operator's FLOPs, not its bytes, bound its time
+};
+using operator_result = basic_operator_result<double>;
+
+/// Every operator of model `mdl`'s step `s` on `m` (`step_operators`, exact routing with `hist`),
+/// in execution order, each with its time, energy and binding resource (`basic_operator_result`).
+/// The list grows with the operators: one entry per operator, a routed expert of a histogram each.
+template <class T>
+std::vector<basic_operator_result<T>> operator_results(const model& mdl, const step_shape& s,
+                                                       const basic_roofline_machine<T>& m,
+                                                       const expert_histogram& hist = {}) {
+  validate(mdl);
+  validate(s);
+  validate(m);
+  const auto ops = step_operators(mdl, s, hist);
+  const auto ar = detail::step_allreduce(s, mdl.hidden, m);
+  std::vector<basic_operator_result<T>> out;
+  out.reserve(ops.size());
+  const op* prev = nullptr;
+  for (const auto& o : ops) {
+    const auto c = detail::step_op_cost(o, prev, m);
+    basic_operator_result<T> r{op_name(o), o.kind, o.layer, o.expert, o.flops, o.bytes(), c.time, c.energy, c.compute_bound};
+    if (detail::reduces_after(o, m)) {
+      r.time += ar.time;
+      r.energy += ar.energy;
+    }
+    out.push_back(std::move(r));
+    prev = &o;
+  }
+  return out;
 }
 
 /// Evaluates a step given by its distinct layers (`step_layers`): each distinct layer once, its

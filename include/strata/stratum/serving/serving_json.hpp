@@ -12,7 +12,7 @@
 ///               "prompt": {"kind": "fixed", "value": 512}, "output": {"kind": "uniform", "min": 64, "max": 256},
 ///               "topics": ["arxiv", "book", "c4", "github", "wikipedia"], "weights": []},
 ///  "request_list": [{"arrival_s": 0.1, "prompt": 512, "output": 128, "topic": "arxiv"}],
-///  "usage": {"counts": "tests/data/traces/olmoe_mixtral_expert_counts_by_domain.csv",
+///  "usage": {"counts": "traces/olmoe_mixtral_expert_counts_by_domain.csv",
 ///            "counts_model": "Mixtral-8x7B-v0.1", "selection": "topk2", "checkpoint": "pretrained"},
 ///  "classifier": {"accuracy": 0.945, "latency": "0 s", "on_device": true},
 ///  "scheduler": {"policy": "topic", "ttft_slo": "2 s", "tbt_slo": "200 ms", "max_batch": 64,
@@ -21,7 +21,7 @@
 ///          "engine": {"max_num_batched_tokens": 2048, "max_num_seqs": 128, "gpu_memory_utilization": 0.9,
 ///                     "block_size": 16, "enable_chunked_prefill": true, "enable_prefix_caching": true,
 ///                     "shared_prefix_tokens": 0}},
-///  "trace": {"path": "tests/data/traces/dsv2lite_esft_trace_intent.csv", "experts": 64,
+///  "trace": {"path": "traces/dsv2lite_esft_trace_intent.csv", "experts": 64,
 ///            "label": "intent", "prompt_fraction": 0.5}}
 /// \endcode
 /// `gpu.scheduler` is the GPU baseline's (`engine.hpp`: `engine`, vLLM V1's, or `fcfs`, the
@@ -56,7 +56,7 @@ inline namespace v0 {
 
 /// Where the per-topic usage tables come from.
 struct serving_usage_spec {
-  std::string counts = "tests/data/traces/olmoe_mixtral_expert_counts_by_domain.csv";
+  std::string counts = "traces/olmoe_mixtral_expert_counts_by_domain.csv";  ///< relative to the data directory
   std::string counts_model = "Mixtral-8x7B-v0.1";
   std::string selection = "topk2";
   std::string checkpoint = "pretrained";

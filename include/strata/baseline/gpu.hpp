@@ -75,6 +75,7 @@
 #include "strata/core/error.hpp"
 #include "strata/core/tier.hpp"
 #include "strata/core/units.hpp"
+#include "strata/workload/expert_parallel.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/roofline.hpp"
@@ -582,6 +583,50 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
              " usable (" + detail::gb_text(g.memory_capacity) + " x " + detail::to_text(g.usable_memory_fraction) +
              "); weights " + detail::gb_text(f.weight_bytes) + ", KV " + detail::gb_text(f.kv_bytes) + kv_split +
              ", workspace " + detail::gb_text(f.activation_bytes) + " per device";
+  return f;
+}
+
+/// Memory fit of `m` running `s` on `devices` cards of `g` under parallelism `p`
+/// (`expert_parallel.hpp`); `p.ep` 1 is `check_fit(g, devices, m, s)`. With EP each device holds
+/// E/n + r whole experts of every MoE layer, (E/n + r)/E of the routed-expert bytes, and the other
+/// weights split over the devices (TP attention) or whole (DP attention); the KV cache as
+/// `check_fit` (TP attention) or that of its own ⌈B/n⌉ sequences, unsplit (DP attention); the
+/// workspace as `check_fit`. TP attention needs the heads divisible by n, DP attention does not.
+inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const step_shape& s, const parallelism& p) {
+  if (!p.expert_parallel()) return check_fit(g, devices, m, s);
+  validate(g);
+  validate(m);
+  validate(s);
+  validate(p, m, devices);
+  const double n = devices;
+  const bool dp = p.attention == attention_parallel::dp;
+  gpu_fit f;
+  f.devices = devices;
+  f.weight_bytes = weight_storage_bytes(m);
+  f.kv_bytes = kv_bytes_per_sequence(m, double(s.context)) * double(s.batch);
+  f.activation_bytes = activation_workspace(m, s) / n;
+  const data_size<> experts = units::bit(double(count_params(m).per_expert) * m.experts * m.moe_layers() *
+                                         storage_bits(m, m.expert_format));
+  const data_size<> rest = f.weight_bytes - experts;
+  const double per_device_experts = double(m.experts) / n + p.redundant_experts;
+  const double kv_shards = m.is_mla() ? 1.0 : std::min(n, double(m.kv_heads));
+  const data_size<> kv = dp ? f.kv_bytes * (double((s.batch + devices - 1) / devices) / s.batch) : f.kv_bytes / kv_shards;
+  f.required_per_device = experts * (per_device_experts / m.experts) + (dp ? rest : rest / n) + kv + f.activation_bytes;
+  f.usable_per_device = g.memory_capacity * g.usable_memory_fraction;
+  if (!dp && m.heads % devices != 0) {
+    f.fits = false;
+    f.reason = "vLLM needs the " + std::to_string(m.heads) +
+               " attention heads divisible by the tensor-parallel degree " + std::to_string(devices);
+    return f;
+  }
+  f.fits = f.required_per_device <= f.usable_per_device;
+  f.reason = (f.fits ? "fits on " : "does not fit on ") + std::to_string(devices) + " x " + g.name + " (EP " +
+             std::to_string(devices) + ", attention " + (dp ? "dp" : "tp") + "): needs " +
+             detail::gb_text(f.required_per_device) + " per device of " + detail::gb_text(f.usable_per_device) +
+             " usable; experts " + detail::gb_text(experts) + " (" + detail::to_text(per_device_experts) +
+             " per layer per device), other weights " + detail::gb_text(rest) + (dp ? " (on every device)" : "") +
+             ", KV " + detail::gb_text(f.kv_bytes) + (dp ? " (each device its sequences)" : "") + ", workspace " +
+             detail::gb_text(f.activation_bytes) + " per device";
   return f;
 }
 

@@ -430,6 +430,13 @@ int run_eval(const options& o) {
   for (const auto& [layer, er] : routings) {
     if (worst == nullptr || er.imbalance() > worst->imbalance()) worst = &er;
   }
+  // Its busiest device: routings and expert copies read.
+  double busiest_load = 0.0, busiest_copies = 0.0;
+  if (worst != nullptr) {
+    const auto d = static_cast<std::size_t>(std::max_element(worst->load.begin(), worst->load.end()) - worst->load.begin());
+    busiest_load = worst->load[d];
+    busiest_copies = worst->touched[d];
+  }
   const int moe_layers = model.moe_layers();
   if (batch && !batch->note.empty()) std::cerr << "strata-eval: note: decode batch: " << batch->note << "\n";
 
@@ -494,10 +501,10 @@ int run_eval(const options& o) {
                        {"dispatch_bytes_per_layer", per_layer},
                        {"combine_bytes_per_layer", per_layer},
                        {"time_s_per_layer", moe_layers > 0 ? r.alltoall_time.si() / moe_layers : 0.0}};
-      j["busiest_device"] = {{"routings", worst ? *std::max_element(worst->load.begin(), worst->load.end()) : 0.0},
+      j["busiest_device"] = {{"routings", busiest_load},
                              {"mean_routings", worst ? worst->routings / worst->devices : 0.0},
                              {"imbalance", worst ? worst->imbalance() : 1.0},
-                             {"expert_copies_read", worst ? worst->touched.front() : 0.0}};
+                             {"expert_copies_read", busiest_copies}};
     }
     strata::json jops = strata::json::array();
     for (const auto& row : ep ? tree_rows(r.breakdown) : std::vector<tree_row>{}) {
@@ -555,9 +562,9 @@ int run_eval(const options& o) {
               << " redundant expert slots per device, imbalance " << (o.trace.empty() ? o.ep_imbalance : std::string("measured (trace)"))
               << "\n";
     if (worst != nullptr) {
-      std::cout << "  busiest device        " << num(*std::max_element(worst->load.begin(), worst->load.end()))
-                << " routings of " << num(worst->routings) << " (" << num(worst->imbalance(), "%.4f")
-                << " x the mean), " << num(worst->touched.front()) << " expert copies read\n";
+      std::cout << "  busiest device        " << num(busiest_load) << " routings per MoE layer, mean "
+                << num(worst->routings / worst->devices) << " (" << num(worst->imbalance(), "%.4f") << " x), "
+                << num(busiest_copies) << " expert copies read\n";
     }
     const double per_layer = moe_layers > 0 ? r.alltoall_bytes.si() / (2.0 * moe_layers) : 0.0;
     std::cout << "  all-to-all per layer  dispatch " << bytes_text(per_layer) << " + combine " << bytes_text(per_layer)

@@ -6,7 +6,7 @@
 
 #include "support/field_of.hpp"
 
-#include <cmath>    // std::sqrt
+#include <cmath>    // std::sqrt, std::pow
 #include <cstdint>  // std::uint32_t
 #include <vector>   // std::vector
 
@@ -149,6 +149,15 @@ TEST_CASE("more EP devices: fewer expert bytes and routings per device; replicas
     last_touched = er[0].second.touched.front();
     last_load = er[0].second.load.front();
   }
+  // One token (decode, batch 1): 8 routings, one per device on average; the busiest device
+  // takes 1 + z_8·σ of them and reads S(1 − (1 − 1/S)^L) of its S = 32 experts; all devices
+  // together read 8·32·(1 − 31/32) = 8 copies at the mean load, the 8 experts the token picks.
+  const auto one = ep_routings(m, {.mode = phase::decode, .batch = 1, .context = 2048}, parallelism{.ep = 8});
+  const double sd = std::sqrt(8.0 * 248.0 * (7.0 / 8.0) / (8.0 * 255.0));
+  const double L1 = 1.0 + expected_max_standard_normal(8) * sd;
+  CHECK(one[0].second.load.front() == Approx(L1));
+  CHECK(one[0].second.touched.front() == Approx(32.0 * (1.0 - std::pow(31.0 / 32.0, L1))));
+  CHECK(one[0].second.copies_read == Approx(8.0));
   // A skewed histogram: expert 0 takes a quarter of the routings.
   expert_histogram h(static_cast<std::size_t>(m.moe_layers()), std::vector<std::uint32_t>(256, 1));
   for (auto& row : h) row[0] = 64 * 8 - 255;

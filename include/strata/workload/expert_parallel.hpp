@@ -29,8 +29,10 @@
 ///   Estimates and Transformed Beta-Variables", Wiley 1958; z_8 = 1.43 against the exact 1.42),
 ///   the device loads taken as independent normals; capped at T·min(k, slots);
 /// - `mean`: E[L_d], perfect balance (the lower bound).
-/// Expert copies the busiest device reads: with uniform routing slots · (1 − (1 − k/E)^T) (each
-/// copy touched with its expert's probability); with a histogram Σ min(1, N_e / c_e).
+/// Expert copies a device reads: with uniform routing S·(1 − (1 − 1/S)^L_d) for its S slots and
+/// its L_d routings (each routing to one of its copies at random: the busiest device reads more
+/// of them; at the mean load it is the S·(1 − (1 − k/E)^T) of `expected_distinct_experts` but
+/// for the without-replacement draw within a token); with a histogram Σ min(1, N_e / c_e).
 ///
 /// **Attention.** TP: as the evaluator today, every non-expert operator split over the n devices
 /// with its all-reduce; after the attention all-reduce every device holds every token, so each
@@ -145,7 +147,8 @@ struct ep_routing {
   int devices = 1;
   std::vector<int> copies;            ///< c_e: copies of each expert
   std::vector<double> load;           ///< L_d: routings each device receives (busiest's per `imbalance` if uniform)
-  std::vector<double> touched;        ///< expert copies each device reads
+  std::vector<double> touched;        ///< expert copies each device reads (at its load in `load`)
+  double copies_read = 0.0;           ///< expert copies read over all devices (uniform: at the mean loads)
   std::vector<double> tokens;         ///< t_d: tokens each device holds (DP attention)
   double routings = 0.0;              ///< T·k
   double dispatch_rows = 0.0;         ///< rows through the busiest device per all-to-all (DP attention)
@@ -225,7 +228,6 @@ inline ep_routing route_experts(const model& m, const parallelism& p, int batch,
     }
   }
   const auto on = detail::ep_place(lambda, n, r, out.copies);
-  const double p_touch = 1.0 - std::pow(1.0 - double(k) / E, T);
   const double z = p.imbalance == ep_imbalance::expected_max ? expected_max_standard_normal(n) : 0.0;
   double max_sd = 0.0;
   for (int d = 0; d < n; ++d) {
@@ -234,7 +236,7 @@ inline ep_routing route_experts(const model& m, const parallelism& p, int batch,
       const double c = out.copies[std::size_t(e)];
       const double s = 1.0 / c;
       mean += lambda[std::size_t(e)] * s;
-      touched += counts != nullptr ? std::min(1.0, lambda[std::size_t(e)] / c) : p_touch;
+      if (counts != nullptr) touched += std::min(1.0, lambda[std::size_t(e)] / c);
       s1 += s;
       s2 += s * s;
     }
@@ -245,12 +247,21 @@ inline ep_routing route_experts(const model& m, const parallelism& p, int batch,
       max_sd = std::max(max_sd, std::sqrt(std::max(var, 0.0)));
     }
   }
+  for (int d = 0; d < n; ++d) {
+    const double S = double(on[std::size_t(d)].size());
+    if (counts == nullptr) out.touched[std::size_t(d)] = S * (1.0 - std::pow(1.0 - 1.0 / S, out.load[std::size_t(d)]));
+    out.copies_read += out.touched[std::size_t(d)];
+  }
   if (counts == nullptr && z > 0.0) {
     // Uniform routing: the busiest device's expected load stands for every device's.
     const double mx = *std::max_element(out.load.begin(), out.load.end());
     const double cap = T * std::min<double>(k, double(on[0].size()));
     const double busiest = std::min(mx + z * max_sd, cap);
-    for (auto& l : out.load) l = busiest;
+    for (int d = 0; d < n; ++d) {
+      const double S = double(on[std::size_t(d)].size());
+      out.load[std::size_t(d)] = busiest;
+      out.touched[std::size_t(d)] = S * (1.0 - std::pow(1.0 - 1.0 / S, busiest));
+    }
   }
   // Sequences over the devices (DP attention): ⌈B/n⌉ on the first B mod n devices.
   const double per_seq = batch > 0 ? T / batch : 0.0;
@@ -324,10 +335,8 @@ ep_context<T> ep_plan(layered_step& st, const model& mdl, const basic_roofline_m
       const double per_flops = all.tokens > 0.0 ? all.flops.si() / all.tokens : 0.0;
       const double per_act = all.tokens > 0.0 ? all.activation_bytes.si() / all.tokens : 0.0;
       const double per_copy = all.instances > 0.0 ? all.weight_bytes.si() / all.instances : 0.0;
-      double touched = 0.0;
-      for (const double t : er.touched) touched += t;
-      all.instances = touched;
-      all.weight_bytes = units::B(per_copy * touched);
+      all.instances = er.copies_read;
+      all.weight_bytes = units::B(per_copy * er.copies_read);
       auto& lc = ctx.layers[static_cast<std::size_t>(o.layer)];
       lc.set = true;
       T slowest{};

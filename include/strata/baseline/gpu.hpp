@@ -46,6 +46,12 @@
 /// node, the NIC across nodes). The choice is tensor parallelism across nodes, not pipeline
 /// parallelism; `gpus_per_node` = 0 restores the single-NVLink-domain assumption.
 ///
+/// Expert parallelism (`workload/expert_parallel.hpp`, `parallelism`): the routed experts spread
+/// whole over the GPUs with attention in TP or DP, the busiest GPU's experts bounding each MoE
+/// layer and, with DP attention, an all-to-all dispatch and combine per MoE layer on the same
+/// links (NVLink within the node, the NIC across nodes); its memory fit is the `check_fit`
+/// overload taking the parallelism.
+///
 /// Newer cards (`h200_sxm`, `b200`, `mi300x`, `mi325x`): memory, bandwidth, dense peaks per format
 /// (BF16, FP8, and FP4 where the card has it: B200), interconnect and power limit from each vendor's
 /// datasheet, cited per field; launch path, latencies and energies as the H100 until measured. The

@@ -184,6 +184,12 @@ TEST_CASE("bad parallelism is refused naming the field") {
   CHECK(field_of([&] { (void)evaluate(m, s, mach, parallelism{.attention = attention_parallel::dp}); }) == "attention");
   CHECK(field_of([&] { (void)evaluate(m, s, mach, parallelism{.redundant_experts = 1}); }) == "redundant_experts");
   CHECK(field_of([&] { validate(parallelism{.ep = 3}, m, 8, "gpu."); }) == "gpu.ep");
+  CHECK(field_of([&] { (void)ep_routings(ep_tiny(), four_tokens, parallelism{.ep = 2}, {{1, 2, 3}}); }) ==
+        "histogram[0].experts");
+  CHECK(field_of([&] { (void)evaluate(ep_tiny(), four_tokens, ep_toy(2), parallelism{.ep = 2}, {{1, 2, 3}}); }) ==
+        "histogram[0].experts");
+  CHECK(field_of([&] { (void)ep_routings(ep_tiny(), four_tokens, parallelism{.ep = 2}, {{1, 2, 3, 4}, {1, 1, 1, 1}}); }) ==
+        "histogram.layers");
   CHECK(field_of([&] { (void)check_fit(h100_sxm5(), 8, m, s, parallelism{.ep = 2}); }) == "ep");
 }
 

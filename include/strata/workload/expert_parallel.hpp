@@ -383,6 +383,10 @@ inline std::vector<std::pair<int, ep_routing>> ep_routings(const model& mdl, con
   const double tokens = s.mode == phase::decode ? double(s.batch) : double(s.batch) * s.context;
   for (int l = 0, i = 0; l < mdl.layers; ++l) {
     if (!mdl.is_moe_layer(l)) continue;
+    if (!hist.empty() && static_cast<int>(hist[std::size_t(i)].size()) != mdl.experts) {
+      detail::require(false, "strata.operators", "histogram[" + std::to_string(i) + "].experts", hist[std::size_t(i)].size(),
+                      ("= experts (" + std::to_string(mdl.experts) + ")").c_str());
+    }
     out.emplace_back(l, route_experts(mdl, p, s.batch, tokens, hist.empty() ? nullptr : &hist[std::size_t(i)]));
     if (hist.empty()) break;
     ++i;

@@ -3,7 +3,9 @@
 //   strata-eval [eval] --model <preset|config.json> --machine <preset|machine.json>
 //               --phase decode|prefill --batch B --context S
 //               [--devices N] [--max-devices N] [--trace trace.csv [--trace-position P]
-//               [--trace-seed N] [--trace-reuse]] [--json [--units display|si]]
+//               [--trace-seed N] [--trace-reuse]]
+//               [--ep N [--attention tp|dp] [--redundant-experts R] [--ep-imbalance expected_max|mean]]
+//               [--json [--units display|si]]
 //   strata-eval [eval] --model <preset|config.json> --machine stratum-s|stratum-l|stratum-xl
 //               --phase decode|prefill --batch B --context S [--no-tiering] [--hbm-nmp]
 //               [--expert-mapping expert_parallel|all_chips]
@@ -24,6 +26,14 @@
 //            --max-devices (default 8, one node) on which weights + KV cache + workspace fit
 //            vLLM's 90 % of memory. Beyond gpus_per_node (8) the GPUs span nodes and the
 //            all-reduces cross the inter-node link (400 Gb/s InfiniBand NDR per GPU).
+// --ep       expert parallelism (strata/workload/expert_parallel.hpp): the routed experts of each
+//            MoE layer spread whole over N devices (N is the device count; --devices defaults to
+//            it), the busiest device's experts bounding the layer; --attention tp (default: every
+//            other operator in tensor parallelism, the MoE block ending in an all-reduce) or dp
+//            (each device its own sequences with all the weights; all-to-all dispatch and combine
+//            per MoE layer on the NVLink/inter-node links); --redundant-experts R slots per device
+//            for EPLB replicas of the hottest experts; --ep-imbalance the busiest device's load
+//            under uniform routing (expected_max, the default, or mean).
 // --trace    a per-token routing trace (seq,pos,L1..LN CSV; strata/workload/trace_io.hpp): the
 //            step routes exactly as the trace instead of uniformly. Prefill: the trace's first
 //            batch × context tokens (contiguous tokens of its sequences). Decode: one token from
@@ -58,6 +68,7 @@
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/stratum/system.hpp"
+#include "strata/workload/expert_parallel.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/roofline.hpp"
 #include "strata/workload/trace_io.hpp"
@@ -79,7 +90,38 @@ struct options {
   std::string detail;  // --detail: empty (layers) or "experts"
   std::string expert_mapping;
   std::optional<double> hit_rate;
+  std::optional<int> ep;
+  std::string attention = "tp", ep_imbalance = "expected_max";
+  int redundant_experts = 0;
 };
+
+// The parallelism of the options (--ep and its companions; default: tensor parallelism).
+strata::parallelism parallelism_of(const options& o) {
+  strata::parallelism p;
+  p.ep = o.ep.value_or(1);
+  p.attention = o.attention == "dp" ? strata::attention_parallel::dp : strata::attention_parallel::tp;
+  p.redundant_experts = o.redundant_experts;
+  p.imbalance = o.ep_imbalance == "mean" ? strata::ep_imbalance::mean : strata::ep_imbalance::expected_max;
+  return p;
+}
+
+// One row of the per-operator table read off a step's breakdown: "layers 3-60 / routed_experts",
+// the layers it stands for, its time and energy per layer.
+struct tree_row {
+  std::string name;
+  std::size_t layers = 1;
+  const strata::cost<>* node = nullptr;
+};
+
+std::vector<tree_row> tree_rows(const strata::cost<>& step) {
+  std::vector<tree_row> rows;
+  for (const auto& part : step.parts) {
+    const bool rep = part.rule == strata::cost_rule::repeat && !part.parts.empty();
+    const strata::cost<>& one = rep ? part.parts.front() : part;
+    for (const auto& leaf : one.parts) rows.push_back({part.name + " / " + leaf.name, rep ? part.count : 1, &leaf});
+  }
+  return rows;
+}
 
 // The coverage verdict of every preset on every GPU preset (strata::gpu_coverage): a matrix of
 // s/a/r, then each verdict with its reasons.
@@ -328,6 +370,10 @@ int run_eval(const options& o) {
                                  .batch = o.batch,
                                  .context = o.context};
   strata::validate(shape);
+  if (is_stratum(o.machine) && o.ep) {
+    throw strata::config_error("ep", "--ep applies to a GPU or roofline machine, not to a Stratum machine (" + o.machine +
+                                         "; its experts are placed by --expert-mapping)");
+  }
   if (is_stratum(o.machine)) return run_stratum(o, model, shape, strata::stratum_coverage(model, loaded.ignored_keys));
   if (o.no_tiering || o.hbm_nmp || o.hit_rate || !o.detail.empty() || !o.expert_mapping.empty()) {
     throw strata::config_error("machine", "--no-tiering, --hbm-nmp, --expert-mapping, --hit-rate and --detail apply to a "
@@ -338,20 +384,23 @@ int run_eval(const options& o) {
 
   strata::roofline_machine machine = ma.machine;
   std::optional<strata::gpu_fit> fit;
+  const strata::parallelism par = parallelism_of(o);
+  const bool ep = par.expert_parallel();
   if (ma.gpu) {
-    int n = o.devices.value_or(0);
-    if (!o.devices) {
+    int n = o.devices.value_or(o.ep.value_or(0));
+    if (!o.devices && !o.ep) {
       std::string why;
       n = strata::min_devices(*ma.gpu, model, shape, &why, o.max_devices);
       if (n == 0) {
         throw strata::config_error("devices", "refused: " + model.name + " " + why + " (pass --devices to evaluate anyway)");
       }
     }
-    fit = strata::check_fit(*ma.gpu, n, model, shape);
+    strata::validate(par, model, n);
+    fit = strata::check_fit(*ma.gpu, n, model, shape, par);
     machine = strata::make_machine(*ma.gpu, n);
     if (!fit->fits) std::cerr << "strata-eval: warning: " << fit->reason << "\n";
-  } else if (o.devices) {
-    machine.devices = *o.devices;
+  } else if (o.devices || o.ep) {
+    machine.devices = o.devices.value_or(*o.ep);
   }
 
   // The coverage verdict of this point: formats the machine has no path for, ignored config keys,
@@ -372,12 +421,28 @@ int run_eval(const options& o) {
       o.trace.empty() ? strata::expert_histogram{}
                       : trace_histogram(o.trace, model, step_tokens, o, batch ? &*batch : nullptr);
   // Totals (and, for JSON, the tree: a node per run of identical layers) from the distinct layers.
-  const auto r = strata::evaluate(model, shape, machine, hist, /*with_breakdown=*/o.json);
+  const auto r = strata::evaluate(model, shape, machine, par, hist, /*with_breakdown=*/o.json || ep);
+  const auto routings = strata::ep_routings(model, shape, par, hist);
+  // The busiest device's routing over the MoE layers (the largest imbalance) and one MoE layer's
+  // all-to-alls (each carries the same bytes under uniform routing).
+  const strata::ep_routing* worst = nullptr;
+  for (const auto& [layer, er] : routings) {
+    if (worst == nullptr || er.imbalance() > worst->imbalance()) worst = &er;
+  }
+  // Its busiest device: routings and expert copies read.
+  double busiest_load = 0.0, busiest_copies = 0.0;
+  if (worst != nullptr) {
+    const auto d = static_cast<std::size_t>(std::max_element(worst->load.begin(), worst->load.end()) - worst->load.begin());
+    busiest_load = worst->load[d];
+    busiest_copies = worst->touched[d];
+  }
+  const int moe_layers = model.moe_layers();
   if (batch && !batch->note.empty()) std::cerr << "strata-eval: note: decode batch: " << batch->note << "\n";
 
   // Per-operator time and energy, each including its all-reduce, so that the rows add up to the
-  // totals (strata::operator_results).
-  const auto ops = strata::operator_results(model, shape, machine, hist);
+  // totals (strata::operator_results); under expert parallelism the rows are the tree's per layer.
+  const auto ops = ep ? std::vector<strata::operator_result>{} : strata::operator_results(model, shape, machine, hist);
+  const char* attention = par.attention == strata::attention_parallel::dp ? "dp" : "tp";
 
   const char* phase = shape.mode == strata::phase::decode ? "decode" : "prefill";
   if (o.json) {
@@ -419,7 +484,23 @@ int run_eval(const options& o) {
     j["tokens"] = r.tokens;
     j["tokens_per_s"] = r.tokens_per_s;
     j["joules_per_token"] = r.joules_per_token;
+    j["parallelism"] = par;
+    if (ep) {
+      const double per_layer = moe_layers > 0 ? r.alltoall_bytes.si() / (2.0 * moe_layers) : 0.0;
+      j["alltoall"] = {{"time_s", r.alltoall_time.si()},
+                       {"bytes", r.alltoall_bytes.si()},
+                       {"dispatch_bytes_per_layer", per_layer},
+                       {"combine_bytes_per_layer", per_layer},
+                       {"time_s_per_layer", moe_layers > 0 ? r.alltoall_time.si() / moe_layers : 0.0}};
+      j["busiest_device"] = {{"routings", busiest_load},
+                             {"mean_routings", worst ? worst->routings / worst->devices : 0.0},
+                             {"imbalance", worst ? worst->imbalance() : 1.0},
+                             {"expert_copies_read", busiest_copies}};
+    }
     strata::json jops = strata::json::array();
+    for (const auto& row : ep ? tree_rows(r.breakdown) : std::vector<tree_row>{}) {
+      jops.push_back({{"name", row.name}, {"layers", row.layers}, {"time_s", row.node->time.si()}, {"energy_J", row.node->energy.si()}});
+    }
     for (const auto& op : ops) {
       jops.push_back({{"name", op.name},
                       {"kind", strata::to_string(op.kind)},
@@ -438,7 +519,9 @@ int run_eval(const options& o) {
   }
 
   std::cout << "strata-eval: " << model.name << " on " << machine.name << " (" << machine.devices
-            << (machine.devices > 1 ? " devices in tensor parallel)" : " device)") << ", " << phase << ", batch "
+            << (ep ? " devices, EP " + std::to_string(par.ep) + ", attention " + attention + ")"
+                : machine.devices > 1 ? std::string(" devices in tensor parallel)") : std::string(" device)"))
+            << ", " << phase << ", batch "
             << shape.batch
             << ", context " << shape.context << ", routing " << (o.trace.empty() ? "uniform" : o.trace) << "\n";
   if (fit) std::cout << "memory: " << fit->reason << "\n";
@@ -464,9 +547,34 @@ int run_eval(const options& o) {
             << " J" << (r.power_capped ? ", capped at the power limit" : "") << ")\n"
             << "  tokens/s             " << num(r.tokens_per_s) << "\n"
             << "  J/token              " << num(r.joules_per_token) << "\n";
+  if (ep) {
+    std::cout << "\nexpert parallelism: EP " << par.ep << ", attention " << attention << ", " << par.redundant_experts
+              << " redundant expert slots per device, imbalance " << (o.trace.empty() ? o.ep_imbalance : std::string("measured (trace)"))
+              << "\n";
+    if (worst != nullptr) {
+      std::cout << "  busiest device        " << num(busiest_load) << " routings per MoE layer, mean "
+                << num(worst->routings / worst->devices) << " (" << num(worst->imbalance(), "%.4f") << " x), "
+                << num(busiest_copies) << " expert copies read\n";
+    }
+    const double per_layer = moe_layers > 0 ? r.alltoall_bytes.si() / (2.0 * moe_layers) : 0.0;
+    std::cout << "  all-to-all per layer  dispatch " << bytes_text(per_layer) << " + combine " << bytes_text(per_layer)
+              << " through the busiest device, " << time_text(moe_layers > 0 ? r.alltoall_time.si() / moe_layers : 0.0) << "\n"
+              << "  all-to-all per step   " << bytes_text(r.alltoall_bytes.si()) << ", " << time_text(r.alltoall_time.si())
+              << " (" << moe_layers << " MoE layers)\n";
+  }
   std::cout << "\nenergy by part (J)\n"
             << "  compute " << num(r.compute_energy.si()) << ", memory " << num(r.memory_energy.si()) << ", links "
             << num(r.link_energy.si()) << ", static " << num(r.static_energy.si()) << "\n";
+  if (ep) {
+    std::cout << "\nper operator, per layer (time and energy include the operator's all-reduce or all-to-all)\n";
+    std::cout << pad("op", 40) << pad("layers", 8, true) << pad("time (us)", 12, true) << pad("energy (mJ)", 13, true) << "\n";
+    for (const auto& row : tree_rows(r.breakdown)) {
+      std::cout << pad(row.name, 40) << pad(std::to_string(row.layers), 8, true)
+                << pad(num(row.node->time.si() * 1e6, "%.3f"), 12, true)
+                << pad(num(row.node->energy.si() * 1e3, "%.4f"), 13, true) << "\n";
+    }
+    return 0;
+  }
   std::cout << "\nper operator (time and energy include the operator's all-reduce)\n";
   std::cout << pad("op", 22) << pad("kind", 16) << pad("GFLOP", 12, true) << pad("MB", 12, true)
             << pad("time (us)", 12, true) << pad("energy (mJ)", 13, true) << "  bound\n";
@@ -520,8 +628,11 @@ command add_eval(CLI::App& app) {
                              "print JSON: flops, bytes.{weights,kv,activations,links}, time_s, energy_J, "
                              "dynamic_energy_J, energy_parts_J.{compute,memory,links,static}, tokens, tokens_per_s, joules_per_token, "
                              "power_capped, ops[] "
-                             "{name, kind, layer, expert, flops, bytes, time_s, energy_J, bound}, breakdown (cost "
-                             "tree), and model, machine, devices, phase, batch, context, fit");
+                             "{name, kind, layer, expert, flops, bytes, time_s, energy_J, bound} (with --ep: "
+                             "{name, layers, time_s, energy_J} per layer, from the breakdown), breakdown (cost "
+                             "tree), parallelism, with --ep alltoall.{time_s, bytes, dispatch_bytes_per_layer, "
+                             "combine_bytes_per_layer, time_s_per_layer} and busiest_device.{routings, mean_routings, "
+                             "imbalance, expert_copies_read}, and model, machine, devices, phase, batch, context, fit");
   add_units_option(*sub, o->units, json);
   sub->add_option("--detail", o->detail,
                   "with --json, Stratum decode: the breakdown's detail: layers (default: a node per run of identical "
@@ -540,6 +651,23 @@ command add_eval(CLI::App& app) {
                   "tiers); default uniform usage")
       ->check(CLI::Range(0.0, 1.0))
       ->excludes(trace);
+  auto* ep = sub->add_option("--ep", o->ep,
+                             "expert parallelism: the routed experts spread whole over this many devices (the device "
+                             "count; --devices defaults to it); 1: tensor parallelism");
+  sub->add_option("--attention", o->attention,
+                  "with --ep: attention and the other non-expert operators in tp (default; the MoE block ends in an "
+                  "all-reduce) or dp (each device its own sequences; all-to-all dispatch and combine per MoE layer)")
+      ->check(CLI::IsMember({"tp", "dp"}))
+      ->needs(ep);
+  sub->add_option("--redundant-experts", o->redundant_experts,
+                  "with --ep: redundant expert slots per device, filled by replicas of the hottest experts (EPLB); "
+                  "default 0")
+      ->needs(ep);
+  sub->add_option("--ep-imbalance", o->ep_imbalance,
+                  "with --ep, uniform routing: the busiest device's routings: expected_max (default; Blom's expected "
+                  "maximum of the device loads) or mean (perfect balance)")
+      ->check(CLI::IsMember({"expected_max", "mean"}))
+      ->needs(ep);
   return {sub, [o, required]() -> int {
             if (!o->list) {
               for (const auto* opt : required) {

@@ -62,6 +62,8 @@ endfunction()
 
 _check(eval --model Mixtral-8x7B --machine h100_sxm5 --phase decode --batch 8 --context 2048)
 _check(eval --model Mixtral-8x7B --machine stratum-l --phase decode --batch 16 --context 2048 --hit-rate 0.316 --detail experts)
+_check(eval --model DeepSeek-V2-Lite --machine h100_sxm5 --phase decode --batch 8 --context 512 --ep 2 --attention dp
+       --redundant-experts 1)
 _check(hcrmap --model DeepSeek-V2-Lite --trace tests/data/traces/dsv2lite_esft_trace_intent.csv --mode prefill
        --max-windows 1 --layers 2 --policy hcrmap)
 _check(serve examples/scenarios/serve_mixtral_stages.json)

@@ -46,6 +46,12 @@
 /// node, the NIC across nodes). The choice is tensor parallelism across nodes, not pipeline
 /// parallelism; `gpus_per_node` = 0 restores the single-NVLink-domain assumption.
 ///
+/// Expert parallelism (`workload/expert_parallel.hpp`, `parallelism`): the routed experts spread
+/// whole over the GPUs with attention in TP or DP, the busiest GPU's experts bounding each MoE
+/// layer and, with DP attention, an all-to-all dispatch and combine per MoE layer on the same
+/// links (NVLink within the node, the NIC across nodes); its memory fit is the `check_fit`
+/// overload taking the parallelism.
+///
 /// Newer cards (`h200_sxm`, `b200`, `mi300x`, `mi325x`): memory, bandwidth, dense peaks per format
 /// (BF16, FP8, and FP4 where the card has it: B200), interconnect and power limit from each vendor's
 /// datasheet, cited per field; launch path, latencies and energies as the H100 until measured. The
@@ -75,6 +81,7 @@
 #include "strata/core/error.hpp"
 #include "strata/core/tier.hpp"
 #include "strata/core/units.hpp"
+#include "strata/workload/expert_parallel.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/roofline.hpp"
@@ -582,6 +589,50 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
              " usable (" + detail::gb_text(g.memory_capacity) + " x " + detail::to_text(g.usable_memory_fraction) +
              "); weights " + detail::gb_text(f.weight_bytes) + ", KV " + detail::gb_text(f.kv_bytes) + kv_split +
              ", workspace " + detail::gb_text(f.activation_bytes) + " per device";
+  return f;
+}
+
+/// Memory fit of `m` running `s` on `devices` cards of `g` under parallelism `p`
+/// (`expert_parallel.hpp`); `p.ep` 1 is `check_fit(g, devices, m, s)`. With EP each device holds
+/// E/n + r whole experts of every MoE layer, (E/n + r)/E of the routed-expert bytes, and the other
+/// weights split over the devices (TP attention) or whole (DP attention); the KV cache as
+/// `check_fit` (TP attention) or that of its own ⌈B/n⌉ sequences, unsplit (DP attention); the
+/// workspace as `check_fit`. TP attention needs the heads divisible by n, DP attention does not.
+inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const step_shape& s, const parallelism& p) {
+  if (!p.expert_parallel()) return check_fit(g, devices, m, s);
+  validate(g);
+  validate(m);
+  validate(s);
+  validate(p, m, devices);
+  const double n = devices;
+  const bool dp = p.attention == attention_parallel::dp;
+  gpu_fit f;
+  f.devices = devices;
+  f.weight_bytes = weight_storage_bytes(m);
+  f.kv_bytes = kv_bytes_per_sequence(m, double(s.context)) * double(s.batch);
+  f.activation_bytes = activation_workspace(m, s) / n;
+  const data_size<> experts = units::bit(double(count_params(m).per_expert) * m.experts * m.moe_layers() *
+                                         storage_bits(m, m.expert_format));
+  const data_size<> rest = f.weight_bytes - experts;
+  const double per_device_experts = double(m.experts) / n + p.redundant_experts;
+  const double kv_shards = m.is_mla() ? 1.0 : std::min(n, double(m.kv_heads));
+  const data_size<> kv = dp ? f.kv_bytes * (double((s.batch + devices - 1) / devices) / s.batch) : f.kv_bytes / kv_shards;
+  f.required_per_device = experts * (per_device_experts / m.experts) + (dp ? rest : rest / n) + kv + f.activation_bytes;
+  f.usable_per_device = g.memory_capacity * g.usable_memory_fraction;
+  if (!dp && m.heads % devices != 0) {
+    f.fits = false;
+    f.reason = "vLLM needs the " + std::to_string(m.heads) +
+               " attention heads divisible by the tensor-parallel degree " + std::to_string(devices);
+    return f;
+  }
+  f.fits = f.required_per_device <= f.usable_per_device;
+  f.reason = (f.fits ? "fits on " : "does not fit on ") + std::to_string(devices) + " x " + g.name + " (EP " +
+             std::to_string(devices) + ", attention " + (dp ? "dp" : "tp") + "): needs " +
+             detail::gb_text(f.required_per_device) + " per device of " + detail::gb_text(f.usable_per_device) +
+             " usable; experts " + detail::gb_text(experts) + " (" + detail::to_text(per_device_experts) +
+             " per layer per device), other weights " + detail::gb_text(rest) + (dp ? " (on every device)" : "") +
+             ", KV " + detail::gb_text(f.kv_bytes) + (dp ? " (each device its sequences)" : "") + ", workspace " +
+             detail::gb_text(f.activation_bytes) + " per device";
   return f;
 }
 

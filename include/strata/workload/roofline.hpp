@@ -21,6 +21,14 @@
 /// inter-node link (one NIC per device, all in parallel), all-gather inside each node:
 ///   t = 2(g−1)/g · bytes / BW_link + 2(g−1)·λ_link + 2(N−1)/N · (bytes/g) / BW_node + 2(N−1)·λ_node
 /// moving 2(g−1)·N·bytes over device links and 2(N−1)·bytes over inter-node links.
+/// Expert parallelism (`expert_parallel.hpp`): the routed experts of a layer run whole on the
+/// busiest device (`detail::ep_context`), other operators in TP as above or in DP (each device its
+/// own sequences with all the weights, no all-reduce); with DP attention each MoE layer adds an
+/// all-to-all dispatch and combine (`alltoall`): per device
+///   t = max(t_intra, t_inter),  t_intra = b·(g−1)/(n−1) / BW_link + (g−1)·λ_link,
+///   t_inter = b·(n−g)/(n−1) / BW_node + (n−g)·λ_node  (multi-node only)
+/// for b bytes through the busiest device, its peers spread evenly over the devices (g − 1 in
+/// its node, n − g beyond), one message (λ) per peer as the ring charges one per step.
 ///
 /// Capacity (`check_capacity`, and the model overload of `evaluate`): the bytes that must be
 /// resident for the step (`resident_footprint` in `footprint.hpp`: every weight of every expert,
@@ -328,6 +336,43 @@ basic_allreduce_cost<T> allreduce(const basic_roofline_machine<T>& m, data_size<
   return a;
 }
 
+/// All-to-all of an expert-parallel MoE layer (dispatch or combine): time and bytes.
+template <class T = double>
+struct basic_alltoall_cost {
+  duration<T> time{};
+  data_size<> bytes{};            ///< through the busiest device, each direction
+  data_size<> link_bytes{};       ///< over all links, device and inter-node, every device
+  data_size<> node_link_bytes{};  ///< of which over inter-node links
+  duration<T> node_time{};        ///< the inter-node path's time (multi-node)
+  strata::energy<T> energy{};
+};
+using alltoall_cost = basic_alltoall_cost<double>;
+
+/// All-to-all over the machine's devices (file comment): `device_bytes` through the busiest
+/// device, `total_bytes` sent by all of them; the device links within a node
+/// (`link_bandwidth`, `link_latency`), the inter-node links across nodes (`node_link_*`), the
+/// slower path bounding the time. Zero for one device.
+template <class T>
+basic_alltoall_cost<T> alltoall(const basic_roofline_machine<T>& m, data_size<> device_bytes, data_size<> total_bytes) {
+  basic_alltoall_cost<T> a;
+  if (m.devices <= 1 || device_bytes.si() <= 0.0) return a;
+  const double n = m.devices;
+  const int nodes = m.nodes();
+  const double g = nodes > 1 ? double(m.devices_per_node) : n;
+  const double intra = (g - 1.0) / (n - 1.0), inter = (n - g) / (n - 1.0);
+  a.bytes = device_bytes;
+  if (g > 1.0) a.time = quantity_cast<T>(device_bytes * intra) / m.link_bandwidth + m.link_latency * T(g - 1.0);
+  a.link_bytes = total_bytes * intra;
+  if (nodes > 1) {
+    a.node_time = quantity_cast<T>(device_bytes * inter) / m.node_link_bandwidth + m.node_link_latency * T(n - g);
+    a.time = detail::max_of(a.time, a.node_time);
+    a.node_link_bytes = total_bytes * inter;
+  }
+  a.energy = quantity_cast<T>(a.link_bytes) * m.link_energy + quantity_cast<T>(a.node_link_bytes) * m.node_link_energy;
+  a.link_bytes += a.node_link_bytes;
+  return a;
+}
+
 /// Totals of a step on a machine (scalar `T` for the times and energies; the counts are plain).
 template <class T = double>
 struct basic_step_result {
@@ -347,6 +392,8 @@ struct basic_step_result {
   bool power_capped = false;         ///< the energy hit the max-power cap
   bool feasible = true;              ///< the resident bytes fit the tiers (model overload, `evaluate_prefill`)
   std::string reason;                ///< capacity verdict with the numbers (model overload, `evaluate_prefill`)
+  duration<T> alltoall_time{};       ///< of `time`, the expert-parallel all-to-alls (dispatch + combine)
+  data_size<> alltoall_bytes{};      ///< all-to-all bytes through the busiest device (of `link_bytes`: every device's)
   cost<T> breakdown;                 ///< step → layers → operators (empty unless requested)
 
   template <class S, class V>
@@ -370,6 +417,8 @@ struct basic_step_result {
     v("node_link_bytes", s.node_link_bytes);
     v("feasible", s.feasible);
     v("reason", s.reason);
+    v("alltoall_time", s.alltoall_time);
+    v("alltoall_bytes", s.alltoall_bytes);
   }
 };
 using step_result = basic_step_result<double>;
@@ -382,11 +431,15 @@ struct step_sums {
   strata::energy<T> dynamic_energy{}, compute_energy{}, memory_energy{}, link_energy{};
   op_count<> flops{};
   data_size<> weight_bytes{}, kv_bytes{}, activation_bytes{}, link_bytes{}, node_link_bytes{};
+  duration<T> alltoall_time{};
+  data_size<> alltoall_bytes{};
 
   /// Adds `n` times `o` (a layer group's sums times its layers).
   void add(const step_sums& o, double n) {
     const T k = T(n);
     time += o.time * k;
+    alltoall_time += o.alltoall_time * k;
+    alltoall_bytes += o.alltoall_bytes * n;
     dynamic_energy += o.dynamic_energy * k;
     compute_energy += o.compute_energy * k;
     memory_energy += o.memory_energy * k;
@@ -400,41 +453,108 @@ struct step_sums {
   }
 };
 
-/// Adds operator `o` to `sum` (`prev`: the operator before it, or null); with `parts`, appends its
-/// leaf (with its all-reduce) named `name`.
+/// One MoE layer under expert parallelism: the slowest device's experts and the all-to-alls.
+template <class T>
+struct ep_layer_cost {
+  bool set = false;
+  op device{};                                  ///< the slowest device's routed experts
+  basic_alltoall_cost<T> dispatch{}, combine{};  ///< zero unless DP attention
+};
+
+/// Expert parallelism as `add_op` applies it (`expert_parallel.hpp` builds it): the step's
+/// operators are the whole step's (one `routed_experts` per MoE layer); their time is taken on one
+/// device, their energy and bytes over all.
+template <class T>
+struct ep_context {
+  basic_roofline_machine<T> device;     ///< one device of the machine (`devices` = 1)
+  bool dp = false;                      ///< attention (every non-expert operator) in DP
+  double dp_share = 1.0;                ///< DP: the busiest device's share of the step's tokens
+  std::vector<ep_layer_cost<T>> layers;  ///< by decoder layer
+};
+
+/// The busiest DP device's part of a non-expert operator: its share of the tokens with all the
+/// weights (an embedding gathers its own tokens' rows only).
+inline op dp_device_op(const op& o, double share) {
+  op d = o;
+  d.flops = o.flops * share;
+  d.activation_bytes = o.activation_bytes * share;
+  d.kv_bytes = o.kv_bytes * share;
+  d.tokens = o.tokens * share;
+  if (o.kind == op_kind::embedding) d.weight_bytes = o.weight_bytes * share;
+  return d;
+}
+
+/// Whether operator `o` is a routed expert after another of its layer: the per-expert operators of
+/// one MoE layer (from a routing histogram) run as one grouped kernel, as the single
+/// `routed_experts` operator of uniform routing does, with one launch overhead.
+inline bool grouped_with_previous(const op& o, const op* prev) {
+  return o.kind == op_kind::expert && prev != nullptr && prev->kind == op_kind::expert && prev->layer == o.layer;
+}
+
+/// Operator `o`'s cost in a step on `m` without expert parallelism (`prev`: the operator before).
 template <class T>
 basic_op_cost<T> step_op_cost(const op& o, const op* prev, const basic_roofline_machine<T>& m) {
   auto c = cost_of(o, m);
-  // The per-expert operators of one MoE layer (from a routing histogram) run as one grouped
-  // kernel, as the single `routed_experts` operator of uniform routing does: one overhead.
-  if (o.kind == op_kind::expert && prev != nullptr && prev->kind == op_kind::expert && prev->layer == o.layer) {
-    c.time -= m.op_overhead;
-  }
+  if (grouped_with_previous(o, prev)) c.time -= m.op_overhead;
   return c;
 }
 
-/// Whether the step's all-reduce follows operator `o` on `m`: the MoE block's at its router (one
-/// per MoE layer), attention's at out_proj, a dense FFN's and the shared experts' after them.
+/// Whether the step's all-reduce follows operator `o` on `m` (tensor parallelism): the MoE block's
+/// at its router (one per MoE layer), attention's at out_proj, a dense FFN's and the shared
+/// experts' after them.
 template <class T>
 bool reduces_after(const op& o, const basic_roofline_machine<T>& m) {
   return m.devices > 1 && (o.kind == op_kind::out_proj || o.kind == op_kind::dense_ffn ||
                            o.kind == op_kind::shared_experts || o.kind == op_kind::router);
 }
 
+/// Adds operator `o` to `sum` (`prev`: the operator before it, or null); with `parts`, appends its
+/// leaf (with its all-reduce) named `name`. With `ep`, expert parallelism (`ep_context`).
 template <class T>
 void add_op(const op& o, const op* prev, const basic_roofline_machine<T>& m, const basic_allreduce_cost<T>& ar,
-            step_sums<T>& r, std::vector<cost<T>>* parts, bool name_with_layer) {
-  const auto c = step_op_cost(o, prev, m);
+            step_sums<T>& r, std::vector<cost<T>>* parts, bool name_with_layer, const ep_context<T>* ep = nullptr) {
+  const bool expert_op = o.kind == op_kind::routed_experts || o.kind == op_kind::expert;
+  const ep_layer_cost<T>* epl =
+      ep != nullptr && expert_op ? &ep->layers[static_cast<std::size_t>(o.layer)] : nullptr;
+  // Replicated weights (DP) are read by every device.
+  const double weight_reads = ep != nullptr && ep->dp && !expert_op && o.kind != op_kind::embedding ? double(m.devices) : 1.0;
+  basic_op_cost<T> c;
+  if (epl != nullptr) {
+    c = cost_of(epl->device, ep->device);
+    c.energy = cost_of(o, ep->device).energy;
+    if (grouped_with_previous(o, prev)) c.time -= m.op_overhead;
+  } else if (ep != nullptr && ep->dp) {
+    c = cost_of(dp_device_op(o, ep->dp_share), ep->device);
+    op all = o;
+    all.weight_bytes = o.weight_bytes * weight_reads;
+    c.energy = cost_of(all, ep->device).energy;
+    if (grouped_with_previous(o, prev)) c.time -= m.op_overhead;
+  } else {
+    c = step_op_cost(o, prev, m);
+  }
   r.time += c.time;
   r.dynamic_energy += c.energy;
   const strata::energy<T> flop_e = quantity_cast<T>(o.flops) * m.energy_per_flop;
   r.compute_energy += flop_e;
   r.memory_energy += c.energy - flop_e;
   r.flops += o.flops;
-  r.weight_bytes += o.weight_bytes;
+  r.weight_bytes += o.weight_bytes * weight_reads;
   r.kv_bytes += o.kv_bytes;
   r.activation_bytes += o.activation_bytes;
-  const bool reduces = reduces_after(o, m);
+  const bool a2a = epl != nullptr && ep->dp && m.devices > 1;
+  if (a2a) {
+    for (const auto* x : {&epl->dispatch, &epl->combine}) {
+      r.time += x->time;
+      r.dynamic_energy += x->energy;
+      r.link_energy += x->energy;
+      r.link_bytes += x->link_bytes;
+      r.node_link_bytes += x->node_link_bytes;
+      r.alltoall_time += x->time;
+      r.alltoall_bytes += x->bytes;
+    }
+  }
+  // Under DP attention the MoE block ends in the all-to-all combine, attention in no collective.
+  const bool reduces = !(ep != nullptr && ep->dp) && reduces_after(o, m);
   if (reduces) {
     r.time += ar.time;
     r.dynamic_energy += ar.energy;
@@ -457,9 +577,17 @@ void add_op(const op& o, const op* prev, const basic_roofline_machine<T>& m, con
       if (o.expert >= 0) name += std::to_string(o.expert);
     }
     auto leaf = cost<T>::leaf(name, c.time, c.energy, std::move(tr),
-                              c.compute_bound ? "roofline: FLOPs / (n·peak·eta_c) + overhead"
-                                              : "roofline: bytes / (n·BW·eta_m) + latency + overhead");
-    if (reduces) {
+                              epl != nullptr ? "EP: the busiest device's experts, roofline on one device"
+                              : c.compute_bound ? "roofline: FLOPs / (n·peak·eta_c) + overhead"
+                                                : "roofline: bytes / (n·BW·eta_m) + latency + overhead");
+    if (a2a) {
+      const auto node = [](const char* what, const basic_alltoall_cost<T>& x) {
+        return cost<T>::leaf(what, x.time, x.energy, {{"link", quantity_cast<T>(x.bytes)}},
+                             "all-to-all: max(b·(g-1)/(n-1)/BW_link + (g-1)·latency, b·(n-g)/(n-1)/BW_node + (n-g)·latency_node)");
+      };
+      parts->push_back(seq(std::move(name), std::vector<cost<T>>{node("alltoall dispatch", epl->dispatch), std::move(leaf),
+                                                                  node("alltoall combine", epl->combine)}));
+    } else if (reduces) {
       auto red = cost<T>::leaf("allreduce", ar.time, ar.energy, {{"link", quantity_cast<T>(ar.link_bytes)}},
                                "ring all-reduce: 2(n-1)/n·bytes/BW + 2(n-1)·latency");
       parts->push_back(seq(std::move(name), std::vector<cost<T>>{std::move(leaf), std::move(red)}));
@@ -492,6 +620,8 @@ basic_step_result<T> finish_step(const step_sums<T>& s, const step_shape& shape,
   r.activation_bytes = s.activation_bytes;
   r.link_bytes = s.link_bytes;
   r.node_link_bytes = s.node_link_bytes;
+  r.alltoall_time = s.alltoall_time;
+  r.alltoall_bytes = s.alltoall_bytes;
   const T n = T(m.devices);
   const strata::energy<T> static_e = m.static_power * r.time * n;
   r.static_energy = static_e;
@@ -514,16 +644,17 @@ basic_step_result<T> finish_step(const step_sums<T>& s, const step_shape& shape,
   return r;
 }
 
-/// `evaluate` of a layered step on a machine, both already validated.
+/// `evaluate` of a layered step on a machine, both already validated (`ep`: expert parallelism).
 template <class T>
-basic_step_result<T> evaluate_valid(const layered_step& st, const basic_roofline_machine<T>& m, bool with_breakdown) {
+basic_step_result<T> evaluate_valid(const layered_step& st, const basic_roofline_machine<T>& m, bool with_breakdown,
+                                    const ep_context<T>* ep = nullptr) {
   const auto ar = step_allreduce(st.shape, st.hidden, m);
   step_sums<T> total;
   std::vector<cost<T>> top_parts, parts;
   std::vector<cost<T>>* tree = with_breakdown ? &parts : nullptr;
   const op* ops = st.ops.data();
   const auto run_ops = [&](std::size_t first, std::size_t last, step_sums<T>& sum) {
-    for (std::size_t i = first; i < last; ++i) add_op(ops[i], i > first ? &ops[i - 1] : nullptr, m, ar, sum, tree, false);
+    for (std::size_t i = first; i < last; ++i) add_op(ops[i], i > first ? &ops[i - 1] : nullptr, m, ar, sum, tree, false, ep);
   };
   const auto close = [&](std::string name) {
     if (with_breakdown && !parts.empty()) {

@@ -20,12 +20,16 @@
 ///  "gpu": {"name": "h100_sxm5", "gpus": 0, "compare": true, "scheduler": "engine",
 ///          "engine": {"max_num_batched_tokens": 2048, "max_num_seqs": 128, "gpu_memory_utilization": 0.9,
 ///                     "block_size": 16, "enable_chunked_prefill": true, "enable_prefix_caching": true,
-///                     "shared_prefix_tokens": 0}},
+///                     "shared_prefix_tokens": 0},
+///          "ep": 1, "attention": "tp", "redundant_experts": 0, "ep_imbalance": "expected_max"},
 ///  "trace": {"path": "traces/dsv2lite_esft_trace_intent.csv", "experts": 64,
 ///            "label": "intent", "prompt_fraction": 0.5}}
 /// \endcode
 /// `gpu.scheduler` is the GPU baseline's (`engine.hpp`: `engine`, vLLM V1's, or `fcfs`, the
-/// former one); `gpu.engine` its settings. `requests.stages` (non-empty) is a staged load
+/// former one); `gpu.engine` its settings. `gpu.ep` > 1 serves the model with expert parallelism
+/// over that many GPUs (`gpu.gpus` 0 or the same), `gpu.attention` tp or dp, `gpu.redundant_experts`
+/// EPLB slots per GPU, `gpu.ep_imbalance` the busiest GPU's load under uniform routing
+/// (`workload/expert_parallel.hpp`; the defaults are tensor parallelism). `requests.stages` (non-empty) is a staged load
 /// (`requests.hpp`) and each system's results then hold one `stage_result` per stage.
 /// A non-empty `request_list` replaces the generator (its topics are `requests.topics`). The
 /// usage topics are the requests' topics; a topic the count file does not hold is a
@@ -77,6 +81,13 @@ struct serving_gpu_spec {
   bool compare = true;
   gpu_scheduler scheduler = gpu_scheduler::engine;  ///< `engine.hpp`
   engine_params engine{};
+  int ep = 1;                                               ///< EP degree (`parallelism::ep`)
+  attention_parallel attention = attention_parallel::tp;    ///< `parallelism::attention`
+  int redundant_experts = 0;                                ///< `parallelism::redundant_experts`
+  ep_imbalance imbalance = ep_imbalance::expected_max;      ///< `parallelism::imbalance`
+
+  /// The GPUs' parallelism.
+  [[nodiscard]] parallelism parallel() const { return {ep, attention, redundant_experts, imbalance}; }
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -85,6 +96,10 @@ struct serving_gpu_spec {
     v("compare", s.compare);
     v("scheduler", s.scheduler);
     v("engine", s.engine);
+    v("ep", s.ep);
+    v("attention", s.attention);
+    v("redundant_experts", s.redundant_experts);
+    v("ep_imbalance", s.imbalance);
   }
 };
 
@@ -153,6 +168,11 @@ inline void validate(const serving_scenario& s) {
   detail::require(s.trace.label.size() <= 256, m, "trace.label", s.trace.label.size(), "a label of at most 256 characters");
   detail::require_in(s.trace.prompt_fraction, 0.0, 1.0, m, "trace.prompt_fraction");
   const model pm = preset(s.model);  // a trace run has the trace's one label
+  detail::require_count(s.gpu.ep, 1, 64, m, "gpu.ep");
+  if (s.gpu.ep > 1 && s.gpu.gpus != 0 && s.gpu.gpus != s.gpu.ep) {
+    detail::require(false, m, "gpu.gpus", s.gpu.gpus, ("0 or gpu.ep (" + std::to_string(s.gpu.ep) + ")").c_str());
+  }
+  validate(s.gpu.parallel(), pm, s.gpu.ep, "gpu.");
   check_topic_cells(s.trace.path.empty() ? static_cast<std::int64_t>(s.requests.topics.size()) : 1, pm.moe_layers(),
                     pm.experts, s.trace.path.empty() ? "requests.topics" : "trace.label");
 }
@@ -228,7 +248,7 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
   if (s.gpu.compare) {
     r.has_gpu = true;
     r.gpu = simulate_gpu(validated_gpu(s.gpu.name == "rtx_a6000" ? rtx_a6000() : h100_sxm5()), setup.m, s.scheduler, reqs,
-                         s.gpu.gpus, s.gpu.engine, s.gpu.scheduler);
+                         s.gpu.gpus, s.gpu.engine, s.gpu.scheduler, s.gpu.parallel());
     add_stage_results(r.gpu, reqs, stages, overhead);
   }
   return r;

@@ -997,21 +997,42 @@ inline std::pair<model, int> gpu_serving_baseline(const gpu_params& g, const mod
   return b;
 }
 
+/// ", EP 8 (attention dp)" for expert parallelism, else nothing (a GPU result's system name).
+inline std::string ep_label(const parallelism& par) {
+  if (!par.expert_parallel()) return {};
+  return ", EP " + std::to_string(par.ep) + " (attention " + (par.attention == attention_parallel::dp ? "dp" : "tp") + ")";
+}
+
 /// The same requests on `gpus` GPUs (0: `gpu_serving_baseline`), no classifier and no expert
 /// placement, scheduled by `sched`: vLLM V1's engine scheduler with the settings `ep`
 /// (`engine.hpp`; KV in blocks from `ep.gpu_memory_utilization`) or FCFS continuous batching
 /// (`sp.policy` is ignored; KV capacity from the memory the weights and workspace leave at
 /// `g.usable_memory_fraction`, `check_fit`). `sp` gives the SLOs, the client overhead and, if
-/// positive, the KV capacity.
+/// positive, the KV capacity. `par` (`expert_parallel.hpp`) is the GPUs' parallelism: with EP > 1
+/// the GPU count is its degree (`gpus` 0 or the same), the memory fit is `check_fit`'s under it and
+/// with DP attention each GPU holds the KV cache of its own sequences (n times the room of one).
 inline serving_result simulate_gpu(const gpu_params& g, const model& m, const scheduler_params& sp,
                                    const std::vector<request>& reqs, int gpus = 0, const engine_params& ep = {},
-                                   gpu_scheduler sched = gpu_scheduler::engine) {
+                                   gpu_scheduler sched = gpu_scheduler::engine, const parallelism& par = {}) {
   validate(g);
   validate(sp, "scheduler");
   validate(ep, "gpu.engine");
   detail::require(!reqs.empty(), "strata.serving", "requests", 0, "at least one request");
   check_serving_work(reqs, 0, "requests");
-  const auto [served, n] = gpu_serving_baseline(g, m, gpus);
+  if (par.expert_parallel() && gpus != 0 && gpus != par.ep) {
+    detail::require(false, "strata.serving", "gpu.gpus", gpus, ("0 or the EP degree (" + std::to_string(par.ep) + ")").c_str());
+  }
+  const auto [served, n] = gpu_serving_baseline(g, m, par.expert_parallel() ? par.ep : gpus);
+  validate(par, served, n, "gpu.");
+  // KV bytes the n GPUs hold beside the weights and workspace of `fit` (of a step of `batch`
+  // sequences): the room of each times its KV shards (DP attention: every GPU its own sequences).
+  const bool dp = par.expert_parallel() && par.attention == attention_parallel::dp;
+  const auto kv_room = [&](const gpu_fit& fit, int batch) {
+    const double shards = served.is_mla() ? 1.0 : std::min(double(n), double(served.kv_heads));
+    if (!dp) return (fit.usable_per_device - fit.required_per_device).si() * shards + fit.kv_bytes.si();
+    const double own = fit.kv_bytes.si() * double((batch + n - 1) / n) / batch;
+    return ((fit.usable_per_device - fit.required_per_device).si() + own) * n;
+  };
   serving_result bad;
   bad.system = g.name;
   bad.policy = sched == gpu_scheduler::engine ? "engine" : "fcfs";
@@ -1025,25 +1046,23 @@ inline serving_result simulate_gpu(const gpu_params& g, const model& m, const sc
     gpu_params ge = g;
     ge.usable_memory_fraction = ep.gpu_memory_utilization;
     // The workspace of a step of max_num_batched_tokens tokens (vLLM profiles one before sizing KV).
-    const auto fit = check_fit(ge, n, served, {.mode = phase::prefill, .batch = 1, .context = ep.max_num_batched_tokens});
-    const double shards = served.is_mla() ? 1.0 : std::min(double(n), double(served.kv_heads));
-    const double room = (fit.usable_per_device - fit.required_per_device).si() * shards + fit.kv_bytes.si();
+    const auto fit = check_fit(ge, n, served, {.mode = phase::prefill, .batch = 1, .context = ep.max_num_batched_tokens}, par);
+    const double room = kv_room(fit, 1);
     const double per_block = kv_bytes_per_token_layer(served).in(units::B) * served.layers * ep.block_size;
     const std::int64_t blocks = sp.kv_tokens > 0 ? sp.kv_tokens / ep.block_size
                                                  : static_cast<std::int64_t>(std::max(0.0, std::min(room / per_block, 1e15)));
-    gpu_step_costs costs(g, n, served);
+    gpu_step_costs costs(g, n, served, par);
     auto out = detail::run_engine(reqs, ep, blocks, costs, sp);
-    out.system = std::to_string(n) + " x " + g.name + (served.weight_bits == 8 ? " (FP8)" : "");
+    out.system = std::to_string(n) + " x " + g.name + (served.weight_bits == 8 ? " (FP8)" : "") + ep_label(par);
     out.policy = "engine";
     return out;
   }
   scheduler_params p = sp;
   p.policy = schedule_policy::fcfs;
-  const auto fit = check_fit(g, n, served, {.mode = phase::decode, .batch = p.max_batch, .context = 1});
-  const double shards = served.is_mla() ? 1.0 : std::min(double(n), double(served.kv_heads));
-  const double room = (fit.usable_per_device - fit.required_per_device).si() * shards + fit.kv_bytes.si();
+  const auto fit = check_fit(g, n, served, {.mode = phase::decode, .batch = p.max_batch, .context = 1}, par);
+  const double room = kv_room(fit, p.max_batch);
   const double per_token = kv_bytes_per_token_layer(served).in(units::B) * served.layers;
-  auto costs = std::make_shared<gpu_step_costs>(g, n, served);
+  auto costs = std::make_shared<gpu_step_costs>(g, n, served, par);
   detail::serving_model cb;
   cb.labels = 1;
   cb.kv_tokens = p.kv_tokens > 0 ? p.kv_tokens : static_cast<std::int64_t>(std::max(0.0, std::min(room / per_token, 1e15)));
@@ -1056,7 +1075,7 @@ inline serving_result simulate_gpu(const gpu_params& g, const model& m, const sc
   std::vector<double> ready(reqs.size()), device(reqs.size(), 0.0);
   for (std::size_t r = 0; r < reqs.size(); ++r) ready[r] = reqs[r].arrival_s;
   auto out = detail::run_serving(reqs, labels, ready, device, p, cb);
-  out.system = std::to_string(n) + " x " + g.name + (served.weight_bits == 8 ? " (FP8)" : "");
+  out.system = std::to_string(n) + " x " + g.name + (served.weight_bits == 8 ? " (FP8)" : "") + ep_label(par);
   out.policy = "fcfs";
   return out;
 }

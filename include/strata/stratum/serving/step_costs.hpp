@@ -18,7 +18,8 @@
 ///   approximation.
 /// - Stratum: decode by `evaluate_decode` on a placement made for (B, the grid context above S),
 ///   prefill by the roofline on the xPU die over the interposer (as `evaluate_prefill`).
-///   GPU: both by the roofline on `make_machine(gpu, n)`.
+///   GPU: both by the roofline on `make_machine(gpu, n)`, under the baseline's parallelism
+///   (`expert_parallel.hpp`; tensor parallelism by default).
 ///
 /// Each grid point is evaluated once, on first use.
 
@@ -33,6 +34,7 @@
 #include "strata/baseline/gpu.hpp"
 #include "strata/stratum/system.hpp"
 #include "strata/stratum/usage.hpp"
+#include "strata/workload/expert_parallel.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/roofline.hpp"
@@ -190,14 +192,22 @@ struct mixed_step {
 /// rows, memoised by their count; attention is one operator per layer whose FLOPs and bytes are
 /// the decode and prefill attention operators' (`step_operators`) summed over the step's
 /// sequences (affine in S for a decode, in query–key pairs and tokens for a chunk; the
-/// coefficients are read off `step_operators` at S = 1 and 2), costed by the roofline. Energy adds
+/// coefficients are read off `step_operators` at S = 1 and 2), costed by the roofline. With expert
+/// parallelism (`par`, EP > 1) the parts at T and B tokens are those of the EP evaluator
+/// (`evaluate(model, shape, machine, parallelism)`: the busiest device's experts, the all-to-alls
+/// with DP attention; the T tokens of a step as T one-token sequences spread over the devices)
+/// and the attention operator is split evenly over the devices (DP attention: the engine balances
+/// the sequences over its ranks; attention reads no weights, so the even DP split costs as the TP
+/// one). Energy adds
 /// static power × time × devices, capped at max power, as `evaluate` does. With no chunks and D
 /// decodes of context S it is `evaluate` of the decode step (B = D, S) exactly, and a lone chunk
 /// of c tokens (p = 0) is the prefill step (B = 1, S = c) exactly (tests).
 class gpu_step_costs {
  public:
-  gpu_step_costs(const gpu_params& g, int devices, const model& m) : machine_(make_machine(g, devices)), m_(m) {
+  gpu_step_costs(const gpu_params& g, int devices, const model& m, const parallelism& par = {})
+      : machine_(make_machine(g, devices)), m_(m), par_(par) {
     validate(m_);
+    validate(par_, m_, devices, "gpu.");
   }
   /// An engine step (class comment).
   step_cost mixed(const mixed_step& s) {
@@ -229,6 +239,7 @@ class gpu_step_costs {
     return detail::lerp(point(phase::prefill, batch, j), point(phase::prefill, batch, j + 1), w);
   }
   [[nodiscard]] const roofline_machine& machine() const { return machine_; }
+  [[nodiscard]] const parallelism& parallel() const { return par_; }
 
  private:
   /// Time and dynamic energy of a part of a step.
@@ -256,6 +267,7 @@ class gpu_step_costs {
   }
   part sum_ops(int T, bool head) {
     const step_shape sh{.mode = phase::decode, .batch = T, .context = 1};
+    if (par_.expert_parallel()) return sum_ops_ep(sh, head);
     const auto ops = step_operators(m_, sh);
     const auto ar = allreduce(machine_, units::bit(double(T) * m_.hidden * sh.activation_bits));
     part p{0.0, 0.0};
@@ -269,6 +281,24 @@ class gpu_step_costs {
                                    o.kind == op_kind::shared_experts || o.kind == op_kind::router)) {
         p.time += ar.time.si();
         p.energy += ar.energy.si();
+      }
+    }
+    return p;
+  }
+  /// `sum_ops` under expert parallelism: the EP evaluator's step tree, its attention (or, for the
+  /// head, everything but the final norm and LM head) left out.
+  part sum_ops_ep(const step_shape& sh, bool head) {
+    const auto r = evaluate(m_, sh, machine_, par_, {}, true);
+    part p{0.0, 0.0};
+    for (const auto& top : r.breakdown.parts) {
+      const bool rep = top.rule == cost_rule::repeat && !top.parts.empty();
+      const cost<>& one = rep ? top.parts.front() : top;
+      const double k = rep ? double(top.count) : 1.0;
+      for (const auto& node : one.parts) {
+        const bool is_head = node.name == "final_norm" || node.name == "lm_head";
+        if (node.name == "attention" || is_head != head) continue;
+        p.time += node.time.si() * k;
+        p.energy += node.energy.si() * k;
       }
     }
     return p;
@@ -299,13 +329,14 @@ class gpu_step_costs {
     const auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
     const step_shape s{.mode = ph, .batch = batch, .context = static_cast<int>(std::ceil(detail::ctx_grid(j)))};
-    const auto r = evaluate(step_operators(m_, s), s, m_.hidden, machine_);
+    const auto r = par_.expert_parallel() ? evaluate(m_, s, machine_, par_) : evaluate(step_operators(m_, s), s, m_.hidden, machine_);
     const step_cost c{r.time.si(), r.energy.si()};
     cache_.emplace(key, c);
     return c;
   }
   roofline_machine machine_;
   model m_;
+  parallelism par_;
   std::unordered_map<std::uint64_t, step_cost> cache_;
   std::vector<part> linear_, head_;
   op attn_{};

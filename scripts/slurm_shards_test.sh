@@ -115,7 +115,9 @@ echo "sweep 2: --no-wait, shard 2 killed, listed by collect and rerun: identical
 # 3. The gathered table plots as run --plot does.
 "$exe" plot "$scenario" "$work/gathered.csv" --plot "$work/plot gathered"
 "$exe" run "$scenario" --plot "$work/plot run" --out "$work/run.csv"
-name=$(basename "$scenario" .json)
+dats=("$work/plot run"/*.dat)  # the scenario's name is the plot's file stem
+[[ ${#dats[@]} -eq 1 && -f "${dats[0]}" ]] || fail "run --plot wrote no single .dat file"
+name=$(basename "${dats[0]}" .dat)
 for ext in csv dat gp; do
   cmp "$work/plot gathered/$name.$ext" "$work/plot run/$name.$ext" || fail "plot's $name.$ext differs from run --plot's"
 done

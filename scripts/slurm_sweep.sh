@@ -38,7 +38,8 @@
 set -euo pipefail
 
 me=slurm_sweep.sh
-usage() {
+usage() {  # on stderr with status 2 (a bad command line), or on stdout with status 0 (--help)
+  if [[ ${1:-2} -eq 0 ]]; then sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0; fi
   sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
@@ -69,7 +70,7 @@ while [[ $# -gt 0 ]]; do
     --no-wait) wait=0; shift ;;
     --rerun) [[ $mode == collect ]] || usage; rerun=1; shift ;;
     --) [[ $mode == run ]] || usage; shift; break ;;
-    -h|--help) usage ;;
+    -h|--help) usage 0 ;;
     *) echo "$me: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -126,7 +127,7 @@ collect() {
     return 1
   fi
   for ((i = 1; i <= n; ++i)); do parts+=("$dir/shard_$i"); done
-  tmp=$(mktemp "$(dirname "$out")/.$(basename "$out").XXXXXX")
+  tmp=$(mktemp "$(dirname "$out")/.$(basename "$out").XXXXXX") || die "cannot write $out (does its directory exist?)"
   if ! cat "${parts[@]}" >"$tmp" || ! mv -f "$tmp" "$out"; then
     rm -f "$tmp"
     die "cannot write $out"

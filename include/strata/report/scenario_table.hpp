@@ -15,7 +15,7 @@
 ///   point of that index (a table of another scenario, or shards concatenated out of order, is
 ///   refused), and there are exactly as many rows as the scenario has points (a missing shard is
 ///   refused).
-/// Quoted fields and blank lines are refused (the writer writes neither). A malformed line throws
+/// Quoted fields, blank lines and JSON Lines are refused (the CSV writer writes none of them). A malformed line throws
 /// `config_error` whose `field()` is `"<source>:<line>"` and whose message names the file, the line
 /// and the column: `[strata.scenario] t.csv:4: column tiers (3): 8 is not the scenario's value 4
 /// at point 2`.
@@ -96,6 +96,9 @@ inline std::vector<plot_point> parse_scenario_table(std::string_view text, const
   const auto no_quotes = [&](std::string_view l) {
     if (l.find('"') != std::string_view::npos) table_fail(source, lines.line_no(), "quoted CSV fields are not supported");
   };
+  if (!line.empty() && line.front() == '{') {
+    table_fail(source, lines.line_no(), "a JSON Lines table; the plot reads the CSV table (strata-eval run --format csv, the default)");
+  }
   no_quotes(line);
   csv::split_csv(line, cols);
   for (std::size_t c = 0; c < header.size() || c < cols.size(); ++c) {

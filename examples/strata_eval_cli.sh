@@ -7,6 +7,9 @@
 # determinism  the same inputs give byte-identical --json output across runs (uniform and traced)
 # long_paths   an error about a 300-byte path, and about a long non-ASCII one, names the file (the
 #              value is shortened in the middle) and is valid UTF-8
+# plot_gathered  a table run as two shards and concatenated, plotted by `strata-eval plot`: the
+#              .csv, .dat and .gp files byte for byte those of `strata-eval run --plot` (a lines
+#              plot and a heatmap)
 # same_point   one Stratum decode point through eval, run (a one-point stratum_vs_gpu study) and
 #              sensitivity: the same tokens/s to the last printed digit, for several models and systems
 # Paths are passed as quoted words and arrays only: any source, build or temporary directory works.
@@ -80,6 +83,29 @@ case "$scenario" in
       iconv -f UTF-8 -t UTF-8 "$tmp/err" >/dev/null || { echo "the message is not valid UTF-8" >&2; exit 1; }
       echo "${#path}-byte path: $(head -n 1 "$tmp/err")"
     done ;;
+  plot_gathered)
+    printf '%s\n' '{"name": "lines", "study": "stratum_vs_gpu", "outputs": ["speedup", "energy_gain"],' \
+      ' "sweep": {"axes": [{"name": "batch", "kind": "list", "values": [1, 4, 16]},' \
+      '   {"name": "context", "kind": "list", "values": [512, 2048]}]},' \
+      ' "plot": {"x": "batch", "y": ["speedup", "energy_gain"], "series": "context", "log_x": true}}' >"$tmp/lines.json"
+    printf '%s\n' '{"name": "map", "study": "logic_budget",' \
+      ' "sweep": {"axes": [{"name": "macs", "kind": "list", "values": [16384, 32768, 65536]},' \
+      '   {"name": "f_GHz", "kind": "list", "values": [0.5, 1, 1.5]}]},' \
+      ' "plot": {"x": "macs", "y": ["p_logic_W", "area_slack_mm2"], "series": "f_GHz", "style": "heatmap"}}' >"$tmp/map.json"
+    for name in lines map; do
+      sc=$tmp/$name.json
+      "$eval_bin" run "$sc" --plot "$tmp/run plot" --out "$tmp/$name.csv" 2>/dev/null
+      "$eval_bin" run "$sc" --shard 1/2 --out "$tmp/$name.1" 2>/dev/null
+      "$eval_bin" run "$sc" --shard 2/2 --out "$tmp/$name.2" 2>/dev/null
+      cat "$tmp/$name.1" "$tmp/$name.2" >"$tmp/$name gathered.csv"
+      "$eval_bin" plot "$sc" "$tmp/$name gathered.csv" --plot "$tmp/gathered plot" 2>/dev/null
+      for ext in csv dat gp; do
+        cmp "$tmp/run plot/$name.$ext" "$tmp/gathered plot/$name.$ext" ||
+          { echo "FAIL: plot's $name.$ext differs from run --plot's" >&2; exit 1; }
+      done
+      [[ $(wc -l <"$tmp/gathered plot/$name.dat") -gt 9 ]] || { echo "FAIL: $name.dat holds too few rows" >&2; exit 1; }
+    done
+    echo "plot: identical to run --plot (lines, heatmap)" ;;
   *)
     echo "unknown scenario $scenario" >&2
     exit 2 ;;

@@ -190,6 +190,7 @@ command add_list(CLI::App& app);
 command add_validate(CLI::App& app);
 command add_serve(CLI::App& app);
 command add_run(CLI::App& app);
+command add_plot(CLI::App& app);
 command add_sensitivity(CLI::App& app);
 command add_hcrmap(CLI::App& app);
 

@@ -6,6 +6,7 @@
 //   strata-eval validate      the GPU baseline against published measurements
 //   strata-eval serve         a serving scenario (JSON) on Stratum and its GPU baseline
 //   strata-eval run           a design-space study (scenario JSON): its table and plot
+//   strata-eval plot          the plot of a scenario's table computed elsewhere (gathered shards)
 //   strata-eval sensitivity   the ranked elasticities of one output of a model
 //   strata-eval hcrmap        a routing trace through HCRMap and the policies it is compared with
 //   strata-eval <cmd> --help  the options of a subcommand
@@ -52,7 +53,8 @@ int run(int argc, char** argv) {
              "1 input or model error.");
   const std::vector<strata_eval::command> commands{strata_eval::add_eval(app), strata_eval::add_list(app),
                                                  strata_eval::add_validate(app), strata_eval::add_serve(app),
-                                                 strata_eval::add_run(app), strata_eval::add_sensitivity(app),
+                                                 strata_eval::add_run(app), strata_eval::add_plot(app),
+                                                 strata_eval::add_sensitivity(app),
                                                  strata_eval::add_hcrmap(app)};
   strata_eval::strict_numbers(app);
 

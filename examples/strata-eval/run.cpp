@@ -31,6 +31,7 @@
 #include "cli.hpp"
 #include "data_location.hpp"
 #include "gnuplot.hpp"
+#include "plot.hpp"
 #include "strata/core/files.hpp"
 #include "strata/core/sweep.hpp"
 #include "strata/core/sweep_io.hpp"
@@ -41,6 +42,44 @@
 #include "strata/workload/trace_io.hpp"
 
 namespace strata_eval {
+
+void refuse_scenario_plot_inputs(const strata::scenario& s, const std::string& dir, std::initializer_list<std::string_view> inputs) {
+  const std::string stem = dir + "/" + s.name;
+  for (const char* ext : {".csv", ".dat", ".gp", ".png", ".svg"}) strata::refuse_input(stem + ext, "plot", inputs);
+}
+
+int write_scenario_plot(const strata::scenario& s, const std::string& dir, const std::string& table_csv,
+                        const std::vector<strata::plot_point>& points) {
+  const std::string stem = dir + "/" + s.name;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw strata::config_error("plot", "[strata.scenario] cannot create " + strata_eval::quoted(dir) + ": " + ec.message());
+  std::ostringstream dat, gp;
+  strata::write_plot_data(dat, s, points);
+  strata::write_gnuplot_script(gp, s, points);
+  strata::output_file::write(stem + ".csv", "plot", table_csv);
+  strata::output_file::write(stem + ".dat", "plot", dat.str());
+  strata::output_file::write(stem + ".gp", "plot", gp.str());
+  if (!gnuplot_on_path()) {
+    std::cerr << "strata-eval: gnuplot is not on PATH: wrote " << stem << ".csv, .dat and .gp, no PNG or SVG "
+              << "(install gnuplot, e.g. apt-get install gnuplot-nox, and run gnuplot " << s.name
+              << ".gp in " << dir << ")\n";
+    return 0;
+  }
+  // The script of the .gp file, drawing to temporary names renamed on success.
+  const int rc = render_gnuplot(dir, {s.name + ".png", s.name + ".svg"}, [&](const std::vector<std::string>& to) {
+    std::ostringstream render;
+    strata::write_gnuplot_script(render, s, points, {.data = {}, .png = to[0], .svg = to[1]});
+    return render.str();
+  });
+  if (rc != 0) {
+    std::cerr << "strata-eval: gnuplot " << stem << ".gp failed (status " << rc << "); existing "
+              << s.name << ".png and .svg are left as they were\n";
+    return 1;
+  }
+  std::cerr << "strata-eval: wrote " << stem << ".png and " << stem << ".svg\n";
+  return 0;
+}
 
 command add_run(CLI::App& app) {
   struct options {
@@ -85,10 +124,7 @@ command add_run(CLI::App& app) {
               strata::refuse_input(out, role, {o->scenario, trace_in, checkpoint_in});
             };
             if (!o->out.empty()) refuse_inputs(o->out, "out");
-            const std::string stem = o->plot.empty() ? std::string() : o->plot + "/" + s.name;
-            if (!o->plot.empty()) {
-              for (const char* ext : {".csv", ".dat", ".gp", ".png", ".svg"}) refuse_inputs(stem + ext, "plot");
-            }
+            if (!o->plot.empty()) refuse_scenario_plot_inputs(s, o->plot, {o->scenario, trace_in, checkpoint_in});
             if (s.study == strata::study_kind::optimise) {
               if (shard.count > 1) throw usage_error{"study optimise runs in one process: --shard must be 1/1"};
               std::optional<strata::output_file> file;  // made first: a bad --out fails before the run
@@ -135,34 +171,7 @@ command add_run(CLI::App& app) {
             if (file) file->commit();
             if (!plotting) return 0;
 
-            std::error_code ec;
-            std::filesystem::create_directories(o->plot, ec);
-            if (ec) throw strata::config_error("plot", "[strata.scenario] cannot create " + strata_eval::quoted(o->plot) + ": " + ec.message());
-            std::ostringstream dat, gp;
-            strata::write_plot_data(dat, s, collect->points());
-            strata::write_gnuplot_script(gp, s, collect->points());
-            strata::output_file::write(stem + ".csv", "plot", plot_csv.str());
-            strata::output_file::write(stem + ".dat", "plot", dat.str());
-            strata::output_file::write(stem + ".gp", "plot", gp.str());
-            if (!gnuplot_on_path()) {
-              std::cerr << "strata-eval: gnuplot is not on PATH: wrote " << stem << ".csv, .dat and .gp, no PNG or SVG "
-                        << "(install gnuplot, e.g. apt-get install gnuplot-nox, and run gnuplot " << s.name
-                        << ".gp in " << o->plot << ")\n";
-              return 0;
-            }
-            // The script of the .gp file, drawing to temporary names renamed on success.
-            const int rc = render_gnuplot(o->plot, {s.name + ".png", s.name + ".svg"}, [&](const std::vector<std::string>& to) {
-              std::ostringstream render;
-              strata::write_gnuplot_script(render, s, collect->points(), {.data = {}, .png = to[0], .svg = to[1]});
-              return render.str();
-            });
-            if (rc != 0) {
-              std::cerr << "strata-eval: gnuplot " << stem << ".gp failed (status " << rc << "); existing "
-                        << s.name << ".png and .svg are left as they were\n";
-              return 1;
-            }
-            std::cerr << "strata-eval: wrote " << stem << ".png and " << stem << ".svg\n";
-            return 0;
+            return write_scenario_plot(s, o->plot, plot_csv.str(), collect->points());
           }};
 }
 

@@ -101,7 +101,12 @@ struct layer_workspace {
   std::vector<int> pairs_used;
   std::uint64_t stamp = 0;
   std::array<std::vector<detail::layer_request>, 4> reqs;
-  std::vector<int> req_of_group, req_of_replica;
+  std::vector<int> req_of_replica;
+  // Per group: the (source, replica chiplet) pair of its dispatch and the (replica chiplet,
+  // aggregate) pair of its gather, -1 for a group without tokens; per pair, the tokens each
+  // class sends over it (Eq. 5's loads are taken per pair, see `evaluate_layer_into`).
+  std::vector<int> dispatch_pair, gather_pair;
+  std::vector<double> pair_tokens;
   std::vector<double> replica_start, core_free, src_tokens, agg_tokens, bank_free, arrive, comp, busy, first_start,
       start, fin, replica_comp, finish, chiplet_service;
   std::vector<std::vector<int>> on;
@@ -109,43 +114,59 @@ struct layer_workspace {
   std::vector<std::size_t> first_of, order, fill;
   std::vector<std::pair<double, std::size_t>> streams, gathers;
   std::vector<std::pair<std::uint64_t, std::size_t>> keys, keys_tmp;
+  std::vector<std::size_t> key_count;
+  std::vector<double> gather_arrive;
+  std::vector<route_hop> hops;  // paths[i] as the link server reads it
   link_server net;
 };
 
 namespace detail {
-/// Sorts `v` of (key, index) pairs, given in increasing index order, by key then index. A stable
-/// least-significant-digit radix sort on the keys' upper 32 bits (8 bits per pass, a pass whose
-/// digit is the same in every key skipped) leaves only pairs that agree there out of order, and
-/// an insertion sort on the whole pair finishes (close to one comparison per pair when the upper
-/// bits tell most keys apart). The keys of non-negative doubles order as the doubles do.
+/// Sorts `v` of (key, index) pairs by key then index, where each key is the bits of a
+/// non-negative double (such keys order as their doubles do). A bucket sort: one counting pass
+/// distributes the pairs into as many buckets as there are pairs, linearly in the doubles'
+/// values between the least and the greatest (rounding is monotone, so each bucket holds a
+/// range of keys and the buckets are in key order), then each bucket is sorted on the whole
+/// pair by insertion, or by `std::sort` when times crowd together, so the time is O(n) for
+/// spread times and O(n log n) at worst. `tmp` and `count` are scratch.
 inline void sort_keys(std::vector<std::pair<std::uint64_t, std::size_t>>& v,
-                      std::vector<std::pair<std::uint64_t, std::size_t>>& tmp) {
+                      std::vector<std::pair<std::uint64_t, std::size_t>>& tmp, std::vector<std::size_t>& count) {
   const std::size_t n = v.size();
   if (n < 2) return;
-  std::array<std::array<std::size_t, 256>, 4> count{};
+  std::uint64_t lo = v.front().first, hi = lo;
   for (const auto& e : v) {
-    for (std::size_t d = 0; d < 4; ++d) ++count[d][(e.first >> (32 + 8 * d)) & 0xFF];
+    lo = std::min(lo, e.first);
+    hi = std::max(hi, e.first);
   }
+  const double x_lo = std::bit_cast<double>(lo), range = std::bit_cast<double>(hi) - x_lo;
+  if (!(range < 1e300)) {  // an infinite time: no linear buckets
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  const double scale = range > 0.0 ? static_cast<double>(n - 1) / range : 0.0;
+  const auto bucket = [&](std::uint64_t key) {
+    return std::min(n - 1, static_cast<std::size_t>((std::bit_cast<double>(key) - x_lo) * scale));
+  };
+  count.assign(n + 1, 0);
+  for (const auto& e : v) ++count[bucket(e.first) + 1];
+  for (std::size_t d = 1; d <= n; ++d) count[d] += count[d - 1];
   tmp.resize(n);
-  for (std::size_t d = 0; d < 4; ++d) {
-    auto& c = count[d];
-    const unsigned shift = 32 + 8 * static_cast<unsigned>(d);
-    if (c[(v.front().first >> shift) & 0xFF] == n) continue;  // one digit: the order stands
-    std::size_t at = 0;
-    for (auto& x : c) {
-      const std::size_t k = x;
-      x = at;
-      at += k;
-    }
-    for (const auto& e : v) tmp[c[(e.first >> shift) & 0xFF]++] = e;
-    v.swap(tmp);
-  }
+  for (const auto& e : v) tmp[count[bucket(e.first)]++] = e;
+  v.swap(tmp);
+  // Within the buckets, one insertion sort over the whole: a pair moves only past the pairs
+  // of its own bucket. Keys crowded into a bucket could make that quadratic: past a budget of
+  // moves, `std::sort` finishes (the order is the same: the indices make every pair distinct).
+  std::size_t budget = 8 * n;
   for (std::size_t i = 1; i < n; ++i) {
     if (!(v[i] < v[i - 1])) continue;
     const auto e = v[i];
     std::size_t j = i;
     for (; j > 0 && e < v[j - 1]; --j) v[j] = v[j - 1];
     v[j] = e;
+    if (i - j > budget) {
+      std::sort(v.begin(), v.end());
+      return;
+    }
+    budget -= i - j;
   }
 }
 }  // namespace detail
@@ -244,9 +265,11 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   paths.clear();
   auto& reqs = ws.reqs;
   for (auto& q : reqs) q.clear();
-  auto& req_of_group = ws.req_of_group;
+  auto& dispatch_pair = ws.dispatch_pair;
+  auto& gather_pair = ws.gather_pair;
   auto& req_of_replica = ws.req_of_replica;
-  req_of_group.assign(ng, -1);
+  dispatch_pair.assign(ng, -1);
+  gather_pair.assign(ng, -1);
   req_of_replica.assign(nr, -1);
   double noc_bytes = 0.0;  // bytes × compute chiplets crossed, for the on-chiplet network energy
   // Eq. 8's route term over every request of every class (migrations included), Eq. 12's over
@@ -295,10 +318,12 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     ws.pair_end.resize(npair);
     ws.pair_crossed.resize(npair);
     ws.pair_bytes.resize(npair);
+    ws.pair_tokens.resize(npair * 2);
   }
   const std::uint64_t stamp = ++ws.stamp;
   ws.pairs_used.clear();
-  auto push_pair = [&](request_class k, double bytes, int a, int b) {
+  int max_crossed = 1;
+  const auto use_pair = [&](int a, int b, double bytes) {
     const std::size_t p = static_cast<std::size_t>(a) * static_cast<std::size_t>(nc) + static_cast<std::size_t>(b);
     if (ws.pair_stamp[p] != stamp) {
       ws.pair_stamp[p] = stamp;
@@ -306,20 +331,56 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       s.append_route(a, b, paths);
       ws.pair_end[p] = paths.size();
       ws.pair_crossed[p] = crossed(ws.pair_begin[p], ws.pair_end[p]);
+      max_crossed = std::max(max_crossed, ws.pair_crossed[p]);
       ws.pair_bytes[p] = bytes;
+      ws.pair_tokens[2 * p] = 0.0;
+      ws.pair_tokens[2 * p + 1] = 0.0;
       ws.pairs_used.push_back(static_cast<int>(p));
     } else {
       ws.pair_bytes[p] = std::max(ws.pair_bytes[p], bytes);
     }
-    return record(k, bytes, ws.pair_begin[p], ws.pair_end[p], ws.pair_crossed[p]);
+    return static_cast<int>(p);
   };
+  double routed_tokens = 0.0;  // Σ N_g over the groups with tokens (a sum of integers: exact)
   for (std::size_t g = 0; g < ng; ++g) {
     const auto& grp = groups[g];
     if (grp.tokens == 0) continue;
     const int c = replicas[static_cast<std::size_t>(assignment[g])].chiplet;
     const double bytes = grp.tokens * tok_b;
-    req_of_group[g] = push_pair(request_class::dispatch, bytes, grp.source, c);
-    push_pair(request_class::gather, bytes, c, grp.aggregate);
+    const int pd = use_pair(grp.source, c, bytes);
+    const int pg = use_pair(c, grp.aggregate, bytes);
+    dispatch_pair[g] = pd;
+    gather_pair[g] = pg;
+    ws.pair_tokens[2 * static_cast<std::size_t>(pd)] += grp.tokens;
+    ws.pair_tokens[2 * static_cast<std::size_t>(pg) + 1] += grp.tokens;
+    routed_tokens += grp.tokens;
+  }
+  // Eq. 5 for the dispatches and gathers. Taken per pair, Σ_pairs (Σ_g N_g)·D_act on each link
+  // of the pair's route, when every term is an integer number of bytes and every partial sum
+  // stays below 2^53: each sum is then exact, in any order, and equals the per-request sum
+  // (request by request, in group order, dispatch before gather), which is taken otherwise.
+  // The NoC energy's bytes × chiplets crossed likewise.
+  const bool exact_loads =
+      tok_b == std::floor(tok_b) && routed_tokens * tok_b * 2.0 * static_cast<double>(max_crossed) <= 0x1p52;
+  const auto add_load = [&](request_class k, double bytes, std::size_t p) {
+    for (std::size_t i = ws.pair_begin[p]; i < ws.pair_end[p]; ++i) {
+      out.link_bytes[static_cast<std::size_t>(paths[i]) * 4 + static_cast<std::size_t>(k)] += bytes;
+    }
+    noc_bytes += bytes * ws.pair_crossed[p];
+  };
+  if (exact_loads) {
+    for (const int p : ws.pairs_used) {
+      const auto i = static_cast<std::size_t>(p);
+      if (ws.pair_tokens[2 * i] > 0.0) add_load(request_class::dispatch, ws.pair_tokens[2 * i] * tok_b, i);
+      if (ws.pair_tokens[2 * i + 1] > 0.0) add_load(request_class::gather, ws.pair_tokens[2 * i + 1] * tok_b, i);
+    }
+  } else {
+    for (std::size_t g = 0; g < ng; ++g) {
+      if (dispatch_pair[g] < 0) continue;
+      const double bytes = groups[g].tokens * tok_b;
+      add_load(request_class::dispatch, bytes, static_cast<std::size_t>(dispatch_pair[g]));
+      add_load(request_class::gather, bytes, static_cast<std::size_t>(gather_pair[g]));
+    }
   }
   for (const int p : ws.pairs_used) {
     const auto i = static_cast<std::size_t>(p);
@@ -446,9 +507,37 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   // streams and gathers as their release times become known.
   auto& net = ws.net;
   net.reset(links, cp.arbitration);
+  auto& hops = ws.hops;
+  hops.resize(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const auto u = static_cast<std::size_t>(paths[i]);
+    hops[i] = route_hop{u, links[u].bandwidth.si(), links[u].lambda.si()};
+  }
   auto serve = [&](request_class k, std::size_t i) {
     auto& r = reqs[static_cast<std::size_t>(k)][i];
-    return net.serve(k, r.release, r.bytes, paths.data() + r.path_begin, r.path_end - r.path_begin);
+    return net.serve(k, r.release, r.bytes, hops.data() + r.path_begin, r.path_end - r.path_begin);
+  };
+  // The dispatch or gather of group g, released at `release`, over the route of pair p.
+  const auto serve_group = [&](request_class k, std::size_t g, double release, int p) {
+    const auto i = static_cast<std::size_t>(p);
+    return net.serve(k, release, groups[g].tokens * tok_b, hops.data() + ws.pair_begin[i], ws.pair_end[i] - ws.pair_begin[i]);
+  };
+  // Sorts `keys`, (time, index) pairs with the time's bits as key, by time then index: by the
+  // bits when every time is non-negative (they then order as the times do), else on the times.
+  using event = std::pair<double, std::size_t>;
+  const auto earlier = [](const event& a, const event& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
+  auto& keys = ws.keys;
+  const auto time_key = [](double t) { return std::bit_cast<std::uint64_t>(t + 0.0); };  // -0 as +0
+  const auto sort_by_time = [&] {
+    bool ordered = true;
+    for (const auto& e : keys) ordered = ordered && std::bit_cast<double>(e.first) >= 0.0;
+    if (ordered) {
+      detail::sort_keys(keys, ws.keys_tmp, ws.key_count);
+    } else {
+      std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+        return earlier(event{std::bit_cast<double>(a.first), a.second}, event{std::bit_cast<double>(b.first), b.second});
+      });
+    }
   };
   for (std::size_t i = 0; i < reqs[3].size(); ++i) (void)serve(request_class::migration, i);
   // Banks serve their accesses FCFS too: migrations (in flight from the start of the layer, in
@@ -467,10 +556,8 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   arrive.assign(ng, 0.0);
   comp.assign(ng, 0.0);
   for (std::size_t g = 0; g < ng; ++g) {
-    if (req_of_group[g] < 0) continue;
-    const auto i = static_cast<std::size_t>(req_of_group[g]);
-    reqs[0][i].release = t_gate;
-    const auto tr = serve(request_class::dispatch, i);
+    if (dispatch_pair[g] < 0) continue;
+    const auto tr = serve_group(request_class::dispatch, g, t_gate, dispatch_pair[g]);
     arrive[g] = tr.arrive;
     out.dispatch_wait[g] = duration<>::from_si(tr.wait());
     const int k = out.replica_cores[static_cast<std::size_t>(assignment[g])];
@@ -481,26 +568,47 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   // Replica service, FCFS by dispatch arrival. Compute overlaps the weight stream; a group
   // cannot finish before its replica's stream has.
   // Groups bucketed by replica (counting sort), each bucket in arrival order (ties by index):
-  // replica r's groups are order[first_of[r], first_of[r + 1]).
+  // replica r's groups are order[first_of[r], first_of[r + 1]). A bucket is sorted on
+  // (arrival bits, group), which order as (arrival, group) when every arrival is non-negative.
   auto& first_of = ws.first_of;
   auto& order = ws.order;
   first_of.assign(nr + 1, 0);
+  bool arrivals_ordered = true;
   for (std::size_t g = 0; g < ng; ++g) {
-    if (req_of_group[g] >= 0) ++first_of[static_cast<std::size_t>(assignment[g]) + 1];
+    if (dispatch_pair[g] < 0) continue;
+    ++first_of[static_cast<std::size_t>(assignment[g]) + 1];
+    arrivals_ordered = arrivals_ordered && arrive[g] >= 0.0;
   }
   for (std::size_t r = 0; r < nr; ++r) first_of[r + 1] += first_of[r];
   order.resize(first_of[nr]);
+  keys.resize(first_of[nr]);
   {
     auto& fill = ws.fill;
     fill.assign(first_of.begin(), first_of.end() - 1);
     for (std::size_t g = 0; g < ng; ++g) {
-      if (req_of_group[g] >= 0) order[fill[static_cast<std::size_t>(assignment[g])]++] = g;
+      if (dispatch_pair[g] >= 0) keys[fill[static_cast<std::size_t>(assignment[g])]++] = {time_key(arrive[g]), g};
     }
   }
   for (std::size_t r = 0; r < nr; ++r) {
-    std::sort(order.begin() + static_cast<std::ptrdiff_t>(first_of[r]), order.begin() + static_cast<std::ptrdiff_t>(first_of[r + 1]),
-              [&](std::size_t a, std::size_t b) { return arrive[a] < arrive[b] || (arrive[a] == arrive[b] && a < b); });
+    const auto first = keys.begin() + static_cast<std::ptrdiff_t>(first_of[r]);
+    const auto last = keys.begin() + static_cast<std::ptrdiff_t>(first_of[r + 1]);
+    if (!arrivals_ordered) {
+      std::sort(first, last, [&](const auto& a, const auto& b) { return earlier(event{arrive[a.second], a.second}, event{arrive[b.second], b.second}); });
+      continue;
+    }
+    if (last - first > 32) {
+      std::sort(first, last);
+      continue;
+    }
+    for (auto i = first + (first != last ? 1 : 0); i < last; ++i) {  // insertion: a few groups each
+      if (!(*i < *(i - 1))) continue;
+      const auto e = *i;
+      auto j = i;
+      for (; j > first && e < *(j - 1); --j) *j = *(j - 1);
+      *j = e;
+    }
   }
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = keys[i].second;
   auto& busy = ws.busy;
   auto& first_start = ws.first_start;
   auto& start = ws.start;
@@ -523,18 +631,18 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   // Weight streams (Eq. 15) and gathers, served in release order (release, class, index).
   // Event: (release, key) with key = replica for a stream, nr + group for a gather, so streams
   // precede gathers at equal release and each class keeps its index order.
-  using event = std::pair<double, std::size_t>;
-  const auto earlier = [](const event& a, const event& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
   const auto later = [&](const event& a, const event& b) { return earlier(b, a); };
   auto& streams = ws.streams;
   streams.clear();
+  keys.clear();
   for (std::size_t r = 0; r < nr; ++r) {
     if (req_of_replica[r] < 0) continue;
     const double release = cp.overlap == memory_overlap::compute_only ? first_start[r] : t_gate;
     reqs[2][static_cast<std::size_t>(req_of_replica[r])].release = release;
-    streams.emplace_back(release, r);
+    keys.emplace_back(time_key(release), r);
   }
-  std::sort(streams.begin(), streams.end(), earlier);
+  sort_by_time();
+  for (const auto& e : keys) streams.emplace_back(reqs[2][static_cast<std::size_t>(req_of_replica[e.second])].release, e.second);
   auto& finish = ws.finish;
   finish.assign(ng, 0.0);
   double t_moe = 0.0, t_comp_max = 0.0;
@@ -560,7 +668,6 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     for (std::size_t i = first_of[r]; i < first_of[r + 1]; ++i) {
       const std::size_t g = order[i];
       finish[g] = std::max(fin[g], ready);
-      reqs[1][static_cast<std::size_t>(req_of_group[g])].release = finish[g];
       if (cp.arbitration == link_arbitration::shared) {
         gathers.emplace_back(finish[g], nr + g);
         std::push_heap(gathers.begin(), gathers.end(), later);
@@ -568,42 +675,23 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     }
   };
   // Gather of group g: C_g = arrival + T_combine.
+  auto& gather_arrive = ws.gather_arrive;
+  gather_arrive.assign(ng, 0.0);
   auto serve_gather = [&](std::size_t g) {
-    const auto tr = serve(request_class::gather, static_cast<std::size_t>(req_of_group[g]));
+    const auto tr = serve_group(request_class::gather, g, finish[g], gather_pair[g]);
     out.gather_wait[g] = duration<>::from_si(tr.wait());
-    const double c_g = tr.arrive + t_combine;
-    out.completion[g] = duration<>::from_si(c_g);
-    out.group_stages[g] = stage_times{duration<>::from_si(t_gate), duration<>::from_si(arrive[g] - t_gate),
-                                      duration<>::from_si(start[g] - arrive[g]), duration<>::from_si(finish[g] - fin[g]),
-                                      duration<>::from_si(comp[g]), duration<>::from_si(tr.arrive - finish[g]),
-                                      duration<>::from_si(t_combine)};
-    if (out.critical_group < 0 || c_g > t_moe || (c_g == t_moe && static_cast<int>(g) < out.critical_group)) {
-      t_moe = c_g;
-      out.critical_group = static_cast<int>(g);
-      out.critical = out.group_stages[g];
-    }
+    gather_arrive[g] = tr.arrive;
   };
   if (cp.arbitration == link_arbitration::per_class) {
     // Streams and gathers never share a queue: serve each class in its own release order, the
     // gathers by (release, group), sorted on the release times' bits (a release is never
     // negative; a NaN would not order by its bits).
     for (const auto& [release, r] : streams) serve_stream(release, r);
-    auto& keys = ws.keys;
     keys.clear();
-    bool ordered = true;
     for (std::size_t g = 0; g < ng; ++g) {
-      if (req_of_group[g] < 0) continue;
-      const double x = finish[g] + 0.0;  // -0 as +0
-      ordered = ordered && x >= 0.0;
-      keys.emplace_back(std::bit_cast<std::uint64_t>(x), g);
+      if (dispatch_pair[g] >= 0) keys.emplace_back(time_key(finish[g]), g);
     }
-    if (ordered) {
-      detail::sort_keys(keys, ws.keys_tmp);
-    } else {
-      std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
-        return earlier(event{finish[a.second], a.second}, event{finish[b.second], b.second});
-      });
-    }
+    sort_by_time();
     for (const auto& e : keys) serve_gather(e.second);
   } else {
     // One queue per link: interleave, a gather released before the next stream goes first.
@@ -621,6 +709,22 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       const std::size_t g = gathers.back().second - nr;
       gathers.pop_back();
       serve_gather(g);
+    }
+  }
+  // C_g = gather arrival + T_combine, its stages, and the critical group (the latest, the
+  // first in index order among equals).
+  for (std::size_t g = 0; g < ng; ++g) {
+    if (dispatch_pair[g] < 0) continue;
+    const double c_g = gather_arrive[g] + t_combine;
+    out.completion[g] = duration<>::from_si(c_g);
+    out.group_stages[g] = stage_times{duration<>::from_si(t_gate), duration<>::from_si(arrive[g] - t_gate),
+                                      duration<>::from_si(start[g] - arrive[g]), duration<>::from_si(finish[g] - fin[g]),
+                                      duration<>::from_si(comp[g]), duration<>::from_si(gather_arrive[g] - finish[g]),
+                                      duration<>::from_si(t_combine)};
+    if (out.critical_group < 0 || c_g > t_moe) {
+      t_moe = c_g;
+      out.critical_group = static_cast<int>(g);
+      out.critical = out.group_stages[g];
     }
   }
   for (std::size_t r = 0; r < nr; ++r) t_comp_max = std::max(t_comp_max, replica_comp[r]);

@@ -69,6 +69,14 @@ struct link_transit {
   [[nodiscard]] double wait() const { return start - release; }
 };
 
+/// A link of a route with what `link_server` reads of it (its index, B_u and λ_u in SI),
+/// taken once per route instead of once per request and hop.
+struct route_hop {
+  std::size_t link = 0;
+  double bandwidth = 0.0;
+  double lambda = 0.0;
+};
+
 /// The FCFS queues of every link. Requests must be served in the order of the file comment
 /// (release, class, index): the caller's event loop guarantees it.
 class link_server {
@@ -97,6 +105,20 @@ class link_server {
       const double xfer = bytes / l.bandwidth.si();
       free_[slot(path[i])] = start + xfer;
       t += l.lambda.si() + xfer;
+    }
+    return {release, start, t};
+  }
+
+  /// `serve` over a route given as hops: the same times.
+  link_transit serve(request_class k, double release, double bytes, const route_hop* path, std::size_t n) {
+    const std::size_t width = per_class_ ? 4 : 1, offset = per_class_ ? static_cast<std::size_t>(k) : 0;
+    double start = release;
+    for (std::size_t i = 0; i < n; ++i) start = std::max(start, free_[path[i].link * width + offset]);
+    double t = start;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double xfer = bytes / path[i].bandwidth;
+      free_[path[i].link * width + offset] = start + xfer;
+      t += path[i].lambda + xfer;
     }
     return {release, start, t};
   }

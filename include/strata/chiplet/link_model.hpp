@@ -94,36 +94,35 @@ class link_server {
   /// Serves a request of class `k` released at `release` carrying `bytes` over the links
   /// `path[0, n)`.
   link_transit serve(request_class k, double release, double bytes, const int* path, std::size_t n) {
-    const auto slot = [&](int u) {
-      return per_class_ ? static_cast<std::size_t>(u) * 4 + static_cast<std::size_t>(k) : static_cast<std::size_t>(u);
-    };
-    double start = release;
-    for (std::size_t i = 0; i < n; ++i) start = std::max(start, free_[slot(path[i])]);
-    double t = start;
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& l = (*links_)[static_cast<std::size_t>(path[i])];
-      const double xfer = bytes / l.bandwidth.si();
-      free_[slot(path[i])] = start + xfer;
-      t += l.lambda.si() + xfer;
-    }
-    return {release, start, t};
+    return serve_over(k, release, bytes, n, [&](std::size_t i) {
+      const auto u = static_cast<std::size_t>(path[i]);
+      const auto& l = (*links_)[u];
+      return route_hop{u, l.bandwidth.si(), l.lambda.si()};
+    });
   }
 
-  /// `serve` over a route given as hops: the same times.
+  /// `serve` over a route whose hops were read once (the same times).
   link_transit serve(request_class k, double release, double bytes, const route_hop* path, std::size_t n) {
-    const std::size_t width = per_class_ ? 4 : 1, offset = per_class_ ? static_cast<std::size_t>(k) : 0;
-    double start = release;
-    for (std::size_t i = 0; i < n; ++i) start = std::max(start, free_[path[i].link * width + offset]);
-    double t = start;
-    for (std::size_t i = 0; i < n; ++i) {
-      const double xfer = bytes / path[i].bandwidth;
-      free_[path[i].link * width + offset] = start + xfer;
-      t += path[i].lambda + xfer;
-    }
-    return {release, start, t};
+    return serve_over(k, release, bytes, n, [&](std::size_t i) -> const route_hop& { return path[i]; });
   }
 
  private:
+  // The FCFS step of the file comment over the hops hop(0), …, hop(n − 1).
+  template <class Hop>
+  link_transit serve_over(request_class k, double release, double bytes, std::size_t n, Hop hop) {
+    const std::size_t width = per_class_ ? 4 : 1, offset = per_class_ ? static_cast<std::size_t>(k) : 0;
+    double start = release;
+    for (std::size_t i = 0; i < n; ++i) start = std::max(start, free_[hop(i).link * width + offset]);
+    double t = start;
+    for (std::size_t i = 0; i < n; ++i) {
+      const route_hop& h = hop(i);
+      const double xfer = bytes / h.bandwidth;
+      free_[h.link * width + offset] = start + xfer;
+      t += h.lambda + xfer;
+    }
+    return {release, start, t};
+  }
+
   const std::vector<hw_link>* links_ = nullptr;
   bool per_class_ = true;
   std::vector<double> free_;

@@ -2,14 +2,22 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include <boost/math/differentiation/autodiff.hpp>
 
+#include "strata/chiplet/token_groups.hpp"
+#include "strata/chiplet/window.hpp"
 #include "strata/core/json.hpp"
+#include "strata/workload/presets.hpp"
+#include "strata/workload/trace_gen.hpp"
 #include "support/critical_path_reference.hpp"
 
 using namespace strata;
@@ -579,6 +587,79 @@ TEST_CASE("the workspace evaluation equals the former one bit for bit, one works
         }
       }
     }
+  }
+}
+
+TEST_CASE("DeepSeek-V3 decode layers evaluate bit for bit as the former evaluation, loads taken per pair or per request") {
+  // The benchmark's window (512 decode tokens, 256 experts, top-8: ~1 800 groups per layer) on
+  // a few layers: weights behind the IO chiplets (span of a DRAM home) or one HBM bank each,
+  // with migrations in flight, every arbitration and overlap; with an integer activation size
+  // the link loads are summed per chiplet pair (exact), with a fractional one per request.
+  trace_gen_params tp;
+  tp.layers = 3;
+  tp.experts = 256;
+  tp.k = 8;
+  tp.sequences = 512;
+  tp.min_length = 1;
+  tp.max_length = 1;
+  const auto trace = generate_trace(tp);
+  const substrate s;
+  const auto m = preset("DeepSeek-V3");
+  const auto shape = moe_shape(m);
+  REQUIRE(shape.token_bytes.si() == std::floor(shape.token_bytes.si()));
+  auto fractional = shape;
+  fractional.token_bytes = data_size<>::from_si(shape.token_bytes.si() + 0.3);
+  const auto groups = token_groups(trace, s.chiplets(), window_tokens{0, 512});
+  const auto hbm = s.banks_of(tier_kind::hbm);
+  const std::vector<migration> migs{{0, 40, units::MB(3.0), true}, {5, 70, units::MB(1.5), true}};
+  layer_workspace ws;
+  layer_result out;
+  for (std::size_t l = 0; l < groups.size(); ++l) {
+    CAPTURE(l);
+    CHECK(groups[l].size() > 1500);
+    std::vector<replica> dram_reps, hbm_reps;
+    for (int e = 0; e < m.experts; ++e) {
+      const auto dram = s.banks_of(tier_kind::dram, s.chiplets() + e % s.io_chiplets());
+      dram_reps.push_back({static_cast<int>(l), e, e % s.chiplets(), dram.front(), static_cast<int>(dram.size())});
+      hbm_reps.push_back({static_cast<int>(l), e, e % s.chiplets(), hbm[static_cast<std::size_t>(e) % hbm.size()], 1});
+    }
+    std::vector<int> assign;
+    for (const auto& g : groups[l]) assign.push_back(g.expert);
+    for (const auto arb : {link_arbitration::per_class, link_arbitration::shared}) {
+      for (const auto ov : {memory_overlap::compute_only, memory_overlap::dispatch_and_queue}) {
+        critical_path_params cp;
+        cp.arbitration = arb;
+        cp.overlap = ov;
+        for (const auto* sh : {&shape, static_cast<const moe_layer_shape*>(&fractional)}) {
+          evaluate_layer_into(out, ws, s, *sh, groups[l], dram_reps, assign, cp);
+          check_identical(reference::evaluate_layer_reference(s, *sh, groups[l], dram_reps, assign, cp), out);
+          evaluate_layer_into(out, ws, s, *sh, groups[l], hbm_reps, assign, cp, migs);
+          check_identical(reference::evaluate_layer_reference(s, *sh, groups[l], hbm_reps, assign, cp, migs), out);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("sort_keys orders (key, index) pairs as a comparison sort does, for spread, crowded and equal times") {
+  std::mt19937_64 rng(5);
+  std::vector<std::pair<std::uint64_t, std::size_t>> v, tmp;
+  std::vector<std::size_t> count;
+  for (int trial = 0; trial < 40; ++trial) {
+    CAPTURE(trial);
+    const std::size_t n = 1 + rng() % 3000;
+    v.clear();
+    for (std::size_t i = 0; i < n; ++i) {
+      double t = 1e-6 * double(rng() % 1000000) / 1e6;  // spread
+      if (trial % 4 == 1) t = 1e-6 + 1e-18 * double(rng() % 64);  // crowded into a few buckets
+      if (trial % 4 == 2) t = (rng() % 8 == 0) ? 1e-3 : 1e-6 * double(rng() % 1000);  // an outlier, equal times
+      if (trial % 4 == 3 && i == 0) t = trial % 8 == 3 ? HUGE_VAL : 1e200;  // one bucket for the rest, or none
+      v.emplace_back(std::bit_cast<std::uint64_t>(t), n - 1 - i);  // indices descending: ties must be reordered
+    }
+    auto expected = v;
+    std::sort(expected.begin(), expected.end());
+    detail::sort_keys(v, tmp, count);
+    CHECK(v == expected);
   }
 }
 

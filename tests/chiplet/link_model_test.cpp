@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #include <boost/math/differentiation/autodiff.hpp>
 
 #include "strata/chiplet/layer_model.hpp"
@@ -82,6 +84,34 @@ TEST_CASE("more bandwidth never delays a request") {
       prev_b = tb.arrive;
     }
     CHECK(prev_b < prev_a);
+  }
+}
+
+TEST_CASE("a route read once as hops is served with the same times as its link ids") {
+  // Three links of different rates and latencies; the same requests, every class and both
+  // arbitrations, through two servers: one given link ids, one the hops (bit for bit).
+  std::vector<hw_link> links{{0, 1, link_kind::mesh_d2d, units::GBps(100.0), units::ns(10.0), units::pJ_per_bit(0.3)},
+                             {1, 2, link_kind::mesh_d2d, units::GBps(64.0), units::ns(7.5), units::pJ_per_bit(0.3)},
+                             {2, 3, link_kind::io_d2d, units::GBps(37.0), units::ns(3.3), units::pJ_per_bit(0.5)}};
+  const int route[] = {2, 0, 1};
+  std::vector<route_hop> hops;
+  for (const int u : route) {
+    const auto& l = links[static_cast<std::size_t>(u)];
+    hops.push_back({static_cast<std::size_t>(u), l.bandwidth.si(), l.lambda.si()});
+  }
+  for (const auto a : {link_arbitration::per_class, link_arbitration::shared}) {
+    link_server by_id(links, a), by_hop(links, a);
+    for (int i = 0; i < 24; ++i) {
+      const auto k = static_cast<request_class>(i % 4);
+      const double release = 1e-7 * (i % 5), bytes = 1e5 * (1 + i % 7);
+      const std::size_t n = 1 + static_cast<std::size_t>(i % 3);
+      const std::size_t from = static_cast<std::size_t>(i) % (4 - n);
+      const auto x = by_id.serve(k, release, bytes, route + from, n);
+      const auto y = by_hop.serve(k, release, bytes, hops.data() + from, n);
+      CHECK(x.start == y.start);
+      CHECK(x.arrive == y.arrive);
+      CHECK(x.arrive > x.start);
+    }
   }
 }
 

@@ -76,6 +76,25 @@ inline int replica_core_share(int cores, int active, double w_r, double w_c) {
 }
 
 namespace detail {
+/// A (source, destination) compute-chiplet pair of one layer, valid in the evaluation whose
+/// number is `stamp`: its route's range in the path buffer, the compute chiplets it crosses
+/// (NoC energy), the largest request sent over it (its Eq. 7 route term bounds every smaller
+/// request's) and the tokens each class (dispatch, gather) sends over it.
+struct pair_route {
+  std::uint64_t stamp = 0;
+  std::size_t begin = 0, end = 0;
+  int crossed = 0;
+  double max_bytes = 0.0;
+  std::array<double, 2> tokens{};
+};
+/// A token group's times in one layer, kept together (the phases visit the groups in index,
+/// replica and gather order): its dispatch arrival, compute time, start and end of compute,
+/// finish (weights in), gather arrival, bytes each way, and the pairs of its dispatch and
+/// gather routes (-1 for a group without tokens).
+struct group_state {
+  double arrive = 0.0, comp = 0.0, start = 0.0, fin = 0.0, finish = 0.0, gather_arrive = 0.0, bytes = 0.0;
+  int dispatch = -1, gather = -1;
+};
 /// A request of one layer: its release time (set once known), bytes and links
 /// `paths[path_begin, path_end)` of the layer's path buffer.
 struct layer_request {
@@ -91,61 +110,72 @@ struct layer_request {
 /// time (one per thread); it carries no state from one layer to the next that changes a result.
 struct layer_workspace {
   std::vector<int> paths;  // links of every request's route; a chiplet pair's route stored once
-  // Per (source, destination) compute-chiplet pair, valid in the evaluation whose number is
-  // `pair_stamp`: its route's range in `paths`, the compute chiplets it crosses (NoC energy) and
-  // the largest request sent over it (its Eq. 7 route term bounds every smaller request's).
-  std::vector<std::uint64_t> pair_stamp;
-  std::vector<std::size_t> pair_begin, pair_end;
-  std::vector<int> pair_crossed;
-  std::vector<double> pair_bytes;
+  // Per (source, destination) compute-chiplet pair, a route (see `detail::pair_route`).
+  std::vector<detail::pair_route> pairs;
   std::vector<int> pairs_used;
   std::uint64_t stamp = 0;
   std::array<std::vector<detail::layer_request>, 4> reqs;
-  std::vector<int> req_of_group, req_of_replica;
-  std::vector<double> replica_start, core_free, src_tokens, agg_tokens, bank_free, arrive, comp, busy, first_start,
-      start, fin, replica_comp, finish, chiplet_service;
+  std::vector<int> req_of_replica;
+  std::vector<detail::group_state> gs;  // per group
+  std::vector<double> replica_start, core_free, src_tokens, agg_tokens, bank_free, first_start, replica_comp,
+      chiplet_service;
   std::vector<std::vector<int>> on;
   std::vector<std::pair<double, int>> rem;
   std::vector<std::size_t> first_of, order, fill;
   std::vector<std::pair<double, std::size_t>> streams, gathers;
   std::vector<std::pair<std::uint64_t, std::size_t>> keys, keys_tmp;
+  std::vector<std::size_t> key_count;
+  std::vector<route_hop> hops;  // paths[i] as the link server reads it
   link_server net;
 };
 
 namespace detail {
-/// Sorts `v` of (key, index) pairs, given in increasing index order, by key then index. A stable
-/// least-significant-digit radix sort on the keys' upper 32 bits (8 bits per pass, a pass whose
-/// digit is the same in every key skipped) leaves only pairs that agree there out of order, and
-/// an insertion sort on the whole pair finishes (close to one comparison per pair when the upper
-/// bits tell most keys apart). The keys of non-negative doubles order as the doubles do.
+/// Sorts `v` of (key, index) pairs by key then index, where each key is the bits of a
+/// non-negative double (such keys order as their doubles do). A bucket sort: one counting pass
+/// distributes the pairs into as many buckets as there are pairs, linearly in the doubles'
+/// values between the least and the greatest (rounding is monotone, so each bucket holds a
+/// range of keys and the buckets are in key order), then each bucket is sorted on the whole
+/// pair by insertion, or by `std::sort` when times crowd together, so the time is O(n) for
+/// spread times and O(n log n) at worst. `tmp` and `count` are scratch.
 inline void sort_keys(std::vector<std::pair<std::uint64_t, std::size_t>>& v,
-                      std::vector<std::pair<std::uint64_t, std::size_t>>& tmp) {
+                      std::vector<std::pair<std::uint64_t, std::size_t>>& tmp, std::vector<std::size_t>& count) {
   const std::size_t n = v.size();
   if (n < 2) return;
-  std::array<std::array<std::size_t, 256>, 4> count{};
+  std::uint64_t lo = v.front().first, hi = lo;
   for (const auto& e : v) {
-    for (std::size_t d = 0; d < 4; ++d) ++count[d][(e.first >> (32 + 8 * d)) & 0xFF];
+    lo = std::min(lo, e.first);
+    hi = std::max(hi, e.first);
   }
+  const double x_lo = std::bit_cast<double>(lo), range = std::bit_cast<double>(hi) - x_lo;
+  if (!(range < 1e300)) {  // an infinite time: no linear buckets
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  const double scale = range > 0.0 ? static_cast<double>(n - 1) / range : 0.0;
+  const auto bucket = [&](std::uint64_t key) {
+    return std::min(n - 1, static_cast<std::size_t>((std::bit_cast<double>(key) - x_lo) * scale));
+  };
+  count.assign(n + 1, 0);
+  for (const auto& e : v) ++count[bucket(e.first) + 1];
+  for (std::size_t d = 1; d <= n; ++d) count[d] += count[d - 1];
   tmp.resize(n);
-  for (std::size_t d = 0; d < 4; ++d) {
-    auto& c = count[d];
-    const unsigned shift = 32 + 8 * static_cast<unsigned>(d);
-    if (c[(v.front().first >> shift) & 0xFF] == n) continue;  // one digit: the order stands
-    std::size_t at = 0;
-    for (auto& x : c) {
-      const std::size_t k = x;
-      x = at;
-      at += k;
-    }
-    for (const auto& e : v) tmp[c[(e.first >> shift) & 0xFF]++] = e;
-    v.swap(tmp);
-  }
+  for (const auto& e : v) tmp[count[bucket(e.first)]++] = e;
+  v.swap(tmp);
+  // Within the buckets, one insertion sort over the whole: a pair moves only past the pairs
+  // of its own bucket. Keys crowded into a bucket could make that quadratic: past a budget of
+  // moves, `std::sort` finishes (the order is the same: the indices make every pair distinct).
+  std::size_t budget = 8 * n;
   for (std::size_t i = 1; i < n; ++i) {
     if (!(v[i] < v[i - 1])) continue;
     const auto e = v[i];
     std::size_t j = i;
     for (; j > 0 && e < v[j - 1]; --j) v[j] = v[j - 1];
     v[j] = e;
+    if (i - j > budget) {
+      std::sort(v.begin(), v.end());
+      return;
+    }
+    budget -= i - j;
   }
 }
 }  // namespace detail
@@ -216,7 +246,11 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   out.gather_wait.assign(ng, duration<>{});
   out.memory_ready.assign(nr, duration<>{});
 
-  // Routing correctness (Eq. 21) and N_r.
+  // Routing correctness (Eq. 21), N_r, and the tokens each chiplet routes and combines.
+  auto& src_tokens = ws.src_tokens;
+  auto& agg_tokens = ws.agg_tokens;
+  src_tokens.assign(static_cast<std::size_t>(nc), 0.0);
+  agg_tokens.assign(static_cast<std::size_t>(nc), 0.0);
   for (std::size_t g = 0; g < ng; ++g) {
     const auto& grp = groups[g];
     const int r = assignment[g];
@@ -232,6 +266,8 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       detail::require(false, id, "groups[" + std::to_string(g) + "].source", grp.source, "a compute chiplet id");
     }
     out.replica_tokens[static_cast<std::size_t>(r)] += grp.tokens;
+    src_tokens[static_cast<std::size_t>(grp.source)] += grp.tokens;
+    agg_tokens[static_cast<std::size_t>(grp.aggregate)] += grp.tokens;
   }
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] > 0.0) validate(replicas[r], s, r);
@@ -244,9 +280,9 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   paths.clear();
   auto& reqs = ws.reqs;
   for (auto& q : reqs) q.clear();
-  auto& req_of_group = ws.req_of_group;
+  auto& gs = ws.gs;
   auto& req_of_replica = ws.req_of_replica;
-  req_of_group.assign(ng, -1);
+  gs.assign(ng, detail::group_state{});
   req_of_replica.assign(nr, -1);
   double noc_bytes = 0.0;  // bytes × compute chiplets crossed, for the on-chiplet network energy
   // Eq. 8's route term over every request of every class (migrations included), Eq. 12's over
@@ -289,41 +325,75 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   // per layer, and its Eq. 7 term is taken once, for the pair's largest request, below (the
   // term grows with the bytes, in floating point too, so the maximum is the same).
   const auto npair = static_cast<std::size_t>(nc) * static_cast<std::size_t>(nc);
-  if (ws.pair_stamp.size() != npair) {
-    ws.pair_stamp.assign(npair, 0);
-    ws.pair_begin.resize(npair);
-    ws.pair_end.resize(npair);
-    ws.pair_crossed.resize(npair);
-    ws.pair_bytes.resize(npair);
-  }
+  auto& pairs = ws.pairs;
+  if (pairs.size() != npair) pairs.assign(npair, detail::pair_route{});
   const std::uint64_t stamp = ++ws.stamp;
   ws.pairs_used.clear();
-  auto push_pair = [&](request_class k, double bytes, int a, int b) {
+  int max_crossed = 1;
+  const auto use_pair = [&](int a, int b, double bytes) {
     const std::size_t p = static_cast<std::size_t>(a) * static_cast<std::size_t>(nc) + static_cast<std::size_t>(b);
-    if (ws.pair_stamp[p] != stamp) {
-      ws.pair_stamp[p] = stamp;
-      ws.pair_begin[p] = paths.size();
+    auto& pr = pairs[p];
+    if (pr.stamp != stamp) {
+      pr.stamp = stamp;
+      pr.begin = paths.size();
       s.append_route(a, b, paths);
-      ws.pair_end[p] = paths.size();
-      ws.pair_crossed[p] = crossed(ws.pair_begin[p], ws.pair_end[p]);
-      ws.pair_bytes[p] = bytes;
+      pr.end = paths.size();
+      pr.crossed = crossed(pr.begin, pr.end);
+      max_crossed = std::max(max_crossed, pr.crossed);
+      pr.max_bytes = bytes;
+      pr.tokens = {0.0, 0.0};
       ws.pairs_used.push_back(static_cast<int>(p));
     } else {
-      ws.pair_bytes[p] = std::max(ws.pair_bytes[p], bytes);
+      pr.max_bytes = std::max(pr.max_bytes, bytes);
     }
-    return record(k, bytes, ws.pair_begin[p], ws.pair_end[p], ws.pair_crossed[p]);
+    return static_cast<int>(p);
   };
+  double routed_tokens = 0.0;  // Σ N_g over the groups with tokens (a sum of integers: exact)
+  auto& first_of = ws.first_of;  // first_of[r + 1]: groups with tokens on replica r (below: bucket starts)
+  first_of.assign(nr + 1, 0);
   for (std::size_t g = 0; g < ng; ++g) {
     const auto& grp = groups[g];
     if (grp.tokens == 0) continue;
+    ++first_of[static_cast<std::size_t>(assignment[g]) + 1];
     const int c = replicas[static_cast<std::size_t>(assignment[g])].chiplet;
     const double bytes = grp.tokens * tok_b;
-    req_of_group[g] = push_pair(request_class::dispatch, bytes, grp.source, c);
-    push_pair(request_class::gather, bytes, c, grp.aggregate);
+    auto& st = gs[g];
+    st.bytes = bytes;
+    st.dispatch = use_pair(grp.source, c, bytes);
+    st.gather = use_pair(c, grp.aggregate, bytes);
+    pairs[static_cast<std::size_t>(st.dispatch)].tokens[0] += grp.tokens;
+    pairs[static_cast<std::size_t>(st.gather)].tokens[1] += grp.tokens;
+    routed_tokens += grp.tokens;
+  }
+  // Eq. 5 for the dispatches and gathers. Taken per pair, Σ_pairs (Σ_g N_g)·D_act on each link
+  // of the pair's route, when every term is an integer number of bytes and every partial sum
+  // stays below 2^53: each sum is then exact, in any order, and equals the per-request sum
+  // (request by request, in group order, dispatch before gather), which is taken otherwise.
+  // The NoC energy's bytes × chiplets crossed likewise.
+  const bool exact_loads =
+      tok_b == std::floor(tok_b) && routed_tokens * tok_b * 2.0 * static_cast<double>(max_crossed) <= 0x1p52;
+  const auto add_load = [&](request_class k, double bytes, const detail::pair_route& pr) {
+    for (std::size_t i = pr.begin; i < pr.end; ++i) {
+      out.link_bytes[static_cast<std::size_t>(paths[i]) * 4 + static_cast<std::size_t>(k)] += bytes;
+    }
+    noc_bytes += bytes * pr.crossed;
+  };
+  if (exact_loads) {
+    for (const int p : ws.pairs_used) {
+      const auto& pr = pairs[static_cast<std::size_t>(p)];
+      if (pr.tokens[0] > 0.0) add_load(request_class::dispatch, pr.tokens[0] * tok_b, pr);
+      if (pr.tokens[1] > 0.0) add_load(request_class::gather, pr.tokens[1] * tok_b, pr);
+    }
+  } else {
+    for (std::size_t g = 0; g < ng; ++g) {
+      if (gs[g].dispatch < 0) continue;
+      add_load(request_class::dispatch, gs[g].bytes, pairs[static_cast<std::size_t>(gs[g].dispatch)]);
+      add_load(request_class::gather, gs[g].bytes, pairs[static_cast<std::size_t>(gs[g].gather)]);
+    }
   }
   for (const int p : ws.pairs_used) {
-    const auto i = static_cast<std::size_t>(p);
-    max_route = std::max(max_route, route_time(ws.pair_begin[i], ws.pair_end[i], ws.pair_bytes[i]));
+    const auto& pr = pairs[static_cast<std::size_t>(p)];
+    max_route = std::max(max_route, route_time(pr.begin, pr.end, pr.max_bytes));
   }
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] <= 0.0) continue;
@@ -422,14 +492,6 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   }
 
   // Gate and combine: router and weighted sum on the chiplets that hold the tokens.
-  auto& src_tokens = ws.src_tokens;
-  auto& agg_tokens = ws.agg_tokens;
-  src_tokens.assign(static_cast<std::size_t>(nc), 0.0);
-  agg_tokens.assign(static_cast<std::size_t>(nc), 0.0);
-  for (const auto& g : groups) {
-    src_tokens[static_cast<std::size_t>(g.source)] += g.tokens;
-    agg_tokens[static_cast<std::size_t>(g.aggregate)] += g.tokens;
-  }
   double t_gate = 0.0, t_combine = 0.0, gate_flops = 0.0;
   // A token appears in top_k groups; the router and the weighted sum run once per token.
   const double per_routing = 1.0 / shape.top_k;
@@ -446,9 +508,37 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   // streams and gathers as their release times become known.
   auto& net = ws.net;
   net.reset(links, cp.arbitration);
+  auto& hops = ws.hops;
+  hops.resize(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    const auto u = static_cast<std::size_t>(paths[i]);
+    hops[i] = route_hop{u, links[u].bandwidth.si(), links[u].lambda.si()};
+  }
   auto serve = [&](request_class k, std::size_t i) {
     auto& r = reqs[static_cast<std::size_t>(k)][i];
-    return net.serve(k, r.release, r.bytes, paths.data() + r.path_begin, r.path_end - r.path_begin);
+    return net.serve(k, r.release, r.bytes, hops.data() + r.path_begin, r.path_end - r.path_begin);
+  };
+  // The dispatch or gather of group g, released at `release`, over the route of pair p.
+  const auto serve_group = [&](request_class k, const detail::group_state& st, double release, int p) {
+    const auto& pr = pairs[static_cast<std::size_t>(p)];
+    return net.serve(k, release, st.bytes, hops.data() + pr.begin, pr.end - pr.begin);
+  };
+  // Sorts `keys`, (time, index) pairs with the time's bits as key, by time then index: by the
+  // bits when every time is non-negative (they then order as the times do), else on the times.
+  using event = std::pair<double, std::size_t>;
+  const auto earlier = [](const event& a, const event& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
+  auto& keys = ws.keys;
+  const auto time_key = [](double t) { return std::bit_cast<std::uint64_t>(t + 0.0); };  // -0 as +0
+  const auto sort_by_time = [&] {
+    bool ordered = true;
+    for (const auto& e : keys) ordered = ordered && std::bit_cast<double>(e.first) >= 0.0;
+    if (ordered) {
+      detail::sort_keys(keys, ws.keys_tmp, ws.key_count);
+    } else {
+      std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+        return earlier(event{std::bit_cast<double>(a.first), a.second}, event{std::bit_cast<double>(b.first), b.second});
+      });
+    }
   };
   for (std::size_t i = 0; i < reqs[3].size(); ++i) (void)serve(request_class::migration, i);
   // Banks serve their accesses FCFS too: migrations (in flight from the start of the layer, in
@@ -462,84 +552,88 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       bank_free[i] += bank_service_time(mg.bytes, banks[i].latency, banks[i].bandwidth).si();
     }
   }
-  auto& arrive = ws.arrive;
-  auto& comp = ws.comp;
-  arrive.assign(ng, 0.0);
-  comp.assign(ng, 0.0);
+  // Dispatches, released at T_gate, in index order; each group's compute time (Eq. 13).
+  // Groups bucketed by replica as they arrive (counting sort), each bucket then put in arrival
+  // order (ties by index): replica r's groups are order[first_of[r], first_of[r + 1]). A
+  // bucket is sorted on (arrival bits, group), which order as (arrival, group) when every
+  // arrival is non-negative.
+  for (std::size_t r = 0; r < nr; ++r) first_of[r + 1] += first_of[r];
+  auto& order = ws.order;
+  order.resize(first_of[nr]);
+  keys.resize(first_of[nr]);
+  auto& fill = ws.fill;
+  fill.assign(first_of.begin(), first_of.end() - 1);
+  bool arrivals_ordered = true;
   for (std::size_t g = 0; g < ng; ++g) {
-    if (req_of_group[g] < 0) continue;
-    const auto i = static_cast<std::size_t>(req_of_group[g]);
-    reqs[0][i].release = t_gate;
-    const auto tr = serve(request_class::dispatch, i);
-    arrive[g] = tr.arrive;
+    auto& st = gs[g];
+    if (st.dispatch < 0) continue;
+    const auto tr = serve_group(request_class::dispatch, st, t_gate, st.dispatch);
+    st.arrive = tr.arrive;
+    arrivals_ordered = arrivals_ordered && tr.arrive >= 0.0;
     out.dispatch_wait[g] = duration<>::from_si(tr.wait());
-    const int k = out.replica_cores[static_cast<std::size_t>(assignment[g])];
-    comp[g] = replica_compute_time(op_count<>::from_si(groups[g].tokens * ops_tok), double(std::max(k, 1)),
+    const auto r = static_cast<std::size_t>(assignment[g]);
+    keys[fill[r]++] = {time_key(tr.arrive), g};
+    const int k = out.replica_cores[r];
+    st.comp = replica_compute_time(op_count<>::from_si(groups[g].tokens * ops_tok), double(std::max(k, 1)),
                                    op_rate<>::from_si(pi), 1.0)
                   .si();
   }
   // Replica service, FCFS by dispatch arrival. Compute overlaps the weight stream; a group
   // cannot finish before its replica's stream has.
-  // Groups bucketed by replica (counting sort), each bucket in arrival order (ties by index):
-  // replica r's groups are order[first_of[r], first_of[r + 1]).
-  auto& first_of = ws.first_of;
-  auto& order = ws.order;
-  first_of.assign(nr + 1, 0);
-  for (std::size_t g = 0; g < ng; ++g) {
-    if (req_of_group[g] >= 0) ++first_of[static_cast<std::size_t>(assignment[g]) + 1];
-  }
-  for (std::size_t r = 0; r < nr; ++r) first_of[r + 1] += first_of[r];
-  order.resize(first_of[nr]);
-  {
-    auto& fill = ws.fill;
-    fill.assign(first_of.begin(), first_of.end() - 1);
-    for (std::size_t g = 0; g < ng; ++g) {
-      if (req_of_group[g] >= 0) order[fill[static_cast<std::size_t>(assignment[g])]++] = g;
-    }
-  }
-  for (std::size_t r = 0; r < nr; ++r) {
-    std::sort(order.begin() + static_cast<std::ptrdiff_t>(first_of[r]), order.begin() + static_cast<std::ptrdiff_t>(first_of[r + 1]),
-              [&](std::size_t a, std::size_t b) { return arrive[a] < arrive[b] || (arrive[a] == arrive[b] && a < b); });
-  }
-  auto& busy = ws.busy;
   auto& first_start = ws.first_start;
-  auto& start = ws.start;
-  auto& fin = ws.fin;
   auto& replica_comp = ws.replica_comp;
-  busy.assign(nr, 0.0);
   first_start.assign(nr, 0.0);
-  start.assign(ng, 0.0);
-  fin.assign(ng, 0.0);
   replica_comp.assign(nr, 0.0);
-  for (std::size_t r = 0; r < nr; ++r) busy[r] = t_gate + replica_start[r];
-  for (const std::size_t g : order) {
-    const auto r = static_cast<std::size_t>(assignment[g]);
-    start[g] = std::max(arrive[g], busy[r]);
-    if (order[first_of[r]] == g) first_start[r] = start[g];
-    fin[g] = start[g] + comp[g];
-    busy[r] = fin[g];
-    replica_comp[r] += comp[g];
+  for (std::size_t r = 0; r < nr; ++r) {
+    const auto first = keys.begin() + static_cast<std::ptrdiff_t>(first_of[r]);
+    const auto last = keys.begin() + static_cast<std::ptrdiff_t>(first_of[r + 1]);
+    if (first == last) continue;
+    if (!arrivals_ordered) {
+      std::sort(first, last, [&](const auto& a, const auto& b) {
+        return earlier(event{gs[a.second].arrive, a.second}, event{gs[b.second].arrive, b.second});
+      });
+    } else if (last - first > 32) {
+      std::sort(first, last);
+    } else {
+      for (auto i = first + 1; i < last; ++i) {  // insertion: a few groups each
+        if (!(*i < *(i - 1))) continue;
+        const auto e = *i;
+        auto j = i;
+        for (; j > first && e < *(j - 1); --j) *j = *(j - 1);
+        *j = e;
+      }
+    }
+    double busy = t_gate + replica_start[r], total = 0.0;
+    first_start[r] = std::max(gs[first->second].arrive, busy);
+    for (auto i = first; i < last; ++i) {
+      auto& st = gs[i->second];
+      order[static_cast<std::size_t>(i - keys.begin())] = i->second;
+      st.start = std::max(st.arrive, busy);
+      st.fin = st.start + st.comp;
+      busy = st.fin;
+      total += st.comp;
+    }
+    replica_comp[r] = total;
   }
   // Weight streams (Eq. 15) and gathers, served in release order (release, class, index).
   // Event: (release, key) with key = replica for a stream, nr + group for a gather, so streams
   // precede gathers at equal release and each class keeps its index order.
-  using event = std::pair<double, std::size_t>;
-  const auto earlier = [](const event& a, const event& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
   const auto later = [&](const event& a, const event& b) { return earlier(b, a); };
   auto& streams = ws.streams;
   streams.clear();
+  keys.clear();
   for (std::size_t r = 0; r < nr; ++r) {
     if (req_of_replica[r] < 0) continue;
     const double release = cp.overlap == memory_overlap::compute_only ? first_start[r] : t_gate;
     reqs[2][static_cast<std::size_t>(req_of_replica[r])].release = release;
-    streams.emplace_back(release, r);
+    keys.emplace_back(time_key(release), r);
   }
-  std::sort(streams.begin(), streams.end(), earlier);
-  auto& finish = ws.finish;
-  finish.assign(ng, 0.0);
+  sort_by_time();
+  for (const auto& e : keys) streams.emplace_back(reqs[2][static_cast<std::size_t>(req_of_replica[e.second])].release, e.second);
   double t_moe = 0.0, t_comp_max = 0.0;
   auto& gathers = ws.gathers;  // released, not yet served (shared arbitration)
   gathers.clear();
+  keys.clear();  // gathers by (release, group) (per-class arbitration)
   // Replica r's weights: ready after its bank span's service and its route; its groups finish
   // and release their gathers.
   auto serve_stream = [&](double release, std::size_t r) {
@@ -559,51 +653,28 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     out.memory_ready[r] = duration<>::from_si(ready);
     for (std::size_t i = first_of[r]; i < first_of[r + 1]; ++i) {
       const std::size_t g = order[i];
-      finish[g] = std::max(fin[g], ready);
-      reqs[1][static_cast<std::size_t>(req_of_group[g])].release = finish[g];
+      auto& st = gs[g];
+      st.finish = std::max(st.fin, ready);
       if (cp.arbitration == link_arbitration::shared) {
-        gathers.emplace_back(finish[g], nr + g);
+        gathers.emplace_back(st.finish, nr + g);
         std::push_heap(gathers.begin(), gathers.end(), later);
+      } else {
+        keys.emplace_back(time_key(st.finish), g);
       }
     }
   };
-  // Gather of group g: C_g = arrival + T_combine.
+  // Gather of group g; C_g = arrival + T_combine is taken below.
   auto serve_gather = [&](std::size_t g) {
-    const auto tr = serve(request_class::gather, static_cast<std::size_t>(req_of_group[g]));
+    auto& st = gs[g];
+    const auto tr = serve_group(request_class::gather, st, st.finish, st.gather);
     out.gather_wait[g] = duration<>::from_si(tr.wait());
-    const double c_g = tr.arrive + t_combine;
-    out.completion[g] = duration<>::from_si(c_g);
-    out.group_stages[g] = stage_times{duration<>::from_si(t_gate), duration<>::from_si(arrive[g] - t_gate),
-                                      duration<>::from_si(start[g] - arrive[g]), duration<>::from_si(finish[g] - fin[g]),
-                                      duration<>::from_si(comp[g]), duration<>::from_si(tr.arrive - finish[g]),
-                                      duration<>::from_si(t_combine)};
-    if (out.critical_group < 0 || c_g > t_moe || (c_g == t_moe && static_cast<int>(g) < out.critical_group)) {
-      t_moe = c_g;
-      out.critical_group = static_cast<int>(g);
-      out.critical = out.group_stages[g];
-    }
+    st.gather_arrive = tr.arrive;
   };
   if (cp.arbitration == link_arbitration::per_class) {
     // Streams and gathers never share a queue: serve each class in its own release order, the
-    // gathers by (release, group), sorted on the release times' bits (a release is never
-    // negative; a NaN would not order by its bits).
+    // gathers by (release, group).
     for (const auto& [release, r] : streams) serve_stream(release, r);
-    auto& keys = ws.keys;
-    keys.clear();
-    bool ordered = true;
-    for (std::size_t g = 0; g < ng; ++g) {
-      if (req_of_group[g] < 0) continue;
-      const double x = finish[g] + 0.0;  // -0 as +0
-      ordered = ordered && x >= 0.0;
-      keys.emplace_back(std::bit_cast<std::uint64_t>(x), g);
-    }
-    if (ordered) {
-      detail::sort_keys(keys, ws.keys_tmp);
-    } else {
-      std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
-        return earlier(event{finish[a.second], a.second}, event{finish[b.second], b.second});
-      });
-    }
+    sort_by_time();
     for (const auto& e : keys) serve_gather(e.second);
   } else {
     // One queue per link: interleave, a gather released before the next stream goes first.
@@ -621,6 +692,23 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       const std::size_t g = gathers.back().second - nr;
       gathers.pop_back();
       serve_gather(g);
+    }
+  }
+  // C_g = gather arrival + T_combine, its stages, and the critical group (the latest, the
+  // first in index order among equals).
+  for (std::size_t g = 0; g < ng; ++g) {
+    const auto& st = gs[g];
+    if (st.dispatch < 0) continue;
+    const double c_g = st.gather_arrive + t_combine;
+    out.completion[g] = duration<>::from_si(c_g);
+    out.group_stages[g] = stage_times{duration<>::from_si(t_gate), duration<>::from_si(st.arrive - t_gate),
+                                      duration<>::from_si(st.start - st.arrive), duration<>::from_si(st.finish - st.fin),
+                                      duration<>::from_si(st.comp), duration<>::from_si(st.gather_arrive - st.finish),
+                                      duration<>::from_si(t_combine)};
+    if (out.critical_group < 0 || c_g > t_moe) {
+      t_moe = c_g;
+      out.critical_group = static_cast<int>(g);
+      out.critical = out.group_stages[g];
     }
   }
   for (std::size_t r = 0; r < nr; ++r) t_comp_max = std::max(t_comp_max, replica_comp[r]);

@@ -69,6 +69,14 @@ struct link_transit {
   [[nodiscard]] double wait() const { return start - release; }
 };
 
+/// A link of a route with what `link_server` reads of it (its index, B_u and λ_u in SI),
+/// taken once per route instead of once per request and hop.
+struct route_hop {
+  std::size_t link = 0;
+  double bandwidth = 0.0;
+  double lambda = 0.0;
+};
+
 /// The FCFS queues of every link. Requests must be served in the order of the file comment
 /// (release, class, index): the caller's event loop guarantees it.
 class link_server {
@@ -86,22 +94,35 @@ class link_server {
   /// Serves a request of class `k` released at `release` carrying `bytes` over the links
   /// `path[0, n)`.
   link_transit serve(request_class k, double release, double bytes, const int* path, std::size_t n) {
-    const auto slot = [&](int u) {
-      return per_class_ ? static_cast<std::size_t>(u) * 4 + static_cast<std::size_t>(k) : static_cast<std::size_t>(u);
-    };
+    return serve_over(k, release, bytes, n, [&](std::size_t i) {
+      const auto u = static_cast<std::size_t>(path[i]);
+      const auto& l = (*links_)[u];
+      return route_hop{u, l.bandwidth.si(), l.lambda.si()};
+    });
+  }
+
+  /// `serve` over a route whose hops were read once (the same times).
+  link_transit serve(request_class k, double release, double bytes, const route_hop* path, std::size_t n) {
+    return serve_over(k, release, bytes, n, [&](std::size_t i) -> const route_hop& { return path[i]; });
+  }
+
+ private:
+  // The FCFS step of the file comment over the hops hop(0), …, hop(n − 1).
+  template <class Hop>
+  link_transit serve_over(request_class k, double release, double bytes, std::size_t n, Hop hop) {
+    const std::size_t width = per_class_ ? 4 : 1, offset = per_class_ ? static_cast<std::size_t>(k) : 0;
     double start = release;
-    for (std::size_t i = 0; i < n; ++i) start = std::max(start, free_[slot(path[i])]);
+    for (std::size_t i = 0; i < n; ++i) start = std::max(start, free_[hop(i).link * width + offset]);
     double t = start;
     for (std::size_t i = 0; i < n; ++i) {
-      const auto& l = (*links_)[static_cast<std::size_t>(path[i])];
-      const double xfer = bytes / l.bandwidth.si();
-      free_[slot(path[i])] = start + xfer;
-      t += l.lambda.si() + xfer;
+      const route_hop& h = hop(i);
+      const double xfer = bytes / h.bandwidth;
+      free_[h.link * width + offset] = start + xfer;
+      t += h.lambda + xfer;
     }
     return {release, start, t};
   }
 
- private:
   const std::vector<hw_link>* links_ = nullptr;
   bool per_class_ = true;
   std::vector<double> free_;

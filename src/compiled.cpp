@@ -9,11 +9,15 @@
 #endif
 
 #include "strata/baseline/validated_gpu.hpp"
+#include "strata/chiplet/residency.hpp"
+#include "strata/chiplet/substrate.hpp"
 #include "strata/chiplet/window.hpp"
 #include "strata/device/logic_die.hpp"
 #include "strata/device/mono3d.hpp"
 #include "strata/device/stratum_chip.hpp"
 #include "strata/stratum/system.hpp"
+#include "strata/stratum/usage.hpp"
+#include "strata/workload/model.hpp"
 #include "strata/workload/roofline.hpp"
 
 namespace strata {
@@ -21,12 +25,22 @@ inline namespace v0 {
 
 // baseline/validated_gpu.hpp
 template const fit_result& detail::published_gpu_fit<double>();
+template gpu_params detail::with_published_knobs<double>(gpu_params);
+
+// chiplet/substrate.hpp, chiplet/residency.hpp
+template void detail::validate_substrate<double>(const substrate_params&);
+template void substrate::build_<double>();
+template void detail::validate_residency<double>(const residency_params&, const substrate&);
+template residency detail::make_single_copy_static<double>(const substrate&, int, int, data_size<>, residency_params);
 
 // chiplet/window.hpp
 template window_result evaluate_window<double>(const substrate&, const model&, const residency&,
                                                const std::vector<std::vector<token_group>>&, const window_spec&,
                                                const critical_path_params&, const token_mapper&,
                                                const std::vector<migration>&);
+
+// workload/model.hpp
+template void detail::validate_model<double>(const model&);
 
 // workload/roofline.hpp
 template void validate(const basic_roofline_machine<double>&);
@@ -53,6 +67,9 @@ template logic_die_result<double> evaluate(const logic_die_params<double>&, cons
 // device/stratum_chip.hpp
 template void validate(const stratum_chip_params<double>&);
 template stratum_chip_result<double> evaluate(const stratum_chip_params<double>&);
+
+// stratum/usage.hpp
+template usage_table detail::make_usage_from_hit_rate<double>(int, int, int, double, int);
 
 // stratum/system.hpp
 template void validate(const stratum_system_params<double>&);

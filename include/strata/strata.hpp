@@ -49,6 +49,7 @@
 #include "strata/stratum/tiering.hpp"
 #include "strata/stratum/usage.hpp"
 
+#include "strata/workload/expert_counts.hpp"
 #include "strata/workload/footprint.hpp"
 #include "strata/workload/hf_config.hpp"
 #include "strata/workload/model.hpp"
@@ -65,6 +66,7 @@
 #include "strata/baseline/measurements_io.hpp"
 #include "strata/baseline/validation.hpp"
 #include "strata/baseline/validated_gpu.hpp"
+#include "strata/baseline/validated_gpu_fwd.hpp"
 #include "strata/baseline/coverage.hpp"
 #include "strata/stratum/attention_mapping.hpp"
 #include "strata/stratum/design_optimiser.hpp"

@@ -21,6 +21,7 @@
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/gpu_measurements_data.hpp"
+#include "strata/baseline/validated_gpu_fwd.hpp"
 #include "strata/baseline/validation.hpp"
 
 namespace strata {
@@ -41,8 +42,11 @@ const fit_result& published_gpu_fit() {
 /// (`fit_gpu_knobs`), computed on first use.
 inline const fit_result& published_gpu_fit() { return detail::published_gpu_fit<>(); }
 
-/// `card` with the published fit's knobs (`with_knobs`: energy per FLOP re-derived from η_c).
-inline gpu_params validated_gpu(gpu_params card) { return with_knobs(std::move(card), published_gpu_fit().knobs); }
+// `validated_gpu` (baseline/validated_gpu_fwd.hpp): `card` with the published fit's knobs.
+template <class T>
+gpu_params detail::with_published_knobs(gpu_params card) {
+  return with_knobs(std::move(card), published_gpu_fit().knobs);
+}
 
 /// Rows of the published measurement set measured on GPU preset `preset` (case-insensitive,
 /// "-" = "_"). A card with none (H200, B200, MI300X, MI325X) runs with the knobs fitted on the

@@ -119,11 +119,19 @@ inline data_size<> tier_capacity(const substrate& s, tier_kind t) {
   return data_size<>::from_si(c);
 }
 
+namespace detail {
+template <class T = double>
+void validate_residency(const residency_params& p, const substrate& s);
+}  // namespace detail
 /// Checks residency parameters against a substrate; throws `config_error` naming the field.
 /// The per-bank reserves of Eq. 1 must leave room in the smallest bank they apply to:
 /// A + M < Cap of every SRAM bank and M < Cap of every HBM and DRAM bank; the non-expert data of
 /// a tier may fill it but not exceed it.
-inline void validate(const residency_params& p, const substrate& s) {
+inline void validate(const residency_params& p, const substrate& s) { detail::validate_residency<>(p, s); }
+// The body is a function template (of a scalar it does not use) so that strata::compiled can hold
+// its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.
+template <class T>
+void detail::validate_residency(const residency_params& p, const substrate& s) {
   constexpr const char* id = "strata.residency";
   detail::require(p.max_replicas_per_expert >= 1, id, "max_replicas_per_expert", p.max_replicas_per_expert, ">= 1");
   detail::require(p.budget_factor >= 1.0, id, "budget_factor", p.budget_factor, ">= 1");
@@ -466,8 +474,11 @@ inline std::vector<int> homes_of(const substrate& s, tier_kind t) {
   }
   return homes;
 }
-}  // namespace detail
 
+template <class T = double>
+residency make_single_copy_static(const substrate& s, int layers, int experts, data_size<> expert_bytes,
+                                  residency_params p);
+}  // namespace detail
 /// Single-copy static placement, the paper's normaliser (§7.1): one replica per expert, experts
 /// dealt round-robin over the compute chiplets in (layer, expert) order, each placed in the
 /// nearest tier with room — the chiplet's SRAM group, then HBM, then DRAM — and striped over all
@@ -476,6 +487,13 @@ inline std::vector<int> homes_of(const substrate& s, tier_kind t) {
 /// Popularity-agnostic by design. Throws `config_error` if the model does not fit.
 inline residency single_copy_static(const substrate& s, int layers, int experts, data_size<> expert_bytes,
                                     residency_params p = {}) {
+  return detail::make_single_copy_static<>(s, layers, experts, expert_bytes, p);
+}
+// The body is a function template (of a scalar it does not use) so that strata::compiled can hold
+// its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.
+template <class T>
+residency detail::make_single_copy_static(const substrate& s, int layers, int experts, data_size<> expert_bytes,
+                                     residency_params p) {
   residency r(s, layers, experts, expert_bytes, p);
   int next = 0;
   for (int l = 0; l < layers; ++l) {
@@ -529,3 +547,16 @@ inline metadata_footprint metadata(const substrate& s, int layers, int experts, 
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiations below;
+// STRATA_COMPILED=1, which that target puts on its users, keeps their translation units from
+// instantiating them again. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template void detail::validate_residency<double>(const residency_params&, const substrate&);
+extern template residency detail::make_single_copy_static<double>(const substrate&, int, int, data_size<>,
+                                                                  residency_params);
+}  // namespace v0
+}  // namespace strata
+#endif

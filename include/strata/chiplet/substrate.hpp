@@ -270,9 +270,17 @@ inline int tier_homes(int units, int stripe, int nodes) {
 }
 }  // namespace detail
 
+namespace detail {
+template <class T = double>
+void validate_substrate(const substrate_params& p);
+}  // namespace detail
 /// Checks the parameters; throws `config_error` naming the field, the value and the range or
 /// limit it must respect.
-inline void validate(const substrate_params& p) {
+inline void validate(const substrate_params& p) { detail::validate_substrate<>(p); }
+// The body is a function template (of a scalar it does not use) so that strata::compiled can hold
+// its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.
+template <class T>
+void detail::validate_substrate(const substrate_params& p) {
   using R = detail::substrate_ranges;
   constexpr const char* id = "strata.substrate";
   // The limits themselves are bounded so that node and bank counts stay far from int overflow.
@@ -403,66 +411,7 @@ struct hw_bank {
 /// demand (dimension-ordered), so memory is O(chiplets + links + banks).
 class substrate {
  public:
-  explicit substrate(substrate_params p = {}) : p_(std::move(p)) {
-    validate(p_);
-    const int nc = chiplets();
-    const double cycle_s = 1.0 / p_.clock.si();
-    links_.reserve(4 * static_cast<std::size_t>(nc) + 2 * static_cast<std::size_t>(io_chiplets()));
-    mesh_out_.assign(static_cast<std::size_t>(nc) * 4, -1);
-    io_up_.assign(static_cast<std::size_t>(io_chiplets()), -1);
-    io_down_.assign(static_cast<std::size_t>(io_chiplets()), -1);
-    auto add = [&](int a, int b, link_kind k, const link_spec& s) {
-      hw_link l;
-      l.from = a;
-      l.to = b;
-      l.kind = k;
-      l.bandwidth = s.bandwidth;
-      l.lambda = duration<>::from_si((p_.router_cycles + p_.link_cycles) * cycle_s) + s.phy_latency +
-                 s.distance / s.signal_speed;
-      l.energy = s.energy;
-      links_.push_back(l);
-      return static_cast<int>(links_.size()) - 1;
-    };
-    for (int y = 0; y < p_.mesh_y; ++y) {
-      for (int x = 0; x < p_.mesh_x; ++x) {
-        const int c = y * p_.mesh_x + x;
-        if (x + 1 < p_.mesh_x) {
-          mesh_out_[static_cast<std::size_t>(c) * 4 + east] = add(c, c + 1, link_kind::mesh_d2d, p_.d2d);
-          mesh_out_[static_cast<std::size_t>(c + 1) * 4 + west] = add(c + 1, c, link_kind::mesh_d2d, p_.d2d);
-        }
-        if (y + 1 < p_.mesh_y) {
-          mesh_out_[static_cast<std::size_t>(c) * 4 + north] = add(c, c + p_.mesh_x, link_kind::mesh_d2d, p_.d2d);
-          mesh_out_[static_cast<std::size_t>(c + p_.mesh_x) * 4 + south] =
-              add(c + p_.mesh_x, c, link_kind::mesh_d2d, p_.d2d);
-        }
-      }
-    }
-    for (int i = 0; i < io_chiplets(); ++i) {
-      const int at = p_.io_attach[static_cast<std::size_t>(i)];
-      io_up_[static_cast<std::size_t>(i)] = add(nc + i, at, link_kind::io_d2d, p_.io_link);
-      io_down_[static_cast<std::size_t>(i)] = add(at, nc + i, link_kind::io_d2d, p_.io_link);
-    }
-    // Banks: SRAM per group, then HBM (per chiplet or behind the IO chiplets), then DRAM.
-    const int groups = (p_.mesh_x / p_.group_x) * (p_.mesh_y / p_.group_y);
-    banks_.reserve(static_cast<std::size_t>(groups) * static_cast<std::size_t>(p_.sram.banks) +
-                   static_cast<std::size_t>(p_.hbm.banks) + static_cast<std::size_t>(p_.dram.banks));
-    for (int g = 0; g < groups; ++g) add_banks_(tier_kind::sram, p_.sram, p_.sram.banks, g);
-    if (p_.hbm_at == hbm_placement::chiplet_local) {
-      add_blocks_(tier_kind::hbm, p_.hbm, 0, nc, hbm_attach_(detail::tier_homes(p_.hbm.banks, p_.hbm.stripe, nc)));
-    } else {
-      add_blocks_(tier_kind::hbm, p_.hbm, nc, io_chiplets());
-    }
-    add_blocks_(tier_kind::dram, p_.dram, nc, io_chiplets());
-    // One home's banks of a tier are contiguous (add_banks_, add_blocks_): index them, and the
-    // chiplet-local HBM homes of every chiplet by hop distance, once.
-    home_banks_.assign(static_cast<std::size_t>(nodes()) * 3, {0, 0});
-    for (std::size_t i = 0; i < banks_.size(); ++i) {
-      auto& hb = home_banks_[static_cast<std::size_t>(banks_[i].home) * 3 + static_cast<std::size_t>(banks_[i].tier)];
-      if (hb.second == 0) hb.first = static_cast<int>(i);
-      ++hb.second;
-    }
-    if (p_.hbm_at == hbm_placement::chiplet_local) order_hbm_homes_();
-  }
+  explicit substrate(substrate_params p = {}) : p_(std::move(p)) { build_<>(); }
 
   [[nodiscard]] const substrate_params& params() const { return p_; }
   /// Compute chiplets |C|.
@@ -637,6 +586,11 @@ class substrate {
   }
 
  private:
+  // The constructor's body: the links, banks and home indexes of p_ (defined below the class). A
+  // function template (of a scalar it does not use) so that strata::compiled can hold its one
+  // instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.
+  template <class T = double>
+  void build_();
   static constexpr std::size_t east = 0, west = 1, north = 2, south = 3;  // +x, −x, +y, −y
 
   void check_node_(int n, const char* field) const {
@@ -733,5 +687,79 @@ class substrate {
   std::vector<int> hbm_order_;                   // hbm_homes_ per chiplet, nearest first: chiplet c at c · |hbm_homes_|
 };
 
+template <class T>
+void substrate::build_() {
+  validate(p_);
+  const int nc = chiplets();
+  const double cycle_s = 1.0 / p_.clock.si();
+  links_.reserve(4 * static_cast<std::size_t>(nc) + 2 * static_cast<std::size_t>(io_chiplets()));
+  mesh_out_.assign(static_cast<std::size_t>(nc) * 4, -1);
+  io_up_.assign(static_cast<std::size_t>(io_chiplets()), -1);
+  io_down_.assign(static_cast<std::size_t>(io_chiplets()), -1);
+  auto add = [&](int a, int b, link_kind k, const link_spec& s) {
+    hw_link l;
+    l.from = a;
+    l.to = b;
+    l.kind = k;
+    l.bandwidth = s.bandwidth;
+    l.lambda = duration<>::from_si((p_.router_cycles + p_.link_cycles) * cycle_s) + s.phy_latency +
+               s.distance / s.signal_speed;
+    l.energy = s.energy;
+    links_.push_back(l);
+    return static_cast<int>(links_.size()) - 1;
+  };
+  for (int y = 0; y < p_.mesh_y; ++y) {
+    for (int x = 0; x < p_.mesh_x; ++x) {
+      const int c = y * p_.mesh_x + x;
+      if (x + 1 < p_.mesh_x) {
+        mesh_out_[static_cast<std::size_t>(c) * 4 + east] = add(c, c + 1, link_kind::mesh_d2d, p_.d2d);
+        mesh_out_[static_cast<std::size_t>(c + 1) * 4 + west] = add(c + 1, c, link_kind::mesh_d2d, p_.d2d);
+      }
+      if (y + 1 < p_.mesh_y) {
+        mesh_out_[static_cast<std::size_t>(c) * 4 + north] = add(c, c + p_.mesh_x, link_kind::mesh_d2d, p_.d2d);
+        mesh_out_[static_cast<std::size_t>(c + p_.mesh_x) * 4 + south] =
+            add(c + p_.mesh_x, c, link_kind::mesh_d2d, p_.d2d);
+      }
+    }
+  }
+  for (int i = 0; i < io_chiplets(); ++i) {
+    const int at = p_.io_attach[static_cast<std::size_t>(i)];
+    io_up_[static_cast<std::size_t>(i)] = add(nc + i, at, link_kind::io_d2d, p_.io_link);
+    io_down_[static_cast<std::size_t>(i)] = add(at, nc + i, link_kind::io_d2d, p_.io_link);
+  }
+  // Banks: SRAM per group, then HBM (per chiplet or behind the IO chiplets), then DRAM.
+  const int groups = (p_.mesh_x / p_.group_x) * (p_.mesh_y / p_.group_y);
+  banks_.reserve(static_cast<std::size_t>(groups) * static_cast<std::size_t>(p_.sram.banks) +
+                 static_cast<std::size_t>(p_.hbm.banks) + static_cast<std::size_t>(p_.dram.banks));
+  for (int g = 0; g < groups; ++g) add_banks_(tier_kind::sram, p_.sram, p_.sram.banks, g);
+  if (p_.hbm_at == hbm_placement::chiplet_local) {
+    add_blocks_(tier_kind::hbm, p_.hbm, 0, nc, hbm_attach_(detail::tier_homes(p_.hbm.banks, p_.hbm.stripe, nc)));
+  } else {
+    add_blocks_(tier_kind::hbm, p_.hbm, nc, io_chiplets());
+  }
+  add_blocks_(tier_kind::dram, p_.dram, nc, io_chiplets());
+  // One home's banks of a tier are contiguous (add_banks_, add_blocks_): index them, and the
+  // chiplet-local HBM homes of every chiplet by hop distance, once.
+  home_banks_.assign(static_cast<std::size_t>(nodes()) * 3, {0, 0});
+  for (std::size_t i = 0; i < banks_.size(); ++i) {
+    auto& hb = home_banks_[static_cast<std::size_t>(banks_[i].home) * 3 + static_cast<std::size_t>(banks_[i].tier)];
+    if (hb.second == 0) hb.first = static_cast<int>(i);
+    ++hb.second;
+  }
+  if (p_.hbm_at == hbm_placement::chiplet_local) order_hbm_homes_();
+}
+
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiations below;
+// STRATA_COMPILED=1, which that target puts on its users, keeps their translation units from
+// instantiating them again. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template void detail::validate_substrate<double>(const substrate_params&);
+extern template void substrate::build_<double>();
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -68,7 +68,13 @@
 #include <vector>     // std::vector
 
 #include "strata/baseline/gpu.hpp"
+// validated_gpu: under STRATA_COMPILED=1 (strata::compiled) the published fit is compiled in the
+// library, and its declaration spares a consumer the measurement reader and the fit.
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+#include "strata/baseline/validated_gpu_fwd.hpp"
+#else
 #include "strata/baseline/validated_gpu.hpp"
+#endif
 #include "strata/baseline/hbm_nmp.hpp"
 #include "strata/core/cost.hpp"
 #include "strata/core/error.hpp"

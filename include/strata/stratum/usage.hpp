@@ -29,7 +29,7 @@
 #include "strata/core/limits.hpp"
 #include "strata/stratum/placement.hpp"
 #include "strata/tech/bounds.hpp"
-#include "strata/workload/trace_io.hpp"
+#include "strata/workload/expert_counts.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -56,10 +56,20 @@ inline usage_table uniform_usage(int layers, int experts, int active) {
   return f;
 }
 
+namespace detail {
+template <class T = double>
+usage_table make_usage_from_hit_rate(int layers, int experts, int active, double h, int hot_offset);
+}  // namespace detail
 /// The table with hot share `h` (see the file comment): in each layer experts (hot_offset + j) mod E,
 /// j < A, get f = h, the rest A·(1 − h)/(E − A). Requires h in [A/E, 1] (`config_error` "h"
 /// otherwise; with A = E only h = 1).
 inline usage_table usage_from_hit_rate(int layers, int experts, int active, double h, int hot_offset = 0) {
+  return detail::make_usage_from_hit_rate<>(layers, experts, active, h, hot_offset);
+}
+// The body is a function template (of a scalar it does not use) so that strata::compiled can hold
+// its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.
+template <class T>
+usage_table detail::make_usage_from_hit_rate(int layers, int experts, int active, double h, int hot_offset) {
   detail::require_usage_shape(layers, experts, active);
   const double lo = static_cast<double>(active) / static_cast<double>(experts);
   if (!(std::isfinite(h) && h >= lo * (1.0 - 1e-12) && h <= 1.0)) {
@@ -170,3 +180,14 @@ inline usage_table usage_from_counts(const std::vector<const expert_counts*>& se
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiation below;
+// STRATA_COMPILED=1, which that target puts on its users, keeps their translation units from
+// instantiating it again. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template usage_table detail::make_usage_from_hit_rate<double>(int, int, int, double, int);
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -301,12 +301,18 @@ inline param_counts count_params_checked(const model& m) {
   return c;
 }
 
-}  // namespace detail
 
+template <class T = double>
+void validate_model(const model& m);
+}  // namespace detail
 /// Checks the description; throws `config_error` naming the field. Every dimension is bounded by
 /// `strata::limits()` (strata/core/limits.hpp) and the parameter count must fit 64 bits, so no
 /// size derived from a valid model overflows.
-inline void validate(const model& m) {
+inline void validate(const model& m) { detail::validate_model<>(m); }
+// The body is a function template (of a scalar it does not use) so that strata::compiled can hold
+// its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.
+template <class T>
+void detail::validate_model(const model& m) {
   constexpr const char* id = "strata.model";
   const input_limits& lim = limits();
   const auto in = [&](int x, int lo, int hi, const char* field, const char* limit) {
@@ -438,3 +444,14 @@ inline data_size<> kv_bytes_per_sequence(const model& m, double context) {
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiations below;
+// STRATA_COMPILED=1, which that target puts on its users, keeps their translation units from
+// instantiating them again. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template void detail::validate_model<double>(const model&);
+}  // namespace v0
+}  // namespace strata
+#endif

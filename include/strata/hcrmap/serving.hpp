@@ -243,7 +243,9 @@ class policy_session {
     std::size_t installed = 0;
     int idle = 0;
     for (int round = 0; round < xp_.planning_rounds; ++round) {
-      auto w = evaluate(windows[static_cast<std::size_t>(round) % windows.size()], nullptr, 1.0, 1);
+      // Round 0 observes the first window on the layout `before` was evaluated on (nothing
+      // installed yet, no copy in flight): that evaluation, not a second one.
+      auto w = round == 0 ? before : evaluate(windows[static_cast<std::size_t>(round) % windows.size()], nullptr, 1.0, 1);
       controller_->observe(es_.local, w.groups, w.evals, std::max(w.moe_s, 1e-12));
       int made = 0;
       const int per_round = static_cast<int>(ctl_.copy_cap / std::max(1, xp_.planning_rounds)) + 1;

@@ -126,7 +126,7 @@ struct suite_side_task {
   std::function<void()> run;
 };
 
-/// Runs the suite (about 16 s of CPU with the defaults) on `threads` threads (0: the machine's
+/// Runs the suite (about 15 s of CPU with the defaults) on `threads` threads (0: the machine's
 /// hardware threads; the results are the same for every count: the experiments share only
 /// read-only inputs — the substrate, each model's trace, the value function — each builds its own
 /// sessions and random streams, and each result lands in its fixed place); `progress`, when set,

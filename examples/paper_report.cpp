@@ -6,8 +6,9 @@
 //                                flushed) as soon as they are computed
 //   --quiet                      no progress on stderr (by default each family of rows, and each
 //                                HCRMap experiment, is reported there as it is done, with the time)
-//   --threads N                  threads for the HCRMap experiments (default 0: the machine's
-//                                hardware threads); the output is the same for every N
+//   --threads N                  threads for the HCRMap experiments and, in the same queue, the
+//                                other costly families (default 0: the machine's hardware
+//                                threads); the output is the same for every N
 //   --data-dir DIR               the data directory (examples/data_location.hpp)
 //
 // Every row carries its kind: input (echoes a parameter), fit (a named parameter was solved from
@@ -120,8 +121,9 @@ int main(int argc, char** argv) {
                    "paper value, tolerance, source, kind (input, fit, check, prediction) and\n"
                    "pass/fail. Exit 1 if a judged row fails. Progress (each family of rows and each\n"
                    "HCRMap experiment, with the time so far) goes to stderr; --quiet turns it off.\n"
-                   "--threads N runs the HCRMap experiments on N threads (default 0: the machine's\n"
-                   "hardware threads); the output is the same for every N.\n"
+                   "--threads N runs the HCRMap experiments, and beside them the other costly\n"
+                   "families, on N threads (default 0: the machine's hardware threads); the output\n"
+                   "is the same for every N.\n"
                    "--data-dir DIR reads the traces, count table and controller checkpoint from DIR\n"
                    "(default: STRATA_DATA_DIR, else the installed share/strata, else the source tree).\n";
       return 0;

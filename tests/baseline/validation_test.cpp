@@ -418,3 +418,32 @@ TEST_CASE("cards without published rows run with the fitted knobs and say they a
   }
   CHECK(knobs_note("h100_sxm5") == "serving knobs fitted on the published set, 15 rows on this card");
 }
+
+TEST_CASE("validate_gpu_baseline fits each distinct fold once, and a fit passed in changes no number") {
+  const std::vector<measurement> rows = published_gpu_measurements();
+  std::vector<prepared_measurement> p;
+  for (const auto& m : rows) p.push_back(prepare_measurement(m));
+  detail::fold_fits memo;
+  std::size_t folds = 0;
+  for (const auto key : {series_key::source, series_key::model, series_key::gpu}) {
+    CAPTURE(to_string(key));
+    const auto with = validate_by_series(p, key, {}, &memo);
+    const auto without = validate_by_series(p, key);
+    folds += with.folds.size();
+    CHECK(dump_json(json(with)) == dump_json(json(without)));  // every digit
+  }
+  // Leaving out a model measured by one source only leaves out that source's rows: those folds
+  // are fitted once.
+  CHECK(memo.fits.size() < folds);
+  for (std::size_t i = 0; i < memo.fits.size(); ++i) {
+    for (std::size_t j = i + 1; j < memo.fits.size(); ++j) CHECK(memo.fits[i].first != memo.fits[j].first);
+  }
+  const auto fresh = validate_gpu_baseline(rows);
+  const auto passed = validate_gpu_baseline(rows, {}, &published_gpu_fit());
+  CHECK(dump_json(json(passed)) == dump_json(json(fresh)));
+  // The fit passed in is the one reported (a different one would show).
+  fit_result other = published_gpu_fit();
+  other.knobs.compute_efficiency *= 0.5;
+  CHECK(validate_gpu_baseline(rows, {}, &other).fit.knobs == other.knobs);
+  CHECK(validate_gpu_baseline(rows, {}, &other).check.median_abs_error != fresh.check.median_abs_error);
+}

@@ -411,3 +411,51 @@ TEST_CASE("HCRMap's installation never slows the window it is planned on (decode
     CHECK(copies > 0);  // the installer does install (the test is not passed by doing nothing)
   }
 }
+
+TEST_CASE("HCRMap variants that keep the placement knobs and tiers share their first copies, which are those computed alone") {
+  const substrate s;
+  experiment_params xp;
+  const auto m = preset("Mixtral-8x7B");
+  auto g = trace_gen_for(m);
+  g.sequences = 1024;
+  g.min_length = 8;
+  g.max_length = 16;
+  const auto trace = generate_trace(g);
+  const auto setup = detail::make_experiment_setup(s, m, phase::decode, xp);
+  const auto split = split_by_sequence(trace);
+  std::string note;
+  const std::vector<std::vector<std::vector<token_group>>> pws{
+      detail::window_groups(split.first, phase::decode, s.chiplets(), setup.spec.tokens, 0, xp.fast_map.block_tokens, false, note)};
+  const auto same = [](const residency& a, const residency& b) {
+    if (a.entries().size() != b.entries().size()) return false;
+    for (std::size_t i = 0; i < a.entries().size(); ++i) {
+      const auto &x = a.entries()[i], &y = b.entries()[i];
+      if (x.layer != y.layer || x.expert != y.expert || x.chiplet != y.chiplet || x.bank != y.bank || x.span != y.span ||
+          x.tier != y.tier || x.state != y.state) {
+        return false;
+      }
+    }
+    return true;
+  };
+  using P = policy_kind;
+  detail::hcrmap_layout_memo memo;
+  std::size_t stages = 0;
+  for (const auto& es : setup.stages) {
+    ++stages;
+    const auto prof = detail::stage_profile(es, m.experts, s.chiplets(), pws);
+    for (const P k : {P::hcrmap, P::hcrmap_no_fast_map, P::hcrmap_no_hbm, P::hcrmap_no_link, P::hcrmap_no_bank,
+                      P::hcrmap_no_compute, P::hcrmap_no_migration, P::hcrmap_greedy}) {
+      CAPTURE(to_string(k));
+      const detail::policy_session shared(s, m, setup.shape, es, k, xp, prof, m.moe_layers(), {}, &memo);
+      const detail::policy_session alone(s, m, setup.shape, es, k, xp, prof, m.moe_layers());
+      CHECK(same(shared.layout(), alone.layout()));
+    }
+  }
+  // Per stage: the full set, no HBM, no link, no bank and no compute pressure are five layouts;
+  // no fast mapping, no migration awareness and the greedy rule reuse the first.
+  CHECK(memo.entries.size() == 5 * stages);
+  // The first stage's ablations are not all the full set's layout (the memo keys them apart).
+  bool differs = false;
+  for (std::size_t i = 1; i < 5; ++i) differs = differs || !same(memo.entries[0].layout, memo.entries[i].layout);
+  CHECK(differs);
+}

@@ -266,6 +266,34 @@ TEST_CASE("topic-aware batching against FCFS on a five-topic workload, and the G
   CHECK(g.tbt_p50_s > f.tbt_p50_s);  // the GPU decodes slower per step
 }
 
+TEST_CASE("a memo shared by runs of one setup changes no result; a run of another setup starts it afresh") {
+  stratum_serving_memo memo;
+  for (const auto p : {schedule_policy::fcfs, schedule_policy::topic}) {
+    for (const double rate : {1.0, 6.0}) {
+      CAPTURE(rate);
+      const auto reqs = generate_requests(gen(rate, 300));
+      const auto s = mixtral_setup(p);
+      CHECK(dump_json(json(simulate_stratum(s, reqs, nullptr, {}, &memo))) == dump_json(json(simulate_stratum(s, reqs))));
+    }
+  }
+  REQUIRE(memo.of(mixtral_setup(schedule_policy::topic)));
+  CHECK(memo.layouts.size() == mixtral_topics.size() + 1);  // one per topic, then the mix
+  REQUIRE(memo.costs != nullptr);
+  const auto evaluated = memo.costs->evaluations();
+  CHECK(evaluated > 0);
+  // The same setup again: nothing new to evaluate at a rate already run.
+  (void)simulate_stratum(mixtral_setup(schedule_policy::fcfs), generate_requests(gen(1.0, 300)), nullptr, {}, &memo);
+  CHECK(memo.costs->evaluations() == evaluated);
+  // Two topics: other tables, so the memo is emptied and refilled with the new setup's.
+  const std::vector<std::string> two{"arxiv", "github"};
+  const auto other = mixtral_setup(schedule_policy::topic, two);
+  CHECK_FALSE(memo.of(other));
+  const auto reqs = generate_requests(gen(2.0, 300, two));
+  CHECK(dump_json(json(simulate_stratum(other, reqs, nullptr, {}, &memo))) == dump_json(json(simulate_stratum(other, reqs))));
+  CHECK(memo.of(other));
+  CHECK(memo.layouts.size() == 3);
+}
+
 TEST_CASE("scenario JSON: same seed, byte-identical output; bad fields named by their JSON path") {
   const std::string text = R"({"requests": {"rate": 6, "count": 300, "seed": 3,
       "topics": ["arxiv", "book", "c4", "github", "wikipedia"]},

@@ -67,7 +67,7 @@
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uintmax_t
 #include <string>     // std::string
-#include <utility>    // std::move
+#include <utility>    // std::move, std::pair
 #include <vector>     // std::vector
 
 #include <boost/math/tools/minima.hpp>  // brent_find_minima
@@ -680,12 +680,24 @@ inline validation_report report_gpu_baseline(const std::vector<prepared_measurem
   return rep;
 }
 
+namespace detail {
+/// The knobs of the folds fitted so far on one prepared set with one set of options, by their
+/// training rows (pointers into the set, in its order): leaving out one source and leaving out
+/// one model can leave out the same rows (a model measured by one source only), and the fit on
+/// the same rows is the same fit.
+struct fold_fits {
+  std::vector<std::pair<std::vector<const prepared_measurement*>, gpu_knobs>> fits;
+};
+}  // namespace detail
+
 /// Leave-one-series-out validation (file comment): for each series under `key`, the knobs are
 /// fitted on every row of the other series (the fit/check marking plays no part) and the
 /// series' rows are modelled with them. Throws `config_error` naming `rows` when fewer than two
-/// series exist (no fold would have rows to fit on), or for bad options.
+/// series exist (no fold would have rows to fit on), or for bad options. `memo`, when given,
+/// holds the folds fitted before on the same `rows` and options (`validate_gpu_baseline`: one
+/// per set over the three keys), and receives this call's.
 inline series_validation validate_by_series(const std::vector<prepared_measurement>& rows, series_key key,
-                                            const fit_options& o = {}) {
+                                            const fit_options& o = {}, detail::fold_fits* memo = nullptr) {
   validate(o);
   series_validation r;
   r.key = key;
@@ -706,7 +718,14 @@ inline series_validation validate_by_series(const std::vector<prepared_measureme
     series_fold f;
     f.series = n;
     f.train_rows = static_cast<int>(train.size());
-    f.knobs = detail::fit_knobs_on(train, o).knobs;
+    const gpu_knobs* known = nullptr;
+    if (memo != nullptr) {
+      for (const auto& [rows_of, knobs] : memo->fits) {
+        if (rows_of == train) known = &knobs;
+      }
+    }
+    f.knobs = known != nullptr ? *known : detail::fit_knobs_on(train, o).knobs;
+    if (memo != nullptr && known == nullptr) memo->fits.emplace_back(train, f.knobs);
     std::vector<double> e;
     for (const auto& p : rows) {
       if (series_of(p.row, key) != n) continue;
@@ -731,18 +750,22 @@ inline series_validation validate_by_series(const std::vector<prepared_measureme
   return r;
 }
 
-/// Fits the knobs on the `fit` rows and reports every row (file comment).
-inline validation_report validate_gpu_baseline(const std::vector<measurement>& rows, const fit_options& o = {}) {
+/// Fits the knobs on the `fit` rows and reports every row (file comment). `fit`, when given, is
+/// that fit already made (`fit_gpu_knobs(rows, o)`, e.g. `published_gpu_fit()` for the published
+/// set with the default options), which is then not made again.
+inline validation_report validate_gpu_baseline(const std::vector<measurement>& rows, const fit_options& o = {},
+                                               const fit_result* fit = nullptr) {
   std::vector<prepared_measurement> p;
   p.reserve(rows.size());
   for (const auto& m : rows) p.push_back(prepare_measurement(m, o.model));
-  auto rep = report_gpu_baseline(p, fit_gpu_knobs(p, o), o.model);
+  auto rep = report_gpu_baseline(p, fit != nullptr ? *fit : fit_gpu_knobs(p, o), o.model);
+  detail::fold_fits folds;
   for (const auto& [key, name] : enum_names(series_key{})) {
     std::vector<std::string> seen;
     for (const auto& m : rows) {
       if (std::find(seen.begin(), seen.end(), series_of(m, key)) == seen.end()) seen.push_back(series_of(m, key));
     }
-    if (seen.size() >= 2) rep.by_series.push_back(validate_by_series(p, key, o));
+    if (seen.size() >= 2) rep.by_series.push_back(validate_by_series(p, key, o, &folds));
   }
   return rep;
 }

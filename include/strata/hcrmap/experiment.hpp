@@ -145,16 +145,22 @@ inline void serve_windows(const substrate& s, const model& m, const experiment_s
   out.non_routed_s = (nr.non_routed + nr.inter_package).si();
   const double e_nr = (nr.non_routed_energy + nr.inter_package_energy).si();
   out.policies.reserve(policies.size());
+  // Every policy's layout is built from the same profiles; HCRMap's variants that keep its
+  // placement knobs and tiers share their first copies.
+  std::vector<expert_profile> profiles;
+  profiles.reserve(setup.stages.size());
+  for (const auto& es : setup.stages) profiles.push_back(detail::stage_profile(es, m.experts, C, warmup));
+  hcrmap_layout_memo layouts;
   for (policy_kind k : policies) {
     policy_result pr;
     pr.policy = k;
     pr.chiplet_busy_s.assign(static_cast<std::size_t>(C), 0.0);
     stage_times st_sum{};
     std::vector<double> window_moe(static_cast<std::size_t>(W), 0.0), window_energy(static_cast<std::size_t>(W), 0.0);
-    for (const auto& es : setup.stages) {
+    for (std::size_t si = 0; si < setup.stages.size(); ++si) {
+      const auto& es = setup.stages[si];
       // The policy's layout from the warm-up (profile) windows; HCRMap's promotions planned on them.
-      const auto prof = detail::stage_profile(es, m.experts, C, warmup);
-      detail::policy_session session(s, m, setup.shape, es, k, xp, prof, L, value);
+      detail::policy_session session(s, m, setup.shape, es, k, xp, profiles[si], L, value, &layouts);
       session.plan(warmup);
       // Serving windows.
       for (int w = 0; w < W; ++w) {

@@ -119,16 +119,32 @@ struct window_evaluation {
   double moe_s = 0.0;  ///< Σ T^MoE over the evaluated layers (unscaled)
 };
 
+/// HCRMap's first copies (`hcrmap_layout`) of the policies served on one setup, profile and
+/// stage set (one `serve_windows` run), kept by (stage, placement knobs, tiers allowed): the
+/// variants that change neither — the learned value, the greedy rule, no fast mapping, no
+/// migration awareness — start from the same layout, computed once.
+struct hcrmap_layout_memo {
+  struct entry {
+    int stage = 0;
+    placement_params knobs;
+    std::array<bool, 3> tiers{};
+    residency layout;
+  };
+  std::vector<entry> entries;
+};
+
 /// One policy on one stage (file comment).
 class policy_session {
  public:
   /// The policy's layout from `prof` (the stage's profile, stage-local layers); `moe_layers` is
   /// the model's MoE layer count (copies in flight spread their bytes over it). `value` scores
   /// HCRMap's decisions (an empty function: `greedy_score`); `policy_kind::hcrmap_greedy` always
-  /// uses `greedy_score`.
+  /// uses `greedy_score`. `layouts`, when given, holds HCRMap's first copies of the sessions
+  /// before this one on the same setup and profile (`hcrmap_layout_memo`): a layout already there
+  /// is copied, a new one added.
   policy_session(const substrate& s, const model& m, const moe_layer_shape& shape, const experiment_stage& es,
                  policy_kind k, const experiment_params& xp, const expert_profile& prof, int moe_layers,
-                 const action_scorer& value = {})
+                 const action_scorer& value = {}, hcrmap_layout_memo* layouts = nullptr)
       : s_(&s), shape_(shape), es_(es), k_(k), xp_(xp), prof_(prof), L_(moe_layers), experts_(m.experts),
         value_(k == policy_kind::hcrmap_greedy || !value ? action_scorer(greedy_score) : value), fm_(xp.fast_map),
         ctl_(xp.controller) {
@@ -161,10 +177,22 @@ class policy_session {
       case policy_kind::hydra: res_.emplace(hydra_layout(s, es.moe_layers, m.experts, wt_, es.rp, prof)); break;
       case policy_kind::moentwine: res_.emplace(moentwine_layout(s, es.moe_layers, m.experts, wt_, es.rp, prof, es.local)); break;
       case policy_kind::pimoe: res_.emplace(pimoe_layout(s, es.moe_layers, m.experts, wt_, es.rp, prof)); break;
-      default:
-        res_.emplace(hcrmap_layout(s, es.moe_layers, m.experts, wt_, es.rp, prof, shape.flops_per_token.si(), chiplet_flops_,
-                                   xp.critical_path.window.si(), pp, tiers));
+      default: {
+        hcrmap_layout_memo::entry* known = nullptr;
+        if (layouts != nullptr) {
+          for (auto& e : layouts->entries) {
+            if (e.stage == es.index && e.knobs == pp && e.tiers == tiers) known = &e;
+          }
+        }
+        if (known != nullptr) {
+          res_.emplace(known->layout);
+        } else {
+          res_.emplace(hcrmap_layout(s, es.moe_layers, m.experts, wt_, es.rp, prof, shape.flops_per_token.si(),
+                                     chiplet_flops_, xp.critical_path.window.si(), pp, tiers));
+          if (layouts != nullptr) layouts->entries.push_back({es.index, pp, tiers, *res_});
+        }
         break;
+      }
     }
     ctl_.copy_cap = detail::copy_cap(*res_, es.local) + static_cast<long long>(res_->entries().size()) -
                     static_cast<long long>(es.moe_layers) * m.experts;
@@ -215,7 +243,9 @@ class policy_session {
     std::size_t installed = 0;
     int idle = 0;
     for (int round = 0; round < xp_.planning_rounds; ++round) {
-      auto w = evaluate(windows[static_cast<std::size_t>(round) % windows.size()], nullptr, 1.0, 1);
+      // Round 0 observes the first window on the layout `before` was evaluated on (nothing
+      // installed yet, no copy in flight): that evaluation, not a second one.
+      auto w = round == 0 ? before : evaluate(windows[static_cast<std::size_t>(round) % windows.size()], nullptr, 1.0, 1);
       controller_->observe(es_.local, w.groups, w.evals, std::max(w.moe_s, 1e-12));
       int made = 0;
       const int per_round = static_cast<int>(ctl_.copy_cap / std::max(1, xp_.planning_rounds)) + 1;

@@ -115,16 +115,28 @@ void run_tasks(std::size_t n, unsigned threads, F&& task) {
 }
 }  // namespace detail
 
-/// Runs the suite (about 25 s of CPU with the defaults) on `threads` threads (0: the machine's
+/// Work run beside the suite's experiments in the same pool of threads (`paper_rows`: the
+/// report's other row families, so that both cores stay busy to the end). `work` is in the
+/// experiments' own unit (MoE layers × experts × policies; an experiment here takes about one CPU
+/// second per 45 000) and only orders the tasks, longest first; `run` is called once, from any of
+/// the pool's threads, and reports its failures itself (an exception it lets out stops the pool
+/// like a failing experiment).
+struct suite_side_task {
+  double work = 0.0;
+  std::function<void()> run;
+};
+
+/// Runs the suite (about 15 s of CPU with the defaults) on `threads` threads (0: the machine's
 /// hardware threads; the results are the same for every count: the experiments share only
 /// read-only inputs — the substrate, each model's trace, the value function — each builds its own
 /// sessions and random streams, and each result lands in its fixed place); `progress`, when set,
-/// hears of each of the 16 experiments as it ends. The experiments start longest first (MoE
-/// layers × experts × policies), which decides only when each ends.
+/// hears of each of the 16 experiments as it ends. The experiments and the tasks `beside` share
+/// one queue and start longest first (an experiment's work: MoE layers × experts × policies),
+/// which decides only when each ends.
 inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
                                      const experiment_params& xp = {}, const substrate_params& sp = {},
                                      const action_scorer& value = {}, const hcrmap_suite_progress& progress = {},
-                                     unsigned threads = 0) {
+                                     unsigned threads = 0, const std::vector<suite_side_task>& beside = {}) {
   const substrate s(sp);
   using P = policy_kind;
   std::vector<P> prefill{P::single_copy_static, P::fixed_replication, P::hydra, P::moentwine, P::pimoe, P::hcrmap,
@@ -144,11 +156,14 @@ inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_
     models[i] = preset(names[i]);
     traces[i] = hcrmap_trace(models[i], dsv2lite_csv);
   });
-  // Task j < n is model j in prefill, n + j model j in decode; started longest first.
-  std::vector<std::size_t> order(2 * n);
+  // Task j < n is model j in prefill, n + j model j in decode, 2n + i the side task i; started
+  // longest first.
+  std::vector<std::size_t> order(2 * n + beside.size());
   const auto work = [&](std::size_t j) {
+    if (j >= 2 * n) return beside[j - 2 * n].work;
     const model& m = models[j % n];
-    return std::int64_t{m.moe_layers()} * m.experts * static_cast<std::int64_t>(j < n ? prefill.size() : decode.size());
+    return double(std::int64_t{m.moe_layers()} * m.experts *
+                  static_cast<std::int64_t>(j < n ? prefill.size() : decode.size()));
   };
   for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return work(a) > work(b); });
@@ -158,6 +173,10 @@ inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_
   std::mutex heard;
   detail::run_tasks(order.size(), threads, [&](std::size_t k) {
     const std::size_t j = order[k];
+    if (j >= 2 * n) {
+      beside[j - 2 * n].run();
+      return;
+    }
     const model& m = models[j % n];
     const bool pre = j < n;
     const bool real = m.name == "DeepSeek-V2-Lite" && dsv2lite_csv;
@@ -301,11 +320,12 @@ inline std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, cons
 /// HCRMap deciding by `value`, computed once per process per (trace, value name) and cached. Safe to call from several threads: the
 /// first caller of a key computes it (and alone hears `progress`), later callers of that key wait
 /// for its result, callers of other keys are not held up; a computation that throws is not
-/// cached, and its callers see the exception.
+/// cached, and its callers see the exception. The tasks `beside` run in the suite's pool (or, when
+/// the rows are cached, on `threads` threads of their own) before this returns.
 inline std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
                                                  const controller_value& value = {},
                                                  const hcrmap_suite_progress& progress = {},
-                                                 unsigned threads = 0) {
+                                                 unsigned threads = 0, const std::vector<suite_side_task>& beside = {}) {
   using rows_t = std::vector<paper_row>;
   static std::mutex lock;
   static std::map<std::string, std::shared_future<rows_t>> cache;
@@ -322,10 +342,14 @@ inline std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string
       cache.emplace(key, mine.get_future().share());
     }
   }
-  if (result.valid()) return result.get();
+  if (result.valid()) {
+    // Computed (or being computed) by an earlier caller: the side tasks run on their own.
+    detail::run_tasks(beside.size(), threads, [&](std::size_t i) { beside[i].run(); });
+    return result.get();
+  }
   rows_t rows;
   try {
-    rows = hcrmap_policy_rows(run_hcrmap_suite(dsv2lite_csv, {}, {}, value.score, progress, threads), name);
+    rows = hcrmap_policy_rows(run_hcrmap_suite(dsv2lite_csv, {}, {}, value.score, progress, threads, beside), name);
   } catch (...) {
     mine.set_exception(std::current_exception());
     const std::lock_guard<std::mutex> hold(lock);

@@ -114,10 +114,11 @@ inline std::vector<paper_row> serving_rows(const std::string& counts_csv, std::i
     s.usage = topic_usage_from_counts(counts, w.counts_model, w.selection, "pretrained", w.topics, s.m.moe_layers());
     const std::string src = "Stratum §5.1, §6 (" + w.model + " on " + s.system.name + ", " + std::to_string(w.topics.size()) +
                             " domains, " + std::to_string(requests) + " requests)";
+    stratum_serving_memo memo;  // layouts and step costs, the same for every rate and policy below
     const auto at = [&](schedule_policy p, double rate) {
       auto sp = s;
       sp.scheduler.policy = p;
-      return simulate_stratum(sp, generate_requests(serving_row_requests(w, rate, requests)));
+      return simulate_stratum(sp, generate_requests(serving_row_requests(w, rate, requests)), nullptr, {}, &memo);
     };
     // The hit rates at a light load (a tenth of the system's capacity: requests seldom overlap,
     // so a batch is mostly one topic) and at half of it (running batches mix topics). Capacity:

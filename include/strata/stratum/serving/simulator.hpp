@@ -55,6 +55,7 @@
 #include <deque>      // std::deque
 #include <functional> // std::function
 #include <memory>     // std::make_shared
+#include <optional>   // std::optional, the memo's prepared machine
 #include <string>     // std::string
 #include <utility>    // std::pair
 #include <vector>     // std::vector
@@ -829,11 +830,47 @@ inline std::int64_t stratum_kv_tokens(const stratum_machine<>& sm, const model& 
 
 }  // namespace detail
 
+/// What `simulate_stratum` derives from a setup's system, model, usage and mix before it serves a
+/// request: the prepared machine, the layouts (one per topic, then the mix) and their hot masks,
+/// the step costs (memoised by grid point, `stratum_step_costs`) and the layouts' swap costs. A
+/// run given a memo of the same system, model, usage and mix (compared by value) takes them from
+/// it and leaves there what it adds; a memo of another setup is started afresh. A sweep of request
+/// rates or scheduling policies over one setup (`serving_rows`) so computes them once; every
+/// result is the same with and without a memo. Not for two runs at once (one memo per thread).
+struct stratum_serving_memo {
+  stratum_system_params<> system = stratum_l();
+  model m;
+  topic_tables usage;
+  std::vector<double> mix;
+  std::optional<stratum_machine<>> machine;
+  std::vector<stratum_placement> layouts;
+  std::vector<std::vector<unsigned char>> masks;
+  std::shared_ptr<stratum_step_costs> costs;
+  std::vector<step_cost> swaps;  ///< (from, to) over T + 1 layouts; time −1: not costed yet
+
+  /// Whether the memo's contents are those of `setup` (its system, model, usage and mix).
+  [[nodiscard]] bool of(const stratum_serving_setup& setup) const {
+    return machine && system == setup.system && m == setup.m && usage.topics == setup.usage.topics &&
+           usage.tables == setup.usage.tables && mix == setup.mix;
+  }
+  /// Empties the memo and keys it by `setup`.
+  void reset(const stratum_serving_setup& setup) {
+    *this = stratum_serving_memo{};
+    system = setup.system;
+    m = setup.m;
+    usage = setup.usage;
+    mix = setup.mix;
+  }
+};
+
 /// Runs `reqs` (topic indices into `setup.usage.topics`) on the Stratum system (file comment).
 /// With a `trace`, requests made by `requests_from_trace` route by its recorded tokens; `hook`
-/// replaces the modelled classifier's labels (its latency is still charged).
+/// replaces the modelled classifier's labels (its latency is still charged). `memo`, when given,
+/// keeps what the run derives from the setup for the next run of the same setup
+/// (`stratum_serving_memo`).
 inline serving_result simulate_stratum(const stratum_serving_setup& setup, const std::vector<request>& reqs,
-                                       const routing_trace* trace = nullptr, const topic_hook& hook = {}) {
+                                       const routing_trace* trace = nullptr, const topic_hook& hook = {},
+                                       stratum_serving_memo* memo = nullptr) {
   constexpr const char* id = "strata.serving";
   const int T = static_cast<int>(setup.usage.topics.size());
   detail::require(T >= 1 && setup.usage.tables.size() == setup.usage.topics.size(), id, "usage.topics",
@@ -851,27 +888,36 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
   }
   check_topic_cells(T, m.moe_layers(), m.experts, "usage.topics");
   check_serving_work(reqs, trace != nullptr ? T + 1 : 0, "requests");
-  const auto sm = prepare(setup.system);
+  stratum_serving_memo own;
+  stratum_serving_memo& mm = memo != nullptr ? *memo : own;
+  if (!mm.of(setup)) {
+    mm.reset(setup);
+    mm.machine.emplace(prepare(setup.system));
+  }
+  const stratum_machine<>& sm = *mm.machine;
   const int L = m.moe_layers(), E = m.experts;
   serving_result res;
   res.system = setup.system.name;
   res.policy = setup.scheduler.policy == schedule_policy::topic ? "topic" : "fcfs";
   // Layouts: one per label, then the mix (index T).
   const step_shape small{.mode = phase::decode, .batch = 1, .context = 1};
-  std::vector<stratum_placement> layouts;
-  std::vector<std::vector<unsigned char>> masks;
+  std::vector<stratum_placement>& layouts = mm.layouts;
+  std::vector<std::vector<unsigned char>>& masks = mm.masks;
   std::vector<double> w = setup.mix.empty() ? std::vector<double>(static_cast<std::size_t>(T), 1.0) : setup.mix;
   // The mix's placement first: every topic's keeps its assignment of experts to chips (expert
   // parallel: a topic switch moves rows inside the chips, chip_assignment.hpp).
-  const stratum_placement mix_place = E > 0 ? place_model(sm, m, small, mix_usage(setup.usage.tables, w)) : stratum_placement{};
-  for (int k = 0; k <= T; ++k) {
-    if (E > 0) {
-      layouts.push_back(k < T ? place_model(sm, m, small, setup.usage.tables[static_cast<std::size_t>(k)], &mix_place)
-                              : mix_place);
-      masks.push_back(fast_mask(layouts.back(), L, E));
-    } else {
-      layouts.push_back(place_model(sm, m, small));
-      masks.emplace_back();
+  if (layouts.empty()) {
+    const stratum_placement mix_place =
+        E > 0 ? place_model(sm, m, small, mix_usage(setup.usage.tables, w)) : stratum_placement{};
+    for (int k = 0; k <= T; ++k) {
+      if (E > 0) {
+        layouts.push_back(k < T ? place_model(sm, m, small, setup.usage.tables[static_cast<std::size_t>(k)], &mix_place)
+                                : mix_place);
+        masks.push_back(fast_mask(layouts.back(), L, E));
+      } else {
+        layouts.push_back(place_model(sm, m, small));
+        masks.emplace_back();
+      }
     }
   }
   for (const auto& st : layouts.back().stages) {
@@ -938,8 +984,10 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
   }
   res.label_accuracy = static_cast<double>(right) / static_cast<double>(reqs.size());
   // Costs.
-  auto costs = std::make_shared<stratum_step_costs>(sm, m);
-  std::vector<step_cost> swap_cache(static_cast<std::size_t>((T + 1) * (T + 1)), step_cost{-1.0, 0.0});
+  if (!mm.costs) mm.costs = std::make_shared<stratum_step_costs>(sm, m);
+  auto costs = mm.costs;
+  if (mm.swaps.empty()) mm.swaps.assign(static_cast<std::size_t>((T + 1) * (T + 1)), step_cost{-1.0, 0.0});
+  std::vector<step_cost>& swap_cache = mm.swaps;
   const auto d = sm.device;
   detail::serving_model model_cb;
   model_cb.labels = setup.scheduler.policy == schedule_policy::topic ? T : 1;

@@ -86,8 +86,8 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
     ++studies;
   }
   CHECK(studies == 6);  // fig7_budget, fig7_sram_capacity, fig7_hbm_capacity, fig8_pressure, decode_shape_kv_{hbm_first,dram}
-  CHECK(serving == 3);  // serve_mixtral, serve_mixtral_stages, serve_dsv2lite_trace
-  CHECK(largest_study == 10616832);  // fig7_*: 6 points x 6 policies x 4 windows x 6 layers x 2048 x top-6 (README)
+  CHECK(serving == 4);  // serve_mixtral, serve_mixtral_stages, serve_mixtral_ep, serve_dsv2lite_trace
+  CHECK(largest_study == 10616832);  // fig7_*: 6 points x 6 policies x 4 windows x 6 layers x 2048 x top-6 (docs/cli.md)
   // The paper report's suite: prefill 7 policies and decode 12, each with the greedy ablation.
   std::int64_t largest_experiment = 0;
   for (const auto& name : hcrmap_models()) {
@@ -95,7 +95,7 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
       largest_experiment = std::max(largest_experiment, experiment_routes(preset(name), mode, policies, experiment_params{}));
     }
   }
-  CHECK(largest_experiment == 30408704);  // DeepSeek-V3 prefill (README)
+  CHECK(largest_experiment == 30408704);  // DeepSeek-V3 prefill (docs/cli.md)
   CHECK(largest_experiment * 35 < hcrmap_limits().routes);
   CHECK(largest_study * 100 < hcrmap_limits().routes);
 }

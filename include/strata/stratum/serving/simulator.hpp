@@ -1070,7 +1070,10 @@ inline serving_result simulate_gpu(const gpu_params& g, const model& m, const sc
   if (par.expert_parallel() && gpus != 0 && gpus != par.ep) {
     detail::require(false, "strata.serving", "gpu.gpus", gpus, ("0 or the EP degree (" + std::to_string(par.ep) + ")").c_str());
   }
-  const auto [served, n] = gpu_serving_baseline(g, m, par.expert_parallel() ? par.ep : gpus);
+  // Named, not a structured binding: the lambdas below capture them (Clang 14 cannot capture a binding).
+  const auto baseline = gpu_serving_baseline(g, m, par.expert_parallel() ? par.ep : gpus);
+  const model& served = baseline.first;
+  const int n = baseline.second;
   validate(par, served, n, "gpu.");
   // KV bytes the n GPUs hold beside the weights and workspace of `fit` (of a step of `batch`
   // sequences): the room of each times its KV shards (DP attention: every GPU its own sequences).

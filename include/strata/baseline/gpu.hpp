@@ -616,7 +616,8 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
   const data_size<> rest = f.weight_bytes - experts;
   const double per_device_experts = double(m.experts) / n + p.redundant_experts;
   const double kv_shards = m.is_mla() ? 1.0 : std::min(n, double(m.kv_heads));
-  const data_size<> kv = dp ? f.kv_bytes * (double((s.batch + devices - 1) / devices) / s.batch) : f.kv_bytes / kv_shards;
+  const int own_sequences = (s.batch + devices - 1) / devices;  // ⌈B/n⌉, an integer count
+  const data_size<> kv = dp ? f.kv_bytes * (double(own_sequences) / s.batch) : f.kv_bytes / kv_shards;
   f.required_per_device = experts * (per_device_experts / m.experts) + (dp ? rest : rest / n) + kv + f.activation_bytes;
   f.usable_per_device = g.memory_capacity * g.usable_memory_fraction;
   if (!dp && m.heads % devices != 0) {

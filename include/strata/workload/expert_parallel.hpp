@@ -180,7 +180,7 @@ inline std::vector<std::vector<int>> ep_place(const std::vector<double>& lambda,
     ++copies[std::size_t(best)];
   }
   std::vector<std::pair<double, int>> items;  // (load per copy, expert)
-  items.reserve(static_cast<std::size_t>(n * (per + r)));
+  items.reserve(static_cast<std::size_t>(n) * static_cast<std::size_t>(per + r));
   for (int e = 0; e < E; ++e) {
     for (int c = 0; c < copies[std::size_t(e)]; ++c) items.emplace_back(lambda[std::size_t(e)] / copies[std::size_t(e)], e);
   }
@@ -265,7 +265,10 @@ inline ep_routing route_experts(const model& m, const parallelism& p, int batch,
   }
   // Sequences over the devices (DP attention): ⌈B/n⌉ on the first B mod n devices.
   const double per_seq = batch > 0 ? T / batch : 0.0;
-  for (int d = 0; d < n; ++d) out.tokens.push_back(double(batch / n + (d < batch % n ? 1 : 0)) * per_seq);
+  for (int d = 0; d < n; ++d) {
+    const int sequences = batch / n + (d < batch % n ? 1 : 0);  // an integer count
+    out.tokens.push_back(double(sequences) * per_seq);
+  }
   if (n > 1 && p.attention == attention_parallel::dp) {
     double total_load = 0.0;
     for (int d = 0; d < n; ++d) total_load += out.load[std::size_t(d)];
@@ -300,7 +303,8 @@ ep_context<T> ep_plan(layered_step& st, const model& mdl, const basic_roofline_m
   ctx.device.devices_per_node = 0;
   ctx.dp = p.attention == attention_parallel::dp;
   const int n = p.ep, B = st.shape.batch;
-  ctx.dp_share = ctx.dp ? double((B + n - 1) / n) / B : 1.0;
+  const int own_sequences = (B + n - 1) / n;  // ⌈B/n⌉, an integer count
+  ctx.dp_share = ctx.dp ? double(own_sequences) / B : 1.0;
   ctx.layers.resize(static_cast<std::size_t>(mdl.layers));
   const double tokens = st.shape.mode == phase::decode ? double(B) : double(B) * st.shape.context;
   const double row_bytes = double(mdl.hidden) * st.shape.activation_bits / 8.0;

@@ -986,7 +986,7 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
   // Costs.
   if (!mm.costs) mm.costs = std::make_shared<stratum_step_costs>(sm, m);
   auto costs = mm.costs;
-  if (mm.swaps.empty()) mm.swaps.assign(static_cast<std::size_t>((T + 1) * (T + 1)), step_cost{-1.0, 0.0});
+  if (mm.swaps.empty()) mm.swaps.assign(static_cast<std::size_t>(T + 1) * static_cast<std::size_t>(T + 1), step_cost{-1.0, 0.0});
   std::vector<step_cost>& swap_cache = mm.swaps;
   const auto d = sm.device;
   detail::serving_model model_cb;
@@ -1081,7 +1081,8 @@ inline serving_result simulate_gpu(const gpu_params& g, const model& m, const sc
   const auto kv_room = [&](const gpu_fit& fit, int batch) {
     const double shards = served.is_mla() ? 1.0 : std::min(double(n), double(served.kv_heads));
     if (!dp) return (fit.usable_per_device - fit.required_per_device).si() * shards + fit.kv_bytes.si();
-    const double own = fit.kv_bytes.si() * double((batch + n - 1) / n) / batch;
+    const int own_sequences = (batch + n - 1) / n;  // ⌈B/n⌉, an integer count
+    const double own = fit.kv_bytes.si() * double(own_sequences) / batch;
     return ((fit.usable_per_device - fit.required_per_device).si() + own) * n;
   };
   serving_result bad;

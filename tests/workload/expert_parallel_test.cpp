@@ -240,3 +240,30 @@ TEST_CASE("multi-node EP: the inter-node path bounds the all-to-all") {
   const double b = er[0].second.dispatch_rows * 7168 * 2.0;
   CHECK(two.alltoall_time.si() == Approx(2.0 * 58 * (b * 8.0 / 15.0 / 50e9 + 8 * 5e-6)));
 }
+
+TEST_CASE("asking for the breakdown under expert parallelism never changes a number") {
+  const auto m = preset("DeepSeek-V2-Lite");
+  const auto machine = make_machine(h100_sxm5(), 2);
+  for (const auto attention : {attention_parallel::tp, attention_parallel::dp}) {
+    for (const int redundant : {0, 1}) {
+      for (const auto mode : {phase::decode, phase::prefill}) {
+        CAPTURE(redundant);
+        parallelism p;
+        p.ep = 2;
+        p.attention = attention;
+        p.redundant_experts = redundant;
+        const step_shape s{.mode = mode, .batch = 8, .context = 512};
+        const auto plain = evaluate(m, s, machine, p, {}, false);
+        const auto tree = evaluate(m, s, machine, p, {}, true);
+        CHECK(plain.breakdown.parts.empty());
+        CHECK_FALSE(tree.breakdown.parts.empty());
+        CHECK(tree.time.si() == plain.time.si());
+        CHECK(tree.energy.si() == plain.energy.si());
+        CHECK(tree.link_bytes.si() == plain.link_bytes.si());
+        CHECK(tree.alltoall_time.si() == plain.alltoall_time.si());
+        CHECK(tree.alltoall_bytes.si() == plain.alltoall_bytes.si());
+        CHECK(tree.weight_bytes.si() == plain.weight_bytes.si());
+      }
+    }
+  }
+}

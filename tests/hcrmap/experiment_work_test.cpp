@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +16,7 @@
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_io.hpp"
 #include "support/field_of.hpp"
+#include "support/text_file.hpp"
 
 // The work of an HCRMap experiment, sweep or study is bounded by a stated limit,
 // `hcrmap_limits().routes`, checked before the work starts; the error names the field and the
@@ -28,15 +27,8 @@ using strata_test::field_of;
 
 namespace {
 
-const std::filesystem::path repo_root = std::filesystem::path(STRATA_TEST_DATA_DIR) / ".." / "..";
-
-std::string text_of(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  REQUIRE(in);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+const std::filesystem::path repo_root = strata_test::repo_root_dir();
+using strata_test::text_of_file;
 
 // Restores the process-wide HCRMap limits at the end of the scope.
 struct hcrmap_limits_restore : strata_test::scoped_restore<hcrmap_input_limits> {
@@ -68,7 +60,7 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
   for (const auto& entry : std::filesystem::directory_iterator(repo_root / "examples" / "scenarios")) {
     if (entry.path().extension() != ".json") continue;
     CAPTURE(entry.path().string());
-    const std::string text = text_of(entry.path());
+    const std::string text = text_of_file(entry.path());
     if (entry.path().filename().string().rfind("serve_", 0) == 0) {
       // The shipped serving scenarios run within serving_limits().
       const auto r = run_scenario(read_serving_scenario(text), (repo_root / "tests" / "data").string());
@@ -86,7 +78,9 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
     ++studies;
   }
   CHECK(studies == 6);  // fig7_budget, fig7_sram_capacity, fig7_hbm_capacity, fig8_pressure, decode_shape_kv_{hbm_first,dram}
-  CHECK(serving == 4);  // serve_mixtral, serve_mixtral_stages, serve_mixtral_ep, serve_dsv2lite_trace
+  // serve_mixtral, serve_mixtral_stages, serve_mixtral_ep, serve_dsv2lite_trace and the three measured
+  // vLLM runs serve_mixtral_vllm_{general,codegen,roleplay}
+  CHECK(serving == 7);
   CHECK(largest_study == 10616832);  // fig7_*: 6 points x 6 policies x 4 windows x 6 layers x 2048 x top-6 (docs/cli.md)
   // The paper report's suite: prefill 7 policies and decode 12, each with the greedy ablation.
   std::int64_t largest_experiment = 0;
@@ -147,12 +141,12 @@ TEST_CASE("every entry point checks the routes before it starts: fields windows,
   // A scenario: the reader (fig8_pressure: one experiment for the whole grid) and the study model.
   const auto fig8 = repo_root / "examples" / "scenarios" / "fig8_pressure.json";
   hcrmap_limits() = restore.saved();
-  scenario sc = read_scenario(text_of(fig8), fig8.string());
+  scenario sc = read_scenario(text_of_file(fig8), fig8.string());
   experiment_params sx;
   sx.windows = sc.hcrmap.windows;
   sx.max_layers = sc.hcrmap.max_layers;
   hcrmap_limits().routes = experiment_routes(lite, sc.hcrmap.mode, 6, sx) - 1;
-  CHECK(field_of([&] { (void)read_scenario(text_of(fig8), fig8.string()); }) == "hcrmap.windows");
+  CHECK(field_of([&] { (void)read_scenario(text_of_file(fig8), fig8.string()); }) == "hcrmap.windows");
   sc.hcrmap.trace.clear();  // the check comes before the trace is made or loaded
   CHECK(field_of([&] { (void)scenario_model(sc); }) == "hcrmap.windows");
 }

@@ -3,7 +3,8 @@
 /// \file
 /// Every row of the paper report, in order: Stratum device, logic die, chip, system sizes, the
 /// Stratum systems' results (`stratum_rows.hpp`), serving (`serving_rows.hpp`), HCRMap, then the GPU baseline's validation
-/// against published measurements (`validation_rows.hpp`). The row families live in their own
+/// against published measurements (`validation_rows.hpp`) and measured vLLM serving runs
+/// (`serving_validation_rows.hpp`). The row families live in their own
 /// headers so that a user who wants one family does not compile the others.
 
 #include <cstddef>      // std::size_t
@@ -21,6 +22,7 @@
 #include "strata/report/paper.hpp"
 #include "strata/report/placement.hpp"
 #include "strata/report/serving_rows.hpp"
+#include "strata/report/serving_validation_rows.hpp"
 #include "strata/report/stratum_rows.hpp"
 #include "strata/report/validation_rows.hpp"
 
@@ -113,7 +115,13 @@ inline std::vector<paper_row> paper_rows(const std::optional<std::string>& dsv2l
   std::vector<suite_side_task> beside;
   beside.push_back({1e12, [&] { compute(results, [] { return stratum_result_rows(); }); }});
   if (domain_counts) beside.push_back({2.6 * 45000.0, [&] { compute(serving, [&] { return serving_rows(*domain_counts); }); }});
-  beside.push_back({4.0 * 45000.0, [&] { compute(validation, [] { return validation_rows(); }); }});
+  // The GPU validation family: the published measurements, then the measured vLLM serving runs.
+  const auto gpu_validation = [] {
+    auto rows = validation_rows();
+    for (auto& r : serving_validation_rows()) rows.push_back(std::move(r));
+    return rows;
+  };
+  beside.push_back({4.3 * 45000.0, [&] { compute(validation, gpu_validation); }});
   hcrmap_suite_progress step;
   if (progress) {
     step = [&](const std::string& model, const char* mode) {
@@ -128,7 +136,7 @@ inline std::vector<paper_row> paper_rows(const std::optional<std::string>& dsv2l
     if (fams[i].done) continue;
     if (i == results) compute(results, [] { return stratum_result_rows(); });
     if (i == serving) compute(serving, [&] { return serving_rows(*domain_counts); });
-    if (i == validation) compute(validation, [] { return validation_rows(); });
+    if (i == validation) compute(validation, gpu_validation);
   }
   for (const auto& f : fams) {
     if (f.error) std::rethrow_exception(f.error);

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// Rows `validation.serving.*`: the GPU baseline's serving engine (`stratum/serving/engine.hpp`)
+/// against three measured vLLM runs of Mixtral-8x7B on 2 × H100 80 GB (FP16, tensor parallel 2),
+/// rebuilt from the settings their authors state. No parameter is fitted to them: the step costs
+/// are the validated GPU's (`validated_gpu`, knobs fitted on `tests/data/measurements`), the engine
+/// settings vLLM's.
+///
+/// The runs (inference-sim/tektonc-data-collection, `blis-campaign/campaign/9-`, `10-` and
+/// `11-mixtral-8x7b-h100-{general,codegen,roleplay}/values.yaml`: vLLM v0.15.1, `MAX_NUM_BATCHED_TOKENS`
+/// 2048, `MAX_NUM_SEQS` 128, `MAX_MODEL_LEN` 4096, `gpu_mem` 0.9; inference-perf, constant-rate load
+/// in stages, `shared_prefix` data with fixed lengths, streaming completions, `ignore_eos`):
+///
+/// | run | stages (req/s × s) | system prompt | question | output |
+/// | --- | --- | ---: | ---: | ---: |
+/// | general | 8 × 600, then 20 × 600 | 100 | 447 | 248 |
+/// | codegen | 5 × 600, then 10 × 600 | 100 | 466 | 247 |
+/// | roleplay | 6 × 1200 | 150 | 600 | 251 |
+///
+/// Measured (inference-sim/inference-sim, `hypotheses/h-stepml/round4/idea-3-hybrid-calibration/`
+/// `h1-principled-base/FINDINGS.md`, "Per-Experiment Results", column GT, and its coefficient
+/// table; the runs are the `20260218-*-mixtral-8x7b-v0-1-tp2-*` experiments of
+/// `training/` split definitions, every request served, none failed):
+/// - mean E2E per run: 5 039, 4 675 and 4 685 ms;
+/// - over the three runs' requests: mean TTFT 62.767 ms (`alpha0`, "observed mean TTFT") and the
+///   mean time per output token (E2E − TTFT)/output 19.292 ms (`target_step`);
+/// - served = offered in every stage: each run completed rate × duration requests (16 800, 9 000,
+///   7 200) with none failed and a steady E2E.
+///
+/// Modelling choices the sources leave open, each a parameter of `vllm_serving_run`:
+/// - the system prompt is the cached shared prefix (`engine_params::shared_prefix_tokens`): vLLM
+///   V1 caches prefixes by default; the runs have 9–11 distinct system prompts, each computed once,
+///   which the engine's one shared prefix approximates (a few hundred tokens of a 10⁶-token run);
+/// - every prompt is system prompt + question. The profiles set `enable_multi_turn_chat`, which in
+///   inference-perf prepends a user's earlier rounds to the next prompt; the ground truth's
+///   per-request prompt lengths are not published, no request failed against `MAX_MODEL_LEN` 4096,
+///   and with prefix caching an earlier round costs KV room and attention reads but no prefill, so
+///   the single-turn prompt is the reading taken here and a known weakness of the rebuild;
+/// - no client overhead (`scheduler_params::client_overhead` 0).
+///
+/// Tolerances, stated by the serving issue before the model was run: E2E and the time per output
+/// token ±15 %, served rate ±5 %; TTFT the held-back rows' ±25 % (`validation_row_tolerance`).
+///
+/// Two knob sets, both checks (neither was chosen or fitted with these runs): the GPU baseline every
+/// comparison uses (`validated_gpu`, knobs fitted on `tests/data/measurements`) and the card's cited
+/// knobs (`h100_sxm5()`). What the rows show (docs/serving.md): the fitted set ends with its memory
+/// efficiency on the bound and 30.8 µs per operator, a decode step about 25 % slower than the cited
+/// set's, and at 20 req/s the run no longer keeps up; the cited set is within tolerance on E2E,
+/// served rate and time per output token, a few per cent optimistic (no host cost per step). TTFT
+/// is short with either: the server's request handling and streaming are not modelled.
+
+#include <cmath>    // std::isfinite
+#include <cstdint>  // std::int64_t
+#include <string>   // std::string
+#include <utility>  // std::move
+#include <vector>   // std::vector
+
+#include "strata/baseline/gpu.hpp"
+#include "strata/baseline/validated_gpu.hpp"
+#include "strata/report/paper.hpp"
+#include "strata/report/validation_rows.hpp"
+#include "strata/stratum/serving/simulator.hpp"
+#include "strata/workload/presets.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// Mean TTFT over the three runs' requests, measured (file comment: `alpha0`).
+inline constexpr double vllm_mixtral_tp2_ttft_mean_s = 62.767e-3;
+/// Mean time per output token (E2E − TTFT)/output over the three runs, measured (`target_step`).
+inline constexpr double vllm_mixtral_tp2_time_per_output_token_s = 19.292e-3;
+
+/// One measured vLLM serving run as its authors state it (file comment).
+struct vllm_serving_run {
+  std::string key;                 ///< row id part ("general")
+  std::string model = "Mixtral-8x7B";  ///< preset
+  int gpus = 2;                    ///< tensor-parallel GPUs
+  std::vector<load_stage> stages;  ///< constant-rate stages
+  int system_prompt_tokens = 0;    ///< shared prefix (cached)
+  int question_tokens = 0;         ///< the rest of the prompt
+  int output_tokens = 0;           ///< fixed output (`ignore_eos`)
+  engine_params engine{};          ///< vLLM's settings of the run
+  double measured_e2e_mean_s = 0;  ///< the run's measured mean E2E
+  std::string source;              ///< where the settings and the measurement are stated
+};
+
+/// The three Mixtral-8x7B runs on 2 × H100 (file comment).
+inline std::vector<vllm_serving_run> mixtral_tp2_h100_vllm_runs() {
+  const std::string settings = "inference-sim/tektonc-data-collection blis-campaign/campaign/";
+  const std::string measured =
+      "; measured: inference-sim/inference-sim hypotheses/h-stepml/round4/idea-3-hybrid-calibration/h1-principled-base/"
+      "FINDINGS.md, Per-Experiment Results, GT";
+  const auto run = [&](std::string key, std::vector<load_stage> stages, int sys, int question, int out, double e2e_ms,
+                       const char* dir) {
+    vllm_serving_run r;
+    r.key = std::move(key);
+    r.stages = std::move(stages);
+    r.system_prompt_tokens = sys;
+    r.question_tokens = question;
+    r.output_tokens = out;
+    r.engine.max_num_batched_tokens = 2048;
+    r.engine.max_num_seqs = 128;
+    r.engine.gpu_memory_utilization = 0.9;
+    r.engine.shared_prefix_tokens = sys;
+    r.measured_e2e_mean_s = e2e_ms * 1e-3;
+    r.source = settings + dir + "/values.yaml" + measured;
+    return r;
+  };
+  return {run("general", {{8.0, 600.0}, {20.0, 600.0}}, 100, 447, 248, 5039.0, "9-mixtral-8x7b-h100-general"),
+          run("codegen", {{5.0, 600.0}, {10.0, 600.0}}, 100, 466, 247, 4675.0, "10-mixtral-8x7b-h100-codegen"),
+          run("roleplay", {{6.0, 1200.0}}, 150, 600, 251, 4685.0, "11-mixtral-8x7b-h100-roleplay")};
+}
+
+/// The requests of a run: constant-rate arrivals in its stages, fixed lengths.
+inline std::vector<request> vllm_run_requests(const vllm_serving_run& run) {
+  request_gen_params g;
+  g.arrivals = arrival_process::constant;
+  g.stages = run.stages;
+  g.prompt = {.kind = length_kind::fixed, .value = run.system_prompt_tokens + run.question_tokens, .min = 1, .max = 1024, .values = {}};
+  g.output = {.kind = length_kind::fixed, .value = run.output_tokens, .min = 1, .max = 1024, .values = {}};
+  return generate_requests(g);
+}
+
+/// A run on `card` (default the validated H100 SXM5) with vLLM's engine scheduler; the result
+/// carries the per-stage results.
+inline serving_result simulate_vllm_run(const vllm_serving_run& run, const gpu_params& card = validated_gpu(h100_sxm5())) {
+  const auto reqs = vllm_run_requests(run);
+  auto r = simulate_gpu(card, preset(run.model), scheduler_params{}, reqs, run.gpus, run.engine, gpu_scheduler::engine);
+  add_stage_results(r, reqs, run.stages);
+  return r;
+}
+
+/// Rows `<id0><run>.*` of the runs on `card` (`knobs` names its knob set in the texts): per run
+/// the mean E2E and each stage's served rate over the offered one; over the three runs' requests
+/// the mean TTFT and the mean time per output token. A row out of tolerance carries, as its known
+/// disagreement, where the model's time goes: the decode step at the run's mean batch and the share
+/// of it that is the per-operator overhead.
+inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, const std::string& id0,
+                                                      const std::string& knobs) {
+  gpu_params no_overhead = card;
+  no_overhead.op_overhead = units::s(0.0);
+  std::vector<paper_row> rows;
+  double ttft_sum = 0, e2e_sum = 0, out_sum = 0;
+  std::int64_t n = 0;
+  std::string steps;  // the decode step at each run's mean batch, for the known disagreements
+  std::string ttfts;  // each run's mean TTFT
+  for (const auto& run : mixtral_tp2_h100_vllm_runs()) {
+    const auto r = simulate_vllm_run(run, card);
+    const model m = preset(run.model);
+    gpu_step_costs full(card, run.gpus, m), bare(no_overhead, run.gpus, m);
+    const int batch = std::max(1, static_cast<int>(r.mean_batch + 0.5));
+    const double context = run.system_prompt_tokens + run.question_tokens + 0.5 * run.output_tokens;
+    const double t = full.decode(batch, context).time_s, t0 = bare.decode(batch, context).time_s;
+    const std::string step = run.key + ": decode step at its mean batch " + std::to_string(batch) + " " +
+                             detail::fixed(1e3 * t, 1) + " ms, of which " + detail::fixed(1e3 * (t - t0), 1) +
+                             " ms the per-operator overhead (" + detail::fixed(card.op_overhead.in(units::us), 1) +
+                             " us each, " + knobs + ")";
+    steps += (steps.empty() ? "" : "; ") + step;
+    ttfts += (ttfts.empty() ? "" : ", ") + run.key + " " + detail::fixed(1e3 * r.ttft.mean_s, 1) + " ms";
+    const double e2e = r.feasible ? r.e2e.mean_s : 0.0;
+    rows.push_back(detail::rel(id0 + run.key + ".e2e_mean_s", e2e, "s", run.measured_e2e_mean_s, 0.15, run.source));
+    if (!rows.back().ok().value_or(true)) {
+      rows.back().known_disagreement =
+          step + "; the model's mean TTFT " + detail::fixed(1e3 * r.ttft.mean_s, 1) + " ms and time per output gap " +
+          detail::fixed(1e3 * r.itl.mean_s, 1) + " ms against the runs' " + detail::fixed(1e3 * vllm_mixtral_tp2_ttft_mean_s, 1) + " ms and " +
+          detail::fixed(1e3 * vllm_mixtral_tp2_time_per_output_token_s, 1) + " ms: the step is slower than the " +
+          "engine's, and where the offered load needs more tokens per second than max_num_seqs sequences at that step " +
+          "give, a queue builds";
+    }
+    for (const auto& s : r.stages) {
+      const double frac = s.offered_rps > 0 ? s.served_rps / s.offered_rps : 0.0;
+      rows.push_back(detail::rel(id0 + run.key + ".stage" + std::to_string(s.stage) + ".served_over_offered", frac,
+                                 "fraction", 1.0, 0.05,
+                                 run.source + " (served = offered: every request completed, none failed)"));
+      if (!rows.back().ok().value_or(true)) {
+        rows.back().known_disagreement = step + ": at " + detail::fixed(s.offered_rps, 0) +
+                                         " req/s the model's engine serves " + detail::fixed(s.served_rps, 2) +
+                                         " req/s, its decode steps too slow for the offered tokens";
+      }
+    }
+    if (r.feasible) {
+      const auto k = static_cast<double>(r.requests);
+      ttft_sum += r.ttft.mean_s * k;
+      e2e_sum += r.e2e.mean_s * k;
+      out_sum += static_cast<double>(run.output_tokens) * k;
+      n += r.requests;
+    }
+  }
+  const double ttft = n > 0 ? ttft_sum / static_cast<double>(n) : 0.0;
+  const double per_token = out_sum > 0 ? (e2e_sum - ttft_sum) / out_sum : 0.0;
+  const std::string pooled =
+      "inference-sim/inference-sim hypotheses/h-stepml/round4/idea-3-hybrid-calibration/h1-principled-base/FINDINGS.md, "
+      "calibrated coefficients, mixtral-8x7b-v0-1: ";
+  rows.push_back(detail::rel(id0 + "ttft_mean_s", ttft, "s", vllm_mixtral_tp2_ttft_mean_s, validation_row_tolerance,
+                             pooled + "alpha0 (observed mean TTFT over the three runs)"));
+  if (!rows.back().ok().value_or(true)) {
+    rows.back().known_disagreement =
+        "the model's mean TTFT per run: " + ttfts + ". Where the load is served it is the prefill of the uncached "
+        "prompt inside mixed steps, below the measured mean, which also holds the server's request handling, "
+        "tokenisation and the first streamed chunk (client_overhead 0); where a queue builds the wait dominates the "
+        "mean over the runs; " + steps;
+  }
+  rows.push_back(detail::rel(id0 + "time_per_output_token_s", per_token, "s", vllm_mixtral_tp2_time_per_output_token_s, 0.15,
+                             pooled + "target_step = (E2E - TTFT) / output over the three runs"));
+  if (!rows.back().ok().value_or(true)) rows.back().known_disagreement = steps;
+  return rows;
+}
+
+/// Rows `validation.serving.mixtral_tp2_h100.*` (file comment): the runs on the GPU baseline every
+/// comparison uses (`validated_gpu`: the knobs fitted on `tests/data/measurements`), then, as
+/// `validation.serving.mixtral_tp2_h100.cited_knobs.*`, on the same card with its cited knobs
+/// (`h100_sxm5()`: memory efficiency, compute efficiency and per-operator cost each from a
+/// measurement cited in `baseline/gpu.hpp`, fitted to nothing). Both are checks: neither knob set
+/// was chosen or fitted with these runs.
+inline std::vector<paper_row> serving_validation_rows() {
+  const std::string id0 = "validation.serving.mixtral_tp2_h100.";
+  auto rows = serving_validation_rows(validated_gpu(h100_sxm5()), id0, "knobs fitted on tests/data/measurements");
+  for (auto& r : serving_validation_rows(h100_sxm5(), id0 + "cited_knobs.", "cited knobs")) rows.push_back(std::move(r));
+  return rows;
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -92,7 +92,17 @@ TEST_CASE("vLLM runs: the shipped scenarios are the runs (the same GPU E2E as th
     CHECK(rep.gpu.ttft.mean_s == Approx(direct.ttft.mean_s).epsilon(1e-12));
     REQUIRE(rep.gpu.stages.size() == run.stages.size());
     CHECK(rep.gpu.stages.back().served_rps == Approx(direct.stages.back().served_rps).epsilon(1e-12));
+    // `gpu.knobs: "cited"` runs the card with its cited knobs, as the `cited_knobs` rows do.
+    auto scenario = read_serving_scenario(strata_test::text_of_file(path));
+    CHECK(scenario.gpu.knobs == gpu_knob_set::fitted);
+    scenario.gpu.knobs = gpu_knob_set::cited;
+    const auto cited = run_scenario(scenario, (root / "tests" / "data").string());
+    CHECK(cited.gpu.e2e.mean_s == Approx(simulate_vllm_run(run, h100_sxm5()).e2e.mean_s).epsilon(1e-12));
+    CHECK(cited.gpu.e2e.mean_s < rep.gpu.e2e.mean_s);
   }
+  // A knob set the reader does not know is an error naming the key.
+  const std::string bad = R"({"system": "stratum-l", "model": "Mixtral-8x7B", "gpu": {"knobs": "tuned"}})";
+  CHECK(strata_test::field_of([&] { (void)read_serving_scenario(bad); }) == "gpu.knobs");
 }
 
 TEST_CASE("vLLM runs: a slower card serves each run no faster; bad stages are config errors naming them") {

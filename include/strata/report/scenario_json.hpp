@@ -18,7 +18,9 @@
 ///            // also {"kind": "linear" | "log", "first": a, "last": b, "count": n}
 ///  "outputs": ["latency_spread", "fastest_bw_TBps"],
 ///  "plot": {"x": "layers", "y": ["latency_spread"], "series": "tiers", "log_x": false, "log_y": false,
-///           "title": "...", "x_label": "...", "y_label": "..."},
+///           "title": "...", "x_label": "...", "y_label": "...",
+///           "labels": {"latency_spread": "slowest / fastest tier"},  // legend text per y column
+///           "series_label": "{} tiers"},                               // a series value's legend text
 ///  "optimise": {"objective": "throughput_per_area", "macs": {"first": 12800, "last": 128000, "step": 6400},
 ///               "pes_per_pu": [8], "tiers": [4, 8], "layers": [512, 1024], "f_min_GHz": 0.5, "f_max_GHz": 1.5}}
 /// \endcode

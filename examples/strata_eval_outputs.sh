@@ -112,15 +112,18 @@ EOF
       ! grep -qE "^(set output|plot) '[^.]|^     '[^.]" "$gp" || fail "$gp names a file without ./"
     done
     # The text is kept in single quotes: a quote drawn as ’ (nothing inside ends the string),
-    # control characters as spaces, a backslash as it is.
-    grep -qF "set title 'T \`touch PWN_title\` \$(touch PWN_dollar) \" . system(\"touch PWN_dq\") . \" ’ . system(’touch PWN_sq’) . ’ @x {/Symbol a}^2_3 \\' noenhanced" \
-      "$plots/lines_top.gp" || fail "the top-level title is not quoted as expected"
+    # control characters as spaces, a backslash as it is. A title too long for the plot is
+    # wrapped at spaces into lines joined by the script's own ."\n" (read here joined again).
+    unwrap() { sed -e "s/'\.\"\\\\n\"\.'/ /g" "$1"; }
+    grep -qF "'.\"\\n\".'" "$plots/lines_top.gp" || fail "the long top-level title is not wrapped"
+    grep -qF "set title 'T \`touch PWN_title\` \$(touch PWN_dollar) \" . system(\"touch PWN_dq\") . \" ’ . system(’touch PWN_sq’) . ’ @x {/Symbol a}^2_3 \\' noenhanced" <(unwrap "$plots/lines_top.gp") ||
+      fail "the top-level title is not quoted as expected"
     grep -qF "set xlabel 'X \`touch PWN_x\` ’’’ \\\` \\\\ \\\" \"' noenhanced" "$plots/lines_top.gp" ||
       fail "plot.x_label is not quoted as expected"
     grep -qF "set ylabel 'Y   \`touch PWN_y\` \\ !touch PWN_bang set output ’|touch PWN_pipe’ print system(’touch PWN_sys’) ' noenhanced" \
       "$plots/lines_top.gp" || fail "plot.y_label is not quoted as expected"
-    grep -qF "set title 'P ’ \`touch PWN_ptitle\` ’ . system(’touch PWN_psq’) . ’ load ’|touch PWN_load’ call \"x\" \`touch PWN_call\`' noenhanced" \
-      "$plots/lines_plot.gp" || fail "plot.title is not quoted as expected"
+    grep -qF "set title 'P ’ \`touch PWN_ptitle\` ’ . system(’touch PWN_psq’) . ’ load ’|touch PWN_load’ call \"x\" \`touch PWN_call\`' noenhanced" <(unwrap "$plots/lines_plot.gp") ||
+      fail "plot.title is not quoted as expected"
     grep -qF "set multiplot layout 1,2 title 'H \`touch PWN_heat\` ’ . system(’touch PWN_hsq’) . ’ !touch PWN_hbang ' noenhanced" \
       "$plots/heat.gp" || fail "the heatmap title is not quoted as expected"
     no_injected

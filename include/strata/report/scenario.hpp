@@ -240,6 +240,12 @@ struct scenario_plot {
   bool log_x = false, log_y = false;
   bool heatmap = false;          ///< one map per y column over (x, series), instead of lines
   std::string title, x_label, y_label;
+  /// Legend text (a heatmap: panel title) per `y` column, in `y` order; "" (or none): read from
+  /// the column's name, its unit in parentheses (`moe_layer_latency_us`: "moe layer latency (us)").
+  std::vector<std::string> labels;
+  /// A series value's legend text, `{}` standing for the value ("batch {}", "{} tiers"); "":
+  /// "<axis> = <value>", the axis name read as a column's (`f_GHz`: "f = 0.5 GHz").
+  std::string series_label;
 };
 
 /// The optimise study's domain and objective.

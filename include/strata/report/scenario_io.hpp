@@ -23,11 +23,12 @@
 /// rest of the line to be read as commands), control characters become spaces (a newline would
 /// end the command), and a file name is given as `./name` (gnuplot runs `plot '<cmd'` and
 /// `set output '|cmd'` as commands). Enhanced-text markup (`^`, `_`, `{`, `@`, `&`, `~`) is drawn
-/// as it is: the terminals and every text command are `noenhanced`.
+/// as it is: the terminals and every text command are `noenhanced`. A title wrapped to the plot's
+/// width is its lines as such strings joined by the script's own `."\n".` (`gnuplot_lines`).
 
-#include <algorithm>    // std::min
+#include <algorithm>    // std::min, std::max
 #include <array>        // std::array
-#include <cmath>        // std::isfinite
+#include <cmath>        // std::isfinite, std::abs
 #include <cstddef>      // std::size_t
 #include <ostream>      // std::ostream
 #include <string>       // std::string
@@ -117,6 +118,129 @@ inline std::string gnuplot_file(std::string_view name) {
   if (!name.empty() && name.front() == '/') return gnuplot_string(name);
   return gnuplot_string("./" + std::string(name));
 }
+
+/// Lines of text as one gnuplot string expression: each line `gnuplot_string`, joined by the
+/// script's own newline, `'first line'."\n".'second line'` (the only double-quoted text a script
+/// holds: a single-quoted string has no escapes).
+inline std::string gnuplot_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += (out.empty() ? "" : ".\"\\n\".") + gnuplot_string(l);
+  return out.empty() ? gnuplot_string("") : out;
+}
+
+namespace detail {
+
+/// Characters (UTF-8 code points) of `s`.
+inline std::size_t text_chars(std::string_view s) {
+  std::size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0U) != 0x80U ? 1 : 0;
+  return n;
+}
+
+/// `text` in lines of at most `max_chars` characters (at least 1), broken at a space: the last
+/// one after a punctuation mark (`,` `;` `:`) or before `(` when that line is at least half full,
+/// otherwise the last one that fits; a word longer than a line is cut at a character boundary.
+inline std::vector<std::string> wrap_plot_text(std::string_view text, std::size_t max_chars) {
+  max_chars = std::max<std::size_t>(max_chars, 1);
+  std::vector<std::string> lines;
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (text_chars(text) > max_chars) {
+    std::size_t chars = 0, fits = std::string_view::npos, phrase = std::string_view::npos, end = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {  // spaces whose line before them fits
+      const auto u = static_cast<unsigned char>(text[i]);
+      if ((u & 0xC0U) == 0x80U) continue;
+      if (text[i] == ' ' && chars <= max_chars && i > 0) {
+        fits = i;
+        const bool mark = text[i - 1] == ',' || text[i - 1] == ';' || text[i - 1] == ':' ||
+                          (i + 1 < text.size() && text[i + 1] == '(');
+        if (mark && 2 * chars >= max_chars) phrase = i;
+      }
+      if (++chars > max_chars) {
+        end = i;  // the first character past a full line
+        break;
+      }
+    }
+    if (end < text.size() && text[end] == ' ') fits = end;  // a line that ends exactly at a space
+    const std::size_t at = phrase != std::string_view::npos ? phrase : fits;
+    if (at == std::string_view::npos) {  // one word longer than a line: cut it
+      lines.emplace_back(text.substr(0, end));
+      text.remove_prefix(end);
+      continue;
+    }
+    std::string_view line = text.substr(0, at);
+    while (!line.empty() && line.back() == ' ') line.remove_suffix(1);
+    lines.emplace_back(line);
+    text.remove_prefix(at);
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  }
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  if (!text.empty() || lines.empty()) lines.emplace_back(text);
+  return lines;
+}
+
+/// A column or axis name read as text, its unit apart: `_per_` as "/", a last `_<unit>` (us, ns,
+/// s, W, J, mm2, GiB, Gib, GB, TBps, GHz, TFLOPS) as the unit, other underscores as spaces.
+struct plot_name {
+  std::string text, unit;
+};
+inline plot_name read_plot_name(std::string_view id) {
+  plot_name n;
+  for (std::size_t at = 0; at < id.size();) {
+    if (id.substr(at, 5) == "_per_") {
+      n.text += '/';
+      at += 5;
+    } else {
+      n.text += id[at++];
+    }
+  }
+  static constexpr std::array<std::array<const char*, 2>, 12> units{{{"us", "us"}, {"ns", "ns"}, {"s", "s"}, {"W", "W"},
+                                                                    {"J", "J"}, {"mm2", "mm2"}, {"GiB", "GiB"}, {"Gib", "Gib"},
+                                                                    {"GB", "GB"}, {"TBps", "TB/s"}, {"GHz", "GHz"}, {"TFLOPS", "TFLOPS"}}};
+  const std::size_t last = n.text.rfind('_');
+  if (last != std::string::npos) {
+    for (const auto& [tail, unit] : units) {
+      if (n.text.compare(last + 1, std::string::npos, tail) == 0) {
+        n.unit = unit;
+        n.text.erase(last);
+        break;
+      }
+    }
+  }
+  for (char& c : n.text) c = c == '_' ? ' ' : c;
+  return n;
+}
+
+/// A column's or axis's default label: its name read as text, the unit in parentheses
+/// (`moe_layer_latency_us`: "moe layer latency (us)", `tokens_per_s_per_mm2`: "tokens/s/mm2").
+inline std::string plot_label(std::string_view id) {
+  const auto n = read_plot_name(id);
+  return n.unit.empty() ? n.text : n.text + " (" + n.unit + ")";
+}
+
+}  // namespace detail
+
+/// The legend text of plotted column `c` (`scenario_plot::labels`, or the column's name read as text).
+inline std::string plot_column_label(const scenario_plot& p, std::size_t c) {
+  return c < p.labels.size() && !p.labels[c].empty() ? p.labels[c] : detail::plot_label(p.y.at(c));
+}
+
+/// The legend text of series value `v` (`scenario_plot::series_label` with `{}` replaced by the
+/// value, or "<axis> = <value> <unit>", `f_GHz`: "f = 0.5 GHz").
+inline std::string plot_series_label(const scenario_plot& p, double v) {
+  std::array<char, 32> buf{};
+  const std::string value(detail::number_text(v, buf));
+  if (const auto at = p.series_label.find("{}"); at != std::string::npos) {
+    return p.series_label.substr(0, at) + value + p.series_label.substr(at + 2);
+  }
+  const auto n = detail::read_plot_name(p.series);
+  return n.text + " = " + value + (n.unit.empty() ? "" : " " + n.unit);
+}
+
+/// The width rule of a plot's text: gnuplot's 12-point default fonts (pngcairo Sans, svg Arial)
+/// draw at most about `plot_char_px` pixels per character (pngcairo: 9.96 px per "e", 8.3 px per
+/// character of the committed titles; the svg's Arial is narrower), so a title of a plot area
+/// `w` pixels wide is wrapped at word boundaries into lines of `w / plot_char_px` characters.
+inline constexpr int plot_char_px = 10;
 
 /// A `stream_sweep` sink writing a scenario's table (file comment).
 class scenario_table_writer {
@@ -264,11 +388,13 @@ struct plot_script_files {
 };
 
 /// The gnuplot script drawing `<name>.dat` into `<name>.png` and `<name>.svg` (file comment), or
-/// the files `files` names.
+/// the files `files` names. Text a reader sees: titles wrapped to the plot's width
+/// (`plot_char_px`), axis labels and a legend entry per series read from the scenario's labels or
+/// the names (`plot_column_label`, `plot_series_label`), never a bare column name unless it is
+/// one word; a heatmap's maps share one colour scale (`set cbrange` over every map's values).
 inline void write_gnuplot_script(std::ostream& os, const scenario& s, const std::vector<plot_point>& pts,
                                  const plot_script_files& files = {}) {
   const auto& p = s.plot;
-  std::array<char, 32> buf{};
   const std::string dat = gnuplot_file(files.data.empty() ? s.name + ".dat" : files.data);
   const std::string png = gnuplot_file(files.png.empty() ? s.name + ".png" : files.png);
   const std::string svg = gnuplot_file(files.svg.empty() ? s.name + ".svg" : files.svg);
@@ -276,32 +402,67 @@ inline void write_gnuplot_script(std::ostream& os, const scenario& s, const std:
      << detail::gnuplot_line_text(s.name) << ".gp (in this directory)\n";
   os << "set datafile missing 'nan'\n";
   const std::string title = p.title.empty() ? (s.title.empty() ? s.name : s.title) : p.title;
-  os << "set title " << gnuplot_string(title) << " noenhanced\n";
-  os << "set xlabel " << gnuplot_string(p.x_label.empty() ? p.x : p.x_label) << " noenhanced\n";
+  // Text wrapped to `px` pixels, in lines of px / plot_char_px characters.
+  const auto wrapped = [](const std::string& text, int px) {
+    return gnuplot_lines(detail::wrap_plot_text(text, static_cast<std::size_t>(std::max(px / plot_char_px, 16))));
+  };
+  const auto specs = scenario_axes(s.study);
+  const auto axis_label = [&](const std::string& name) {  // what the study says the axis is
+    for (const auto& a : specs) {
+      if (a.name == name) return std::string(a.meaning);
+    }
+    return detail::plot_label(name);
+  };
+  os << "set xlabel " << gnuplot_string(p.x_label.empty() ? axis_label(p.x) : p.x_label) << " noenhanced\n";
   std::string ylabel = p.y_label;
   if (ylabel.empty()) {
-    for (const auto& y : p.y) ylabel += (ylabel.empty() ? "" : ", ") + y;
+    for (std::size_t c = 0; c < p.y.size(); ++c) ylabel += (ylabel.empty() ? "" : ", ") + plot_column_label(p, c);
   }
   if (p.heatmap) {
-    os << "set ylabel " << gnuplot_string(p.y_label.empty() ? p.series : p.y_label) << " noenhanced\n";
+    // n maps side by side, 360 px each and 120 px of margins: the title spans the canvas, a map's
+    // title its panel less the colour box and tics (120 px).
+    const int width = static_cast<int>(std::min<std::size_t>(p.y.size(), 4)) * 360 + 120;
+    const int panel = width / static_cast<int>(std::max<std::size_t>(p.y.size(), 1)) - 120;
+    os << "set ylabel " << gnuplot_string(p.y_label.empty() ? axis_label(p.series) : p.y_label) << " noenhanced\n";
     os << "set size ratio -1\nset palette rgbformulae 33,13,10\nunset key\n";
-    const auto specs = scenario_axes(s.study);
     for (const auto& a : specs) {  // a map over integer axes: one tic per cell
       if (a.integer && a.name == p.x) os << "set xtics 1\n";
       if (a.integer && a.name == p.series) os << "set ytics 1\n";
     }
+    // One colour scale for every map: the range of all their finite values, set on each panel.
+    double lo = 0.0, hi = 0.0;
+    bool any = false;
+    for (const auto& pt : pts) {
+      for (double v : pt.y) {
+        if (!std::isfinite(v)) continue;
+        lo = any ? std::min(lo, v) : v;
+        hi = any ? std::max(hi, v) : v;
+        any = true;
+      }
+    }
+    std::string cbrange;
+    if (any) {
+      if (lo == hi) {  // one value: a range around it
+        const double d = lo == 0.0 ? 1.0 : std::abs(lo) * 0.05;
+        lo -= d;
+        hi += d;
+      }
+      std::array<char, 32> buf{};
+      cbrange = "set cbrange [" + std::string(detail::number_text(lo, buf)) + ":";
+      cbrange += std::string(detail::number_text(hi, buf)) + "]\n";
+    }
     const auto maps = [&] {
-      std::string body = "set multiplot layout 1," + std::to_string(p.y.size()) + " title " + gnuplot_string(title) + " noenhanced\n";
+      std::string body = "set multiplot layout 1," + std::to_string(p.y.size()) + " title " + wrapped(title, width - 40) + " noenhanced\n";
       for (std::size_t c = 0; c < p.y.size(); ++c) {
-        body += "set title " + gnuplot_string(p.y[c]) + " noenhanced\n";
+        body += "set title " + wrapped(plot_column_label(p, c), panel) + " noenhanced\n" + cbrange;
         body += "plot " + dat + " using 1:2:" + std::to_string(c + 3) + " with image\n";
       }
       return body + "unset multiplot\n";
     };
-    const std::string width = std::to_string(std::min<std::size_t>(p.y.size(), 4) * 360 + 120);
-    os << "set terminal pngcairo size " << width << ",480 noenhanced\n";
+    const std::string size = std::to_string(width) + ",480";
+    os << "set terminal pngcairo size " << size << " font 'Sans,12' noenhanced\n";
     os << "set output " << png << "\n" << maps();
-    os << "set terminal svg size " << width << ",480 noenhanced\n";
+    os << "set terminal svg size " << size << " font 'Arial,12' noenhanced\n";
     os << "set output " << svg << "\n" << maps() << "set output\n";
     return;
   }
@@ -311,21 +472,26 @@ inline void write_gnuplot_script(std::ostream& os, const scenario& s, const std:
   os << "set grid\nset key outside right top noenhanced\n";
   const auto series = plot_series(pts);
   std::string plot = "plot ";
+  std::size_t widest = 0;  // the longest legend entry, in characters
   bool first = true;
   for (std::size_t k = 0; k < series.size(); ++k) {
     for (std::size_t c = 0; c < p.y.size(); ++c) {
-      std::string title;
-      if (!p.series.empty()) title = p.series + " = " + std::string(detail::number_text(series[k], buf));
-      if (p.y.size() > 1) title += (title.empty() ? "" : ": ") + p.y[c];
-      if (title.empty()) title = p.y[c];
+      std::string entry;
+      if (!p.series.empty()) entry = plot_series_label(p, series[k]);
+      if (p.y.size() > 1 || entry.empty()) entry += (entry.empty() ? "" : ": ") + plot_column_label(p, c);
+      widest = std::max(widest, detail::text_chars(entry));
       plot += (first ? "" : ", \\\n     ") + dat + " index " + std::to_string(k) + " using 1:" +
-              std::to_string(c + 2) + " with linespoints title " + gnuplot_string(title);
+              std::to_string(c + 2) + " with linespoints title " + gnuplot_string(entry);
       first = false;
     }
   }
-  os << "set terminal pngcairo size 960,600 noenhanced\n";
+  // 960 px: the title is centred on the plot area, the canvas less the left margin (100 px) and
+  // the key outside right (its widest entry, the sample line and gaps: 80 px).
+  const int area = 960 - 100 - (static_cast<int>(widest) * plot_char_px + 80);
+  os << "set title " << wrapped(title, area) << " noenhanced\n";
+  os << "set terminal pngcairo size 960,600 font 'Sans,12' noenhanced\n";
   os << "set output " << png << "\n" << plot << "\n";
-  os << "set terminal svg size 960,600 noenhanced\n";
+  os << "set terminal svg size 960,600 font 'Arial,12' noenhanced\n";
   os << "set output " << svg << "\nreplot\nset output\n";
 }
 

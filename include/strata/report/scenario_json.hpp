@@ -18,7 +18,9 @@
 ///            // also {"kind": "linear" | "log", "first": a, "last": b, "count": n}
 ///  "outputs": ["latency_spread", "fastest_bw_TBps"],
 ///  "plot": {"x": "layers", "y": ["latency_spread"], "series": "tiers", "log_x": false, "log_y": false,
-///           "title": "...", "x_label": "...", "y_label": "..."},
+///           "title": "...", "x_label": "...", "y_label": "...",
+///           "labels": {"latency_spread": "slowest / fastest tier"},  // legend text per y column
+///           "series_label": "{} tiers"},                               // a series value's legend text
 ///  "optimise": {"objective": "throughput_per_area", "macs": {"first": 12800, "last": 128000, "step": 6400},
 ///               "pes_per_pu": [8], "tiers": [4, 8], "layers": [512, 1024], "f_min_GHz": 0.5, "f_max_GHz": 1.5}}
 /// \endcode
@@ -446,7 +448,7 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
 
   if (j.contains("plot")) {
     const json& p = j["plot"];
-    rd.keys(p, "plot", {"x", "y", "series", "style", "log_x", "log_y", "title", "x_label", "y_label"});
+    rd.keys(p, "plot", {"x", "y", "series", "style", "log_x", "log_y", "title", "x_label", "y_label", "labels", "series_label"});
     if (s.study == study_kind::optimise) rd.fail("plot", "is not available for study optimise (two rows)");
     s.plot.enabled = true;
     const auto axis_named = [&](const std::string& n) {
@@ -503,6 +505,27 @@ inline scenario read_scenario(std::string_view text, const std::string& source =
     if (p.contains("title")) s.plot.title = rd.text(p["title"], "plot.title");
     if (p.contains("x_label")) s.plot.x_label = rd.text(p["x_label"], "plot.x_label");
     if (p.contains("y_label")) s.plot.y_label = rd.text(p["y_label"], "plot.y_label");
+    if (p.contains("labels")) {  // {"<plotted column>": "legend text", ...}
+      const json& l = p["labels"];
+      if (!l.is_object()) rd.fail("plot.labels", "must be an object (plotted column: legend text), got " + detail::json_excerpt(l));
+      s.plot.labels.assign(s.plot.y.size(), std::string{});
+      for (const auto& [k, v] : l.items()) {
+        const std::string at = k.size() <= 64 ? "plot.labels." + k : std::string("plot.labels");  // no column is longer
+        std::size_t c = 0;
+        while (c < s.plot.y.size() && s.plot.y[c] != k) ++c;
+        if (c == s.plot.y.size()) rd.fail(at, "must name a column of plot.y");
+        s.plot.labels[c] = rd.text(v, at, 64);
+        if (s.plot.labels[c].empty()) rd.fail(at, "must not be empty");
+      }
+    }
+    if (p.contains("series_label")) {
+      if (s.plot.series.empty()) rd.fail("plot.series_label", "needs plot.series (the axis whose value it shows)");
+      s.plot.series_label = rd.text(p["series_label"], "plot.series_label", 64);
+      const auto at = s.plot.series_label.find("{}");
+      if (at == std::string::npos || s.plot.series_label.find("{}", at + 2) != std::string::npos) {
+        rd.fail("plot.series_label", "must hold {} once (the series value), got " + detail::json_excerpt(p["series_label"]));
+      }
+    }
   }
 
   if (j.contains("optimise")) {

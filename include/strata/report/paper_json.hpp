@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// A paper-report row as JSON: the `--json` schema of `strata-paper-report` (spec/numbers.md),
-/// with the row's kind, fitted parameter, known disagreement and rule:
+/// A paper-report row as JSON: the `--json` schema of `strata-paper-report` (the project's list of
+/// paper numbers), with the row's kind, fitted parameter, known disagreement and rule:
 ///
 /// \code{.json}
 ///   {"id": "stratum.device.fast_slow_latency_ratio_1024", "value": 1.5999, "unit": "x",

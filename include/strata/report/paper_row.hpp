@@ -41,7 +41,7 @@ enum class row_check {
 };
 
 /// Name of a rule as the JSON report's `rule` key spells it: "relative", "exact", "min", "max",
-/// "predict" (the spellings of spec/numbers.md's `tol` column).
+/// "predict" (the spellings of the `tol` column of the project's list of paper numbers).
 inline const char* to_string(row_check c) {
   switch (c) {
     case row_check::relative: return "relative";

@@ -112,6 +112,9 @@
 #include "strata/hcrmap/replay.hpp"
 
 #include "strata/report/paper.hpp"
+#include "strata/report/paper_io.hpp"
+#include "strata/report/paper_json.hpp"
+#include "strata/report/paper_row.hpp"
 #include "strata/report/paper_rows.hpp"
 #include "strata/report/stratum_rows.hpp"
 #include "strata/report/validation_rows.hpp"

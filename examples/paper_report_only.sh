@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # strata-paper-report --only (run by CTest, examples/CMakeLists.txt):
-#   paper_report_only.sh <strata-paper-report>
+#   paper_report_only.sh <strata-paper-report> <docs/paper_report.md>
 # --only computes and prints only the named families (a comma list, repeatable, or a group), in
-# report order; the exit status judges only the rows printed (the Stratum group's known
+# report order, the same rows as the whole report (docs/paper_report.md's block, which
+# docs.paper_report keeps equal to it); the exit status judges only the rows printed (the Stratum group's known
 # disagreements fail rows but exit 0); an unknown or empty family is exit 2 naming it and the
 # valid spellings. Paths are passed as quoted words and arrays only.
 set -euo pipefail
 prog=$1
+docs=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "$*" >&2; exit 1; }
@@ -22,6 +24,11 @@ grep -q '^16 rows: ' "$tmp/two.md" || fail "--only stratum-device,hcrmap-metadat
 # Progress names the two families and nothing else; no warning about data these families do not read.
 [[ $(grep -c ' rows (' "$tmp/two.err") -eq 2 ]] || { cat "$tmp/two.err" >&2; fail "expected two progress lines"; }
 if grep -q -e 'warning' -e 'experiment' "$tmp/two.err"; then cat "$tmp/two.err" >&2; fail "unexpected stderr"; fi
+
+# The rows are the whole report's.
+grep -E '^\| (stratum\.device|hcrmap\.metadata)\.' "$docs" >"$tmp/whole.rows"
+grep -E '^\| (stratum|hcrmap)\.' "$tmp/two.md" | cmp -s - "$tmp/whole.rows" ||
+  fail "--only stratum-device,hcrmap-metadata: rows differ from the whole report's ($docs)"
 
 # The same as a comma list: the same bytes.
 "$prog" --only stratum-device,hcrmap-metadata --quiet >"$tmp/comma.md"

@@ -29,9 +29,14 @@ void bm_paper_report_rows(benchmark::State& state) {
   const std::string trace = data + "/traces/dsv2lite_esft_trace_intent.csv";
   const std::string counts = data + "/traces/olmoe_mixtral_expert_counts_by_domain.csv";
   static int run = 0;
+  strata::paper_report_options options;
+  options.dsv2lite_trace = trace;
+  options.domain_counts = counts;
+  options.threads = static_cast<unsigned>(state.range(0));
   for (auto _ : state) {
     value.name = "masked Double DQN checkpoint (benchmark run " + std::to_string(++run) + ")";
-    benchmark::DoNotOptimize(strata::paper_rows(trace, counts, value, {}, {}, static_cast<unsigned>(state.range(0))));
+    options.hcrmap_value = value;
+    benchmark::DoNotOptimize(strata::paper_rows(options));
   }
   state.SetItemsProcessed(state.iterations());
 }

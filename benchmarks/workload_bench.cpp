@@ -35,7 +35,7 @@ void bm_deepseek_v3_decode_step_breakdown(benchmark::State& state) {
   const auto machine = strata::make_machine(strata::h100_sxm5(), 8);
   for (auto _ : state) {
     const auto ops = strata::step_operators(m, shape);
-    benchmark::DoNotOptimize(strata::evaluate(ops, shape, m.hidden, machine, true));
+    benchmark::DoNotOptimize(strata::evaluate(ops, shape, m.hidden, machine, strata::step_breakdown::tree));
   }
   state.SetItemsProcessed(state.iterations());
 }
@@ -56,7 +56,7 @@ BENCHMARK(bm_deepseek_v3_decode_step_layers);
 void bm_deepseek_v3_decode_step_layers_breakdown(benchmark::State& state) {
   const strata::model m = strata::preset("DeepSeek-V3");
   const auto machine = strata::make_machine(strata::h100_sxm5(), 8);
-  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate(m, shape, machine, {}, true));
+  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate(m, shape, machine, {}, strata::step_breakdown::tree));
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(bm_deepseek_v3_decode_step_layers_breakdown);
@@ -67,7 +67,7 @@ void bm_mixtral_8x7b_decode_step_breakdown(benchmark::State& state) {
   const strata::model m = strata::preset("Mixtral-8x7B");
   const strata::step_shape s{.mode = strata::phase::decode, .batch = 8, .context = 2048};
   const auto machine = strata::make_machine(strata::h100_sxm5(), 1);
-  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate(m, s, machine, {}, true));
+  for (auto _ : state) benchmark::DoNotOptimize(strata::evaluate(m, s, machine, {}, strata::step_breakdown::tree));
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(bm_mixtral_8x7b_decode_step_breakdown);

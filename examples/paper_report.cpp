@@ -10,14 +10,16 @@
 //                                other costly families (default 0: the machine's hardware
 //                                threads); the output is the same for every N
 //   --data-dir DIR               the data directory (examples/data_location.hpp)
+//   --only FAMILY[,FAMILY...]    compute and print only these families (repeatable; a family's
+//                                spelling such as stratum-device, or a group: stratum, hcrmap, gpu)
 //
 // Every row carries its kind: input (echoes a parameter), fit (a named parameter was solved from
 // it), check (compared with the paper, nothing solved from it) or prediction (no paper value).
-// Exit status: 0 when every judged row is within tolerance, 1 otherwise, 2 on bad usage.
+// Exit status: 0 when every judged row printed is within tolerance or a known disagreement, 1
+// otherwise (or when a family fails), 2 on bad usage.
 
 #include <charconv>  // std::from_chars, --threads
 #include <chrono>    // std::chrono::steady_clock, the progress times
-#include <cstdio>    // std::printf
 #include <filesystem>  // std::filesystem::exists, the data probes
 #include <optional>  // std::optional
 #include <span>      // std::span
@@ -25,6 +27,7 @@
 #include <new>       // std::bad_alloc
 #include <string>    // std::string
 #include <string_view>  // std::string_view
+#include <vector>    // std::vector, the --only families
 
 #include "data_location.hpp"
 #include "strata/core/files.hpp"
@@ -32,50 +35,14 @@
 #include "strata/core/out_of_memory.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
+#include "strata/report/paper_io.hpp"
+#include "strata/report/paper_json.hpp"
 #include "strata/report/paper_rows.hpp"
 
 namespace {
 
-std::string fmt(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-const char* rule(strata::row_check c) {
-  switch (c) {
-    case strata::row_check::relative: return "±";
-    case strata::row_check::exact: return "exact";
-    case strata::row_check::at_least: return "min";
-    case strata::row_check::at_most: return "max";
-    case strata::row_check::predict: return "predict";
-  }
-  return "";
-}
-
-/// One row as a JSON object (the `--json` schema of spec/numbers.md, plus kind, fitted and
-/// known_disagreement).
-strata::json row_json(const strata::paper_row& r) {
-  strata::json j;
-  j["id"] = r.id;
-  j["value"] = r.value;
-  j["unit"] = r.unit;
-  j["paper"] = r.paper ? strata::json(*r.paper) : strata::json(nullptr);
-  if (r.check == strata::row_check::relative) {
-    j["tolerance"] = r.tolerance;
-  } else if (r.check == strata::row_check::predict) {
-    j["tolerance"] = nullptr;
-  } else {
-    j["tolerance"] = rule(r.check);
-  }
-  j["source"] = r.source;
-  j["kind"] = strata::to_string(r.kind);
-  j["fitted"] = r.fitted.empty() ? strata::json(nullptr) : strata::json(r.fitted);
-  const auto ok = r.ok();
-  j["ok"] = ok ? strata::json(*ok) : strata::json(nullptr);
-  j["known_disagreement"] = r.known_disagreement.empty() ? strata::json(nullptr) : strata::json(r.known_disagreement);
-  return j;
-}
+/// `v` as the progress line prints it (`%.6g`).
+std::string fmt(double v) { return strata::detail::report_number(v); }
 
 /// `text` with `pad` before every line.
 std::string indented(const std::string& text, const char* pad) {
@@ -95,6 +62,7 @@ int main(int argc, char** argv) {
   bool progress = true;
   unsigned threads = 0;
   std::string data_dir;
+  std::vector<std::string> only;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--json") {
@@ -115,17 +83,41 @@ int main(int argc, char** argv) {
         std::cerr << "strata-paper-report: --data-dir takes a directory\n";
         return 2;
       }
+    } else if (a == "--only") {
+      const std::string v = i + 1 < argc ? argv[++i] : "";
+      std::size_t start = 0;
+      do {
+        const std::size_t comma = v.find(',', start);
+        only.push_back(v.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        start = comma == std::string::npos ? std::string::npos : comma + 1;
+      } while (start != std::string::npos);
+      for (const auto& f : only) {
+        try {
+          strata::check_paper_families(std::span<const std::string>(&f, 1));
+        } catch (const strata::config_error&) {
+          std::cerr << "strata-paper-report: --only: unknown family '" << f
+                    << "' (valid: " << strata::paper_family_spellings() << ")\n";
+          return 2;
+        }
+      }
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: strata-paper-report [--json] [--quiet] [--threads N] [--data-dir DIR]\n"
+      std::cout << "usage: strata-paper-report [--json] [--quiet] [--threads N] [--data-dir DIR] [--only FAMILY[,...]]\n"
                    "Prints every paper number strata is checked against, from the models: value, unit,\n"
                    "paper value, tolerance, source, kind (input, fit, check, prediction) and\n"
-                   "pass/fail. Exit 1 if a judged row fails. Progress (each family of rows and each\n"
+                   "pass/fail. Exit 0 when every judged row printed is within tolerance or a known\n"
+                   "disagreement (listed under the table), 1 if another judged row fails or a family\n"
+                   "cannot be computed, 2 on bad usage. Progress (each family of rows and each\n"
                    "HCRMap experiment, with the time so far) goes to stderr; --quiet turns it off.\n"
                    "--threads N runs the HCRMap experiments, and beside them the other costly\n"
                    "families, on N threads (default 0: the machine's hardware threads); the output\n"
                    "is the same for every N.\n"
                    "--data-dir DIR reads the traces, count table and controller checkpoint from DIR\n"
-                   "(default: STRATA_DATA_DIR, else the installed share/strata, else the source tree).\n";
+                   "(default: STRATA_DATA_DIR, else the installed share/strata, else the source tree).\n"
+                   "--only FAMILY[,FAMILY...] computes and prints only these families (repeatable):\n"
+                   "stratum-device, stratum-logic, stratum-chip, stratum-systems, stratum-results,\n"
+                   "stratum-placement, stratum-serving, hcrmap-metadata, hcrmap-policies,\n"
+                   "gpu-validation, or a group: stratum, hcrmap, gpu (--only stratum skips the 16\n"
+                   "HCRMap experiments).\n";
       return 0;
     } else {
       std::cerr << "strata-paper-report: unknown argument '" << a << "' (try --help)\n";
@@ -155,15 +147,17 @@ int main(int argc, char** argv) {
     if (!dir.empty() && exists(ck)) checkpoint = ck;
   }
   const std::string where = strata_programs::data_hint(data);
-  if (!trace) {
+  // Only what the selected families read is warned of.
+  const bool policies = strata::paper_family_selected(only, "hcrmap-policies");
+  if (!trace && policies) {
     std::cerr << "strata-paper-report: warning: no DeepSeek-V2-Lite trace (traces/dsv2lite_esft_trace_intent.csv) in the " << where
               << "; the HCRMap rows use the fitted synthetic trace\n";
   }
-  if (!counts) {
+  if (!counts && strata::paper_family_selected(only, "stratum-serving")) {
     std::cerr << "strata-paper-report: warning: no per-domain count table (traces/olmoe_mixtral_expert_counts_by_domain.csv) in the "
               << where << "; no serving rows\n";
   }
-  if (!checkpoint) {
+  if (!checkpoint && policies) {
     std::cerr << "strata-paper-report: warning: no controller checkpoint (hcrmap/dqn_checkpoint.json) in the " << where
               << "; HCRMap decides with the greedy one-step rule\n";
   }
@@ -177,28 +171,39 @@ int main(int argc, char** argv) {
       value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text, *checkpoint));
     }
     const auto t0 = std::chrono::steady_clock::now();
-    strata::paper_progress report;
+    strata::paper_report_options options;
+    options.dsv2lite_trace = trace;
+    options.domain_counts = counts;
+    options.hcrmap_value = value;
+    options.threads = threads;
+    options.only = only;
     if (progress) {
-      report = [t0](std::string_view family, std::size_t n) {
+      const auto seconds = [t0] {
         const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
-        std::cerr << "strata-paper-report: " << family << ": " << n << " rows (" << fmt(dt.count()) << " s)\n";
+        return fmt(dt.count());
+      };
+      options.progress = [seconds](std::string_view family, std::size_t n) {
+        std::cerr << "strata-paper-report: " << family << ": " << n << " rows (" << seconds() << " s)\n";
+      };
+      options.experiment_progress = [seconds](std::string_view model, std::string_view mode) {
+        std::cerr << "strata-paper-report: hcrmap policies: experiment " << model << " " << mode << " done ("
+                  << seconds() << " s)\n";
       };
     }
     // JSON: the array is written as the families arrive, in the layout of json::dump(2) of the
     // whole array; a failure leaves it unterminated (and the exit status 1), never a short array
     // that parses.
-    strata::paper_row_sink sink;
     std::size_t printed = 0;
     if (as_json) {
       std::cout << "[";
-      sink = [&printed](std::span<const strata::paper_row> part) {
+      options.sink = [&printed](std::span<const strata::paper_row> part) {
         for (const auto& r : part) {
-          std::cout << (printed++ == 0 ? "\n" : ",\n") << indented(strata::dump_json(row_json(r), 2), "  ");
+          std::cout << (printed++ == 0 ? "\n" : ",\n") << indented(strata::dump_json(strata::report_row_json(r), 2), "  ");
         }
         std::cout.flush();
       };
     }
-    rows = strata::paper_rows(trace, counts, value, report, sink, threads);
+    rows = strata::paper_rows(options);
     if (as_json) std::cout << (printed == 0 ? "]\n" : "\n]\n");
   } catch (const std::bad_alloc&) {
     std::cout.flush();
@@ -212,43 +217,7 @@ int main(int argc, char** argv) {
 
   // Exit 1 for a judged row out of tolerance, unless the row names why the model is known to miss
   // it (`known_disagreement`): those are printed as failures with their reason.
-  bool all_ok = true;
-  for (const auto& r : rows) all_ok = all_ok && (r.ok().value_or(true) || !r.known_disagreement.empty());
-
-  if (as_json) return all_ok ? 0 : 1;
-
-  std::cout << "| id | kind | value | unit | paper | tolerance | source | ok |\n"
-               "| --- | --- | ---: | --- | ---: | --- | --- | --- |\n";
-  int pass = 0, fail = 0, pred = 0, known = 0;
-  int by_kind[4] = {0, 0, 0, 0};
-  int checks_ok = 0;
-  for (const auto& r : rows) {
-    const auto ok = r.ok();
-    std::string tol = r.check == strata::row_check::relative ? "±" + fmt(100 * r.tolerance) + " %"
-                                                             : rule(r.check);
-    std::string kind = strata::to_string(r.kind);
-    if (r.kind == strata::row_kind::fit) kind += " (" + r.fitted + ")";
-    std::cout << "| " << r.id << " | " << kind << " | " << fmt(r.value) << " | " << r.unit << " | "
-              << (r.paper ? fmt(*r.paper) : "—") << " | " << tol << " | " << r.source << " | "
-              << (ok ? (*ok ? "pass" : (r.known_disagreement.empty() ? "**FAIL**" : "**FAIL** (known, below)"))
-                     : "prediction")
-              << " |\n";
-    (ok ? (*ok ? pass : fail) : pred) += 1;
-    if (ok && !*ok && !r.known_disagreement.empty()) ++known;
-    by_kind[static_cast<int>(r.kind)] += 1;
-    if (r.kind == strata::row_kind::check && ok && *ok) ++checks_ok;
-  }
-  std::cout << "\n" << rows.size() << " rows: " << by_kind[2] << " checks (" << checks_ok
-            << " within tolerance), " << by_kind[1] << " fits, " << by_kind[0] << " inputs, "
-            << by_kind[3] << " predictions; " << pass << " of " << (pass + fail)
-            << " judged rows within tolerance"
-            << (fail ? " — " + std::to_string(fail) + " FAIL" + (known ? " (" + std::to_string(known) + " known)" : "") : "")
-            << ".\n";
-  if (known > 0) {
-    std::cout << "\nKnown disagreements (the model misses these rows; the mechanism):\n";
-    for (const auto& r : rows) {
-      if (!r.known_disagreement.empty() && r.ok() && !*r.ok()) std::cout << "- " << r.id << ": " << r.known_disagreement << "\n";
-    }
-  }
+  const bool all_ok = strata::report_passes(rows);
+  if (!as_json) strata::write_report_markdown(std::cout, rows);
   return all_ok ? 0 : 1;
 }

@@ -15,7 +15,7 @@ for n in 1 2; do
   [[ $rc -eq 0 ]] || { echo "--threads $n: exit status $rc" >&2; cat "$tmp/err.$n" >&2; exit 1; }
   # Progress lines end with the time so far, "(<seconds> s)".
   grep -v -E '^strata-paper-report: .* \([0-9.e+-]+ s\)$' "$tmp/err.$n" >"$tmp/notes.$n" || true
-  grep -E '^strata-paper-report: hcrmap policies: .* (prefill|decode): 0 rows' "$tmp/err.$n" |
+  grep -E '^strata-paper-report: hcrmap policies: experiment .* (prefill|decode) done \(' "$tmp/err.$n" |
     sed -E 's/ \([0-9.e+-]+ s\)$//' | LC_ALL=C sort >"$tmp/experiments.$n"
 done
 cmp "$tmp/out.1" "$tmp/out.2" || { echo "the report differs between --threads 1 and --threads 2" >&2;

@@ -421,7 +421,8 @@ int run_eval(const options& o) {
       o.trace.empty() ? strata::expert_histogram{}
                       : trace_histogram(o.trace, model, step_tokens, o, batch ? &*batch : nullptr);
   // Totals (and, for JSON, the tree: a node per run of identical layers) from the distinct layers.
-  const auto r = strata::evaluate(model, shape, machine, par, hist, /*with_breakdown=*/o.json || ep);
+  const auto r = strata::evaluate(model, shape, machine, par, hist,
+                                 o.json || ep ? strata::step_breakdown::tree : strata::step_breakdown::none);
   const auto routings = strata::ep_routings(model, shape, par, hist);
   // The busiest device's routing over the MoE layers (the largest imbalance) and one MoE layer's
   // all-to-alls (each carries the same bytes under uniform routing).

@@ -112,11 +112,15 @@
 #include "strata/hcrmap/replay.hpp"
 
 #include "strata/report/paper.hpp"
+#include "strata/report/paper_io.hpp"
+#include "strata/report/paper_json.hpp"
+#include "strata/report/paper_row.hpp"
 #include "strata/report/paper_rows.hpp"
 #include "strata/report/stratum_rows.hpp"
 #include "strata/report/validation_rows.hpp"
 #include "strata/report/placement.hpp"
 #include "strata/report/hcrmap_rows.hpp"
 #include "strata/report/serving_rows.hpp"
+#include "strata/report/serving_validation_rows.hpp"
 
 #include "strata/json.hpp"

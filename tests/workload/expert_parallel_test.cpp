@@ -253,8 +253,8 @@ TEST_CASE("asking for the breakdown under expert parallelism never changes a num
         p.attention = attention;
         p.redundant_experts = redundant;
         const step_shape s{.mode = mode, .batch = 8, .context = 512};
-        const auto plain = evaluate(m, s, machine, p, {}, false);
-        const auto tree = evaluate(m, s, machine, p, {}, true);
+        const auto plain = evaluate(m, s, machine, p, {}, step_breakdown::none);
+        const auto tree = evaluate(m, s, machine, p, {}, step_breakdown::tree);
         CHECK(plain.breakdown.parts.empty());
         CHECK_FALSE(tree.breakdown.parts.empty());
         CHECK(tree.time.si() == plain.time.si());

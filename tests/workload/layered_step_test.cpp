@@ -197,7 +197,7 @@ TEST_CASE("interleaved MoE layers (every second layer) alternate between two gro
   layered_check_same_totals(evaluate(st, machine), evaluate(step_operators(m, s), s, m.hidden, machine));
   layered_check_groups(m, s);
   // The tree: a node per layer (runs of one), named by its layer, each a copy of its group's node.
-  const auto tree = evaluate(st, machine, true);
+  const auto tree = evaluate(st, machine, step_breakdown::tree);
   REQUIRE(tree.breakdown.parts.size() == 1 + 32 + 1 + 1);
   CHECK(tree.breakdown.parts[1].name == "layer 0");
   CHECK(tree.breakdown.parts[32].name == "layer 31");
@@ -226,7 +226,7 @@ TEST_CASE("exact routing: every MoE layer is its own group, with the totals of t
   layered_check_same_totals(evaluate(m, s, machine, hist), evaluate(step_operators(m, s, hist), s, m.hidden, machine));
   layered_check_groups(m, s, hist);
   // The grouped experts of a layer pay one launch overhead here too: the full list's rule.
-  const auto tree = evaluate(st, machine, true);
+  const auto tree = evaluate(st, machine, step_breakdown::tree);
   CHECK(tree.breakdown.parts[2].name == "layer 1");
   CHECK(tree.breakdown.parts[2].parts[6].name.rfind("expert", 0) == 0);
 }
@@ -236,7 +236,7 @@ TEST_CASE("the tree of the distinct layers: a repeat node per run of identical l
   const step_shape s{.mode = phase::decode, .batch = 64, .context = 4096};
   const auto machine = make_machine(h100_sxm5(), 8);
   const auto fast = evaluate(m, s, machine);
-  const auto r = evaluate(m, s, machine, {}, true);
+  const auto r = evaluate(m, s, machine, {}, step_breakdown::tree);
   CHECK(fast.breakdown.parts.empty());
   CHECK(r.time.si() == fast.time.si());
   CHECK(r.energy.si() == fast.energy.si());
@@ -288,7 +288,7 @@ TEST_CASE("the distinct-layer evaluation on an autodiff machine: the double step
   auto mf = machine_cast<F>(plain);
   const double bw = value_of(plain.tiers[0].bandwidth.si());
   mf.tiers[0].bandwidth = bandwidth<F>::from_si(make_fvar<double, 1>(bw));
-  const auto r = evaluate(st, mf, true);
+  const auto r = evaluate(st, mf, step_breakdown::tree);
   const auto d = evaluate(st, plain);
   CHECK(r.time.si().derivative(0) == d.time.si());
   CHECK(r.energy.si().derivative(0) == d.energy.si());

@@ -115,7 +115,7 @@ TEST_CASE("the experts of one layer from a routing histogram pay one launch over
   const auto r = evaluate(ops, {}, 64, toy());
   CHECK(r.time.in(units::us) == Approx(4 * 1000.0 + 2 * 1.0));
   // The tree's leaves say the same: layer 0's first expert carries the overhead, the others not.
-  const auto tree = evaluate(ops, {}, 64, toy(), true);
+  const auto tree = evaluate(ops, {}, 64, toy(), step_breakdown::tree);
   REQUIRE(tree.breakdown.parts.size() == 3);  // layer 0, layer 1, static power
   CHECK(tree.breakdown.parts[0].parts[0].time.in(units::us) == Approx(1001.0));
   CHECK(tree.breakdown.parts[0].parts[1].time.in(units::us) == Approx(1000.0));
@@ -185,7 +185,7 @@ TEST_CASE("the breakdown tree carries the same totals as the fast path, and seri
   const auto ops = step_operators(mx, s);
   const auto machine = make_machine(h100_sxm5(), 2);
   const auto fast = evaluate(ops, s, mx.hidden, machine);
-  const auto tree = evaluate(ops, s, mx.hidden, machine, true);
+  const auto tree = evaluate(ops, s, mx.hidden, machine, step_breakdown::tree);
   CHECK(fast.breakdown.parts.empty());
   CHECK(tree.time.si() == Approx(fast.time.si()).epsilon(1e-12));
   CHECK(tree.energy.si() == Approx(fast.energy.si()).epsilon(1e-12));
@@ -484,7 +484,7 @@ TEST_CASE("asking for the breakdown tree never changes a number: every preset, G
               CAPTURE(ctx);
               const step_shape s{.mode = ph, .batch = b, .context = ctx};
               const auto fast = evaluate(mdl, s, m);
-              const auto tree = evaluate(mdl, s, m, {}, true);
+              const auto tree = evaluate(mdl, s, m, {}, step_breakdown::tree);
               CHECK(fast.time.si() == tree.time.si());
               CHECK(fast.energy.si() == tree.energy.si());
               CHECK(fast.tokens_per_s == tree.tokens_per_s);

@@ -9,12 +9,7 @@
 /// A row's value always comes from evaluating a model on the stated configuration; the paper's
 /// value is only used to judge it.
 
-#include <array>     // std::array
-#include <charconv>  // std::to_chars
-#include <cmath>     // std::abs, std::isfinite
-#include <optional>  // std::optional
 #include <string>    // std::string
-#include <system_error>  // std::errc
 #include <vector>    // std::vector
 
 #include "strata/chiplet/residency.hpp"
@@ -23,96 +18,12 @@
 #include "strata/device/dram_energy.hpp"
 #include "strata/device/mono3d.hpp"
 #include "strata/device/stratum_chip.hpp"
+#include "strata/report/paper_row.hpp"
 #include "strata/tech/ddr5.hpp"
 #include "strata/workload/presets.hpp"
 
 namespace strata {
 inline namespace v0 {
-
-/// How a row is judged against the paper.
-enum class row_check {
-  relative,  ///< |value − paper| ≤ tolerance · |paper|
-  exact,     ///< value == paper
-  at_least,  ///< value ≥ paper ("min" in the project's list of paper numbers)
-  at_most,   ///< value ≤ paper ("max")
-  predict    ///< no paper value: an honest prediction
-};
-
-/// What a row is worth as evidence: users who check equations against the papers must see
-/// which rows validate a model and which only calibrate it.
-enum class row_kind {
-  input,       ///< echoes a parameter (or arithmetic of parameters only)
-  fit,         ///< a named parameter was solved from this row (or from a row equivalent to it)
-  check,       ///< no parameter was solved from it: the model's value is compared with the paper's
-  prediction   ///< no paper value here: the model's honest prediction
-};
-
-/// Name of a row kind as printed by the report ("input", "fit", "check", "prediction").
-inline const char* to_string(row_kind k) {
-  switch (k) {
-    case row_kind::input: return "input";
-    case row_kind::fit: return "fit";
-    case row_kind::check: return "check";
-    case row_kind::prediction: return "prediction";
-  }
-  return "?";
-}
-
-/// One row of the paper report.
-struct paper_row {
-  std::string id;                ///< stable id (`stratum.device.*`, `hcrmap.metadata.*`, ...)
-  double value = 0.0;            ///< the model's value
-  std::string unit;              ///< unit of `value` (and of `paper`)
-  std::optional<double> paper;   ///< the paper's value (none for predictions)
-  double tolerance = 0.0;        ///< relative tolerance (relative rows)
-  row_check check = row_check::relative;
-  std::string source;            ///< paper, section, figure/table/equation
-  row_kind kind = row_kind::check;  ///< what the row is worth
-  std::string fitted;            ///< fit rows: the parameter solved from this row (`struct.field`)
-  /// A judged row the model is known to miss, and why (the mechanism). Such a row still fails
-  /// (`ok()` is false) and the report prints it as a failure with this reason; the test suite
-  /// requires it to fail, so a model change that fixes it shows.
-  std::string known_disagreement;
-
-  /// Within tolerance? Empty for predictions.
-  [[nodiscard]] std::optional<bool> ok() const {
-    if (check == row_check::predict || !paper) return std::nullopt;
-    if (!std::isfinite(value)) return false;
-    switch (check) {
-      case row_check::relative: return std::abs(value - *paper) <= tolerance * std::abs(*paper);
-      case row_check::exact: return value == *paper;
-      case row_check::at_least: return value >= *paper;
-      case row_check::at_most: return value <= *paper;
-      case row_check::predict: break;
-    }
-    return std::nullopt;
-  }
-};
-
-namespace detail {
-/// A row judged against a relative tolerance.
-inline paper_row rel(std::string id, double v, std::string unit, double paper, double tol,
-                     std::string src, row_kind kind = row_kind::check, std::string fitted = {}) {
-  return {std::move(id), v,     std::move(unit), paper, tol, row_check::relative,
-          std::move(src), kind, std::move(fitted), {}};
-}
-/// A row judged exactly or as a bound.
-inline paper_row with(std::string id, double v, std::string unit, double paper, row_check c,
-                      std::string src, row_kind kind = row_kind::check, std::string fitted = {}) {
-  return {std::move(id), v, std::move(unit), paper, 0.0, c, std::move(src), kind, std::move(fitted), {}};
-}
-/// `v` with `digits` decimals ("1.28"), for a known disagreement's text that quotes the model.
-inline std::string fixed(double v, int digits) {
-  std::array<char, 64> buf{};
-  const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed, digits);
-  return r.ec == std::errc{} ? std::string(buf.data(), r.ptr) : std::string("?");
-}
-/// A prediction: no paper value.
-inline paper_row predict(std::string id, double v, std::string unit, std::string src) {
-  return {std::move(id), v,   std::move(unit), std::nullopt, 0.0, row_check::predict,
-          std::move(src), row_kind::prediction, {}, {}};
-}
-}  // namespace detail
 
 /// Rows `stratum.device.*`: the default Mono3D chip (1024 layers, 8 tiers) and the same
 /// geometry rules at 512 layers, with the memory die's area against the 121 mm² logic die it is

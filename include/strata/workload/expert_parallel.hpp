@@ -399,7 +399,7 @@ inline std::vector<std::pair<int, ep_routing>> ep_routings(const model& mdl, con
 }
 
 /// Evaluates model `mdl` running step `s` on the `m.devices` devices of `m` under parallelism `p`
-/// (file comment): `p.ep` 1 is `evaluate(mdl, s, m, hist, with_breakdown)` exactly. With EP the
+/// (file comment): `p.ep` 1 is `evaluate(mdl, s, m, hist, breakdown)` exactly. With EP the
 /// routed experts of each MoE layer are one `routed_experts` operator of the whole step (FLOPs and
 /// bytes over every device) timed on its slowest device; DP attention adds an `alltoall dispatch`
 /// and an `alltoall combine` node to it (`alltoall_time`, `alltoall_bytes` in the result, their
@@ -407,15 +407,16 @@ inline std::vector<std::pair<int, ep_routing>> ep_routings(const model& mdl, con
 /// non-expert weights on every device, split over the devices with the KV cache.
 template <class T>
 basic_step_result<T> evaluate(const model& mdl, const step_shape& s, const basic_roofline_machine<T>& m,
-                              const parallelism& p, const expert_histogram& hist = {}, bool with_breakdown = false) {
+                              const parallelism& p, const expert_histogram& hist = {},
+                              step_breakdown breakdown = step_breakdown::none) {
   validate(mdl);
   validate(s);
   validate(m);
   validate(p, mdl, m.devices);
-  if (!p.expert_parallel()) return evaluate(mdl, s, m, hist, with_breakdown);
+  if (!p.expert_parallel()) return evaluate(mdl, s, m, hist, breakdown);
   auto st = detail::step_layers_valid(mdl, s, hist);
   const auto ctx = detail::ep_plan(st, mdl, m, p, hist);
-  auto r = detail::evaluate_valid(st, m, with_breakdown, &ctx);
+  auto r = detail::evaluate_valid(st, m, breakdown == step_breakdown::tree, &ctx);
   const double copies = double(mdl.experts + p.ep * p.redundant_experts) / mdl.experts;
   footprint f = detail::resident_footprint_valid(mdl, s, {}, copies);
   if (ctx.dp) {

@@ -706,12 +706,17 @@ basic_step_result<T> evaluate_valid(const layered_step& st, const basic_roofline
 }
 }  // namespace detail
 
-/// Evaluates a step's operators on a machine. With `with_breakdown`, `breakdown` holds the tree
-/// step → (embedding, layer 0 … L−1, head) → operators, each leaf naming its equation; without it
-/// no allocation happens beyond the result.
+/// Whether `evaluate` builds the result's `breakdown` tree: `none` (the totals only, no allocation
+/// beyond the result) or `tree` (the same totals, and the tree they are summed from).
+enum class step_breakdown { none, tree };
+
+/// Evaluates a step's operators on a machine. With `step_breakdown::tree`, `breakdown` holds the
+/// tree step → (embedding, layer 0 … L−1, head) → operators, each leaf naming its equation; without
+/// it no allocation happens beyond the result.
 template <class T>
 basic_step_result<T> evaluate(const std::vector<op>& ops, const step_shape& shape, int hidden,
-                              const basic_roofline_machine<T>& m, bool with_breakdown = false) {
+                              const basic_roofline_machine<T>& m, step_breakdown breakdown = step_breakdown::none) {
+  const bool with_breakdown = breakdown == step_breakdown::tree;
   validate(m);
   validate(shape);
   detail::require(hidden >= 1, "strata.roofline", "hidden", hidden, ">= 1");
@@ -787,14 +792,15 @@ std::vector<basic_operator_result<T>> operator_results(const model& mdl, const s
 /// Evaluates a step given by its distinct layers (`step_layers`): each distinct layer once, its
 /// time, energy and bytes times the layers it stands for. The totals are those of `evaluate` on
 /// `step_operators`' list but for the order of the floating-point sums (a few ulps). With
-/// `with_breakdown`, the tree step → (io, a node per run of identical layers: "layer 7" or a
+/// `step_breakdown::tree`, the tree step → (io, a node per run of identical layers: "layer 7" or a
 /// `repeat` "layers 3-60" of one "layer", io) → operators, built from the distinct layers.
 template <class T>
-basic_step_result<T> evaluate(const layered_step& st, const basic_roofline_machine<T>& m, bool with_breakdown = false) {
+basic_step_result<T> evaluate(const layered_step& st, const basic_roofline_machine<T>& m,
+                              step_breakdown breakdown = step_breakdown::none) {
   validate(m);
   validate(st.shape);
   detail::require(st.hidden >= 1, "strata.roofline", "hidden", st.hidden, ">= 1");
-  return detail::evaluate_valid(st, m, with_breakdown);
+  return detail::evaluate_valid(st, m, breakdown == step_breakdown::tree);
 }
 
 namespace detail {
@@ -829,12 +835,12 @@ capacity_check check_capacity(const basic_roofline_machine<T>& m, const footprin
 /// (`resident_footprint`, `check_capacity`) into `feasible` and `reason`.
 template <class T>
 basic_step_result<T> evaluate(const model& mdl, const step_shape& s, const basic_roofline_machine<T>& m,
-                              const expert_histogram& hist = {}, bool with_breakdown = false) {
+                              const expert_histogram& hist = {}, step_breakdown breakdown = step_breakdown::none) {
   // Checked once here; the parts below take checked values.
   validate(mdl);
   validate(s);
   validate(m);
-  auto r = detail::evaluate_valid(detail::step_layers_valid(mdl, s, hist), m, with_breakdown);
+  auto r = detail::evaluate_valid(detail::step_layers_valid(mdl, s, hist), m, breakdown == step_breakdown::tree);
   const auto c = detail::check_capacity_valid(m, detail::resident_footprint_valid(mdl, s, {}, 1.0));
   r.feasible = c.feasible;
   r.reason = c.reason;

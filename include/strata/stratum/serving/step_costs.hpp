@@ -288,7 +288,7 @@ class gpu_step_costs {
   /// `sum_ops` under expert parallelism: the EP evaluator's step tree, its attention (or, for the
   /// head, everything but the final norm and LM head) left out.
   part sum_ops_ep(const step_shape& sh, bool head) {
-    const auto r = evaluate(m_, sh, machine_, par_, {}, true);
+    const auto r = evaluate(m_, sh, machine_, par_, {}, step_breakdown::tree);
     part p{0.0, 0.0};
     for (const auto& top : r.breakdown.parts) {
       const bool rep = top.rule == cost_rule::repeat && !top.parts.empty();

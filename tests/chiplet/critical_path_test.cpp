@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <cmath>
 #include <cstring>
@@ -641,25 +640,32 @@ TEST_CASE("DeepSeek-V3 decode layers evaluate bit for bit as the former evaluati
   }
 }
 
-TEST_CASE("sort_keys orders (key, index) pairs as a comparison sort does, for spread, crowded and equal times") {
+TEST_CASE("sort_by_time_stable orders (time, index) pairs as a comparison sort does, for spread, crowded, equal and negative times") {
   std::mt19937_64 rng(5);
-  std::vector<std::pair<std::uint64_t, std::size_t>> v, tmp;
-  std::vector<std::size_t> count;
-  for (int trial = 0; trial < 40; ++trial) {
+  std::vector<std::pair<double, std::size_t>> v, tmp;
+  std::vector<std::size_t> count, bucket;
+  const auto earlier = [](const auto& a, const auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
+  for (int trial = 0; trial < 48; ++trial) {
     CAPTURE(trial);
     const std::size_t n = 1 + rng() % 3000;
     v.clear();
     for (std::size_t i = 0; i < n; ++i) {
       double t = 1e-6 * double(rng() % 1000000) / 1e6;  // spread
-      if (trial % 4 == 1) t = 1e-6 + 1e-18 * double(rng() % 64);  // crowded into a few buckets
-      if (trial % 4 == 2) t = (rng() % 8 == 0) ? 1e-3 : 1e-6 * double(rng() % 1000);  // an outlier, equal times
-      if (trial % 4 == 3 && i == 0) t = trial % 8 == 3 ? HUGE_VAL : 1e200;  // one bucket for the rest, or none
-      v.emplace_back(std::bit_cast<std::uint64_t>(t), n - 1 - i);  // indices descending: ties must be reordered
+      if (trial % 6 == 1) t = 1e-6 + 1e-18 * double(rng() % 64);  // crowded into a few buckets
+      if (trial % 6 == 2) t = (rng() % 8 == 0) ? 1e-3 : 1e-6 * double(rng() % 1000);  // an outlier, equal times
+      if (trial % 6 == 3 && i == 0) t = trial % 12 == 3 ? HUGE_VAL : 1e200;  // one bucket for the rest, or none
+      if (trial % 6 == 4) t = 1e-6 * (double(rng() % 200) - 100.0);  // negative times, -0 and +0 equal
+      if (trial % 6 == 5) t = double(i % 2) * 1e-310;  // a range too small to scale
+      if (trial % 6 == 4 && i % 7 == 0) t = i % 14 == 0 ? -0.0 : 0.0;
+      v.emplace_back(t, i);  // listed in index order, as the caller lists them
     }
     auto expected = v;
-    std::sort(expected.begin(), expected.end());
-    detail::sort_keys(v, tmp, count);
-    CHECK(v == expected);
+    std::sort(expected.begin(), expected.end(), earlier);
+    detail::sort_by_time_stable(v, tmp, count, bucket);
+    REQUIRE(v.size() == expected.size());
+    bool same_order = true;
+    for (std::size_t i = 0; i < v.size(); ++i) same_order = same_order && v[i].second == expected[i].second;
+    CHECK(same_order);
   }
 }
 

@@ -50,6 +50,7 @@
 #include <cstdint>     // std::uint64_t, the gather keys
 #include <cstddef>     // std::size_t
 #include <limits>      // std::numeric_limits, padding hops
+#include <optional>    // std::optional, the substrate of the cached routes
 #include <span>        // std::span
 #include <string>      // std::string
 #include <utility>     // std::pair
@@ -76,14 +77,16 @@ inline int replica_core_share(int cores, int active, double w_r, double w_c) {
 }
 
 namespace detail {
-/// A (source, destination) compute-chiplet pair of one layer, valid in the evaluation whose
-/// number is `stamp`: its route's range in the path buffer, the compute chiplets it crosses
-/// (NoC energy), the largest request sent over it (its Eq. 7 route term bounds every smaller
-/// request's) and the tokens each class (dispatch, gather) sends over it.
+/// A (source, destination) compute-chiplet pair. Its route, valid while the workspace's
+/// substrate is the one of generation `routed`: the links' range in the pair path buffer, the
+/// route padded to whole blocks (`padded_hop`) and the compute chiplets it crosses (NoC
+/// energy). Its use in the evaluation whose number is `stamp`: the largest request sent over
+/// it (its Eq. 7 route term bounds every smaller request's) and the tokens each class
+/// (dispatch, gather) sends over it.
 struct pair_route {
-  std::uint64_t stamp = 0;
+  std::uint64_t routed = 0, stamp = 0;
   std::size_t begin = 0, end = 0;
-  std::size_t hop_begin = 0, hop_end = 0;  // the route padded to whole blocks (`padded_hop`)
+  std::size_t hop_begin = 0, hop_end = 0;
   int crossed = 0;
   double max_bytes = 0.0;
   std::array<double, 2> tokens{};
@@ -109,12 +112,18 @@ struct layer_request {
 /// Buffers `evaluate_layer` reuses from one layer to the next: once they have grown to the
 /// largest layer, evaluating another allocates nothing. A workspace serves one evaluation at a
 /// time (one per thread); it carries no state from one layer to the next that changes a result.
+/// It keeps the routes of the chiplet pairs it has met while the substrate's parameters stay
+/// the same (a substrate is a function of its parameters), and drops them when they change.
 struct layer_workspace {
-  std::vector<int> paths;  // links of every request's route; a chiplet pair's route stored once
+  std::vector<int> paths;  // links of the memory and migration requests' routes
   // Per (source, destination) compute-chiplet pair, a route (see `detail::pair_route`).
   std::vector<detail::pair_route> pairs;
   std::vector<int> pairs_used;
   std::uint64_t stamp = 0;
+  std::optional<substrate_params> routed_on;  // the substrate the pair routes belong to
+  std::uint64_t routed = 0;                   // its generation
+  std::vector<int> pair_paths;                // links of the pair routes
+  std::vector<padded_hop> pair_hops;          // the pair routes in whole blocks
   std::array<std::vector<detail::layer_request>, 4> reqs;
   std::vector<int> req_of_replica;
   std::vector<detail::group_state> gs;  // per group
@@ -128,7 +137,6 @@ struct layer_workspace {
   std::vector<int> stripe_span;                   // the span `stripe_service` was taken for (0: none)
   std::vector<std::size_t> key_count;
   std::vector<route_hop> hops;  // paths[i] as the link server reads it
-  std::vector<padded_hop> pair_hops;  // each chiplet pair's route in whole blocks
   link_server net;
 };
 
@@ -268,11 +276,11 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   // Eq. 8's route term over every request of every class (migrations included), Eq. 12's over
   // the memory class: T^route_h of Eq. 7.
   double max_route = 0.0, max_mem_route = 0.0;
-  // Eq. 7 for `bytes` over the links paths[begin, end).
-  const auto route_time = [&](std::size_t begin, std::size_t end, double bytes) {
+  // Eq. 7 for `bytes` over the links path[begin, end).
+  const auto route_time = [&](const std::vector<int>& path, std::size_t begin, std::size_t end, double bytes) {
     duration<> route{};
     for (std::size_t i = begin; i < end; ++i) {
-      const auto u = static_cast<std::size_t>(paths[i]);
+      const auto u = static_cast<std::size_t>(path[i]);
       route += link_time(links[u].lambda, links[u].bandwidth, data_size<>::from_si(bytes));
     }
     return route.si();
@@ -287,36 +295,57 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   };
   // Compute chiplets a route crosses: both ends of a routed path that are compute chiplets, one
   // for an empty path.
-  const auto crossed = [&](std::size_t begin, std::size_t end) {
+  const auto crossed = [&](const std::vector<int>& path, std::size_t begin, std::size_t end) {
     int n = begin == end ? 1 : 0;
-    for (std::size_t i = begin; i < end; ++i) n += links[static_cast<std::size_t>(paths[i])].to < nc ? 1 : 0;
-    if (begin != end && links[static_cast<std::size_t>(paths[begin])].from < nc) ++n;
+    for (std::size_t i = begin; i < end; ++i) n += links[static_cast<std::size_t>(path[i])].to < nc ? 1 : 0;
+    if (begin != end && links[static_cast<std::size_t>(path[begin])].from < nc) ++n;
     return n;
   };
   // A request whose links were appended to `paths` from `begin` (memory and migration classes).
   auto push = [&](request_class k, double bytes, std::size_t begin) {
     const std::size_t end = paths.size();
-    const double route = route_time(begin, end, bytes);
+    const double route = route_time(paths, begin, end, bytes);
     max_route = std::max(max_route, route);
     if (k == request_class::memory) max_mem_route = std::max(max_mem_route, route);
-    return record(k, bytes, begin, end, crossed(begin, end));
+    return record(k, bytes, begin, end, crossed(paths, begin, end));
   };
   // A dispatch or gather between compute chiplets a and b: the pair's route is generated once
-  // per layer, and its Eq. 7 term is taken once, for the pair's largest request, below (the
-  // term grows with the bytes, in floating point too, so the maximum is the same).
+  // per substrate, and its Eq. 7 term is taken once per layer, for the pair's largest request,
+  // below (the term grows with the bytes, in floating point too, so the maximum is the same).
   const auto npair = static_cast<std::size_t>(nc) * static_cast<std::size_t>(nc);
   auto& pairs = ws.pairs;
+  auto& pair_paths = ws.pair_paths;
+  auto& pair_hops = ws.pair_hops;
+  if (!ws.routed_on || !(*ws.routed_on == s.params())) {
+    ws.routed_on = s.params();
+    ++ws.routed;
+    pair_paths.clear();
+    pair_hops.clear();
+  }
   if (pairs.size() != npair) pairs.assign(npair, detail::pair_route{});
   const std::uint64_t stamp = ++ws.stamp;
   ws.pairs_used.clear();
   int max_crossed = 1;
-  // A pair's first use in the layer: its route (kept out of line: ~nc² calls against two per group).
+  // A pair's first use in the layer (kept out of line: ~nc² calls against two per group), and
+  // its route on its first use on this substrate, padded with hops that change nothing.
   const auto first_use = [&](detail::pair_route& pr, std::size_t p, int a, int b, double bytes) {
+    if (pr.routed != ws.routed) {
+      pr.routed = ws.routed;
+      pr.begin = pair_paths.size();
+      s.append_route(a, b, pair_paths);
+      pr.end = pair_paths.size();
+      pr.crossed = crossed(pair_paths, pr.begin, pr.end);
+      pr.hop_begin = pair_hops.size();
+      for (std::size_t i = pr.begin; i < pr.end; ++i) {
+        const auto u = static_cast<std::size_t>(pair_paths[i]);
+        pair_hops.push_back({u, u, links[u].bandwidth.si(), links[u].lambda.si()});
+      }
+      while ((pair_hops.size() - pr.hop_begin) % route_block != 0) {
+        pair_hops.push_back({link_server::idle_link(links), link_server::sink_link(links), std::numeric_limits<double>::infinity(), 0.0});
+      }
+      pr.hop_end = pair_hops.size();
+    }
     pr.stamp = stamp;
-    pr.begin = paths.size();
-    s.append_route(a, b, paths);
-    pr.end = paths.size();
-    pr.crossed = crossed(pr.begin, pr.end);
     max_crossed = std::max(max_crossed, pr.crossed);
     pr.max_bytes = bytes;
     pr.tokens = {0.0, 0.0};
@@ -408,7 +437,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       tok_b == std::floor(tok_b) && routed_tokens * tok_b * 2.0 * static_cast<double>(max_crossed) <= 0x1p52;
   const auto add_load = [&](request_class k, double bytes, const detail::pair_route& pr) {
     for (std::size_t i = pr.begin; i < pr.end; ++i) {
-      out.link_bytes[static_cast<std::size_t>(paths[i]) * 4 + static_cast<std::size_t>(k)] += bytes;
+      out.link_bytes[static_cast<std::size_t>(pair_paths[i]) * 4 + static_cast<std::size_t>(k)] += bytes;
     }
     noc_bytes += bytes * pr.crossed;
   };
@@ -427,7 +456,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   }
   for (const int p : ws.pairs_used) {
     const auto& pr = pairs[static_cast<std::size_t>(p)];
-    max_route = std::max(max_route, route_time(pr.begin, pr.end, pr.max_bytes));
+    max_route = std::max(max_route, route_time(pair_paths, pr.begin, pr.end, pr.max_bytes));
   }
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] <= 0.0) continue;
@@ -511,13 +540,26 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       if (n >= cores) {
         auto& core_free = ws.core_free;
         core_free.assign(static_cast<std::size_t>(cores), 0.0);
+        // Each replica on the first least loaded core. While every core taken so far carries
+        // work (> 0), that is the next idle one; else a search.
+        bool busy_so_far = true;
         for (int i = 0; i < n; ++i) {
           const auto r = static_cast<std::size_t>(list[static_cast<std::size_t>(i)]);
-          std::size_t k = 0;  // the first least loaded core (std::min_element, without branches)
-          for (std::size_t i = 1; i < core_free.size(); ++i) k = core_free[i] < core_free[k] ? i : k;
+          std::size_t k = static_cast<std::size_t>(i);
+          if (i >= cores || !busy_so_far) {
+            k = 0;
+            double least = core_free[0];
+            for (std::size_t j = 1; j < core_free.size(); ++j) {
+              if (core_free[j] < least) {
+                least = core_free[j];
+                k = j;
+              }
+            }
+          }
           out.replica_cores[r] = 1;
           replica_start[r] = core_free[k];
           core_free[k] += out.replica_tokens[r] * ops_tok / pi;
+          busy_so_far = busy_so_far && core_free[k] > 0.0;
         }
       } else {
         double total = 0.0;
@@ -560,18 +602,6 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   for (std::size_t i = 0; i < paths.size(); ++i) {
     const auto u = static_cast<std::size_t>(paths[i]);
     hops[i] = route_hop{u, links[u].bandwidth.si(), links[u].lambda.si()};
-  }
-  // Each pair's route in whole blocks, padded with hops that change nothing.
-  auto& pair_hops = ws.pair_hops;
-  pair_hops.clear();
-  for (const int p : ws.pairs_used) {
-    auto& pr = pairs[static_cast<std::size_t>(p)];
-    pr.hop_begin = pair_hops.size();
-    for (std::size_t i = pr.begin; i < pr.end; ++i) pair_hops.push_back({hops[i].link, hops[i].link, hops[i].bandwidth, hops[i].lambda});
-    while ((pair_hops.size() - pr.hop_begin) % route_block != 0) {
-      pair_hops.push_back({net.idle_link(), net.sink_link(), std::numeric_limits<double>::infinity(), 0.0});
-    }
-    pr.hop_end = pair_hops.size();
   }
   auto serve = [&](request_class k, std::size_t i) {
     auto& r = reqs[static_cast<std::size_t>(k)][i];

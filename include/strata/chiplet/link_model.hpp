@@ -112,9 +112,10 @@ class link_server {
               -std::numeric_limits<double>::infinity());
   }
 
-  /// The pseudo-link a padding hop waits for (never busy) and the one it occupies (never read).
-  [[nodiscard]] std::size_t idle_link() const { return free_.size() / (per_class_ ? 4 : 1) - 2; }
-  [[nodiscard]] std::size_t sink_link() const { return idle_link() + 1; }
+  /// The pseudo-link a padding hop waits for (never busy) and the one it occupies (never read),
+  /// after the real ones.
+  [[nodiscard]] static std::size_t idle_link(const std::vector<hw_link>& links) { return links.size(); }
+  [[nodiscard]] static std::size_t sink_link(const std::vector<hw_link>& links) { return links.size() + 1; }
 
   /// Serves a request of class `k` released at `release` carrying `bytes` over the links
   /// `path[0, n)`.

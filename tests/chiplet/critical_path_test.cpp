@@ -589,6 +589,33 @@ TEST_CASE("the workspace evaluation equals the former one bit for bit, one works
   }
 }
 
+TEST_CASE("a workspace moved between substrates of one chiplet count evaluates bit for bit as the former evaluation") {
+  // The workspace keeps the chiplet-pair routes of its substrate: a 4 x 4, an 8 x 2 and a 2 x 8
+  // mesh have the same 16 x 16 pairs with other routes, and a faster D2D link the same routes
+  // with other hops; alternating between them must never reuse a route of another substrate.
+  std::vector<substrate_params> ps(4);
+  ps[1].mesh_x = 8;
+  ps[1].mesh_y = 2;
+  ps[2].mesh_x = 2;
+  ps[2].mesh_y = 8;
+  ps[3].d2d.bandwidth = ps[3].d2d.bandwidth * 3.0;
+  std::vector<substrate> subs;
+  for (const auto& p : ps) subs.emplace_back(p);
+  layer_workspace ws;
+  layer_result out;
+  std::mt19937_64 rng(41);
+  for (int trial = 0; trial < 24; ++trial) {
+    CAPTURE(trial);
+    const auto& s = subs[static_cast<std::size_t>(trial) % subs.size()];
+    REQUIRE(s.chiplets() == 16);
+    const auto L = make_random_layer(s, rng);
+    critical_path_params cp;
+    cp.arbitration = trial % 2 == 0 ? link_arbitration::per_class : link_arbitration::shared;
+    evaluate_layer_into(out, ws, s, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs);
+    check_identical(reference::evaluate_layer_reference(s, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs), out);
+  }
+}
+
 TEST_CASE("DeepSeek-V3 decode layers evaluate bit for bit as the former evaluation, loads taken per pair or per request") {
   // The benchmark's window (512 decode tokens, 256 experts, top-8: ~1 800 groups per layer) on
   // a few layers: weights behind the IO chiplets (span of a DRAM home) or one HBM bank each,

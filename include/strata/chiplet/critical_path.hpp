@@ -87,6 +87,7 @@ struct pair_route {
   std::uint64_t routed = 0, stamp = 0;
   std::size_t begin = 0, end = 0;
   std::size_t hop_begin = 0, hop_end = 0;
+  double bandwidth = 0.0;  // of every link of the route, 0 when they differ
   int crossed = 0;
   double max_bytes = 0.0;
   std::array<double, 2> tokens{};
@@ -336,12 +337,14 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       pr.end = pair_paths.size();
       pr.crossed = crossed(pair_paths, pr.begin, pr.end);
       pr.hop_begin = pair_hops.size();
+      pr.bandwidth = pr.begin < pr.end ? links[static_cast<std::size_t>(pair_paths[pr.begin])].bandwidth.si() : 0.0;
       for (std::size_t i = pr.begin; i < pr.end; ++i) {
         const auto u = static_cast<std::size_t>(pair_paths[i]);
-        pair_hops.push_back({u, u, links[u].bandwidth.si(), links[u].lambda.si()});
+        pair_hops.push_back({u, u, links[u].bandwidth.si(), links[u].lambda.si(), 1.0});
+        if (links[u].bandwidth.si() != pr.bandwidth) pr.bandwidth = 0.0;
       }
       while ((pair_hops.size() - pr.hop_begin) % route_block != 0) {
-        pair_hops.push_back({link_server::idle_link(links), link_server::sink_link(links), std::numeric_limits<double>::infinity(), 0.0});
+        pair_hops.push_back({link_server::idle_link(links), link_server::sink_link(links), std::numeric_limits<double>::infinity(), 0.0, 0.0});
       }
       pr.hop_end = pair_hops.size();
     }
@@ -610,7 +613,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   // The dispatch or gather of group g, released at `release`, over the route of pair p.
   const auto serve_group = [&](request_class k, const detail::group_state& st, double release, int p) {
     const auto& pr = pairs[static_cast<std::size_t>(p)];
-    return net.serve_blocks(k, release, st.bytes, pair_hops.data() + pr.hop_begin, pr.hop_end - pr.hop_begin);
+    return net.serve_blocks(k, release, st.bytes, pair_hops.data() + pr.hop_begin, pr.hop_end - pr.hop_begin, pr.bandwidth);
   };
   // Release order: (time, index), earliest first.
   using event = std::pair<double, std::size_t>;

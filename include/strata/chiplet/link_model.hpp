@@ -82,12 +82,14 @@ struct route_hop {
 /// the queue it waits for (`read`) and the one it occupies (`write`) are both its link; a
 /// padding hop after the route's last reads a queue that is never busy and writes one that is
 /// never read (`link_server::idle_link`, `sink_link`), with no latency and an infinite
-/// bandwidth, so it adds +0 to the arrival and changes no queue that matters.
+/// bandwidth, so it adds +0 to the arrival and changes no queue that matters. `real` is 1 for a
+/// hop of the route and 0 for padding (the factor of a transfer time taken once per route).
 struct padded_hop {
   std::size_t read = 0;
   std::size_t write = 0;
   double bandwidth = 0.0;
   double lambda = 0.0;
+  double real = 1.0;
 };
 /// Hops per block of a padded route: most routes of a small mesh fit in one, so serving one
 /// takes a loop whose trip count the branch predictor guesses.
@@ -134,7 +136,10 @@ class link_server {
 
   /// `serve` over a route padded to `n` hops, a multiple of `route_block` (the same times for
   /// every release ≥ +0: a padding hop waits for nothing and adds λ + D/B = +0 to the arrival).
-  link_transit serve_blocks(request_class k, double release, double bytes, const padded_hop* path, std::size_t n) {
+  /// `bandwidth`, when positive, is the bandwidth of every link of the route: D/B is then taken
+  /// once (the same quotient) and scaled by each hop's `real` (exact: by 1 or by 0).
+  link_transit serve_blocks(request_class k, double release, double bytes, const padded_hop* path, std::size_t n,
+                            double bandwidth = 0.0) {
     const std::size_t width = per_class_ ? 4 : 1, offset = per_class_ ? static_cast<std::size_t>(k) : 0;
     const double* f = free_.data() + offset;
     double start = release;
@@ -146,11 +151,22 @@ class link_server {
     }
     double t = start;
     double* w = free_.data() + offset;
-    for (std::size_t i = 0; i < n; i += route_block) {
-      for (std::size_t j = i; j < i + route_block; ++j) {
-        const double xfer = bytes / path[j].bandwidth;
-        w[path[j].write * width] = start + xfer;
-        t += path[j].lambda + xfer;
+    if (bandwidth > 0.0) {
+      const double once = bytes / bandwidth;
+      for (std::size_t i = 0; i < n; i += route_block) {
+        for (std::size_t j = i; j < i + route_block; ++j) {
+          const double xfer = once * path[j].real;
+          w[path[j].write * width] = start + xfer;
+          t += path[j].lambda + xfer;
+        }
+      }
+    } else {
+      for (std::size_t i = 0; i < n; i += route_block) {
+        for (std::size_t j = i; j < i + route_block; ++j) {
+          const double xfer = bytes / path[j].bandwidth;
+          w[path[j].write * width] = start + xfer;
+          t += path[j].lambda + xfer;
+        }
       }
     }
     return {release, start, t};

@@ -396,6 +396,25 @@ TEST_CASE("a bad assignment raises config_error (routing correctness, Eq. 21)") 
   CHECK_THROWS_AS((void)evaluate_layer(big, toy_shape(), ok, far, {0}), config_error);
 }
 
+TEST_CASE("a layer's first error names the group, then the replica, whatever the group order") {
+  // The checks run group by group, then replica by replica: a replica off the mesh used by
+  // group 0 is reported only when no later group is bad.
+  const auto s = two_by_two();
+  const int sram = s.banks_of(tier_kind::sram)[0];
+  const std::vector<replica> r{{0, 0, 7, sram, 1}, {0, 1, 0, sram, 1}};
+  const std::vector<token_group> bad_tokens{{0, 0, 0, 0, 10}, {0, 1, 0, 0, -3}};
+  CHECK_THROWS_WITH_AS((void)evaluate_layer(s, toy_shape(), bad_tokens, r, {0, 1}),
+                       doctest::Contains("groups[1].tokens"), config_error);
+  const std::vector<token_group> bad_source{{0, 0, 0, 0, 10}, {0, 1, 9, 0, 4}};
+  CHECK_THROWS_WITH_AS((void)evaluate_layer(s, toy_shape(), bad_source, r, {0, 1}),
+                       doctest::Contains("groups[1].source"), config_error);
+  const std::vector<token_group> good{{0, 0, 0, 0, 10}, {0, 1, 1, 0, 4}};
+  CHECK_THROWS_WITH_AS((void)evaluate_layer(s, toy_shape(), good, r, {0, 1}),
+                       doctest::Contains("replicas[0].chiplet"), config_error);
+  const std::vector<replica> fine{{0, 0, 0, sram, 1}, {0, 1, 0, sram, 1}};
+  CHECK(evaluate_layer(s, toy_shape(), good, fine, {0, 1}).t_moe.si() > 0.0);
+}
+
 TEST_CASE("constraint_violations reports a broken assignment and core allocation") {
   const auto s = two_by_two();
   const int sram = s.banks_of(tier_kind::sram)[0];

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdint>
 #include <cmath>
 #include <cstring>
@@ -397,6 +396,25 @@ TEST_CASE("a bad assignment raises config_error (routing correctness, Eq. 21)") 
   CHECK_THROWS_AS((void)evaluate_layer(big, toy_shape(), ok, far, {0}), config_error);
 }
 
+TEST_CASE("a layer's first error names the group, then the replica, whatever the group order") {
+  // The checks run group by group, then replica by replica: a replica off the mesh used by
+  // group 0 is reported only when no later group is bad.
+  const auto s = two_by_two();
+  const int sram = s.banks_of(tier_kind::sram)[0];
+  const std::vector<replica> r{{0, 0, 7, sram, 1}, {0, 1, 0, sram, 1}};
+  const std::vector<token_group> bad_tokens{{0, 0, 0, 0, 10}, {0, 1, 0, 0, -3}};
+  CHECK_THROWS_WITH_AS((void)evaluate_layer(s, toy_shape(), bad_tokens, r, {0, 1}),
+                       doctest::Contains("groups[1].tokens"), config_error);
+  const std::vector<token_group> bad_source{{0, 0, 0, 0, 10}, {0, 1, 9, 0, 4}};
+  CHECK_THROWS_WITH_AS((void)evaluate_layer(s, toy_shape(), bad_source, r, {0, 1}),
+                       doctest::Contains("groups[1].source"), config_error);
+  const std::vector<token_group> good{{0, 0, 0, 0, 10}, {0, 1, 1, 0, 4}};
+  CHECK_THROWS_WITH_AS((void)evaluate_layer(s, toy_shape(), good, r, {0, 1}),
+                       doctest::Contains("replicas[0].chiplet"), config_error);
+  const std::vector<replica> fine{{0, 0, 0, sram, 1}, {0, 1, 0, sram, 1}};
+  CHECK(evaluate_layer(s, toy_shape(), good, fine, {0, 1}).t_moe.si() > 0.0);
+}
+
 TEST_CASE("constraint_violations reports a broken assignment and core allocation") {
   const auto s = two_by_two();
   const int sram = s.banks_of(tier_kind::sram)[0];
@@ -590,6 +608,33 @@ TEST_CASE("the workspace evaluation equals the former one bit for bit, one works
   }
 }
 
+TEST_CASE("a workspace moved between substrates of one chiplet count evaluates bit for bit as the former evaluation") {
+  // The workspace keeps the chiplet-pair routes of its substrate: a 4 x 4, an 8 x 2 and a 2 x 8
+  // mesh have the same 16 x 16 pairs with other routes, and a faster D2D link the same routes
+  // with other hops; alternating between them must never reuse a route of another substrate.
+  std::vector<substrate_params> ps(4);
+  ps[1].mesh_x = 8;
+  ps[1].mesh_y = 2;
+  ps[2].mesh_x = 2;
+  ps[2].mesh_y = 8;
+  ps[3].d2d.bandwidth = ps[3].d2d.bandwidth * 3.0;
+  std::vector<substrate> subs;
+  for (const auto& p : ps) subs.emplace_back(p);
+  layer_workspace ws;
+  layer_result out;
+  std::mt19937_64 rng(41);
+  for (int trial = 0; trial < 24; ++trial) {
+    CAPTURE(trial);
+    const auto& s = subs[static_cast<std::size_t>(trial) % subs.size()];
+    REQUIRE(s.chiplets() == 16);
+    const auto L = make_random_layer(s, rng);
+    critical_path_params cp;
+    cp.arbitration = trial % 2 == 0 ? link_arbitration::per_class : link_arbitration::shared;
+    evaluate_layer_into(out, ws, s, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs);
+    check_identical(reference::evaluate_layer_reference(s, toy_shape(), L.groups, L.reps, L.assign, cp, L.migs), out);
+  }
+}
+
 TEST_CASE("DeepSeek-V3 decode layers evaluate bit for bit as the former evaluation, loads taken per pair or per request") {
   // The benchmark's window (512 decode tokens, 256 experts, top-8: ~1 800 groups per layer) on
   // a few layers: weights behind the IO chiplets (span of a DRAM home) or one HBM bank each,
@@ -641,25 +686,32 @@ TEST_CASE("DeepSeek-V3 decode layers evaluate bit for bit as the former evaluati
   }
 }
 
-TEST_CASE("sort_keys orders (key, index) pairs as a comparison sort does, for spread, crowded and equal times") {
+TEST_CASE("sort_by_time_stable orders (time, index) pairs as a comparison sort does, for spread, crowded, equal and negative times") {
   std::mt19937_64 rng(5);
-  std::vector<std::pair<std::uint64_t, std::size_t>> v, tmp;
-  std::vector<std::size_t> count;
-  for (int trial = 0; trial < 40; ++trial) {
+  std::vector<std::pair<double, std::size_t>> v, tmp;
+  std::vector<std::size_t> count, bucket;
+  const auto earlier = [](const auto& a, const auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
+  for (int trial = 0; trial < 48; ++trial) {
     CAPTURE(trial);
     const std::size_t n = 1 + rng() % 3000;
     v.clear();
     for (std::size_t i = 0; i < n; ++i) {
       double t = 1e-6 * double(rng() % 1000000) / 1e6;  // spread
-      if (trial % 4 == 1) t = 1e-6 + 1e-18 * double(rng() % 64);  // crowded into a few buckets
-      if (trial % 4 == 2) t = (rng() % 8 == 0) ? 1e-3 : 1e-6 * double(rng() % 1000);  // an outlier, equal times
-      if (trial % 4 == 3 && i == 0) t = trial % 8 == 3 ? HUGE_VAL : 1e200;  // one bucket for the rest, or none
-      v.emplace_back(std::bit_cast<std::uint64_t>(t), n - 1 - i);  // indices descending: ties must be reordered
+      if (trial % 6 == 1) t = 1e-6 + 1e-18 * double(rng() % 64);  // crowded into a few buckets
+      if (trial % 6 == 2) t = (rng() % 8 == 0) ? 1e-3 : 1e-6 * double(rng() % 1000);  // an outlier, equal times
+      if (trial % 6 == 3 && i == 0) t = trial % 12 == 3 ? HUGE_VAL : 1e200;  // one bucket for the rest, or none
+      if (trial % 6 == 4) t = 1e-6 * (double(rng() % 200) - 100.0);  // negative times, -0 and +0 equal
+      if (trial % 6 == 5) t = double(i % 2) * 1e-310;  // a range too small to scale
+      if (trial % 6 == 4 && i % 7 == 0) t = i % 14 == 0 ? -0.0 : 0.0;
+      v.emplace_back(t, i);  // listed in index order, as the caller lists them
     }
     auto expected = v;
-    std::sort(expected.begin(), expected.end());
-    detail::sort_keys(v, tmp, count);
-    CHECK(v == expected);
+    std::sort(expected.begin(), expected.end(), earlier);
+    detail::sort_by_time_stable(v, tmp, count, bucket);
+    REQUIRE(v.size() == expected.size());
+    bool same_order = true;
+    for (std::size_t i = 0; i < v.size(); ++i) same_order = same_order && v[i].second == expected[i].second;
+    CHECK(same_order);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <vector>
 
 #include <boost/math/differentiation/autodiff.hpp>
@@ -111,6 +112,44 @@ TEST_CASE("a route read once as hops is served with the same times as its link i
       CHECK(x.start == y.start);
       CHECK(x.arrive == y.arrive);
       CHECK(x.arrive > x.start);
+    }
+  }
+}
+
+TEST_CASE("a route padded to whole blocks is served with the same times as its link ids, its D/B taken per hop or once") {
+  // Five links, four of one rate: routes of 0 to 5 hops padded to blocks of `route_block`;
+  // three servers side by side (link ids; padded hops, D/B per hop; padded hops, D/B once when
+  // the route's links share a rate) must agree bit for bit and occupy the same queues.
+  std::vector<hw_link> links{{0, 1, link_kind::mesh_d2d, units::GBps(256.0), units::ns(2.0), units::pJ_per_bit(0.3)},
+                             {1, 2, link_kind::mesh_d2d, units::GBps(256.0), units::ns(2.5), units::pJ_per_bit(0.3)},
+                             {2, 3, link_kind::mesh_d2d, units::GBps(256.0), units::ns(1.5), units::pJ_per_bit(0.3)},
+                             {3, 4, link_kind::mesh_d2d, units::GBps(256.0), units::ns(2.0), units::pJ_per_bit(0.3)},
+                             {4, 5, link_kind::io_d2d, units::GBps(37.0), units::ns(3.3), units::pJ_per_bit(0.5)}};
+  const int route[] = {3, 0, 2, 1, 4};
+  for (const auto a : {link_arbitration::per_class, link_arbitration::shared}) {
+    link_server by_id(links, a), per_hop(links, a), once(links, a);
+    for (int i = 0; i < 60; ++i) {
+      CAPTURE(i);
+      const auto k = static_cast<request_class>(i % 4);
+      const double release = 1e-8 * (i % 9), bytes = 1e4 * (1 + i % 11) + 0.3 * (i % 2);
+      const std::size_t n = static_cast<std::size_t>(i) % 6, from = n == 5 ? 0 : static_cast<std::size_t>(i / 6) % (5 - n);
+      std::vector<padded_hop> hops;
+      double shared_rate = n > 0 ? links[static_cast<std::size_t>(route[from])].bandwidth.si() : 0.0;
+      for (std::size_t j = from; j < from + n; ++j) {
+        const auto u = static_cast<std::size_t>(route[j]);
+        hops.push_back({u, u, links[u].bandwidth.si(), links[u].lambda.si(), 1.0});
+        if (links[u].bandwidth.si() != shared_rate) shared_rate = 0.0;
+      }
+      while (hops.size() % route_block != 0 || hops.empty()) {
+        hops.push_back({link_server::idle_link(links), link_server::sink_link(links), HUGE_VAL, 0.0, 0.0});
+      }
+      const auto x = by_id.serve(k, release, bytes, route + from, n);
+      const auto y = per_hop.serve_blocks(k, release, bytes, hops.data(), hops.size());
+      const auto z = once.serve_blocks(k, release, bytes, hops.data(), hops.size(), shared_rate);
+      CHECK(x.start == y.start);
+      CHECK(x.arrive == y.arrive);
+      CHECK(x.start == z.start);
+      CHECK(x.arrive == z.arrive);
     }
   }
 }

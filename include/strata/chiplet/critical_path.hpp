@@ -47,9 +47,10 @@
 #include <algorithm>   // std::sort, std::max, std::min, std::push_heap, std::pop_heap
 #include <cmath>       // std::floor
 #include <array>       // std::array
-#include <bit>         // std::bit_cast, the gather keys
 #include <cstdint>     // std::uint64_t, the gather keys
 #include <cstddef>     // std::size_t
+#include <limits>      // std::numeric_limits, padding hops
+#include <optional>    // std::optional, the substrate of the cached routes
 #include <span>        // std::span
 #include <string>      // std::string
 #include <utility>     // std::pair
@@ -76,13 +77,17 @@ inline int replica_core_share(int cores, int active, double w_r, double w_c) {
 }
 
 namespace detail {
-/// A (source, destination) compute-chiplet pair of one layer, valid in the evaluation whose
-/// number is `stamp`: its route's range in the path buffer, the compute chiplets it crosses
-/// (NoC energy), the largest request sent over it (its Eq. 7 route term bounds every smaller
-/// request's) and the tokens each class (dispatch, gather) sends over it.
+/// A (source, destination) compute-chiplet pair. Its route, valid while the workspace's
+/// substrate is the one of generation `routed`: the links' range in the pair path buffer, the
+/// route padded to whole blocks (`padded_hop`) and the compute chiplets it crosses (NoC
+/// energy). Its use in the evaluation whose number is `stamp`: the largest request sent over
+/// it (its Eq. 7 route term bounds every smaller request's) and the tokens each class
+/// (dispatch, gather) sends over it.
 struct pair_route {
-  std::uint64_t stamp = 0;
+  std::uint64_t routed = 0, stamp = 0;
   std::size_t begin = 0, end = 0;
+  std::size_t hop_begin = 0, hop_end = 0;
+  double bandwidth = 0.0;  // of every link of the route, 0 when they differ
   int crossed = 0;
   double max_bytes = 0.0;
   std::array<double, 2> tokens{};
@@ -108,12 +113,18 @@ struct layer_request {
 /// Buffers `evaluate_layer` reuses from one layer to the next: once they have grown to the
 /// largest layer, evaluating another allocates nothing. A workspace serves one evaluation at a
 /// time (one per thread); it carries no state from one layer to the next that changes a result.
+/// It keeps the routes of the chiplet pairs it has met while the substrate's parameters stay
+/// the same (a substrate is a function of its parameters), and drops them when they change.
 struct layer_workspace {
-  std::vector<int> paths;  // links of every request's route; a chiplet pair's route stored once
+  std::vector<int> paths;  // links of the memory and migration requests' routes
   // Per (source, destination) compute-chiplet pair, a route (see `detail::pair_route`).
   std::vector<detail::pair_route> pairs;
   std::vector<int> pairs_used;
   std::uint64_t stamp = 0;
+  std::optional<substrate_params> routed_on;  // the substrate the pair routes belong to
+  std::uint64_t routed = 0;                   // its generation
+  std::vector<int> pair_paths;                // links of the pair routes
+  std::vector<padded_hop> pair_hops;          // the pair routes in whole blocks
   std::array<std::vector<detail::layer_request>, 4> reqs;
   std::vector<int> req_of_replica;
   std::vector<detail::group_state> gs;  // per group
@@ -121,58 +132,62 @@ struct layer_workspace {
       chiplet_service;
   std::vector<std::vector<int>> on;
   std::vector<std::pair<double, int>> rem;
-  std::vector<std::size_t> first_of, order, fill;
-  std::vector<std::pair<double, std::size_t>> streams, gathers;
-  std::vector<std::pair<std::uint64_t, std::size_t>> keys, keys_tmp;
+  std::vector<std::size_t> first_of, order, fill, bucket;
+  std::vector<std::pair<double, std::size_t>> streams, gathers, timed, timed_tmp;
+  std::vector<double> comp_rate, stripe_service;  // Eq. 13's Π_core·k_r; a bank's service of a stripe
+  std::vector<int> stripe_span;                   // the span `stripe_service` was taken for (0: none)
   std::vector<std::size_t> key_count;
   std::vector<route_hop> hops;  // paths[i] as the link server reads it
   link_server net;
 };
 
 namespace detail {
-/// Sorts `v` of (key, index) pairs by key then index, where each key is the bits of a
-/// non-negative double (such keys order as their doubles do). A bucket sort: one counting pass
-/// distributes the pairs into as many buckets as there are pairs, linearly in the doubles'
-/// values between the least and the greatest (rounding is monotone, so each bucket holds a
-/// range of keys and the buckets are in key order), then each bucket is sorted on the whole
-/// pair by insertion, or by `std::sort` when times crowd together, so the time is O(n) for
-/// spread times and O(n log n) at worst. `tmp` and `count` are scratch.
-inline void sort_keys(std::vector<std::pair<std::uint64_t, std::size_t>>& v,
-                      std::vector<std::pair<std::uint64_t, std::size_t>>& tmp, std::vector<std::size_t>& count) {
+/// Puts `v`, (time, index) pairs listed in increasing index order, in (time, index) order. A
+/// bucket sort: as many buckets as pairs, linear in the time between the least and the
+/// greatest (t − lo and the scaling are monotone, so the buckets are in time order), filled in
+/// list order, then one insertion sort over the whole that moves a pair only past strictly
+/// later times. Both passes are stable, so equal times keep their index order and only the
+/// times are compared; the time is O(n) for spread times. Past a budget of moves (times crowded
+/// into a few buckets), or without linear buckets (an infinite time, a range too small to
+/// scale), `std::sort` on (time, index) finishes: the same order. `tmp`, `count` and `bucket`
+/// are scratch.
+inline void sort_by_time_stable(std::vector<std::pair<double, std::size_t>>& v,
+                                std::vector<std::pair<double, std::size_t>>& tmp, std::vector<std::size_t>& count,
+                                std::vector<std::size_t>& bucket) {
   const std::size_t n = v.size();
   if (n < 2) return;
-  std::uint64_t lo = v.front().first, hi = lo;
+  const auto earlier = [](const auto& a, const auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
+  double lo = v.front().first, hi = lo;
   for (const auto& e : v) {
     lo = std::min(lo, e.first);
     hi = std::max(hi, e.first);
   }
-  const double x_lo = std::bit_cast<double>(lo), range = std::bit_cast<double>(hi) - x_lo;
-  if (!(range < 1e300)) {  // an infinite time: no linear buckets
-    std::sort(v.begin(), v.end());
+  const double range = hi - lo;
+  const double scale = range > 0.0 ? static_cast<double>(n - 1) / range : 0.0;
+  if (!(range < 1e300) || !(scale < 1e300)) {  // no linear buckets
+    std::sort(v.begin(), v.end(), earlier);
     return;
   }
-  const double scale = range > 0.0 ? static_cast<double>(n - 1) / range : 0.0;
-  const auto bucket = [&](std::uint64_t key) {
-    return std::min(n - 1, static_cast<std::size_t>((std::bit_cast<double>(key) - x_lo) * scale));
-  };
   count.assign(n + 1, 0);
-  for (const auto& e : v) ++count[bucket(e.first) + 1];
+  bucket.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t b = std::min(n - 1, static_cast<std::size_t>((v[i].first - lo) * scale));
+    bucket[i] = b;
+    ++count[b + 1];
+  }
   for (std::size_t d = 1; d <= n; ++d) count[d] += count[d - 1];
   tmp.resize(n);
-  for (const auto& e : v) tmp[count[bucket(e.first)]++] = e;
+  for (std::size_t i = 0; i < n; ++i) tmp[count[bucket[i]]++] = v[i];
   v.swap(tmp);
-  // Within the buckets, one insertion sort over the whole: a pair moves only past the pairs
-  // of its own bucket. Keys crowded into a bucket could make that quadratic: past a budget of
-  // moves, `std::sort` finishes (the order is the same: the indices make every pair distinct).
   std::size_t budget = 8 * n;
   for (std::size_t i = 1; i < n; ++i) {
-    if (!(v[i] < v[i - 1])) continue;
+    if (!(v[i].first < v[i - 1].first)) continue;
     const auto e = v[i];
     std::size_t j = i;
-    for (; j > 0 && e < v[j - 1]; --j) v[j] = v[j - 1];
+    for (; j > 0 && e.first < v[j - 1].first; --j) v[j] = v[j - 1];
     v[j] = e;
     if (i - j > budget) {
-      std::sort(v.begin(), v.end());
+      std::sort(v.begin(), v.end(), earlier);
       return;
     }
     budget -= i - j;
@@ -240,38 +255,12 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   out.bank_bytes.assign(nb * 2, 0.0);
   out.replica_tokens.assign(nr, 0.0);
   out.replica_cores.assign(nr, 0);
-  out.completion.assign(ng, duration<>{});
-  out.group_stages.assign(ng, stage_times{});
-  out.dispatch_wait.assign(ng, duration<>{});
-  out.gather_wait.assign(ng, duration<>{});
+  // Per group: every element is written below (zero for a group without tokens).
+  out.completion.resize(ng);
+  out.group_stages.resize(ng);
+  out.dispatch_wait.resize(ng);
+  out.gather_wait.resize(ng);
   out.memory_ready.assign(nr, duration<>{});
-
-  // Routing correctness (Eq. 21), N_r, and the tokens each chiplet routes and combines.
-  auto& src_tokens = ws.src_tokens;
-  auto& agg_tokens = ws.agg_tokens;
-  src_tokens.assign(static_cast<std::size_t>(nc), 0.0);
-  agg_tokens.assign(static_cast<std::size_t>(nc), 0.0);
-  for (std::size_t g = 0; g < ng; ++g) {
-    const auto& grp = groups[g];
-    const int r = assignment[g];
-    // Messages are built only on failure: this loop runs for every group of every layer.
-    if (r < 0 || static_cast<std::size_t>(r) >= nr) {
-      detail::require(false, id, "assignment[" + std::to_string(g) + "]", r, "a replica index");
-    }
-    if (replicas[static_cast<std::size_t>(r)].expert != grp.expert || replicas[static_cast<std::size_t>(r)].layer != grp.layer) {
-      detail::require(false, id, "assignment[" + std::to_string(g) + "]", r, "a replica of the group's expert and layer");
-    }
-    if (grp.tokens < 0) detail::require(false, id, "groups[" + std::to_string(g) + "].tokens", grp.tokens, ">= 0");
-    if (grp.source < 0 || grp.source >= nc || grp.aggregate < 0 || grp.aggregate >= nc) {
-      detail::require(false, id, "groups[" + std::to_string(g) + "].source", grp.source, "a compute chiplet id");
-    }
-    out.replica_tokens[static_cast<std::size_t>(r)] += grp.tokens;
-    src_tokens[static_cast<std::size_t>(grp.source)] += grp.tokens;
-    agg_tokens[static_cast<std::size_t>(grp.aggregate)] += grp.tokens;
-  }
-  for (std::size_t r = 0; r < nr; ++r) {
-    if (out.replica_tokens[r] > 0.0) validate(replicas[r], s, r);
-  }
 
   // Requests of every class (§4.4) with their routes in one buffer; Eq. 5: loads per class.
   const double tok_b = shape.token_bytes.si();
@@ -282,17 +271,17 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   for (auto& q : reqs) q.clear();
   auto& gs = ws.gs;
   auto& req_of_replica = ws.req_of_replica;
-  gs.assign(ng, detail::group_state{});
+  gs.resize(ng);
   req_of_replica.assign(nr, -1);
   double noc_bytes = 0.0;  // bytes × compute chiplets crossed, for the on-chiplet network energy
   // Eq. 8's route term over every request of every class (migrations included), Eq. 12's over
   // the memory class: T^route_h of Eq. 7.
   double max_route = 0.0, max_mem_route = 0.0;
-  // Eq. 7 for `bytes` over the links paths[begin, end).
-  const auto route_time = [&](std::size_t begin, std::size_t end, double bytes) {
+  // Eq. 7 for `bytes` over the links path[begin, end).
+  const auto route_time = [&](const std::vector<int>& path, std::size_t begin, std::size_t end, double bytes) {
     duration<> route{};
     for (std::size_t i = begin; i < end; ++i) {
-      const auto u = static_cast<std::size_t>(paths[i]);
+      const auto u = static_cast<std::size_t>(path[i]);
       route += link_time(links[u].lambda, links[u].bandwidth, data_size<>::from_si(bytes));
     }
     return route.si();
@@ -307,63 +296,140 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   };
   // Compute chiplets a route crosses: both ends of a routed path that are compute chiplets, one
   // for an empty path.
-  const auto crossed = [&](std::size_t begin, std::size_t end) {
+  const auto crossed = [&](const std::vector<int>& path, std::size_t begin, std::size_t end) {
     int n = begin == end ? 1 : 0;
-    for (std::size_t i = begin; i < end; ++i) n += links[static_cast<std::size_t>(paths[i])].to < nc ? 1 : 0;
-    if (begin != end && links[static_cast<std::size_t>(paths[begin])].from < nc) ++n;
+    for (std::size_t i = begin; i < end; ++i) n += links[static_cast<std::size_t>(path[i])].to < nc ? 1 : 0;
+    if (begin != end && links[static_cast<std::size_t>(path[begin])].from < nc) ++n;
     return n;
   };
   // A request whose links were appended to `paths` from `begin` (memory and migration classes).
   auto push = [&](request_class k, double bytes, std::size_t begin) {
     const std::size_t end = paths.size();
-    const double route = route_time(begin, end, bytes);
+    const double route = route_time(paths, begin, end, bytes);
     max_route = std::max(max_route, route);
     if (k == request_class::memory) max_mem_route = std::max(max_mem_route, route);
-    return record(k, bytes, begin, end, crossed(begin, end));
+    return record(k, bytes, begin, end, crossed(paths, begin, end));
   };
   // A dispatch or gather between compute chiplets a and b: the pair's route is generated once
-  // per layer, and its Eq. 7 term is taken once, for the pair's largest request, below (the
-  // term grows with the bytes, in floating point too, so the maximum is the same).
+  // per substrate, and its Eq. 7 term is taken once per layer, for the pair's largest request,
+  // below (the term grows with the bytes, in floating point too, so the maximum is the same).
   const auto npair = static_cast<std::size_t>(nc) * static_cast<std::size_t>(nc);
   auto& pairs = ws.pairs;
+  auto& pair_paths = ws.pair_paths;
+  auto& pair_hops = ws.pair_hops;
+  if (!ws.routed_on || !(*ws.routed_on == s.params())) {
+    ws.routed_on = s.params();
+    ++ws.routed;
+    pair_paths.clear();
+    pair_hops.clear();
+  }
   if (pairs.size() != npair) pairs.assign(npair, detail::pair_route{});
   const std::uint64_t stamp = ++ws.stamp;
   ws.pairs_used.clear();
   int max_crossed = 1;
+  // A pair's first use in the layer (kept out of line: ~nc² calls against two per group), and
+  // its route on its first use on this substrate, padded with hops that change nothing.
+  const auto first_use = [&](detail::pair_route& pr, std::size_t p, int a, int b, double bytes) {
+    if (pr.routed != ws.routed) {
+      pr.routed = ws.routed;
+      pr.begin = pair_paths.size();
+      s.append_route(a, b, pair_paths);
+      pr.end = pair_paths.size();
+      pr.crossed = crossed(pair_paths, pr.begin, pr.end);
+      pr.hop_begin = pair_hops.size();
+      pr.bandwidth = pr.begin < pr.end ? links[static_cast<std::size_t>(pair_paths[pr.begin])].bandwidth.si() : 0.0;
+      for (std::size_t i = pr.begin; i < pr.end; ++i) {
+        const auto u = static_cast<std::size_t>(pair_paths[i]);
+        pair_hops.push_back({u, u, links[u].bandwidth.si(), links[u].lambda.si(), 1.0});
+        if (links[u].bandwidth.si() != pr.bandwidth) pr.bandwidth = 0.0;
+      }
+      while ((pair_hops.size() - pr.hop_begin) % route_block != 0) {
+        pair_hops.push_back({link_server::idle_link(links), link_server::sink_link(links), std::numeric_limits<double>::infinity(), 0.0, 0.0});
+      }
+      pr.hop_end = pair_hops.size();
+    }
+    pr.stamp = stamp;
+    max_crossed = std::max(max_crossed, pr.crossed);
+    pr.max_bytes = bytes;
+    pr.tokens = {0.0, 0.0};
+    ws.pairs_used.push_back(static_cast<int>(p));
+  };
   const auto use_pair = [&](int a, int b, double bytes) {
     const std::size_t p = static_cast<std::size_t>(a) * static_cast<std::size_t>(nc) + static_cast<std::size_t>(b);
     auto& pr = pairs[p];
-    if (pr.stamp != stamp) {
-      pr.stamp = stamp;
-      pr.begin = paths.size();
-      s.append_route(a, b, paths);
-      pr.end = paths.size();
-      pr.crossed = crossed(pr.begin, pr.end);
-      max_crossed = std::max(max_crossed, pr.crossed);
-      pr.max_bytes = bytes;
-      pr.tokens = {0.0, 0.0};
-      ws.pairs_used.push_back(static_cast<int>(p));
+    if (pr.stamp != stamp) [[unlikely]] {
+      first_use(pr, p, a, b, bytes);
     } else {
       pr.max_bytes = std::max(pr.max_bytes, bytes);
     }
     return static_cast<int>(p);
+  };
+  // Routing correctness (Eq. 21), N_r, and the tokens each chiplet routes and combines; each
+  // group's routes. The checks of a group come first, in group order, then those of the
+  // active replicas (`validate`), in replica order: a replica's chiplet is needed here, so an
+  // active replica off the mesh sends the checks back to that order to report the first error.
+  auto& src_tokens = ws.src_tokens;
+  auto& agg_tokens = ws.agg_tokens;
+  src_tokens.assign(static_cast<std::size_t>(nc), 0.0);
+  agg_tokens.assign(static_cast<std::size_t>(nc), 0.0);
+  // Messages are built only on failure: this loop runs for every group of every layer.
+  const auto check_group = [&](std::size_t g) {
+    const auto& grp = groups[g];
+    const int r = assignment[g];
+    if (r < 0 || static_cast<std::size_t>(r) >= nr) {
+      detail::require(false, id, "assignment[" + std::to_string(g) + "]", r, "a replica index");
+    }
+    if (replicas[static_cast<std::size_t>(r)].expert != grp.expert || replicas[static_cast<std::size_t>(r)].layer != grp.layer) {
+      detail::require(false, id, "assignment[" + std::to_string(g) + "]", r, "a replica of the group's expert and layer");
+    }
+    if (grp.tokens < 0) detail::require(false, id, "groups[" + std::to_string(g) + "].tokens", grp.tokens, ">= 0");
+    if (grp.source < 0 || grp.source >= nc || grp.aggregate < 0 || grp.aggregate >= nc) {
+      detail::require(false, id, "groups[" + std::to_string(g) + "].source", grp.source, "a compute chiplet id");
+    }
+  };
+  const auto check_all = [&] {  // throws the first error in the order above
+    std::vector<double> tokens(nr, 0.0);
+    for (std::size_t g = 0; g < ng; ++g) {
+      check_group(g);
+      tokens[static_cast<std::size_t>(assignment[g])] += groups[g].tokens;
+    }
+    for (std::size_t r = 0; r < nr; ++r) {
+      if (tokens[r] > 0.0) validate(replicas[r], s, r);
+    }
   };
   double routed_tokens = 0.0;  // Σ N_g over the groups with tokens (a sum of integers: exact)
   auto& first_of = ws.first_of;  // first_of[r + 1]: groups with tokens on replica r (below: bucket starts)
   first_of.assign(nr + 1, 0);
   for (std::size_t g = 0; g < ng; ++g) {
     const auto& grp = groups[g];
-    if (grp.tokens == 0) continue;
-    ++first_of[static_cast<std::size_t>(assignment[g]) + 1];
-    const int c = replicas[static_cast<std::size_t>(assignment[g])].chiplet;
-    const double bytes = grp.tokens * tok_b;
+    const int r = assignment[g];
+    if (r < 0 || static_cast<std::size_t>(r) >= nr) check_group(g);
+    const auto& rp = replicas[static_cast<std::size_t>(r)];
+    if (rp.expert != grp.expert || rp.layer != grp.layer || grp.tokens < 0 || grp.source < 0 || grp.source >= nc ||
+        grp.aggregate < 0 || grp.aggregate >= nc) {
+      check_group(g);
+    }
+    out.replica_tokens[static_cast<std::size_t>(r)] += grp.tokens;
+    src_tokens[static_cast<std::size_t>(grp.source)] += grp.tokens;
+    agg_tokens[static_cast<std::size_t>(grp.aggregate)] += grp.tokens;
     auto& st = gs[g];
+    if (grp.tokens == 0) {
+      st.dispatch = st.gather = -1;
+      continue;
+    }
+    const int c = rp.chiplet;
+    if (c < 0 || c >= nc) check_all();
+    ++first_of[static_cast<std::size_t>(r) + 1];
+    const double bytes = grp.tokens * tok_b;
     st.bytes = bytes;
     st.dispatch = use_pair(grp.source, c, bytes);
     st.gather = use_pair(c, grp.aggregate, bytes);
     pairs[static_cast<std::size_t>(st.dispatch)].tokens[0] += grp.tokens;
     pairs[static_cast<std::size_t>(st.gather)].tokens[1] += grp.tokens;
     routed_tokens += grp.tokens;
+  }
+  for (std::size_t r = 0; r < nr; ++r) {
+    if (out.replica_tokens[r] > 0.0) validate(replicas[r], s, r);
   }
   // Eq. 5 for the dispatches and gathers. Taken per pair, Σ_pairs (Σ_g N_g)·D_act on each link
   // of the pair's route, when every term is an integer number of bytes and every partial sum
@@ -374,7 +440,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       tok_b == std::floor(tok_b) && routed_tokens * tok_b * 2.0 * static_cast<double>(max_crossed) <= 0x1p52;
   const auto add_load = [&](request_class k, double bytes, const detail::pair_route& pr) {
     for (std::size_t i = pr.begin; i < pr.end; ++i) {
-      out.link_bytes[static_cast<std::size_t>(paths[i]) * 4 + static_cast<std::size_t>(k)] += bytes;
+      out.link_bytes[static_cast<std::size_t>(pair_paths[i]) * 4 + static_cast<std::size_t>(k)] += bytes;
     }
     noc_bytes += bytes * pr.crossed;
   };
@@ -393,7 +459,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   }
   for (const int p : ws.pairs_used) {
     const auto& pr = pairs[static_cast<std::size_t>(p)];
-    max_route = std::max(max_route, route_time(pr.begin, pr.end, pr.max_bytes));
+    max_route = std::max(max_route, route_time(pair_paths, pr.begin, pr.end, pr.max_bytes));
   }
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] <= 0.0) continue;
@@ -457,20 +523,46 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     }
     for (auto& list : on) {
       if (list.empty()) continue;
-      std::sort(list.begin(), list.end(), [&](int a, int b) {
-        return out.replica_tokens[static_cast<std::size_t>(a)] > out.replica_tokens[static_cast<std::size_t>(b)] ||
-               (out.replica_tokens[static_cast<std::size_t>(a)] == out.replica_tokens[static_cast<std::size_t>(b)] && a < b);
-      });
+      // By decreasing work, ties by replica: a list is filled in replica order, so a stable
+      // insertion on the work alone gives that order for a few replicas.
+      const auto tokens_of = [&](int r) { return out.replica_tokens[static_cast<std::size_t>(r)]; };
+      if (list.size() > 32) {
+        std::sort(list.begin(), list.end(), [&](int a, int b) {
+          return tokens_of(a) > tokens_of(b) || (tokens_of(a) == tokens_of(b) && a < b);
+        });
+      } else {
+        for (std::size_t i = 1; i < list.size(); ++i) {
+          const int e = list[i];
+          const double w = tokens_of(e);
+          std::size_t j = i;
+          for (; j > 0 && w > tokens_of(list[j - 1]); --j) list[j] = list[j - 1];
+          list[j] = e;
+        }
+      }
       const int n = static_cast<int>(list.size());
       if (n >= cores) {
         auto& core_free = ws.core_free;
         core_free.assign(static_cast<std::size_t>(cores), 0.0);
+        // Each replica on the first least loaded core. While every core taken so far carries
+        // work (> 0), that is the next idle one; else a search.
+        bool busy_so_far = true;
         for (int i = 0; i < n; ++i) {
           const auto r = static_cast<std::size_t>(list[static_cast<std::size_t>(i)]);
-          const auto k = static_cast<std::size_t>(std::min_element(core_free.begin(), core_free.end()) - core_free.begin());
+          std::size_t k = static_cast<std::size_t>(i);
+          if (i >= cores || !busy_so_far) {
+            k = 0;
+            double least = core_free[0];
+            for (std::size_t j = 1; j < core_free.size(); ++j) {
+              if (core_free[j] < least) {
+                least = core_free[j];
+                k = j;
+              }
+            }
+          }
           out.replica_cores[r] = 1;
           replica_start[r] = core_free[k];
           core_free[k] += out.replica_tokens[r] * ops_tok / pi;
+          busy_so_far = busy_so_far && core_free[k] > 0.0;
         }
       } else {
         double total = 0.0;
@@ -521,25 +613,11 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   // The dispatch or gather of group g, released at `release`, over the route of pair p.
   const auto serve_group = [&](request_class k, const detail::group_state& st, double release, int p) {
     const auto& pr = pairs[static_cast<std::size_t>(p)];
-    return net.serve(k, release, st.bytes, hops.data() + pr.begin, pr.end - pr.begin);
+    return net.serve_blocks(k, release, st.bytes, pair_hops.data() + pr.hop_begin, pr.hop_end - pr.hop_begin, pr.bandwidth);
   };
-  // Sorts `keys`, (time, index) pairs with the time's bits as key, by time then index: by the
-  // bits when every time is non-negative (they then order as the times do), else on the times.
+  // Release order: (time, index), earliest first.
   using event = std::pair<double, std::size_t>;
   const auto earlier = [](const event& a, const event& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
-  auto& keys = ws.keys;
-  const auto time_key = [](double t) { return std::bit_cast<std::uint64_t>(t + 0.0); };  // -0 as +0
-  const auto sort_by_time = [&] {
-    bool ordered = true;
-    for (const auto& e : keys) ordered = ordered && std::bit_cast<double>(e.first) >= 0.0;
-    if (ordered) {
-      detail::sort_keys(keys, ws.keys_tmp, ws.key_count);
-    } else {
-      std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
-        return earlier(event{std::bit_cast<double>(a.first), a.second}, event{std::bit_cast<double>(b.first), b.second});
-      });
-    }
-  };
   for (std::size_t i = 0; i < reqs[3].size(); ++i) (void)serve(request_class::migration, i);
   // Banks serve their accesses FCFS too: migrations (in flight from the start of the layer, in
   // index order) occupy their source and destination banks ahead of the weight streams.
@@ -553,30 +631,30 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     }
   }
   // Dispatches, released at T_gate, in index order; each group's compute time (Eq. 13).
-  // Groups bucketed by replica as they arrive (counting sort), each bucket then put in arrival
-  // order (ties by index): replica r's groups are order[first_of[r], first_of[r + 1]). A
-  // bucket is sorted on (arrival bits, group), which order as (arrival, group) when every
-  // arrival is non-negative.
+  // Groups bucketed by replica as they arrive (counting sort, so each bucket is in index
+  // order), each bucket then put in arrival order by a stable sort on the arrival alone, which
+  // keeps equal arrivals in index order: replica r's groups are order[first_of[r],
+  // first_of[r + 1]).
   for (std::size_t r = 0; r < nr; ++r) first_of[r + 1] += first_of[r];
   auto& order = ws.order;
   order.resize(first_of[nr]);
-  keys.resize(first_of[nr]);
+  auto& timed = ws.timed;
+  timed.resize(first_of[nr]);
   auto& fill = ws.fill;
   fill.assign(first_of.begin(), first_of.end() - 1);
-  bool arrivals_ordered = true;
+  // Eq. 13's denominator Π_core·k_r per replica, as `replica_compute_time` forms it.
+  auto& comp_rate = ws.comp_rate;
+  comp_rate.resize(nr);
+  for (std::size_t r = 0; r < nr; ++r) comp_rate[r] = pi * (double(std::max(out.replica_cores[r], 1)) * 1.0);
   for (std::size_t g = 0; g < ng; ++g) {
     auto& st = gs[g];
     if (st.dispatch < 0) continue;
     const auto tr = serve_group(request_class::dispatch, st, t_gate, st.dispatch);
     st.arrive = tr.arrive;
-    arrivals_ordered = arrivals_ordered && tr.arrive >= 0.0;
     out.dispatch_wait[g] = duration<>::from_si(tr.wait());
     const auto r = static_cast<std::size_t>(assignment[g]);
-    keys[fill[r]++] = {time_key(tr.arrive), g};
-    const int k = out.replica_cores[r];
-    st.comp = replica_compute_time(op_count<>::from_si(groups[g].tokens * ops_tok), double(std::max(k, 1)),
-                                   op_rate<>::from_si(pi), 1.0)
-                  .si();
+    timed[fill[r]++] = {tr.arrive, g};
+    st.comp = groups[g].tokens * ops_tok / comp_rate[r];
   }
   // Replica service, FCFS by dispatch arrival. Compute overlaps the weight stream; a group
   // cannot finish before its replica's stream has.
@@ -585,29 +663,25 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   first_start.assign(nr, 0.0);
   replica_comp.assign(nr, 0.0);
   for (std::size_t r = 0; r < nr; ++r) {
-    const auto first = keys.begin() + static_cast<std::ptrdiff_t>(first_of[r]);
-    const auto last = keys.begin() + static_cast<std::ptrdiff_t>(first_of[r + 1]);
+    const auto first = timed.begin() + static_cast<std::ptrdiff_t>(first_of[r]);
+    const auto last = timed.begin() + static_cast<std::ptrdiff_t>(first_of[r + 1]);
     if (first == last) continue;
-    if (!arrivals_ordered) {
-      std::sort(first, last, [&](const auto& a, const auto& b) {
-        return earlier(event{gs[a.second].arrive, a.second}, event{gs[b.second].arrive, b.second});
-      });
-    } else if (last - first > 32) {
-      std::sort(first, last);
+    if (last - first > 32) {
+      std::sort(first, last, earlier);
     } else {
-      for (auto i = first + 1; i < last; ++i) {  // insertion: a few groups each
-        if (!(*i < *(i - 1))) continue;
+      for (auto i = first + 1; i < last; ++i) {  // stable insertion on the time: a few groups each
+        if (!(i->first < (i - 1)->first)) continue;
         const auto e = *i;
         auto j = i;
-        for (; j > first && e < *(j - 1); --j) *j = *(j - 1);
+        for (; j > first && e.first < (j - 1)->first; --j) *j = *(j - 1);
         *j = e;
       }
     }
     double busy = t_gate + replica_start[r], total = 0.0;
-    first_start[r] = std::max(gs[first->second].arrive, busy);
+    first_start[r] = std::max(first->first, busy);
     for (auto i = first; i < last; ++i) {
       auto& st = gs[i->second];
-      order[static_cast<std::size_t>(i - keys.begin())] = i->second;
+      order[static_cast<std::size_t>(i - timed.begin())] = i->second;
       st.start = std::max(st.arrive, busy);
       st.fin = st.start + st.comp;
       busy = st.fin;
@@ -621,32 +695,38 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   const auto later = [&](const event& a, const event& b) { return earlier(b, a); };
   auto& streams = ws.streams;
   streams.clear();
-  keys.clear();
   for (std::size_t r = 0; r < nr; ++r) {
     if (req_of_replica[r] < 0) continue;
     const double release = cp.overlap == memory_overlap::compute_only ? first_start[r] : t_gate;
     reqs[2][static_cast<std::size_t>(req_of_replica[r])].release = release;
-    keys.emplace_back(time_key(release), r);
+    streams.emplace_back(release, r);
   }
-  sort_by_time();
-  for (const auto& e : keys) streams.emplace_back(reqs[2][static_cast<std::size_t>(req_of_replica[e.second])].release, e.second);
+  detail::sort_by_time_stable(streams, ws.timed_tmp, ws.key_count, ws.bucket);
   double t_moe = 0.0, t_comp_max = 0.0;
   auto& gathers = ws.gathers;  // released, not yet served (shared arbitration)
   gathers.clear();
-  keys.clear();  // gathers by (release, group) (per-class arbitration)
   // Replica r's weights: ready after its bank span's service and its route; its groups finish
   // and release their gathers.
+  auto& stripe_service = ws.stripe_service;
+  auto& stripe_span = ws.stripe_span;
+  stripe_service.resize(nb);
+  stripe_span.assign(nb, 0);
   auto serve_stream = [&](double release, std::size_t r) {
     const auto tr = serve(request_class::memory, static_cast<std::size_t>(req_of_replica[r]));
     const auto& rp = replicas[r];
     // Each bank of the span serves its stripe FCFS (Eq. 10 per access: latency + bytes / BW).
+    // A bank's service of a stripe depends only on the span: taken once per (bank, span).
     double banks_done = release;
     const auto stripe = data_size<>::from_si(wt / rp.span);
     for (int j = 0; j < rp.span; ++j) {
       const auto b = static_cast<std::size_t>(rp.bank) + static_cast<std::size_t>(j);
+      if (stripe_span[b] != rp.span) {
+        const auto bw = bank_share.empty() ? banks[b].bandwidth : strata::bandwidth<>::from_si(banks[b].bandwidth.si() * bank_share[b]);
+        stripe_service[b] = bank_service_time(stripe, banks[b].latency, bw).si();
+        stripe_span[b] = rp.span;
+      }
       const double begin = std::max(release, bank_free[b]);
-      const auto bw = bank_share.empty() ? banks[b].bandwidth : strata::bandwidth<>::from_si(banks[b].bandwidth.si() * bank_share[b]);
-      bank_free[b] = begin + bank_service_time(stripe, banks[b].latency, bw).si();
+      bank_free[b] = begin + stripe_service[b];
       banks_done = std::max(banks_done, bank_free[b]);
     }
     const double ready = std::max(banks_done, tr.arrive);
@@ -658,8 +738,6 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       if (cp.arbitration == link_arbitration::shared) {
         gathers.emplace_back(st.finish, nr + g);
         std::push_heap(gathers.begin(), gathers.end(), later);
-      } else {
-        keys.emplace_back(time_key(st.finish), g);
       }
     }
   };
@@ -674,8 +752,12 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     // Streams and gathers never share a queue: serve each class in its own release order, the
     // gathers by (release, group).
     for (const auto& [release, r] : streams) serve_stream(release, r);
-    sort_by_time();
-    for (const auto& e : keys) serve_gather(e.second);
+    timed.clear();
+    for (std::size_t g = 0; g < ng; ++g) {
+      if (gs[g].dispatch >= 0) timed.emplace_back(gs[g].finish, g);
+    }
+    detail::sort_by_time_stable(timed, ws.timed_tmp, ws.key_count, ws.bucket);
+    for (const auto& e : timed) serve_gather(e.second);
   } else {
     // One queue per link: interleave, a gather released before the next stream goes first.
     for (const auto& [release, r] : streams) {
@@ -698,7 +780,13 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   // first in index order among equals).
   for (std::size_t g = 0; g < ng; ++g) {
     const auto& st = gs[g];
-    if (st.dispatch < 0) continue;
+    if (st.dispatch < 0) {
+      out.completion[g] = duration<>{};
+      out.group_stages[g] = stage_times{};
+      out.dispatch_wait[g] = duration<>{};
+      out.gather_wait[g] = duration<>{};
+      continue;
+    }
     const double c_g = st.gather_arrive + t_combine;
     out.completion[g] = duration<>::from_si(c_g);
     out.group_stages[g] = stage_times{duration<>::from_si(t_gate), duration<>::from_si(st.arrive - t_gate),

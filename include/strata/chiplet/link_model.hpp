@@ -31,9 +31,10 @@
 /// and D/B terms, so more link bandwidth never delays a request; the caller charges exactly
 /// D_h to every link of P_h (Eq. 5), so bytes on links equal bytes sent.
 
-#include <algorithm>  // std::max
+#include <algorithm>  // std::max, std::fill
 #include <array>      // std::array
 #include <cstddef>    // std::size_t
+#include <limits>     // std::numeric_limits, the never-busy pseudo-link
 #include <utility>    // std::pair
 #include <vector>     // std::vector
 
@@ -77,6 +78,23 @@ struct route_hop {
   double lambda = 0.0;
 };
 
+/// A hop of a route stored in whole blocks of `route_block` hops for `link_server::serve_blocks`:
+/// the queue it waits for (`read`) and the one it occupies (`write`) are both its link; a
+/// padding hop after the route's last reads a queue that is never busy and writes one that is
+/// never read (`link_server::idle_link`, `sink_link`), with no latency and an infinite
+/// bandwidth, so it adds +0 to the arrival and changes no queue that matters. `real` is 1 for a
+/// hop of the route and 0 for padding (the factor of a transfer time taken once per route).
+struct padded_hop {
+  std::size_t read = 0;
+  std::size_t write = 0;
+  double bandwidth = 0.0;
+  double lambda = 0.0;
+  double real = 1.0;
+};
+/// Hops per block of a padded route: most routes of a small mesh fit in one, so serving one
+/// takes a loop whose trip count the branch predictor guesses.
+inline constexpr std::size_t route_block = 4;
+
 /// The FCFS queues of every link. Requests must be served in the order of the file comment
 /// (release, class, index): the caller's event loop guarantees it.
 class link_server {
@@ -88,8 +106,18 @@ class link_server {
   void reset(const std::vector<hw_link>& links, link_arbitration a) {
     links_ = &links;
     per_class_ = a == link_arbitration::per_class;
-    free_.assign(links.size() * (per_class_ ? 4 : 1), 0.0);
+    const std::size_t width = per_class_ ? 4 : 1;
+    // Two pseudo-links after the real ones: one never busy (padding hops wait for it) and one
+    // never read (padding hops occupy it).
+    free_.assign((links.size() + 2) * width, 0.0);
+    std::fill(free_.end() - static_cast<std::ptrdiff_t>(2 * width), free_.end() - static_cast<std::ptrdiff_t>(width),
+              -std::numeric_limits<double>::infinity());
   }
+
+  /// The pseudo-link a padding hop waits for (never busy) and the one it occupies (never read),
+  /// after the real ones.
+  [[nodiscard]] static std::size_t idle_link(const std::vector<hw_link>& links) { return links.size(); }
+  [[nodiscard]] static std::size_t sink_link(const std::vector<hw_link>& links) { return links.size() + 1; }
 
   /// Serves a request of class `k` released at `release` carrying `bytes` over the links
   /// `path[0, n)`.
@@ -104,6 +132,44 @@ class link_server {
   /// `serve` over a route whose hops were read once (the same times).
   link_transit serve(request_class k, double release, double bytes, const route_hop* path, std::size_t n) {
     return serve_over(k, release, bytes, n, [&](std::size_t i) -> const route_hop& { return path[i]; });
+  }
+
+  /// `serve` over a route padded to `n` hops, a multiple of `route_block` (the same times for
+  /// every release ≥ +0: a padding hop waits for nothing and adds λ + D/B = +0 to the arrival).
+  /// `bandwidth`, when positive, is the bandwidth of every link of the route: D/B is then taken
+  /// once (the same quotient) and scaled by each hop's `real` (exact: by 1 or by 0).
+  link_transit serve_blocks(request_class k, double release, double bytes, const padded_hop* path, std::size_t n,
+                            double bandwidth = 0.0) {
+    const std::size_t width = per_class_ ? 4 : 1, offset = per_class_ ? static_cast<std::size_t>(k) : 0;
+    const double* f = free_.data() + offset;
+    double start = release;
+    for (std::size_t i = 0; i < n; i += route_block) {
+      // The maximum is exact, so its grouping does not matter.
+      const double a = std::max(f[path[i].read * width], f[path[i + 1].read * width]);
+      const double b = std::max(f[path[i + 2].read * width], f[path[i + 3].read * width]);
+      start = std::max(start, std::max(a, b));
+    }
+    double t = start;
+    double* w = free_.data() + offset;
+    if (bandwidth > 0.0) {
+      const double once = bytes / bandwidth;
+      for (std::size_t i = 0; i < n; i += route_block) {
+        for (std::size_t j = i; j < i + route_block; ++j) {
+          const double xfer = once * path[j].real;
+          w[path[j].write * width] = start + xfer;
+          t += path[j].lambda + xfer;
+        }
+      }
+    } else {
+      for (std::size_t i = 0; i < n; i += route_block) {
+        for (std::size_t j = i; j < i + route_block; ++j) {
+          const double xfer = bytes / path[j].bandwidth;
+          w[path[j].write * width] = start + xfer;
+          t += path[j].lambda + xfer;
+        }
+      }
+    }
+    return {release, start, t};
   }
 
  private:

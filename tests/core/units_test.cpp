@@ -68,6 +68,11 @@ TEST_CASE("literals and unit makers store SI values that read back in any unit o
     CHECK((1_Tflops).in(units::Gflops) == Approx(1000.0).epsilon(1e-15));
     CHECK((1.25_pJpB).si() == Approx(1.25e-12).epsilon(1e-15));
     CHECK((0.16_pJpb).in(units::pJ_per_B) == Approx(1.28).epsilon(1e-15));  // 0.16 pJ per 1/8 B
+    // The literals named as the units (`_per_`) are the short spellings' values.
+    CHECK((0.16_pJ_per_bit).si() == (0.16_pJpb).si());
+    CHECK((1.25_pJ_per_B).si() == (1.25_pJpB).si());
+    CHECK((2.5_fJ_per_bit).si() == Approx(2.5e-15 / 0.125).epsilon(1e-15));
+    CHECK((1_pJ_per_op).si() == (1_pJpop).si());
     CHECK((98_ohm_per_um).si() == Approx(9.8e7).epsilon(1e-15));           // ohm per metre
     CHECK((0.2_fF_per_um).si() == Approx(2e-10).epsilon(1e-15));           // farad per metre
   }

@@ -118,24 +118,21 @@ constexpr unit_text dimension_text() {
     if (k.e == e) return unit_text(k.symbol);
   }
   constexpr const char* base[] = {"m", "kg", "s", "A", "B", "FLOP"};
-  constexpr const char* power[] = {"^-9", "^-8", "^-7", "^-6", "^-5", "^-4", "^-3", "^-2", "^-1", "",
-                                   "^2",  "^3",  "^4",  "^5",  "^6",  "^7",  "^8",  "^9"};
   unit_text t;
   for (std::size_t i = 0; i < e.size(); ++i) {
     if (e[i] == 0) continue;
     if (t.text[0] != '\0') t.append(" ");
     t.append(base[i]);
-    t.append(e[i] >= -9 && e[i] <= 9 ? power[e[i] + 9] : "^?");
+    if (e[i] == 1) continue;
+    const char p[] = {'^', e[i] < 0 ? '-' : '\0', '\0', '\0'};
+    const int m = e[i] < 0 ? -e[i] : e[i];
+    char digits[] = {m > 9 ? '?' : static_cast<char>('0' + m), '\0'};
+    t.append(p);
+    t.append(digits);
   }
   return t;
 }
 
-/// Instantiated only by a dimension error, so that the compiler's note names both units, e.g.
-/// `dimensions_differ<unit_text{"s"}, unit_text{"B/s"}>`; never true.
-template <unit_text Left, unit_text Right>
-struct dimensions_differ {
-  static constexpr bool value = false;
-};
 }  // namespace detail
 
 template <class Dim, class T = double>
@@ -181,15 +178,11 @@ class quantity {
   [[nodiscard]] constexpr const T& si() const { return v_; }
   /// The value expressed in unit `u`.
   [[nodiscard]] constexpr T in(const unit<Dim>& u) const { return v_ / u.factor; }
-  /// A unit of another dimension: a compile error naming both units (`detail::dimensions_differ`).
-  template <class D2>
+  /// A unit of another dimension: deleted; the compiler's message names both units (`Mine`, `Given`).
+  template <class D2, detail::unit_text Mine = detail::dimension_text<Dim>(),
+            detail::unit_text Given = detail::dimension_text<D2>()>
     requires(!std::is_same_v<D2, Dim>)
-  T in(const unit<D2>&) const {
-    static_assert(detail::dimensions_differ<detail::dimension_text<Dim>(), detail::dimension_text<D2>()>::value,
-                  "strata: a quantity read in a unit of another dimension (the note names the quantity's unit, then "
-                  "the unit given)");
-    return v_;
-  }
+  T in(const unit<D2>&) const = delete;
 
   constexpr quantity& operator+=(const quantity& o) {
     v_ += o.v_;
@@ -223,24 +216,22 @@ class quantity {
   T v_{};
 };
 
-/// Sums, differences and comparisons of quantities of different dimensions: a compile error whose
-/// note names both units, e.g. `dimensions_differ<unit_text{"s"}, unit_text{"B/s"}>` for a
-/// duration plus a bandwidth (the error a user meets most; the tests' `dimension_error_text`).
-#define STRATA_DIMENSION_ERROR(op, what, ...)                                                                  \
-  template <class D1, class D2, class T>                                                                        \
-    requires(!std::is_same_v<D1, D2>)                                                                           \
-  __VA_ARGS__ operator op(const quantity<D1, T>&, const quantity<D2, T>&) {                                        \
-    static_assert(detail::dimensions_differ<detail::dimension_text<D1>(), detail::dimension_text<D2>()>::value, \
-                  "strata: " what " quantities of different dimensions (the note names the left and right units)"); \
-    return {};                                                                                                  \
-  }
-STRATA_DIMENSION_ERROR(+, "adding", quantity<D1, T>)
-STRATA_DIMENSION_ERROR(-, "subtracting", quantity<D1, T>)
-STRATA_DIMENSION_ERROR(==, "comparing", bool)
-STRATA_DIMENSION_ERROR(<, "comparing", bool)
-STRATA_DIMENSION_ERROR(>, "comparing", bool)
-STRATA_DIMENSION_ERROR(<=, "comparing", bool)
-STRATA_DIMENSION_ERROR(>=, "comparing", bool)
+/// Sums, differences and comparisons of quantities of different dimensions: deleted, so that they
+/// stay ill-formed (a `requires` test of them is false) while the compiler's message names both
+/// units in the template arguments it prints, e.g. `unit_text Left = unit_text{"s"}; unit_text
+/// Right = unit_text{"B/s"}` for a duration plus a bandwidth (the tests' `dimension_error_text`).
+#define STRATA_DIMENSION_ERROR(op, ...)                                                                    \
+  template <class D1, class D2, class T, detail::unit_text Left = detail::dimension_text<D1>(),            \
+            detail::unit_text Right = detail::dimension_text<D2>()>                                        \
+    requires(!std::is_same_v<D1, D2>)                                                                      \
+  __VA_ARGS__ operator op(const quantity<D1, T>&, const quantity<D2, T>&) = delete;
+STRATA_DIMENSION_ERROR(+, quantity<D1, T>)
+STRATA_DIMENSION_ERROR(-, quantity<D1, T>)
+STRATA_DIMENSION_ERROR(==, bool)
+STRATA_DIMENSION_ERROR(<, bool)
+STRATA_DIMENSION_ERROR(>, bool)
+STRATA_DIMENSION_ERROR(<=, bool)
+STRATA_DIMENSION_ERROR(>=, bool)
 #undef STRATA_DIMENSION_ERROR
 
 /// `q` with scalar type `T` (e.g. a `double` quantity into an autodiff model: zero derivative).

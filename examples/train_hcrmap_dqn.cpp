@@ -25,8 +25,10 @@
 #include <exception>  // std::exception
 #include <filesystem>  // std::filesystem::exists, the trace probe
 #include <iostream>   // std::cout, std::cerr
+#include <limits>     // std::numeric_limits
 #include <new>        // std::bad_alloc
 #include <optional>   // std::optional
+#include <sstream>    // std::ostringstream
 #include <string>     // std::string
 #include <system_error>  // std::errc
 #include <vector>     // std::vector
@@ -47,7 +49,8 @@ constexpr const char* usage =
     "(even sequences) of the Table 2 models' traces and on synthetic task-switch traces of the fitted\n"
     "drift served in file order, prefill and decode, with the same-window\n"
     "counterfactual reward (Eq. 31-33), and writes the frozen checkpoint to --out. Without --out it runs\n"
-    "a short smoke training (one model, decode) and writes nothing.\n";
+    "a short smoke training (one model, decode) and writes nothing.\n"
+    "Exit status: 0 ok, 2 bad command line, 1 data or model error.\n";
 
 // A non-negative decimal integer as strata-eval reads one (strata-eval/cli.hpp): digits without a
 // leading zero; no sign, spaces or base prefix ("010", "0x10", "+5", "-0", " 5" are refused).
@@ -84,6 +87,12 @@ int main(int argc, char** argv) {
         long long n = 0;
         if (!parse_int(*v, n) || n < 0) {
           std::cerr << "strata-train-hcrmap-dqn: " << a << " expects a non-negative integer, got '" << *v << "'\n";
+          return 2;
+        }
+        // A value out of range is a bad command line too (exit 2, docs/cli.md, Exit status).
+        if (a == "--episodes" && n > std::numeric_limits<int>::max()) {
+          std::cerr << "strata-train-hcrmap-dqn: --episodes must be in [0, " << std::numeric_limits<int>::max()
+                    << "], got " << *v << "\n";
           return 2;
         }
         (a == "--episodes" ? episodes : seed) = n;
@@ -150,9 +159,12 @@ int main(int argc, char** argv) {
     double last = 0.0;
     const std::size_t tail = std::min<std::size_t>(log.returns.size(), 16);
     for (std::size_t i = log.returns.size() - tail; i < log.returns.size(); ++i) last += log.returns[i] / double(tail);
-    std::cout << "episodes " << log.episodes << ", decisions " << log.steps << ", updates " << log.updates
-              << ", last loss " << log.last_loss << ", mean return of the last " << tail << " episodes " << last << ", "
-              << secs << " s\n";
+    std::ostringstream line;  // 4 significant digits (docs/cli.md, Output conventions)
+    line.precision(4);
+    line << "episodes " << log.episodes << ", decisions " << log.steps << ", updates " << log.updates
+         << ", last loss " << log.last_loss << ", mean return of the last " << tail << " episodes " << last << ", "
+         << secs << " s\n";
+    std::cout << line.str();
     if (file) {
       file->stream() << strata::save_dqn_checkpoint(agent) << "\n";
       file->commit();

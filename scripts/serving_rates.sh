@@ -37,7 +37,7 @@ EOF
 import json, sys
 j = json.load(open(sys.argv[1]))
 r = j["stratum"] if "stratum" in j else j
-print(f"| {sys.argv[2]} | {sys.argv[3]} | {r['throughput_rps']:.3g} | {r['ttft_p99_s']:.3g} | "
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {r['requests_per_s']:.3g} | {r['ttft_p99_s']:.3g} | "
       f"{100 * r['slo_attainment']:.1f} % | {100 * r['hot_hit_rate']:.1f} % | {100 * r.get('swap_share', 0.0):.2f} % |")
 EOF
   done

@@ -14,7 +14,7 @@
 //   strata-eval list --support   (the coverage verdict of every model on every GPU preset)
 //
 // Prints the step totals (FLOPs; bytes of weights, KV cache and activations; time; energy;
-// tokens/s; J/token) and a per-operator table, or the same as JSON with --json (keys in the
+// tokens/s; tokens/J) and a per-operator table, or the same as JSON with --json (keys in the
 // option help).
 //
 // --model    a preset name (see list; case-insensitive) or a Hugging Face config.json.
@@ -259,6 +259,9 @@ strata::expert_histogram trace_histogram(const std::string& path, const strata::
 }
 
 
+// Energy per token as every output writes it: tokens per joule (0 for a step of no energy).
+double tokens_per_J(const strata::basic_step_result<double>& r) { return r.energy.si() > 0.0 ? r.tokens / r.energy.si() : 0.0; }
+
 bool is_stratum(const std::string& machine) {
   for (const auto& n : strata::stratum_system_names()) {
     std::string a;
@@ -292,6 +295,9 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
     const auto r = strata::evaluate_prefill(sys, model, shape);
     if (o.json) {
       strata::json j = r;
+      // Energy per token as tokens per joule, as every output writes it (docs/cli.md, Output conventions).
+      j.erase("joules_per_token");
+      j["tokens_per_J"] = tokens_per_J(r);
       add_inputs(j);
       print_json(std::move(j), units_of(o.units));
       return 0;
@@ -350,7 +356,7 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
             << ", xPU " << time_text(r.xpu_time.si()) << ")\n"
             << "  internal-BW bound    " << time_text(r.bandwidth_bound.si()) << "\n"
             << "  tokens/s             " << num(r.tokens_per_s) << "\n"
-            << "  J/token              " << num(r.energy.si() / shape.batch) << "\n"
+            << "  tokens/J             " << num(r.tokens_per_joule) << "\n"
             << "  hot-expert hit rate  " << num(r.hot_hit_rate) << "\n";
   std::cout << "\nenergy by part (J)\n"
             << "  MACs " << num(e.mac.si()) << ", SFE " << num(e.sfe.si()) << ", SRAM " << num(e.sram.si())
@@ -369,7 +375,12 @@ int run_eval(const options& o) {
   const strata::step_shape shape{.mode = o.phase == "decode" ? strata::phase::decode : strata::phase::prefill,
                                  .batch = o.batch,
                                  .context = o.context};
-  strata::validate(shape);
+  // --batch and --context out of range are a bad command line (exit 2), as every range error.
+  try {
+    strata::validate(shape);
+  } catch (const strata::config_error& e) {
+    throw usage_error{"--" + e.field() + ": " + e.what()};
+  }
   if (is_stratum(o.machine) && o.ep) {
     throw strata::config_error("ep", "--ep applies to a GPU or roofline machine, not to a Stratum machine (" + o.machine +
                                          "; its experts are placed by --expert-mapping)");
@@ -468,7 +479,7 @@ int run_eval(const options& o) {
                            {"note", batch->note}};
     }
     j["flops"] = r.flops.si();
-    j["bytes"] = {{"weights", r.weight_bytes.si()},
+    j["bytes_B"] = {{"weights", r.weight_bytes.si()},
                   {"kv", r.kv_bytes.si()},
                   {"activations", r.activation_bytes.si()},
                   {"links", r.link_bytes.si()}};
@@ -484,15 +495,15 @@ int run_eval(const options& o) {
     j["power_capped"] = r.power_capped;
     j["tokens"] = r.tokens;
     j["tokens_per_s"] = r.tokens_per_s;
-    j["joules_per_token"] = r.joules_per_token;
+    j["tokens_per_J"] = tokens_per_J(r);
     j["parallelism"] = par;
     if (ep) {
       const double per_layer = moe_layers > 0 ? r.alltoall_bytes.si() / (2.0 * moe_layers) : 0.0;
       j["alltoall"] = {{"time_s", r.alltoall_time.si()},
-                       {"bytes", r.alltoall_bytes.si()},
-                       {"dispatch_bytes_per_layer", per_layer},
-                       {"combine_bytes_per_layer", per_layer},
-                       {"time_s_per_layer", moe_layers > 0 ? r.alltoall_time.si() / moe_layers : 0.0}};
+                       {"bytes_B", r.alltoall_bytes.si()},
+                       {"dispatch_bytes_per_layer_B", per_layer},
+                       {"combine_bytes_per_layer_B", per_layer},
+                       {"time_per_layer_s", moe_layers > 0 ? r.alltoall_time.si() / moe_layers : 0.0}};
       j["busiest_device"] = {{"routings", busiest_load},
                              {"mean_routings", worst ? worst->routings / worst->devices : 0.0},
                              {"imbalance", worst ? worst->imbalance() : 1.0},
@@ -508,7 +519,7 @@ int run_eval(const options& o) {
                       {"layer", op.layer},
                       {"expert", op.expert},
                       {"flops", op.flops.si()},
-                      {"bytes", op.bytes.si()},
+                      {"bytes_B", op.bytes.si()},
                       {"time_s", op.time.si()},
                       {"energy_J", op.energy.si()},
                       {"bound", op.compute_bound ? "compute" : "memory"}});
@@ -547,7 +558,7 @@ int run_eval(const options& o) {
             << "  energy               " << num(r.energy.si()) << " J (dynamic " << num(r.dynamic_energy.si())
             << " J" << (r.power_capped ? ", capped at the power limit" : "") << ")\n"
             << "  tokens/s             " << num(r.tokens_per_s) << "\n"
-            << "  J/token              " << num(r.joules_per_token) << "\n";
+            << "  tokens/J             " << num(tokens_per_J(r)) << "\n";
   if (ep) {
     std::cout << "\nexpert parallelism: EP " << par.ep << ", attention " << attention << ", " << par.redundant_experts
               << " redundant expert slots per device, imbalance " << (o.trace.empty() ? o.ep_imbalance : std::string("measured (trace)"))
@@ -610,7 +621,8 @@ command add_eval(CLI::App& app) {
       sub->add_option("--context", o->context, "tokens of context (decode) or prompt length (prefill)")};
   sub->add_option("--devices", o->devices,
                   "tensor-parallel degree (GPU default: smallest power of two up to --max-devices that fits "
-                  "memory; beyond 8 GPUs per node the all-reduces cross nodes)");
+                  "memory; beyond 8 GPUs per node the all-reduces cross nodes)")
+      ->check(CLI::PositiveNumber);
   sub->add_option("--max-devices", o->max_devices, "largest degree the GPU default tries (default 8: one node)")
       ->check(CLI::PositiveNumber);
   auto* trace = sub->add_option("--trace", o->trace,
@@ -626,13 +638,13 @@ command add_eval(CLI::App& app) {
                 "decode: allow fewer sequences than the batch (reported), else refused")
       ->needs(trace);
   auto* json = sub->add_flag("--json", o->json,
-                             "print JSON: flops, bytes.{weights,kv,activations,links}, time_s, energy_J, "
-                             "dynamic_energy_J, energy_parts_J.{compute,memory,links,static}, tokens, tokens_per_s, joules_per_token, "
+                             "print JSON: flops, bytes_B.{weights,kv,activations,links}, time_s, energy_J, "
+                             "dynamic_energy_J, energy_parts_J.{compute,memory,links,static}, tokens, tokens_per_s, tokens_per_J, "
                              "power_capped, ops[] "
-                             "{name, kind, layer, expert, flops, bytes, time_s, energy_J, bound} (with --ep: "
+                             "{name, kind, layer, expert, flops, bytes_B, time_s, energy_J, bound} (with --ep: "
                              "{name, layers, time_s, energy_J} per layer, from the breakdown), breakdown (cost "
-                             "tree), parallelism, with --ep alltoall.{time_s, bytes, dispatch_bytes_per_layer, "
-                             "combine_bytes_per_layer, time_s_per_layer} and busiest_device.{routings, mean_routings, "
+                             "tree), parallelism, with --ep alltoall.{time_s, bytes_B, dispatch_bytes_per_layer_B, "
+                             "combine_bytes_per_layer_B, time_per_layer_s} and busiest_device.{routings, mean_routings, "
                              "imbalance, expert_copies_read}, and model, machine, devices, phase, batch, context, fit");
   add_units_option(*sub, o->units, json);
   sub->add_option("--detail", o->detail,
@@ -654,7 +666,8 @@ command add_eval(CLI::App& app) {
       ->excludes(trace);
   auto* ep = sub->add_option("--ep", o->ep,
                              "expert parallelism: the routed experts spread whole over this many devices (the device "
-                             "count; --devices defaults to it); 1: tensor parallelism");
+                             "count; --devices defaults to it); 1: tensor parallelism")
+                ->check(CLI::PositiveNumber);
   sub->add_option("--attention", o->attention,
                   "with --ep: attention and the other non-expert operators in tp (default; the MoE block ends in an "
                   "all-reduce) or dp (each device its own sequences; all-to-all dispatch and combine per MoE layer)")
@@ -663,6 +676,7 @@ command add_eval(CLI::App& app) {
   sub->add_option("--redundant-experts", o->redundant_experts,
                   "with --ep: redundant expert slots per device, filled by replicas of the hottest experts (EPLB); "
                   "default 0")
+      ->check(CLI::NonNegativeNumber)
       ->needs(ep);
   sub->add_option("--ep-imbalance", o->ep_imbalance,
                   "with --ep, uniform routing: the busiest device's routings: expected_max (default; Blom's expected "

@@ -2,7 +2,7 @@
 // chiplet package (strata/hcrmap/trace_replay.hpp).
 //
 //   strata-eval hcrmap --model <preset|config.json> (--trace <trace.csv>... | --drift-tasks <n>) --mode prefill|decode
-//                      [--policy all|static|fixed|hydra|moentwine|pimoe|hcrmap|<ablation>] [--json]
+//                      [--policy all|static|fixed|hydra|moentwine|pimoe|hcrmap|<ablation>] [--json [--units display|si]]
 //                      [--checkpoint <dqn.json>] [--layers <n>] [--max-windows <n>]
 //                      [--batch <B>] [--context <tokens>] [--trace-reuse] [--order split|file]
 //
@@ -48,7 +48,7 @@ namespace strata_eval {
 
 command add_hcrmap(CLI::App& app) {
   struct options {
-    std::string model, mode, policy = "all", checkpoint, order = "split", data_dir;
+    std::string model, mode, policy = "all", checkpoint, order = "split", data_dir, units = "display";
     std::vector<std::string> traces;
     bool json = false, trace_reuse = false;
     int layers = strata::experiment_params::all_layers, max_windows = 32, batch = 512, context = 2048;
@@ -76,7 +76,8 @@ command add_hcrmap(CLI::App& app) {
   std::vector<std::string> names{"all"};
   for (const auto& [k, n] : strata::enum_names(strata::policy_kind{})) names.emplace_back(n);
   sub->add_option("--policy", o->policy, "one policy, or all six compared ones")->check(CLI::IsMember(names))->default_str("all");
-  sub->add_flag("--json", o->json, "print the results as JSON");
+  auto* json = sub->add_flag("--json", o->json, "print the results as JSON");
+  add_units_option(*sub, o->units, json);
   sub->add_option("--checkpoint", o->checkpoint, "HCRMap's value function: a masked Double DQN checkpoint (JSON; default: "
                                                 "hcrmap/dqn_checkpoint.json in the data directory)");
   sub->add_option("--data-dir", o->data_dir, "the data directory of the default checkpoint (default: STRATA_DATA_DIR, else "
@@ -160,7 +161,7 @@ command add_hcrmap(CLI::App& app) {
             const auto r = strata::replay_trace(s, m, routing, o->mode == "prefill" ? strata::phase::prefill : strata::phase::decode,
                                                 strata::parse_policies(o->policy), rp, value);
             if (o->json) {
-              std::cout << strata::dump_json(strata::replay_json(r)) << "\n";
+              print_json(strata::replay_json(r), units_of(o->units));
             } else {
               strata::print_replay(std::cout, r);
             }

@@ -2,7 +2,8 @@
 // (stratum/serving/serving_json.hpp).
 //
 //   strata-eval serve SCENARIO.json          a few summary lines per system
-//   strata-eval serve SCENARIO.json --json   the full results as JSON
+//   strata-eval serve SCENARIO.json --json   the full results as JSON (--units display|si: the same
+//                                            here, every number already SI with its unit in its key)
 //
 // Paths in the scenario (the usage count file, a trace) are taken relative to the data directory
 // (examples/data_location.hpp: --data-dir, else STRATA_DATA_DIR, else the installed share/strata,
@@ -22,14 +23,15 @@ namespace strata_eval {
 
 command add_serve(CLI::App& app) {
   struct options {
-    std::string scenario, data_dir;
+    std::string scenario, data_dir, units = "display";
     bool json = false;
   };
   auto o = std::make_shared<options>();
   CLI::App* sub = app.add_subcommand("serve", "a serving scenario (arrivals, topics, classifier, scheduler, SLO) "
                                               "on Stratum and its GPU baseline");
   sub->add_option("scenario", o->scenario, "the scenario JSON file")->required();
-  sub->add_flag("--json", o->json, "print the results as JSON");
+  auto* json = sub->add_flag("--json", o->json, "print the results as JSON");
+  add_units_option(*sub, o->units, json);
   sub->add_option("--data-dir", o->data_dir, "the data directory the scenario's file paths are relative to "
                                             "(default: STRATA_DATA_DIR, else the installed share/strata)");
   return {sub, [o]() -> int {
@@ -46,7 +48,7 @@ command add_serve(CLI::App& app) {
               }
             }();
             if (o->json) {
-              std::cout << strata::serving_json(r) << '\n';
+              print_json(strata::json(r), units_of(o->units));
             } else {
               strata::print_summary(std::cout, r);
             }

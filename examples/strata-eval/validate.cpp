@@ -1,7 +1,7 @@
 // strata-eval validate: the GPU baseline against published measurements (baseline/validation.hpp).
 //
 //   strata-eval validate                  markdown report of the compiled-in set (tests/data/measurements)
-//   strata-eval validate --json           the same report as JSON
+//   strata-eval validate --json           the same report as JSON (--units si: op_overhead_s, ...)
 //   strata-eval validate --csv FILE       another measurement file (same format)
 //   strata-eval validate --plot DIR       also write DIR/validation.dat and DIR/validation.gp and, when
 //                                         gnuplot is on the PATH, render DIR/validation.png (log-log,
@@ -146,11 +146,12 @@ void write_plot(const strata::validation_report& r, const std::string& dir) {
 command add_validate(CLI::App& app) {
   struct options {
     bool json = false;
-    std::string csv, plot;
+    std::string csv, plot, units = "display";
   };
   auto o = std::make_shared<options>();
   CLI::App* sub = app.add_subcommand("validate", "the GPU baseline against published measurements (fit and held-back rows)");
-  sub->add_flag("--json", o->json, "print the report as JSON (fit, rows, check, fit_set, regimes, ...)");
+  auto* json = sub->add_flag("--json", o->json, "print the report as JSON (fit, rows, check, fit_set, regimes, ...)");
+  add_units_option(*sub, o->units, json);
   sub->add_option("--csv", o->csv, "another measurement file (the format of tests/data/measurements)");
   sub->add_option("--plot", o->plot,
                   "also write DIR/validation.dat and DIR/validation.gp, and DIR/validation.png when gnuplot is "
@@ -162,7 +163,7 @@ command add_validate(CLI::App& app) {
                 o->csv.empty() ? strata::published_gpu_measurements() : strata::read_measurements_csv(o->csv);
             const auto report = strata::validate_gpu_baseline(rows);
             if (o->json) {
-              std::cout << strata::dump_json(strata::json(report), 2) << '\n';
+              print_json(strata::json(report), units_of(o->units));
             } else {
               print_markdown(report);
             }

@@ -29,7 +29,7 @@ memory_tier<> hbm() {
           .capacity = 80_GiB,
           .bandwidth = 3350_GBps,
           .latency = 100_ns,
-          .energy_per_byte = 3.9_pJpb,
+          .energy_per_byte = 3.9_pJ_per_bit,
           .banks = 16};
 }
 
@@ -111,7 +111,7 @@ TEST_CASE("a quantity is written with its SI unit and reads back unchanged") {
   }
   SUBCASE("round trips are exact") {
     CHECK(json(13.75_ns).get<duration<>>() == 13.75_ns);
-    CHECK(json(1.25_pJpB).get<energy_per_data<>>() == 1.25_pJpB);
+    CHECK(json(1.25_pJ_per_B).get<energy_per_data<>>() == 1.25_pJ_per_B);
     CHECK(json(35_nm).get<length<>>() == 35_nm);
     CHECK(json(2_mm2).get<area<>>() == 2_mm2);
     const auto d = units::Gib_per_mm2(2.156);
@@ -318,7 +318,7 @@ TEST_CASE("a cost serialises as its breakdown tree with the documented keys") {
     CHECK(j.at("rule") == "leaf");
     CHECK(j.at("time_s").get<double>() == Approx(2e-6).epsilon(1e-12));
     CHECK(j.at("energy_J").get<double>() == Approx(1e-9).epsilon(1e-12));
-    CHECK(j.at("bytes").at("hbm") == 1048576.0);
+    CHECK(j.at("bytes_B").at("hbm") == 1048576.0);
     CHECK(j.at("source") == "Eq. 7");
     CHECK_FALSE(j.contains("count"));
     CHECK_FALSE(j.contains("parts"));
@@ -326,7 +326,7 @@ TEST_CASE("a cost serialises as its breakdown tree with the documented keys") {
   SUBCASE("a leaf without a source has no source key") {
     const json j = s2;
     CHECK_FALSE(j.contains("source"));
-    CHECK(j.at("bytes").empty());
+    CHECK(j.at("bytes_B").empty());
   }
   SUBCASE("a pipeline has count and parts") {
     const json j = pipeline<double>("p", {s1, s2, s3}, 4);
@@ -334,7 +334,7 @@ TEST_CASE("a cost serialises as its breakdown tree with the documented keys") {
     CHECK(j.at("count") == 4);
     CHECK(j.at("time_s").get<double>() == Approx(15e-6).epsilon(1e-12));
     CHECK(j.at("energy_J").get<double>() == Approx(24e-9).epsilon(1e-12));
-    CHECK(j.at("bytes").at("hbm") == 4.0 * 1048576.0);
+    CHECK(j.at("bytes_B").at("hbm") == 4.0 * 1048576.0);
     REQUIRE(j.at("parts").size() == 3);
     CHECK(j.at("parts")[1].at("name") == "s2");
     CHECK(j.at("parts")[1].at("rule") == "leaf");

@@ -24,7 +24,7 @@ memory_tier<> test_hbm() {
           .capacity = 80_GiB,
           .bandwidth = 400_GBps,
           .latency = 50_ns,
-          .energy_per_byte = 1.25_pJpB,
+          .energy_per_byte = 1.25_pJ_per_B,
           .banks = 16};
 }
 
@@ -120,7 +120,7 @@ TEST_CASE("read cost is a leaf with energy bytes x energy per byte and traffic o
   }
   SUBCASE("energy given per bit is eight times that per byte") {
     auto u = t;
-    u.energy_per_byte = 3.9_pJpb;  // 31.2 pJ/B
+    u.energy_per_byte = 3.9_pJ_per_bit;  // 31.2 pJ/B
     CHECK(read_cost(u, 1_MB).energy.in(units::uJ) == Approx(31.2).epsilon(1e-12));
   }
   SUBCASE("zero bytes cost nothing") {
@@ -145,7 +145,7 @@ TEST_CASE("transfer time differentiates through an autodiff tier") {
   SUBCASE("with respect to latency: 1") {
     const auto l = make_fvar<double, 1>(50.0);
     const memory_tier<fvar1> t{.name = "hbm", .capacity = 80_GiB, .bandwidth = 400_GBps,
-                               .latency = units::ns(l), .energy_per_byte = 1.25_pJpB, .banks = 16};
+                               .latency = units::ns(l), .energy_per_byte = 1.25_pJ_per_B, .banks = 16};
     const auto d = transfer_time(t, data_size<fvar1>(1_MB)).in(units::ns);
     CHECK(d.derivative(0) == Approx(2550.0).epsilon(1e-12));
     CHECK(d.derivative(1) == Approx(1.0).epsilon(1e-12));
@@ -153,7 +153,7 @@ TEST_CASE("transfer time differentiates through an autodiff tier") {
   SUBCASE("with respect to bandwidth in GB/s: -1e6 / y^2 ns") {
     const auto y = make_fvar<double, 1>(400.0);
     const memory_tier<fvar1> t{.name = "hbm", .capacity = 80_GiB, .bandwidth = units::GBps(y),
-                               .latency = 50_ns, .energy_per_byte = 1.25_pJpB, .banks = 16};
+                               .latency = 50_ns, .energy_per_byte = 1.25_pJ_per_B, .banks = 16};
     const auto d = transfer_time(t, data_size<fvar1>(1_MB)).in(units::ns);
     CHECK(d.derivative(1) == Approx(-6.25).epsilon(1e-12));  // -1e6 / 400^2
   }

@@ -6,6 +6,7 @@
 
 #include <boost/math/differentiation/autodiff.hpp>  // make_fvar, autodiff_fvar
 #include <limits>                                   // std::numeric_limits, NaN
+#include <string_view>                                // std::string_view, the units of a dimension
 #include <type_traits>                              // std::is_same_v, std::is_convertible_v
 
 using namespace strata;
@@ -19,6 +20,8 @@ using strata_test::make_fvar;
 
 template <class A, class B>
 concept addable = requires(A a, B b) { a + b; };
+template <class Q, class U>
+concept readable_in = requires(Q q, U u) { q.in(u); };
 template <class A, class B>
 concept subtractable = requires(A a, B b) { a - b; };
 template <class A, class B>
@@ -68,6 +71,11 @@ TEST_CASE("literals and unit makers store SI values that read back in any unit o
     CHECK((1_Tflops).in(units::Gflops) == Approx(1000.0).epsilon(1e-15));
     CHECK((1.25_pJpB).si() == Approx(1.25e-12).epsilon(1e-15));
     CHECK((0.16_pJpb).in(units::pJ_per_B) == Approx(1.28).epsilon(1e-15));  // 0.16 pJ per 1/8 B
+    // The literals named as the units (`_per_`) are the short spellings' values.
+    CHECK((0.16_pJ_per_bit).si() == (0.16_pJpb).si());
+    CHECK((1.25_pJ_per_B).si() == (1.25_pJpB).si());
+    CHECK((2.5_fJ_per_bit).si() == Approx(2.5e-15 / 0.125).epsilon(1e-15));
+    CHECK((1_pJ_per_op).si() == (1_pJpop).si());
     CHECK((98_ohm_per_um).si() == Approx(9.8e7).epsilon(1e-15));           // ohm per metre
     CHECK((0.2_fF_per_um).si() == Approx(2e-10).epsilon(1e-15));           // farad per metre
   }
@@ -127,6 +135,15 @@ TEST_CASE("products and quotients carry their dimension") {
 }
 
 TEST_CASE("quantities of different dimensions cannot be mixed") {
+  // The deleted operators of a dimension error name the units in their template arguments (the
+  // compiler's message; tests/core/dimension_error.cmake compiles the errors).
+  static_assert(std::string_view(detail::dimension_text<dims::bandwidth>().text) == "B/s");
+  static_assert(std::string_view(detail::dimension_text<dims::time>().text) == "s");
+  static_assert(std::string_view(detail::dimension_text<dims::energy_per_data>().text) == "J/B");
+  static_assert(std::string_view(detail::dimension_text<dim<5, 2, -4, 0, 0, 0>>().text) == "m^5 kg^2 s^-4");
+  static_assert(std::string_view(detail::dimension_text<dim<0, 0, -1, 0, 0, -2>>().text) == "s^-1 FLOP^-2");
+  static_assert(!readable_in<duration<>, unit<dims::energy>>);
+  static_assert(readable_in<duration<>, unit<dims::time>>);
   static_assert(addable<duration<>, duration<>>);
   static_assert(!addable<duration<>, length<>>);
   static_assert(!addable<length<>, duration<>>);

@@ -128,14 +128,14 @@ TEST_CASE("A tiny die with round numbers matches Eq. 1-3 worked by hand") {
   p.f_logic = 1_GHz;
   p.n_mac = 100;
   p.e_mac = 1_pJ;
-  p.e_b = 0.1_pJpb;
+  p.e_b = 0.1_pJ_per_bit;
   p.p_misc_per_mm2 = 1000_W_per_mm2;
   p.a_mac = 100_um2;
   p.v_dram_core = 1_V;
   p.v_dram_periph = 2_V;
   p.v_logic = 0.5_V;
-  p.e_dram_core = 0.1_pJpb;
-  p.e_dram_periph = 0.0_pJpb;
+  p.e_dram_core = 0.1_pJ_per_bit;
+  p.e_dram_periph = 0.0_pJ_per_bit;
   p.a_tsv = 1000_um2;
   p.i_tsv = 1_A;
   p.n_pu = 1;

@@ -156,7 +156,7 @@ TEST_CASE("derived logic-die fields are not inputs: setting one is a config_erro
     expect_field([&] { (void)evaluate(p); }, "logic.bank_capacity");
   }
   SUBCASE("hybrid-bond energy") {
-    p.logic.e_b = 0.05_pJpb;
+    p.logic.e_b = 0.05_pJ_per_bit;
     expect_field([&] { (void)evaluate(p); }, "logic.e_b");
   }
   SUBCASE("banks that do not split into channels") {

@@ -311,6 +311,11 @@ TEST_CASE("the trace replay serves any documented trace through the chosen polic
     CHECK(j.at("policies")[5].at("policy") == "hcrmap");
     CHECK(j.at("policies")[5].at("latency_s").get<double>() == r.policies[5].latency_s);
     CHECK(j.at("policies")[0].at("normalised").at("latency").get<double>() == 1.0);
+    // Unit suffixes spelled as SI symbols (docs/cli.md, Output conventions).
+    CHECK(j.at("policies")[5].at("energy_J").get<double>() == r.policies[5].energy_j);
+    CHECK(j.at("policies")[5].at("edp_J_s").get<double>() == r.policies[5].edp);
+    CHECK(j.at("policies")[5].at("dram_stream_bytes_B").get<double>() == r.policies[5].dram_stream_bytes);
+    CHECK_FALSE(j.at("policies")[5].contains("energy_j"));
     for (const char* k : {"gate", "dispatch", "queue", "memory", "compute", "gather", "combine"}) {
       CHECK(j.at("policies")[5].at("stages_s").contains(k));
     }

@@ -245,7 +245,7 @@ TEST_CASE("scenario JSON: gpu.scheduler, gpu.engine and requests.stages; bad fie
   CHECK(r.stratum.stages.size() == 2);
   CHECK(r.gpu.prefix_cached_tokens == 29 * 64);
   const auto js = serving_json(r);
-  CHECK(js.find("\"served_rps\"") != std::string::npos);
+  CHECK(js.find("\"served_requests_per_s\"") != std::string::npos);
   CHECK(js.find("\"tpot\"") != std::string::npos);
   std::ostringstream os;
   print_summary(os, r);

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -308,6 +309,36 @@ TEST_CASE("scenario JSON: same seed, byte-identical output; bad fields named by 
   print_summary(os, run_scenario(s, data_dir + "/traces"));
   CHECK(os.str().find("SLO attainment") != std::string::npos);
   CHECK(os.str().find("H100") != std::string::npos);
+  // The output convention (docs/cli.md): unit suffixes spelled as SI symbols, energy per token as
+  // tokens per joule, and human text to at most 4 significant digits.
+  for (const char* key : {"\"energy_J\"", "\"tokens_per_J\"", "\"requests_per_s\"", "\"tokens_per_s\"",
+                          "\"arrival_requests_per_s\""}) {
+    CHECK_MESSAGE(a.find(key) != std::string::npos, key);
+  }
+  for (const char* old_key : {"\"energy_j\"", "\"tokens_per_joule\"", "\"throughput_rps\"", "\"throughput_tps\""}) {
+    CHECK_MESSAGE(a.find(old_key) == std::string::npos, old_key);
+  }
+  const std::string summary = os.str();
+  for (std::size_t i = 0; i < summary.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(summary[i]))) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < summary.size() && (std::isdigit(static_cast<unsigned char>(summary[end])) || summary[end] == '.')) ++end;
+    const std::string number = summary.substr(i, end - i);
+    if (number.find('.') != std::string::npos) {
+      std::size_t digits = 0;
+      bool leading = true;
+      for (const char c : number) {
+        if (c == '.' || (leading && c == '0')) continue;
+        leading = false;
+        ++digits;
+      }
+      CHECK_MESSAGE(digits <= 4, number);
+    }
+    i = end;
+  }
   const auto err = [&](const std::string& j) { return field_of([&] { (void)read_serving_scenario(j); }); };
   CHECK(err(R"({"requests": {"count": 0}})") == "requests.count");
   CHECK(err(R"({"requests": {"rate": -2}})") == "requests.rate");

@@ -34,14 +34,14 @@ roofline_machine ep_toy(int devices) {
   m.devices = devices;
   m.peak_flops = units::Tflops(100.0);
   m.tiers = {memory_tier<>{.name = "mem", .capacity = 80_GiB, .bandwidth = 1_TBps, .latency = 0_ns,
-                           .energy_per_byte = 10_pJpB, .banks = 1}};
-  m.energy_per_flop = 1_pJpop;
+                           .energy_per_byte = 10_pJ_per_B, .banks = 1}};
+  m.energy_per_flop = 1_pJ_per_op;
   m.static_power = 50_W;
   m.max_power = 400_W;
   m.op_overhead = 1_us;
   m.link_bandwidth = 100_GBps;
   m.link_latency = 1_us;
-  m.link_energy = 2_pJpB;
+  m.link_energy = 2_pJ_per_B;
   return m;
 }
 

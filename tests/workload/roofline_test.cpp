@@ -27,14 +27,14 @@ roofline_machine toy(int devices = 1) {
   m.devices = devices;
   m.peak_flops = units::Tflops(100.0);
   m.tiers = {memory_tier<>{.name = "mem", .capacity = 80_GiB, .bandwidth = 1_TBps, .latency = 0_ns,
-                           .energy_per_byte = 10_pJpB, .banks = 1}};
-  m.energy_per_flop = 1_pJpop;
+                           .energy_per_byte = 10_pJ_per_B, .banks = 1}};
+  m.energy_per_flop = 1_pJ_per_op;
   m.static_power = 50_W;
   m.max_power = 400_W;
   m.op_overhead = 1_us;
   m.link_bandwidth = 100_GBps;
   m.link_latency = 1_us;
-  m.link_energy = 2_pJpB;
+  m.link_energy = 2_pJ_per_B;
   return m;
 }
 
@@ -94,7 +94,7 @@ TEST_CASE("a memory-bound operator takes bytes over the bandwidth plus latency a
   }
   SUBCASE("activations on another tier overlap with the weights") {
     m.tiers.push_back(memory_tier<>{.name = "sram", .capacity = 64_MiB, .bandwidth = 10_TBps,
-                                    .latency = 0_ns, .energy_per_byte = 1_pJpB, .banks = 1});
+                                    .latency = 0_ns, .energy_per_byte = 1_pJ_per_B, .banks = 1});
     m.placement.activations = 1;
     const op with_act = make_op(op_kind::qkv_proj, 1e9, 1e10, 1e9);
     const auto ca = cost_of(with_act, m);
@@ -206,14 +206,14 @@ TEST_CASE("the breakdown tree carries the same totals as the fast path, and seri
         Approx((machine.static_power * fast.time * 2.0).si()).epsilon(1e-12));
 
   const json j = tree.breakdown;
-  for (const char* key : {"name", "rule", "time_s", "energy_J", "bytes", "parts"}) {
+  for (const char* key : {"name", "rule", "time_s", "energy_J", "bytes_B", "parts"}) {
     CAPTURE(key);
     CHECK(j.contains(key));
   }
   CHECK(j["name"] == "step");
   CHECK(j["rule"] == "seq");
   CHECK(j["time_s"].get<double>() == Approx(fast.time.si()));
-  CHECK(j["bytes"].contains("hbm"));
+  CHECK(j["bytes_B"].contains("hbm"));
   const json& layer0 = j["parts"][1];
   CHECK(layer0["name"] == "layer 0");
   CHECK(layer0["parts"][0]["name"] == "L0.attn_norm");
@@ -221,7 +221,7 @@ TEST_CASE("the breakdown tree carries the same totals as the fast path, and seri
   // The output projection carries its all-reduce.
   CHECK(layer0["parts"][3]["name"] == "L0.out_proj");
   CHECK(layer0["parts"][3]["parts"][1]["name"] == "allreduce");
-  CHECK(layer0["parts"][3]["parts"][1]["bytes"].contains("link"));
+  CHECK(layer0["parts"][3]["parts"][1]["bytes_B"].contains("link"));
 }
 
 TEST_CASE("GPU time is never below the physical bound for every preset, batch, context and phase") {
@@ -357,7 +357,7 @@ TEST_CASE("across nodes the all-reduce is hierarchical: NVLink-class inside, the
   m.devices_per_node = 4;  // 2 nodes of 4
   m.node_link_bandwidth = 10_GBps;
   m.node_link_latency = 5_us;
-  m.node_link_energy = 20_pJpB;
+  m.node_link_energy = 20_pJ_per_B;
   // 1 MB: inside a node 2·3/4 · 1e6 / 1e11 = 15 µs + 6 · 1 µs; across: 2·1/2 · (1e6 / 4) / 1e10
   // = 25 µs + 2 · 5 µs. Bytes: 2·3·2 = 12 MB on device links, 2·1 = 2 MB across nodes.
   const auto a = allreduce(m, 1_MB);
@@ -410,8 +410,8 @@ TEST_CASE("the resident footprint of a model adds up to its parameters, KV cache
 TEST_CASE("a KV cache larger than its tier makes the step infeasible, named with its bytes") {
   // Two tiers: 1 GB "fast" for the KV cache, 200 GB "big" for everything else.
   auto m = toy(1);
-  m.tiers = {memory_tier<>{.name = "big", .capacity = 200_GB, .bandwidth = 1_TBps, .energy_per_byte = 10_pJpB},
-             memory_tier<>{.name = "fast", .capacity = 1_GB, .bandwidth = 2_TBps, .energy_per_byte = 5_pJpB}};
+  m.tiers = {memory_tier<>{.name = "big", .capacity = 200_GB, .bandwidth = 1_TBps, .energy_per_byte = 10_pJ_per_B},
+             memory_tier<>{.name = "fast", .capacity = 1_GB, .bandwidth = 2_TBps, .energy_per_byte = 5_pJ_per_B}};
   m.placement.kv = 1;
   const model mx = preset("Mixtral-8x7B");
   // KV: 64 · 2048 tokens · 32 layers · 4 KiB = 17.2 GB > 1 GB.

@@ -535,7 +535,7 @@ void from_json(const json& j, P& p) {
   detail::read_value(j, p, std::string{});
 }
 
-/// Writes a cost and its breakdown tree: name, rule, time_s, energy_J, bytes{resource: B},
+/// Writes a cost and its breakdown tree: name, rule, time_s, energy_J, bytes_B{resource: B},
 /// source, count, columns{name: [values]}, parts[].
 template <class T>
 void to_json(json& j, const cost<T>& c) {
@@ -546,7 +546,7 @@ void to_json(json& j, const cost<T>& c) {
   j["energy_J"] = value_of(c.energy.si());
   json b = json::object();
   for (const auto& t : c.bytes) b[t.resource] = value_of(t.bytes.si());
-  j["bytes"] = std::move(b);
+  j["bytes_B"] = std::move(b);
   if (!c.source.empty()) j["source"] = c.source;
   if (c.rule == cost_rule::pipeline || c.rule == cost_rule::repeat) j["count"] = c.count;
   if (!c.columns.empty()) {

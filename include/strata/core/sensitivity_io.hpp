@@ -31,9 +31,10 @@ struct elasticity_table_options {
 };
 
 namespace detail {
-inline std::string g6(double v) {
+/// A number of the table: 4 significant digits, as all human text (docs/cli.md, Output conventions).
+inline std::string g4(double v) {
   std::array<char, 32> b{};
-  const auto r = std::to_chars(b.data(), b.data() + b.size(), v, std::chars_format::general, 6);
+  const auto r = std::to_chars(b.data(), b.data() + b.size(), v, std::chars_format::general, 4);
   return {b.data(), r.ptr};
 }
 }  // namespace detail
@@ -43,7 +44,7 @@ inline std::string g6(double v) {
 inline void write_elasticity_table(std::ostream& os, const sensitivity_result& s,
                                    const elasticity_table_options& o = {},
                                    const std::vector<elasticity_check>* checks = nullptr) {
-  os << "elasticities d ln(" << o.output << ") / d ln(p) at " << o.output << " = " << detail::g6(s.output) << "\n\n";
+  os << "elasticities d ln(" << o.output << ") / d ln(p) at " << o.output << " = " << detail::g4(s.output) << "\n\n";
   os << "| rank | parameter | value (SI) | elasticity |" << (checks != nullptr ? " finite difference |" : "") << '\n';
   os << "| ---: | --- | ---: | ---: |" << (checks != nullptr ? " ---: |" : "") << '\n';
   std::size_t n = 0;
@@ -51,11 +52,11 @@ inline void write_elasticity_table(std::ostream& os, const sensitivity_result& s
     if (!o.zeros && e.elasticity == 0.0) continue;
     if (o.top != 0 && n == o.top) break;
     ++n;
-    os << "| " << n << " | " << e.parameter << " | " << detail::g6(e.value) << " | " << detail::g6(e.elasticity) << " |";
+    os << "| " << n << " | " << e.parameter << " | " << detail::g4(e.value) << " | " << detail::g4(e.elasticity) << " |";
     if (checks != nullptr) {
       for (const auto& c : *checks) {
         if (c.parameter != e.parameter) continue;
-        os << ' ' << (c.scheme == difference_scheme::none ? std::string("-") : detail::g6(c.finite_difference))
+        os << ' ' << (c.scheme == difference_scheme::none ? std::string("-") : detail::g4(c.finite_difference))
            << (c.agrees ? "" : " (differs)") << " |";
       }
     }

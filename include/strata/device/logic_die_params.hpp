@@ -43,7 +43,7 @@ struct logic_die_params {
   /// Energy per bit moved from the DRAM layers to the logic die through hybrid bonding E_b.
   /// [UCIe 2.0 (2024), UCIe-3D hybrid-bonded die-to-die: power-efficiency target < 0.05 pJ/b
   /// at 9 µm pitch down to 0.01 pJ/b at 1 µm; Stratum §2 bonds at ≈1 µm pitch]
-  strata::energy_per_data<T> e_b = 0.01_pJpb;
+  strata::energy_per_data<T> e_b = 0.01_pJ_per_bit;
   /// Miscellaneous power per mm² of miscellaneous area at peak activity (SRAM, register files,
   /// routers, special function engines, reducers, controllers). Calibrated so that
   /// stratum.logic.peak_power_W = 42.67 W (Stratum Table 3); the paper gives only the total.
@@ -69,7 +69,7 @@ struct logic_die_params {
   /// DRAM high-voltage periphery energy per bit delivered (word-line boost from VPP), so that
   /// P_dram,p = BW_fast · e: `dram_access_energy::wordline_boost`. [Estimate: IPP is ≈1/10 of
   /// the activation current budget in DDR5 IDD tables; Stratum gives no DRAM-die power]
-  strata::energy_per_data<T> e_dram_periph = 0.01_pJpb;
+  strata::energy_per_data<T> e_dram_periph = 0.01_pJ_per_bit;
   /// Footprint of one power TSV with its keep-out zone A_TSV. [ITRS 2011 Interconnect, 3D
   /// stacking: global TSV diameter 4–8 µm at 8–16 µm pitch; a 5 µm TSV on a 10 µm pitch]
   strata::area<T> a_tsv = 100_um2;

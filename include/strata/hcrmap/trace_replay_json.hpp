@@ -10,11 +10,11 @@
 ///   "evaluation_tokens": 919, "windows": 16, "window_tokens": 512, "context": 2048,
 ///   "sequences_reused": false, "packages": 2, "evaluated_layers": [2, 7, ...],
 ///   "non_routed_s": 0.011, "value": "greedy", "note": "...",
-///   "policies": [ { "policy": "static", "latency_s": ..., "energy_j": ..., "edp_js": ...,
+///   "policies": [ { "policy": "static", "latency_s": ..., "energy_J": ..., "edp_J_s": ...,
 ///                   "normalised": { "latency": 1, "energy": 1, "edp": 1 },
 ///                   "moe_s": ..., "stages_s": { "gate": ..., "dispatch": ..., "queue": ...,
 ///                   "memory": ..., "compute": ..., "gather": ..., "combine": ... },
-///                   "dram_stream_bytes": ..., "hbm_stream_bytes": ..., "edits": 0,
+///                   "dram_stream_bytes_B": ..., "hbm_stream_bytes_B": ..., "edits": 0,
 ///                   "controller_edits": { "promotes": 0, "demotes": 0, "evictions": 0,
 ///                                         "total": 0, "published": 0, "moves": 0 },
 ///                   "e2e_s": [ ... per served window ... ], "violations": 0 }, ... ],
@@ -64,16 +64,16 @@ inline json replay_json(const replay_result& r) {
     json q;
     q["policy"] = to_string(p.policy);
     q["latency_s"] = p.latency_s;
-    q["energy_j"] = p.energy_j;
-    q["edp_js"] = p.edp;
+    q["energy_J"] = p.energy_j;
+    q["edp_J_s"] = p.edp;
     q["normalised"] = {{"latency", p.normalised_latency}, {"energy", p.normalised_energy}, {"edp", p.normalised_edp}};
     q["moe_s"] = p.moe_s;
     const auto& t = p.stages;
     q["stages_s"] = {{"gate", t.gate.si()},       {"dispatch", t.dispatch.si()}, {"queue", t.queue.si()},
                      {"memory", t.memory.si()},   {"compute", t.compute.si()},   {"gather", t.gather.si()},
                      {"combine", t.combine.si()}};
-    q["dram_stream_bytes"] = p.dram_stream_bytes;
-    q["hbm_stream_bytes"] = p.hbm_stream_bytes;
+    q["dram_stream_bytes_B"] = p.dram_stream_bytes;
+    q["hbm_stream_bytes_B"] = p.hbm_stream_bytes;
     q["edits"] = p.edits;
     const auto& c = p.controller_edits;
     q["controller_edits"] = {{"promotes", c.promotes},   {"demotes", c.demotes},     {"evictions", c.evictions},

@@ -30,6 +30,7 @@
 #include <array>        // std::array
 #include <cmath>        // std::isfinite, std::abs
 #include <cstddef>      // std::size_t
+#include <cstdio>       // std::snprintf
 #include <ostream>      // std::ostream
 #include <string>       // std::string
 #include <string_view>  // std::string_view
@@ -525,8 +526,12 @@ inline void write_optimise_table(std::ostream& os, const optimise_study& r, scen
 
 /// The optimise study in words: the optimum, the system's design, binding budgets, shadow prices.
 inline void write_optimise_summary(std::ostream& os, const scenario& s, const optimise_study& r) {
-  std::array<char, 32> buf{};
-  const auto g = [&](double v) { return std::string(detail::number_text(v, buf)); };
+  // Human text: 4 significant digits (docs/cli.md, Output conventions); the table has every digit.
+  const auto g = [](double v) {
+    std::array<char, 32> buf{};
+    std::snprintf(buf.data(), buf.size(), "%.4g", v);
+    return std::string(buf.data());
+  };
   const auto& o = r.optimum;
   const char* unit = s.optimise.objective == design_objective::decode_throughput   ? "tokens/s"
                      : s.optimise.objective == design_objective::throughput_per_area ? "tokens/s/mm2"

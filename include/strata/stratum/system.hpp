@@ -332,7 +332,7 @@ struct stratum_step_result {
     v("bandwidth_bound", s.bandwidth_bound);
     v("composition", s.composition);
     v("tokens_per_s", s.tokens_per_s);
-    v("tokens_per_joule", s.tokens_per_joule);
+    v("tokens_per_J", s.tokens_per_joule);
     v("hot_hit_rate", s.hot_hit_rate);
     v("expert_tier_share", s.expert_tier_share);
     v("split", s.split);

@@ -50,6 +50,7 @@
 #include <array>    // std::array, enum_names
 #include <cstdint>  // std::int64_t
 #include <ostream>  // std::ostream
+#include <sstream>  // std::ostringstream
 #include <string>   // std::string
 #include <vector>   // std::vector
 
@@ -332,10 +333,14 @@ inline void summary_line(std::ostream& os, const serving_result& r) {
 }
 }  // namespace detail
 
-/// Prints the report as a few lines of text.
+/// Prints the report as a few lines of text, every number to 4 significant digits (docs/cli.md,
+/// Output conventions; the JSON has every digit).
 inline void print_summary(std::ostream& os, const serving_report& r) {
-  detail::summary_line(os, r.stratum);
-  if (r.has_gpu) detail::summary_line(os, r.gpu);
+  std::ostringstream text;
+  text.precision(4);
+  detail::summary_line(text, r.stratum);
+  if (r.has_gpu) detail::summary_line(text, r.gpu);
+  os << text.str();
 }
 
 }  // namespace v0

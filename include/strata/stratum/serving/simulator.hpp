@@ -107,10 +107,10 @@ struct stage_result {
     v("stage", s.stage);
     v("start_s", s.start_s);
     v("end_s", s.end_s);
-    v("offered_rps", s.offered_rps);
+    v("offered_requests_per_s", s.offered_rps);
     v("requests", s.requests);
     v("completed", s.completed);
-    v("served_rps", s.served_rps);
+    v("served_requests_per_s", s.served_rps);
     v("ttft", s.ttft);
     v("tpot", s.tpot);
     v("e2e", s.e2e);
@@ -171,8 +171,8 @@ struct serving_result {
     v("requests", s.requests);
     v("output_tokens", s.output_tokens);
     v("makespan_s", s.makespan_s);
-    v("throughput_rps", s.throughput_rps);
-    v("throughput_tps", s.throughput_tps);
+    v("requests_per_s", s.throughput_rps);
+    v("tokens_per_s", s.throughput_tps);
     v("ttft_p50_s", s.ttft_p50_s);
     v("ttft_p90_s", s.ttft_p90_s);
     v("ttft_p99_s", s.ttft_p99_s);
@@ -196,9 +196,9 @@ struct serving_result {
     v("prefill_steps", s.prefill_steps);
     v("mean_batch", s.mean_batch);
     v("busy_time_s", s.busy_time_s);
-    v("energy_j", s.energy_j);
-    v("tokens_per_joule", s.tokens_per_joule);
-    v("arrival_rate", s.arrival_rate);
+    v("energy_J", s.energy_j);
+    v("tokens_per_J", s.tokens_per_joule);
+    v("arrival_requests_per_s", s.arrival_rate);
     v("mean_in_system", s.mean_in_system);
     v("mean_sojourn_s", s.mean_sojourn_s);
     v("kv_tokens", s.kv_tokens);

@@ -45,11 +45,11 @@ template void detail::validate_model<double>(const model&);
 // workload/roofline.hpp
 template void validate(const basic_roofline_machine<double>&);
 template basic_step_result<double> evaluate(const std::vector<op>&, const step_shape&, int,
-                                            const basic_roofline_machine<double>&, bool);
+                                            const basic_roofline_machine<double>&, step_breakdown);
 template capacity_check check_capacity(const basic_roofline_machine<double>&, const footprint&);
-template basic_step_result<double> evaluate(const layered_step&, const basic_roofline_machine<double>&, bool);
+template basic_step_result<double> evaluate(const layered_step&, const basic_roofline_machine<double>&, step_breakdown);
 template basic_step_result<double> evaluate(const model&, const step_shape&, const basic_roofline_machine<double>&,
-                                            const expert_histogram&, bool);
+                                            const expert_histogram&, step_breakdown);
 
 // device/mono3d.hpp
 template void validate(const mono3d_params<double>&);

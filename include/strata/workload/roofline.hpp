@@ -858,11 +858,11 @@ namespace strata {
 inline namespace v0 {
 extern template void validate(const basic_roofline_machine<double>&);
 extern template basic_step_result<double> evaluate(const std::vector<op>&, const step_shape&, int,
-                                                   const basic_roofline_machine<double>&, bool);
+                                                   const basic_roofline_machine<double>&, step_breakdown);
 extern template capacity_check check_capacity(const basic_roofline_machine<double>&, const footprint&);
-extern template basic_step_result<double> evaluate(const layered_step&, const basic_roofline_machine<double>&, bool);
+extern template basic_step_result<double> evaluate(const layered_step&, const basic_roofline_machine<double>&, step_breakdown);
 extern template basic_step_result<double> evaluate(const model&, const step_shape&, const basic_roofline_machine<double>&,
-                                                   const expert_histogram&, bool);
+                                                   const expert_histogram&, step_breakdown);
 }  // namespace v0
 }  // namespace strata
 #endif

@@ -489,6 +489,10 @@ inline residency single_copy_static(const substrate& s, int layers, int experts,
                                     residency_params p = {}) {
   return detail::make_single_copy_static<>(s, layers, experts, expert_bytes, p);
 }
+/// The same for model `m`: its MoE layers, its routed experts and their bytes (`expert_bytes`).
+inline residency single_copy_static(const substrate& s, const model& m, residency_params p = {}) {
+  return single_copy_static(s, m.moe_layers(), m.experts, expert_bytes(m), p);
+}
 // The body is a function template (of a scalar it does not use) so that strata::compiled can hold
 // its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.
 template <class T>

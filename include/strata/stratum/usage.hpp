@@ -30,6 +30,7 @@
 #include "strata/stratum/placement.hpp"
 #include "strata/tech/bounds.hpp"
 #include "strata/workload/expert_counts.hpp"
+#include "strata/workload/model.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -65,6 +66,10 @@ usage_table make_usage_from_hit_rate(int layers, int experts, int active, double
 /// otherwise; with A = E only h = 1).
 inline usage_table usage_from_hit_rate(int layers, int experts, int active, double h, int hot_offset = 0) {
   return detail::make_usage_from_hit_rate<>(layers, experts, active, h, hot_offset);
+}
+/// The same for model `m`: its MoE layers, routed experts and `top_k` active experts per token.
+inline usage_table usage_from_hit_rate(const model& m, double h, int hot_offset = 0) {
+  return usage_from_hit_rate(m.moe_layers(), m.experts, m.top_k, h, hot_offset);
 }
 // The body is a function template (of a scalar it does not use) so that strata::compiled can hold
 // its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.

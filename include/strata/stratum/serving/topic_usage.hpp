@@ -32,6 +32,7 @@
 #include "strata/stratum/serving/requests.hpp"  // detail::at_field
 #include "strata/stratum/system.hpp"
 #include "strata/stratum/usage.hpp"
+#include "strata/workload/model.hpp"
 #include "strata/workload/trace.hpp"
 #include "strata/workload/trace_io.hpp"
 
@@ -86,6 +87,14 @@ inline topic_tables topic_usage_from_counts(const expert_count_table& counts, st
     out.tables.push_back(usage_from_counts(*it->second.hit, moe_layers));
   }
   return out;
+}
+
+/// The same for model `m` (its MoE layers).
+inline topic_tables topic_usage_from_counts(const expert_count_table& counts, std::string_view counts_model,
+                                            std::string_view selection, std::string_view checkpoint,
+                                            const std::vector<std::string>& topics, const model& m,
+                                            const std::string& at = {}) {
+  return topic_usage_from_counts(counts, counts_model, selection, checkpoint, topics, m.moe_layers(), at);
 }
 
 /// Per-topic tables counted from a labelled trace (file comment); topics without tokens are a

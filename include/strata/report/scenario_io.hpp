@@ -125,7 +125,7 @@ inline std::string gnuplot_file(std::string_view name) {
 /// holds: a single-quoted string has no escapes).
 inline std::string gnuplot_lines(const std::vector<std::string>& lines) {
   std::string out;
-  for (const auto& l : lines) out += (out.empty() ? "" : ".\"\\n\".") + gnuplot_string(l);
+  for (const auto& l : lines) out += (out.empty() ? "" : R"(."\n".)") + gnuplot_string(l);
   return out.empty() ? gnuplot_string("") : out;
 }
 

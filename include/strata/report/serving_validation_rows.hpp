@@ -50,7 +50,8 @@
 /// served rate and time per output token, a few per cent optimistic (no host cost per step). TTFT
 /// is short with either: the server's request handling and streaming are not modelled.
 
-#include <cmath>    // std::isfinite
+#include <algorithm>  // std::max
+#include <cmath>    // std::isfinite, std::lround
 #include <cstdint>  // std::int64_t
 #include <string>   // std::string
 #include <utility>  // std::move
@@ -149,7 +150,7 @@ inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, co
     const auto r = simulate_vllm_run(run, card);
     const model m = preset(run.model);
     gpu_step_costs full(card, run.gpus, m), bare(no_overhead, run.gpus, m);
-    const int batch = std::max(1, static_cast<int>(r.mean_batch + 0.5));
+    const int batch = std::max(1, static_cast<int>(std::lround(r.mean_batch)));
     const double context = run.system_prompt_tokens + run.question_tokens + 0.5 * run.output_tokens;
     const double t = full.decode(batch, context).time_s, t0 = bare.decode(batch, context).time_s;
     const std::string step = run.key + ": decode step at its mean batch " + std::to_string(batch) + " " +

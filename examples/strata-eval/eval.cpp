@@ -66,6 +66,7 @@
 
 #include "cli.hpp"
 #include "strata/baseline/gpu.hpp"
+#include "strata/baseline/baseline_gpu.hpp"
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/stratum/system.hpp"
 #include "strata/workload/expert_parallel.hpp"
@@ -93,7 +94,13 @@ struct options {
   std::optional<int> ep;
   std::string attention = "tp", ep_imbalance = "expected_max";
   int redundant_experts = 0;
+  std::string gpu_knobs = "cited";  // --gpu-knobs: the knob set of a GPU preset or Stratum xPU
 };
+
+// The knob set of --gpu-knobs (checked against the two names by the option).
+strata::gpu_knob_set knob_set_of(const options& o) {
+  return o.gpu_knobs == "fitted" ? strata::gpu_knob_set::fitted : strata::gpu_knob_set::cited;
+}
 
 // The parallelism of the options (--ep and its companions; default: tensor parallelism).
 strata::parallelism parallelism_of(const options& o) {
@@ -186,11 +193,11 @@ struct machine_arg {
   strata::roofline_machine machine;
 };
 
-machine_arg load_machine(const std::string& arg) {
+machine_arg load_machine(const std::string& arg, strata::gpu_knob_set knobs) {
   machine_arg m;
   for (const auto& n : strata::gpu_preset_names()) {
     if (same_name(n, arg)) {
-      m.gpu = strata::validated_gpu(strata::gpu_preset(n));
+      m.gpu = strata::baseline_gpu(strata::gpu_preset(n), knobs);
       m.preset = n;
       return m;
     }
@@ -275,6 +282,7 @@ bool is_stratum(const std::string& machine) {
 int run_stratum(const options& o, const strata::model& model, const strata::step_shape& shape,
                 const strata::coverage_verdict& verdict) {
   auto sys = strata::stratum_system(o.machine);
+  sys.xpu = strata::baseline_gpu(sys.xpu, knob_set_of(o));
   sys.tiering = !o.no_tiering;
   if (o.expert_mapping == "all_chips") sys.mapping.experts = strata::expert_split::all_chips;
   if (o.hbm_nmp) sys = strata::with_hbm_nmp(sys);
@@ -391,7 +399,7 @@ int run_eval(const options& o) {
                                           "Stratum machine "
                                           "(stratum-s, stratum-l, stratum-xl), not to " + o.machine);
   }
-  const machine_arg ma = load_machine(o.machine);
+  const machine_arg ma = load_machine(o.machine, knob_set_of(o));
 
   strata::roofline_machine machine = ma.machine;
   std::optional<strata::gpu_fit> fit;
@@ -468,7 +476,7 @@ int run_eval(const options& o) {
     j["context"] = shape.context;
     j["routing"] = o.trace.empty() ? "uniform" : "trace";
     if (fit) j["fit"] = *fit;
-    if (!ma.preset.empty()) j["knobs"] = strata::knobs_note(ma.preset);
+    if (!ma.preset.empty()) j["knobs"] = strata::knobs_note(ma.preset, knob_set_of(o));
     j["verdict"] = verdict.text();
     j["feasible"] = r.feasible;
     j["capacity"] = r.reason;
@@ -537,7 +545,7 @@ int run_eval(const options& o) {
             << shape.batch
             << ", context " << shape.context << ", routing " << (o.trace.empty() ? "uniform" : o.trace) << "\n";
   if (fit) std::cout << "memory: " << fit->reason << "\n";
-  if (!ma.preset.empty()) std::cout << "knobs: " << strata::knobs_note(ma.preset) << "\n";
+  if (!ma.preset.empty()) std::cout << "knobs: " << strata::knobs_note(ma.preset, knob_set_of(o)) << "\n";
   std::cout << "verdict: " << verdict.text() << "\n";
   std::cout << "capacity: " << r.reason << "\n";
   if (machine.nodes() > 1) {
@@ -625,6 +633,10 @@ command add_eval(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   sub->add_option("--max-devices", o->max_devices, "largest degree the GPU default tries (default 8: one node)")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--gpu-knobs", o->gpu_knobs,
+                  "serving knobs of a GPU preset or a Stratum system's xPU: cited (default, the card's own, fitted to nothing) "
+                  "or fitted (on the 2024 measurement set, strata-eval validate)")
+      ->check(CLI::IsMember({"cited", "fitted"}));
   auto* trace = sub->add_option("--trace", o->trace,
                                 "routing trace CSV (seq,pos,L1..LN). Prefill: its first batch x context tokens. "
                                 "Decode: one token from each of batch different sequences");

@@ -20,7 +20,7 @@
 
 #include "cli.hpp"
 #include "strata/baseline/gpu.hpp"
-#include "strata/baseline/validated_gpu.hpp"
+#include "strata/baseline/baseline_gpu.hpp"
 #include "strata/core/sensitivity.hpp"
 #include "strata/core/sensitivity_io.hpp"
 #include "strata/device/logic_die.hpp"
@@ -89,7 +89,7 @@ sens_run compute(const sens_options& o) {
   double gpu = 1.0;
   std::string label = "decode tokens/s of " + m.name + " on " + sys.name;
   if (o.of == "decode_speedup") {
-    const auto g = strata::validated_gpu(strata::gpu_preset(o.gpu));
+    const auto g = strata::baseline_gpu(strata::gpu_preset(o.gpu));
     const auto b = strata::choose_gpu_baseline(g, m);
     if (b.gpus == 0 || !strata::check_fit(g, b.gpus, b.served, s).fits) {
       throw strata::config_error("gpu", "[strata.sensitivity] " + m.name + " does not fit " + g.name + " GPUs at B = " +

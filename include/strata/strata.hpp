@@ -65,6 +65,7 @@
 #include "strata/baseline/hbm_nmp.hpp"
 #include "strata/baseline/measurements_io.hpp"
 #include "strata/baseline/validation.hpp"
+#include "strata/baseline/baseline_gpu.hpp"
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/baseline/validated_gpu_fwd.hpp"
 #include "strata/baseline/coverage.hpp"

@@ -55,9 +55,14 @@ TEST_CASE("vLLM runs: rows per run and pooled, judged against the measured value
   CHECK(rows[7].id == id0 + "roleplay.stage0.served_over_offered");
   CHECK(rows[8].id == id0 + "ttft_mean_s");
   CHECK(rows[9].id == id0 + "time_per_output_token_s");
-  CHECK(rows[10].id == id0 + "cited_knobs.general.e2e_mean_s");
-  CHECK(rows[19].id == id0 + "cited_knobs.time_per_output_token_s");
-  CHECK(rows[0].known_disagreement.find("fitted on tests/data/measurements") != std::string::npos);
+  CHECK(rows[10].id == id0 + "fitted_knobs.general.e2e_mean_s");
+  CHECK(rows[19].id == id0 + "fitted_knobs.time_per_output_token_s");
+  // The default (cited) knobs meet the issue's Done-when on every run: E2E within 15 %, the time per
+  // output token within 15 %, served within 5 % in every stage; the fitted knobs miss the 20 req/s stage.
+  for (int i = 0; i < 8; ++i) CHECK(*rows[static_cast<std::size_t>(i)].ok());
+  CHECK(*rows[9].ok());
+  CHECK_FALSE(*rows[12].ok());
+  CHECK(rows[12].known_disagreement.find("fitted on tests/data/measurements") != std::string::npos);
   CHECK(*rows[0].paper == Approx(5.039).epsilon(1e-15));
   CHECK(*rows[8].paper == vllm_mixtral_tp2_ttft_mean_s);
   CHECK(*rows[9].paper == vllm_mixtral_tp2_time_per_output_token_s);
@@ -92,13 +97,15 @@ TEST_CASE("vLLM runs: the shipped scenarios are the runs (the same GPU E2E as th
     CHECK(rep.gpu.ttft.mean_s == Approx(direct.ttft.mean_s).epsilon(1e-12));
     REQUIRE(rep.gpu.stages.size() == run.stages.size());
     CHECK(rep.gpu.stages.back().served_rps == Approx(direct.stages.back().served_rps).epsilon(1e-12));
-    // `gpu.knobs: "cited"` runs the card with its cited knobs, as the `cited_knobs` rows do.
+    // The default is the card with its cited knobs; `gpu.knobs: "fitted"` runs the knobs fitted on the
+    // 2024 measurements, as the `fitted_knobs` rows do, and serves each run more slowly.
+    CHECK(rep.gpu.e2e.mean_s == Approx(simulate_vllm_run(run, h100_sxm5()).e2e.mean_s).epsilon(1e-12));
     auto scenario = read_serving_scenario(strata_test::text_of_file(path));
-    CHECK(scenario.gpu.knobs == gpu_knob_set::fitted);
-    scenario.gpu.knobs = gpu_knob_set::cited;
-    const auto cited = run_scenario(scenario, (root / "tests" / "data").string());
-    CHECK(cited.gpu.e2e.mean_s == Approx(simulate_vllm_run(run, h100_sxm5()).e2e.mean_s).epsilon(1e-12));
-    CHECK(cited.gpu.e2e.mean_s < rep.gpu.e2e.mean_s);
+    CHECK(scenario.gpu.knobs == gpu_knob_set::cited);
+    scenario.gpu.knobs = gpu_knob_set::fitted;
+    const auto fitted = run_scenario(scenario, (root / "tests" / "data").string());
+    CHECK(fitted.gpu.e2e.mean_s == Approx(simulate_vllm_run(run, validated_gpu(h100_sxm5())).e2e.mean_s).epsilon(1e-12));
+    CHECK(fitted.gpu.e2e.mean_s > rep.gpu.e2e.mean_s);
   }
   // A knob set the reader does not know is an error naming the key.
   const std::string bad = R"({"system": "stratum-l", "model": "Mixtral-8x7B", "gpu": {"knobs": "tuned"}})";
@@ -108,7 +115,7 @@ TEST_CASE("vLLM runs: the shipped scenarios are the runs (the same GPU E2E as th
 TEST_CASE("vLLM runs: a slower card serves each run no faster; bad stages are config errors naming them") {
   auto run = mixtral_tp2_h100_vllm_runs()[2];  // roleplay, one stage
   const auto base = simulate_vllm_run(run);
-  gpu_params slow = validated_gpu(h100_sxm5());
+  gpu_params slow = h100_sxm5();
   slow.op_overhead = slow.op_overhead * 2.0;
   const auto slower = simulate_vllm_run(run, slow);
   CHECK(slower.e2e.mean_s > base.e2e.mean_s);

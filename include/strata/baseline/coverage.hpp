@@ -35,6 +35,7 @@
 #include <vector>       // std::vector
 
 #include "strata/baseline/gpu.hpp"
+#include "strata/baseline/baseline_gpu.hpp"
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/workload/hf_warning.hpp"
 #include "strata/workload/model.hpp"
@@ -130,13 +131,13 @@ inline std::vector<std::string> warning_keys(const std::vector<hf_warning>& warn
   return keys;
 }
 
-/// The verdict of model `m` on GPU preset `gpu` (with the published fit's knobs, `validated_gpu`)
+/// The verdict of model `m` on GPU preset `gpu` (with the default knob set, `baseline_gpu`; the knobs do not enter the memory fit)
 /// for step `shape` on up to `max_devices` cards (default: one node of 8). `ignored_keys`: the
 /// config's ignored keys (`warning_keys`, or `preset_ignored_keys` for a preset).
 inline coverage_verdict gpu_coverage(const model& m, std::string_view gpu, const std::vector<std::string>& ignored_keys = {},
                                      const step_shape& shape = {.mode = phase::decode, .batch = 1, .context = 2048},
                                      int max_devices = 8) {
-  const gpu_params card = validated_gpu(gpu_preset(gpu));
+  const gpu_params card = baseline_gpu(gpu_preset(gpu));
   coverage_verdict v;
   const int n = min_devices(card, m, shape, nullptr, max_devices);
   if (n == 0) {

@@ -77,7 +77,7 @@
 #include <vector>       // std::vector
 
 #include "strata/baseline/gpu.hpp"
-#include "strata/baseline/validated_gpu.hpp"
+#include "strata/baseline/baseline_gpu.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/sweep.hpp"
 #include "strata/core/units.hpp"
@@ -388,7 +388,7 @@ class scenario_model {
     usage_ = usage_of(s.workload.hit_rate);
     if (s.study == study_kind::stratum_vs_gpu || s.study == study_kind::hit_rate) prepared_ = prepare(sys_);
     if (s.study == study_kind::stratum_vs_gpu) {
-      gpu_ = validated_gpu(gpu_preset(s.gpu));
+      gpu_ = baseline_gpu(gpu_preset(s.gpu));
       baseline_ = choose_gpu_baseline(gpu_, model_);
       gpu_machine_ = make_machine(gpu_, std::max(1, baseline_.gpus));
     }

@@ -30,9 +30,9 @@
 /// `energy_gap_terms`).
 ///
 /// One GPU calibration: the GPU every row divides by and the Stratum system's xPU die both carry
-/// the serving-software knobs fitted on the published measurements (`validated_gpu`,
-/// `baseline/validated_gpu.hpp`; the `validation.fit.*` rows), not the card presets' own (the
-/// system presets' `xpu` carries them, `workload_gpu` gives the GPU).
+/// the default knob set (`baseline_gpu`, `baseline/baseline_gpu.hpp`: the card's cited knobs, the
+/// engine generation of the paper's vLLM 0.8.1 baseline); the knobs fitted on the 2024 measurement
+/// set (`validated_gpu`, the `validation.fit.*` rows) are `gpu_knob_set::fitted`.
 
 #include <algorithm>  // std::min, std::max
 #include <array>      // std::array
@@ -42,7 +42,7 @@
 #include <vector>     // std::vector
 
 #include "strata/baseline/gpu.hpp"
-#include "strata/baseline/validated_gpu.hpp"
+#include "strata/baseline/baseline_gpu.hpp"
 #include "strata/report/paper.hpp"
 #include "strata/stratum/prediction_gain.hpp"
 #include "strata/stratum/row_swap.hpp"
@@ -125,8 +125,8 @@ struct stratum_comparison {
   double peak_energy_gain = 0;    ///< largest tokens/J ratio
 };
 
-/// The GPU a workload is compared with: its card with the validated knobs (file comment).
-inline gpu_params workload_gpu(const stratum_workload& w) { return validated_gpu(gpu_preset(w.gpu)); }
+/// The GPU a workload is compared with: its card with the default knob set (`baseline_gpu`).
+inline gpu_params workload_gpu(const stratum_workload& w) { return baseline_gpu(gpu_preset(w.gpu)); }
 
 /// Stratum system `sys` against the workload's GPU baseline over the settings.
 inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, const stratum_workload& w,
@@ -174,14 +174,14 @@ inline stratum_system_params<> workload_system(const stratum_workload& w, const 
 /// mean to the paper's (a diagnosis of the gap, used by no row).
 ///
 /// Every xPU kernel launch — of an xPU operator, of the residual add after an NMP block and of an
-/// NMP invocation — costs `xpu.op_overhead` ℓ (the validated knob), so a Stratum step at one
+/// NMP invocation — costs `xpu.op_overhead` ℓ (the card's knob), so a Stratum step at one
 /// setting is t + n·(ℓ' − ℓ) with a launch of ℓ' (n: its launches, `time_parts::fixed` less the
 /// invocations' mode switches and polls, over ℓ); the GPU keeps its own.
 struct speedup_gap {
   double model = 0, paper = 0;
   int points = 0;
   int invocations = 0;        ///< NMP invocations per step: two per layer (of the slowest stage)
-  double launch_us = 0;       ///< the xPU's kernel launch (`xpu.op_overhead`, validated knob)
+  double launch_us = 0;       ///< the xPU's kernel launch (`xpu.op_overhead`, the card's knob)
   double handshake_us = 0;    ///< 2 tMRD + the completion poll's transfer
   double implied_launch_us = -1;  ///< the xPU launch at which the mean equals the paper's (−1: none ≥ 0)
   double b1_launches = 0;     ///< xPU kernel launches of a step at B 1, S 2048
@@ -251,7 +251,7 @@ inline std::string speedup_gap_text(const speedup_gap& g) {
                   " + mode entry and exit and completion poll " + fixed(g.handshake_us * 1e3, 0) + " ns, Stratum §3.2 Fig. 8c, JESD79-5 tMRD) = " +
                   fixed(g.b1_calls_us, 0) + " us, xPU operators " + fixed(g.b1_xpu_us, 0) + " us, NMP work (streams, compute, ring, "
                   "interposer) " + fixed(g.b1_nmp_work_us, 0) + " us; the step makes " + fixed(g.b1_launches, 0) +
-                  " xPU kernel launches at the validated " + fixed(g.launch_us, 2) + " us (baseline/validated_gpu.hpp)";
+                  " xPU kernel launches at the card's " + fixed(g.launch_us, 2) + " us (baseline/baseline_gpu.hpp)";
   if (g.implied_launch_us >= 0.0) {
     t += "; the paper's mean holds with an xPU launch of " + fixed(g.implied_launch_us, 2) +
          " us, the GPU keeping its own: " +

@@ -68,13 +68,7 @@
 #include <vector>     // std::vector
 
 #include "strata/baseline/gpu.hpp"
-// validated_gpu: under STRATA_COMPILED=1 (strata::compiled) the published fit is compiled in the
-// library, and its declaration spares a consumer the measurement reader and the fit.
-#if defined(STRATA_COMPILED) && STRATA_COMPILED
-#include "strata/baseline/validated_gpu_fwd.hpp"
-#else
-#include "strata/baseline/validated_gpu.hpp"
-#endif
+#include "strata/baseline/baseline_gpu.hpp"
 #include "strata/baseline/hbm_nmp.hpp"
 #include "strata/core/cost.hpp"
 #include "strata/core/error.hpp"
@@ -107,9 +101,9 @@ struct stratum_system_params {
   std::string name = "Stratum-L";
   /// The xPU die: its compute, static power, kernel overhead and NVLink. [Stratum §3.1: an H100
   /// die for Stratum-L/XL, an RTX A6000 die for Stratum-S; its serving-software knobs (operator
-  /// overhead, achievable efficiencies) the ones fitted on published vLLM measurements, as for
-  /// the GPU it is compared with (`validated_gpu`, baseline/validated_gpu.hpp)]
-  gpu_params xpu = validated_gpu(h100_sxm5());
+  /// overhead, achievable efficiencies) the default knob set, as for the GPU it is compared with
+  /// (`baseline_gpu`, baseline/baseline_gpu.hpp: the cited knobs)]
+  gpu_params xpu = baseline_gpu(h100_sxm5());
   /// Mono3D chips (the default) or HBM3 stacks with a processing base die.
   nmp_memory memory = nmp_memory::mono3d;
   /// One Mono3D chip and its NMP.
@@ -171,7 +165,7 @@ struct stratum_system_params {
 inline stratum_system_params<> stratum_s() {
   stratum_system_params<> p;
   p.name = "Stratum-S";
-  p.xpu = validated_gpu(rtx_a6000());
+  p.xpu = baseline_gpu(rtx_a6000());
   p.chips = 1;
   return p;
 }

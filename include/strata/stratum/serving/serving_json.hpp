@@ -42,10 +42,10 @@
 /// batch; the topic-layout cells of the model and topics when read; the decode steps and retained
 /// samples of the requests before the run starts, naming `requests.count`, `request_list` or
 /// `trace.path`) and the trace reader's `limits()`.
-/// `gpu.knobs` picks the card's knob set (`gpu_knob_set`): `fitted` (default, `validated_gpu`: the
-/// knobs fitted on the published measurements, the baseline of every comparison) or `cited` (the
-/// card's own knobs, each from a cited measurement; `report/serving_validation_rows.hpp` checks
-/// both against measured vLLM runs).
+/// `gpu.knobs` picks the card's knob set (`gpu_knob_set`, `baseline/baseline_gpu.hpp`): `cited`
+/// (default: the card's own knobs, each from a cited measurement, the baseline of every comparison)
+/// or `fitted` (`validated_gpu`: the knobs fitted on the 2024 measurement set);
+/// `report/serving_validation_rows.hpp` checks both against measured vLLM runs.
 
 #include <array>    // std::array, enum_names
 #include <cstdint>  // std::int64_t
@@ -55,7 +55,7 @@
 #include <vector>   // std::vector
 
 #include "strata/baseline/gpu.hpp"
-#include "strata/baseline/validated_gpu.hpp"
+#include "strata/baseline/baseline_gpu.hpp"
 #include "strata/core/json.hpp"
 #include "strata/stratum/serving/simulator.hpp"
 #include "strata/workload/presets.hpp"
@@ -80,12 +80,6 @@ struct serving_usage_spec {
   }
 };
 
-/// Which knobs the GPU baseline's card carries (file comment).
-enum class gpu_knob_set { fitted, cited };
-constexpr auto enum_names(gpu_knob_set) {
-  return std::array{std::pair{gpu_knob_set::fitted, "fitted"}, std::pair{gpu_knob_set::cited, "cited"}};
-}
-
 /// The GPU baseline of a scenario.
 struct serving_gpu_spec {
   std::string name = "h100_sxm5";  ///< "h100_sxm5" or "rtx_a6000"
@@ -97,7 +91,7 @@ struct serving_gpu_spec {
   attention_parallel attention = attention_parallel::tp;    ///< `parallelism::attention`
   int redundant_experts = 0;                                ///< `parallelism::redundant_experts`
   ep_imbalance imbalance = ep_imbalance::expected_max;      ///< `parallelism::imbalance`
-  gpu_knob_set knobs = gpu_knob_set::fitted;                ///< the card's knobs (file comment)
+  gpu_knob_set knobs = default_gpu_knobs;                   ///< the card's knobs (file comment)
 
   /// The GPUs' parallelism.
   [[nodiscard]] parallelism parallel() const { return {ep, attention, redundant_experts, imbalance}; }
@@ -262,7 +256,7 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
   if (s.gpu.compare) {
     r.has_gpu = true;
     const gpu_params card = s.gpu.name == "rtx_a6000" ? rtx_a6000() : h100_sxm5();
-    r.gpu = simulate_gpu(s.gpu.knobs == gpu_knob_set::cited ? card : validated_gpu(card), setup.m, s.scheduler, reqs,
+    r.gpu = simulate_gpu(baseline_gpu(card, s.gpu.knobs), setup.m, s.scheduler, reqs,
                          s.gpu.gpus, s.gpu.engine, s.gpu.scheduler, s.gpu.parallel());
     add_stage_results(r.gpu, reqs, stages, overhead);
   }

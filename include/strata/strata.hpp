@@ -66,6 +66,7 @@
 #include "strata/baseline/measurements_io.hpp"
 #include "strata/baseline/validation.hpp"
 #include "strata/baseline/baseline_gpu.hpp"
+#include "strata/baseline/gpu_knob_set.hpp"
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/baseline/validated_gpu_fwd.hpp"
 #include "strata/baseline/coverage.hpp"

@@ -6,6 +6,7 @@
 
 #include <string>  // std::string
 
+#include "strata/baseline/validated_gpu.hpp"
 #include "strata/baseline/validation.hpp"
 #include "strata/stratum/system.hpp"
 #include "strata/workload/presets.hpp"

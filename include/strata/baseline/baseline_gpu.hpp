@@ -27,13 +27,10 @@
 /// const strata::gpu_params old = strata::baseline_gpu(strata::h100_sxm5(), strata::gpu_knob_set::fitted);
 /// \endcode
 
-#include <array>        // std::array
-#include <cctype>       // std::tolower
-#include <string>       // std::string
-#include <string_view>  // std::string_view
-#include <utility>      // std::pair, std::move
+#include <utility>  // std::move
 
 #include "strata/baseline/gpu.hpp"
+#include "strata/baseline/gpu_knob_set.hpp"
 // validated_gpu: under STRATA_COMPILED=1 (strata::compiled) the published fit is compiled in the
 // library, and its declaration spares a consumer the measurement reader and the fit.
 #if defined(STRATA_COMPILED) && STRATA_COMPILED
@@ -45,30 +42,9 @@
 namespace strata {
 inline namespace v0 {
 
-/// Which serving-software knobs a GPU baseline carries (file comment).
-enum class gpu_knob_set { cited, fitted };
-constexpr auto enum_names(gpu_knob_set) {
-  return std::array{std::pair{gpu_knob_set::cited, "cited"}, std::pair{gpu_knob_set::fitted, "fitted"}};
-}
-
-/// The knob set of every comparison unless a caller names another (file comment: the paper's
-/// baseline engine, vLLM 0.8.1, Stratum §6.1).
-inline constexpr gpu_knob_set default_gpu_knobs = gpu_knob_set::cited;
-
 /// `card` with the knob set `knobs`: unchanged for `cited`, `validated_gpu(card)` for `fitted`.
 inline gpu_params baseline_gpu(gpu_params card, gpu_knob_set knobs = default_gpu_knobs) {
   return knobs == gpu_knob_set::fitted ? validated_gpu(std::move(card)) : card;
-}
-
-/// Where the serving knobs of GPU preset `preset` come from under `knobs`, one line for a result
-/// (`knobs_note(preset)`, `baseline/validated_gpu.hpp`, for the fitted set).
-inline std::string knobs_note(std::string_view preset, gpu_knob_set knobs) {
-  if (knobs == gpu_knob_set::fitted) return knobs_note(preset);
-  std::string canon;
-  for (const char ch : preset) canon += ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  const std::string note = "the card's cited serving knobs (baseline/gpu.hpp), fitted to nothing";
-  if (canon == "h100_sxm5") return note + "; checked against three measured vLLM v0.15.1 serving runs on this card";
-  return note + "; no measured serving run of " + std::string(preset) + " checks them";
 }
 
 }  // namespace v0

@@ -20,6 +20,7 @@
 #include <vector>       // std::vector
 
 #include "strata/baseline/gpu.hpp"
+#include "strata/baseline/gpu_knob_set.hpp"
 #include "strata/baseline/gpu_measurements_data.hpp"
 #include "strata/baseline/validated_gpu_fwd.hpp"
 #include "strata/baseline/validation.hpp"
@@ -28,6 +29,13 @@ namespace strata {
 inline namespace v0 {
 
 namespace detail {
+// A GPU preset's name as the measurement set spells it: lower case, "-" read as "_".
+inline std::string canonical_gpu_name(std::string_view s) {
+  std::string c;
+  for (const char ch : s) c += ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return c;
+}
+
 // A function template (of a scalar it does not use) so that strata::compiled can hold its one
 // instantiation: a consumer built with STRATA_COMPILED=1 then compiles neither the CSV reader nor
 // the fit, which every default Stratum system (its xPU) calls.
@@ -52,18 +60,13 @@ gpu_params detail::with_published_knobs(gpu_params card) {
 /// "-" = "_"). A card with none (H200, B200, MI300X, MI325X) runs with the knobs fitted on the
 /// other cards' rows: its datasheet is its own, its serving software's efficiency is not measured.
 inline int published_rows_on(std::string_view preset) {
-  const auto canon = [](std::string_view s) {
-    std::string c;
-    for (const char ch : s) c += ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return c;
-  };
   // The published set's GPU of every row, canonical, parsed once per process.
   static const std::vector<std::string> gpus = [&] {
     std::vector<std::string> g;
-    for (const auto& r : published_gpu_measurements()) g.push_back(canon(r.gpu));
+    for (const auto& r : published_gpu_measurements()) g.push_back(detail::canonical_gpu_name(r.gpu));
     return g;
   }();
-  const std::string want = canon(preset);
+  const std::string want = detail::canonical_gpu_name(preset);
   int n = 0;
   for (const auto& g : gpus) n += g == want ? 1 : 0;
   return n;
@@ -77,6 +80,17 @@ inline std::string knobs_note(std::string_view preset) {
   if (n > 0) return "serving knobs fitted on the published set, " + std::to_string(n) + " rows on this card";
   return "serving knobs fitted on H100 SXM5 and A100 SXM4 rows, not validated on " + std::string(preset) +
          " (no published measurement of it in the set)";
+}
+
+
+/// Where the serving knobs of GPU preset `preset` come from under `knobs`, one line for a result
+/// (the fitted set's note is `knobs_note(preset)` above).
+inline std::string knobs_note(std::string_view preset, gpu_knob_set knobs) {
+  if (knobs == gpu_knob_set::fitted) return knobs_note(preset);
+  const std::string canon = detail::canonical_gpu_name(preset);
+  const std::string note = "the card's cited serving knobs (baseline/gpu.hpp), fitted to nothing";
+  if (canon == "h100_sxm5") return note + "; checked against three measured vLLM v0.15.1 serving runs on this card";
+  return note + "; no measured serving run of " + std::string(preset) + " checks them";
 }
 
 }  // namespace v0

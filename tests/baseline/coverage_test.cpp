@@ -36,7 +36,7 @@ TEST_CASE("MXFP4 experts are approximated on cards without FP4 and run at the FP
   CHECK(h.text() == "approximated: 4-bit experts dequantised to BF16 (no FP4 path on H100 SXM5)");
   // B200 has an FP4 path: only its knobs are an approximation.
   const coverage_verdict b = gpu_coverage(m, "b200");
-  CHECK(b.text() == "approximated: serving knobs not validated on B200 (fitted on H100 SXM5 and A100 SXM4 rows)");
+  CHECK(b.text() == "approximated: serving knobs not checked on B200 (no measured serving run of it)");
 }
 
 TEST_CASE("a model that does not fit one node is refused naming the bytes; a bigger card approximates it") {

@@ -10,8 +10,9 @@
 ///   (A config naming a mechanism the library does not model — linear or sparse attention layers
 ///   — is refused earlier, by the reader, with a `config_error`.)
 /// - `approximated: <what>; <what>` — a result, with each approximation named:
-///   - the card's serving knobs (η_m, η_c, t_o) are the published fit's over other cards' rows
-///     (`knobs_note`: H200, B200, MI300X, MI325X have no published row in the set);
+///   - no measured serving run of the card checks its serving knobs (η_m, η_c, t_o): RTX A6000,
+///     H200, B200, MI300X and MI325X have no row in the measurement set (`knobs_note`); the last
+///     four carry the H100's cited knobs;
 ///   - a weight format the card has no tensor-core path for: 4-bit weights on a card without FP4
 ///     are dequantised and computed at the 16-bit rate, 8-bit weights on a card without FP8 at the
 ///     16-bit rate (`peak_of` in `workload/roofline.hpp`);
@@ -118,8 +119,8 @@ inline coverage_verdict model_coverage(const model& m, const roofline_machine& m
 /// Adds the knobs' approximation for GPU preset `gpu` when the published set has no row of it.
 inline void add_knobs_reason(coverage_verdict& v, std::string_view gpu) {
   if (v.kind == coverage_kind::refused || published_rows_on(gpu) > 0) return;
-  v.reasons.insert(v.reasons.begin(), "serving knobs not validated on " + gpu_preset(gpu).name +
-                                          " (fitted on H100 SXM5 and A100 SXM4 rows)");
+  v.reasons.insert(v.reasons.begin(), "serving knobs not checked on " + gpu_preset(gpu).name +
+                                          " (no measured serving run of it)");
   v.kind = coverage_kind::approximated;
 }
 

@@ -54,9 +54,8 @@
 ///
 /// Newer cards (`h200_sxm`, `b200`, `mi300x`, `mi325x`): memory, bandwidth, dense peaks per format
 /// (BF16, FP8, and FP4 where the card has it: B200), interconnect and power limit from each vendor's
-/// datasheet, cited per field; launch path, latencies and energies as the H100 until measured. The
-/// serving knobs `validated_gpu` applies are fitted on H100 and A100 rows only, and a result on these
-/// cards says so (`knobs_note`, `baseline/coverage.hpp`).
+/// datasheet, cited per field; launch path, latencies, energies and serving knobs as the H100 until
+/// measured, and a result on these cards says so (`knobs_note`, `baseline/coverage.hpp`).
 ///
 /// `gpu_params` is not a template on the scalar (the library's usual `*_params<T>`): it only feeds
 /// `roofline_machine`, which is `double`. The presets are functions, not `constexpr` constants,

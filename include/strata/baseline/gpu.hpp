@@ -420,12 +420,14 @@ inline gpu_params mi325x() {
 
 /// Names of the GPU presets: "h100_sxm5", "rtx_a6000", "a100_sxm4_80gb", "h200_sxm", "b200",
 /// "mi300x", "mi325x".
+template <class = void>
 inline std::vector<std::string> gpu_preset_names() {
   return {"h100_sxm5", "rtx_a6000", "a100_sxm4_80gb", "h200_sxm", "b200", "mi300x", "mi325x"};
 }
 
 /// The GPU preset called `name` (case-insensitive; "-" and "_" are the same); throws
 /// `config_error` listing the known names.
+template <class = void>
 inline gpu_params gpu_preset(std::string_view name) {
   auto canon = [](std::string_view s) {
     std::string c;
@@ -445,6 +447,7 @@ inline gpu_params gpu_preset(std::string_view name) {
 }
 
 /// Checks a card; throws `config_error` naming the field.
+template <class = void>
 inline void validate(const gpu_params& g) {
   constexpr const char* id = "strata.gpu";
   detail::require(!g.name.empty(), id, "name", "\"\"", "non-empty");
@@ -478,6 +481,7 @@ inline void validate(const gpu_params& g) {
 /// `g.memory_tier_name` holds every data class (weights, experts, KV, activations); its access
 /// latency is zero because the kernels' deep memory pipelines hide it (fixed per-kernel costs are
 /// in `op_overhead`). Throws `config_error` for a bad card or `devices` < 1.
+template <class = void>
 inline roofline_machine make_machine(const gpu_params& g, int devices) {
   validate(g);
   detail::require(devices >= 1, "strata.gpu", "devices", devices, ">= 1");
@@ -540,6 +544,7 @@ struct gpu_fit {
 };
 
 namespace detail {
+template <class = void>
 inline std::string gb_text(data_size<> b) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f GB", b.in(units::GB));
@@ -558,6 +563,7 @@ inline std::string gb_text(data_size<> b) {
 /// layer live at once. Fits iff W/n + K/n_kv + A ≤ capacity · usable fraction, with n_kv = 1 for
 /// MLA and min(n, kv_heads) otherwise, and heads divisible by n. Throws `config_error` for bad
 /// inputs; an infeasible point is `fits == false` with a `reason`.
+template <class = void>
 inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const step_shape& s) {
   validate(g);
   validate(m);
@@ -598,6 +604,7 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
 /// weights split over the devices (TP attention) or whole (DP attention); the KV cache as
 /// `check_fit` (TP attention) or that of its own ⌈B/n⌉ sequences, unsplit (DP attention); the
 /// workspace as `check_fit`. TP attention needs the heads divisible by n, DP attention does not.
+template <class = void>
 inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const step_shape& s, const parallelism& p) {
   if (!p.expert_parallel()) return check_fit(g, devices, m, s);
   validate(g);
@@ -640,6 +647,7 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
 /// The smallest power-of-two tensor-parallel degree (1, 2, 4, … up to `max_devices`) on which
 /// `m` running `s` fits `g`; degrees beyond `gpus_per_node` are multi-node. 0 if none does, with
 /// the reason for the largest degree in `*reason` (when given).
+template <class = void>
 inline int min_devices(const gpu_params& g, const model& m, const step_shape& s,
                        std::string* reason = nullptr, int max_devices = 64) {
   detail::require(max_devices >= 1, "strata.gpu", "max_devices", max_devices, ">= 1");

@@ -51,6 +51,7 @@ gpu_params detail::with_published_knobs(gpu_params card) {
 /// Rows of the published measurement set measured on GPU preset `preset` (case-insensitive,
 /// "-" = "_"). A card with none (H200, B200, MI300X, MI325X) runs with the knobs fitted on the
 /// other cards' rows: its datasheet is its own, its serving software's efficiency is not measured.
+template <class = void>
 inline int published_rows_on(std::string_view preset) {
   const auto canon = [](std::string_view s) {
     std::string c;
@@ -72,6 +73,7 @@ inline int published_rows_on(std::string_view preset) {
 /// Where the serving knobs of GPU preset `preset` come from, one line for a result:
 /// "validated on N published rows of this card" or "knobs fitted on other cards (...), not
 /// validated on this card".
+template <class = void>
 inline std::string knobs_note(std::string_view preset) {
   const int n = published_rows_on(preset);
   if (n > 0) return "serving knobs fitted on the published set, " + std::to_string(n) + " rows on this card";

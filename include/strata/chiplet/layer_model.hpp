@@ -128,6 +128,7 @@ struct critical_path_params {
 
 /// Checks the knobs: ranges wide enough for any study, narrow enough to keep every result
 /// finite. Throws `config_error` naming the field.
+template <class = void>
 inline void validate(const critical_path_params& cp) {
   constexpr const char* id = "strata.critical_path";
   detail::require_in(cp.tile_utilization, 1e-6, 1.0, id, "tile_utilization");
@@ -140,6 +141,7 @@ inline void validate(const critical_path_params& cp) {
 }
 
 /// Checks a layer shape: finite, non-negative work in ranges that keep times finite.
+template <class = void>
 inline void validate(const moe_layer_shape& m) {
   constexpr const char* id = "strata.critical_path";
   detail::require_in(m.weight_bytes.si(), 0.0, 1e15, id, "shape.weight_bytes");

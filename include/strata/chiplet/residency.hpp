@@ -113,6 +113,7 @@ struct residency_params {
 };
 
 /// Total capacity of the banks of one tier of a substrate.
+template <class = void>
 inline data_size<> tier_capacity(const substrate& s, tier_kind t) {
   double c = 0.0;
   for (const auto& b : s.banks()) c += b.tier == t ? b.capacity.si() : 0.0;
@@ -127,6 +128,7 @@ void validate_residency(const residency_params& p, const substrate& s);
 /// The per-bank reserves of Eq. 1 must leave room in the smallest bank they apply to:
 /// A + M < Cap of every SRAM bank and M < Cap of every HBM and DRAM bank; the non-expert data of
 /// a tier may fill it but not exceed it.
+template <class = void>
 inline void validate(const residency_params& p, const substrate& s) { detail::validate_residency<>(p, s); }
 // The body is a function template (of a scalar it does not use) so that strata::compiled can hold
 // its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.
@@ -467,6 +469,7 @@ class residency {
 namespace detail {
 /// Distinct homes of the banks of tier `t`, in bank order (SRAM: chiplet groups; HBM/DRAM: IO
 /// chiplets, or compute chiplets when the substrate puts the tier under them).
+template <class = void>
 inline std::vector<int> homes_of(const substrate& s, tier_kind t) {
   std::vector<int> homes;
   for (const auto& b : s.banks()) {

@@ -242,6 +242,7 @@ struct substrate_ranges {
   static constexpr double clock_lo = 1e6, clock_hi = 1e11;           ///< Hz
   static constexpr int int_hi = 1 << 20;                             ///< cores, MACs, cycles, bits
 };
+template <class = void>
 inline void validate_link(const link_spec& l, const std::string& f) {
   using R = substrate_ranges;
   constexpr const char* id = "strata.substrate";
@@ -251,6 +252,7 @@ inline void validate_link(const link_spec& l, const std::string& f) {
   require_in(l.signal_speed.si(), R::speed_lo, R::speed_hi, id, f + ".signal_speed");
   require_in(l.energy.si(), 0.0, R::energy_hi, id, f + ".energy");
 }
+template <class = void>
 inline void validate_tier(const chiplet_tier_spec& t, const std::string& f, int max_banks) {
   using R = substrate_ranges;
   constexpr const char* id = "strata.substrate";
@@ -265,6 +267,7 @@ inline void validate_tier(const chiplet_tier_spec& t, const std::string& f, int 
 }
 /// Homes of a tier of `units` units striped `stripe` wide over `nodes` home nodes: ⌈units /
 /// stripe⌉, or min(units, nodes) for stripe 0 (nodes with a unit).
+template <class = void>
 inline int tier_homes(int units, int stripe, int nodes) {
   return stripe == 0 ? std::min(units, nodes) : (units + std::min(stripe, units) - 1) / std::min(stripe, units);
 }
@@ -276,6 +279,7 @@ void validate_substrate(const substrate_params& p);
 }  // namespace detail
 /// Checks the parameters; throws `config_error` naming the field, the value and the range or
 /// limit it must respect.
+template <class = void>
 inline void validate(const substrate_params& p) { detail::validate_substrate<>(p); }
 // The body is a function template (of a scalar it does not use) so that strata::compiled can hold
 // its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.

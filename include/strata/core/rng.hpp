@@ -25,6 +25,7 @@ namespace detail {
 
 /// Mixes a 64-bit state (SplitMix64; Steele, Lea and Flood, OOPSLA 2014): turns nearby seeds into
 /// unrelated ones before they seed a generator.
+template <class = void>
 inline std::uint64_t splitmix64_mix(std::uint64_t& x) noexcept {
   std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

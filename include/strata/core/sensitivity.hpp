@@ -197,6 +197,7 @@ struct sens_leaf {
   std::function<void(const T&)> set;
 };
 
+template <class = void>
 inline bool sens_selected(const std::string& path, const sensitivity_options& o) {
   if (o.only.empty()) return true;
   for (const auto& s : o.only) {
@@ -244,6 +245,7 @@ double sens_derivative(const R& y) {
   }
 }
 
+template <class = void>
 inline void require_output(double y, const char* what) {
   require(std::isfinite(y) && y != 0.0, "strata.sensitivity", "output", y,
           what);
@@ -379,6 +381,7 @@ struct elasticity_check {
 /// model at the point (file comment). One-sided estimates are O(h) accurate: their tolerance is
 /// 100·rel_tol. A field with no estimate (both perturbations rejected) agrees when its autodiff
 /// elasticity is 0.
+template <class = void>
 inline std::vector<elasticity_check> cross_check(const sensitivity_result& ad, const std::vector<fd_elasticity>& fd,
                                                  double rel_tol = 1e-5, double abs_tol = 1e-9) {
   detail::require(ad.rows.size() == fd.size(), "strata.sensitivity", "finite_difference", fd.size(),

@@ -80,21 +80,25 @@ struct sweep_axis {
 
 namespace detail {
 
+template <class = void>
 inline std::string axis_field(const std::string& name, const char* what) {
   return "axes." + (name.empty() ? std::string("?") : name) + "." + what;
 }
 
+template <class = void>
 inline void check_axis_name(const std::string& name) {
   if (name.empty()) {
     throw config_error("axes.name", "[strata.sweep] axes.name must be a non-empty name, got \"\"");
   }
 }
 
+template <class = void>
 inline void check_axis_count(const std::string& name, std::size_t count) {
   require(count >= 1 && count <= sweep_max_axis_values, "strata.sweep", axis_field(name, "count"),
           count, "in [1, 2^24]");
 }
 
+template <class = void>
 inline void check_axis_bound(const std::string& name, const char* which, double v, bool positive) {
   require(std::isfinite(v) && (!positive || v > 0.0), "strata.sweep", axis_field(name, which), v,
           positive ? "finite and > 0 (log axis)" : "finite");
@@ -103,6 +107,7 @@ inline void check_axis_bound(const std::string& name, const char* which, double 
 }  // namespace detail
 
 /// An axis of the given values (finite, 1 to 2²⁴ of them).
+template <class = void>
 inline sweep_axis list_axis(std::string name, std::vector<double> values) {
   detail::check_axis_name(name);
   detail::check_axis_count(name, values.size());
@@ -116,6 +121,7 @@ inline sweep_axis list_axis(std::string name, std::vector<double> values) {
 
 /// `count` values equally spaced from `first` to `last`, both included (count 1: first, which
 /// must then equal last).
+template <class = void>
 inline sweep_axis linear_axis(std::string name, double first, double last, std::size_t count) {
   detail::check_axis_name(name);
   detail::check_axis_bound(name, "first", first, false);
@@ -135,6 +141,7 @@ inline sweep_axis linear_axis(std::string name, double first, double last, std::
 }
 
 /// `count` values equally spaced in ln from `first` to `last` (both > 0), both included.
+template <class = void>
 inline sweep_axis log_axis(std::string name, double first, double last, std::size_t count) {
   detail::check_axis_name(name);
   detail::check_axis_bound(name, "first", first, true);
@@ -154,6 +161,7 @@ inline sweep_axis log_axis(std::string name, double first, double last, std::siz
 }
 
 /// first, first + step, … while not past `last` (step ≠ 0, towards last; |values| ≤ 2⁵³).
+template <class = void>
 inline sweep_axis integer_axis(std::string name, long long first, long long last, long long step = 1) {
   detail::check_axis_name(name);
   constexpr long long exact = 1LL << 53;
@@ -280,6 +288,7 @@ inline sweep_space zip(std::vector<sweep_axis> axes) {
 }
 
 /// Cartesian product of two spaces (`a`'s coordinates first and outermost).
+template <class = void>
 inline sweep_space product(const sweep_space& a, const sweep_space& b) {
   sweep_space s = a;
   for (const auto& g : b.groups_) {
@@ -340,6 +349,7 @@ struct sweep_shard {
 
 /// Checks a shard: count in [1, 2²⁰], index in [1, count]; `config_error` naming
 /// "shard.count" or "shard.index".
+template <class = void>
 inline void validate(const sweep_shard& s) {
   detail::require(s.count >= 1 && s.count <= sweep_max_shards, "strata.sweep", "shard.count", s.count,
                   "in [1, 2^20]");
@@ -349,6 +359,7 @@ inline void validate(const sweep_shard& s) {
 
 /// Parses "i/n" (decimal, 1 ≤ i ≤ n ≤ 2²⁰) into a contiguous shard; `config_error` (field
 /// "shard") on anything else.
+template <class = void>
 inline sweep_shard parse_shard(std::string_view text, shard_layout layout = shard_layout::contiguous) {
   const auto bad = [&]() {
     return config_error("shard", "[strata.sweep] shard must be i/n with 1 <= i <= n <= 1048576, got '" +
@@ -380,6 +391,7 @@ struct shard_points {
 };
 
 /// The points of shard `s` of a space of `total` points (file comment).
+template <class = void>
 inline shard_points points_of(const sweep_shard& s, std::size_t total) {
   validate(s);
   const std::size_t i = s.index - 1;
@@ -414,6 +426,7 @@ struct sweep_options {
 
 namespace detail {
 
+template <class = void>
 inline unsigned sweep_threads(const sweep_options& o) {
   require(o.threads <= 1024, "strata.sweep", "threads", o.threads, "in [0, 1024] (0: the machine's cores)");
   unsigned t = o.threads;
@@ -422,6 +435,7 @@ inline unsigned sweep_threads(const sweep_options& o) {
 }
 
 /// The shard's points, checked against the run's bounds.
+template <class = void>
 inline shard_points sweep_plan(const sweep_space& space, const sweep_options& o) {
   require(o.max_points >= 1 && o.max_points <= sweep_max_points, "strata.sweep", "max_points", o.max_points,
           "in [1, 2^40]");

@@ -70,6 +70,7 @@ struct layer_obs {
 
 /// A process-wide source of summary stamps: an estimate's buffers are keyed by the stamp of the
 /// layer they mirror, so two layers never share one, whichever estimate took their summaries.
+template <class = void>
 inline std::uint64_t next_obs_stamp() {
   static std::atomic<std::uint64_t> n{0};
   return n.fetch_add(1, std::memory_order_relaxed) + 1;

@@ -68,6 +68,7 @@ inline stage_times scaled(stage_times t, double f) {
 }
 
 /// Groups of MoE layer `moe` (model index) as stage-local layer `local`.
+template <class = void>
 inline std::vector<token_group> local_groups(const std::vector<std::vector<token_group>>& g, int moe, int local) {
   auto out = g[static_cast<std::size_t>(moe)];
   for (auto& x : out) x.layer = local;
@@ -80,6 +81,7 @@ inline std::vector<token_group> local_groups(const std::vector<std::vector<token
 /// fewer, it is refused (`config_error` naming `batch`, the message naming `trace_reuse` and
 /// `--trace-reuse`) unless `allow_reuse`, which takes several tokens of a sequence, sets `*reused`
 /// (when given) and appends a note on the reuse to `note` once.
+template <class = void>
 inline std::vector<std::vector<token_group>> window_groups(const routing_trace& t, phase mode, int chiplets, int tokens, int i,
                                                            int block_tokens, bool allow_reuse, std::string& note,
                                                            bool* reused = nullptr) {

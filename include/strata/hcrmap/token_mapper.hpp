@@ -78,6 +78,7 @@ struct fast_map_params {
 };
 
 /// Checks the weights (finite, ≥ 0, not all 0) and the block size (≥ 1); throws `config_error`.
+template <class = void>
 inline void validate(const fast_map_params& p) {
   constexpr const char* id = "strata.hcrmap.token_mapper";
   detail::require_in(p.w_queue, 0.0, 1e6, id, "w_queue");
@@ -92,6 +93,7 @@ inline void validate(const fast_map_params& p) {
 
 /// Cuts every group into blocks of at most `block_tokens` tokens (same layer, expert, source and
 /// aggregation chiplet), in order; token counts are conserved.
+template <class = void>
 inline std::vector<token_group> split_blocks(const std::vector<token_group>& groups, int block_tokens) {
   detail::require(block_tokens >= 1, "strata.hcrmap.token_mapper", "block_tokens", block_tokens, ">= 1");
   std::vector<token_group> out;
@@ -282,6 +284,7 @@ class fast_token_mapper {
 
 /// Simple routing: each group to the published replica of its expert nearest its source chiplet
 /// (hop count; ties by entry order).
+template <class = void>
 inline std::vector<int> nearest_replica(const substrate& s, const residency& res, const std::vector<token_group>& groups) {
   std::vector<int> out(groups.size(), -1);
   for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -303,6 +306,7 @@ inline std::vector<int> nearest_replica(const substrate& s, const residency& res
 
 /// Simple balancing: each group to the published replica with the fewest tokens so far in this
 /// layer (ties by entry order).
+template <class = void>
 inline std::vector<int> least_tokens_replica(const residency& res, const std::vector<token_group>& groups) {
   std::vector<double> load(res.entries().size(), 0.0);
   std::vector<int> out(groups.size(), -1);

@@ -42,6 +42,7 @@ enum class row_check {
 
 /// Name of a rule as the JSON report's `rule` key spells it: "relative", "exact", "min", "max",
 /// "predict" (the spellings of the `tol` column of the project's list of paper numbers).
+template <class = void>
 inline const char* to_string(row_check c) {
   switch (c) {
     case row_check::relative: return "relative";
@@ -63,6 +64,7 @@ enum class row_kind {
 };
 
 /// Name of a row kind as printed by the report ("input", "fit", "check", "prediction").
+template <class = void>
 inline const char* to_string(row_kind k) {
   switch (k) {
     case row_kind::input: return "input";
@@ -112,6 +114,7 @@ struct paper_row {
 /// \code
 ///   strata::relative_row("mine.capacity_GiB", 31.9, "GiB", 32, 0.01, "datasheet Table 4")
 /// \endcode
+template <class = void>
 inline paper_row relative_row(std::string id, double value, std::string unit, double paper, double tolerance,
                               std::string source, row_kind kind = row_kind::check, std::string fitted = {}) {
   if (!std::isfinite(paper)) {
@@ -132,6 +135,7 @@ inline paper_row relative_row(std::string id, double value, std::string unit, do
 /// \code
 ///   strata::bound_row("mine.power_W", 41.0, "W", 45, strata::row_check::at_most, "package limit")
 /// \endcode
+template <class = void>
 inline paper_row bound_row(std::string id, double value, std::string unit, double paper, row_check check,
                            std::string source, row_kind kind = row_kind::check, std::string fitted = {}) {
   if (check == row_check::relative || check == row_check::predict) {
@@ -146,6 +150,7 @@ inline paper_row bound_row(std::string id, double value, std::string unit, doubl
 
 /// A prediction: the model's value with no reference to judge it (`paper` empty, `ok()` empty,
 /// kind `row_kind::prediction`). It never fails the report.
+template <class = void>
 inline paper_row prediction_row(std::string id, double value, std::string unit, std::string source) {
   return {std::move(id), value,   std::move(unit), std::nullopt, 0.0, row_check::predict,
           std::move(source), row_kind::prediction, {}, {}};

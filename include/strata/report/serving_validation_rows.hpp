@@ -87,6 +87,7 @@ struct vllm_serving_run {
 };
 
 /// The three Mixtral-8x7B runs on 2 × H100 (file comment).
+template <class = void>
 inline std::vector<vllm_serving_run> mixtral_tp2_h100_vllm_runs() {
   const std::string settings = "inference-sim/tektonc-data-collection blis-campaign/campaign/";
   const std::string measured =
@@ -114,6 +115,7 @@ inline std::vector<vllm_serving_run> mixtral_tp2_h100_vllm_runs() {
 }
 
 /// The requests of a run: constant-rate arrivals in its stages, fixed lengths.
+template <class = void>
 inline std::vector<request> vllm_run_requests(const vllm_serving_run& run) {
   request_gen_params g;
   g.arrivals = arrival_process::constant;
@@ -125,6 +127,7 @@ inline std::vector<request> vllm_run_requests(const vllm_serving_run& run) {
 
 /// A run on `card` (default the validated H100 SXM5) with vLLM's engine scheduler; the result
 /// carries the per-stage results.
+template <class = void>
 inline serving_result simulate_vllm_run(const vllm_serving_run& run, const gpu_params& card = validated_gpu(h100_sxm5())) {
   const auto reqs = vllm_run_requests(run);
   auto r = simulate_gpu(card, preset(run.model), scheduler_params{}, reqs, run.gpus, run.engine, gpu_scheduler::engine);
@@ -137,6 +140,7 @@ inline serving_result simulate_vllm_run(const vllm_serving_run& run, const gpu_p
 /// the mean TTFT and the mean time per output token. A row out of tolerance carries, as its known
 /// disagreement, where the model's time goes: the decode step at the run's mean batch and the share
 /// of it that is the per-operator overhead.
+template <class = void>
 inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, const std::string& id0,
                                                       const std::string& knobs) {
   gpu_params no_overhead = card;
@@ -214,6 +218,7 @@ inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, co
 /// (`h100_sxm5()`: memory efficiency, compute efficiency and per-operator cost each from a
 /// measurement cited in `baseline/gpu.hpp`, fitted to nothing). Both are checks: neither knob set
 /// was chosen or fitted with these runs.
+template <class = void>
 inline std::vector<paper_row> serving_validation_rows() {
   const std::string id0 = "validation.serving.mixtral_tp2_h100.";
   auto rows = serving_validation_rows(validated_gpu(h100_sxm5()), id0, "knobs fitted on tests/data/measurements");

@@ -127,6 +127,7 @@ void validate(const expert_placement_params<T>& p) {
 
 /// Checks that `f` is an L × E table of probabilities; throws `config_error` naming
 /// `f`, `f[l]` or `f[l][e]`.
+template <class = void>
 inline void validate_usage(const usage_table& f, int layers, int experts) {
   constexpr const char* m = "strata.placement";
   // Messages are built only for a failure: a decode step checks its routing table every time.
@@ -422,6 +423,7 @@ struct expert_tier_share {
 namespace detail {
 
 /// Checks that a feasible layout lies inside the table's rows.
+template <class = void>
 inline void require_layout_in(const expert_layout& a, const tiering_table& t, const char* what = "layout") {
   if (!a.feasible) {
     throw config_error(what, std::string("[strata.placement] ") + what + " is infeasible: " + a.reason);
@@ -431,6 +433,7 @@ inline void require_layout_in(const expert_layout& a, const tiering_table& t, co
 }
 
 /// Adds the rows of `iv` per tier, scaled by `w`, to `acc`.
+template <class = void>
 inline void add_tier_rows(const row_interval& iv, const tiering_table& t, double w, std::vector<double>& acc) {
   for (int i = t.tier_of(iv.first); i < t.tiers(); ++i) {
     const long long lo = detail::max_of(iv.first, t.first_row[static_cast<std::size_t>(i)]);
@@ -443,6 +446,7 @@ inline void add_tier_rows(const row_interval& iv, const tiering_table& t, double
 }  // namespace detail
 
 /// Share of expert (layer, expert)'s rows in each tier of `table`.
+template <class = void>
 inline expert_tier_share expert_tier_shares(const expert_layout& a, const tiering_table& table, int layer,
                                             int expert) {
   detail::require_layout_in(a, table);
@@ -457,6 +461,7 @@ inline expert_tier_share expert_tier_shares(const expert_layout& a, const tierin
 
 /// Share of expert bytes read from each tier for usage table `f` (Σ = 1; all zero if f is all
 /// zero): expert (l, e) is read with weight f[l][e], its bytes split over tiers by its rows.
+template <class = void>
 inline std::vector<double> tier_traffic_share(const expert_layout& a, const tiering_table& table,
                                               const usage_table& f) {
   detail::require_layout_in(a, table);

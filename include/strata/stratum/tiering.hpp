@@ -127,6 +127,7 @@ void validate_row_space(int banks, const data_size<T>& row_buffer, const char* m
 
 /// ⌈x⌉ of a non-negative ratio, forgiving a relative rounding error of 1e-12 so that an exact
 /// quotient of integers (352 321 536 B / 1 MiB = 336) is not bumped to the next integer.
+template <class = void>
 inline long long ceil_rows(double x) {
   return static_cast<long long>(std::ceil(x * (1.0 - 1e-12)));
 }

@@ -203,6 +203,7 @@ struct trace_access {
 };
 
 // True if two adjacent tokens belong to the same sequence (absent ids count as one sequence).
+template <class = void>
 inline bool same_sequence(const token_info& a, const token_info& b) noexcept { return a.seq == b.seq; }
 }  // namespace detail
 
@@ -213,6 +214,7 @@ inline bool same_sequence(const token_info& a, const token_info& b) noexcept { r
 /// is refused; no entry point reinterprets one. Throws `config_error(field)`
 /// "[strata.trace] <source>: top-1 routing, but DeepSeek-V2-Lite routes top-6 ..." naming the
 /// trace (`source`: its file, or what it is) and both values.
+template <class = void>
 inline void require_trace_of_model(const routing_trace& t, const model& m, std::string_view source,
                                    const std::string& field = "trace") {
   const auto fail = [&](const std::string& what) {
@@ -256,6 +258,7 @@ struct trace_stats {
 
 /// Hottest share, entropy and top-m coverage of one layer from its expert counts (k·N = Σ c).
 /// Zero counts give zeros (no NaN).
+template <class = void>
 inline trace_layer_stats layer_statistics(std::span<const std::int64_t> counts) {
   trace_layer_stats s;
   double total = 0.0;
@@ -283,6 +286,7 @@ inline trace_layer_stats layer_statistics(std::span<const std::int64_t> counts) 
 }
 
 /// Per-layer and mean statistics of a trace (definitions in the file comment). O(N·L·k).
+template <class = void>
 inline trace_stats statistics(const routing_trace& t) {
   trace_stats r;
   r.tokens = t.tokens();
@@ -399,6 +403,7 @@ struct splitmix64 {
 /// Token indices of each sequence in position order; sequences in order of first appearance.
 /// O(n log n) in the trace's tokens: the tokens are sorted by (sequence id, index), each run of
 /// one id is a sequence, and the sequences are ordered by their first token.
+template <class = void>
 inline std::vector<std::vector<std::size_t>> sequences_of(const routing_trace& t) {
   std::vector<std::pair<std::int32_t, std::size_t>> by_id(t.tokens());  // (seq id, token), sorted
   for (std::size_t i = 0; i < by_id.size(); ++i) by_id[i] = {t.info(i).seq, i};
@@ -427,6 +432,7 @@ inline std::vector<std::vector<std::size_t>> sequences_of(const routing_trace& t
 /// Draws a decode batch from `trace` (rules in `decode_batch_spec`). Throws `config_error` for an
 /// empty trace, `batch` < 1, `step` < 0, or fewer eligible sequences than `batch` without
 /// `allow_reuse`.
+template <class = void>
 inline decode_batch select_decode_batch(const routing_trace& trace, const decode_batch_spec& spec) {
   constexpr const char* id = "strata.decode_batch";
   detail::require(!trace.empty(), id, "trace", trace.tokens(), "non-empty");

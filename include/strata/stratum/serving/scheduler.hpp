@@ -84,6 +84,7 @@ struct scheduler_params {
 };
 
 /// Checks the scheduler; throws `config_error` naming the field (prefixed by `at`).
+template <class = void>
 inline void validate(const scheduler_params& p, const std::string& at = {}) {
   constexpr const char* m = "strata.scheduler";
   detail::require_range(p.ttft_slo.si(), 1e-6, 1e6, m, detail::at_field(at, "ttft_slo"), "s");

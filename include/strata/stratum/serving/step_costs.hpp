@@ -52,6 +52,7 @@ namespace detail {
 
 inline constexpr int ctx_grid_points = 29;
 /// c_j (file comment), tabulated once: the lookups of every step read it.
+template <class = void>
 inline double ctx_grid(int j) {
   static const auto grid = [] {
     std::array<double, ctx_grid_points> g{};
@@ -62,6 +63,7 @@ inline double ctx_grid(int j) {
 }
 
 /// Index j and weight w so that S ≈ (1 − w)·c_j + w·c_{j+1}, clamped to the grid.
+template <class = void>
 inline std::pair<int, double> ctx_bracket(double s) {
   if (s <= ctx_grid(0)) return {0, 0.0};
   int j = static_cast<int>(std::floor(2.0 * std::log2(s / 16.0)));
@@ -72,6 +74,7 @@ inline std::pair<int, double> ctx_bracket(double s) {
   return {j, std::clamp((s - a) / (b - a), 0.0, 1.0)};
 }
 
+template <class = void>
 inline step_cost lerp(const step_cost& a, const step_cost& b, double w) {
   return {a.time_s + w * (b.time_s - a.time_s), a.energy_j + w * (b.energy_j - a.energy_j)};
 }

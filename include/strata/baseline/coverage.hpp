@@ -59,6 +59,7 @@ struct coverage_verdict {
   int devices = 0;  ///< tensor-parallel degree the check used (0: none fits)
 
   /// "supported", "approximated: a; b" or "refused: why".
+  template <class = void>
   [[nodiscard]] std::string text() const {
     std::string t = kind == coverage_kind::supported ? "supported" : kind == coverage_kind::approximated ? "approximated" : "refused";
     for (std::size_t i = 0; i < reasons.size(); ++i) t += (i == 0 ? ": " : "; ") + reasons[i];
@@ -138,6 +139,7 @@ inline std::vector<std::string> warning_keys(const std::vector<hf_warning>& warn
 /// The verdict of model `m` on GPU preset `gpu` (with the published fit's knobs, `validated_gpu`)
 /// for step `shape` on up to `max_devices` cards (default: one node of 8). `ignored_keys`: the
 /// config's ignored keys (`warning_keys`, or `preset_ignored_keys` for a preset).
+template <class = void>
 inline coverage_verdict gpu_coverage(const model& m, std::string_view gpu, const std::vector<std::string>& ignored_keys = {},
                                      const step_shape& shape = {.mode = phase::decode, .batch = 1, .context = 2048},
                                      int max_devices = 8) {

@@ -212,6 +212,7 @@ struct gpu_params {
 inline gpu_params h100_sxm5() { return gpu_params{}; }
 
 /// NVIDIA RTX A6000 48 GB (GDDR6). Baseline of Stratum-S.
+template <class = void>
 inline gpu_params rtx_a6000() {
   constexpr double eta_c = 252.9 / 312.0;
   return {
@@ -322,6 +323,7 @@ inline gpu_params a100_sxm4_80gb() {
 /// and faster memory. Datasheet figures from "NVIDIA H200 Tensor Core GPU" datasheet, Technical
 /// Specifications table, column "H200 SXM" (read as reproduced at aiminingco.com/gpu/h200/specs and
 /// lzwjava.github.io/nvidia-h200-gpu-specs-en); the rest as the H100 preset, the die being the same.
+template <class = void>
 inline gpu_params h200_sxm() {
   gpu_params g = h100_sxm5();  // same die, links, launch path and static draw
   g.name = "H200 SXM";
@@ -347,6 +349,7 @@ inline gpu_params h200_sxm() {
 /// Specifications", column "HGX B200" (read as reproduced at zdszero.github.io Hardware notes; the
 /// per-GPU figures at 1,000 W also at glennklockwood.com/garden/processors/B200). The datasheet's
 /// tensor rates are with 2:4 sparsity (its footnote); dense is half.
+template <class = void>
 inline gpu_params b200() {
   gpu_params g = h100_sxm5();  // launch path, link latency and energies as the H100 until measured
   g.name = "B200";
@@ -373,6 +376,7 @@ inline gpu_params b200() {
 /// Datasheet figures from "AMD Instinct MI300X Accelerator" data sheet, specifications table (read
 /// as reproduced at awesomeagents.ai/hardware/amd-mi300x and yobitel.com/knowledge-base/amd-mi300x;
 /// the dense rates are AMD's "peak" figures, sparsity doubles them).
+template <class = void>
 inline gpu_params mi300x() {
   gpu_params g = h100_sxm5();  // launch path, link latency and energies as the H100 until measured
   g.name = "MI300X";
@@ -399,6 +403,7 @@ inline gpu_params mi300x() {
 /// AMD Instinct MI325X 256 GB (HBM3E): the MI300X's CDNA 3 compute with HBM3E. Datasheet figures from
 /// "AMD Instinct MI325X Accelerator" data sheet (read as reproduced at awesomeagents.ai/hardware/
 /// amd-mi325x and wiaix.com/amd-instincttm-mi325x-accelerators).
+template <class = void>
 inline gpu_params mi325x() {
   gpu_params g = mi300x();
   g.name = "MI325X";

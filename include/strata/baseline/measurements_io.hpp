@@ -102,6 +102,7 @@ struct measurement {
   std::size_t line = 0;           ///< line of the file the row came from (0: not from a file)
 
   /// Bits per weight of `precision`.
+  template <class = void>
   [[nodiscard]] int weight_bits() const { return precision == "FP8" ? 8 : 16; }
 };
 

@@ -40,6 +40,7 @@ const fit_result& published_gpu_fit() {
 
 /// The knobs fitted on the fit rows of the published set with the default options
 /// (`fit_gpu_knobs`), computed on first use.
+template <class = void>
 inline const fit_result& published_gpu_fit() { return detail::published_gpu_fit<>(); }
 
 // `validated_gpu` (baseline/validated_gpu_fwd.hpp): `card` with the published fit's knobs.

@@ -65,12 +65,14 @@ struct package_fit {
   std::vector<tier_usage> tiers;  ///< sram, hbm, dram: capacity and bytes placed (experts included)
 
   /// Bytes of non-expert data placed in tier `t`.
+  template <class = void>
   [[nodiscard]] data_size<> other(tier_kind t) const {
     const auto& p = tiers[static_cast<std::size_t>(t)].placed;
     return p.weights + p.kv + p.non_nmp + p.activations;
   }
   /// `base` with the non-expert data of every tier reserved from the experts' banks (at most
   /// the tier's capacity: an infeasible fit overfills a tier).
+  template <class = void>
   [[nodiscard]] residency_params expert_params(residency_params base = {}) const {
     const auto cap = [&](tier_kind t) {
       const auto& u = tiers[static_cast<std::size_t>(t)];

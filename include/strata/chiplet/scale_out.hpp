@@ -105,6 +105,7 @@ struct package_plan {
   bool feasible = false;
   std::string reason;
   std::vector<pipeline_stage> stages;  ///< layers and capacity of each package (e2e unset)
+  template <class = void>
   [[nodiscard]] int packages() const { return static_cast<int>(stages.size()); }
 
   template <class S, class V>

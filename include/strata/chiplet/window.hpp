@@ -159,6 +159,7 @@ struct window_result {
   std::vector<window_layer> layers;
 
   /// All energy of the window.
+  template <class = void>
   [[nodiscard]] strata::energy<> total_energy() const {
     return energy.total() + non_routed_energy + inter_package_energy;
   }

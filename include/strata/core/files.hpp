@@ -287,12 +287,15 @@ class output_file {
   }
 
   /// The stream to write the output to.
+  template <class = void>
   [[nodiscard]] std::ostream& stream() { return stream_; }
   /// The target path as given.
+  template <class = void>
   [[nodiscard]] const std::string& path() const { return path_; }
 
   /// Closes the stream and renames the temporary file over the target; throws `config_error`
   /// (and leaves the target untouched) if a write failed or the rename is refused.
+  template <class = void>
   void commit() {
     if (done_) return;
     stream_.flush();
@@ -312,6 +315,7 @@ class output_file {
   }
 
   /// Writes `text` to `path` through an `output_file` (the whole output at once).
+  template <class = void>
   static void write(const std::string& path, std::string_view role, std::string_view text) {
     output_file f(path, std::string(role));
     f.stream().write(text.data(), static_cast<std::streamsize>(text.size()));
@@ -319,6 +323,7 @@ class output_file {
   }
 
  private:
+  template <class = void>
   static unsigned long next_serial() {
     static std::atomic<unsigned long> n{0};
     return n.fetch_add(1, std::memory_order_relaxed);

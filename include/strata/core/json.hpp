@@ -161,6 +161,7 @@ inline bool parse_unit(std::string_view text, parsed_unit& out) {
   return true;
 }
 
+template <class = void>
 inline std::string where(const std::string& path) { return path.empty() ? "<root>" : path; }
 
 /// A JSON value quoted for an error message, without recursion and at most ~80 bytes: a scalar or
@@ -196,21 +197,27 @@ inline std::string json_excerpt(const json& j) {
 /// number too large for a double (which nlohmann reports without its key) can be named.
 class json_path_tracker {
  public:
+  template <class = void>
   void object_start() { frames_.push_back({false, {}, 0, {}}); }
+  template <class = void>
   void array_start() { frames_.push_back({true, {}, 0, {}}); }
   /// Enters key `k` of the current object; false if the object already has that key.
+  template <class = void>
   bool key(const std::string& k) {
     if (frames_.empty()) return true;
     frames_.back().key = k;
     return frames_.back().keys.insert(k).second;
   }
+  template <class = void>
   void end() {
     if (!frames_.empty()) frames_.pop_back();
     element_done();
   }
+  template <class = void>
   void element_done() {
     if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
   }
+  template <class = void>
   [[nodiscard]] std::string path() const {
     std::string p;
     for (const auto& f : frames_) {

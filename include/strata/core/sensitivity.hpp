@@ -78,6 +78,7 @@ struct sensitivity_result {
   std::vector<elasticity> rows;  ///< one per real parameter, in `visit_fields` order
 
   /// The rows by |elasticity|, largest first (ties by name).
+  template <class = void>
   [[nodiscard]] std::vector<elasticity> ranked() const {
     std::vector<elasticity> r = rows;
     std::sort(r.begin(), r.end(), [](const elasticity& a, const elasticity& b) {
@@ -87,6 +88,7 @@ struct sensitivity_result {
     return r;
   }
   /// The row of `parameter`; `config_error` (field "parameter") if there is none.
+  template <class = void>
   [[nodiscard]] const elasticity& at(const std::string& parameter) const {
     for (const auto& e : rows) {
       if (e.parameter == parameter) return e;

@@ -191,12 +191,16 @@ class sweep_space {
   sweep_space() = default;
 
   /// Points in the space.
+  template <class = void>
   [[nodiscard]] std::size_t size() const { return size_; }
   /// Axes (coordinates per point).
+  template <class = void>
   [[nodiscard]] std::size_t dimensions() const { return axes_.size(); }
   /// The axes, in coordinate order.
+  template <class = void>
   [[nodiscard]] const std::vector<sweep_axis>& axes() const { return axes_; }
   /// Coordinate index of axis `name`; `config_error` (field "axis") if there is none.
+  template <class = void>
   [[nodiscard]] std::size_t index_of(std::string_view name) const {
     for (std::size_t a = 0; a < axes_.size(); ++a) {
       if (axes_[a].name == name) return a;
@@ -205,6 +209,7 @@ class sweep_space {
                                    std::string(name) + "'");
   }
   /// Coordinates of point `i` (< size()) into `out` (resized to dimensions()).
+  template <class = void>
   void point(std::size_t i, std::vector<double>& out) const {
     detail::require(i < size_, "strata.sweep", "index", i, "below the size of the space");
     out.resize(axes_.size());
@@ -216,6 +221,7 @@ class sweep_space {
     }
   }
   /// Coordinates of point `i`.
+  template <class = void>
   [[nodiscard]] std::vector<double> point(std::size_t i) const {
     std::vector<double> out;
     point(i, out);
@@ -232,6 +238,7 @@ class sweep_space {
     std::size_t axes = 0;
     std::size_t length = 1;      ///< values per axis
   };
+  template <class = void>
   void add_group(std::vector<sweep_axis> axes) {
     for (const auto& a : axes) {
       for (const auto& b : axes_) {
@@ -252,6 +259,7 @@ class sweep_space {
     for (auto& a : axes) axes_.push_back(std::move(a));
     groups_.push_back(g);
   }
+  template <class = void>
   void multiply(std::size_t n) {
     detail::require(n > 0 && size_ <= sweep_max_points / n, "strata.sweep", "axes", size_,
                     "a space of at most 2^40 points (the product of the axis sizes would exceed it)");
@@ -263,6 +271,7 @@ class sweep_space {
 };
 
 /// Every combination of the axes' values, the first axis outermost (at least one axis).
+template <class = void>
 inline sweep_space cartesian(std::vector<sweep_axis> axes) {
   detail::require(!axes.empty(), "strata.sweep", "axes", axes.size(), "at least one axis");
   sweep_space s;
@@ -275,6 +284,7 @@ inline sweep_space cartesian(std::vector<sweep_axis> axes) {
 }
 
 /// The axes walked together: point k takes value k of each (equal lengths, at least one axis).
+template <class = void>
 inline sweep_space zip(std::vector<sweep_axis> axes) {
   detail::require(!axes.empty(), "strata.sweep", "axes", axes.size(), "at least one axis");
   for (const auto& a : axes) {
@@ -303,10 +313,13 @@ class design_point {
  public:
   design_point(const sweep_space& s, std::size_t index) : space_(&s) { set(index); }
   /// Index of the point in the whole space (not in the shard).
+  template <class = void>
   [[nodiscard]] std::size_t index() const { return index_; }
   /// The space it belongs to.
+  template <class = void>
   [[nodiscard]] const sweep_space& space() const { return *space_; }
   /// Coordinates in axis order.
+  template <class = void>
   [[nodiscard]] const std::vector<double>& values() const { return values_; }
   /// Coordinate `axis` (an index from `sweep_space::index_of`, the fast way in a hot loop).
   [[nodiscard]] double operator[](std::size_t axis) const { return values_.at(axis); }
@@ -314,6 +327,7 @@ class design_point {
   [[nodiscard]] double operator[](std::string_view name) const { return values_[space_->index_of(name)]; }
   /// Coordinate of `name` as an int; `config_error` naming the axis unless it is an integer in
   /// the int range.
+  template <class = void>
   [[nodiscard]] int as_int(std::string_view name) const {
     const double v = (*this)[name];
     detail::require(v == std::floor(v) && v >= double(std::numeric_limits<int>::min()) &&
@@ -322,6 +336,7 @@ class design_point {
     return static_cast<int>(v);
   }
   /// Moves to point `index` of the same space.
+  template <class = void>
   void set(std::size_t index) {
     index_ = index;
     space_->point(index, values_);
@@ -387,6 +402,7 @@ struct shard_points {
   std::size_t count = 0;
   std::size_t stride = 1;
   /// Global index of the k-th point of the shard.
+  template <class = void>
   [[nodiscard]] std::size_t at(std::size_t k) const { return first + k * stride; }
 };
 

@@ -313,6 +313,7 @@ class jsonl_writer {
   }
 
  private:
+  template <class = void>
   static void number(std::ostream& os, double v, std::array<char, 32>& buf) {
     if (std::isfinite(v)) {
       os << detail::number_text(v, buf);
@@ -379,6 +380,7 @@ class progress_printer {
   }
 
  private:
+  template <class = void>
   static double round1(double s) { return std::round(s * 10.0) / 10.0; }
   std::ostream* os_;
   std::string label_;

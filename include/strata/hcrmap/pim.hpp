@@ -77,6 +77,7 @@ struct pim_params {
   double throttle = 1.0;
 
   /// The PIM units of tier `t` (SRAM has none: an all-zero entry).
+  template <class = void>
   [[nodiscard]] const pim_tier_params& of(tier_kind t) const {
     static const pim_tier_params none{};
     return t == tier_kind::hbm ? hbm : t == tier_kind::dram ? dram : none;

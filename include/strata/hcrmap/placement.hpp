@@ -250,6 +250,7 @@ inline std::vector<place_candidate> feasible_candidates(const substrate& s, cons
 class placement_rooms {
  public:
   /// Probes every location of `res`'s present state.
+  template <class = void>
   void build(const substrate& s, const residency& res) {
     chiplets_ = s.chiplets();
     spans_.clear();
@@ -269,8 +270,10 @@ class placement_rooms {
     start_.back() = spans_.size();
   }
   /// Every location probed with room (each chiplet's, tier by tier).
+  template <class = void>
   [[nodiscard]] const std::vector<place_candidate>& spans() const { return spans_; }
   /// `feasible_candidates(s, res, layer, expert, tiers, moving)` for the state `build` probed, in `out`.
+  template <class = void>
   void candidates(const residency& res, int layer, int expert, const std::array<bool, 3>& tiers, int moving,
                   std::vector<place_candidate>& out) const {
     out.clear();

@@ -124,6 +124,7 @@ struct expert_profile {
       : layers(l), experts(e), chiplets(c), demand(static_cast<std::size_t>(l) * e, 0.0),
         source(static_cast<std::size_t>(l) * e * c, 0.0) {}
   /// Adds a window's groups (layer field = the residency's layer index).
+  template <class = void>
   void add(const std::vector<token_group>& groups) {
     for (const auto& g : groups) {
       detail::require(g.layer >= 0 && g.layer < layers && g.expert >= 0 && g.expert < experts && g.source >= 0 &&
@@ -134,8 +135,10 @@ struct expert_profile {
       source[k * static_cast<std::size_t>(chiplets) + static_cast<std::size_t>(g.source)] += g.tokens;
     }
   }
+  template <class = void>
   [[nodiscard]] double at(int l, int e) const { return demand[static_cast<std::size_t>(l) * static_cast<std::size_t>(experts) + static_cast<std::size_t>(e)]; }
   /// (layer, expert) pairs by decreasing demand (ties by layer, then expert).
+  template <class = void>
   [[nodiscard]] std::vector<std::pair<int, int>> by_demand() const {
     std::vector<std::pair<int, int>> out;
     for (int l = 0; l < layers; ++l) {
@@ -167,6 +170,7 @@ inline void no_fit(int l, int e) {
                                       ") fits in no tier: the model exceeds the package's memory");
 }
 /// Extra copies allowed on `layers` (the evaluated layers): (budget_factor − 1)·|layers|·E.
+template <class = void>
 inline long long copy_cap(const residency& r, const std::vector<int>& layers) {
   return static_cast<long long>((r.params().budget_factor - 1.0) * double(layers.size()) * r.experts() + 1e-9);
 }

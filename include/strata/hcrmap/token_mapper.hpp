@@ -131,6 +131,7 @@ class fast_token_mapper {
   }
 
   /// Clears the counters (a new layer).
+  template <class = void>
   void reset() {
     chiplet_ops_.assign(static_cast<std::size_t>(s_->chiplets()), 0.0);
     replica_ops_.assign(res_->entries().size(), 0.0);
@@ -143,6 +144,7 @@ class fast_token_mapper {
   }
 
   /// Eq. 39's terms for group `g` on directory entry `entry`, under the current counters.
+  template <class = void>
   [[nodiscard]] token_cost_terms terms(const token_group& g, int entry) const {
     const auto& e = res_->entries()[static_cast<std::size_t>(entry)];
     const auto& links = s_->links();
@@ -179,6 +181,7 @@ class fast_token_mapper {
   /// Replica `entry`'s weights in this layer: (bank wait, ready time) after the gate, in s — the
   /// traffic already on its banks over their bandwidth, then its own stream (Eq. 10) and memory
   /// route (Eq. 7); fixed once the replica opens.
+  template <class = void>
   [[nodiscard]] std::pair<double, double> memory_(int entry) const {
     const auto i = static_cast<std::size_t>(entry);
     if (active_[i] != 0) return {wait_[i], ready_[i]};
@@ -200,6 +203,7 @@ class fast_token_mapper {
   }
 
   /// C_tok (Eq. 39).
+  template <class = void>
   [[nodiscard]] double cost(const token_group& g, int entry) const {
     const auto t = terms(g, entry);
     return p_.w_queue * t.queue + p_.w_path * t.path + p_.w_bank * t.bank + p_.w_stream * t.stream;
@@ -207,6 +211,7 @@ class fast_token_mapper {
 
   /// Records group `g` on `entry` (Algorithm 2, line 12): chiplet work, dispatch and gather link
   /// bytes and, when the replica opens, its weight stream on its banks and memory route.
+  template <class = void>
   void commit(const token_group& g, int entry) {
     const auto& e = res_->entries()[static_cast<std::size_t>(entry)];
     chiplet_ops_[e.chiplet] += g.tokens * shape_.flops_per_token.si();
@@ -232,6 +237,7 @@ class fast_token_mapper {
 
   /// Maps one layer's groups (Algorithm 2): entry of each group, lowest C_tok among the legal
   /// replicas, ties by entry order; counters updated after each group (block). Resets first.
+  template <class = void>
   [[nodiscard]] std::vector<int> map(const std::vector<token_group>& groups) {
     reset();
     std::vector<int> out(groups.size(), -1);

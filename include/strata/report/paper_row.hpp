@@ -92,6 +92,7 @@ struct paper_row {
   std::string known_disagreement;
 
   /// Within tolerance? Empty for predictions.
+  template <class = void>
   [[nodiscard]] std::optional<bool> ok() const {
     if (check == row_check::predict || !paper) return std::nullopt;
     if (!std::isfinite(value)) return false;
@@ -158,18 +159,22 @@ inline paper_row prediction_row(std::string id, double value, std::string unit, 
 
 namespace detail {
 // The library's own short spellings of the builders above (the row families use them on every line).
+template <class = void>
 inline paper_row rel(std::string id, double v, std::string unit, double paper, double tol, std::string src,
                      row_kind kind = row_kind::check, std::string fitted = {}) {
   return relative_row(std::move(id), v, std::move(unit), paper, tol, std::move(src), kind, std::move(fitted));
 }
+template <class = void>
 inline paper_row with(std::string id, double v, std::string unit, double paper, row_check c, std::string src,
                       row_kind kind = row_kind::check, std::string fitted = {}) {
   return bound_row(std::move(id), v, std::move(unit), paper, c, std::move(src), kind, std::move(fitted));
 }
+template <class = void>
 inline paper_row predict(std::string id, double v, std::string unit, std::string src) {
   return prediction_row(std::move(id), v, std::move(unit), std::move(src));
 }
 /// `v` with `digits` decimals ("1.28"), for a known disagreement's text that quotes the model.
+template <class = void>
 inline std::string fixed(double v, int digits) {
   std::array<char, 64> buf{};
   const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed, digits);

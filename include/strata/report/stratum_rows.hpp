@@ -115,7 +115,9 @@ struct comparison_point {
   int batch = 0, context = 0;
   double stratum_tokens_per_s = 0, gpu_tokens_per_s = 0;
   double stratum_tokens_per_j = 0, gpu_tokens_per_j = 0;
+  template <class = void>
   double speedup() const { return stratum_tokens_per_s / gpu_tokens_per_s; }
+  template <class = void>
   double energy_gain() const { return stratum_tokens_per_j / gpu_tokens_per_j; }
 };
 
@@ -562,6 +564,7 @@ inline stratum_system_params<> with_layers_same_area(stratum_system_params<> p, 
 /// Fig. 18b: decode tokens/s per mm² of chip for Mixtral 8×7B at B = 16, S = 2048 on Stratum-L
 /// chips of `layers` layers at the 1024-layer chip's area, with as many chips as hold the weights
 /// and the KV cache (at least the six of Stratum-L's package are not required: the fewest that fit).
+template <class = void>
 inline double throughput_per_area(const stratum_system_params<>& base, int layers) {
   const auto m = preset("Mixtral-8x7B");
   const step_shape s{.mode = phase::decode, .batch = 16, .context = 2048};

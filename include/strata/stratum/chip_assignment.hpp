@@ -65,8 +65,10 @@ struct expert_chips {
   std::vector<long long> fast;  ///< K_j: experts in chip j's fast pack
   std::vector<double> load;     ///< expected work by l·c + j (file comment)
 
+  template <class = void>
   [[nodiscard]] bool empty() const { return chip.empty(); }
   /// Experts chip j holds, in (layer, expert) order (stage-local indices l·E + e).
+  template <class = void>
   [[nodiscard]] std::vector<int> members(int j) const {
     std::vector<int> out;
     for (std::size_t i = 0; i < chip.size(); ++i) {

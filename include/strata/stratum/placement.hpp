@@ -163,6 +163,7 @@ struct expert_layout {
   std::string reason;        ///< why not, when not feasible
 
   /// Index l·E + e of an expert.
+  template <class = void>
   [[nodiscard]] int index(int layer, int expert) const {
     if (layer < 0 || layer >= layers) {
       detail::require(false, "strata.placement", "layer", layer, ("in [0, " + std::to_string(layers) + ")").c_str());
@@ -174,18 +175,22 @@ struct expert_layout {
     return layer * experts + expert;
   }
   /// The rows of expert (layer, expert); throws `config_error` ("layout") if infeasible.
+  template <class = void>
   [[nodiscard]] const row_interval& interval(int layer, int expert) const {
     const int i = index(layer, expert);
     if (!feasible) throw config_error("layout", "[strata.placement] infeasible layout has no intervals: " + reason);
     return intervals[static_cast<std::size_t>(i)];
   }
   /// Whether the expert is one of the K packed from row 0.
+  template <class = void>
   [[nodiscard]] bool is_fast(int layer, int expert) const {
     return rank[static_cast<std::size_t>(index(layer, expert))] < fast;
   }
   /// Rows the experts take per bank, L·E·Δ.
+  template <class = void>
   [[nodiscard]] long long expert_rows() const { return static_cast<long long>(layers) * experts * delta; }
   /// The free gap between the fast and the slow pack, [K·Δ, Φ − (L·E − K)·Δ − 1]: the KV region.
+  template <class = void>
   [[nodiscard]] row_interval gap() const {
     return {fast * delta, phi - (static_cast<long long>(layers) * experts - fast) * delta - 1};
   }
@@ -487,6 +492,7 @@ inline std::vector<double> tier_traffic_share(const expert_layout& a, const tier
 
 /// Share of expert accesses under `f` that go to the K = L·A experts packed from row 0
 /// (0 if f is all zero). Needs only the order, so it is defined for infeasible layouts too.
+template <class = void>
 inline double hot_hit_rate(const expert_layout& a, const usage_table& f) {
   validate_usage(f, a.layers, a.experts);
   double hot = 0.0, total = 0.0;

@@ -107,6 +107,7 @@ struct parallelism {
   friend bool operator==(const parallelism&, const parallelism&) = default;
 
   /// Expert parallelism in effect (EP > 1).
+  template <class = void>
   [[nodiscard]] bool expert_parallel() const { return ep > 1; }
 };
 
@@ -156,6 +157,7 @@ struct ep_routing {
   double dispatch_rows = 0.0;         ///< rows through the busiest device per all-to-all (DP attention)
   double total_rows = 0.0;            ///< Σ_d sent_d per all-to-all (DP attention)
   /// The busiest device's load over the mean: max_d L_d / (T·k/n).
+  template <class = void>
   [[nodiscard]] double imbalance() const {
     const double mx = load.empty() ? 0.0 : *std::max_element(load.begin(), load.end());
     return routings > 0.0 ? mx / (routings / devices) : 1.0;

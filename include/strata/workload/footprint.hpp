@@ -35,6 +35,7 @@ struct footprint {
   data_size<> kv{};           ///< KV cache of batch × context tokens
   data_size<> non_nmp{};      ///< embedding, LM head, norm scales
   data_size<> activations{};  ///< activation workspace of the step
+  template <class = void>
   [[nodiscard]] data_size<> total() const { return experts + weights + kv + non_nmp + activations; }
 
   template <class S, class V>
@@ -150,7 +151,9 @@ struct tier_usage {
   std::string tier;           ///< tier name
   data_size<> capacity{};     ///< all devices together
   footprint placed{};         ///< what is placed in it, by data class
+  template <class = void>
   [[nodiscard]] data_size<> used() const { return placed.total(); }
+  template <class = void>
   [[nodiscard]] bool fits() const { return used().si() <= capacity.si() * (1.0 + 1e-12); }
 
   template <class S, class V>

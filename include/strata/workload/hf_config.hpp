@@ -101,16 +101,19 @@ class hf_reader {
     throw config_error(path, "[strata.hf_config] " + (file_.empty() ? std::string() : file_ + ": ") + what);
   }
 
+  template <class = void>
   void set_family(std::string f) { family_ = std::move(f); }
 
   /// The value at `key`, or nullptr when the key is absent or null. The key counts as read (it is
   /// not named among the ignored keys, `ignored_keys`).
+  template <class = void>
   const json* find(const hf_node& n, std::string_view key) const {
     read_.insert(path(n, key));
     const auto it = n.j->find(key);
     if (it == n.j->end() || it->is_null()) return nullptr;
     return &*it;
   }
+  template <class = void>
   static std::string path(const hf_node& n, std::string_view key) { return n.prefix + std::string(key); }
 
   [[noreturn]] void missing(const hf_node& n, std::string_view key) const {
@@ -120,6 +123,7 @@ class hf_reader {
 
   /// Which limit of `strata::limits()` bounds a key.
   enum class bound { layers, hidden, ffn, experts, heads, head_dim, vocab, rank, bits, window };
+  template <class = void>
   static std::pair<int, const char*> limit_of(bound b) {
     const input_limits& l = limits();
     switch (b) {
@@ -138,6 +142,7 @@ class hf_reader {
   }
 
   /// An integer in [min, the limit of `b`], checked before any arithmetic on it.
+  template <class = void>
   int as_int(const json& v, const std::string& p, int min, bound b) const {
     const auto [max, limit_name] = limit_of(b);
     std::int64_t x = 0;
@@ -156,27 +161,32 @@ class hf_reader {
     return static_cast<int>(x);
   }
 
+  template <class = void>
   int req_int(const hf_node& n, std::string_view key, bound b, int min = 1) const {
     const json* v = find(n, key);
     if (v == nullptr) missing(n, key);
     return as_int(*v, path(n, key), min, b);
   }
+  template <class = void>
   int opt_int(const hf_node& n, std::string_view key, int fallback, bound b, int min = 0) const {
     const json* v = find(n, key);
     return v == nullptr ? fallback : as_int(*v, path(n, key), min, b);
   }
+  template <class = void>
   bool opt_bool(const hf_node& n, std::string_view key, bool fallback) const {
     const json* v = find(n, key);
     if (v == nullptr) return fallback;
     if (!v->is_boolean()) fail(path(n, key), path(n, key) + " must be true or false, got " + json_excerpt(*v));
     return v->get<bool>();
   }
+  template <class = void>
   std::string opt_string(const hf_node& n, std::string_view key, std::string fallback) const {
     const json* v = find(n, key);
     if (v == nullptr) return fallback;
     if (!v->is_string()) fail(path(n, key), path(n, key) + " must be a string, got " + json_excerpt(*v));
     return v->get<std::string>();
   }
+  template <class = void>
   hf_node req_object(const hf_node& n, std::string_view key) const {
     const json* v = find(n, key);
     if (v == nullptr) missing(n, key);
@@ -185,12 +195,15 @@ class hf_reader {
   }
 
   /// Whether the reader looked at key path `p`.
+  template <class = void>
   [[nodiscard]] bool was_read(const std::string& p) const { return read_.count(p) > 0; }
 
   /// Remembers which JSON key a model field came from, to name it if `validate` rejects the field.
+  template <class = void>
   void from(std::string field, std::string json_path) {
     origin_.emplace_back(std::move(field), std::move(json_path));
   }
+  template <class = void>
   [[nodiscard]] std::string origin(const std::string& field) const {
     for (const auto& [f, p] : origin_) {
       if (f == field) return p;

@@ -188,22 +188,27 @@ struct model {
   friend bool operator==(const model&, const model&) = default;
 
   /// True for MLA attention.
+  template <class = void>
   [[nodiscard]] bool is_mla() const { return mla.kv_lora_rank > 0; }
   /// True if layer `i` is a MoE layer.
+  template <class = void>
   [[nodiscard]] bool is_moe_layer(int i) const {
     return experts > 0 && i >= first_dense_layers && (i + moe_layer_offset) % moe_layer_step == 0;
   }
   /// True if layer `i` attends to a sliding window of `sliding_window` tokens.
+  template <class = void>
   [[nodiscard]] bool is_sliding_layer(int i) const {
     if (sliding_window <= 0) return false;
     return layer_attention.empty() || layer_attention[static_cast<std::size_t>(i)] == attention_kind::sliding;
   }
   /// Tokens of a context of `context` that layer `i` attends to and caches: min(context, W) for a
   /// sliding layer, the whole context otherwise.
+  template <class = void>
   [[nodiscard]] double attended_tokens(int i, double context) const {
     return is_sliding_layer(i) && context > sliding_window ? double(sliding_window) : context;
   }
   /// Number of MoE layers.
+  template <class = void>
   [[nodiscard]] int moe_layers() const {
     int n = 0;
     for (int i = 0; i < layers; ++i) n += is_moe_layer(i) ? 1 : 0;
@@ -391,6 +396,7 @@ inline param_counts count_params(const model& m) {
 }
 
 /// Bytes of one routed expert's weights.
+template <class = void>
 inline data_size<> expert_bytes(const model& m) {
   validate(m);
   return units::bit(static_cast<double>(m.experts > 0 ? ffn_params(m.ffn, m.hidden, m.expert_ffn) : 0) *

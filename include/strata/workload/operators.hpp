@@ -98,6 +98,7 @@ struct op {
                               ///< operators without weights (attention core)
 
   /// All bytes the operator moves.
+  template <class = void>
   [[nodiscard]] data_size<> bytes() const { return weight_bytes + activation_bytes + kv_bytes; }
 
   template <class S, class V>
@@ -186,6 +187,7 @@ struct op_builder {
   int bits_attention = compute_bits(m, m.attention_format);
   int bits_embedding = compute_bits(m, m.embedding_format);
 
+  template <class = void>
   void push(op_kind kind, data_class reads, int layer, double weights, double flops,
             double act_values, double kv_b = 0.0, double tokens = -1.0) {
     // Built in place: a stack `op` copied in with 16-byte moves stalls on store forwarding.
@@ -210,6 +212,7 @@ struct op_builder {
                             : m.weight_bits;
   }
   // A projection of `p` weights mapping `in` to `out` values per token.
+  template <class = void>
   void proj(op_kind kind, data_class reads, int layer, double p, double in, double outv) {
     push(kind, reads, layer, p, 2.0 * p * T, T * (in + outv));
   }
@@ -489,6 +492,7 @@ struct op_totals {
 };
 
 /// Sums FLOPs and bytes by kind over `ops`.
+template <class = void>
 inline op_totals totals(const std::vector<op>& ops) {
   op_totals t;
   for (const auto& o : ops) {

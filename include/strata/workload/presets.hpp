@@ -328,6 +328,7 @@ inline std::vector<std::string> preset_names() {
 
 /// The preset called `name` (case-insensitive, '-' and '_' equal: "deepseek_v3" is DeepSeek-V3);
 /// throws `config_error` listing the known names.
+template <class = void>
 inline model preset(std::string_view name) {
   for (const auto& [known, make] : detail::preset_table()) {
     if (detail::iequal(known, name)) return make();

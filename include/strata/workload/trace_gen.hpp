@@ -178,6 +178,7 @@ inline void validate(const trace_gen_params& p) {
 
 namespace detail::trace_gen {
 
+template <class = void>
 inline std::uint64_t splitmix64(std::uint64_t& x) noexcept {
   std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

@@ -117,6 +117,7 @@ inline std::string relative_to(const std::string& base_dir, const std::string& p
 }
 
 /// Shortens a field for an error message.
+template <class = void>
 inline std::string quote(std::string_view s) {
   constexpr std::size_t max = 40;
   std::string q;  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on a chain of operator+
@@ -162,6 +163,7 @@ class line_reader {
     if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") p_ += 3;
   }
   /// Next line (without its end), false at the end of the text.
+  template <class = void>
   bool next(std::string_view& line) {
     if (p_ >= end_) return false;
     const auto* nl = static_cast<const char*>(std::memchr(p_, '\n', static_cast<std::size_t>(end_ - p_)));
@@ -173,12 +175,14 @@ class line_reader {
     return true;
   }
   /// Next line that is not blank.
+  template <class = void>
   bool next_nonblank(std::string_view& line) {
     while (next(line)) {
       if (!trim(line).empty()) return true;
     }
     return false;
   }
+  template <class = void>
   [[nodiscard]] std::size_t line_no() const noexcept { return line_no_; }
 
  private:
@@ -651,12 +655,14 @@ struct top1_transitions {
   std::int64_t tokens = 0;           ///< Σ counts
 
   /// Tokens going from expert `from` to expert `to`.
+  template <class = void>
   [[nodiscard]] std::int64_t count(int from, int to) const {
     check(from, "from");
     check(to, "to");
     return counts[static_cast<std::size_t>(from) * static_cast<std::size_t>(experts) + static_cast<std::size_t>(to)];
   }
   /// Tokens whose top-1 at `layer_from` is `from`.
+  template <class = void>
   [[nodiscard]] std::int64_t row_total(int from) const {
     check(from, "from");
     std::int64_t s = 0;
@@ -664,6 +670,7 @@ struct top1_transitions {
     return s;
   }
   /// P(top-1 at layer_to is `to` | top-1 at layer_from is `from`); 0 if `from` is never top-1.
+  template <class = void>
   [[nodiscard]] double probability(int from, int to) const {
     const auto r = row_total(from);
     return r > 0 ? static_cast<double>(count(from, to)) / static_cast<double>(r) : 0.0;
@@ -672,6 +679,7 @@ struct top1_transitions {
   friend bool operator==(const top1_transitions&, const top1_transitions&) = default;
 
  private:
+  template <class = void>
   void check(int e, const char* what) const {
     if (e < 0 || e >= experts) {  // the message is built only on failure: count() is called E² times
       detail::require(false, "strata.trace", what, e, ("in [0, " + std::to_string(experts) + ")").c_str());
@@ -684,6 +692,7 @@ struct top1_transition_table {
   std::vector<top1_transitions> series;
 
   /// The matrix of `model` on `topic` from `layer_from` to `layer_to`; throws `config_error`.
+  template <class = void>
   [[nodiscard]] const top1_transitions& at(std::string_view model, std::string_view topic, int layer_from,
                                            int layer_to) const {
     for (const auto& s : series) {

@@ -100,6 +100,7 @@ struct serving_gpu_spec {
   gpu_knob_set knobs = gpu_knob_set::fitted;                ///< the card's knobs (file comment)
 
   /// The GPUs' parallelism.
+  template <class = void>
   [[nodiscard]] parallelism parallel() const { return {ep, attention, redundant_experts, imbalance}; }
 
   template <class S, class V>

@@ -858,11 +858,13 @@ struct stratum_serving_memo {
   std::vector<step_cost> swaps;  ///< (from, to) over T + 1 layouts; time −1: not costed yet
 
   /// Whether the memo's contents are those of `setup` (its system, model, usage and mix).
+  template <class = void>
   [[nodiscard]] bool of(const stratum_serving_setup& setup) const {
     return machine && system == setup.system && m == setup.m && usage.topics == setup.usage.topics &&
            usage.tables == setup.usage.tables && mix == setup.mix;
   }
   /// Empties the memo and keys it by `setup`.
+  template <class = void>
   void reset(const stratum_serving_setup& setup) {
     *this = stratum_serving_memo{};
     system = setup.system;

@@ -95,6 +95,7 @@ class stratum_step_costs {
   }
 
   /// A decode step of `batch` sequences at mean context `context` with hot-hit rate `h`.
+  template <class = void>
   step_cost decode(int batch, double context, double h) {
     const auto [j, w] = detail::ctx_bracket(context);
     h = std::clamp(h, h_.front(), h_.back());
@@ -109,18 +110,22 @@ class stratum_step_costs {
   }
 
   /// A prefill step of `batch` prompts of mean length `prompt` on the xPU.
+  template <class = void>
   step_cost prefill(int batch, double prompt) {
     const auto [j, w] = detail::ctx_bracket(prompt);
     return detail::lerp(prefill_point(batch, j), prefill_point(batch, j + 1), w);
   }
 
   /// The h grid (file comment).
+  template <class = void>
   [[nodiscard]] const std::vector<double>& h_grid() const { return h_; }
   /// Grid points evaluated so far.
+  template <class = void>
   [[nodiscard]] std::size_t evaluations() const { return evaluations_; }
 
  private:
   /// The memo of batch size `batch` (one slot per grid point; time −1: not evaluated yet).
+  template <class = void>
   static step_cost& slot(std::vector<std::vector<step_cost>>& memo, int batch, std::size_t i, std::size_t n) {
     const auto b = static_cast<std::size_t>(batch);
     if (b >= memo.size()) memo.resize(b + 1);
@@ -128,6 +133,7 @@ class stratum_step_costs {
     if (row.empty()) row.assign(n, step_cost{-1.0, 0.0});
     return row[i];
   }
+  template <class = void>
   step_cost point(int batch, int j, std::size_t hi) {
     step_cost& memo = slot(memo_, batch, static_cast<std::size_t>(j) * h_.size() + hi,
                            static_cast<std::size_t>(detail::ctx_grid_points) * h_.size());
@@ -154,6 +160,7 @@ class stratum_step_costs {
     memo = c;
     return c;
   }
+  template <class = void>
   step_cost prefill_point(int batch, int j) {
     step_cost& memo = slot(prefill_memo_, batch, static_cast<std::size_t>(j), detail::ctx_grid_points);
     if (memo.time_s >= 0.0) return memo;
@@ -213,6 +220,7 @@ class gpu_step_costs {
     validate(par_, m_, devices, "gpu.");
   }
   /// An engine step (class comment).
+  template <class = void>
   step_cost mixed(const mixed_step& s) {
     if (!attn_ready_) attention_coefficients();
     const part lin = s.tokens > 0 ? linear_part(s.tokens) : part{};
@@ -233,15 +241,19 @@ class gpu_step_costs {
     const double cap = machine_.max_power.si() * t * n;
     return {t, std::min(e + machine_.static_power.si() * t * n, cap)};
   }
+  template <class = void>
   step_cost decode(int batch, double context) {
     const auto [j, w] = detail::ctx_bracket(context);
     return detail::lerp(point(phase::decode, batch, j), point(phase::decode, batch, j + 1), w);
   }
+  template <class = void>
   step_cost prefill(int batch, double prompt) {
     const auto [j, w] = detail::ctx_bracket(prompt);
     return detail::lerp(point(phase::prefill, batch, j), point(phase::prefill, batch, j + 1), w);
   }
+  template <class = void>
   [[nodiscard]] const roofline_machine& machine() const { return machine_; }
+  template <class = void>
   [[nodiscard]] const parallelism& parallel() const { return par_; }
 
  private:
@@ -250,11 +262,13 @@ class gpu_step_costs {
     double time = -1.0;
     double energy = 0.0;
   };
+  template <class = void>
   static part& memo_at(std::vector<part>& v, int i) {
     if (static_cast<std::size_t>(i) >= v.size()) v.resize(static_cast<std::size_t>(i) + 1);
     return v[static_cast<std::size_t>(i)];
   }
   /// Every operator but attention, final norm and LM head at T tokens, with the all-reduces.
+  template <class = void>
   part linear_part(int T) {
     part& p = memo_at(linear_, T);
     if (p.time >= 0.0) return p;
@@ -262,12 +276,14 @@ class gpu_step_costs {
     return p;
   }
   /// Final norm and LM head at B sampled rows.
+  template <class = void>
   part head_part(int B) {
     part& p = memo_at(head_, B);
     if (p.time >= 0.0) return p;
     p = sum_ops(B, true);
     return p;
   }
+  template <class = void>
   part sum_ops(int T, bool head) {
     const step_shape sh{.mode = phase::decode, .batch = T, .context = 1};
     if (par_.expert_parallel()) return sum_ops_ep(sh, head);
@@ -290,6 +306,7 @@ class gpu_step_costs {
   }
   /// `sum_ops` under expert parallelism: the EP evaluator's step tree, its attention (or, for the
   /// head, everything but the final norm and LM head) left out.
+  template <class = void>
   part sum_ops_ep(const step_shape& sh, bool head) {
     const auto r = evaluate(m_, sh, machine_, par_, {}, step_breakdown::tree);
     part p{0.0, 0.0};
@@ -307,6 +324,7 @@ class gpu_step_costs {
     return p;
   }
   /// The attention operator's counts per sequence (class comment).
+  template <class = void>
   void attention_coefficients() {
     const auto attn = [&](phase ph, int S) {
       for (const auto& o : step_operators(m_, {.mode = ph, .batch = 1, .context = S})) {
@@ -326,6 +344,7 @@ class gpu_step_costs {
     attn_ready_ = true;
   }
 
+  template <class = void>
   step_cost point(phase ph, int batch, int j) {
     const std::uint64_t key = (static_cast<std::uint64_t>(batch) << 16) | (static_cast<std::uint64_t>(j) << 1) |
                               (ph == phase::prefill ? 1u : 0u);

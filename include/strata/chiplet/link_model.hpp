@@ -101,6 +101,7 @@ inline constexpr std::size_t route_block = 4;
 class link_server {
  public:
   link_server() = default;
+  template <class = void>
   link_server(const std::vector<hw_link>& links, link_arbitration a) { reset(links, a); }
 
   /// Every queue empty, over `links` (the buffer kept).

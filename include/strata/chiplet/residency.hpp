@@ -175,6 +175,7 @@ void detail::validate_residency(const residency_params& p, const substrate& s) {
 /// The replicas of a model on a substrate with a versioned directory.
 class residency {
  public:
+  template <class = void>
   residency(const substrate& s, int layers, int experts, data_size<> expert_bytes, residency_params p = {})
       : s_(&s), layers_(layers), experts_(experts), wt_(expert_bytes), p_(p) {
     constexpr const char* id = "strata.residency";
@@ -521,11 +522,13 @@ residency make_single_copy_static(const substrate& s, int layers, int experts, d
 /// banks of one home of the tier for bandwidth: the chiplet's own home when the tier has one under
 /// it (chiplet-local memory), else the homes in turn (IO chiplets, chosen round-robin).
 /// Popularity-agnostic by design. Throws `config_error` if the model does not fit.
+template <class = void>
 inline residency single_copy_static(const substrate& s, int layers, int experts, data_size<> expert_bytes,
                                     residency_params p = {}) {
   return detail::make_single_copy_static<>(s, layers, experts, expert_bytes, p);
 }
 /// The same for model `m`: its MoE layers, its routed experts and their bytes (`expert_bytes`).
+template <class = void>
 inline residency single_copy_static(const substrate& s, const model& m, residency_params p = {}) {
   return single_copy_static(s, m.moe_layers(), m.experts, expert_bytes(m), p);
 }

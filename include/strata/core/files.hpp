@@ -215,6 +215,7 @@ inline void refuse_input(const std::string& out, std::string_view role,
 class output_file {
  public:
   /// Creates the temporary file for `path`; `role` names the output in errors ("out", "plot").
+  template <class = void>
   output_file(std::string path, std::string role) : path_(std::move(path)), role_(std::move(role)) {
     namespace fs = std::filesystem;
     if (path_.empty()) detail::file_fail(role_, path_, "is an empty path");

@@ -311,6 +311,7 @@ inline sweep_space product(const sweep_space& a, const sweep_space& b) {
 /// One point as a model sees it: its global index and its coordinates.
 class design_point {
  public:
+  template <class = void>
   design_point(const sweep_space& s, std::size_t index) : space_(&s) { set(index); }
   /// Index of the point in the whole space (not in the shard).
   template <class = void>

@@ -201,6 +201,7 @@ inline bool writes_header(header_policy h, const sweep_shard& s) {
 /// A `stream_sweep` sink writing CSV rows (file comment); the header comes with the first row.
 class csv_writer {
  public:
+  template <class = void>
   csv_writer(std::ostream& os, const sweep_space& space, const sweep_shard& shard = {},
              table_options options = {})
       : os_(&os), space_(&space), options_(options), header_(detail::writes_header(options.header, shard)) {

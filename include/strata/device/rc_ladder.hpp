@@ -44,6 +44,7 @@ struct rc_line {
 /// Exact step response of the discretised line.
 class rc_ladder {
  public:
+  template <class = void>
   explicit rc_ladder(const rc_line& line) {
     detail::require_positive(line.driver.si(), "strata.rc_ladder", "driver", "ohm");
     detail::require(!line.sections.empty(), "strata.rc_ladder", "sections", line.sections.size(),

@@ -88,6 +88,7 @@ inline namespace v0 {
 /// The slow controller of one residency (one package's MoE layers).
 class residency_controller {
  public:
+  template <class = void>
   residency_controller(const substrate& s, const moe_layer_shape& shape, residency& res, const controller_params& p = {},
                        const critical_path_params& cp = {})
       : s_(&s), res_(&res), shape_(shape), p_(p), cp_(cp), est_(s, res, shape, cp), hops_(chiplet_hops(s)) {

@@ -101,6 +101,7 @@ struct controller_training_params {
 /// The offline environment of the file comment.
 class controller_env {
  public:
+  template <class = void>
   controller_env(const substrate& s, const std::vector<training_scene>& scenes, const experiment_params& xp = {},
                  int windows = 4)
       : s_(&s), xp_(xp), windows_(windows) {

@@ -145,6 +145,7 @@ class policy_session {
   /// uses `greedy_score`. `layouts`, when given, holds HCRMap's first copies of the sessions
   /// before this one on the same setup and profile (`hcrmap_layout_memo`): a layout already there
   /// is copied, a new one added.
+  template <class = void>
   policy_session(const substrate& s, const model& m, const moe_layer_shape& shape, const experiment_stage& es,
                  policy_kind k, const experiment_params& xp, const expert_profile& prof, int moe_layers,
                  const action_scorer& value = {}, hcrmap_layout_memo* layouts = nullptr)

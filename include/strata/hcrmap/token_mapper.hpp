@@ -118,6 +118,7 @@ struct token_cost_terms {
 /// Algorithm 2's running counters for one layer and the costs they give.
 class fast_token_mapper {
  public:
+  template <class = void>
   fast_token_mapper(const substrate& s, const moe_layer_shape& shape, const residency& res, const fast_map_params& p = {},
                     const critical_path_params& cp = {})
       : s_(&s), res_(&res), p_(p), shape_(shape), window_(cp.window.si()) {

@@ -84,6 +84,7 @@ inline step_cost lerp(const step_cost& a, const step_cost& b, double w) {
 /// Memoised decode and prefill costs of a model on a Stratum system (file comment).
 class stratum_step_costs {
  public:
+  template <class = void>
   stratum_step_costs(const stratum_machine<>& sm, const model& m) : sm_(sm), m_(m) {
     validate(m_);
     const bool moe = m_.experts > 0;
@@ -214,6 +215,7 @@ struct mixed_step {
 /// of c tokens (p = 0) is the prefill step (B = 1, S = c) exactly (tests).
 class gpu_step_costs {
  public:
+  template <class = void>
   gpu_step_costs(const gpu_params& g, int devices, const model& m, const parallelism& par = {})
       : machine_(make_machine(g, devices)), m_(m), par_(par) {
     validate(m_);

@@ -271,7 +271,6 @@ class sweep_space {
 };
 
 /// Every combination of the axes' values, the first axis outermost (at least one axis).
-template <class = void>
 inline sweep_space cartesian(std::vector<sweep_axis> axes) {
   detail::require(!axes.empty(), "strata.sweep", "axes", axes.size(), "at least one axis");
   sweep_space s;
@@ -284,7 +283,6 @@ inline sweep_space cartesian(std::vector<sweep_axis> axes) {
 }
 
 /// The axes walked together: point k takes value k of each (equal lengths, at least one axis).
-template <class = void>
 inline sweep_space zip(std::vector<sweep_axis> axes) {
   detail::require(!axes.empty(), "strata.sweep", "axes", axes.size(), "at least one axis");
   for (const auto& a : axes) {
@@ -298,7 +296,6 @@ inline sweep_space zip(std::vector<sweep_axis> axes) {
 }
 
 /// Cartesian product of two spaces (`a`'s coordinates first and outermost).
-template <class = void>
 inline sweep_space product(const sweep_space& a, const sweep_space& b) {
   sweep_space s = a;
   for (const auto& g : b.groups_) {

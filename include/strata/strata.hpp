@@ -6,6 +6,12 @@
 /// Stratum and HCRMap evaluations and would add about half again to this header's compile time).
 /// Prefer the individual headers in libraries that care about compile time; `strata/json.hpp`
 /// adds JSON (nlohmann/json).
+///
+/// Functions defined in the headers outside class templates (free functions, member functions
+/// of non-template classes, constructors with arguments) are `template <class = void>`: a
+/// translation unit instantiates the templates a function's body uses only when it calls the
+/// function, so including this header costs parsing, not every model's instantiation
+/// (docs/speed.md, "Functions are instantiated where they are called").
 
 #include "strata/version.hpp"
 

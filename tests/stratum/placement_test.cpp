@@ -17,6 +17,7 @@
 #include "strata/stratum/usage.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/presets.hpp"
+#include "strata/workload/trace_io.hpp"
 #include "support/field_of.hpp"
 #include "support/scalars.hpp"
 

@@ -43,6 +43,7 @@ namespace strata {
 inline namespace v0 {
 
 /// `card` with the knob set `knobs`: unchanged for `cited`, `validated_gpu(card)` for `fitted`.
+template <class = void>
 inline gpu_params baseline_gpu(gpu_params card, gpu_knob_set knobs = default_gpu_knobs) {
   return knobs == gpu_knob_set::fitted ? validated_gpu(std::move(card)) : card;
 }

@@ -61,6 +61,7 @@ struct coverage_verdict {
   int devices = 0;  ///< tensor-parallel degree the check used (0: none fits)
 
   /// "supported", "approximated: a; b" or "refused: why".
+  template <class = void>
   [[nodiscard]] std::string text() const {
     std::string t = kind == coverage_kind::supported ? "supported" : kind == coverage_kind::approximated ? "approximated" : "refused";
     for (std::size_t i = 0; i < reasons.size(); ++i) t += (i == 0 ? ": " : "; ") + reasons[i];
@@ -70,6 +71,7 @@ struct coverage_verdict {
 
 /// The keys each preset's source config has that the reader ignores although they may change
 /// cost (the warnings `load_hf_config_with_warnings` gives for its fixture).
+template <class = void>
 inline std::vector<std::string> preset_ignored_keys(std::string_view preset_name) {
   if (preset_name == "DeepSeek-V3" || preset_name == "GLM-4.5-Air") return {"num_nextn_predict_layers"};
   if (preset_name == "Llama-4-Scout-17B-16E") return {"vision_config", "text_config.attention_chunk_size"};
@@ -77,6 +79,7 @@ inline std::vector<std::string> preset_ignored_keys(std::string_view preset_name
 }
 
 namespace detail {
+template <class = void>
 inline std::string coverage_key_reason(const std::string& key) {
   if (key == "num_nextn_predict_layers" || key == "text_config.num_nextn_predict_layers") {
     return "multi-token-prediction layers not modelled (num_nextn_predict_layers)";
@@ -91,6 +94,7 @@ inline std::string coverage_key_reason(const std::string& key) {
 
 /// The approximations of model `m` on `machine` (a validated roofline machine): weight formats
 /// the machine has no path for, and `ignored_keys` of the model's config. Never `refused`.
+template <class = void>
 inline coverage_verdict model_coverage(const model& m, const roofline_machine& machine,
                                        const std::vector<std::string>& ignored_keys = {}) {
   validate(m);
@@ -117,6 +121,7 @@ inline coverage_verdict model_coverage(const model& m, const roofline_machine& m
 }
 
 /// Adds the knobs' approximation for GPU preset `gpu` when the published set has no row of it.
+template <class = void>
 inline void add_knobs_reason(coverage_verdict& v, std::string_view gpu) {
   if (v.kind == coverage_kind::refused || published_rows_on(gpu) > 0) return;
   v.reasons.insert(v.reasons.begin(), "serving knobs not checked on " + gpu_preset(gpu).name +
@@ -125,6 +130,7 @@ inline void add_knobs_reason(coverage_verdict& v, std::string_view gpu) {
 }
 
 /// The keys of reader warnings, for `model_coverage`.
+template <class = void>
 inline std::vector<std::string> warning_keys(const std::vector<hf_warning>& warnings) {
   std::vector<std::string> keys;
   keys.reserve(warnings.size());
@@ -135,6 +141,7 @@ inline std::vector<std::string> warning_keys(const std::vector<hf_warning>& warn
 /// The verdict of model `m` on GPU preset `gpu` (with the default knob set, `baseline_gpu`; the knobs do not enter the memory fit)
 /// for step `shape` on up to `max_devices` cards (default: one node of 8). `ignored_keys`: the
 /// config's ignored keys (`warning_keys`, or `preset_ignored_keys` for a preset).
+template <class = void>
 inline coverage_verdict gpu_coverage(const model& m, std::string_view gpu, const std::vector<std::string>& ignored_keys = {},
                                      const step_shape& shape = {.mode = phase::decode, .batch = 1, .context = 2048},
                                      int max_devices = 8) {
@@ -155,6 +162,7 @@ inline coverage_verdict gpu_coverage(const model& m, std::string_view gpu, const
 
 /// On a Stratum system (`stratum/system.hpp`), which takes every layer as full attention and every
 /// weight at `weight_bits`: those approximations for `m`, and its `ignored_keys`.
+template <class = void>
 inline coverage_verdict stratum_coverage(const model& m, const std::vector<std::string>& ignored_keys = {}) {
   validate(m);
   coverage_verdict v;

@@ -211,6 +211,7 @@ struct gpu_params {
 inline gpu_params h100_sxm5() { return gpu_params{}; }
 
 /// NVIDIA RTX A6000 48 GB (GDDR6). Baseline of Stratum-S.
+template <class = void>
 inline gpu_params rtx_a6000() {
   constexpr double eta_c = 252.9 / 312.0;
   return {
@@ -321,6 +322,7 @@ inline gpu_params a100_sxm4_80gb() {
 /// and faster memory. Datasheet figures from "NVIDIA H200 Tensor Core GPU" datasheet, Technical
 /// Specifications table, column "H200 SXM" (read as reproduced at aiminingco.com/gpu/h200/specs and
 /// lzwjava.github.io/nvidia-h200-gpu-specs-en); the rest as the H100 preset, the die being the same.
+template <class = void>
 inline gpu_params h200_sxm() {
   gpu_params g = h100_sxm5();  // same die, links, launch path and static draw
   g.name = "H200 SXM";
@@ -346,6 +348,7 @@ inline gpu_params h200_sxm() {
 /// Specifications", column "HGX B200" (read as reproduced at zdszero.github.io Hardware notes; the
 /// per-GPU figures at 1,000 W also at glennklockwood.com/garden/processors/B200). The datasheet's
 /// tensor rates are with 2:4 sparsity (its footnote); dense is half.
+template <class = void>
 inline gpu_params b200() {
   gpu_params g = h100_sxm5();  // launch path, link latency and energies as the H100 until measured
   g.name = "B200";
@@ -372,6 +375,7 @@ inline gpu_params b200() {
 /// Datasheet figures from "AMD Instinct MI300X Accelerator" data sheet, specifications table (read
 /// as reproduced at awesomeagents.ai/hardware/amd-mi300x and yobitel.com/knowledge-base/amd-mi300x;
 /// the dense rates are AMD's "peak" figures, sparsity doubles them).
+template <class = void>
 inline gpu_params mi300x() {
   gpu_params g = h100_sxm5();  // launch path, link latency and energies as the H100 until measured
   g.name = "MI300X";
@@ -398,6 +402,7 @@ inline gpu_params mi300x() {
 /// AMD Instinct MI325X 256 GB (HBM3E): the MI300X's CDNA 3 compute with HBM3E. Datasheet figures from
 /// "AMD Instinct MI325X Accelerator" data sheet (read as reproduced at awesomeagents.ai/hardware/
 /// amd-mi325x and wiaix.com/amd-instincttm-mi325x-accelerators).
+template <class = void>
 inline gpu_params mi325x() {
   gpu_params g = mi300x();
   g.name = "MI325X";
@@ -419,12 +424,14 @@ inline gpu_params mi325x() {
 
 /// Names of the GPU presets: "h100_sxm5", "rtx_a6000", "a100_sxm4_80gb", "h200_sxm", "b200",
 /// "mi300x", "mi325x".
+template <class = void>
 inline std::vector<std::string> gpu_preset_names() {
   return {"h100_sxm5", "rtx_a6000", "a100_sxm4_80gb", "h200_sxm", "b200", "mi300x", "mi325x"};
 }
 
 /// The GPU preset called `name` (case-insensitive; "-" and "_" are the same); throws
 /// `config_error` listing the known names.
+template <class = void>
 inline gpu_params gpu_preset(std::string_view name) {
   auto canon = [](std::string_view s) {
     std::string c;
@@ -444,6 +451,7 @@ inline gpu_params gpu_preset(std::string_view name) {
 }
 
 /// Checks a card; throws `config_error` naming the field.
+template <class = void>
 inline void validate(const gpu_params& g) {
   constexpr const char* id = "strata.gpu";
   detail::require(!g.name.empty(), id, "name", "\"\"", "non-empty");
@@ -477,6 +485,7 @@ inline void validate(const gpu_params& g) {
 /// `g.memory_tier_name` holds every data class (weights, experts, KV, activations); its access
 /// latency is zero because the kernels' deep memory pipelines hide it (fixed per-kernel costs are
 /// in `op_overhead`). Throws `config_error` for a bad card or `devices` < 1.
+template <class = void>
 inline roofline_machine make_machine(const gpu_params& g, int devices) {
   validate(g);
   detail::require(devices >= 1, "strata.gpu", "devices", devices, ">= 1");
@@ -539,6 +548,7 @@ struct gpu_fit {
 };
 
 namespace detail {
+template <class = void>
 inline std::string gb_text(data_size<> b) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f GB", b.in(units::GB));
@@ -557,6 +567,7 @@ inline std::string gb_text(data_size<> b) {
 /// layer live at once. Fits iff W/n + K/n_kv + A ≤ capacity · usable fraction, with n_kv = 1 for
 /// MLA and min(n, kv_heads) otherwise, and heads divisible by n. Throws `config_error` for bad
 /// inputs; an infeasible point is `fits == false` with a `reason`.
+template <class = void>
 inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const step_shape& s) {
   validate(g);
   validate(m);
@@ -597,6 +608,7 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
 /// weights split over the devices (TP attention) or whole (DP attention); the KV cache as
 /// `check_fit` (TP attention) or that of its own ⌈B/n⌉ sequences, unsplit (DP attention); the
 /// workspace as `check_fit`. TP attention needs the heads divisible by n, DP attention does not.
+template <class = void>
 inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const step_shape& s, const parallelism& p) {
   if (!p.expert_parallel()) return check_fit(g, devices, m, s);
   validate(g);
@@ -639,6 +651,7 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
 /// The smallest power-of-two tensor-parallel degree (1, 2, 4, … up to `max_devices`) on which
 /// `m` running `s` fits `g`; degrees beyond `gpus_per_node` are multi-node. 0 if none does, with
 /// the reason for the largest degree in `*reason` (when given).
+template <class = void>
 inline int min_devices(const gpu_params& g, const model& m, const step_shape& s,
                        std::string* reason = nullptr, int max_devices = 64) {
   detail::require(max_devices >= 1, "strata.gpu", "max_devices", max_devices, ">= 1");

@@ -15,6 +15,7 @@ namespace strata {
 inline namespace v0 {
 
 /// The CSV text of the published GPU measurement set.
+template <class = void>
 inline std::string_view published_gpu_measurements_csv() {
   static constexpr std::string_view text = R"strata_csv(# Published GPU serving measurements of preset models (README.md in this folder: sources, setups, terms).
 # Columns: id,model,gpu,devices,batch,input_len,output_len,metric,value,unit,set,engine,precision,source,location,unknowns
@@ -61,6 +62,7 @@ qwen25-32b-a100-tp2-in129024,Qwen2.5-32B,a100_sxm4_80gb,2,1,129024,2048,output_t
 }
 
 /// The published GPU measurement set, parsed (`parse_measurements_csv`).
+template <class = void>
 inline std::vector<measurement> published_gpu_measurements() {
   return parse_measurements_csv(published_gpu_measurements_csv(), "gpu_measurements.csv");
 }

@@ -52,6 +52,7 @@ constexpr auto enum_names(measured_metric) {
                     std::pair{measured_metric::tpot, "tpot"}, std::pair{measured_metric::ttft, "ttft"}};
 }
 /// Name of a metric ("e2e_latency", ...).
+template <class = void>
 inline const char* to_string(measured_metric m) {
   for (const auto& [e, n] : enum_names(measured_metric{})) {
     if (e == m) return n;
@@ -59,6 +60,7 @@ inline const char* to_string(measured_metric m) {
   return "?";
 }
 /// Unit a metric is written in: "s" or "tokens/s".
+template <class = void>
 inline const char* unit_of(measured_metric m) { return m == measured_metric::output_tokens_per_s ? "tokens/s" : "s"; }
 /// True for metrics where larger is better (throughput), false for times.
 constexpr bool higher_is_better(measured_metric m) { return m == measured_metric::output_tokens_per_s; }
@@ -67,6 +69,7 @@ constexpr bool higher_is_better(measured_metric m) { return m == measured_metric
 /// [1 µs, 10^5 s] (a microsecond is below any GPU step, 10^5 s more than a day of one batch), a
 /// throughput in [10^-3, 10^6] tokens/s (one token in 17 minutes; a million tokens per second
 /// from one batch).
+template <class = void>
 inline std::pair<double, double> measured_value_range(measured_metric m) {
   return higher_is_better(m) ? std::pair{1e-3, 1e6} : std::pair{1e-6, 1e5};
 }
@@ -76,6 +79,7 @@ enum class measurement_set { fit, check };
 constexpr auto enum_names(measurement_set) {
   return std::array{std::pair{measurement_set::fit, "fit"}, std::pair{measurement_set::check, "check"}};
 }
+template <class = void>
 inline const char* to_string(measurement_set s) { return s == measurement_set::fit ? "fit" : "check"; }
 
 /// One published measurement (file comment).
@@ -98,6 +102,7 @@ struct measurement {
   std::size_t line = 0;           ///< line of the file the row came from (0: not from a file)
 
   /// Bits per weight of `precision`.
+  template <class = void>
   [[nodiscard]] int weight_bits() const { return precision == "FP8" ? 8 : 16; }
 };
 
@@ -126,6 +131,7 @@ inline constexpr std::array<const char*, 16> measurement_columns{
 
 /// Parses measurement rows from `text` (format and bounds in the file comment); `source` names the
 /// input in errors. Model and GPU names must be presets, ids unique, units those of the metric.
+template <class = void>
 inline std::vector<measurement> parse_measurements_csv(std::string_view text, std::string_view source = "<string>",
                                                       const measurements_csv_limits& lim = {}) {
   using detail::measurement_fail;
@@ -241,6 +247,7 @@ inline std::vector<measurement> parse_measurements_csv(std::string_view text, st
 /// Reads a measurement file under the opening rule (`core/files.hpp`): a regular file within
 /// `limits().measurement_file_bytes`; throws `config_error` naming the file and its role
 /// (`"measurements"`) if it cannot be read, or naming `path`:line for a bad line.
+template <class = void>
 inline std::vector<measurement> read_measurements_csv(const std::string& path, const measurements_csv_limits& lim = {}) {
   const std::string text = read_input_file(path, "measurements", limits().measurement_file_bytes, "measurement_file_bytes");
   return parse_measurements_csv(text, path, lim);

@@ -30,6 +30,7 @@ inline namespace v0 {
 
 namespace detail {
 // A GPU preset's name as the measurement set spells it: lower case, "-" read as "_".
+template <class = void>
 inline std::string canonical_gpu_name(std::string_view s) {
   std::string c;
   for (const char ch : s) c += ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -48,6 +49,7 @@ const fit_result& published_gpu_fit() {
 
 /// The knobs fitted on the fit rows of the published set with the default options
 /// (`fit_gpu_knobs`), computed on first use.
+template <class = void>
 inline const fit_result& published_gpu_fit() { return detail::published_gpu_fit<>(); }
 
 // `validated_gpu` (baseline/validated_gpu_fwd.hpp): `card` with the published fit's knobs.
@@ -59,6 +61,7 @@ gpu_params detail::with_published_knobs(gpu_params card) {
 /// Rows of the published measurement set measured on GPU preset `preset` (case-insensitive,
 /// "-" = "_"). A card with none (H200, B200, MI300X, MI325X) runs with the knobs fitted on the
 /// other cards' rows: its datasheet is its own, its serving software's efficiency is not measured.
+template <class = void>
 inline int published_rows_on(std::string_view preset) {
   // The published set's GPU of every row, canonical, parsed once per process.
   static const std::vector<std::string> gpus = [&] {
@@ -75,6 +78,7 @@ inline int published_rows_on(std::string_view preset) {
 /// Where the serving knobs of GPU preset `preset` come from, one line for a result:
 /// "validated on N published rows of this card" or "knobs fitted on other cards (...), not
 /// validated on this card".
+template <class = void>
 inline std::string knobs_note(std::string_view preset) {
   const int n = published_rows_on(preset);
   if (n > 0) return "serving knobs fitted on the published set, " + std::to_string(n) + " rows on this card";
@@ -85,6 +89,7 @@ inline std::string knobs_note(std::string_view preset) {
 
 /// Where the serving knobs of GPU preset `preset` come from under `knobs`, one line for a result
 /// (the fitted set's note is `knobs_note(preset)` above).
+template <class = void>
 inline std::string knobs_note(std::string_view preset, gpu_knob_set knobs) {
   if (knobs == gpu_knob_set::fitted) return knobs_note(preset);
   const std::string canon = detail::canonical_gpu_name(preset);

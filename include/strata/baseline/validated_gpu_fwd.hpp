@@ -29,6 +29,7 @@ gpu_params with_published_knobs(gpu_params card);
 
 /// `card` with the published fit's knobs (`with_knobs`: energy per FLOP re-derived from η_c;
 /// `published_gpu_fit`, `baseline/validated_gpu.hpp`).
+template <class = void>
 inline gpu_params validated_gpu(gpu_params card) { return detail::with_published_knobs<>(std::move(card)); }
 
 }  // namespace v0

@@ -102,10 +102,12 @@ struct gpu_knobs {
 };
 
 /// The knobs a card carries.
+template <class = void>
 inline gpu_knobs knobs_of(const gpu_params& g) { return {g.memory_efficiency, g.compute_efficiency, g.op_overhead}; }
 
 /// `g` with the knobs `k`, and `energy_per_flop` re-derived from the new η_c by the TDP rule
 /// (e_flop = (TDP − P_static) / (η_c · peak), `baseline/gpu.hpp`).
+template <class = void>
 inline gpu_params with_knobs(gpu_params g, const gpu_knobs& k) {
   g.memory_efficiency = k.memory_efficiency;
   g.compute_efficiency = k.compute_efficiency;
@@ -121,6 +123,7 @@ constexpr auto enum_names(serving_regime) {
                     std::pair{serving_regime::decode_large_batch, "decode_large_batch"},
                     std::pair{serving_regime::prefill, "prefill"}};
 }
+template <class = void>
 inline const char* to_string(serving_regime r) {
   for (const auto& [e, n] : enum_names(serving_regime{})) {
     if (e == r) return n;
@@ -146,6 +149,7 @@ struct validation_options {
   friend bool operator==(const validation_options&, const validation_options&) = default;
 };
 
+template <class = void>
 inline void validate(const validation_options& o) {
   detail::require(o.decode_samples >= 1 && o.decode_samples <= 4096, "strata.validation", "decode_samples",
                   o.decode_samples, "in [1, 4096]");
@@ -173,6 +177,7 @@ struct prepared_measurement {
 
 /// Builds the steps of a row (file comment). Throws `config_error` for a `tpot` row with one
 /// output token, or bad options.
+template <class = void>
 inline prepared_measurement prepare_measurement(const measurement& m, const validation_options& o = {}) {
   validate(o);
   prepared_measurement p;
@@ -219,6 +224,7 @@ struct modelled_measurement {
 };
 
 /// Evaluates a prepared row with knobs `k` (file comment).
+template <class = void>
 inline modelled_measurement model_measurement(const prepared_measurement& p, const gpu_knobs& k,
                                               const validation_options& o = {}) {
   const roofline_machine mach = make_machine(with_knobs(p.gpu, k), p.row.devices);
@@ -287,6 +293,7 @@ struct fit_options {
   friend bool operator==(const fit_options&, const fit_options&) = default;
 };
 
+template <class = void>
 inline void validate(const fit_options& o) {
   constexpr const char* id = "strata.validation";
   const auto& b = o.bounds;
@@ -331,6 +338,7 @@ struct fit_result {
 
 namespace detail {
 /// The least-squares fit of the file comment on the rows `fit` (not empty; options validated).
+template <class = void>
 inline fit_result fit_knobs_on(const std::vector<const prepared_measurement*>& fit, const fit_options& o) {
   fit_result r;
   r.fit_rows = static_cast<int>(fit.size());
@@ -396,6 +404,7 @@ inline fit_result fit_knobs_on(const std::vector<const prepared_measurement*>& f
 
 /// Least-squares fit of the knobs on the rows whose set is `fit` (file comment). Throws
 /// `config_error` for bad options or no fit rows.
+template <class = void>
 inline fit_result fit_gpu_knobs(const std::vector<prepared_measurement>& rows, const fit_options& o = {}) {
   validate(o);
   std::vector<const prepared_measurement*> fit;
@@ -407,6 +416,7 @@ inline fit_result fit_gpu_knobs(const std::vector<prepared_measurement>& rows, c
 }
 
 /// Prepares every row and fits (file comment).
+template <class = void>
 inline fit_result fit_gpu_knobs(const std::vector<measurement>& rows, const fit_options& o = {}) {
   std::vector<prepared_measurement> p;
   p.reserve(rows.size());
@@ -504,6 +514,7 @@ constexpr auto enum_names(series_key) {
   return std::array{std::pair{series_key::source, "source"}, std::pair{series_key::model, "model"},
                     std::pair{series_key::gpu, "gpu"}};
 }
+template <class = void>
 inline const char* to_string(series_key k) {
   for (const auto& [e, n] : enum_names(series_key{})) {
     if (e == k) return n;
@@ -512,6 +523,7 @@ inline const char* to_string(series_key k) {
 }
 
 /// The series of row `m` under `k`.
+template <class = void>
 inline const std::string& series_of(const measurement& m, series_key k) {
   return k == series_key::source ? m.source : k == series_key::model ? m.model : m.gpu;
 }
@@ -573,6 +585,7 @@ struct validation_report {
 };
 
 namespace detail {
+template <class = void>
 inline double median_of(std::vector<double> v) {
   if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
@@ -601,6 +614,7 @@ error_summary summarise(const std::vector<validation_row>& rows, measurement_set
 namespace detail {
 /// A row's modelled values and errors must be finite: a report never prints `null` or "+inf %".
 /// Throws `config_error("<id>.<field>")` naming the row, the field and both values.
+template <class = void>
 inline void require_finite_errors(const validation_row& v) {
   const std::pair<const char*, double> fields[] = {
       {"modelled", v.modelled},       {"modelled_default", v.modelled_default},
@@ -619,6 +633,7 @@ inline void require_finite_errors(const validation_row& v) {
 /// Models every row with the given knobs and with each preset's own (no fit).
 /// Throws `config_error` naming the row and the field if a modelled value or an error is not
 /// finite (`detail::require_finite_errors`).
+template <class = void>
 inline validation_report report_gpu_baseline(const std::vector<prepared_measurement>& rows, const fit_result& fit,
                                              const validation_options& o = {}) {
   validation_report rep;
@@ -696,6 +711,7 @@ struct fold_fits {
 /// series exist (no fold would have rows to fit on), or for bad options. `memo`, when given,
 /// holds the folds fitted before on the same `rows` and options (`validate_gpu_baseline`: one
 /// per set over the three keys), and receives this call's.
+template <class = void>
 inline series_validation validate_by_series(const std::vector<prepared_measurement>& rows, series_key key,
                                             const fit_options& o = {}, detail::fold_fits* memo = nullptr) {
   validate(o);
@@ -753,6 +769,7 @@ inline series_validation validate_by_series(const std::vector<prepared_measureme
 /// Fits the knobs on the `fit` rows and reports every row (file comment). `fit`, when given, is
 /// that fit already made (`fit_gpu_knobs(rows, o)`, e.g. `published_gpu_fit()` for the published
 /// set with the default options), which is then not made again.
+template <class = void>
 inline validation_report validate_gpu_baseline(const std::vector<measurement>& rows, const fit_options& o = {},
                                                const fit_result* fit = nullptr) {
   std::vector<prepared_measurement> p;

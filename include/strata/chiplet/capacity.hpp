@@ -65,12 +65,14 @@ struct package_fit {
   std::vector<tier_usage> tiers;  ///< sram, hbm, dram: capacity and bytes placed (experts included)
 
   /// Bytes of non-expert data placed in tier `t`.
+  template <class = void>
   [[nodiscard]] data_size<> other(tier_kind t) const {
     const auto& p = tiers[static_cast<std::size_t>(t)].placed;
     return p.weights + p.kv + p.non_nmp + p.activations;
   }
   /// `base` with the non-expert data of every tier reserved from the experts' banks (at most
   /// the tier's capacity: an infeasible fit overfills a tier).
+  template <class = void>
   [[nodiscard]] residency_params expert_params(residency_params base = {}) const {
     const auto cap = [&](tier_kind t) {
       const auto& u = tiers[static_cast<std::size_t>(t)];
@@ -95,6 +97,7 @@ namespace detail {
 constexpr std::array<tier_kind, 3> all_tiers{tier_kind::sram, tier_kind::hbm, tier_kind::dram};
 
 /// Per-bank reserves A + M of Eq. 1 summed over a tier.
+template <class = void>
 inline double tier_reserve(const substrate& s, tier_kind t, const residency_params& p) {
   double r = 0.0;
   for (const auto& b : s.banks()) {
@@ -107,6 +110,7 @@ inline double tier_reserve(const substrate& s, tier_kind t, const residency_para
 /// Places the non-expert classes of `need` (its `experts` field is ignored) on `s` by the rule of
 /// the file comment, with `experts[t]` bytes of expert replicas already in tier t and the
 /// reserves of `rp`; `need.experts` is not placed. `where` ends the reason ("" or " on stage 2").
+template <class = void>
 inline package_fit place_package(const substrate& s, const footprint& need, const std::array<double, 3>& experts,
                                  const residency_params& rp = {}, const std::string& where = "") {
   package_fit f;
@@ -188,6 +192,7 @@ inline package_fit place_package(const substrate& s, const footprint& need, cons
 
 /// Capacity of a window on one package with the experts of `res` already placed: non-expert data
 /// of `need` placed by the rule of the file comment around them.
+template <class = void>
 inline package_fit fit_window(const substrate& s, const residency& res, const footprint& need,
                               const std::string& where = "") {
   std::array<double, 3> experts{};
@@ -203,6 +208,7 @@ inline package_fit fit_window(const substrate& s, const residency& res, const fo
 /// them (each striped over every bank of one home: an SRAM group, or the HBM or DRAM banks of one
 /// IO chiplet or, for chiplet-local memory, one compute chiplet), with the banks' reserves and
 /// non-expert data of `rp`.
+template <class = void>
 inline long long expert_room(const substrate& s, data_size<> expert_bytes, const residency_params& rp) {
   detail::require_positive(expert_bytes.si(), "strata.capacity", "expert_bytes", "B");
   const residency probe(s, 1, 1, expert_bytes, rp);

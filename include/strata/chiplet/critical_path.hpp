@@ -71,6 +71,7 @@ inline namespace v0 {
 /// replica doing `w_r` of the chiplet's `w_c` (largest remainders aside); with `active` ≥ `cores`
 /// every replica holds one core and they take turns (list scheduling). Used by the estimates that
 /// must agree with the evaluation: the fast token mapper and the controller's one-step benefit.
+template <class = void>
 inline int replica_core_share(int cores, int active, double w_r, double w_c) {
   if (active >= cores || w_c <= 0.0) return 1;
   return 1 + static_cast<int>(std::floor(double(cores - active) * std::min(1.0, w_r / w_c)));
@@ -151,6 +152,7 @@ namespace detail {
 /// into a few buckets), or without linear buckets (an infinite time, a range too small to
 /// scale), `std::sort` on (time, index) finishes: the same order. `tmp`, `count` and `bucket`
 /// are scratch.
+template <class = void>
 inline void sort_by_time_stable(std::vector<std::pair<double, std::size_t>>& v,
                                 std::vector<std::pair<double, std::size_t>>& tmp, std::vector<std::size_t>& count,
                                 std::vector<std::size_t>& bucket) {
@@ -197,6 +199,7 @@ inline void sort_by_time_stable(std::vector<std::pair<double, std::size_t>>& v,
 
 /// Checks a placement against the substrate and the expert: bank ids, visibility (B_{t,c}) and
 /// that the span exists within one tier and home. Throws `config_error` naming the replica.
+template <class = void>
 inline void validate(const replica& r, const substrate& s, std::size_t index = 0) {
   // Field names are built only on failure: this runs for every active replica of every layer.
   const auto fail = [&](const char* suffix, long long value, const char* expected) {
@@ -220,6 +223,7 @@ inline void validate(const replica& r, const substrate& s, std::size_t index = 0
 /// streams get, the rest serving streams outside this evaluation (PIM units sharing the bank,
 /// `hcrmap/pim.hpp`). Writes the result into `out` (its vectors keep their capacity) with the
 /// buffers of `ws`: the same numbers as `evaluate_layer`, without its allocations.
+template <class = void>
 inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const substrate& s, const moe_layer_shape& shape,
                                 const std::vector<token_group>& groups, const std::vector<replica>& replicas,
                                 const std::vector<int>& assignment, const critical_path_params& cp = {},
@@ -843,6 +847,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
 /// Evaluates one MoE layer (`evaluate_layer_into` with the calling thread's workspace, kept
 /// for its next layer: a workspace carries nothing from one layer to the next that changes a
 /// result, and each thread has its own).
+template <class = void>
 inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& shape,
                                    const std::vector<token_group>& groups,
                                    const std::vector<replica>& replicas,
@@ -860,6 +865,7 @@ inline layer_result evaluate_layer(const substrate& s, const moe_layer_shape& sh
 /// a replica is active iff a group with tokens uses it), Eq. 4 (ξ_r ≤ k_r ≤ N_core·ξ_r and
 /// Σ_{r on c} k_r ≤ N_core) and Eq. 21 (each group on one replica of its expert). Returns the
 /// violations, empty when all hold.
+template <class = void>
 inline std::vector<std::string> constraint_violations(const substrate& s, const std::vector<token_group>& groups,
                                                       const std::vector<replica>& replicas,
                                                       const std::vector<int>& assignment, const layer_result& r) {
@@ -900,6 +906,7 @@ inline std::vector<std::string> constraint_violations(const substrate& s, const 
 
 /// Eq. 40: a migration over `path` is allowed only if, on every link, foreground plus migration
 /// utilisation over the window stays at or below `threshold` (η_u).
+template <class = void>
 inline bool migration_allowed(const substrate& s, const layer_result& fg, std::span<const int> path,
                               data_size<> bytes, duration<> window, double threshold) {
   detail::require_positive(window.si(), "strata.critical_path", "window", "s");

@@ -128,6 +128,7 @@ struct critical_path_params {
 
 /// Checks the knobs: ranges wide enough for any study, narrow enough to keep every result
 /// finite. Throws `config_error` naming the field.
+template <class = void>
 inline void validate(const critical_path_params& cp) {
   constexpr const char* id = "strata.critical_path";
   detail::require_in(cp.tile_utilization, 1e-6, 1.0, id, "tile_utilization");
@@ -140,6 +141,7 @@ inline void validate(const critical_path_params& cp) {
 }
 
 /// Checks a layer shape: finite, non-negative work in ranges that keep times finite.
+template <class = void>
 inline void validate(const moe_layer_shape& m) {
   constexpr const char* id = "strata.critical_path";
   detail::require_in(m.weight_bytes.si(), 0.0, 1e15, id, "shape.weight_bytes");
@@ -153,6 +155,7 @@ inline void validate(const moe_layer_shape& m) {
 /// Stage times K_T of one group (Eq. 14–15, Fig. 5's stacked bars).
 struct stage_times {
   duration<> gate{}, dispatch{}, queue{}, memory{}, compute{}, gather{}, combine{};
+  template <class = void>
   [[nodiscard]] duration<> total() const { return gate + dispatch + queue + memory + compute + gather + combine; }
   /// Stage by stage sum (a window's Σ_l over layers or pipeline stages).
   stage_times& operator+=(const stage_times& o) {
@@ -181,6 +184,7 @@ struct stage_times {
 /// Energy by component (Eq. 17).
 struct energy_breakdown {
   energy<> compute{}, noc{}, d2d{}, sram{}, hbm{}, dram{}, migration{}, gate{};
+  template <class = void>
   [[nodiscard]] energy<> total() const { return compute + noc + d2d + sram + hbm + dram + migration + gate; }
   energy_breakdown& operator+=(const energy_breakdown& o) {
     compute += o.compute;
@@ -216,6 +220,7 @@ struct pressure_counters {
   double mig = 0.0;   ///< P^mig: max over links of migration load / (B_u·Δ_w), exposed migration
 
   /// Counter by counter maximum (a window's pressure is the worst of its layers).
+  template <class = void>
   void merge_max(const pressure_counters& o) {
     load = std::max(load, o.load);
     link = std::max(link, o.link);
@@ -256,11 +261,13 @@ struct layer_result {
   pressure_counters pressure{};       ///< Eq. 19
 
   /// Physical load of link u over all classes (Eq. 6).
+  template <class = void>
   [[nodiscard]] double link_load(int u) const {
     const auto i = static_cast<std::size_t>(u) * 4;
     return link_bytes[i] + link_bytes[i + 1] + link_bytes[i + 2] + link_bytes[i + 3];
   }
   /// Physical traffic of bank b (Eq. 9).
+  template <class = void>
   [[nodiscard]] double bank_load(int b) const {
     const auto i = static_cast<std::size_t>(b) * 2;
     return bank_bytes[i] + bank_bytes[i + 1];

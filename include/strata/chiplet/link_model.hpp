@@ -67,6 +67,7 @@ struct link_transit {
   double release = 0.0;  ///< data ready at the source
   double start = 0.0;    ///< release + wait
   double arrive = 0.0;   ///< start + T^route (Eq. 7)
+  template <class = void>
   [[nodiscard]] double wait() const { return start - release; }
 };
 
@@ -100,9 +101,11 @@ inline constexpr std::size_t route_block = 4;
 class link_server {
  public:
   link_server() = default;
+  template <class = void>
   link_server(const std::vector<hw_link>& links, link_arbitration a) { reset(links, a); }
 
   /// Every queue empty, over `links` (the buffer kept).
+  template <class = void>
   void reset(const std::vector<hw_link>& links, link_arbitration a) {
     links_ = &links;
     per_class_ = a == link_arbitration::per_class;
@@ -116,11 +119,14 @@ class link_server {
 
   /// The pseudo-link a padding hop waits for (never busy) and the one it occupies (never read),
   /// after the real ones.
+  template <class = void>
   [[nodiscard]] static std::size_t idle_link(const std::vector<hw_link>& links) { return links.size(); }
+  template <class = void>
   [[nodiscard]] static std::size_t sink_link(const std::vector<hw_link>& links) { return links.size() + 1; }
 
   /// Serves a request of class `k` released at `release` carrying `bytes` over the links
   /// `path[0, n)`.
+  template <class = void>
   link_transit serve(request_class k, double release, double bytes, const int* path, std::size_t n) {
     return serve_over(k, release, bytes, n, [&](std::size_t i) {
       const auto u = static_cast<std::size_t>(path[i]);
@@ -130,6 +136,7 @@ class link_server {
   }
 
   /// `serve` over a route whose hops were read once (the same times).
+  template <class = void>
   link_transit serve(request_class k, double release, double bytes, const route_hop* path, std::size_t n) {
     return serve_over(k, release, bytes, n, [&](std::size_t i) -> const route_hop& { return path[i]; });
   }
@@ -138,6 +145,7 @@ class link_server {
   /// every release ≥ +0: a padding hop waits for nothing and adds λ + D/B = +0 to the arrival).
   /// `bandwidth`, when positive, is the bandwidth of every link of the route: D/B is then taken
   /// once (the same quotient) and scaled by each hop's `real` (exact: by 1 or by 0).
+  template <class = void>
   link_transit serve_blocks(request_class k, double release, double bytes, const padded_hop* path, std::size_t n,
                             double bandwidth = 0.0) {
     const std::size_t width = per_class_ ? 4 : 1, offset = per_class_ ? static_cast<std::size_t>(k) : 0;

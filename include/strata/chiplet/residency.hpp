@@ -113,6 +113,7 @@ struct residency_params {
 };
 
 /// Total capacity of the banks of one tier of a substrate.
+template <class = void>
 inline data_size<> tier_capacity(const substrate& s, tier_kind t) {
   double c = 0.0;
   for (const auto& b : s.banks()) c += b.tier == t ? b.capacity.si() : 0.0;
@@ -127,6 +128,7 @@ void validate_residency(const residency_params& p, const substrate& s);
 /// The per-bank reserves of Eq. 1 must leave room in the smallest bank they apply to:
 /// A + M < Cap of every SRAM bank and M < Cap of every HBM and DRAM bank; the non-expert data of
 /// a tier may fill it but not exceed it.
+template <class = void>
 inline void validate(const residency_params& p, const substrate& s) { detail::validate_residency<>(p, s); }
 // The body is a function template (of a scalar it does not use) so that strata::compiled can hold
 // its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.
@@ -173,6 +175,7 @@ void detail::validate_residency(const residency_params& p, const substrate& s) {
 /// The replicas of a model on a substrate with a versioned directory.
 class residency {
  public:
+  template <class = void>
   residency(const substrate& s, int layers, int experts, data_size<> expert_bytes, residency_params p = {})
       : s_(&s), layers_(layers), experts_(experts), wt_(expert_bytes), p_(p) {
     constexpr const char* id = "strata.residency";
@@ -188,37 +191,49 @@ class residency {
     bank_used_.assign(s.banks().size(), 0.0);
   }
 
+  template <class = void>
   [[nodiscard]] const residency_params& params() const { return p_; }
+  template <class = void>
   [[nodiscard]] int layers() const { return layers_; }
+  template <class = void>
   [[nodiscard]] int experts() const { return experts_; }
+  template <class = void>
   [[nodiscard]] data_size<> expert_bytes() const { return wt_; }
   /// Current directory version.
+  template <class = void>
   [[nodiscard]] std::uint32_t version() const { return version_; }
   /// All entries (including pending and retiring ones).
+  template <class = void>
   [[nodiscard]] const std::vector<directory_entry>& entries() const { return entries_; }
   /// B_res = budget_factor · layers · experts · S^wt (Eq. 2, 24).
+  template <class = void>
   [[nodiscard]] data_size<> budget() const { return wt_ * (p_.budget_factor * layers_ * experts_); }
   /// Resident bytes of all entries (left side of Eq. 24); pending and retiring copies occupy
   /// space too.
+  template <class = void>
   [[nodiscard]] data_size<> resident_bytes() const { return wt_ * static_cast<double>(entries_.size()); }
   /// Bytes of a bank reserved for what is not an expert: A (SRAM only) + M (Eq. 1) plus the
   /// bank's share of its tier's non-expert data (`residency_params::*_other`).
+  template <class = void>
   [[nodiscard]] double reserved(int bank) const {
     const auto& b = s_->banks()[static_cast<std::size_t>(bank)];
     return (b.tier == tier_kind::sram ? p_.sram_reserve.si() : 0.0) + p_.metadata_reserve.si() +
            b.capacity.si() * other_share_[static_cast<std::size_t>(b.tier)];
   }
   /// Usable capacity of a bank for experts: Cap − A − M − other data (Eq. 1), at least 0.
+  template <class = void>
   [[nodiscard]] double usable(int bank) const {
     const auto& b = s_->banks()[static_cast<std::size_t>(bank)];
     return std::max(0.0, b.capacity.si() - reserved(bank));
   }
   /// Bytes placed on a bank.
+  template <class = void>
   [[nodiscard]] double used(int bank) const { return bank_used_[static_cast<std::size_t>(bank)]; }
 
   /// Whether a replica of (layer, expert) may be added at φ = (chiplet, bank span): visibility,
   /// bank capacity (Eq. 1), replica count (Eq. 2) and budget (Eq. 24). Returns the reason it
   /// may not, or an empty string.
+  template <class = void>
   [[nodiscard]] std::string check_add(int layer, int expert, int chiplet, int bank, int span) const {
     if (can_add(layer, expert, chiplet, bank, span)) return {};  // the reasons below are built only on failure
     if (layer < 0 || layer >= layers_ || expert < 0 || expert >= experts_) return "no such expert";
@@ -249,6 +264,7 @@ class residency {
   /// `check_add(...).empty()` without building the reason: the same checks (visibility, span
   /// within one tier and home, Eq. 1, Eq. 2, Eq. 24), allocation-free, for placement searches
   /// that probe many candidates.
+  template <class = void>
   [[nodiscard]] bool can_add(int layer, int expert, int chiplet, int bank, int span) const {
     if (layer < 0 || layer >= layers_ || expert < 0 || expert >= experts_) return false;
     if (static_cast<int>(of(layer, expert).size()) >= p_.max_replicas_per_expert) return false;
@@ -258,6 +274,7 @@ class residency {
   /// and home, Eq. 1 and Eq. 24. `can_add` holds exactly when the expert exists, is below R^max
   /// (Eq. 2) and this holds, so a placement search over many experts of one state can probe
   /// each location once.
+  template <class = void>
   [[nodiscard]] bool has_room(int chiplet, int bank, int span) const {
     const int nb = static_cast<int>(s_->banks().size());
     if (chiplet < 0 || chiplet >= s_->chiplets() || span < 1 || bank < 0 || bank + span > nb) return false;
@@ -281,6 +298,7 @@ class residency {
   /// probe builds no reason: the placement searches call it for every chiplet and tier.
   ///
   ///   if (const auto p = r.nearest_room(l, e, c, tier_kind::hbm, c)) r.place(l, e, c, p->bank, p->span);
+  template <class = void>
   [[nodiscard]] std::optional<place_candidate> nearest_room(int layer, int expert, int chiplet, tier_kind tier,
                                                             int rotate) const {
     std::optional<place_candidate> out;
@@ -295,18 +313,21 @@ class residency {
 
   /// Places a published replica directly (initial layout). Throws `config_error` with the reason
   /// if the placement is illegal.
+  template <class = void>
   int place(int layer, int expert, int chiplet, int bank, int span = 1) {
     return add_(layer, expert, chiplet, bank, span, replica_state::published);
   }
 
   /// Starts a copy of (layer, expert) to φ: a pending entry of ⌈S^wt / chunk⌉ chunks. Returns the
   /// entry index. Throws `config_error` if illegal.
+  template <class = void>
   int begin_copy(int layer, int expert, int chiplet, int bank, int span = 1) {
     return add_(layer, expert, chiplet, bank, span, replica_state::pending);
   }
 
   /// Lands `chunks` more chunks of pending entry `i`; publishes it (new version) when complete.
   /// Returns true when published.
+  template <class = void>
   bool land_chunks(int i, std::uint32_t chunks) {
     auto& e = entry_(i);
     detail::require(e.state == replica_state::pending, "strata.residency", "entry", i, "a pending copy");
@@ -320,6 +341,7 @@ class residency {
 
   /// Marks entry `i` retiring (eviction or the old copy of a move). The last published replica of
   /// an expert cannot be retired (Eq. 2: |R| ≥ 1). Removed by `collect` once idle.
+  template <class = void>
   void retire(int i) {
     auto& e = entry_(i);
     detail::require(e.state == replica_state::published, "strata.residency", "entry", i, "a published replica");
@@ -331,6 +353,7 @@ class residency {
   }
 
   /// Groups mapped to entry `i` start (+n) or finish (−n).
+  template <class = void>
   void add_in_flight(int i, int n) {
     auto& e = entry_(i);
     const long long v = static_cast<long long>(e.in_flight) + n;
@@ -339,6 +362,7 @@ class residency {
   }
 
   /// Removes retiring entries with nothing in flight; returns how many were removed.
+  template <class = void>
   int collect() {
     int removed = 0;
     for (std::size_t i = entries_.size(); i-- > 0;) {
@@ -353,6 +377,7 @@ class residency {
   }
 
   /// Ages every published entry by one window.
+  template <class = void>
   void tick() {
     for (auto& e : entries_) {
       if (e.state == replica_state::published) ++e.age;
@@ -360,13 +385,16 @@ class residency {
   }
 
   /// Entry indices of (layer, expert), any state.
+  template <class = void>
   [[nodiscard]] const std::vector<int>& of(int layer, int expert) const {
     return by_expert_[static_cast<std::size_t>(layer) * experts_ + expert];
   }
   /// True if entry `i` is published: a legal target of FastTokenMap.
+  template <class = void>
   [[nodiscard]] bool published(int i) const { return entries_[static_cast<std::size_t>(i)].state == replica_state::published; }
   /// Published entries of (layer, expert): the legal targets of FastTokenMap (hot paths iterate
   /// `of` and test `published` instead, without the vector).
+  template <class = void>
   [[nodiscard]] std::vector<int> legal(int layer, int expert) const {
     std::vector<int> out;
     for (int i : of(layer, expert)) {
@@ -375,14 +403,17 @@ class residency {
     return out;
   }
   /// Entry `i` as a `replica` for the critical-path model.
+  template <class = void>
   [[nodiscard]] replica as_replica(int i) const {
     const auto& e = entries_[static_cast<std::size_t>(i)];
     return {e.layer, e.expert, e.chiplet, e.bank, e.span};
   }
   /// Tier of entry `i`.
+  template <class = void>
   [[nodiscard]] tier_kind tier(int i) const { return static_cast<tier_kind>(entries_[static_cast<std::size_t>(i)].tier); }
 
   /// P^tier (§6.2): the scarcest tier's used / usable capacity, over all banks of the tier.
+  template <class = void>
   [[nodiscard]] double tier_pressure() const {
     double worst = 0.0;
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
@@ -397,6 +428,7 @@ class residency {
   }
 
   /// Checks Eq. 1–2 and 22–24 over the whole state; returns the violations (empty if legal).
+  template <class = void>
   [[nodiscard]] std::vector<std::string> violations() const {
     std::vector<std::string> v;
     for (int l = 0; l < layers_; ++l) {
@@ -416,10 +448,12 @@ class residency {
   }
 
  private:
+  template <class = void>
   directory_entry& entry_(int i) {
     detail::require(i >= 0 && static_cast<std::size_t>(i) < entries_.size(), "strata.residency", "entry", i, "an entry index");
     return entries_[static_cast<std::size_t>(i)];
   }
+  template <class = void>
   int add_(int layer, int expert, int chiplet, int bank, int span, replica_state st) {
     const std::string why = check_add(layer, expert, chiplet, bank, span);
     if (!why.empty()) throw config_error("placement", "[strata.residency] cannot place (" + std::to_string(layer) + ", " +
@@ -442,6 +476,7 @@ class residency {
     by_expert_[static_cast<std::size_t>(layer) * experts_ + expert].push_back(idx);
     return idx;
   }
+  template <class = void>
   void reindex_() {
     for (auto& v : by_expert_) v.clear();
     for (std::size_t i = 0; i < entries_.size(); ++i) {
@@ -452,6 +487,7 @@ class residency {
   const substrate* s_;
   int layers_, experts_;
   data_size<> wt_;
+  template <class = void>
   [[nodiscard]] double other_(tier_kind t) const {
     return t == tier_kind::sram ? p_.sram_other.si() : t == tier_kind::hbm ? p_.hbm_other.si() : p_.dram_other.si();
   }
@@ -467,6 +503,7 @@ class residency {
 namespace detail {
 /// Distinct homes of the banks of tier `t`, in bank order (SRAM: chiplet groups; HBM/DRAM: IO
 /// chiplets, or compute chiplets when the substrate puts the tier under them).
+template <class = void>
 inline std::vector<int> homes_of(const substrate& s, tier_kind t) {
   std::vector<int> homes;
   for (const auto& b : s.banks()) {
@@ -485,11 +522,13 @@ residency make_single_copy_static(const substrate& s, int layers, int experts, d
 /// banks of one home of the tier for bandwidth: the chiplet's own home when the tier has one under
 /// it (chiplet-local memory), else the homes in turn (IO chiplets, chosen round-robin).
 /// Popularity-agnostic by design. Throws `config_error` if the model does not fit.
+template <class = void>
 inline residency single_copy_static(const substrate& s, int layers, int experts, data_size<> expert_bytes,
                                     residency_params p = {}) {
   return detail::make_single_copy_static<>(s, layers, experts, expert_bytes, p);
 }
 /// The same for model `m`: its MoE layers, its routed experts and their bytes (`expert_bytes`).
+template <class = void>
 inline residency single_copy_static(const substrate& s, const model& m, residency_params p = {}) {
   return single_copy_static(s, m.moe_layers(), m.experts, expert_bytes(m), p);
 }
@@ -538,6 +577,7 @@ struct metadata_footprint {
 /// Footprint for a model of `layers` × `experts` routed experts with `budget_factor` replicas
 /// per expert on average (Table 1: 1.3): entries for every replica the budget admits plus, per
 /// expert, a 4-byte offset and count into the entry table; counters as 32-bit floats.
+template <class = void>
 inline metadata_footprint metadata(const substrate& s, int layers, int experts, double budget_factor) {
   detail::require(layers >= 1 && experts >= 1, "strata.residency", "experts", experts, ">= 1");
   metadata_footprint m;

@@ -86,6 +86,7 @@ struct scale_out_params {
 };
 
 /// Checks the parameters; throws `config_error` naming the field.
+template <class = void>
 inline void validate(const scale_out_params& p) {
   constexpr const char* id = "strata.scale_out";
   detail::require(p.max_packages >= 1, id, "max_packages", p.max_packages, ">= 1");
@@ -104,6 +105,7 @@ struct package_plan {
   bool feasible = false;
   std::string reason;
   std::vector<pipeline_stage> stages;  ///< layers and capacity of each package (e2e unset)
+  template <class = void>
   [[nodiscard]] int packages() const { return static_cast<int>(stages.size()); }
 
   template <class S, class V>
@@ -115,11 +117,13 @@ struct package_plan {
 };
 
 namespace detail {
+template <class = void>
 inline std::string layers_text(int a, int b) {
   return " (layers " + std::to_string(a) + "-" + std::to_string(b - 1) + ")";
 }
 
 /// Whether decoder layers [a, b) fit one package with room for `expert_copies` of their experts.
+template <class = void>
 inline pipeline_stage stage_fit(const substrate& s, const model& m, const step_shape& step, int a, int b,
                                 const scale_out_params& so) {
   pipeline_stage st;
@@ -153,6 +157,7 @@ inline pipeline_stage stage_fit(const substrate& s, const model& m, const step_s
 /// The packages window `w` of model `m` needs on packages like `s` under `so` (file comment).
 /// Infeasible (with the reason) when one layer alone does not fit a package, when more than
 /// `max_packages` would be needed, or, for `none`, when the model does not fit one package.
+template <class = void>
 inline package_plan plan_packages(const substrate& s, const model& m, const window_spec& w,
                                   const scale_out_params& so = {}) {
   validate(m);
@@ -213,6 +218,7 @@ inline package_plan plan_packages(const substrate& s, const model& m, const wind
 /// Single-copy static residencies (the paper's normaliser, §7.1) of every stage of `plan`, each
 /// around its stage's non-expert data; empty for a stage without MoE layers. Throws
 /// `config_error` if a stage's experts do not fit (an infeasible plan).
+template <class = void>
 inline std::vector<std::optional<residency>> stage_residencies(const substrate& s, const model& m,
                                                                const package_plan& plan,
                                                                const scale_out_params& so = {}) {
@@ -231,6 +237,7 @@ inline std::vector<std::optional<residency>> stage_residencies(const substrate& 
 /// Evaluates window `w` on the packages of `plan`, stage i's experts held by `stage_res[i]`
 /// (its MoE layers numbered from 0). `groups` are the window's token groups of every MoE layer
 /// of the model. Each stage's capacity is checked around its residency (`fit_window`).
+template <class = void>
 inline window_result evaluate_pipeline(const substrate& s, const model& m, const package_plan& plan,
                                        const std::vector<std::optional<residency>>& stage_res,
                                        const std::vector<std::vector<token_group>>& groups, const window_spec& w,
@@ -287,6 +294,7 @@ inline window_result evaluate_pipeline(const substrate& s, const model& m, const
 /// Plans the packages of window `w` (`plan_packages`), places single-copy static residencies on
 /// them (`stage_residencies`) and evaluates the window (`evaluate_pipeline`). A plan whose
 /// experts do not fit is returned unevaluated: `feasible == false`, the reason, zero times.
+template <class = void>
 inline window_result evaluate_scaled_window(const substrate& s, const model& m,
                                             const std::vector<std::vector<token_group>>& groups, const window_spec& w,
                                             const scale_out_params& so = {}, const critical_path_params& cp = {},
@@ -314,6 +322,7 @@ inline window_result evaluate_scaled_window(const substrate& s, const model& m,
 
 /// The slowest stage of a pipelined window (its steady-state throughput with one window per stage
 /// in flight is 1 / max_stage); the whole window on one package.
+template <class = void>
 inline duration<> max_stage(const window_result& r) {
   if (r.pipeline.empty()) return r.e2e;
   duration<> t{};

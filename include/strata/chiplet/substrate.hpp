@@ -242,6 +242,7 @@ struct substrate_ranges {
   static constexpr double clock_lo = 1e6, clock_hi = 1e11;           ///< Hz
   static constexpr int int_hi = 1 << 20;                             ///< cores, MACs, cycles, bits
 };
+template <class = void>
 inline void validate_link(const link_spec& l, const std::string& f) {
   using R = substrate_ranges;
   constexpr const char* id = "strata.substrate";
@@ -251,6 +252,7 @@ inline void validate_link(const link_spec& l, const std::string& f) {
   require_in(l.signal_speed.si(), R::speed_lo, R::speed_hi, id, f + ".signal_speed");
   require_in(l.energy.si(), 0.0, R::energy_hi, id, f + ".energy");
 }
+template <class = void>
 inline void validate_tier(const chiplet_tier_spec& t, const std::string& f, int max_banks) {
   using R = substrate_ranges;
   constexpr const char* id = "strata.substrate";
@@ -265,6 +267,7 @@ inline void validate_tier(const chiplet_tier_spec& t, const std::string& f, int 
 }
 /// Homes of a tier of `units` units striped `stripe` wide over `nodes` home nodes: ⌈units /
 /// stripe⌉, or min(units, nodes) for stripe 0 (nodes with a unit).
+template <class = void>
 inline int tier_homes(int units, int stripe, int nodes) {
   return stripe == 0 ? std::min(units, nodes) : (units + std::min(stripe, units) - 1) / std::min(stripe, units);
 }
@@ -276,6 +279,7 @@ void validate_substrate(const substrate_params& p);
 }  // namespace detail
 /// Checks the parameters; throws `config_error` naming the field, the value and the range or
 /// limit it must respect.
+template <class = void>
 inline void validate(const substrate_params& p) { detail::validate_substrate<>(p); }
 // The body is a function template (of a scalar it does not use) so that strata::compiled can hold
 // its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.
@@ -413,16 +417,23 @@ class substrate {
  public:
   explicit substrate(substrate_params p = {}) : p_(std::move(p)) { build_<>(); }
 
+  template <class = void>
   [[nodiscard]] const substrate_params& params() const { return p_; }
   /// Compute chiplets |C|.
+  template <class = void>
   [[nodiscard]] int chiplets() const { return p_.mesh_x * p_.mesh_y; }
   /// IO/memory chiplets.
+  template <class = void>
   [[nodiscard]] int io_chiplets() const { return static_cast<int>(p_.io_attach.size()); }
   /// All nodes (compute then IO).
+  template <class = void>
   [[nodiscard]] int nodes() const { return chiplets() + io_chiplets(); }
+  template <class = void>
   [[nodiscard]] const std::vector<hw_link>& links() const { return links_; }
+  template <class = void>
   [[nodiscard]] const std::vector<hw_bank>& banks() const { return banks_; }
   /// Link id from `a` to `b`, −1 if not adjacent (or not node ids).
+  template <class = void>
   [[nodiscard]] int link_between(int a, int b) const {
     const int nc = chiplets();
     if (a < 0 || b < 0 || a >= nodes() || b >= nodes() || a == b) return -1;
@@ -438,6 +449,7 @@ class substrate {
   /// Appends the links of the route from node `a` to node `b` to `out` (nothing when a == b):
   /// an IO chiplet enters and leaves the mesh at its attachment; XY between compute chiplets.
   /// Allocation-free when `out` has room: the critical path reuses one buffer.
+  template <class = void>
   void append_route(int a, int b, std::vector<int>& out) const {
     if (a == b) return;
     const int mx = p_.mesh_x, nc = chiplets();
@@ -461,6 +473,7 @@ class substrate {
   }
   /// Links of the XY route from node `a` to node `b` (empty when a == b). Throws
   /// `config_error` for an id that is not a node.
+  template <class = void>
   [[nodiscard]] std::vector<int> route(int a, int b) const {
     check_node_(a, "a");
     check_node_(b, "b");
@@ -471,6 +484,7 @@ class substrate {
   }
   /// Node a bank's data enters the package network from: its IO chiplet (pools), its chiplet
   /// (chiplet-local HBM) or the first chiplet of its group (SRAM).
+  template <class = void>
   [[nodiscard]] int bank_node(int bank) const {
     const auto& b = banks_[static_cast<std::size_t>(bank)];
     if (b.tier != tier_kind::sram) return b.home;
@@ -479,6 +493,7 @@ class substrate {
   }
   /// Appends the links from bank `bank` to compute chiplet `c`: none for SRAM (stacked on the
   /// group) and for chiplet-local HBM under `c`; else the route from the bank's node.
+  template <class = void>
   void append_memory_path(int bank, int c, std::vector<int>& out) const {
     const auto& b = banks_[static_cast<std::size_t>(bank)];
     if (b.tier == tier_kind::sram) return;
@@ -486,6 +501,7 @@ class substrate {
   }
   /// Links from bank `bank` to compute chiplet `c` (see `append_memory_path`). Throws
   /// `config_error` for a bad bank or chiplet id.
+  template <class = void>
   [[nodiscard]] std::vector<int> memory_path(int bank, int c) const {
     detail::require(bank >= 0 && static_cast<std::size_t>(bank) < banks_.size(), "strata.substrate", "bank", bank,
                     "a bank id");
@@ -495,18 +511,21 @@ class substrate {
     return out;
   }
   /// SRAM chiplet group of compute chiplet `c`.
+  template <class = void>
   [[nodiscard]] int group_of(int c) const {
     const int x = c % p_.mesh_x, y = c / p_.mesh_x;
     return (y / p_.group_y) * (p_.mesh_x / p_.group_x) + x / p_.group_x;
   }
   /// Whether chiplet `c` may execute from bank `bank` (B_{t,c}: SRAM of its own group; any
   /// HBM or DRAM bank — remote chiplet-local HBM over the mesh).
+  template <class = void>
   [[nodiscard]] bool visible(int bank, int c) const {
     const auto& b = banks_[static_cast<std::size_t>(bank)];
     return b.tier != tier_kind::sram || b.home == group_of(c);
   }
   /// Ids of the banks of `tier` at `home` (group for SRAM, compute chiplet for chiplet-local
   /// HBM, IO node for pools; −1: all).
+  template <class = void>
   [[nodiscard]] std::vector<int> banks_of(tier_kind tier, int home = -1) const {
     std::vector<int> out;
     for (std::size_t i = 0; i < banks_.size(); ++i) {
@@ -518,6 +537,7 @@ class substrate {
   /// group; chiplet-local HBM, `c` itself, then the other chiplets by hop distance (ties by
   /// id); pools behind the IO chiplets, the IO chiplets starting at `rotate` (round-robin
   /// spreading, as the single-copy baseline does). Homes without banks are left out.
+  template <class = void>
   [[nodiscard]] std::vector<int> homes_for(tier_kind tier, int c, int rotate = 0) const {
     std::vector<int> out;
     visit_homes(tier, c, rotate, [&](int h) {
@@ -547,12 +567,14 @@ class substrate {
   }
   /// The banks of `tier` at `home` as {first bank id, count} (count 0: none): `banks_of(tier,
   /// home)` is the span [first, first + count).
+  template <class = void>
   [[nodiscard]] std::pair<int, int> home_banks(tier_kind tier, int home) const {
     if (home < 0 || home >= nodes()) return {0, 0};
     return home_banks_[static_cast<std::size_t>(home) * 3 + static_cast<std::size_t>(tier)];
   }
   /// Bandwidth of the home `home` of `tier` (Σ of its banks, Table 1's units): the rate of one
   /// stream striped over it (0 when the home has no bank of the tier).
+  template <class = void>
   [[nodiscard]] strata::bandwidth<> home_rate(tier_kind tier, int home) const {
     const auto [first, n] = home_banks(tier, home);
     strata::bandwidth<> bw{};
@@ -562,6 +584,7 @@ class substrate {
   /// Steady rate of a stream from the bank span [bank, bank + span) to compute chiplet `c` over
   /// its memory path (`stream_rate`): Σ span bandwidth against the path's links. Throws
   /// `config_error` for a bad bank, span or chiplet.
+  template <class = void>
   [[nodiscard]] strata::bandwidth<> stream_rate_to(int bank, int span, int c) const {
     detail::require(span >= 1 && bank >= 0 && static_cast<std::size_t>(bank) + static_cast<std::size_t>(span) <= banks_.size(),
                     "strata.substrate", "span", span, "banks within the substrate");
@@ -572,10 +595,12 @@ class substrate {
     return stream_rate(bw, path);
   }
   /// Π_core in FLOP/s (multiply-add = 2).
+  template <class = void>
   [[nodiscard]] op_rate<> core_throughput() const {
     return op_rate<>::from_si(2.0 * p_.core_macs_per_cycle * p_.clock.si());
   }
   /// Hop distance (links) between two nodes.
+  template <class = void>
   [[nodiscard]] int hops(int a, int b) const {
     if (a == b) return 0;
     const int nc = chiplets();
@@ -593,10 +618,13 @@ class substrate {
   void build_();
   static constexpr std::size_t east = 0, west = 1, north = 2, south = 3;  // +x, −x, +y, −y
 
+  template <class = void>
   void check_node_(int n, const char* field) const {
     detail::require(n >= 0 && n < nodes(), "strata.substrate", field, n, "a node id (compute chiplets, then IO chiplets)");
   }
+  template <class = void>
   [[nodiscard]] int attach_(int io_node) const { return p_.io_attach[static_cast<std::size_t>(io_node - chiplets())]; }
+  template <class = void>
   [[nodiscard]] bool has_banks_(tier_kind t, int home) const {
     return home_banks_[static_cast<std::size_t>(home) * 3 + static_cast<std::size_t>(t)].second > 0;
   }
@@ -604,6 +632,7 @@ class substrate {
   /// order, placed by a counting sort on their hop distance (stable, so ties keep id order) —
   /// O(HBM homes + mesh_x + mesh_y) per chiplet, where sorting every chiplet id per chiplet was
   /// quadratic in chiplets.
+  template <class = void>
   void order_hbm_homes_() {
     const int nc = chiplets();
     for (int h = 0; h < nc; ++h) {
@@ -631,6 +660,7 @@ class substrate {
   }
   /// Chiplets beside the chiplet-local HBM homes (`substrate_params::hbm_attach`): the given
   /// ones, or the diagonal spread, or empty (id order, `add_blocks_`).
+  template <class = void>
   [[nodiscard]] std::vector<int> hbm_attach_(int homes) const {
     if (p_.hbm.stripe == 0) return {};
     if (!p_.hbm_attach.empty()) return {p_.hbm_attach.begin(), p_.hbm_attach.begin() + homes};
@@ -642,6 +672,7 @@ class substrate {
     }
     return out;
   }
+  template <class = void>
   void add_banks_(tier_kind t, const chiplet_tier_spec& s, int n, int home) {
     auto& r = tier_range_[static_cast<std::size_t>(t)];
     if (r.first == r.second) r.first = r.second = static_cast<int>(banks_.size());
@@ -653,6 +684,7 @@ class substrate {
   /// Banks of a package-wide tier over the `count` nodes starting at node `first`, so one home's
   /// banks form a span. Stripe 0: bank i on node first + ⌊i·count / banks⌋. Stripe w: bank i in
   /// home j = ⌊i / w⌋, on node `attach[j]` when given, else first + ⌊j·count / homes⌋.
+  template <class = void>
   void add_blocks_(tier_kind t, const chiplet_tier_spec& s, int first, int count, const std::vector<int>& attach = {}) {
     auto& r = tier_range_[static_cast<std::size_t>(t)];
     r.first = r.second = static_cast<int>(banks_.size());

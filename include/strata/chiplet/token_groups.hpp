@@ -41,6 +41,7 @@ struct window_tokens {
 };
 
 /// Home chiplet of the i-th token of a window of `tokens` on `chiplets` chiplets.
+template <class = void>
 inline int home_chiplet(int i, int tokens, int chiplets) {
   const int block = (tokens + chiplets - 1) / chiplets;
   return i / block;
@@ -51,6 +52,7 @@ inline int home_chiplet(int i, int tokens, int chiplets) {
 /// (expert, home, home, N_g), ordered by expert then chiplet. A decode window uses the tokens of
 /// `select_decode_batch` (one per concurrent sequence). Throws `config_error` on an empty trace,
 /// an empty list or a token index outside the trace.
+template <class = void>
 inline std::vector<std::vector<token_group>> token_groups(const routing_trace& trace, int chiplets,
                                                           std::span<const std::size_t> tokens) {
   detail::require(!trace.empty(), "strata.token_groups", "trace", trace.tokens(), "non-empty");
@@ -88,6 +90,7 @@ inline std::vector<std::vector<token_group>> token_groups(const routing_trace& t
 
 /// Token groups of `w.tokens` consecutive trace tokens from `w.first_token` (wrapping): the
 /// prefill window. Throws `config_error` on an empty trace or a bad window.
+template <class = void>
 inline std::vector<std::vector<token_group>> token_groups(const routing_trace& trace, int chiplets,
                                                           const window_tokens& w) {
   detail::require(!trace.empty(), "strata.token_groups", "trace", trace.tokens(), "non-empty");
@@ -100,6 +103,7 @@ inline std::vector<std::vector<token_group>> token_groups(const routing_trace& t
 /// Token groups of a decode window: one token from each of `spec.batch` concurrent sequences
 /// (`select_decode_batch`); `batch`, when given, receives the selection (distinct sequences,
 /// reuse note).
+template <class = void>
 inline std::vector<std::vector<token_group>> decode_token_groups(const routing_trace& trace, int chiplets,
                                                                  const decode_batch_spec& spec,
                                                                  decode_batch* batch = nullptr) {

@@ -48,6 +48,7 @@ inline namespace v0 {
 /// The package as a roofline machine for the non-routed work: one tier per substrate tier
 /// (capacity and bandwidth summed over its banks; latency and energy of its banks), each data
 /// class read from the tier `placement` gives it.
+template <class = void>
 inline roofline_machine package_machine(const substrate& s, const critical_path_params& cp = {},
                                         const package_placement& placement = {}) {
   const auto& p = s.params();
@@ -78,6 +79,7 @@ inline roofline_machine package_machine(const substrate& s, const critical_path_
 }
 
 /// The MoE-layer work of a model.
+template <class = void>
 inline moe_layer_shape moe_shape(const model& m, int activation_bits = 16) {
   validate(m);
   detail::require(m.experts > 0, "strata.window", "experts", m.experts, "> 0 (a MoE model)");
@@ -157,6 +159,7 @@ struct window_result {
   std::vector<window_layer> layers;
 
   /// All energy of the window.
+  template <class = void>
   [[nodiscard]] strata::energy<> total_energy() const {
     return energy.total() + non_routed_energy + inter_package_energy;
   }
@@ -209,6 +212,7 @@ struct window_spec {
 
 /// The step a window is, for the operators and the footprint: decode `tokens` sequences of
 /// `context`; prefill one sequence of `tokens`.
+template <class = void>
 inline step_shape window_step(const window_spec& w) {
   return {w.mode, w.mode == phase::decode ? w.tokens : 1, w.mode == phase::decode ? w.context : w.tokens, 16};
 }
@@ -217,6 +221,7 @@ namespace detail {
 /// One package's share of a window: decoder layers `r` (MoE layers [first_moe, first_moe + n) of
 /// the model, held by `res` as its layers 0 … n−1; `res` may be null when n = 0), non-routed work
 /// read from the tiers of `placement`.
+template <class = void>
 inline window_result evaluate_range(const substrate& s, const model& m, const residency* res,
                                     const std::vector<std::vector<token_group>>& groups, const window_spec& w,
                                     const critical_path_params& cp, const token_mapper& mapper,
@@ -346,6 +351,7 @@ window_result evaluate_window(const substrate& s, const model& m, const residenc
 /// Prefill window i holds `w.tokens` trace tokens from token i·tokens; decode window i is step i
 /// of one running batch of `w.tokens` sequences (`w.decode`, one token per sequence; a reused
 /// sequence is reported in the window's `note`).
+template <class = void>
 inline std::vector<window_result> evaluate_windows(const substrate& s, const model& m, const residency& res,
                                                    const routing_trace& trace, const window_spec& w, int windows,
                                                    power<> cap, critical_path_params cp = {},
@@ -353,6 +359,7 @@ inline std::vector<window_result> evaluate_windows(const substrate& s, const mod
 
 /// Throughput factor for the next window under a RAPL power cap: 1 when the window's energy is
 /// within P_cap·Δ_w, else P_cap·Δ_w / E(w).
+template <class = void>
 inline double next_compute_scale(strata::energy<> window_energy, power<> cap, duration<> window) {
   detail::require_positive(cap.si(), "strata.window", "power_cap", "W");
   detail::require_positive(window.si(), "strata.window", "window", "s");
@@ -361,6 +368,7 @@ inline double next_compute_scale(strata::energy<> window_energy, power<> cap, du
   return window_energy.si() <= budget ? 1.0 : budget / window_energy.si();
 }
 
+template <class>
 inline std::vector<window_result> evaluate_windows(const substrate& s, const model& m, const residency& res,
                                                    const routing_trace& trace, const window_spec& w, int windows,
                                                    power<> cap, critical_path_params cp, const token_mapper& mapper) {

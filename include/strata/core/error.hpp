@@ -24,6 +24,7 @@ class config_error : public std::invalid_argument {
   config_error(std::string field, const std::string& message)
       : std::invalid_argument(message), field_(std::move(field)) {}
   /// The field or JSON path that was rejected.
+  template <class = void>
   [[nodiscard]] const std::string& field() const noexcept { return field_; }
 
  private:
@@ -47,6 +48,7 @@ class field_path {
   field_path(const std::string& name) noexcept : head_(name) {}   // NOLINT(google-explicit-constructor)
   field_path(std::string_view head, const char* tail) noexcept : head_(head), tail_(tail) {}
   /// The field's name.
+  template <class = void>
   [[nodiscard]] std::string str() const {
     std::string s(head_);
     s += tail_;

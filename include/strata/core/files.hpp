@@ -53,6 +53,7 @@ namespace detail {
 
 /// Index of the start of the UTF-8 character that holds byte `i` of `s` (continuation bytes are
 /// 10xxxxxx).
+template <class = void>
 inline std::size_t utf8_char_start(std::string_view s, std::size_t i) {
   while (i > 0 && i < s.size() && (static_cast<unsigned char>(s[i]) & 0xC0U) == 0x80U) --i;
   return i;
@@ -60,6 +61,7 @@ inline std::size_t utf8_char_start(std::string_view s, std::size_t i) {
 
 /// `s` for a message: as it is up to `max` bytes; longer, its head and its tail (two thirds of the
 /// room) joined by "...", cut on character boundaries, so a long path keeps its file name.
+template <class = void>
 inline std::string message_path(std::string_view s, std::size_t max = 160) {
   if (max < 16) max = 16;
   if (s.size() <= max) return std::string(s);
@@ -78,6 +80,7 @@ inline std::string message_path(std::string_view s, std::size_t max = 160) {
 }
 
 /// `'s'` for a message (`message_path` inside single quotes).
+template <class = void>
 inline std::string quoted_path(std::string_view s) {
   std::string q = "'";  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on "'" + std::string&&
   q += message_path(s);
@@ -97,6 +100,7 @@ inline std::string quoted_path(std::string_view s) {
 
 #if !defined(_WIN32)
 /// What a file that is not a regular file is, for a message.
+template <class = void>
 inline const char* file_kind(mode_t m) {
   if (S_ISDIR(m)) return "a directory";
   if (S_ISCHR(m)) return "a character device";
@@ -112,6 +116,7 @@ inline const char* file_kind(mode_t m) {
 /// Reads the whole of an input file under the opening rule (see the file comment): a regular
 /// file of at most `max_bytes` bytes. `role` names the file's use in errors ("trace",
 /// "scenario"); `limit_name` the `strata::limits()` field that sets `max_bytes`.
+template <class = void>
 inline std::string read_input_file(const std::string& path, std::string_view role, std::int64_t max_bytes,
                                    const char* limit_name) {
   const auto too_large = [&](const std::string& got) {
@@ -173,6 +178,7 @@ inline std::string read_input_file(const std::string& path, std::string_view rol
 
 /// True if `a` and `b` name the same existing file (device and inode; on systems without them,
 /// `std::filesystem::equivalent`).
+template <class = void>
 inline bool same_file(const std::string& a, const std::string& b) {
   if (a.empty() || b.empty()) return false;
 #if defined(_WIN32)
@@ -187,6 +193,7 @@ inline bool same_file(const std::string& a, const std::string& b) {
 
 /// Throws `config_error` (field `role`) if the output `out` names one of `inputs`: the same file,
 /// or the same path once made absolute and normal (an input that does not exist yet).
+template <class = void>
 inline void refuse_input(const std::string& out, std::string_view role,
                          std::initializer_list<std::string_view> inputs) {
   namespace fs = std::filesystem;
@@ -208,6 +215,7 @@ inline void refuse_input(const std::string& out, std::string_view role,
 class output_file {
  public:
   /// Creates the temporary file for `path`; `role` names the output in errors ("out", "plot").
+  template <class = void>
   output_file(std::string path, std::string role) : path_(std::move(path)), role_(std::move(role)) {
     namespace fs = std::filesystem;
     if (path_.empty()) detail::file_fail(role_, path_, "is an empty path");
@@ -280,12 +288,15 @@ class output_file {
   }
 
   /// The stream to write the output to.
+  template <class = void>
   [[nodiscard]] std::ostream& stream() { return stream_; }
   /// The target path as given.
+  template <class = void>
   [[nodiscard]] const std::string& path() const { return path_; }
 
   /// Closes the stream and renames the temporary file over the target; throws `config_error`
   /// (and leaves the target untouched) if a write failed or the rename is refused.
+  template <class = void>
   void commit() {
     if (done_) return;
     stream_.flush();
@@ -305,6 +316,7 @@ class output_file {
   }
 
   /// Writes `text` to `path` through an `output_file` (the whole output at once).
+  template <class = void>
   static void write(const std::string& path, std::string_view role, std::string_view text) {
     output_file f(path, std::string(role));
     f.stream().write(text.data(), static_cast<std::streamsize>(text.size()));
@@ -312,6 +324,7 @@ class output_file {
   }
 
  private:
+  template <class = void>
   static unsigned long next_serial() {
     static std::atomic<unsigned long> n{0};
     return n.fetch_add(1, std::memory_order_relaxed);

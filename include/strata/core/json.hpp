@@ -55,12 +55,14 @@ using json = nlohmann::json;
 /// line, as `json::dump`), and invalid UTF-8 in any string or key replaced by U+FFFD, so a name
 /// read from outside (a file name, a measurement id, a scenario name, a trace label) gives valid
 /// UTF-8 out instead of nlohmann's `type_error.316`.
+template <class = void>
 inline std::string dump_json(const json& j, int indent = 2) {
   return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
 /// The same text as `dump_json(j, indent)`, written to `out` as it is produced: no string of the
 /// whole document (a large output costs its tree, not its tree and its text).
+template <class = void>
 inline void dump_json(std::ostream& out, const json& j, int indent = 2) {
   nlohmann::detail::serializer<json> s(nlohmann::detail::output_adapter<char>(out), ' ',
                                        json::error_handler_t::replace);
@@ -75,6 +77,7 @@ struct parsed_unit {
   std::array<int, 6> exponents{};
 };
 
+template <class = void>
 inline bool parse_unit_token(std::string_view tok, parsed_unit& out) {
   // Optional exponent: "mm2", "mm^2", "s-1", "s^-1".
   int expo = 1;
@@ -136,6 +139,7 @@ inline bool parse_unit_token(std::string_view tok, parsed_unit& out) {
 }
 
 /// Parses a unit expression such as "GB/s", "pJ/B", "Gib/mm2", "fF/um"; false if unknown.
+template <class = void>
 inline bool parse_unit(std::string_view text, parsed_unit& out) {
   out = parsed_unit{};
   if (text.empty()) return true;  // dimensionless
@@ -157,11 +161,13 @@ inline bool parse_unit(std::string_view text, parsed_unit& out) {
   return true;
 }
 
+template <class = void>
 inline std::string where(const std::string& path) { return path.empty() ? "<root>" : path; }
 
 /// A JSON value quoted for an error message, without recursion and at most ~80 bytes: a scalar or
 /// a small flat array/object as JSON text (invalid UTF-8 replaced by U+FFFD), any other container
 /// as "an array of N elements" / "an object with N keys". Safe on values of any depth and size.
+template <class = void>
 inline std::string json_excerpt(const json& j) {
   constexpr std::size_t max_chars = 80;
   constexpr std::size_t max_flat = 16;
@@ -191,21 +197,27 @@ inline std::string json_excerpt(const json& j) {
 /// number too large for a double (which nlohmann reports without its key) can be named.
 class json_path_tracker {
  public:
+  template <class = void>
   void object_start() { frames_.push_back({false, {}, 0, {}}); }
+  template <class = void>
   void array_start() { frames_.push_back({true, {}, 0, {}}); }
   /// Enters key `k` of the current object; false if the object already has that key.
+  template <class = void>
   bool key(const std::string& k) {
     if (frames_.empty()) return true;
     frames_.back().key = k;
     return frames_.back().keys.insert(k).second;
   }
+  template <class = void>
   void end() {
     if (!frames_.empty()) frames_.pop_back();
     element_done();
   }
+  template <class = void>
   void element_done() {
     if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
   }
+  template <class = void>
   [[nodiscard]] std::string path() const {
     std::string p;
     for (const auto& f : frames_) {
@@ -239,6 +251,7 @@ class json_path_tracker {
 /// leaves its meaning to the reader; nlohmann keeps the last silently), invalid JSON and a number
 /// too large for a double are `config_error`s naming `source` and the JSON path, e.g. `[strata.json] machine.json:
 /// tiers[0].banks: number out of range: ...`. `field()` is the JSON path.
+template <class = void>
 inline json parse_json(std::string_view text, const std::string& source = "<string>") {
   const int max_depth = limits().json_depth;
   detail::json_path_tracker at;

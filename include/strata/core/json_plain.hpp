@@ -73,6 +73,7 @@ std::string plain_key(const Json& j, const Json& out, const std::string& key, co
 namespace detail {
 
 /// The key suffix of a dimension: "s", "B_per_s", "m2", ...
+template <class = void>
 inline std::string plain_suffix_of(const std::string& symbol) {
   std::string out;
   for (const char c : symbol) {
@@ -95,6 +96,7 @@ void add_known_suffix(std::string& out, const std::array<int, 6>& exponents, boo
 
 /// A suffix for a dimension without a named SI symbol, built from the base units:
 /// numerator factors, then `_per_` and the denominator (`kg_m2_per_s3`).
+template <class = void>
 inline std::string generic_plain_suffix(const std::array<int, 6>& e) {
   static constexpr std::array<const char*, 6> base = {"m", "kg", "s", "A", "B", "FLOP"};
   std::string num;
@@ -117,6 +119,7 @@ inline std::string generic_plain_suffix(const std::array<int, 6>& e) {
 /// writes with `/` spelled `_per_` — `s`, `m`, `m2`, `Hz`, `B`, `FLOP`, `B_per_s`, `FLOP_per_s`, `J`, `W`,
 /// `A`, `V`, `ohm`, `F`, `J_per_B`, `J_per_FLOP`, `B_per_m2`, `ohm_per_m`, `F_per_m`, `A_per_m2`,
 /// `W_per_m2`, `m_per_s` — or, for any other dimension, its base units (`kg_m2_per_s3`).
+template <class = void>
 inline std::string plain_unit_suffix(const std::array<int, 6>& exponents) {
   std::string out;
   bool found = false;
@@ -156,6 +159,7 @@ struct plain_quantity {
 
 /// Recognises `"<number> <unit>"` exactly as strata writes quantities; nullopt for any other string.
 /// A quantity whose number or SI value is not finite is an error (it cannot become a JSON number).
+template <class = void>
 inline std::optional<plain_quantity> read_plain_quantity(const std::string& s, const std::string& path) {
   std::string_view v(s);
   while (!v.empty() && v.front() == ' ') v.remove_prefix(1);

@@ -85,6 +85,7 @@ struct input_limits {
 };
 
 /// The process-wide limits every reader checks (adjustable; see the file comment).
+template <class = void>
 inline input_limits& limits() {
   static input_limits l;
   return l;
@@ -93,6 +94,7 @@ inline input_limits& limits() {
 namespace detail {
 
 /// a · b for sizes from input; throws `config_error` naming `field` if it does not fit 64 bits.
+template <class = void>
 inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* model, const field_path& path) {
   std::int64_t r = 0;
 #if defined(__GNUC__) || defined(__clang__)
@@ -116,6 +118,7 @@ inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* mode
 }
 
 /// a + b for sizes from input; throws `config_error` naming `field` if it does not fit 64 bits.
+template <class = void>
 inline std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* model, const field_path& path) {
   constexpr std::int64_t hi = std::numeric_limits<std::int64_t>::max();
   constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min();
@@ -129,6 +132,7 @@ inline std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* mode
 
 /// Throws `config_error` "<field> <what> exceeds the limit <limit> (strata::limits().<name>)"
 /// unless `n <= limit`.
+template <class = void>
 inline void require_within_limit(std::int64_t n, std::int64_t limit, const char* limit_name, const char* model,
                                  const field_path& path, const char* what) {
   if (n > limit) {

@@ -25,6 +25,7 @@ namespace detail {
 
 /// Mixes a 64-bit state (SplitMix64; Steele, Lea and Flood, OOPSLA 2014): turns nearby seeds into
 /// unrelated ones before they seed a generator.
+template <class = void>
 inline std::uint64_t splitmix64_mix(std::uint64_t& x) noexcept {
   std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -37,8 +38,10 @@ class portable_rng {
  public:
   explicit portable_rng(std::uint64_t seed) : g_(seed) {}
   /// Uniform in [0, 1) from the top 53 bits.
+  template <class = void>
   double uniform() noexcept { return static_cast<double>(g_() >> 11) * 0x1.0p-53; }
   /// Uniform integer in [0, n), unbiased (rejection); n must be > 0.
+  template <class = void>
   std::uint64_t below(std::uint64_t n) noexcept {
     const std::uint64_t lim = (0 - n) % n;  // 2^64 mod n
     for (;;) {
@@ -47,6 +50,7 @@ class portable_rng {
     }
   }
   /// Standard normal N(0, 1) by Box–Muller from exactly two uniforms.
+  template <class = void>
   double normal() noexcept {
     const double u1 = uniform();
     const double u2 = uniform();

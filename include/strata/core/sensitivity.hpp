@@ -78,6 +78,7 @@ struct sensitivity_result {
   std::vector<elasticity> rows;  ///< one per real parameter, in `visit_fields` order
 
   /// The rows by |elasticity|, largest first (ties by name).
+  template <class = void>
   [[nodiscard]] std::vector<elasticity> ranked() const {
     std::vector<elasticity> r = rows;
     std::sort(r.begin(), r.end(), [](const elasticity& a, const elasticity& b) {
@@ -87,6 +88,7 @@ struct sensitivity_result {
     return r;
   }
   /// The row of `parameter`; `config_error` (field "parameter") if there is none.
+  template <class = void>
   [[nodiscard]] const elasticity& at(const std::string& parameter) const {
     for (const auto& e : rows) {
       if (e.parameter == parameter) return e;
@@ -197,6 +199,7 @@ struct sens_leaf {
   std::function<void(const T&)> set;
 };
 
+template <class = void>
 inline bool sens_selected(const std::string& path, const sensitivity_options& o) {
   if (o.only.empty()) return true;
   for (const auto& s : o.only) {
@@ -244,6 +247,7 @@ double sens_derivative(const R& y) {
   }
 }
 
+template <class = void>
 inline void require_output(double y, const char* what) {
   require(std::isfinite(y) && y != 0.0, "strata.sensitivity", "output", y,
           what);
@@ -379,6 +383,7 @@ struct elasticity_check {
 /// model at the point (file comment). One-sided estimates are O(h) accurate: their tolerance is
 /// 100·rel_tol. A field with no estimate (both perturbations rejected) agrees when its autodiff
 /// elasticity is 0.
+template <class = void>
 inline std::vector<elasticity_check> cross_check(const sensitivity_result& ad, const std::vector<fd_elasticity>& fd,
                                                  double rel_tol = 1e-5, double abs_tol = 1e-9) {
   detail::require(ad.rows.size() == fd.size(), "strata.sensitivity", "finite_difference", fd.size(),

@@ -32,6 +32,7 @@ struct elasticity_table_options {
 
 namespace detail {
 /// A number of the table: 4 significant digits, as all human text (docs/cli.md, Output conventions).
+template <class = void>
 inline std::string g4(double v) {
   std::array<char, 32> b{};
   const auto r = std::to_chars(b.data(), b.data() + b.size(), v, std::chars_format::general, 4);
@@ -41,6 +42,7 @@ inline std::string g4(double v) {
 
 /// Writes the ranked table of `s` (markdown). With `checks` (from `cross_check` of the same
 /// rows) a column gives the finite-difference estimate and marks the rows that disagree.
+template <class = void>
 inline void write_elasticity_table(std::ostream& os, const sensitivity_result& s,
                                    const elasticity_table_options& o = {},
                                    const std::vector<elasticity_check>* checks = nullptr) {

@@ -80,21 +80,25 @@ struct sweep_axis {
 
 namespace detail {
 
+template <class = void>
 inline std::string axis_field(const std::string& name, const char* what) {
   return "axes." + (name.empty() ? std::string("?") : name) + "." + what;
 }
 
+template <class = void>
 inline void check_axis_name(const std::string& name) {
   if (name.empty()) {
     throw config_error("axes.name", "[strata.sweep] axes.name must be a non-empty name, got \"\"");
   }
 }
 
+template <class = void>
 inline void check_axis_count(const std::string& name, std::size_t count) {
   require(count >= 1 && count <= sweep_max_axis_values, "strata.sweep", axis_field(name, "count"),
           count, "in [1, 2^24]");
 }
 
+template <class = void>
 inline void check_axis_bound(const std::string& name, const char* which, double v, bool positive) {
   require(std::isfinite(v) && (!positive || v > 0.0), "strata.sweep", axis_field(name, which), v,
           positive ? "finite and > 0 (log axis)" : "finite");
@@ -103,6 +107,7 @@ inline void check_axis_bound(const std::string& name, const char* which, double 
 }  // namespace detail
 
 /// An axis of the given values (finite, 1 to 2²⁴ of them).
+template <class = void>
 inline sweep_axis list_axis(std::string name, std::vector<double> values) {
   detail::check_axis_name(name);
   detail::check_axis_count(name, values.size());
@@ -116,6 +121,7 @@ inline sweep_axis list_axis(std::string name, std::vector<double> values) {
 
 /// `count` values equally spaced from `first` to `last`, both included (count 1: first, which
 /// must then equal last).
+template <class = void>
 inline sweep_axis linear_axis(std::string name, double first, double last, std::size_t count) {
   detail::check_axis_name(name);
   detail::check_axis_bound(name, "first", first, false);
@@ -135,6 +141,7 @@ inline sweep_axis linear_axis(std::string name, double first, double last, std::
 }
 
 /// `count` values equally spaced in ln from `first` to `last` (both > 0), both included.
+template <class = void>
 inline sweep_axis log_axis(std::string name, double first, double last, std::size_t count) {
   detail::check_axis_name(name);
   detail::check_axis_bound(name, "first", first, true);
@@ -154,6 +161,7 @@ inline sweep_axis log_axis(std::string name, double first, double last, std::siz
 }
 
 /// first, first + step, … while not past `last` (step ≠ 0, towards last; |values| ≤ 2⁵³).
+template <class = void>
 inline sweep_axis integer_axis(std::string name, long long first, long long last, long long step = 1) {
   detail::check_axis_name(name);
   constexpr long long exact = 1LL << 53;
@@ -183,12 +191,16 @@ class sweep_space {
   sweep_space() = default;
 
   /// Points in the space.
+  template <class = void>
   [[nodiscard]] std::size_t size() const { return size_; }
   /// Axes (coordinates per point).
+  template <class = void>
   [[nodiscard]] std::size_t dimensions() const { return axes_.size(); }
   /// The axes, in coordinate order.
+  template <class = void>
   [[nodiscard]] const std::vector<sweep_axis>& axes() const { return axes_; }
   /// Coordinate index of axis `name`; `config_error` (field "axis") if there is none.
+  template <class = void>
   [[nodiscard]] std::size_t index_of(std::string_view name) const {
     for (std::size_t a = 0; a < axes_.size(); ++a) {
       if (axes_[a].name == name) return a;
@@ -197,6 +209,7 @@ class sweep_space {
                                    std::string(name) + "'");
   }
   /// Coordinates of point `i` (< size()) into `out` (resized to dimensions()).
+  template <class = void>
   void point(std::size_t i, std::vector<double>& out) const {
     detail::require(i < size_, "strata.sweep", "index", i, "below the size of the space");
     out.resize(axes_.size());
@@ -208,6 +221,7 @@ class sweep_space {
     }
   }
   /// Coordinates of point `i`.
+  template <class = void>
   [[nodiscard]] std::vector<double> point(std::size_t i) const {
     std::vector<double> out;
     point(i, out);
@@ -224,6 +238,7 @@ class sweep_space {
     std::size_t axes = 0;
     std::size_t length = 1;      ///< values per axis
   };
+  template <class = void>
   void add_group(std::vector<sweep_axis> axes) {
     for (const auto& a : axes) {
       for (const auto& b : axes_) {
@@ -244,6 +259,7 @@ class sweep_space {
     for (auto& a : axes) axes_.push_back(std::move(a));
     groups_.push_back(g);
   }
+  template <class = void>
   void multiply(std::size_t n) {
     detail::require(n > 0 && size_ <= sweep_max_points / n, "strata.sweep", "axes", size_,
                     "a space of at most 2^40 points (the product of the axis sizes would exceed it)");
@@ -292,12 +308,16 @@ inline sweep_space product(const sweep_space& a, const sweep_space& b) {
 /// One point as a model sees it: its global index and its coordinates.
 class design_point {
  public:
+  template <class = void>
   design_point(const sweep_space& s, std::size_t index) : space_(&s) { set(index); }
   /// Index of the point in the whole space (not in the shard).
+  template <class = void>
   [[nodiscard]] std::size_t index() const { return index_; }
   /// The space it belongs to.
+  template <class = void>
   [[nodiscard]] const sweep_space& space() const { return *space_; }
   /// Coordinates in axis order.
+  template <class = void>
   [[nodiscard]] const std::vector<double>& values() const { return values_; }
   /// Coordinate `axis` (an index from `sweep_space::index_of`, the fast way in a hot loop).
   [[nodiscard]] double operator[](std::size_t axis) const { return values_.at(axis); }
@@ -305,6 +325,7 @@ class design_point {
   [[nodiscard]] double operator[](std::string_view name) const { return values_[space_->index_of(name)]; }
   /// Coordinate of `name` as an int; `config_error` naming the axis unless it is an integer in
   /// the int range.
+  template <class = void>
   [[nodiscard]] int as_int(std::string_view name) const {
     const double v = (*this)[name];
     detail::require(v == std::floor(v) && v >= double(std::numeric_limits<int>::min()) &&
@@ -313,6 +334,7 @@ class design_point {
     return static_cast<int>(v);
   }
   /// Moves to point `index` of the same space.
+  template <class = void>
   void set(std::size_t index) {
     index_ = index;
     space_->point(index, values_);
@@ -340,6 +362,7 @@ struct sweep_shard {
 
 /// Checks a shard: count in [1, 2²⁰], index in [1, count]; `config_error` naming
 /// "shard.count" or "shard.index".
+template <class = void>
 inline void validate(const sweep_shard& s) {
   detail::require(s.count >= 1 && s.count <= sweep_max_shards, "strata.sweep", "shard.count", s.count,
                   "in [1, 2^20]");
@@ -349,6 +372,7 @@ inline void validate(const sweep_shard& s) {
 
 /// Parses "i/n" (decimal, 1 ≤ i ≤ n ≤ 2²⁰) into a contiguous shard; `config_error` (field
 /// "shard") on anything else.
+template <class = void>
 inline sweep_shard parse_shard(std::string_view text, shard_layout layout = shard_layout::contiguous) {
   const auto bad = [&]() {
     return config_error("shard", "[strata.sweep] shard must be i/n with 1 <= i <= n <= 1048576, got '" +
@@ -376,10 +400,12 @@ struct shard_points {
   std::size_t count = 0;
   std::size_t stride = 1;
   /// Global index of the k-th point of the shard.
+  template <class = void>
   [[nodiscard]] std::size_t at(std::size_t k) const { return first + k * stride; }
 };
 
 /// The points of shard `s` of a space of `total` points (file comment).
+template <class = void>
 inline shard_points points_of(const sweep_shard& s, std::size_t total) {
   validate(s);
   const std::size_t i = s.index - 1;
@@ -414,6 +440,7 @@ struct sweep_options {
 
 namespace detail {
 
+template <class = void>
 inline unsigned sweep_threads(const sweep_options& o) {
   require(o.threads <= 1024, "strata.sweep", "threads", o.threads, "in [0, 1024] (0: the machine's cores)");
   unsigned t = o.threads;
@@ -422,6 +449,7 @@ inline unsigned sweep_threads(const sweep_options& o) {
 }
 
 /// The shard's points, checked against the run's bounds.
+template <class = void>
 inline shard_points sweep_plan(const sweep_space& space, const sweep_options& o) {
   require(o.max_points >= 1 && o.max_points <= sweep_max_points, "strata.sweep", "max_points", o.max_points,
           "in [1, 2^40]");

@@ -68,12 +68,14 @@ template <class X>
 concept sweep_named_enum = std::is_enum_v<X> && requires(X e) { enum_names(e); };
 
 /// Shortest round-trip text of a double (non-finite: "nan", "inf", "-inf").
+template <class = void>
 inline std::string_view number_text(double v, std::array<char, 32>& buf) {
   if (std::isnan(v)) return "nan";
   if (!std::isfinite(v)) return v > 0 ? "inf" : "-inf";
   const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
   return {buf.data(), static_cast<std::size_t>(r.ptr - buf.data())};
 }
+template <class = void>
 inline std::string_view integer_text(long long v, std::array<char, 32>& buf) {
   const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
   return {buf.data(), static_cast<std::size_t>(r.ptr - buf.data())};
@@ -124,6 +126,7 @@ void flatten_row(const R& r, Out& out) {
   }
 }
 
+template <class = void>
 inline void write_csv_text(std::ostream& os, std::string_view s) {
   if (s.find_first_of(",\"\n\r") == std::string_view::npos) {
     os << s;
@@ -140,6 +143,7 @@ inline void write_csv_text(std::ostream& os, std::string_view s) {
 /// Length of the well-formed UTF-8 character at `s[i]` (1-4), or 0 if the bytes there are not one
 /// (a stray continuation byte, a truncated sequence, an overlong form, a surrogate, or a code
 /// point past U+10FFFF; the ranges of Unicode Table 3-7).
+template <class = void>
 inline std::size_t utf8_char_length(std::string_view s, std::size_t i) {
   const auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0U; };
   const unsigned c = b(0);
@@ -158,6 +162,7 @@ inline std::size_t utf8_char_length(std::string_view s, std::size_t i) {
 /// `s` as a JSON string: quotes, backslashes and control characters escaped, and every byte that
 /// does not begin a well-formed UTF-8 character replaced by U+FFFD (as `dump_json` does), so the
 /// line is valid UTF-8 whatever the name.
+template <class = void>
 inline void write_json_string(std::ostream& os, std::string_view s) {
   os << '"';
   for (std::size_t i = 0; i < s.size();) {
@@ -186,6 +191,7 @@ inline void write_json_string(std::ostream& os, std::string_view s) {
   os << '"';
 }
 
+template <class = void>
 inline bool writes_header(header_policy h, const sweep_shard& s) {
   return h == header_policy::always || (h == header_policy::first_shard && s.index == 1);
 }
@@ -195,6 +201,7 @@ inline bool writes_header(header_policy h, const sweep_shard& s) {
 /// A `stream_sweep` sink writing CSV rows (file comment); the header comes with the first row.
 class csv_writer {
  public:
+  template <class = void>
   csv_writer(std::ostream& os, const sweep_space& space, const sweep_shard& shard = {},
              table_options options = {})
       : os_(&os), space_(&space), options_(options), header_(detail::writes_header(options.header, shard)) {
@@ -307,6 +314,7 @@ class jsonl_writer {
   }
 
  private:
+  template <class = void>
   static void number(std::ostream& os, double v, std::array<char, 32>& buf) {
     if (std::isfinite(v)) {
       os << detail::number_text(v, buf);
@@ -373,6 +381,7 @@ class progress_printer {
   }
 
  private:
+  template <class = void>
   static double round1(double s) { return std::round(s * 10.0) / 10.0; }
   std::ostream* os_;
   std::string label_;
@@ -382,6 +391,7 @@ class progress_printer {
 };
 
 /// The progress callback programs use: a `progress_printer` on stderr.
+template <class = void>
 inline std::function<void(const sweep_progress&)> stderr_progress(std::string label = "sweep") {
   return progress_printer(std::cerr, std::move(label));
 }

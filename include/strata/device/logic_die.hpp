@@ -250,6 +250,7 @@ struct logic_die_max_macs {
 /// iterative solver). It is floored and checked: n_mac is feasible and n_mac + 1 is not.
 /// Throws `solver_error` if the rounding check fails or the root exceeds 10¹⁵ MACs.
 /// [Stratum §6.2.3]
+template <class = void>
 inline logic_die_max_macs max_macs_within_budget(const logic_die_params<double>& p,
                                                  const strata::bandwidth<double>& bw_fast) {
   validate(p);

@@ -20,6 +20,7 @@ inline namespace v0 {
 /// else as in `p` (double only; used to calibrate `staircase_step` and for design questions such
 /// as "what step keeps the spread under 1.3× at 512 layers?"). Throws `solver_error` if no step
 /// in [0, 1 mm] reaches the target.
+template <class = void>
 inline length<> solve_staircase_step(mono3d_params<> p, double target_ratio,
                                      const solve_options& opt = {}) {
   detail::require(target_ratio > 1.0, "strata.mono3d", "target_ratio", target_ratio, "> 1");

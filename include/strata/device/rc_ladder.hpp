@@ -44,6 +44,7 @@ struct rc_line {
 /// Exact step response of the discretised line.
 class rc_ladder {
  public:
+  template <class = void>
   explicit rc_ladder(const rc_line& line) {
     detail::require_positive(line.driver.si(), "strata.rc_ladder", "driver", "ohm");
     detail::require(!line.sections.empty(), "strata.rc_ladder", "sections", line.sections.size(),
@@ -102,6 +103,7 @@ class rc_ladder {
   }
 
   /// Far-end voltage at time `t` for a unit step at t = 0.
+  template <class = void>
   [[nodiscard]] double far_end(duration<> t) const {
     double v = 1.0;
     for (std::size_t i = 0; i < lambda_.size(); ++i) v -= coef_[i] * std::exp(-lambda_[i] * t.si());
@@ -109,12 +111,14 @@ class rc_ladder {
   }
 
   /// First moment of the far-end impulse response (the exact Elmore delay of the ladder).
+  template <class = void>
   [[nodiscard]] duration<> elmore() const { return duration<>::from_si(elmore_); }
 
   /// Time at which the far end crosses `fraction` (default 50 %) of its final value: Newton's
   /// method on the monotone response, safeguarded by bisection inside a bracket found by
   /// doubling from the Elmore delay; converges to 1e-12 relative. Throws `solver_error` if it
   /// does not within 200 steps.
+  template <class = void>
   [[nodiscard]] duration<> crossing(double fraction = 0.5) const {
     detail::require(fraction > 0.0 && fraction < 1.0, "strata.rc_ladder", "fraction", fraction,
                     "in (0, 1)");
@@ -148,6 +152,7 @@ class rc_ladder {
   /// `d` holds the eigenvalues; each row vector in `rows` (a row r of the identity-initialised
   /// eigenvector matrix times the original rows) is rotated with the columns of Q, so it ends as
   /// rᵀ·Q. Throws `solver_error` if an eigenvalue does not converge in 64 sweeps.
+  template <class = void>
   static void tridiagonal_eigen(std::vector<double>& d, std::vector<double>& e,
                                 std::vector<double>& row_a, std::vector<double>& row_b) {
     const std::size_t n = d.size();

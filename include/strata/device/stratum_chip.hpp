@@ -160,6 +160,7 @@ stratum_chip_result<T> evaluate(const stratum_chip_params<T>& p) {
 
 /// Largest integer N_mac the derived logic die admits (Eq. 1 and Eq. 2 with Eq. 3), for sizing
 /// the processor of a chip with fewer layers. Throws `solver_error` as the logic-die version.
+template <class = void>
 inline logic_die_max_macs max_macs_within_budget(const stratum_chip_params<double>& p) {
   validate(p);
   const auto mem = evaluate(p.memory);

@@ -88,6 +88,7 @@ inline namespace v0 {
 /// The slow controller of one residency (one package's MoE layers).
 class residency_controller {
  public:
+  template <class = void>
   residency_controller(const substrate& s, const moe_layer_shape& shape, residency& res, const controller_params& p = {},
                        const critical_path_params& cp = {})
       : s_(&s), res_(&res), shape_(shape), p_(p), cp_(cp), est_(s, res, shape, cp), hops_(chiplet_hops(s)) {
@@ -100,9 +101,11 @@ class residency_controller {
     seen_.assign(n, 0);
   }
 
+  template <class = void>
   [[nodiscard]] const controller_params& params() const { return p_; }
   /// Replaces the knobs (validated), keeping the observed state: a layout installed before
   /// serving moves no weights while serving, so it is planned without hysteresis.
+  template <class = void>
   void set_params(const controller_params& p) {
     validate(p);
     p_ = p;
@@ -110,15 +113,20 @@ class residency_controller {
   /// While installing a layout before serving (`policy_session::plan`), copies are placed at once
   /// as every policy's layout is: no foreground traffic meets them, so Eq. 40's exposure is zero
   /// and its feasibility test does not apply.
+  template <class = void>
   void set_installing(bool on) { installing_ = on; }
+  template <class = void>
   [[nodiscard]] const std::vector<pending_copy>& pending() const { return pending_; }
   /// Smoothed demand d̄ of (layer, expert).
+  template <class = void>
   [[nodiscard]] double smoothed_demand(int layer, int expert) const { return ewma_[idx_(layer, expert)]; }
   /// Fluctuation σ of (layer, expert).
+  template <class = void>
   [[nodiscard]] double fluctuation(int layer, int expert) const { return std::sqrt(var_[idx_(layer, expert)]); }
 
   /// Observes a served window: `layers[i]` (residency layer index) was evaluated as `evals[i]` on
   /// groups `groups[i]`; `window_s` is the window's duration (Eq. 40's utilisation interval).
+  template <class = void>
   void observe(const std::vector<int>& layers, const std::vector<std::vector<token_group>>& groups,
                const std::vector<directory_layer_eval>& evals, double window_s) {
     constexpr const char* id = "strata.hcrmap.controller";
@@ -206,6 +214,7 @@ class residency_controller {
   }
 
   /// Candidates, legal mask and features (file comment). no-op is always first.
+  template <class = void>
   [[nodiscard]] std::vector<scored_action> legal_actions() const {
     std::vector<scored_action> out;
     out.push_back(noop_());
@@ -279,6 +288,7 @@ class residency_controller {
 
   /// One decision (Algorithm 1, line 14): the legal action of highest score (ties: no-op, then
   /// the first), applied (`apply`). Returns it.
+  template <class = void>
   residency_action decide(const action_scorer& scorer = greedy_score) {
     const auto acts = legal_actions();
     std::size_t best = 0;
@@ -300,6 +310,7 @@ class residency_controller {
   /// layout); evict retires the replica; no-op and retain change nothing. Updates the
   /// controller's estimate of the acted expert's completion (`greedy_score`'s F'_e) so that
   /// later decisions of the same window see it.
+  template <class = void>
   void apply(const residency_action& a, bool instant = false) {
     using K = residency_action_kind;
     if (a.kind == K::no_op || a.kind == K::retain) return;
@@ -334,6 +345,7 @@ class residency_controller {
   }
 
   /// The copies in flight as migrations of one layer: bytes spread over `layers` MoE layers.
+  template <class = void>
   [[nodiscard]] std::vector<migration> migrations(int layers) const {
     std::vector<migration> out;
     for (const auto& pc : pending_) {
@@ -346,6 +358,7 @@ class residency_controller {
   /// chunks its transfer time allows (`copy_time_s`); a complete copy is published (a new
   /// directory version, Algorithm 1's PublishCompleted) and a demote's old replica retired.
   /// Returns how many copies were published.
+  template <class = void>
   int advance(double window_s) {
     int published = 0;
     std::vector<pending_copy> left;
@@ -370,6 +383,7 @@ class residency_controller {
 
   /// Removes retired replicas (their in-flight groups have finished at a window boundary) and
   /// renumbers the pending copies' entries to match. Call between windows, after `advance`.
+  template <class = void>
   void collect() {
     // Map old entry index -> new after the residency drops retiring entries.
     std::vector<int> remap;
@@ -386,10 +400,12 @@ class residency_controller {
 
  private:
 
+  template <class = void>
   [[nodiscard]] std::size_t idx_(int layer, int expert) const {
     return static_cast<std::size_t>(layer) * static_cast<std::size_t>(res_->experts()) + static_cast<std::size_t>(expert);
   }
 
+  template <class = void>
   void base_features_(std::array<double, controller_feature_count>& f) const {
     f[feature::budget_free] = 1.0 - res_->resident_bytes().si() / res_->budget().si();
     f[feature::p_load] = pressure_.load;
@@ -398,12 +414,14 @@ class residency_controller {
     f[feature::p_tier] = pressure_.tier;
     f[feature::p_mig] = pressure_.mig;
   }
+  template <class = void>
   [[nodiscard]] scored_action noop_() const {
     scored_action a;
     base_features_(a.features);
     a.features[feature::action_no_op] = 1.0;
     return a;
   }
+  template <class = void>
   void expert_features_(const detail::layer_obs& o, int e, std::array<double, controller_feature_count>& f) const {
     const auto k = idx_(o.layer, e);
     f[feature::demand_ewma] = o.mean_demand > 0.0 ? ewma_[k] / o.mean_demand : 0.0;
@@ -418,6 +436,7 @@ class residency_controller {
     f[feature::source_entropy] = C > 1 ? h / std::log(double(C)) : 0.0;
     f[feature::replicas] = double(res_->of(o.layer, e).size()) / res_->params().max_replicas_per_expert;
   }
+  template <class = void>
   [[nodiscard]] double tier_free_(tier_kind t) const {
     double used = 0.0, cap = 0.0;
     for (int b : s_->banks_of(t)) {
@@ -431,6 +450,7 @@ class residency_controller {
   /// weights-ready time max(bank service of the span, memory arrival). Both wait, FCFS in
   /// release order with releases spread over the layer, for half of the traffic of their class
   /// already there (the bank's, the route's most loaded link's memory streams).
+  template <class = void>
   [[nodiscard]] double stream_s_(const detail::layer_obs& o, const place_candidate& c) const {
     const double wt = res_->expert_bytes().si();
     double t = 0.0;
@@ -453,6 +473,7 @@ class residency_controller {
     return std::max(t, wait + route);
   }
   /// Eq. 40 exposure and feasibility of a copy from span (b0, n0) to candidate `c`.
+  template <class = void>
   [[nodiscard]] std::pair<bool, double> migration_(int b0, int n0, const place_candidate& c,
                                                    const directory_layer_eval* fg) const {
     if (installing_) return {true, 0.0};
@@ -480,6 +501,7 @@ class residency_controller {
     // traffic on the path and at the destination bank.
     return {ok, t_copy * std::min(1.0, u_fg) + t_bank * std::min(1.0, u_bank)};
   }
+  template <class = void>
   void promotes_(const detail::layer_obs& o, int e, double total, const directory_layer_eval* fg, bool copy_free, bool cap_left,
                  bool budget_left, std::vector<scored_action>& out) const {
     const bool copy_ok = copy_free && cap_left;
@@ -520,6 +542,7 @@ class residency_controller {
     promote_moves_(o, e, total, fg, copy_free, out);
   }
   /// A promote's action and features: a new copy (`entry` −1) or a move of `entry` to `cand`.
+  template <class = void>
   [[nodiscard]] scored_action promote_(const detail::layer_obs& o, int e, tier_kind t, int entry, const place_candidate& cand,
                                        double benefit, double exposure, double total) const {
     scored_action a;
@@ -535,6 +558,7 @@ class residency_controller {
     return a;
   }
   /// Whether entry `r` is the source of a move in flight.
+  template <class = void>
   [[nodiscard]] bool moving_(int r) const {
     for (const auto& pc : pending_) {
       if (pc.replaces == r) return true;
@@ -547,6 +571,7 @@ class residency_controller {
   /// chiplet (a location nearer its token sources or less loaded, "in a nearer tier t and chiplet
   /// c"); benefit from `bound_after_move`, at least `hysteresis`·T^MoE_l, the persistence
   /// discount as a new copy's.
+  template <class = void>
   void promote_moves_(const detail::layer_obs& o, int e, double total, const directory_layer_eval* fg, bool copy_free,
                       std::vector<scored_action>& out) const {
     if (!copy_free) return;
@@ -589,6 +614,7 @@ class residency_controller {
   /// counted in the diversity term. (Within `legal_actions`: the layer's part from `place_base_`,
   /// in the scratch `place_in_`, valid until the next call; `p_.placement` is validated when set,
   /// so the searches use `best_placement_checked`.)
+  template <class = void>
   [[nodiscard]] const placement_inputs& placement_in_(const detail::layer_obs& o, int e, int moving = -1) const {
     placement_inputs& in = place_in_;
     in = place_base_[static_cast<std::size_t>(&o - obs_.data())];
@@ -602,6 +628,7 @@ class residency_controller {
   }
   /// The part of Eq. 36's inputs that is the layer's, the same for each of its experts: chiplet
   /// queues, bank pressures, tier scarcities, the stream and the window.
+  template <class = void>
   [[nodiscard]] placement_inputs placement_base_(const detail::layer_obs& o) const {
     placement_inputs in;
     const int C = s_->chiplets();
@@ -626,6 +653,7 @@ class residency_controller {
     fill_bank_terms(*s_, in, rooms_.spans());
     return in;
   }
+  template <class = void>
   void stale_(double total, const directory_layer_eval* fg, bool copy_free, std::vector<scored_action>& out) const {
     struct cand {
       double share;
@@ -657,6 +685,7 @@ class residency_controller {
   }
   /// Cold last replicas (file comment): retain and demote (a move) only — the mask bars evicting
   /// an expert's last replica (Eq. 28).
+  template <class = void>
   void cold_last_(double total, const directory_layer_eval* fg, bool copy_free, std::vector<scored_action>& out) const {
     if (p_.stale_candidates < 1) return;
     struct cand {
@@ -688,6 +717,7 @@ class residency_controller {
   }
   /// retain, evict (`evict`: not for a last replica) and demote of replica `entry`, which served
   /// `share` of its expert's tokens in the window observed in `o`.
+  template <class = void>
   void offer_(const detail::layer_obs& o, int entry, double share, bool evict, double total, const directory_layer_eval* fg,
               bool copy_free, std::vector<scored_action>& out) const {
     const auto& de = res_->entries()[static_cast<std::size_t>(entry)];
@@ -741,6 +771,7 @@ class residency_controller {
     out.push_back(dm);
   }
   /// Applies an action's effect to the bound of its layer (file comment).
+  template <class = void>
   void update_estimate_(const residency_action& a, int evicted) {
     for (auto& o : obs_) {
       if (o.layer != a.layer) continue;

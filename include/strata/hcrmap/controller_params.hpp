@@ -63,6 +63,7 @@ struct controller_params {
 };
 
 /// Checks the knobs; throws `config_error` naming the field.
+template <class = void>
 inline void validate(const controller_params& p) {
   constexpr const char* id = "strata.hcrmap.controller";
   detail::require_in(p.ewma_alpha, 0.0, 1.0, id, "ewma_alpha");

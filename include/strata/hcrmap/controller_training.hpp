@@ -101,6 +101,7 @@ struct controller_training_params {
 /// The offline environment of the file comment.
 class controller_env {
  public:
+  template <class = void>
   controller_env(const substrate& s, const std::vector<training_scene>& scenes, const experiment_params& xp = {},
                  int windows = 4)
       : s_(&s), xp_(xp), windows_(windows) {
@@ -139,6 +140,7 @@ class controller_env {
   controller_env& operator=(const controller_env&) = delete;
 
   /// Starts the next episode (file comment).
+  template <class = void>
   void reset() {
     const auto n = static_cast<std::int64_t>(scenes_.size());
     const auto& sc = scenes_[static_cast<std::size_t>(episode_ % n)];
@@ -159,6 +161,7 @@ class controller_env {
     next_decision_();
   }
   /// Feature matrix (F × n) of the current decision's legal candidates.
+  template <class = void>
   [[nodiscard]] Eigen::MatrixXd candidates() const {
     Eigen::MatrixXd x(static_cast<Eigen::Index>(controller_feature_count), static_cast<Eigen::Index>(acts_.size()));
     for (std::size_t j = 0; j < acts_.size(); ++j) {
@@ -169,11 +172,13 @@ class controller_env {
     return x;
   }
   /// Every candidate is legal (the controller offers only legal actions).
+  template <class = void>
   [[nodiscard]] std::vector<bool> legal() const {
     std::vector<bool> all(acts_.size(), true);  // (a braced list would be two bools)
     return all;
   }
   /// Applies candidate `i` and returns its same-window reward (Eq. 31–33); 0 once done.
+  template <class = void>
   double step(int i) {
     if (done_) return 0.0;
     detail::require(i >= 0 && static_cast<std::size_t>(i) < acts_.size(), "strata.hcrmap.training", "choice", i,
@@ -191,8 +196,10 @@ class controller_env {
     next_decision_();
     return r;
   }
+  template <class = void>
   [[nodiscard]] bool done() const { return done_; }
   /// Steps taken over all episodes.
+  template <class = void>
   [[nodiscard]] std::int64_t steps() const { return steps_; }
 
  private:
@@ -205,6 +212,7 @@ class controller_env {
 
   /// Moves to the next decision with more than one legal candidate (no-op alone is applied as
   /// the controller would), serving windows as needed; sets done_ after the last window.
+  template <class = void>
   void next_decision_() {
     for (;;) {
       while (left_ > 0) {

@@ -70,6 +70,7 @@ struct layer_obs {
 
 /// A process-wide source of summary stamps: an estimate's buffers are keyed by the stamp of the
 /// layer they mirror, so two layers never share one, whichever estimate took their summaries.
+template <class = void>
 inline std::uint64_t next_obs_stamp() {
   static std::atomic<std::uint64_t> n{0};
   return n.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -82,16 +83,20 @@ class critical_estimate {
       : s_(&s), res_(&res), shape_(shape), cp_(cp) {}
 
   /// Service rate of one core (FLOP/s).
+  template <class = void>
   [[nodiscard]] double core_rate() const {
     return s_->core_throughput().si() * cp_.tile_utilization * cp_.compute_scale;
   }
   /// Service rate of the cores of one chiplet (FLOP/s).
+  template <class = void>
   [[nodiscard]] double chiplet_rate() const {
     return s_->core_throughput().si() * cp_.tile_utilization * cp_.compute_scale * s_->params().cores_per_chiplet;
   }
   /// max(max_c busy_c, max_e mem_e) of the bound in the file comment.
+  template <class = void>
   [[nodiscard]] static double bound(const layer_obs& o) { return bound(o.busy, o.comp, o.ready, o.t_gate); }
   /// The same max over given terms.
+  template <class = void>
   [[nodiscard]] static double bound(const std::vector<double>& busy, const std::vector<double>& comp,
                                     const std::vector<double>& ready, double t_gate) {
     double b = 0.0;
@@ -101,11 +106,13 @@ class critical_estimate {
     return b;
   }
   /// Tokens the observed window sent to residency entry `entry`.
+  template <class = void>
   [[nodiscard]] double entry_tokens(const layer_obs& o, int entry) const {
     return static_cast<std::size_t>(entry) < o.tokens.size() ? o.tokens[static_cast<std::size_t>(entry)] : 0.0;
   }
   /// The bound after promoting e to `target` (its stream ready `mem_new` after the gate), or with
   /// `evict` ≥ 0 after retiring that replica; `apply` makes the change in `o`.
+  template <class = void>
   [[nodiscard]] double bound_after(layer_obs& o, int e, const place_candidate& target, double mem_new, int evict,
                                    bool apply) const {
     const int target_chiplet = target.chiplet;
@@ -224,6 +231,7 @@ class critical_estimate {
   /// new copy's (ready `mem_new` after the gate) joins `target`'s, each moving the streams behind
   /// it on a shared bank (file comment). `apply` makes the change in `o` (the new copy is the
   /// entry appended next, as `residency::begin_copy` appends it).
+  template <class = void>
   [[nodiscard]] double bound_after_move(layer_obs& o, int e, int from, const place_candidate& target, double mem_new,
                                         bool apply) const {
     const auto fi = static_cast<std::size_t>(from);
@@ -300,18 +308,21 @@ class critical_estimate {
   }
   /// Near-critical excess of a layer (the file comment): Σ of the busy and mem terms above
   /// τ = (1 − band)·(the bound now), over the number of terms above τ now.
+  template <class = void>
   [[nodiscard]] double excess(const layer_obs& o, const std::vector<double>& busy, const std::vector<double>& ready,
                                const std::vector<double>& comp) const {
     summary_(o);
     return excess_over_(o, o.sum_tau, o.sum_near, busy, ready, comp);
   }
   /// The excess with the layer's own terms.
+  template <class = void>
   [[nodiscard]] double excess(const layer_obs& o) const { return summary_(o).sum_excess; }
   /// Band below the bound whose terms count as near-critical. [Design choice: 0.25]
   static constexpr double critical_band = 0.25;
 
  private:
   // The layer's summary (`layer_obs::stamp`), taken if it is not.
+  template <class = void>
   const layer_obs& summary_(const layer_obs& o) const {
     if (o.stamp != 0) return o;
     o.sum_bound = bound(o);
@@ -331,6 +342,7 @@ class critical_estimate {
   // writes them only at the entries of expert e, at `extra` (an evicted or moved replica) and at
   // the fresh slot (`ws_.dirty`), and at the streams of `o` (`shift_streams_`), which
   // `restore_terms_` puts back.
+  template <class = void>
   std::size_t load_terms_(const layer_obs& o, int e, int extra) const {
     summary_(o);
     const std::size_t fresh = res_->entries().size();
@@ -358,6 +370,7 @@ class critical_estimate {
     return fresh;
   }
   // The entry-indexed terms a priced candidate wrote (`load_terms_`) put back to `o`'s.
+  template <class = void>
   void restore_terms_(const layer_obs& o) const {
     const auto put = [](std::vector<double>& w, const std::vector<double>& from, std::size_t i) {
       w[i] = i < from.size() ? from[i] : 0.0;
@@ -374,6 +387,7 @@ class critical_estimate {
   }
   // The workspace's terms and `ready` swapped into `o` (the change applied), and its bound anew;
   // the workspace mirrors no layer after, and `o` needs a new summary.
+  template <class = void>
   void store_terms_(layer_obs& o, std::vector<double>& ready) const {
     o.busy.swap(ws_.busy);
     o.tokens.swap(ws_.tok);
@@ -389,6 +403,7 @@ class critical_estimate {
   /// `o` whose span shares a bank and that completes after the joining stream's slot on it
   /// (after `at` − its service there) or behind the leaving stream (after `at`) moves by the
   /// stream's service on the shared bank (the largest, if it shares several); `skip` is left.
+  template <class = void>
   void shift_streams_(const layer_obs& o, std::vector<double>& rep, int bank, int span, double at, double sign,
                       std::size_t skip) const {
     const auto stripe = data_size<>::from_si(res_->expert_bytes().si() / std::max(1, span));
@@ -417,6 +432,7 @@ class critical_estimate {
   /// (the sum keeps its index order over the terms that add), and at most `o`'s bound, so the
   /// bound rises past `o`'s only if a written term, a busy or a mem term does, and then to their
   /// largest.
+  template <class = void>
   [[nodiscard]] double excess_after_(const layer_obs& o) const {
     const auto& busy = ws_.busy;
     const auto& ready = ws_.ready;
@@ -452,6 +468,7 @@ class critical_estimate {
     return top > bound_o ? std::max(x_after, o.sum_excess + raised) : x_after;
   }
   /// The terms of `o` above τ: the count the excess divides by.
+  template <class = void>
   static int near_critical_(const layer_obs& o, double tau) {
     int k = 0;
     for (double b : o.busy) k += b > tau ? 1 : 0;
@@ -460,6 +477,7 @@ class critical_estimate {
     return k;
   }
   /// Σ of the given terms above τ, over `k` (at least 1).
+  template <class = void>
   static double excess_over_(const layer_obs& o, double tau, int k, const std::vector<double>& busy,
                              const std::vector<double>& ready, const std::vector<double>& comp) {
     double x = 0.0;

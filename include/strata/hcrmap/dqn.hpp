@@ -175,6 +175,7 @@ struct dqn_params {
 namespace detail {
 
 /// validate(dqn_params) with every field named `prefix + field` (a checkpoint passes "params.").
+template <class = void>
 inline void validate_dqn(const dqn_params& p, int features, const std::string& prefix) {
   constexpr const char* id = "strata.dqn";
   using L = dqn_size_limits;
@@ -221,6 +222,7 @@ inline void validate_dqn(const dqn_params& p, int features, const std::string& p
 }
 
 /// Seed of the agent's random stream `stream` (0 weights, 1 exploration, 2 replay).
+template <class = void>
 inline std::uint64_t dqn_stream_seed(std::uint64_t seed, std::uint64_t stream) noexcept {
   std::uint64_t x = seed ^ (0xA0761D6478BD642Full * (stream + 1));
   return splitmix64_mix(x);
@@ -241,14 +243,17 @@ int legal_argmax(const V& q, const std::vector<bool>* legal) {
 
 /// Throws `config_error` naming the field unless `p` is a valid Double DQN for `features` inputs
 /// (ranges as commented on each field; sizes within `dqn_size_limits`).
+template <class = void>
 inline void validate(const dqn_params& p, int features) { detail::validate_dqn(p, features, {}); }
 
 /// Huber loss ℓ_δ(u) (see the file comment).
+template <class = void>
 inline double huber_loss(double u, double delta) {
   const double a = std::abs(u);
   return a <= delta ? 0.5 * u * u : delta * (a - 0.5 * delta);
 }
 /// ∂ℓ_δ/∂u = clamp(u, −δ, δ).
+template <class = void>
 inline double huber_derivative(double u, double delta) { return std::clamp(u, -delta, delta); }
 
 /// The Double DQN target of Eq. 34 for one transition: R + γ · Q_target(s′, argmax_{a′ legal}

@@ -84,6 +84,7 @@ struct experiment_setup {
 };
 
 /// The setup of `m` in `mode` (throws `config_error` if the window fits no package plan).
+template <class = void>
 inline experiment_setup make_experiment_setup(const substrate& s, const model& m, phase mode, const experiment_params& xp) {
   constexpr const char* id = "strata.hcrmap.experiment";
   experiment_setup out;
@@ -115,6 +116,7 @@ inline experiment_setup make_experiment_setup(const substrate& s, const model& m
 }
 
 /// The profile of stage `es` from the profile windows (stage-local layers).
+template <class = void>
 inline expert_profile stage_profile(const experiment_stage& es, int experts, int chiplets,
                                     const std::vector<std::vector<std::vector<token_group>>>& prof_windows) {
   expert_profile prof(es.moe_layers, experts, chiplets);
@@ -130,6 +132,7 @@ inline expert_profile stage_profile(const experiment_stage& es, int experts, int
 /// window k is evaluated and only then observed by the controller, which decides before window
 /// k + 1: no policy sees a served window before serving it. Fills `out`'s non-routed time and
 /// policies (per window T_E2E, means, stages, streaming bytes, edits by kind).
+template <class = void>
 inline void serve_windows(const substrate& s, const model& m, const experiment_setup& setup, const experiment_params& xp,
                           const std::vector<policy_kind>& policies,
                           const std::vector<std::vector<std::vector<token_group>>>& warmup,
@@ -196,6 +199,7 @@ inline void serve_windows(const substrate& s, const model& m, const experiment_s
 /// its serving decisions; the ablations that remove a pressure, the fast mapper or the HBM tier
 /// keep it): an empty function is the greedy one-step rule (`greedy_score`), the fallback;
 /// `policy_kind::hcrmap_greedy` always uses the greedy rule.
+template <class = void>
 inline experiment_result run_experiment(const substrate& s, const model& m, const routing_trace& trace, phase mode,
                                         std::vector<policy_kind> policies, const experiment_params& xp = {},
                                         const std::string& trace_note = {}, const action_scorer& value = {}) {

@@ -90,6 +90,7 @@ struct hcrmap_input_limits {
 };
 
 /// The process-wide HCRMap limits (see `hcrmap_input_limits`).
+template <class = void>
 inline hcrmap_input_limits& hcrmap_limits() {
   static hcrmap_input_limits l;
   return l;
@@ -99,11 +100,13 @@ inline hcrmap_input_limits& hcrmap_limits() {
 constexpr int tokens_per_window(phase mode) { return mode == phase::prefill ? 2048 : 512; }
 /// Tokens of one serving window under `xp`: prefill 2048 tokens, decode one step of `xp.batch`
 /// concurrent sequences.
+template <class = void>
 inline int tokens_per_window(phase mode, const experiment_params& xp) { return mode == phase::prefill ? 2048 : xp.batch; }
 
 /// Expert routes one experiment of `policies` policies on `m` in `mode` replays:
 /// policies × (profile_windows + windows) × min(max_layers, MoE layers) × tokens per window × top-k
 /// (the work of `run_experiment` grows with it; `hcrmap_input_limits::routes` bounds it).
+template <class = void>
 inline std::int64_t experiment_routes(const model& m, phase mode, std::int64_t policies, const experiment_params& xp) {
   constexpr const char* id = "strata.hcrmap.experiment";
   const std::int64_t layers = std::min<std::int64_t>(xp.max_layers, m.moe_layers());
@@ -116,6 +119,7 @@ inline std::int64_t experiment_routes(const model& m, phase mode, std::int64_t p
 namespace detail {
 /// "(points x policies x windows (w + p profile) x layers x tokens x top-k)": the terms of
 /// `points` times `experiment_routes`, for messages.
+template <class = void>
 inline std::string routes_terms(std::int64_t points, const model& m, phase mode, std::int64_t policies,
                                 const experiment_params& xp) {
   return "(" + std::to_string(points) + " points x " + std::to_string(policies) + " policies x " +
@@ -126,6 +130,7 @@ inline std::string routes_terms(std::int64_t points, const model& m, phase mode,
 
 /// Throws `config_error` naming `field` unless `points` experiments of `policies` policies on `m`
 /// in `mode` replay at most `hcrmap_limits().routes` expert routes; the message gives every term.
+template <class = void>
 inline void require_routes(std::int64_t points, const model& m, phase mode, std::int64_t policies,
                            const experiment_params& xp, const char* id, const std::string& field) {
   const std::int64_t routes = checked_mul(points, experiment_routes(m, mode, policies, xp), id, field);
@@ -139,6 +144,7 @@ inline void require_routes(std::int64_t points, const model& m, phase mode, std:
 }  // namespace detail
 
 /// Checks the knobs; throws `config_error` naming the field.
+template <class = void>
 inline void validate(const experiment_params& p) {
   constexpr const char* id = "strata.hcrmap.experiment";
   detail::require(p.windows >= 1 && p.windows <= 1024, id, "windows", p.windows, "in [1, 1024]");

@@ -28,6 +28,7 @@ struct edit_counts {
   /// last) is retired once the copy is published (§6.3, `controller.hpp`).
   int moves = 0;
   /// Edits applied: promotes + demotes + evictions.
+  template <class = void>
   [[nodiscard]] int total() const { return promotes + demotes + evictions; }
 
   template <class S, class V>
@@ -99,6 +100,7 @@ struct experiment_result {
   std::vector<policy_result> policies;
 
   /// The result of policy `k` (throws `config_error` if it was not run).
+  template <class = void>
   [[nodiscard]] const policy_result& of(policy_kind k) const {
     for (const auto& p : policies) {
       if (p.policy == k) return p;
@@ -106,6 +108,7 @@ struct experiment_result {
     throw config_error("policy", std::string("[strata.hcrmap.experiment] policy ") + to_string(k) + " was not run");
   }
   /// Latency of `k` normalised to single-copy static (§7.1).
+  template <class = void>
   [[nodiscard]] double normalised(policy_kind k) const {
     return of(k).latency_s / of(policy_kind::single_copy_static).latency_s;
   }

@@ -40,6 +40,7 @@ struct directory_layer_eval {
 /// `entry_of_group[g]`, which must be a published replica of the group's expert (Eq. 21).
 /// `migrations` are charged as given (the caller spreads a window's migrations over its layers);
 /// `bank_share` as `evaluate_layer`'s.
+template <class = void>
 inline directory_layer_eval evaluate_directory_layer(const substrate& s, const moe_layer_shape& shape,
                                                      const residency& res, const std::vector<token_group>& groups,
                                                      const std::vector<int>& entry_of_group,

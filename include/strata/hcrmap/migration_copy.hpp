@@ -27,6 +27,7 @@ struct pending_copy {
 /// Transfer time of a copy of `bytes` from bank span (b0, n0) to (b1, n1): latency of both
 /// banks, plus bytes over the narrowest of the two spans' bandwidths and of the links of the
 /// route between their nodes, plus the route's link latencies.
+template <class = void>
 inline double copy_time_s(const substrate& s, int b0, int n0, int b1, int n1, double bytes) {
   const auto& banks = s.banks();
   double bw0 = 0.0, bw1 = 0.0;

@@ -77,6 +77,7 @@ struct pim_params {
   double throttle = 1.0;
 
   /// The PIM units of tier `t` (SRAM has none: an all-zero entry).
+  template <class = void>
   [[nodiscard]] const pim_tier_params& of(tier_kind t) const {
     static const pim_tier_params none{};
     return t == tier_kind::hbm ? hbm : t == tier_kind::dram ? dram : none;
@@ -93,6 +94,7 @@ struct pim_params {
 };
 
 /// Checks the knobs; throws `config_error` naming the field (`prefix` + field).
+template <class = void>
 inline void validate(const pim_params& p, const std::string& prefix = {}) {
   constexpr const char* id = "strata.hcrmap.experiment";
   for (const auto& [name, t] : {std::pair<const char*, const pim_tier_params*>{"hbm.", &p.hbm}, {"dram.", &p.dram}}) {
@@ -107,6 +109,7 @@ inline void validate(const pim_params& p, const std::string& prefix = {}) {
 /// Bank contention between PIM and core streams of one layer (file comment). `core_s[b]` and
 /// `pim_s[b]`: each side's stream service time on bank b alone (s). Returns, per bank, the share
 /// of its bandwidth the core streams get, a / (a + min(a, p)) (1 where either side is absent).
+template <class = void>
 inline std::vector<double> pim_bank_contention(const std::vector<double>& core_s, const std::vector<double>& pim_s) {
   detail::require(core_s.size() == pim_s.size(), "strata.hcrmap.pim", "pim_s", pim_s.size(), "one entry per bank");
   std::vector<double> share(core_s.size(), 1.0);
@@ -121,6 +124,7 @@ namespace detail {
 /// Service time alone of the PIM streams of `groups` (on directory entries `entry`) per bank:
 /// each entry streams its weights once per layer, its stripe over each bank of its span at the
 /// tier's internal bandwidth (file comment).
+template <class = void>
 inline std::vector<double> pim_bank_stream_s(const substrate& s, const moe_layer_shape& shape, const residency& res,
                                              const std::vector<int>& entry, const pim_params& pp) {
   std::vector<double> out(s.banks().size(), 0.0);
@@ -143,6 +147,7 @@ inline std::vector<double> pim_bank_stream_s(const substrate& s, const moe_layer
 /// streams' service time alone per bank in the same layer (empty: none), against which a PIM
 /// stream shares its banks. Returns T^MoE contribution (latest PIM completion) and adds PIM energy
 /// to `energy`. Every group's entry must be in a tier with PIM units.
+template <class = void>
 inline double pim_layer(const substrate& s, const moe_layer_shape& shape, const residency& res,
                         const std::vector<token_group>& groups, const std::vector<int>& entry, double t_gate,
                         double t_combine, const pim_params& pp, energy_breakdown& energy,

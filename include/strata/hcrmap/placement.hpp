@@ -67,6 +67,7 @@ struct placement_params {
 };
 
 /// Checks the weights (finite, ≥ 0); throws `config_error` naming the field.
+template <class = void>
 inline void validate(const placement_params& p) {
   constexpr const char* id = "strata.hcrmap.placement";
   detail::require_in(p.alpha_src, 0.0, 1e6, id, "alpha_src");
@@ -96,6 +97,7 @@ struct placement_inputs {
 };
 
 /// Largest hop distance between two compute chiplets.
+template <class = void>
 inline int mesh_diameter(const substrate& s) {
   return std::max(1, s.params().mesh_x - 1 + s.params().mesh_y - 1);
 }
@@ -107,6 +109,7 @@ struct placement_terms {
 
 /// `s.hops(a, b)` between compute chiplets at [a·C + b], for searches that read them per
 /// candidate; empty past `max_chiplets` chiplets (C² entries).
+template <class = void>
 inline std::vector<int> chiplet_hops(const substrate& s, int max_chiplets = 256) {
   const int C = s.chiplets();
   std::vector<int> h;
@@ -120,6 +123,7 @@ inline std::vector<int> chiplet_hops(const substrate& s, int max_chiplets = 256)
 
 /// D_src(e, c) of the file comment from the expert's tokens by source chiplet; `hops`, when not
 /// empty, is `chiplet_hops(s)` (the same distances, read instead of computed).
+template <class = void>
 inline double placement_source_term(const substrate& s, const std::vector<double>& source_tokens, int chiplet,
                                     const std::vector<int>& hops = {}) {
   const double dia = mesh_diameter(s);
@@ -136,6 +140,7 @@ inline double placement_source_term(const substrate& s, const std::vector<double
 
 /// Fills `in.source_term` for every compute chiplet from `in.source_tokens` (`hops` as
 /// `placement_source_term`'s).
+template <class = void>
 inline void fill_source_terms(const substrate& s, placement_inputs& in, const std::vector<int>& hops = {}) {
   in.source_term.resize(static_cast<std::size_t>(s.chiplets()));
   for (int c = 0; c < s.chiplets(); ++c) {
@@ -144,6 +149,7 @@ inline void fill_source_terms(const substrate& s, placement_inputs& in, const st
 }
 
 /// U^bank of the file comment for a span of `span` banks from `bank`, with the candidate's own stream.
+template <class = void>
 inline double placement_bank_term(const substrate& s, const placement_inputs& in, int bank, int span) {
   double u = 0.0;
   for (int k = 0; k < span; ++k) {
@@ -157,6 +163,7 @@ inline double placement_bank_term(const substrate& s, const placement_inputs& in
 
 /// Fills `in.bank_term` for the spans of `spans` (one per first bank: a later span from the same
 /// bank is computed per candidate).
+template <class = void>
 inline void fill_bank_terms(const substrate& s, placement_inputs& in, const std::vector<place_candidate>& spans) {
   in.bank_term.assign(s.banks().size(), 0.0);
   in.bank_term_span.assign(s.banks().size(), 0);
@@ -169,6 +176,7 @@ inline void fill_bank_terms(const substrate& s, placement_inputs& in, const std:
 }
 
 /// Eq. 36's terms of `c` under `in`.
+template <class = void>
 inline placement_terms placement_cost_terms(const substrate& s, const placement_inputs& in, const place_candidate& c) {
   placement_terms t;
   const double dia = mesh_diameter(s);
@@ -189,6 +197,7 @@ inline placement_terms placement_cost_terms(const substrate& s, const placement_
 }
 
 /// C_place (Eq. 36).
+template <class = void>
 inline double placement_cost(const substrate& s, const placement_inputs& in, const place_candidate& c,
                              const placement_params& p = {}) {
   const auto t = placement_cost_terms(s, in, c);
@@ -204,6 +213,7 @@ inline double placement_cost(const substrate& s, const placement_inputs& in, con
 /// out (a second copy on the same chiplet adds no execution slot) — except the chiplet of entry
 /// `moving` (≥ 0: the replica a move releases once its copy is published, §6.3), which a move may
 /// keep.
+template <class = void>
 inline std::vector<place_candidate> feasible_candidates(const substrate& s, const residency& res, int layer, int expert,
                                                         const std::array<bool, 3>& tiers = {true, true, true},
                                                         int moving = -1) {
@@ -240,6 +250,7 @@ inline std::vector<place_candidate> feasible_candidates(const substrate& s, cons
 class placement_rooms {
  public:
   /// Probes every location of `res`'s present state.
+  template <class = void>
   void build(const substrate& s, const residency& res) {
     chiplets_ = s.chiplets();
     spans_.clear();
@@ -259,8 +270,10 @@ class placement_rooms {
     start_.back() = spans_.size();
   }
   /// Every location probed with room (each chiplet's, tier by tier).
+  template <class = void>
   [[nodiscard]] const std::vector<place_candidate>& spans() const { return spans_; }
   /// `feasible_candidates(s, res, layer, expert, tiers, moving)` for the state `build` probed, in `out`.
+  template <class = void>
   void candidates(const residency& res, int layer, int expert, const std::array<bool, 3>& tiers, int moving,
                   std::vector<place_candidate>& out) const {
     out.clear();
@@ -292,6 +305,7 @@ class placement_rooms {
 namespace detail {
 /// `best_placement` with weights already checked (`validate`), for searches that call it per
 /// expert and tier with the same weights.
+template <class = void>
 inline std::optional<place_candidate> best_placement_checked(const substrate& s, const placement_inputs& in,
                                                              const std::vector<place_candidate>& omega,
                                                              const placement_params& p) {
@@ -309,6 +323,7 @@ inline std::optional<place_candidate> best_placement_checked(const substrate& s,
 }  // namespace detail
 
 /// Eq. 35: the candidate of `omega` with the lowest C_place (ties by order); none when Ω is empty.
+template <class = void>
 inline std::optional<place_candidate> best_placement(const substrate& s, const placement_inputs& in,
                                                      const std::vector<place_candidate>& omega,
                                                      const placement_params& p = {}) {

@@ -102,6 +102,7 @@ constexpr auto enum_names(policy_kind) {
                     std::pair{policy_kind::hcrmap_frozen, "hcrmap_frozen"}};
 }
 /// Name of a policy (as in `enum_names`).
+template <class = void>
 inline const char* to_string(policy_kind k) {
   for (const auto& [v, n] : enum_names(policy_kind{})) {
     if (v == k) return n;
@@ -123,6 +124,7 @@ struct expert_profile {
       : layers(l), experts(e), chiplets(c), demand(static_cast<std::size_t>(l) * e, 0.0),
         source(static_cast<std::size_t>(l) * e * c, 0.0) {}
   /// Adds a window's groups (layer field = the residency's layer index).
+  template <class = void>
   void add(const std::vector<token_group>& groups) {
     for (const auto& g : groups) {
       detail::require(g.layer >= 0 && g.layer < layers && g.expert >= 0 && g.expert < experts && g.source >= 0 &&
@@ -133,8 +135,10 @@ struct expert_profile {
       source[k * static_cast<std::size_t>(chiplets) + static_cast<std::size_t>(g.source)] += g.tokens;
     }
   }
+  template <class = void>
   [[nodiscard]] double at(int l, int e) const { return demand[static_cast<std::size_t>(l) * static_cast<std::size_t>(experts) + static_cast<std::size_t>(e)]; }
   /// (layer, expert) pairs by decreasing demand (ties by layer, then expert).
+  template <class = void>
   [[nodiscard]] std::vector<std::pair<int, int>> by_demand() const {
     std::vector<std::pair<int, int>> out;
     for (int l = 0; l < layers; ++l) {
@@ -149,6 +153,7 @@ namespace detail {
 /// Places a replica of (l, e) executing on chiplet c in the first tier of `order` with room
 /// (`residency::nearest_room`: SRAM, every bank of c's group; HBM/DRAM, every bank of one home,
 /// nearest first). Returns the entry or −1.
+template <class = void>
 inline int place_nearest(residency& r, int l, int e, int c,
                          const std::array<tier_kind, 3>& order = {tier_kind::sram, tier_kind::hbm, tier_kind::dram},
                          int tiers = 3, int rotate = 0) {
@@ -159,11 +164,13 @@ inline int place_nearest(residency& r, int l, int e, int c,
   }
   return -1;
 }
+template <class = void>
 inline void no_fit(int l, int e) {
   throw config_error("placement", "[strata.hcrmap.policies] expert (" + std::to_string(l) + ", " + std::to_string(e) +
                                       ") fits in no tier: the model exceeds the package's memory");
 }
 /// Extra copies allowed on `layers` (the evaluated layers): (budget_factor − 1)·|layers|·E.
+template <class = void>
 inline long long copy_cap(const residency& r, const std::vector<int>& layers) {
   return static_cast<long long>((r.params().budget_factor - 1.0) * double(layers.size()) * r.experts() + 1e-9);
 }
@@ -171,6 +178,7 @@ inline long long copy_cap(const residency& r, const std::vector<int>& layers) {
 
 /// Fixed replication (file comment): static layout, then extra copies of the hottest profiled
 /// experts of `layers` round by round, at most `detail::copy_cap`.
+template <class = void>
 inline residency fixed_replication_layout(const substrate& s, int layers, int experts, data_size<> wt, const residency_params& rp,
                                           const expert_profile& prof, const std::vector<int>& replicate) {
   auto r = single_copy_static(s, layers, experts, wt, rp);
@@ -218,6 +226,7 @@ inline residency fixed_replication_layout(const substrate& s, int layers, int ex
 }
 
 /// Hydra (file comment): one copy each, popular experts on their dominant source chiplet.
+template <class = void>
 inline residency hydra_layout(const substrate& s, int layers, int experts, data_size<> wt, const residency_params& rp,
                               const expert_profile& prof) {
   residency r(s, layers, experts, wt, rp);
@@ -242,6 +251,7 @@ inline residency hydra_layout(const substrate& s, int layers, int experts, data_
 /// MoEntwine (file comment): per layer, LPT assignment of experts to chiplets by expected tokens,
 /// nearest tier with room; shadow replicas of the hottest experts of `replicate` on the least
 /// loaded chiplets.
+template <class = void>
 inline residency moentwine_layout(const substrate& s, int layers, int experts, data_size<> wt, const residency_params& rp,
                                   const expert_profile& prof, const std::vector<int>& replicate) {
   residency r(s, layers, experts, wt, rp);
@@ -289,6 +299,7 @@ inline residency moentwine_layout(const substrate& s, int layers, int experts, d
 
 /// PIMoE (file comment): hot experts first into the near tiers, one copy each, round-robin over
 /// the chiplets within each layer in decreasing demand.
+template <class = void>
 inline residency pimoe_layout(const substrate& s, int layers, int experts, data_size<> wt, const residency_params& rp,
                               const expert_profile& prof) {
   residency r(s, layers, experts, wt, rp);
@@ -309,6 +320,7 @@ inline residency pimoe_layout(const substrate& s, int layers, int experts, data_
 /// others), chiplet queue from the profiled work already placed in the layer, both over
 /// `window_s`; tier scarcity from the residency. `allowed` limits the tiers
 /// (the no-HBM ablation); an expert that fits none of them falls back to any tier.
+template <class = void>
 inline residency hcrmap_layout(const substrate& s, int layers, int experts, data_size<> wt, const residency_params& rp,
                                const expert_profile& prof, double flops_per_token, double chiplet_flops, double window_s,
                                const placement_params& pp = {}, const std::array<bool, 3>& allowed = {true, true, true}) {

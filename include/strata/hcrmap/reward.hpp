@@ -21,6 +21,7 @@ inline namespace v0 {
 
 /// Eq. 33: (T^cf − T^act)/T^cf − μ1·T̂^mig/T^cf − μ2·C^churn. Throws `config_error` unless
 /// T^cf > 0, T^act ≥ 0, T̂^mig ≥ 0, churn ≥ 0.
+template <class = void>
 inline double counterfactual_reward(duration<> t_cf, duration<> t_act, duration<> exposed_migration, double churn,
                                     const controller_params& p = {}) {
   constexpr const char* id = "strata.hcrmap.controller";
@@ -39,6 +40,7 @@ inline double counterfactual_reward(duration<> t_cf, duration<> t_act, duration<
 /// migration traffic (the foreground-exposed part). `groups[i]` are the groups of residency layer
 /// `layers[i]`; their sum over layers is the T^MoE of Eq. 31–32. Churn is 1 for promote, demote
 /// and evict, 0 otherwise. For training a value function offline; the evaluation never runs it.
+template <class = void>
 inline double same_window_reward(const substrate& s, const moe_layer_shape& shape, const residency& res,
                                  const std::vector<int>& layers, const std::vector<std::vector<token_group>>& groups,
                                  const residency_action& action, const fast_map_params& fm = {},

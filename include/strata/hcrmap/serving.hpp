@@ -56,6 +56,7 @@ struct experiment_stage {
 };
 
 /// Stage times × f.
+template <class = void>
 inline stage_times scaled(stage_times t, double f) {
   t.gate = t.gate * f;
   t.dispatch = t.dispatch * f;
@@ -68,6 +69,7 @@ inline stage_times scaled(stage_times t, double f) {
 }
 
 /// Groups of MoE layer `moe` (model index) as stage-local layer `local`.
+template <class = void>
 inline std::vector<token_group> local_groups(const std::vector<std::vector<token_group>>& g, int moe, int local) {
   auto out = g[static_cast<std::size_t>(moe)];
   for (auto& x : out) x.layer = local;
@@ -80,6 +82,7 @@ inline std::vector<token_group> local_groups(const std::vector<std::vector<token
 /// fewer, it is refused (`config_error` naming `batch`, the message naming `trace_reuse` and
 /// `--trace-reuse`) unless `allow_reuse`, which takes several tokens of a sequence, sets `*reused`
 /// (when given) and appends a note on the reuse to `note` once.
+template <class = void>
 inline std::vector<std::vector<token_group>> window_groups(const routing_trace& t, phase mode, int chiplets, int tokens, int i,
                                                            int block_tokens, bool allow_reuse, std::string& note,
                                                            bool* reused = nullptr) {
@@ -142,6 +145,7 @@ class policy_session {
   /// uses `greedy_score`. `layouts`, when given, holds HCRMap's first copies of the sessions
   /// before this one on the same setup and profile (`hcrmap_layout_memo`): a layout already there
   /// is copied, a new one added.
+  template <class = void>
   policy_session(const substrate& s, const model& m, const moe_layer_shape& shape, const experiment_stage& es,
                  policy_kind k, const experiment_params& xp, const expert_profile& prof, int moe_layers,
                  const action_scorer& value = {}, hcrmap_layout_memo* layouts = nullptr)
@@ -202,11 +206,16 @@ class policy_session {
   policy_session(const policy_session&) = delete;
   policy_session& operator=(const policy_session&) = delete;
 
+  template <class = void>
   [[nodiscard]] policy_kind policy() const { return k_; }
+  template <class = void>
   [[nodiscard]] const residency& layout() const { return *res_; }
+  template <class = void>
   [[nodiscard]] residency_controller& controller() { return *controller_; }
   /// The controller's knobs for this policy (the ablation's changes and the copy cap applied).
+  template <class = void>
   [[nodiscard]] const controller_params& controller_knobs() const { return ctl_; }
+  template <class = void>
   [[nodiscard]] const action_scorer& value() const { return value_; }
 
   /// HCRMap's promotions before serving (installed at once, like every policy's layout: no
@@ -221,12 +230,14 @@ class policy_session {
   /// the greedy rule for every HCRMap variant: the learned value is trained on serving-time
   /// transitions (copies in flight, exposure, churn; Eq. 31–33), not on installations, and is
   /// used for the serving-time decisions (`control`). No-op for the other policies.
+  template <class = void>
   void plan(const std::vector<std::vector<token_group>>& window) {
     plan(std::vector<std::vector<std::vector<token_group>>>{window});
   }
   /// The same over several profile windows (`experiment_params::profile_windows`, the windows
   /// every policy's layout is built from): round r observes window r mod |windows|, so the
   /// controller's demand average and its one-step values see them all.
+  template <class = void>
   void plan(const std::vector<std::vector<std::vector<token_group>>>& windows) {
     if (!is_hcrmap(k_) || windows.empty()) return;
     auto install = ctl_;
@@ -299,6 +310,7 @@ class policy_session {
   /// Routes and evaluates the window's groups (model MoE-layer indexed) on the evaluated layers.
   /// With `account`, adds the per-chiplet compute and the DRAM/HBM streaming bytes (× `scale` /
   /// `windows`) to it.
+  template <class = void>
   window_evaluation evaluate(const std::vector<std::vector<token_group>>& win, policy_result* account, double scale,
                              int windows) const {
     window_evaluation out;
@@ -386,6 +398,7 @@ class policy_session {
   }
 
   /// Eq. 1–4 and 21–24 violations of the layout and of every layer's assignment in `w`.
+  template <class = void>
   [[nodiscard]] std::size_t violations(const window_evaluation& w) const {
     std::size_t n = res_->violations().size();
     for (std::size_t i = 0; i < w.evals.size(); ++i) {
@@ -403,6 +416,7 @@ class policy_session {
 
   /// Number of controller decisions after a served window of `window_s` (⌊T_window/Δ_w⌋, at
   /// least 1, at most `max_decisions`).
+  template <class = void>
   [[nodiscard]] int decisions(double window_s) const {
     return std::clamp(static_cast<int>(window_s / xp_.critical_path.window.si()), 1, ctl_.max_decisions);
   }
@@ -410,6 +424,7 @@ class policy_session {
   /// The first half of `control`: lands the copies in flight during the window of `window_s`
   /// and lets the controller observe `w` (HCRMap and MoEntwine). Decisions follow (`controller()`
   /// `.decide`), then `end_control`. Returns the copies published.
+  template <class = void>
   int begin_control(const window_evaluation& w, double window_s) {
     const int published = controller_->advance(window_s);
     if (is_hcrmap(k_) || k_ == policy_kind::moentwine) {
@@ -418,11 +433,13 @@ class policy_session {
     return published;
   }
   /// The last step of `control`: retired replicas are collected and every replica ages a window.
+  template <class = void>
   void end_control() { controller_->collect(); }
 
   /// Residency control after window `w` of `window_s` was served (file comment); returns the
   /// edits scheduled, and adds them by kind (and the copies published) to `kinds` when given.
   /// `hcrmap_frozen` decides nothing (so nothing is ever in flight): its installed layout stays.
+  template <class = void>
   int control(const window_evaluation& w, double window_s, edit_counts* kinds = nullptr) {
     using K = residency_action_kind;
     int edits = 0;
@@ -450,6 +467,7 @@ class policy_session {
   }
 
   /// Published replicas of the evaluated layers.
+  template <class = void>
   [[nodiscard]] int replicas() const {
     int n = 0;
     for (int l : es_.local) {
@@ -459,6 +477,7 @@ class policy_session {
   }
 
  private:
+  template <class = void>
   [[nodiscard]] std::vector<int> route_(const std::vector<token_group>& g) const {
     if (is_hcrmap(k_) && k_ != policy_kind::hcrmap_no_fast_map) {
       fast_token_mapper mapper(*s_, shape_, *res_, fm_, xp_.critical_path);
@@ -469,6 +488,7 @@ class policy_session {
   }
 
   /// MoEntwine's NI-Balancer: one expert from the most to the least loaded chiplet over cold links.
+  template <class = void>
   int ni_balance_(const window_evaluation& w) {
     const auto& s = *s_;
     auto& res = *res_;

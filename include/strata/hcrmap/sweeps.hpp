@@ -48,6 +48,7 @@ constexpr auto enum_names(sweep_kind) {
   return std::array{std::pair{sweep_kind::budget, "budget"}, std::pair{sweep_kind::sram_capacity, "sram_capacity"},
                     std::pair{sweep_kind::hbm_capacity, "hbm_capacity"}};
 }
+template <class = void>
 inline const char* to_string(sweep_kind k) {
   for (const auto& [v, n] : enum_names(sweep_kind{})) {
     if (v == k) return n;
@@ -82,6 +83,7 @@ struct sweep_row {
 };
 
 namespace detail {
+template <class = void>
 inline void add_sweep_rows(const experiment_result& r, sweep_kind kind, double factor, std::vector<sweep_row>& out) {
   for (const auto& p : r.policies) {
     sweep_row row;
@@ -97,12 +99,14 @@ inline void add_sweep_rows(const experiment_result& r, sweep_kind kind, double f
     out.push_back(row);
   }
 }
+template <class = void>
 inline void require_factors(const std::vector<double>& f, double lo, double hi) {
   detail::require(!f.empty(), "strata.hcrmap.sweeps", "factors", f.size(), "at least one point");
   for (double x : f) detail::require_in(x, lo, hi, "strata.hcrmap.sweeps", "factors");
 }
 /// The expert routes of a sweep of `points` points (single-copy static added when missing), at
 /// most `hcrmap_limits().routes`; `config_error` naming `factors` otherwise.
+template <class = void>
 inline void require_sweep_routes(std::size_t points, const model& m, phase mode, const std::vector<policy_kind>& policies,
                                  const experiment_params& xp) {
   const bool has_static = std::find(policies.begin(), policies.end(), policy_kind::single_copy_static) != policies.end();
@@ -123,6 +127,7 @@ struct residency_point {
 /// The experiment at point `x` (file comment): `run_experiment` on `sp` with the tiers' capacities
 /// scaled and the budget set, for every policy of `policies` alike. Throws `config_error` naming
 /// `budget_factor` (outside [1, 4]), `sram_scale` or `hbm_scale` (outside [1/16, 16]).
+template <class = void>
 inline experiment_result run_residency_point(const substrate_params& sp, const model& m, const routing_trace& trace, phase mode,
                                              const residency_point& x, const std::vector<policy_kind>& policies,
                                              experiment_params xp = {}, const action_scorer& value = {},
@@ -141,6 +146,7 @@ inline experiment_result run_residency_point(const substrate_params& sp, const m
 
 /// Fig. 7, resident-copy budget: one point per factor of `budget_factors` (each in [1, 4]), every
 /// policy of `policies` (file comment). `value` as `run_experiment`'s.
+template <class = void>
 inline std::vector<sweep_row> budget_sweep(const substrate_params& sp, const model& m, const routing_trace& trace, phase mode,
                                            const std::vector<double>& budget_factors, const std::vector<policy_kind>& policies,
                                            const experiment_params& xp = {}, const action_scorer& value = {}) {
@@ -157,6 +163,7 @@ inline std::vector<sweep_row> budget_sweep(const substrate_params& sp, const mod
 /// Fig. 7, tier capacity: the SRAM (`tier` = sram) or HBM (`tier` = hbm) capacity of `sp` scaled by
 /// each factor of `factors` (each in [1/16, 16]), every policy of `policies` (file comment); the
 /// budget factor stays `xp`'s residency one (the plan sized for as many copies).
+template <class = void>
 inline std::vector<sweep_row> capacity_sweep(const substrate_params& sp, const model& m, const routing_trace& trace, phase mode,
                                              tier_kind tier, const std::vector<double>& factors,
                                              const std::vector<policy_kind>& policies, const experiment_params& xp = {},
@@ -202,6 +209,7 @@ struct pressure_grid {
 
 /// The grid of policy `k` in `r` (run on a substrate of `sp`'s mesh); throws `config_error` if `k`
 /// was not run or the mesh does not match the result's chiplets.
+template <class = void>
 inline pressure_grid compute_pressure_grid(const experiment_result& r, policy_kind k, const substrate_params& sp = {}) {
   const auto& p = r.of(k);
   const auto C = static_cast<std::size_t>(sp.mesh_x) * static_cast<std::size_t>(sp.mesh_y);

@@ -74,6 +74,7 @@ struct file_order_windows {
 /// The first `max_windows` windows of `t` in file order, of `tokens` tokens each, in `mode` on
 /// `chiplets` chiplets, cut into blocks of `block_tokens` (file comment). Throws `config_error`
 /// naming `batch` for a decode trace with fewer than `tokens` sequences.
+template <class = void>
 inline file_order_windows windows_in_file_order(const routing_trace& t, phase mode, int chiplets, int tokens, int max_windows,
                                                 int block_tokens) {
   constexpr const char* id = "strata.hcrmap.task_switch";
@@ -155,6 +156,7 @@ struct task_switch_result {
 /// `config_error` naming `trace` when the trace gives no window to serve after the warm-up,
 /// `batch` as `windows_in_file_order` does, and `max_windows` outside [1, 1024] or past
 /// `hcrmap_limits().routes`.
+template <class = void>
 inline task_switch_result run_task_switch(const substrate& s, const model& m, const routing_trace& trace, phase mode,
                                           std::vector<policy_kind> policies, experiment_params xp = {}, int max_windows = 1024,
                                           const action_scorer& value = {}) {

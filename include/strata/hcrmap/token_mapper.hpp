@@ -78,6 +78,7 @@ struct fast_map_params {
 };
 
 /// Checks the weights (finite, ≥ 0, not all 0) and the block size (≥ 1); throws `config_error`.
+template <class = void>
 inline void validate(const fast_map_params& p) {
   constexpr const char* id = "strata.hcrmap.token_mapper";
   detail::require_in(p.w_queue, 0.0, 1e6, id, "w_queue");
@@ -92,6 +93,7 @@ inline void validate(const fast_map_params& p) {
 
 /// Cuts every group into blocks of at most `block_tokens` tokens (same layer, expert, source and
 /// aggregation chiplet), in order; token counts are conserved.
+template <class = void>
 inline std::vector<token_group> split_blocks(const std::vector<token_group>& groups, int block_tokens) {
   detail::require(block_tokens >= 1, "strata.hcrmap.token_mapper", "block_tokens", block_tokens, ">= 1");
   std::vector<token_group> out;
@@ -116,6 +118,7 @@ struct token_cost_terms {
 /// Algorithm 2's running counters for one layer and the costs they give.
 class fast_token_mapper {
  public:
+  template <class = void>
   fast_token_mapper(const substrate& s, const moe_layer_shape& shape, const residency& res, const fast_map_params& p = {},
                     const critical_path_params& cp = {})
       : s_(&s), res_(&res), p_(p), shape_(shape), window_(cp.window.si()) {
@@ -129,6 +132,7 @@ class fast_token_mapper {
   }
 
   /// Clears the counters (a new layer).
+  template <class = void>
   void reset() {
     chiplet_ops_.assign(static_cast<std::size_t>(s_->chiplets()), 0.0);
     replica_ops_.assign(res_->entries().size(), 0.0);
@@ -141,6 +145,7 @@ class fast_token_mapper {
   }
 
   /// Eq. 39's terms for group `g` on directory entry `entry`, under the current counters.
+  template <class = void>
   [[nodiscard]] token_cost_terms terms(const token_group& g, int entry) const {
     const auto& e = res_->entries()[static_cast<std::size_t>(entry)];
     const auto& links = s_->links();
@@ -177,6 +182,7 @@ class fast_token_mapper {
   /// Replica `entry`'s weights in this layer: (bank wait, ready time) after the gate, in s — the
   /// traffic already on its banks over their bandwidth, then its own stream (Eq. 10) and memory
   /// route (Eq. 7); fixed once the replica opens.
+  template <class = void>
   [[nodiscard]] std::pair<double, double> memory_(int entry) const {
     const auto i = static_cast<std::size_t>(entry);
     if (active_[i] != 0) return {wait_[i], ready_[i]};
@@ -198,6 +204,7 @@ class fast_token_mapper {
   }
 
   /// C_tok (Eq. 39).
+  template <class = void>
   [[nodiscard]] double cost(const token_group& g, int entry) const {
     const auto t = terms(g, entry);
     return p_.w_queue * t.queue + p_.w_path * t.path + p_.w_bank * t.bank + p_.w_stream * t.stream;
@@ -205,6 +212,7 @@ class fast_token_mapper {
 
   /// Records group `g` on `entry` (Algorithm 2, line 12): chiplet work, dispatch and gather link
   /// bytes and, when the replica opens, its weight stream on its banks and memory route.
+  template <class = void>
   void commit(const token_group& g, int entry) {
     const auto& e = res_->entries()[static_cast<std::size_t>(entry)];
     chiplet_ops_[e.chiplet] += g.tokens * shape_.flops_per_token.si();
@@ -230,6 +238,7 @@ class fast_token_mapper {
 
   /// Maps one layer's groups (Algorithm 2): entry of each group, lowest C_tok among the legal
   /// replicas, ties by entry order; counters updated after each group (block). Resets first.
+  template <class = void>
   [[nodiscard]] std::vector<int> map(const std::vector<token_group>& groups) {
     reset();
     std::vector<int> out(groups.size(), -1);
@@ -282,6 +291,7 @@ class fast_token_mapper {
 
 /// Simple routing: each group to the published replica of its expert nearest its source chiplet
 /// (hop count; ties by entry order).
+template <class = void>
 inline std::vector<int> nearest_replica(const substrate& s, const residency& res, const std::vector<token_group>& groups) {
   std::vector<int> out(groups.size(), -1);
   for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -303,6 +313,7 @@ inline std::vector<int> nearest_replica(const substrate& s, const residency& res
 
 /// Simple balancing: each group to the published replica with the fewest tokens so far in this
 /// layer (ties by entry order).
+template <class = void>
 inline std::vector<int> least_tokens_replica(const residency& res, const std::vector<token_group>& groups) {
   std::vector<double> load(res.entries().size(), 0.0);
   std::vector<int> out(groups.size(), -1);

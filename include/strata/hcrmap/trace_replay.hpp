@@ -50,6 +50,7 @@ namespace strata {
 inline namespace v0 {
 
 /// The six compared policies (§7.1), single-copy static first.
+template <class = void>
 inline std::vector<policy_kind> compared_policies() {
   return {policy_kind::single_copy_static, policy_kind::fixed_replication, policy_kind::hydra,
           policy_kind::moentwine,          policy_kind::pimoe,             policy_kind::hcrmap};
@@ -63,6 +64,7 @@ enum class replay_order {
 
 /// Parses `strata-eval hcrmap --order` ("split" or "file"); throws `config_error` ("order") naming
 /// the choices otherwise.
+template <class = void>
 inline replay_order parse_order(const std::string& name) {
   if (name == "split") return replay_order::split;
   if (name == "file") return replay_order::file;
@@ -118,6 +120,7 @@ struct replay_result {
 /// Replays `trace` on `m` in `mode` through `policies` (empty: `compared_policies()`; single-copy
 /// static is added first if missing) (file comment). Throws `config_error` ("trace") unless the
 /// trace's layers, experts and routing width are the model's (`require_trace_of_model`).
+template <class = void>
 inline replay_result replay_trace(const substrate& s, const model& m, const routing_trace& trace, phase mode,
                                   std::vector<policy_kind> policies = {}, const replay_params& rp = {},
                                   const controller_value& value = {}) {
@@ -192,6 +195,7 @@ inline replay_result replay_trace(const substrate& s, const model& m, const rout
 /// Parses a policy name of `strata-eval hcrmap --policy` ("static", "fixed", "hydra", "moentwine",
 /// "pimoe", "hcrmap", an ablation's name, or "all" for `compared_policies()`); throws
 /// `config_error` ("policy") naming the choices otherwise.
+template <class = void>
 inline std::vector<policy_kind> parse_policies(const std::string& name) {
   if (name == "all") return compared_policies();
   std::string names = "all";

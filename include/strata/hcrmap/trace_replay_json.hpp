@@ -41,6 +41,7 @@ namespace strata {
 inline namespace v0 {
 
 /// `r` as the JSON of the file comment.
+template <class = void>
 inline json replay_json(const replay_result& r) {
   json j;
   j["model"] = r.model;
@@ -86,12 +87,14 @@ inline json replay_json(const replay_result& r) {
 }
 
 /// `r` as JSON text, pretty-printed with `indent` spaces.
+template <class = void>
 inline std::string replay_json_text(const replay_result& r, int indent = 2) { return dump_json(replay_json(r), indent); }
 
 /// The replay as a text table: one row per policy (latency, energy, EDP, each also normalised to
 /// single-copy static; DRAM and HBM streaming bytes; edits while serving, and promotes/demotes/
 /// evictions), then the stage attribution of each policy's routed time; in file order, each
 /// policy's mean T_E2E over the windows of each task.
+template <class = void>
 inline void print_replay(std::ostream& os, const replay_result& r) {
   std::ostringstream o;
   const bool file = r.order == replay_order::file;

@@ -18,6 +18,7 @@ inline namespace v0 {
 
 /// Profile (even positions) and evaluation (odd positions) splits of a trace by sequence, in the
 /// order sequences first appear; a trace of one sequence splits its tokens in halves instead.
+template <class = void>
 inline std::pair<routing_trace, routing_trace> split_by_sequence(const routing_trace& t) {
   detail::require(!t.empty(), "strata.hcrmap.experiment", "trace", t.tokens(), "non-empty");
   const auto seqs = detail::sequences_of(t);

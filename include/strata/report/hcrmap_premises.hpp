@@ -39,6 +39,7 @@ namespace strata {
 inline namespace v0 {
 
 namespace detail {
+template <class = void>
 inline std::string premise_num(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.3g", v);
@@ -61,6 +62,7 @@ double premise_geomean(const std::vector<experiment_result>& a, const std::vecto
 
 /// Rows `hcrmap.premise.*` (file comment) from the suite's results `prefill` and `decode` and the
 /// substrate `sp`.
+template <class = void>
 inline std::vector<paper_row> hcrmap_premise_rows(const std::vector<experiment_result>& prefill,
                                                   const std::vector<experiment_result>& decode,
                                                   const substrate_params& sp = {}) {
@@ -240,6 +242,7 @@ inline std::vector<paper_row> hcrmap_premise_rows(const std::vector<experiment_r
 /// Row `hcrmap.decode_shape.non_routed_share.decode`: the share of single-copy static's decode
 /// latency that is policy-independent (attention and KV reads, norms, shared experts, embedding,
 /// LM head, hand-offs), geomean of the decode experiments; `routed_share` is 1 − it.
+template <class = void>
 inline paper_row hcrmap_decode_shape_row(const std::vector<experiment_result>& decode) {
   double acc = 0.0;
   int context = 0, batch = 0;

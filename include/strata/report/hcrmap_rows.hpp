@@ -60,6 +60,7 @@ struct hcrmap_suite {
 };
 
 /// Routing trace of a Table 2 model (file comment).
+template <class = void>
 inline routing_trace hcrmap_trace(const model& m, const std::optional<std::string>& dsv2lite_csv = std::nullopt) {
   if (m.name == "DeepSeek-V2-Lite" && dsv2lite_csv) return load_trace_csv(*dsv2lite_csv, {.experts = m.experts});
   auto g = trace_gen_for(m);  // shape and reuse fitted to the real DeepSeek-V2-Lite trace
@@ -133,6 +134,7 @@ struct suite_side_task {
 /// hears of each of the 16 experiments as it ends. The experiments and the tasks `beside` share
 /// one queue and start longest first (an experiment's work: MoE layers × experts × policies),
 /// which decides only when each ends.
+template <class = void>
 inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
                                      const experiment_params& xp = {}, const substrate_params& sp = {},
                                      const action_scorer& value = {}, const hcrmap_suite_progress& progress = {},
@@ -208,6 +210,7 @@ double geomean(const std::vector<experiment_result>& rs, F&& f) {
 
 /// Rows `hcrmap.best_on_every_model`, `hcrmap.reduction_vs_*`, `hcrmap.edp_reduction_vs_*` and
 /// `hcrmap.ablation.*` from a suite; `value_name` names HCRMap's value function in the sources.
+template <class = void>
 inline std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, const std::string& value_name = "greedy") {
   using namespace detail;
   using P = policy_kind;
@@ -322,6 +325,7 @@ inline std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, cons
 /// for its result, callers of other keys are not held up; a computation that throws is not
 /// cached, and its callers see the exception. The tasks `beside` run in the suite's pool (or, when
 /// the rows are cached, on `threads` threads of their own) before this returns.
+template <class = void>
 inline std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
                                                  const controller_value& value = {},
                                                  const hcrmap_suite_progress& progress = {},

@@ -28,6 +28,7 @@ inline namespace v0 {
 /// Rows `stratum.device.*`: the default Mono3D chip (1024 layers, 8 tiers) and the same
 /// geometry rules at 512 layers, with the memory die's area against the 121 mm² logic die it is
 /// hybrid-bonded to (Stratum §6.2.2).
+template <class = void>
 inline std::vector<paper_row> stratum_device_rows(const mono3d_params<>& p = {},
                                                   const dram_die_reference<>& ddr5 = {}) {
   using namespace detail;
@@ -73,6 +74,7 @@ inline std::vector<paper_row> stratum_device_rows(const mono3d_params<>& p = {},
 
 /// Rows `stratum.chip.*`: the coupled chip, whose logic die takes its tiers, banks, fast-tier
 /// bandwidth and area from the Mono3D die it is bonded to (device/stratum_chip.hpp).
+template <class = void>
 inline std::vector<paper_row> stratum_chip_rows(const stratum_chip_params<>& p = {}) {
   using namespace detail;
   const auto c = evaluate(p);
@@ -88,6 +90,7 @@ inline std::vector<paper_row> stratum_chip_rows(const stratum_chip_params<>& p =
 
 /// Rows `stratum.logic.*`: the Table 3 processor on the default die, fed by the fastest tier of
 /// the default Mono3D chip (BW_fast of Eq. 1 comes from the device model, not from the paper).
+template <class = void>
 inline std::vector<paper_row> stratum_logic_rows(const logic_die_params<>& lp = {},
                                                  const mono3d_params<>& mp = {}) {
   using namespace detail;
@@ -139,6 +142,7 @@ inline std::vector<paper_row> stratum_logic_rows(const logic_die_params<>& lp = 
 /// Llama-4-Scout figure includes its vision encoder, which strata does not model), Mixtral
 /// 8×7B's expert share of all weights ("> 95 %", Stratum §2) and the memory of Stratum-S/L/XL
 /// (1, 6 and 12 chips, Stratum §3.1 Fig. 5).
+template <class = void>
 inline std::vector<paper_row> stratum_system_rows(const mono3d_params<>& mp = {}) {
   using namespace detail;
   const auto billions = [](const char* name) {
@@ -170,6 +174,7 @@ inline std::vector<paper_row> stratum_system_rows(const mono3d_params<>& mp = {}
 }
 
 /// The eight HCRMap benchmark models (HCRMap Table 2).
+template <class = void>
 inline std::vector<std::string> hcrmap_models() {
   return {"DBRX", "DeepSeek-V2-Lite", "DeepSeek-V2", "DeepSeek-V3", "DeepSeekMoE-16B",
           "Mixtral-8x7B", "Mixtral-8x22B", "Qwen1.5-MoE-A2.7B"};
@@ -178,6 +183,7 @@ inline std::vector<std::string> hcrmap_models() {
 /// Rows `hcrmap.metadata.*` (§7.5): sizes of the directory entry, of the directory of the model
 /// with the most routed experts among Table 2's at the 1.3× budget of Table 1, and of the
 /// pressure counters of the default substrate.
+template <class = void>
 inline std::vector<paper_row> hcrmap_metadata_rows(const substrate_params& sp = {}) {
   using namespace detail;
   const substrate s(sp);

@@ -30,6 +30,7 @@ inline namespace v0 {
 
 namespace detail {
 /// `v` as the report prints it (`%.6g`).
+template <class = void>
 inline std::string report_number(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
@@ -52,6 +53,7 @@ struct report_counts {
 };
 
 /// Counts `rows` by kind and verdict.
+template <class = void>
 inline report_counts count_report_rows(std::span<const paper_row> rows) {
   report_counts c;
   for (const auto& r : rows) {
@@ -80,6 +82,7 @@ inline report_counts count_report_rows(std::span<const paper_row> rows) {
 
 /// True when every judged row is within tolerance or names why the model is known to miss it
 /// (`known_disagreement`): the report's exit status is 0 then, 1 otherwise. Predictions never fail.
+template <class = void>
 inline bool report_passes(std::span<const paper_row> rows) {
   for (const auto& r : rows) {
     if (!r.ok().value_or(true) && r.known_disagreement.empty()) return false;
@@ -89,6 +92,7 @@ inline bool report_passes(std::span<const paper_row> rows) {
 
 /// The tolerance column of a row: "±3 %" for a relative tolerance of 0.03, else "exact", "min",
 /// "max" or "predict".
+template <class = void>
 inline std::string report_tolerance_text(const paper_row& r) {
   if (r.check == row_check::relative) return "±" + detail::report_number(100 * r.tolerance) + " %";
   return to_string(r.check);
@@ -98,6 +102,7 @@ inline std::string report_tolerance_text(const paper_row& r) {
 /// `| id | kind | value | unit | paper | tolerance | source | ok |`, where kind is "fit
 /// (struct.field)" for a fit row, paper "—" without a paper value, and ok one of "pass",
 /// "**FAIL**", "**FAIL** (known, below)" and "prediction".
+template <class = void>
 inline std::string report_row_markdown(const paper_row& r) {
   const auto ok = r.ok();
   std::string kind = to_string(r.kind);
@@ -111,6 +116,7 @@ inline std::string report_row_markdown(const paper_row& r) {
 }
 
 /// The markdown table: its header and one line per row.
+template <class = void>
 inline void write_report_table(std::ostream& os, std::span<const paper_row> rows) {
   os << "| id | kind | value | unit | paper | tolerance | source | ok |\n"
         "| --- | --- | ---: | --- | ---: | --- | --- | --- |\n";
@@ -119,6 +125,7 @@ inline void write_report_table(std::ostream& os, std::span<const paper_row> rows
 
 /// The summary line, without the newline: "146 rows: 60 checks (57 within tolerance), 30 fits,
 /// 20 inputs, 36 predictions; 107 of 110 judged rows within tolerance — 3 FAIL (3 known)."
+template <class = void>
 inline std::string report_summary(std::span<const paper_row> rows) {
   const auto c = count_report_rows(rows);
   std::string s = std::to_string(c.rows) + " rows: " + std::to_string(c.checks) + " checks (" +
@@ -134,6 +141,7 @@ inline std::string report_summary(std::span<const paper_row> rows) {
 
 /// The failing rows that name a known disagreement, one "- id: mechanism" line each under a
 /// heading; nothing when there are none.
+template <class = void>
 inline void write_known_disagreements(std::ostream& os, std::span<const paper_row> rows) {
   if (count_report_rows(rows).known == 0) return;
   os << "Known disagreements (the model misses these rows; the mechanism):\n";
@@ -144,6 +152,7 @@ inline void write_known_disagreements(std::ostream& os, std::span<const paper_ro
 
 /// The whole report as `strata-paper-report` prints it: the table, a blank line, the summary line
 /// and, when a row fails with a known disagreement, a blank line and their list.
+template <class = void>
 inline void write_report_markdown(std::ostream& os, std::span<const paper_row> rows) {
   write_report_table(os, rows);
   os << "\n" << report_summary(rows) << "\n";

@@ -23,6 +23,7 @@ namespace strata {
 inline namespace v0 {
 
 /// One row as a JSON object (file comment).
+template <class = void>
 inline json report_row_json(const paper_row& r) {
   json j;
   j["id"] = r.id;
@@ -41,6 +42,7 @@ inline json report_row_json(const paper_row& r) {
 }
 
 /// Rows as a JSON array of `report_row_json` objects, in order.
+template <class = void>
 inline json report_json(std::span<const paper_row> rows) {
   json a = json::array();
   for (const auto& r : rows) a.push_back(report_row_json(r));

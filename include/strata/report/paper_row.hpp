@@ -42,6 +42,7 @@ enum class row_check {
 
 /// Name of a rule as the JSON report's `rule` key spells it: "relative", "exact", "min", "max",
 /// "predict" (the spellings of the `tol` column of the project's list of paper numbers).
+template <class = void>
 inline const char* to_string(row_check c) {
   switch (c) {
     case row_check::relative: return "relative";
@@ -63,6 +64,7 @@ enum class row_kind {
 };
 
 /// Name of a row kind as printed by the report ("input", "fit", "check", "prediction").
+template <class = void>
 inline const char* to_string(row_kind k) {
   switch (k) {
     case row_kind::input: return "input";
@@ -90,6 +92,7 @@ struct paper_row {
   std::string known_disagreement;
 
   /// Within tolerance? Empty for predictions.
+  template <class = void>
   [[nodiscard]] std::optional<bool> ok() const {
     if (check == row_check::predict || !paper) return std::nullopt;
     if (!std::isfinite(value)) return false;
@@ -112,6 +115,7 @@ struct paper_row {
 /// \code
 ///   strata::relative_row("mine.capacity_GiB", 31.9, "GiB", 32, 0.01, "datasheet Table 4")
 /// \endcode
+template <class = void>
 inline paper_row relative_row(std::string id, double value, std::string unit, double paper, double tolerance,
                               std::string source, row_kind kind = row_kind::check, std::string fitted = {}) {
   if (!std::isfinite(paper)) {
@@ -132,6 +136,7 @@ inline paper_row relative_row(std::string id, double value, std::string unit, do
 /// \code
 ///   strata::bound_row("mine.power_W", 41.0, "W", 45, strata::row_check::at_most, "package limit")
 /// \endcode
+template <class = void>
 inline paper_row bound_row(std::string id, double value, std::string unit, double paper, row_check check,
                            std::string source, row_kind kind = row_kind::check, std::string fitted = {}) {
   if (check == row_check::relative || check == row_check::predict) {
@@ -146,6 +151,7 @@ inline paper_row bound_row(std::string id, double value, std::string unit, doubl
 
 /// A prediction: the model's value with no reference to judge it (`paper` empty, `ok()` empty,
 /// kind `row_kind::prediction`). It never fails the report.
+template <class = void>
 inline paper_row prediction_row(std::string id, double value, std::string unit, std::string source) {
   return {std::move(id), value,   std::move(unit), std::nullopt, 0.0, row_check::predict,
           std::move(source), row_kind::prediction, {}, {}};
@@ -153,18 +159,22 @@ inline paper_row prediction_row(std::string id, double value, std::string unit, 
 
 namespace detail {
 // The library's own short spellings of the builders above (the row families use them on every line).
+template <class = void>
 inline paper_row rel(std::string id, double v, std::string unit, double paper, double tol, std::string src,
                      row_kind kind = row_kind::check, std::string fitted = {}) {
   return relative_row(std::move(id), v, std::move(unit), paper, tol, std::move(src), kind, std::move(fitted));
 }
+template <class = void>
 inline paper_row with(std::string id, double v, std::string unit, double paper, row_check c, std::string src,
                       row_kind kind = row_kind::check, std::string fitted = {}) {
   return bound_row(std::move(id), v, std::move(unit), paper, c, std::move(src), kind, std::move(fitted));
 }
+template <class = void>
 inline paper_row predict(std::string id, double v, std::string unit, std::string src) {
   return prediction_row(std::move(id), v, std::move(unit), std::move(src));
 }
 /// `v` with `digits` decimals ("1.28"), for a known disagreement's text that quotes the model.
+template <class = void>
 inline std::string fixed(double v, int digits) {
   std::array<char, 64> buf{};
   const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v, std::chars_format::fixed, digits);

@@ -53,6 +53,7 @@ struct paper_family {
 
 /// The families of the paper report, in report order. `stratum serving` has rows only with the
 /// per-domain count table (`paper_report_options::domain_counts`).
+template <class = void>
 inline constexpr std::array<paper_family, 10> paper_families() {
   return {{{"stratum device", "stratum-device"},
            {"stratum logic die", "stratum-logic"},
@@ -68,10 +69,12 @@ inline constexpr std::array<paper_family, 10> paper_families() {
 
 /// The group names `only` also takes: each selects the families whose CLI spelling starts with it
 /// and a '-' ("stratum": the seven Stratum families).
+template <class = void>
 inline constexpr std::array<std::string_view, 3> paper_family_groups() { return {"stratum", "hcrmap", "gpu"}; }
 
 /// Does `only` (family spellings and groups, `paper_report_options::only`) select the family whose
 /// CLI spelling is `cli`? An empty `only` selects every family.
+template <class = void>
 inline bool paper_family_selected(std::span<const std::string> only, std::string_view cli) {
   if (only.empty()) return true;
   for (const auto& o : only) {
@@ -82,6 +85,7 @@ inline bool paper_family_selected(std::span<const std::string> only, std::string
 }
 
 /// Every spelling `only` takes, comma-separated: the groups, then the families in report order.
+template <class = void>
 inline std::string paper_family_spellings() {
   std::string s;
   for (const auto g : paper_family_groups()) s += (s.empty() ? "" : ", ") + std::string(g);
@@ -91,6 +95,7 @@ inline std::string paper_family_spellings() {
 
 /// Throws `config_error` naming `only` when an entry of `only` is neither a family's CLI spelling
 /// nor a group; the message names the entry and lists the valid spellings.
+template <class = void>
 inline void check_paper_families(std::span<const std::string> only) {
   for (const auto& o : only) {
     bool known = false;
@@ -139,6 +144,7 @@ struct paper_report_options {
 ///   o.only = {"stratum-device", "hcrmap-metadata"};
 ///   const auto rows = strata::paper_rows(o);   // 16 rows, no experiment run
 /// \endcode
+template <class = void>
 inline std::vector<paper_row> paper_rows(const paper_report_options& options = {}) {
   check_paper_families(options.only);
   const auto& domain_counts = options.domain_counts;

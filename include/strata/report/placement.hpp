@@ -44,6 +44,7 @@ struct placement_case {
 };
 
 /// [Stratum §7 systems; hit rates: Stratum §6.3, aggregated with topic prediction]
+template <class = void>
 inline std::vector<placement_case> placement_cases() {
   return {{"olmoe", "OLMoE-1B-7B-0924", 1, 0.485},
           {"mixtral", "Mixtral-8x7B", 6, 0.316},
@@ -51,6 +52,7 @@ inline std::vector<placement_case> placement_cases() {
 }
 
 /// `chips` chips of `mp` as one tiered memory: capacity, bandwidth and banks scale.
+template <class = void>
 inline std::vector<memory_tier<>> system_tiers(const mono3d_params<>& mp, int chips) {
   auto tiers = memory_tiers(mp, evaluate(mp));
   for (auto& t : tiers) {
@@ -65,6 +67,7 @@ inline std::vector<memory_tier<>> system_tiers(const mono3d_params<>& mp, int ch
 
 /// Rows `stratum.tiering.*` (the default chip's tiering table) and `stratum.placement.<model>.*`
 /// (Algorithm 1 with the paper's hit rates on the Stratum systems, and a topic switch).
+template <class = void>
 inline std::vector<paper_row> stratum_placement_rows(const mono3d_params<>& mp = {},
                                                      const logic_die_params<>& lp = {}) {
   using namespace detail;
@@ -125,6 +128,7 @@ inline std::vector<paper_row> stratum_placement_rows(const mono3d_params<>& mp =
 /// each domain, averaged over the domains, when Algorithm 1 places with that domain's table
 /// (own), the equal mix of all five (mix), another domain's table (other, mean over the four) and
 /// the uniform table.
+template <class = void>
 inline std::vector<paper_row> stratum_placement_count_rows(const expert_count_table& counts) {
   using namespace detail;
   struct series_case {

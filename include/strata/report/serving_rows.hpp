@@ -52,6 +52,7 @@ struct serving_row_workload {
 };
 
 /// Mixtral on Stratum-L and OLMoE on Stratum-S, the models with real per-domain count tables.
+template <class = void>
 inline std::vector<serving_row_workload> serving_row_workloads() {
   return {{"mixtral", "Mixtral-8x7B", "stratum-l", "Mixtral-8x7B-v0.1", "topk2", {"arxiv", "book", "c4", "github", "wikipedia"}},
           {"olmoe", "OLMoE-1B-7B-0924", "stratum-s", "OLMoE-1B-7B-0824", "topk8", default_topics()}};
@@ -59,6 +60,7 @@ inline std::vector<serving_row_workload> serving_row_workloads() {
 
 namespace detail {
 
+template <class = void>
 inline request_gen_params serving_row_requests(const serving_row_workload& w, double rate, std::int64_t n) {
   request_gen_params g;
   g.rate = rate;
@@ -86,6 +88,7 @@ double sustained_rate(Run run, double target, double lo = 0.25, double hi = 256.
 
 /// The serving rows (file comment); `counts_csv` is the OLMoE/Mixtral per-domain count file
 /// (tests/data/traces/olmoe_mixtral_expert_counts_by_domain.csv).
+template <class = void>
 inline std::vector<paper_row> serving_rows(const std::string& counts_csv, std::int64_t requests = 600) {
   using namespace detail;
   std::vector<paper_row> rows;

@@ -93,6 +93,7 @@ struct vllm_serving_run {
 };
 
 /// The three Mixtral-8x7B runs on 2 × H100 (file comment).
+template <class = void>
 inline std::vector<vllm_serving_run> mixtral_tp2_h100_vllm_runs() {
   const std::string settings = "inference-sim/tektonc-data-collection blis-campaign/campaign/";
   const std::string measured =
@@ -120,6 +121,7 @@ inline std::vector<vllm_serving_run> mixtral_tp2_h100_vllm_runs() {
 }
 
 /// The requests of a run: constant-rate arrivals in its stages, fixed lengths.
+template <class = void>
 inline std::vector<request> vllm_run_requests(const vllm_serving_run& run) {
   request_gen_params g;
   g.arrivals = arrival_process::constant;
@@ -131,6 +133,7 @@ inline std::vector<request> vllm_run_requests(const vllm_serving_run& run) {
 
 /// A run on `card` (default the H100 SXM5 with the default knob set, `baseline_gpu`) with vLLM's engine scheduler; the result
 /// carries the per-stage results.
+template <class = void>
 inline serving_result simulate_vllm_run(const vllm_serving_run& run, const gpu_params& card = baseline_gpu(h100_sxm5())) {
   const auto reqs = vllm_run_requests(run);
   auto r = simulate_gpu(card, preset(run.model), scheduler_params{}, reqs, run.gpus, run.engine, gpu_scheduler::engine);
@@ -143,6 +146,7 @@ inline serving_result simulate_vllm_run(const vllm_serving_run& run, const gpu_p
 /// the mean TTFT and the mean time per output token. A row out of tolerance carries, as its known
 /// disagreement, where the model's time goes: the decode step at the run's mean batch and the share
 /// of it that is the per-operator overhead.
+template <class = void>
 inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, const std::string& id0,
                                                       const std::string& knobs) {
   gpu_params no_overhead = card;
@@ -220,6 +224,7 @@ inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, co
 /// then, as `validation.serving.mixtral_tp2_h100.fitted_knobs.*`, on the same card with the knobs
 /// fitted on `tests/data/measurements` (`validated_gpu`). Both are checks: neither knob set was
 /// fitted with these runs.
+template <class = void>
 inline std::vector<paper_row> serving_validation_rows() {
   const std::string id0 = "validation.serving.mixtral_tp2_h100.";
   auto rows = serving_validation_rows(baseline_gpu(h100_sxm5()), id0, "cited knobs");

@@ -63,6 +63,7 @@ struct stratum_workload {
 };
 
 /// The four workloads of Stratum §7 with the paper's aggregated hot-expert hit rates (Stratum §5.1, §6.3).
+template <class = void>
 inline std::vector<stratum_workload> stratum_workloads() {
   return {{"olmoe", "OLMoE-1B-7B-0924", "stratum-s", "rtx_a6000", 0.485},
           {"mixtral", "Mixtral-8x7B", "stratum-l", "h100_sxm5", 0.316},
@@ -90,6 +91,7 @@ struct gpu_baseline {
 };
 
 /// The fewest GPUs holding `m`'s weights at B = 1, S = 512; FP8 weights where that needs fewer.
+template <class = void>
 inline gpu_baseline choose_gpu_baseline(const gpu_params& g, const model& m) {
   const step_shape s{.mode = phase::decode, .batch = 1, .context = 512};
   gpu_baseline b{m, min_devices(g, m, s)};
@@ -101,6 +103,7 @@ inline gpu_baseline choose_gpu_baseline(const gpu_params& g, const model& m) {
 }
 
 /// Usage of a workload: the hit-rate table (uniform when dense).
+template <class = void>
 inline stratum_usage workload_usage(const model& m, double hit_rate) {
   stratum_usage u;
   if (m.experts > 0 && hit_rate > 0.0) u.routing = usage_from_hit_rate(m.moe_layers(), m.experts, m.top_k, hit_rate);
@@ -112,7 +115,9 @@ struct comparison_point {
   int batch = 0, context = 0;
   double stratum_tokens_per_s = 0, gpu_tokens_per_s = 0;
   double stratum_tokens_per_j = 0, gpu_tokens_per_j = 0;
+  template <class = void>
   double speedup() const { return stratum_tokens_per_s / gpu_tokens_per_s; }
+  template <class = void>
   double energy_gain() const { return stratum_tokens_per_j / gpu_tokens_per_j; }
 };
 
@@ -126,9 +131,11 @@ struct stratum_comparison {
 };
 
 /// The GPU a workload is compared with: its card with the default knob set (`baseline_gpu`).
+template <class = void>
 inline gpu_params workload_gpu(const stratum_workload& w) { return baseline_gpu(gpu_preset(w.gpu)); }
 
 /// Stratum system `sys` against the workload's GPU baseline over the settings.
+template <class = void>
 inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, const stratum_workload& w,
                                            const stratum_settings& set = {}) {
   const auto m = preset(w.model);
@@ -161,6 +168,7 @@ inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, c
 
 /// The system of a workload, with the shared parameters of `base` (mode-register delay, wait
 /// power, compute efficiency) applied.
+template <class = void>
 inline stratum_system_params<> workload_system(const stratum_workload& w, const stratum_system_params<>& base = {}) {
   auto p = stratum_system(w.system);
   p.nmp_mode_register_delay = base.nmp_mode_register_delay;
@@ -190,6 +198,7 @@ struct speedup_gap {
 };
 
 /// The terms of a speedup row of workload `w` on `sys` against the paper's mean `paper`.
+template <class = void>
 inline speedup_gap speedup_gap_terms(const stratum_system_params<>& sys, const stratum_workload& w, double paper) {
   const auto c = compare_with_gpu(sys, w);
   const auto m = preset(w.model);
@@ -241,6 +250,7 @@ inline speedup_gap speedup_gap_terms(const stratum_system_params<>& sys, const s
 }
 
 /// The text of a speedup row that misses its band (`speedup_gap_terms`).
+template <class = void>
 inline std::string speedup_gap_text(const speedup_gap& g) {
   using detail::fixed;
   std::string t = "the model's mean over " + std::to_string(g.points) + " settings is " + fixed(g.model, 2) + " against " +
@@ -280,6 +290,7 @@ struct energy_gap {
 };
 
 /// The terms of an energy row of workload `w` on `sys` against the paper's peak `paper`.
+template <class = void>
 inline energy_gap energy_gap_terms(const stratum_system_params<>& sys, const stratum_workload& w, double paper) {
   const auto c = compare_with_gpu(sys, w);
   energy_gap g;
@@ -310,6 +321,7 @@ inline energy_gap energy_gap_terms(const stratum_system_params<>& sys, const str
 
 /// The text of an energy row that misses its band (`energy_gap_terms`): the parts of a Stratum
 /// token, and the power of the waiting xPU die at which the model's peak equals the paper's.
+template <class = void>
 inline std::string energy_gap_text(const energy_gap& g) {
   using detail::fixed;
   const double stratum_needed = g.gpu_mj / g.paper;
@@ -342,6 +354,7 @@ struct system_ratio {
   double mean_throughput = 0, peak_energy = 0;
   int points = 0;
 };
+template <class = void>
 inline system_ratio ratio_over_settings(const stratum_system_params<>& a, const stratum_system_params<>& b,
                                         const model& m, const stratum_usage& u, const stratum_settings& set,
                                         int only_context = 0) {
@@ -368,6 +381,7 @@ inline system_ratio ratio_over_settings(const stratum_system_params<>& a, const 
 
 /// The MoE blocks' time under uniform usage (routing and placement uniform) over their time with
 /// usage table `acc` (routing and placement alike), mean over the settings `set`.
+template <class = void>
 inline double moe_gain_over_uniform(const stratum_system_params<>& sys, const model& m, const stratum_usage& acc,
                                     const stratum_settings& set) {
   double sum = 0.0;
@@ -391,6 +405,7 @@ inline double moe_gain_over_uniform(const stratum_system_params<>& sys, const mo
 /// guarantee for one token (the pack holds L·A experts); uniform: the layout Algorithm 1 makes
 /// from uniform usage (expected hit rate A/E). The MoE blocks' time of a decode step at B = 1,
 /// S = 2048, uniform over accurate.
+template <class = void>
 inline double accurate_vs_uniform(const stratum_system_params<>& sys, const stratum_workload& w) {
   const auto m = preset(w.model);
   return moe_gain_over_uniform(sys, m, workload_usage(m, 1.0), stratum_settings{{1}, {2048}});
@@ -400,6 +415,7 @@ inline double accurate_vs_uniform(const stratum_system_params<>& sys, const stra
 /// experts in the fast pack (the exact table, hit rate 1) over tokens/s with the layout Algorithm 1
 /// makes from uniform usage, both routed as laid out — the whole step, not the MoE blocks alone.
 /// 0 when `sys` does not hold the model.
+template <class = void>
 inline double accurate_vs_uniform_step(const stratum_system_params<>& sys, const model& m) {
   const auto sm = prepare(sys);
   const step_shape s{.mode = phase::decode, .batch = 1, .context = 2048};
@@ -426,6 +442,7 @@ struct fig17b_terms {
 /// chip: the terms are taken with every expert split over the chips (`all_chips`: every chip of
 /// a stage holds 1/c of each expert in the same rows); `mapped` is the last term, the system's
 /// own mapping (with `expert_parallel` a token's A experts stream on at most A chips).
+template <class = void>
 inline fig17b_terms accurate_vs_uniform_terms(const stratum_system_params<>& own, const stratum_workload& w) {
   auto sys = own;
   sys.mapping.experts = expert_split::all_chips;
@@ -507,6 +524,7 @@ inline fig17b_terms accurate_vs_uniform_terms(const stratum_system_params<>& own
 /// Table 4: a topic switch (the hot set of the hit-rate table moves to the next A experts of
 /// every layer) as a fraction of one batch of 16 requests with 2048-token prompts generating 256
 /// tokens (prefill on the xPU, then 256 decode steps at S = 2048). Returns {time, energy}.
+template <class = void>
 inline std::pair<double, double> swap_overhead(const stratum_system_params<>& sys, const stratum_workload& w) {
   const auto m = preset(w.model);
   const step_shape s{.mode = phase::decode, .batch = 16, .context = 2048};
@@ -531,6 +549,7 @@ inline std::pair<double, double> swap_overhead(const stratum_system_params<>& sy
 
 /// The 1024-layer chip's die kept at its footprint with `layers` layers: more MATs per bank fill
 /// the area the shorter staircase frees (banks, channels and the NMP unchanged).
+template <class = void>
 inline stratum_system_params<> with_layers_same_area(stratum_system_params<> p, int layers) {
   const auto& mem = p.nmp.chip.memory;
   const double run_full = mem.bl_pitch.si() * mem.bitlines_per_mat + mem.staircase_step.si() * mem.layers;
@@ -545,6 +564,7 @@ inline stratum_system_params<> with_layers_same_area(stratum_system_params<> p, 
 /// Fig. 18b: decode tokens/s per mm² of chip for Mixtral 8×7B at B = 16, S = 2048 on Stratum-L
 /// chips of `layers` layers at the 1024-layer chip's area, with as many chips as hold the weights
 /// and the KV cache (at least the six of Stratum-L's package are not required: the fewest that fit).
+template <class = void>
 inline double throughput_per_area(const stratum_system_params<>& base, int layers) {
   const auto m = preset("Mixtral-8x7B");
   const step_shape s{.mode = phase::decode, .batch = 16, .context = 2048};
@@ -571,6 +591,7 @@ struct step_shares {
                                                      "interposer", "xpu_ops", "fixed"};
 };
 
+template <class = void>
 inline step_shares composition_of(const stratum_system_params<>& sys, const stratum_workload& w, int batch) {
   const auto m = preset(w.model);
   const auto r = evaluate_decode(sys, m, step_shape{.mode = phase::decode, .batch = batch, .context = 2048},
@@ -586,6 +607,7 @@ inline step_shares composition_of(const stratum_system_params<>& sys, const stra
 }
 
 /// Rows of the Stratum systems (file comment). `base` carries the calibrated parameters.
+template <class = void>
 inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>& base = {}) {
   using namespace detail;
   std::vector<paper_row> rows;

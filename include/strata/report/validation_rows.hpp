@@ -38,6 +38,7 @@ inline constexpr double validation_median_goal = 0.15;
 
 /// Held-back rows the roofline is known to miss beyond the tolerance, each with the mechanism
 /// (the test suite requires exactly these to miss).
+template <class = void>
 inline std::vector<std::pair<std::string, std::string>> validation_known_misses() {
   return {{"vllm2542-mixtral8x7b-h100-tp8-b32",
            "8-way tensor parallel Mixtral at batch 32: the roofline has no fixed per-step cost (scheduler, "
@@ -49,6 +50,7 @@ inline std::vector<std::pair<std::string, std::string>> validation_known_misses(
 }
 
 /// Rows `validation.*` of a validation report (file comment).
+template <class = void>
 inline std::vector<paper_row> validation_rows(const validation_report& rep) {
   std::vector<paper_row> rows;
   const std::string fit_src = "tests/data/measurements fit set (" + std::to_string(rep.fit.fit_rows) +
@@ -90,6 +92,7 @@ inline std::vector<paper_row> validation_rows(const validation_report& rep) {
 
 /// Rows `validation.*` of the published measurement set (`published_gpu_measurements`), fitted
 /// with the default options (the fit every validated GPU uses, `published_gpu_fit`, made once).
+template <class = void>
 inline std::vector<paper_row> validation_rows() {
   return validation_rows(validate_gpu_baseline(published_gpu_measurements(), {}, &published_gpu_fit()));
 }

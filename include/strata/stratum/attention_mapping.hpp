@@ -63,6 +63,7 @@ struct attention_split {
 };
 
 /// The head-parallel split of `batch` sequences of model `m` over `chips` chips of `n_pu` PUs.
+template <class = void>
 inline attention_split split_attention(const model& m, int batch, int chips, int n_pu) {
   detail::require_count(batch, 1, 1 << 24, "strata.attention_mapping", "batch");
   detail::require_count(chips, 1, 1 << 16, "strata.attention_mapping", "chips");

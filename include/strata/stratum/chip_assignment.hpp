@@ -65,8 +65,10 @@ struct expert_chips {
   std::vector<long long> fast;  ///< K_j: experts in chip j's fast pack
   std::vector<double> load;     ///< expected work by l·c + j (file comment)
 
+  template <class = void>
   [[nodiscard]] bool empty() const { return chip.empty(); }
   /// Experts chip j holds, in (layer, expert) order (stage-local indices l·E + e).
+  template <class = void>
   [[nodiscard]] std::vector<int> members(int j) const {
     std::vector<int> out;
     for (std::size_t i = 0; i < chip.size(); ++i) {
@@ -89,6 +91,7 @@ struct expert_chips {
 
 /// Expected work of an expert of usage `f` in a step of `batch` tokens (file comment), in units
 /// of its weight stream; `knee_tokens` is T*.
+template <class = void>
 inline double expected_expert_work(double f, int batch, double knee_tokens) {
   if (!(f > 0.0)) return 0.0;
   const double p = 1.0 - std::pow(1.0 - std::min(f, 1.0), double(batch));
@@ -98,6 +101,7 @@ inline double expected_expert_work(double f, int batch, double knee_tokens) {
 
 /// Greedy LPT assignment of the experts of `f` (L × E, one stage's MoE layers) to `chips` chips
 /// (file comment) and each chip's fast pack K_j for `active` experts per token.
+template <class = void>
 inline expert_chips assign_experts(const usage_table& f, int chips, int batch, double knee_tokens, int active) {
   constexpr const char* m = "strata.chip_assignment";
   detail::require_count(chips, 1, 1 << 16, m, "chips");
@@ -231,6 +235,7 @@ std::vector<expert_layout> place_on_chips(const expert_chips& a, const usage_tab
 /// rows, `fast` = Σ K_j, `order` the fast experts of every chip then the others, each by
 /// descending f (ties: lower index), so `is_fast` is each chip's verdict. Infeasible (no
 /// intervals) when a chip's is, its reason prefixed with the chip.
+template <class = void>
 inline expert_layout combined_layout(const expert_chips& a, const std::vector<expert_layout>& per_chip,
                                      const usage_table& f, int active) {
   expert_layout out;

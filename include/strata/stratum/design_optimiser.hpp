@@ -173,6 +173,7 @@ struct optimiser_options {
 
 /// N_mac values lo, lo + step, … ≤ hi, each a multiple of banks · dot_engines of `sys` (the
 /// MACs must split evenly into PEs and engines); `config_error` naming "macs" otherwise.
+template <class = void>
 inline std::vector<int> mac_grid(const stratum_system_params<>& sys, int lo, int hi, int step) {
   const int unit = sys.nmp.chip.memory.banks * sys.nmp.dot_engines;
   detail::require(lo >= unit && lo % unit == 0, "strata.design", "macs.lo", lo,
@@ -188,11 +189,13 @@ inline std::vector<int> mac_grid(const stratum_system_params<>& sys, int lo, int
 
 namespace detail {
 
+template <class = void>
 inline design_choice choice_of(const stratum_system_params<>& sys) {
   const auto& c = sys.nmp.chip;
   return {c.logic.n_mac, c.logic.pes_per_pu, c.memory.tiers, c.memory.layers, c.logic.f_logic.si()};
 }
 
+template <class = void>
 inline stratum_system_params<> with_choice(stratum_system_params<> sys, const design_choice& x) {
   auto& c = sys.nmp.chip;
   c.logic.n_mac = x.macs;
@@ -204,6 +207,7 @@ inline stratum_system_params<> with_choice(stratum_system_params<> sys, const de
 }
 
 /// The budgets of one design (the chip alone).
+template <class = void>
 inline void fill_budgets(const stratum_chip_result<>& c, design_evaluation& e) {
   e.p_logic_W = c.logic.p_logic.in(units::W);
   e.power_slack_W = c.logic.power_slack.in(units::W);
@@ -214,12 +218,14 @@ inline void fill_budgets(const stratum_chip_result<>& c, design_evaluation& e) {
 }
 
 /// min(power slack / P_peak, area slack / A_die): ≥ 0 exactly when both budgets hold.
+template <class = void>
 inline double budget_margin(const stratum_system_params<>& sys) {
   const auto c = evaluate(sys.nmp.chip);
   return std::min(c.logic.power_slack.si() / c.logic.p_peak.si(),
                   c.logic.area_slack.si() / c.logic_params.die_area.si());
 }
 
+template <class = void>
 inline void check_domain(const stratum_system_params<>& sys, const design_domain& d) {
   constexpr const char* id = "strata.design";
   const int banks = sys.nmp.chip.memory.banks, unit = banks * sys.nmp.dot_engines;
@@ -249,6 +255,7 @@ inline void check_domain(const stratum_system_params<>& sys, const design_domain
 
 /// Evaluates design `x` of system `sys` on decode step `s` of `m` (routing `u`): both budgets
 /// and, when they hold and the model fits, the objective. Infeasible designs are results.
+template <class = void>
 inline design_evaluation evaluate_design(const stratum_system_params<>& sys, const model& m, const step_shape& s,
                                          const stratum_usage& u, const design_choice& x, design_objective obj) {
   design_evaluation e;
@@ -278,6 +285,7 @@ namespace detail {
 
 /// The best clock of one integer design (file comment): the feasible interval [f_min, f*] by
 /// TOMS 748 on the budget margin, Brent on it, and the end point f*.
+template <class = void>
 inline design_evaluation best_clock(const stratum_system_params<>& sys, const model& m, const step_shape& s,
                                     const stratum_usage& u, design_choice x, const design_domain& d,
                                     design_objective obj, const optimiser_options& o, std::size_t& evals) {
@@ -329,6 +337,7 @@ struct design_scan {
 };
 
 /// The exhaustive scan of the integer lattice (in parallel; the first best in scan order wins).
+template <class = void>
 inline design_scan scan_designs(const stratum_system_params<>& sys, const model& m, const step_shape& s,
                                 const stratum_usage& u, const design_domain& d, design_objective obj,
                                 const optimiser_options& o) {
@@ -371,6 +380,7 @@ inline design_scan scan_designs(const stratum_system_params<>& sys, const model&
 /// Maximises `obj` over `domain` for system `sys` on decode step `s` of `m` with routing `u`,
 /// subject to Eq. 1–3 and the rows (file comment). Throws `config_error` naming a bad domain
 /// value ("domain.macs[2]") or option.
+template <class = void>
 inline design_optimum optimise_design(const stratum_system_params<>& sys, const model& m, const step_shape& s,
                                       const stratum_usage& u, const design_domain& domain, design_objective obj,
                                       const optimiser_options& o = {}) {

@@ -219,6 +219,7 @@ struct expert_stages {
 namespace detail {
 /// `prefix` followed by the number `i` (built by appending: GCC 12's -Wrestrict misfires on
 /// `"literal" + std::to_string(i)`).
+template <class = void>
 inline std::string numbered(const char* prefix, long long i, const char* suffix = "") {
   std::string n = prefix;
   n += std::to_string(i);
@@ -227,6 +228,7 @@ inline std::string numbered(const char* prefix, long long i, const char* suffix 
 }
 
 /// ⌈a / b⌉ for positive ints.
+template <class = void>
 inline long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
 /// Streaming `bytes` of one bank's shard laid over the tiers with `shares`.

@@ -285,6 +285,7 @@ nmp_device<T> without_tiering(nmp_device<T> d) {
 }
 
 /// h = ⌈(p − 1)/2⌉: hops to the farthest node of a bidirectional ring of p nodes.
+template <class = void>
 inline int ring_reach(int p) { return p <= 1 ? 0 : p / 2; }
 
 /// Ring all-gather of `bytes` in total over `p` nodes (each holds bytes/p): h · (bytes/p / b + λ).

@@ -127,6 +127,7 @@ void validate(const expert_placement_params<T>& p) {
 
 /// Checks that `f` is an L × E table of probabilities; throws `config_error` naming
 /// `f`, `f[l]` or `f[l][e]`.
+template <class = void>
 inline void validate_usage(const usage_table& f, int layers, int experts) {
   constexpr const char* m = "strata.placement";
   // Messages are built only for a failure: a decode step checks its routing table every time.
@@ -162,6 +163,7 @@ struct expert_layout {
   std::string reason;        ///< why not, when not feasible
 
   /// Index l·E + e of an expert.
+  template <class = void>
   [[nodiscard]] int index(int layer, int expert) const {
     if (layer < 0 || layer >= layers) {
       detail::require(false, "strata.placement", "layer", layer, ("in [0, " + std::to_string(layers) + ")").c_str());
@@ -173,18 +175,22 @@ struct expert_layout {
     return layer * experts + expert;
   }
   /// The rows of expert (layer, expert); throws `config_error` ("layout") if infeasible.
+  template <class = void>
   [[nodiscard]] const row_interval& interval(int layer, int expert) const {
     const int i = index(layer, expert);
     if (!feasible) throw config_error("layout", "[strata.placement] infeasible layout has no intervals: " + reason);
     return intervals[static_cast<std::size_t>(i)];
   }
   /// Whether the expert is one of the K packed from row 0.
+  template <class = void>
   [[nodiscard]] bool is_fast(int layer, int expert) const {
     return rank[static_cast<std::size_t>(index(layer, expert))] < fast;
   }
   /// Rows the experts take per bank, L·E·Δ.
+  template <class = void>
   [[nodiscard]] long long expert_rows() const { return static_cast<long long>(layers) * experts * delta; }
   /// The free gap between the fast and the slow pack, [K·Δ, Φ − (L·E − K)·Δ − 1]: the KV region.
+  template <class = void>
   [[nodiscard]] row_interval gap() const {
     return {fast * delta, phi - (static_cast<long long>(layers) * experts - fast) * delta - 1};
   }
@@ -422,6 +428,7 @@ struct expert_tier_share {
 namespace detail {
 
 /// Checks that a feasible layout lies inside the table's rows.
+template <class = void>
 inline void require_layout_in(const expert_layout& a, const tiering_table& t, const char* what = "layout") {
   if (!a.feasible) {
     throw config_error(what, std::string("[strata.placement] ") + what + " is infeasible: " + a.reason);
@@ -431,6 +438,7 @@ inline void require_layout_in(const expert_layout& a, const tiering_table& t, co
 }
 
 /// Adds the rows of `iv` per tier, scaled by `w`, to `acc`.
+template <class = void>
 inline void add_tier_rows(const row_interval& iv, const tiering_table& t, double w, std::vector<double>& acc) {
   for (int i = t.tier_of(iv.first); i < t.tiers(); ++i) {
     const long long lo = detail::max_of(iv.first, t.first_row[static_cast<std::size_t>(i)]);
@@ -443,6 +451,7 @@ inline void add_tier_rows(const row_interval& iv, const tiering_table& t, double
 }  // namespace detail
 
 /// Share of expert (layer, expert)'s rows in each tier of `table`.
+template <class = void>
 inline expert_tier_share expert_tier_shares(const expert_layout& a, const tiering_table& table, int layer,
                                             int expert) {
   detail::require_layout_in(a, table);
@@ -457,6 +466,7 @@ inline expert_tier_share expert_tier_shares(const expert_layout& a, const tierin
 
 /// Share of expert bytes read from each tier for usage table `f` (Σ = 1; all zero if f is all
 /// zero): expert (l, e) is read with weight f[l][e], its bytes split over tiers by its rows.
+template <class = void>
 inline std::vector<double> tier_traffic_share(const expert_layout& a, const tiering_table& table,
                                               const usage_table& f) {
   detail::require_layout_in(a, table);
@@ -482,6 +492,7 @@ inline std::vector<double> tier_traffic_share(const expert_layout& a, const tier
 
 /// Share of expert accesses under `f` that go to the K = L·A experts packed from row 0
 /// (0 if f is all zero). Needs only the order, so it is defined for infeasible layouts too.
+template <class = void>
 inline double hot_hit_rate(const expert_layout& a, const usage_table& f) {
   validate_usage(f, a.layers, a.experts);
   double hot = 0.0, total = 0.0;

@@ -68,7 +68,7 @@
 #include <vector>     // std::vector
 
 #include "strata/baseline/gpu.hpp"
-#include "strata/baseline/baseline_gpu.hpp"
+#include "strata/baseline/gpu_knob_set.hpp"
 #include "strata/baseline/hbm_nmp.hpp"
 #include "strata/core/cost.hpp"
 #include "strata/core/error.hpp"
@@ -89,6 +89,10 @@
 namespace strata {
 inline namespace v0 {
 
+// The presets' xPU dies are the cards with their cited knobs, which is `baseline_gpu`'s default
+// (baseline/baseline_gpu.hpp); a different default knob set must change the presets with it.
+static_assert(default_gpu_knobs == gpu_knob_set::cited, "stratum_system_params::xpu assumes the cited knob set");
+
 /// The memory (and processor) beside the xPU.
 enum class nmp_memory { mono3d, hbm };
 constexpr auto enum_names(nmp_memory) {
@@ -102,8 +106,9 @@ struct stratum_system_params {
   /// The xPU die: its compute, static power, kernel overhead and NVLink. [Stratum §3.1: an H100
   /// die for Stratum-L/XL, an RTX A6000 die for Stratum-S; its serving-software knobs (operator
   /// overhead, achievable efficiencies) the default knob set, as for the GPU it is compared with
-  /// (`baseline_gpu`, baseline/baseline_gpu.hpp: the cited knobs)]
-  gpu_params xpu = baseline_gpu(h100_sxm5());
+  /// (`baseline_gpu`, baseline/baseline_gpu.hpp: the cited knobs, i.e. the card as it is, so the
+  /// default needs neither the measurement set nor the fit)]
+  gpu_params xpu = h100_sxm5();
   /// Mono3D chips (the default) or HBM3 stacks with a processing base die.
   nmp_memory memory = nmp_memory::mono3d;
   /// One Mono3D chip and its NMP.
@@ -162,16 +167,19 @@ struct stratum_system_params {
 };
 
 /// Stratum-S: an RTX A6000 die and one Mono3D chip (32 GB).
+template <class = void>
 inline stratum_system_params<> stratum_s() {
   stratum_system_params<> p;
   p.name = "Stratum-S";
-  p.xpu = baseline_gpu(rtx_a6000());
+  p.xpu = rtx_a6000();
   p.chips = 1;
   return p;
 }
 /// Stratum-L: an H100 die and six Mono3D chips (192 GB).
+template <class = void>
 inline stratum_system_params<> stratum_l() { return {}; }
 /// Stratum-XL: two Stratum-L over NVLink (384 GB), as two pipeline stages.
+template <class = void>
 inline stratum_system_params<> stratum_xl() {
   stratum_system_params<> p;
   p.name = "Stratum-XL";
@@ -186,8 +194,10 @@ stratum_system_params<T> with_hbm_nmp(stratum_system_params<T> p) {
   return p;
 }
 /// Names of the system presets: "stratum-s", "stratum-l", "stratum-xl".
+template <class = void>
 inline std::vector<std::string> stratum_system_names() { return {"stratum-s", "stratum-l", "stratum-xl"}; }
 /// A system preset by name ("stratum-s", "Stratum_L", ... : case, '-' and '_' ignored).
+template <class = void>
 inline stratum_system_params<> stratum_system(std::string_view name) {
   std::string k;
   for (char c : name) {
@@ -356,6 +366,7 @@ basic_roofline_machine<T> stratum_xpu_machine(const stratum_system_params<T>& p,
 
 /// A tiering table without its first `n` rows (the rows the always-read weights take), so that
 /// Algorithm 1 and the row plan work on the rest with the same tier indices.
+template <class = void>
 inline tiering_table drop_leading_rows(tiering_table t, long long n) {
   for (auto& f : t.first_row) f = std::max(0LL, f - n);
   t.rows = std::max(0LL, t.rows - n);
@@ -363,6 +374,7 @@ inline tiering_table drop_leading_rows(tiering_table t, long long n) {
 }
 
 /// Share of rows [first, first + rows) of `t` in each tier (all in the last tier if rows is 0).
+template <class = void>
 inline std::vector<double> interval_shares(const tiering_table& t, long long first, long long rows) {
   std::vector<double> s(static_cast<std::size_t>(t.tiers()), 0.0);
   if (rows <= 0 || t.rows <= 0) {
@@ -468,6 +480,7 @@ strata::data_size<T> block_weight_bytes(const std::vector<expert_work<T>>& work)
 
 /// Bytes of the FFN weights every token of a layer reads, whatever the routing: a MoE layer's
 /// shared experts with their gate (0 without), or a dense layer's FFN.
+template <class = void>
 inline double always_read_ffn_bytes(const model& m, bool moe_layer) {
   const double wb = m.weight_bits / 8.0;
   if (!moe_layer) return double(ffn_params(m.ffn, m.hidden, m.dense_ffn)) * wb;

@@ -58,8 +58,10 @@ struct row_interval {
   long long last = -1;  ///< last row (inclusive)
 
   /// Rows in the interval (0 when empty).
+  template <class = void>
   [[nodiscard]] long long rows() const { return last < first ? 0 : last - first + 1; }
   /// Whether `row` lies in the interval.
+  template <class = void>
   [[nodiscard]] bool contains(long long row) const { return row >= first && row <= last; }
 
   template <class S, class V>
@@ -78,20 +80,26 @@ struct tiering_table {
   data_size<> row_buffer{};          ///< S_rb, bytes of one row in one bank
 
   /// Number of tiers.
+  template <class = void>
   [[nodiscard]] int tiers() const { return static_cast<int>(first_row.size()); }
   /// One past the last row of tier `i`.
+  template <class = void>
   [[nodiscard]] long long end_row(int i) const {
     return i + 1 < tiers() ? first_row[static_cast<std::size_t>(i) + 1] : rows;
   }
   /// Rows of tier `i` per bank.
+  template <class = void>
   [[nodiscard]] long long tier_rows(int i) const { return end_row(i) - first_row[static_cast<std::size_t>(i)]; }
   /// Rows of tier `i` as an inclusive interval (empty if the tier holds no row).
+  template <class = void>
   [[nodiscard]] row_interval tier_interval(int i) const {
     return {first_row[static_cast<std::size_t>(i)], end_row(i) - 1};
   }
   /// Bytes of one row over all banks, N_bank·S_rb.
+  template <class = void>
   [[nodiscard]] double row_bytes() const { return static_cast<double>(banks) * row_buffer.si(); }
   /// The tier that holds `row`; throws `config_error` ("row") outside [0, rows).
+  template <class = void>
   [[nodiscard]] int tier_of(long long row) const {
     if (row < 0 || row >= rows) {
       detail::require(false, "strata.tiering", "row", row, ("in [0, " + std::to_string(rows) + ")").c_str());
@@ -127,6 +135,7 @@ void validate_row_space(int banks, const data_size<T>& row_buffer, const char* m
 
 /// ⌈x⌉ of a non-negative ratio, forgiving a relative rounding error of 1e-12 so that an exact
 /// quotient of integers (352 321 536 B / 1 MiB = 336) is not bumped to the next integer.
+template <class = void>
 inline long long ceil_rows(double x) {
   return static_cast<long long>(std::ceil(x * (1.0 - 1e-12)));
 }

@@ -37,6 +37,7 @@ inline namespace v0 {
 
 namespace detail {
 
+template <class = void>
 inline void require_usage_shape(int layers, int experts, int active) {
   constexpr const char* m = "strata.usage";
   require_count(layers, 1, limits().layers, m, "layers");
@@ -49,6 +50,7 @@ inline void require_usage_shape(int layers, int experts, int active) {
 }  // namespace detail
 
 /// f = A/E for every expert of every layer.
+template <class = void>
 inline usage_table uniform_usage(int layers, int experts, int active) {
   detail::require_usage_shape(layers, experts, active);
   usage_table f(static_cast<std::size_t>(layers),
@@ -64,10 +66,12 @@ usage_table make_usage_from_hit_rate(int layers, int experts, int active, double
 /// The table with hot share `h` (see the file comment): in each layer experts (hot_offset + j) mod E,
 /// j < A, get f = h, the rest A·(1 − h)/(E − A). Requires h in [A/E, 1] (`config_error` "h"
 /// otherwise; with A = E only h = 1).
+template <class = void>
 inline usage_table usage_from_hit_rate(int layers, int experts, int active, double h, int hot_offset = 0) {
   return detail::make_usage_from_hit_rate<>(layers, experts, active, h, hot_offset);
 }
 /// The same for model `m`: its MoE layers, routed experts and `top_k` active experts per token.
+template <class = void>
 inline usage_table usage_from_hit_rate(const model& m, double h, int hot_offset = 0) {
   return usage_from_hit_rate(m.moe_layers(), m.experts, m.top_k, h, hot_offset);
 }
@@ -92,6 +96,7 @@ usage_table detail::make_usage_from_hit_rate(int layers, int experts, int active
 namespace detail {
 
 /// Index into c.layers of the saved layer nearest to model layer l (lower number on a tie).
+template <class = void>
 inline std::size_t nearest_saved_layer(const expert_counts& c, int l) {
   std::size_t best = 0;
   for (std::size_t i = 1; i < c.layers.size(); ++i) {
@@ -103,6 +108,7 @@ inline std::size_t nearest_saved_layer(const expert_counts& c, int l) {
   return best;
 }
 
+template <class = void>
 inline void require_series(const expert_counts& c, const std::string& f) {
   constexpr const char* m = "strata.usage";
   require(!c.layers.empty(), m, f + ".layers", 0, "at least one saved layer");
@@ -122,6 +128,7 @@ inline void require_series(const expert_counts& c, const std::string& f) {
 /// f[l][e] = count / tokens of one series. With `model_layers` = 0 the table has the series'
 /// saved layers (ascending layer number); with `model_layers` = L > 0 it has L layers, each the
 /// nearest saved layer (see the file comment).
+template <class = void>
 inline usage_table usage_from_counts(const expert_counts& c, int model_layers = 0) {
   detail::require_series(c, "counts");
   detail::require_count(model_layers, 0, limits().layers, "strata.usage", "model_layers");
@@ -142,6 +149,7 @@ inline usage_table usage_from_counts(const expert_counts& c, int model_layers = 
 
 /// The topic mix f = Σ_t w_t f_t / Σ_t w_t of several series (same experts, k and saved layers;
 /// `config_error` naming `series[t]` or `weights` otherwise). Weights are ≥ 0 with a positive sum.
+template <class = void>
 inline usage_table usage_from_counts(const std::vector<const expert_counts*>& series,
                                      const std::vector<double>& weights, int model_layers = 0) {
   constexpr const char* m = "strata.usage";

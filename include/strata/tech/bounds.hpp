@@ -40,6 +40,7 @@ void require_range(const T& x, double lo, double hi, const char* model, const ch
 }
 
 /// Requires an integer in [lo, hi].
+template <class = void>
 inline void require_count(long long n, long long lo, long long hi, const char* model,
                           const std::string& field) {
   if (n < lo || n > hi) {
@@ -50,6 +51,7 @@ inline void require_count(long long n, long long lo, long long hi, const char* m
 }
 
 /// `require_count` with a literal field name, made a `std::string` only on failure.
+template <class = void>
 inline void require_count(long long n, long long lo, long long hi, const char* model, const char* field) {
   if (n < lo || n > hi) require_count(n, lo, hi, model, std::string(field));
 }

@@ -54,6 +54,7 @@ struct expert_counts {
   std::vector<expert_count_layer> layers;  ///< ascending layer number
 
   /// The layer with number `layer`; throws `config_error` if it was not saved.
+  template <class = void>
   [[nodiscard]] const expert_count_layer& layer(int layer) const {
     for (const auto& l : layers) {
       if (l.layer == layer) return l;
@@ -64,6 +65,7 @@ struct expert_counts {
                                     " has no layer " + std::to_string(layer) + " (layers: " + have + ")");
   }
   /// Probability that a token of this topic uses `expert` at `layer`: count / tokens.
+  template <class = void>
   [[nodiscard]] double hit_rate(int layer, int expert) const {
     const auto& l = this->layer(layer);
     if (expert < 0 || expert >= experts) {  // the message is built only on failure (hot path)
@@ -80,6 +82,7 @@ struct expert_count_table {
   std::vector<expert_counts> series;
 
   /// The series with this key, or nullptr.
+  template <class = void>
   [[nodiscard]] const expert_counts* find(const expert_count_key& key) const {
     for (const auto& s : series) {
       if (s.key == key) return &s;
@@ -88,6 +91,7 @@ struct expert_count_table {
   }
   /// The one series of `model`, `topic` and `selection`; an empty `checkpoint` matches any
   /// checkpoint but must leave one series. Throws `config_error` if none or several match.
+  template <class = void>
   [[nodiscard]] const expert_counts& at(std::string_view model, std::string_view topic, std::string_view selection,
                                         std::string_view checkpoint = {}) const {
     const expert_counts* hit = nullptr;

@@ -107,11 +107,13 @@ struct parallelism {
   friend bool operator==(const parallelism&, const parallelism&) = default;
 
   /// Expert parallelism in effect (EP > 1).
+  template <class = void>
   [[nodiscard]] bool expert_parallel() const { return ep > 1; }
 };
 
 /// Checks `p` for model `m` on `devices` devices; throws `config_error` naming the field
 /// (prefixed by `at`, e.g. "gpu.").
+template <class = void>
 inline void validate(const parallelism& p, const model& m, int devices, const std::string& at = {}) {
   constexpr const char* id = "strata.ep";
   const auto f = [&](const char* name) { return at + name; };
@@ -136,6 +138,7 @@ inline void validate(const parallelism& p, const model& m, int devices, const st
 }
 
 /// z_n = Φ⁻¹((n − 0.375)/(n + 0.25)): Blom's expected maximum of n standard normals (0 for n = 1).
+template <class = void>
 inline double expected_max_standard_normal(int n) {
   if (n <= 1) return 0.0;
   const double p = (n - 0.375) / (n + 0.25);
@@ -154,6 +157,7 @@ struct ep_routing {
   double dispatch_rows = 0.0;         ///< rows through the busiest device per all-to-all (DP attention)
   double total_rows = 0.0;            ///< Σ_d sent_d per all-to-all (DP attention)
   /// The busiest device's load over the mean: max_d L_d / (T·k/n).
+  template <class = void>
   [[nodiscard]] double imbalance() const {
     const double mx = load.empty() ? 0.0 : *std::max_element(load.begin(), load.end());
     return routings > 0.0 ? mx / (routings / devices) : 1.0;
@@ -163,6 +167,7 @@ struct ep_routing {
 namespace detail {
 /// Copies of each expert and the experts on each device (file comment: static layout, or EPLB
 /// replication and balanced packing with r redundant slots per device).
+template <class = void>
 inline std::vector<std::vector<int>> ep_place(const std::vector<double>& lambda, int n, int r, std::vector<int>& copies) {
   const int E = static_cast<int>(lambda.size());
   const int per = E / n;
@@ -212,6 +217,7 @@ inline std::vector<std::vector<int>> ep_place(const std::vector<double>& lambda,
 /// The routings of one MoE layer over the EP devices of `p` (checked: `validate`): `tokens` T
 /// tokens of `batch` sequences (DP attention spreads the sequences), `counts` the layer's routing
 /// histogram row (null: uniform routing).
+template <class = void>
 inline ep_routing route_experts(const model& m, const parallelism& p, int batch, double tokens,
                                 const std::vector<std::uint32_t>* counts) {
   const int n = p.ep, E = m.experts, k = m.top_k, r = p.redundant_experts;
@@ -285,6 +291,7 @@ inline ep_routing route_experts(const model& m, const parallelism& p, int batch,
 
 namespace detail {
 /// The MoE layer index (row of a routing histogram) of decoder layer `l`.
+template <class = void>
 inline int moe_index_of(const model& m, int l) {
   int i = 0;
   for (int j = 0; j < l; ++j) i += m.is_moe_layer(j) ? 1 : 0;
@@ -376,6 +383,7 @@ ep_context<T> ep_plan(layered_step& st, const model& mdl, const basic_roofline_m
 
 /// Each distinct MoE layer's routing over the EP devices, with its first decoder layer: one under
 /// uniform routing, one per MoE layer with a histogram (as `evaluate` routes them). Empty without EP.
+template <class = void>
 inline std::vector<std::pair<int, ep_routing>> ep_routings(const model& mdl, const step_shape& s, const parallelism& p,
                                                            const expert_histogram& hist = {}) {
   validate(mdl);

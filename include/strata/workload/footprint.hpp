@@ -35,6 +35,7 @@ struct footprint {
   data_size<> kv{};           ///< KV cache of batch × context tokens
   data_size<> non_nmp{};      ///< embedding, LM head, norm scales
   data_size<> activations{};  ///< activation workspace of the step
+  template <class = void>
   [[nodiscard]] data_size<> total() const { return experts + weights + kv + non_nmp + activations; }
 
   template <class S, class V>
@@ -59,6 +60,7 @@ struct layer_range {
 
 namespace detail {
 /// `activation_workspace` of a model and a shape already validated.
+template <class = void>
 inline data_size<> activation_workspace_valid(const model& m, const step_shape& s, bool head) {
   const double T = s.mode == phase::decode ? double(s.batch) : double(s.batch) * double(s.context);
   const double moe_width = double(m.top_k) * m.expert_ffn + double(m.shared_experts) * m.shared_expert_ffn;
@@ -75,6 +77,7 @@ inline data_size<> activation_workspace_valid(const model& m, const step_shape& 
 /// passes through (dense FFN, or top-k routed plus shared experts): the residual stream, the
 /// normed input, the query and the attention output (4·d) and the gate and up outputs (2·F) of
 /// one layer live at once, plus FP32 logits of the sampled tokens (only with the LM head).
+template <class = void>
 inline data_size<> activation_workspace(const model& m, const step_shape& s, bool head = true) {
   validate(m);
   validate(s);
@@ -83,6 +86,7 @@ inline data_size<> activation_workspace(const model& m, const step_shape& s, boo
 
 namespace detail {
 /// `resident_footprint` of a model and a shape already validated.
+template <class = void>
 inline footprint resident_footprint_valid(const model& m, const step_shape& s, const layer_range& r,
                                           double expert_copies) {
   const int end = r.end_layer < 0 ? m.layers : r.end_layer;
@@ -134,6 +138,7 @@ inline footprint resident_footprint_valid(const model& m, const step_shape& s, c
 /// Resident bytes of layers `r` of `m` for step `s`; experts counted `expert_copies` times (a
 /// replication budget, e.g. HCRMap's 1.3×). KV holds batch × context tokens of every layer in
 /// the range. Throws `config_error` for a bad range or copies < 1.
+template <class = void>
 inline footprint resident_footprint(const model& m, const step_shape& s, const layer_range& r = {},
                                     double expert_copies = 1.0) {
   validate(m);
@@ -146,7 +151,9 @@ struct tier_usage {
   std::string tier;           ///< tier name
   data_size<> capacity{};     ///< all devices together
   footprint placed{};         ///< what is placed in it, by data class
+  template <class = void>
   [[nodiscard]] data_size<> used() const { return placed.total(); }
+  template <class = void>
   [[nodiscard]] bool fits() const { return used().si() <= capacity.si() * (1.0 + 1e-12); }
 
   template <class S, class V>
@@ -173,6 +180,7 @@ struct capacity_check {
 };
 
 namespace detail {
+template <class = void>
 inline std::string gb(data_size<> b) {
   char buf[40];
   const double g = b.si() / 1e9;
@@ -180,6 +188,7 @@ inline std::string gb(data_size<> b) {
   return buf;
 }
 /// "weights 3.1 GB + KV 32.6 GB" over the non-zero classes of a footprint.
+template <class = void>
 inline std::string footprint_text(const footprint& f) {
   std::string t;
   const std::pair<const char*, data_size<>> parts[] = {{"experts", f.experts}, {"weights", f.weights}, {"KV cache", f.kv},
@@ -191,6 +200,7 @@ inline std::string footprint_text(const footprint& f) {
   return t.empty() ? std::string("nothing") : t;
 }
 /// The verdict over a list of tier usages.
+template <class = void>
 inline void conclude(capacity_check& c, const std::string& where) {
   c.feasible = true;
   std::string fits;

@@ -101,16 +101,19 @@ class hf_reader {
     throw config_error(path, "[strata.hf_config] " + (file_.empty() ? std::string() : file_ + ": ") + what);
   }
 
+  template <class = void>
   void set_family(std::string f) { family_ = std::move(f); }
 
   /// The value at `key`, or nullptr when the key is absent or null. The key counts as read (it is
   /// not named among the ignored keys, `ignored_keys`).
+  template <class = void>
   const json* find(const hf_node& n, std::string_view key) const {
     read_.insert(path(n, key));
     const auto it = n.j->find(key);
     if (it == n.j->end() || it->is_null()) return nullptr;
     return &*it;
   }
+  template <class = void>
   static std::string path(const hf_node& n, std::string_view key) { return n.prefix + std::string(key); }
 
   [[noreturn]] void missing(const hf_node& n, std::string_view key) const {
@@ -120,6 +123,7 @@ class hf_reader {
 
   /// Which limit of `strata::limits()` bounds a key.
   enum class bound { layers, hidden, ffn, experts, heads, head_dim, vocab, rank, bits, window };
+  template <class = void>
   static std::pair<int, const char*> limit_of(bound b) {
     const input_limits& l = limits();
     switch (b) {
@@ -138,6 +142,7 @@ class hf_reader {
   }
 
   /// An integer in [min, the limit of `b`], checked before any arithmetic on it.
+  template <class = void>
   int as_int(const json& v, const std::string& p, int min, bound b) const {
     const auto [max, limit_name] = limit_of(b);
     std::int64_t x = 0;
@@ -156,27 +161,32 @@ class hf_reader {
     return static_cast<int>(x);
   }
 
+  template <class = void>
   int req_int(const hf_node& n, std::string_view key, bound b, int min = 1) const {
     const json* v = find(n, key);
     if (v == nullptr) missing(n, key);
     return as_int(*v, path(n, key), min, b);
   }
+  template <class = void>
   int opt_int(const hf_node& n, std::string_view key, int fallback, bound b, int min = 0) const {
     const json* v = find(n, key);
     return v == nullptr ? fallback : as_int(*v, path(n, key), min, b);
   }
+  template <class = void>
   bool opt_bool(const hf_node& n, std::string_view key, bool fallback) const {
     const json* v = find(n, key);
     if (v == nullptr) return fallback;
     if (!v->is_boolean()) fail(path(n, key), path(n, key) + " must be true or false, got " + json_excerpt(*v));
     return v->get<bool>();
   }
+  template <class = void>
   std::string opt_string(const hf_node& n, std::string_view key, std::string fallback) const {
     const json* v = find(n, key);
     if (v == nullptr) return fallback;
     if (!v->is_string()) fail(path(n, key), path(n, key) + " must be a string, got " + json_excerpt(*v));
     return v->get<std::string>();
   }
+  template <class = void>
   hf_node req_object(const hf_node& n, std::string_view key) const {
     const json* v = find(n, key);
     if (v == nullptr) missing(n, key);
@@ -185,12 +195,15 @@ class hf_reader {
   }
 
   /// Whether the reader looked at key path `p`.
+  template <class = void>
   [[nodiscard]] bool was_read(const std::string& p) const { return read_.count(p) > 0; }
 
   /// Remembers which JSON key a model field came from, to name it if `validate` rejects the field.
+  template <class = void>
   void from(std::string field, std::string json_path) {
     origin_.emplace_back(std::move(field), std::move(json_path));
   }
+  template <class = void>
   [[nodiscard]] std::string origin(const std::string& field) const {
     for (const auto& [f, p] : origin_) {
       if (f == field) return p;
@@ -206,6 +219,7 @@ class hf_reader {
 };
 
 /// FFN kind of an activation name: silu/swish are gated (SwiGLU), gelu* is a plain GeLU FFN.
+template <class = void>
 inline ffn_kind hf_ffn_kind(const hf_reader& r, const std::string& act, const std::string& p) {
   if (act == "silu" || act == "swish") return ffn_kind::swiglu;
   if (act.rfind("gelu", 0) == 0) return ffn_kind::gelu;
@@ -213,6 +227,7 @@ inline ffn_kind hf_ffn_kind(const hf_reader& r, const std::string& act, const st
 }
 
 /// Bits per stored weight from torch_dtype/dtype and quantization_config (see the file comment).
+template <class = void>
 inline int hf_weight_bits(const hf_reader& r, const hf_node& root, const hf_node& text) {
   int bits = 16;
   for (const hf_node* n : {&root, &text}) {
@@ -253,6 +268,7 @@ inline int hf_weight_bits(const hf_reader& r, const hf_node& root, const hf_node
 enum class hf_bias { refuse, qkv, qkv_o };
 
 /// The keys shared by the Llama-style families (all but DBRX).
+template <class = void>
 inline void hf_read_common(hf_reader& r, const hf_node& n, model& m, bool mla, hf_bias bias = hf_bias::refuse) {
   m.layers = r.req_int(n, "num_hidden_layers", hf_reader::bound::layers);
   r.from("layers", hf_reader::path(n, "num_hidden_layers"));
@@ -290,6 +306,7 @@ inline void hf_read_common(hf_reader& r, const hf_node& n, model& m, bool mla, h
 }
 
 /// Routed experts, top-k and expert width under the given key names.
+template <class = void>
 inline void hf_read_experts(hf_reader& r, const hf_node& n, model& m, const char* experts_key,
                             const char* ffn_key) {
   m.experts = r.req_int(n, experts_key, hf_reader::bound::experts);
@@ -300,6 +317,7 @@ inline void hf_read_experts(hf_reader& r, const hf_node& n, model& m, const char
   r.from("expert_ffn", hf_reader::path(n, ffn_key));
 }
 
+template <class = void>
 inline void hf_read_deepseek(hf_reader& r, const hf_node& n, model& m) {
   hf_read_experts(r, n, m, "n_routed_experts", "moe_intermediate_size");
   m.dense_ffn = r.req_int(n, "intermediate_size", hf_reader::bound::ffn);
@@ -314,6 +332,7 @@ inline void hf_read_deepseek(hf_reader& r, const hf_node& n, model& m) {
   m.moe_layer_offset = 0;  // transformers: layer_idx % moe_layer_freq == 0
 }
 
+template <class = void>
 inline void hf_read_mla(hf_reader& r, const hf_node& n, model& m) {
   m.mla.kv_lora_rank = r.req_int(n, "kv_lora_rank", hf_reader::bound::rank);
   r.from("mla.kv_lora_rank", hf_reader::path(n, "kv_lora_rank"));
@@ -330,6 +349,7 @@ inline void hf_read_mla(hf_reader& r, const hf_node& n, model& m) {
   m.head_dim = 0;
 }
 
+template <class = void>
 inline void hf_read_qwen2_moe(hf_reader& r, const hf_node& n, model& m) {
   m.qkv_bias = true;  // Qwen2 attention always has q, k, v biases (no config key)
   hf_read_experts(r, n, m, "num_experts", "moe_intermediate_size");
@@ -358,6 +378,7 @@ inline void hf_read_qwen2_moe(hf_reader& r, const hf_node& n, model& m) {
   }
 }
 
+template <class = void>
 inline void hf_read_llama4_text(hf_reader& r, const hf_node& n, model& m) {
   hf_read_common(r, n, m, false);
   hf_read_experts(r, n, m, "num_local_experts", "intermediate_size");
@@ -388,6 +409,7 @@ inline void hf_read_llama4_text(hf_reader& r, const hf_node& n, model& m) {
 
 /// The mechanism a `layer_types` entry names, for a refusal: "linear_attention" → "linear
 /// attention".
+template <class = void>
 inline std::string hf_mechanism_name(const std::string& kind) {
   std::string m = kind;
   for (char& c : m) c = c == '_' ? ' ' : c;
@@ -406,6 +428,7 @@ inline std::string hf_mechanism_name(const std::string& kind) {
 ///   (GptOssConfig's default).
 enum class hf_window_rule { all_sliding, qwen, alternate };
 
+template <class = void>
 inline void hf_read_attention_layers(hf_reader& r, const hf_node& n, model& m, hf_window_rule rule) {
   const std::string wp = hf_reader::path(n, "sliding_window");
   int window = r.opt_int(n, "sliding_window", 0, hf_reader::bound::window, 0);
@@ -460,6 +483,7 @@ inline void hf_read_attention_layers(hf_reader& r, const hf_node& n, model& m, h
 
 /// gpt-oss: MoE of `num_local_experts` experts with biases, sinks, alternating sliding windows,
 /// MXFP4 experts (`quantization_config.quant_method` "mxfp4").
+template <class = void>
 inline void hf_read_gpt_oss(hf_reader& r, const hf_node& n, model& m) {
   hf_read_experts(r, n, m, "num_local_experts", "intermediate_size");
   // The original checkpoint's name for top-k; when both are given they must agree.
@@ -478,6 +502,7 @@ inline void hf_read_gpt_oss(hf_reader& r, const hf_node& n, model& m) {
 /// Keys known not to change a step's time or memory (training-only, numerics, positions, token
 /// ids, bookkeeping): read by no family and not reported. Any other key the reader leaves unread
 /// is reported by `ignored_keys`.
+template <class = void>
 inline bool hf_cost_neutral_key(std::string_view k) {
   static constexpr std::string_view neutral[] = {
       "_name_or_path", "architectures", "auto_map", "transformers_version", "use_cache", "bos_token_id",
@@ -499,6 +524,7 @@ inline bool hf_cost_neutral_key(std::string_view k) {
 }
 
 /// Why an unread key may change cost, where the reader knows the mechanism.
+template <class = void>
 inline std::string hf_ignored_reason(std::string_view k) {
   if (k == "num_nextn_predict_layers") return "multi-token-prediction layers (weights and draft steps) are not modelled";
   if (k == "sliding_window" || k == "layer_types" || k == "use_sliding_window" || k == "max_window_layers") {
@@ -509,6 +535,7 @@ inline std::string hf_ignored_reason(std::string_view k) {
 }
 
 /// Default model name from a file path: the file name without ".json" and then ".config".
+template <class = void>
 inline std::string hf_name_from_path(const std::string& path) {
   const std::size_t slash = path.find_last_of("/\\");
   std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
@@ -531,6 +558,7 @@ namespace detail {
 
 /// Reads `cfg`; `file` names the source in messages, `fallback_name` is used when neither `name`
 /// nor `_name_or_path` gives one.
+template <class = void>
 inline hf_read_result read_hf_config_in(const json& cfg, std::string name, const std::string& file,
                                         const std::string& fallback_name) {
   hf_reader r(file);
@@ -688,7 +716,7 @@ inline hf_read_result read_hf_config_in(const json& cfg, std::string name, const
         continue;
       }
       // Off: null, false, 0 or an empty list cost nothing.
-      if (value.is_null() || (value.is_boolean() && !value.get<bool>()) || (value.is_number() && value == 0) ||
+      if (value.is_null() || (value.is_boolean() && value == false) || (value.is_number() && value == 0) ||
           (value.is_array() && value.empty())) {
         continue;
       }
@@ -706,12 +734,14 @@ inline hf_read_result read_hf_config_in(const json& cfg, std::string name, const
 /// Reads a model from a parsed Hugging Face `config.json` and names every key it ignored that may
 /// change time or memory (`hf_read_result::warnings`; programs print them). `name` overrides
 /// `_name_or_path`. Throws `config_error` naming the JSON key path (see the file comment).
+template <class = void>
 inline hf_read_result read_hf_config_with_warnings(const json& cfg, std::string name = {}) {
   return detail::read_hf_config_in(cfg, std::move(name), std::string{}, std::string{});
 }
 
 /// Reads a model from a parsed Hugging Face `config.json`; `name` overrides `_name_or_path`.
 /// Throws `config_error` naming the JSON key path (see the file comment for the keys read).
+template <class = void>
 inline model read_hf_config(const json& cfg, std::string name = {}) {
   return read_hf_config_with_warnings(cfg, std::move(name)).m;
 }
@@ -721,6 +751,7 @@ inline model read_hf_config(const json& cfg, std::string name = {}) {
 /// without `.json`/`.config`.
 /// The file is opened under the opening rule (`core/files.hpp`): a regular file within
 /// `limits().json_file_bytes`, else a `config_error` of field `"config.json"` naming the file.
+template <class = void>
 inline hf_read_result load_hf_config_with_warnings(const std::string& path) {
   const std::string text = read_input_file(path, "config.json", limits().json_file_bytes, "json_file_bytes");
   json cfg;
@@ -735,6 +766,7 @@ inline hf_read_result load_hf_config_with_warnings(const std::string& path) {
 }
 
 /// `load_hf_config_with_warnings` without the warnings.
+template <class = void>
 inline model load_hf_config(const std::string& path) { return load_hf_config_with_warnings(path).m; }
 
 }  // namespace v0

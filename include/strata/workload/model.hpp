@@ -188,22 +188,27 @@ struct model {
   friend bool operator==(const model&, const model&) = default;
 
   /// True for MLA attention.
+  template <class = void>
   [[nodiscard]] bool is_mla() const { return mla.kv_lora_rank > 0; }
   /// True if layer `i` is a MoE layer.
+  template <class = void>
   [[nodiscard]] bool is_moe_layer(int i) const {
     return experts > 0 && i >= first_dense_layers && (i + moe_layer_offset) % moe_layer_step == 0;
   }
   /// True if layer `i` attends to a sliding window of `sliding_window` tokens.
+  template <class = void>
   [[nodiscard]] bool is_sliding_layer(int i) const {
     if (sliding_window <= 0) return false;
     return layer_attention.empty() || layer_attention[static_cast<std::size_t>(i)] == attention_kind::sliding;
   }
   /// Tokens of a context of `context` that layer `i` attends to and caches: min(context, W) for a
   /// sliding layer, the whole context otherwise.
+  template <class = void>
   [[nodiscard]] double attended_tokens(int i, double context) const {
     return is_sliding_layer(i) && context > sliding_window ? double(sliding_window) : context;
   }
   /// Number of MoE layers.
+  template <class = void>
   [[nodiscard]] int moe_layers() const {
     int n = 0;
     for (int i = 0; i < layers; ++i) n += is_moe_layer(i) ? 1 : 0;
@@ -212,12 +217,14 @@ struct model {
 };
 
 /// Weights of one FFN of width `f` on hidden size `d`.
+template <class = void>
 inline std::int64_t ffn_params(ffn_kind k, std::int64_t d, std::int64_t f) {
   return (k == ffn_kind::swiglu ? 3 : 2) * d * f;
 }
 
 /// Weights of one attention block (projections, biases, QK norms; not the layer norms). The
 /// dimensions are bounded by `validate` (strata::limits()), so these products fit 64 bits.
+template <class = void>
 inline std::int64_t attention_params(const model& m) {
   const std::int64_t d = m.hidden, h = m.heads;
   if (m.is_mla()) {
@@ -266,6 +273,7 @@ namespace detail {
 
 /// Parameter counts with checked 64-bit arithmetic: a count that does not fit is a
 /// `config_error` naming the model field whose product overflowed. Dimensions must be in range.
+template <class = void>
 inline param_counts count_params_checked(const model& m) {
   constexpr const char* id = "strata.model";
   param_counts c;
@@ -308,6 +316,7 @@ void validate_model(const model& m);
 /// Checks the description; throws `config_error` naming the field. Every dimension is bounded by
 /// `strata::limits()` (strata/core/limits.hpp) and the parameter count must fit 64 bits, so no
 /// size derived from a valid model overflows.
+template <class = void>
 inline void validate(const model& m) { detail::validate_model<>(m); }
 // The body is a function template (of a scalar it does not use) so that strata::compiled can hold
 // its one instantiation: a consumer built with STRATA_COMPILED=1 compiles none of it.
@@ -380,12 +389,14 @@ void detail::validate_model(const model& m) {
 }
 
 /// Counts parameters in total and per token (embeddings and LM head included in both).
+template <class = void>
 inline param_counts count_params(const model& m) {
   validate(m);
   return detail::count_params_checked(m);
 }
 
 /// Bytes of one routed expert's weights.
+template <class = void>
 inline data_size<> expert_bytes(const model& m) {
   validate(m);
   return units::bit(static_cast<double>(m.experts > 0 ? ffn_params(m.ffn, m.hidden, m.expert_ffn) : 0) *
@@ -394,16 +405,19 @@ inline data_size<> expert_bytes(const model& m) {
 
 /// Bits stored per weight in format `f` of model `m`: bits + scale_bits / block, or the model's
 /// `weight_bits` when `f.bits` is 0 (MXFP4: 4 + 8/32 = 4.25).
+template <class = void>
 inline double storage_bits(const model& m, const weight_format& f) {
   if (f.bits == 0) return double(m.weight_bits);
   return double(f.bits) + (f.block > 0 ? double(f.scale_bits) / double(f.block) : 0.0);
 }
 
 /// Bits the arithmetic of format `f` runs at (its element bits; the model's `weight_bits` if 0).
+template <class = void>
 inline int compute_bits(const model& m, const weight_format& f) { return f.bits == 0 ? m.weight_bits : f.bits; }
 
 /// Bytes of all weights as stored, each component in its format: routed experts, attention
 /// projections, embedding table and LM head, and the rest at `weight_bits`.
+template <class = void>
 inline data_size<> weight_storage_bytes(const model& m) {
   const param_counts c = count_params(m);
   if (m.expert_format.bits == 0 && m.attention_format.bits == 0 && m.embedding_format.bits == 0) {
@@ -419,6 +433,7 @@ inline data_size<> weight_storage_bytes(const model& m) {
 
 namespace detail {
 /// `kv_bytes_per_token_layer` of a model already validated.
+template <class = void>
 inline data_size<> kv_bytes_per_token_layer_valid(const model& m) {
   const double values = m.is_mla() ? double(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim)
                                    : 2.0 * m.kv_heads * m.head_dim;
@@ -428,6 +443,7 @@ inline data_size<> kv_bytes_per_token_layer_valid(const model& m) {
 
 /// KV-cache bytes per token per layer: 2·kv_heads·head_dim values for MHA/GQA,
 /// kv_lora_rank + qk_rope_head_dim for MLA (compressed latent + shared rope key).
+template <class = void>
 inline data_size<> kv_bytes_per_token_layer(const model& m) {
   validate(m);
   return detail::kv_bytes_per_token_layer_valid(m);
@@ -435,6 +451,7 @@ inline data_size<> kv_bytes_per_token_layer(const model& m) {
 
 /// KV-cache bytes of one sequence of `context` tokens over every layer: Σ_l min(context, W_l) ·
 /// (bytes per token per layer), a sliding layer holding at most its window.
+template <class = void>
 inline data_size<> kv_bytes_per_sequence(const model& m, double context) {
   const data_size<> per = kv_bytes_per_token_layer(m);
   double tokens = 0.0;

@@ -73,6 +73,7 @@ constexpr auto enum_names(op_kind) {
                     std::pair{op_kind::lm_head, "lm_head"}};
 }
 /// Name of an operator kind.
+template <class = void>
 inline const char* to_string(op_kind k) {
   for (const auto& [e, n] : enum_names(op_kind{})) {
     if (e == k) return n;
@@ -97,6 +98,7 @@ struct op {
                               ///< operators without weights (attention core)
 
   /// All bytes the operator moves.
+  template <class = void>
   [[nodiscard]] data_size<> bytes() const { return weight_bytes + activation_bytes + kv_bytes; }
 
   template <class S, class V>
@@ -116,6 +118,7 @@ struct op {
 };
 
 /// "L3.qkv_proj", "L3.expert17", "lm_head".
+template <class = void>
 inline std::string op_name(const op& o) {
   // Appended piece by piece: `"L" + std::to_string(...)` trips GCC 12's false -Wrestrict
   // (GCC bug 105329) under -Werror.
@@ -147,6 +150,7 @@ struct step_shape {
 };
 
 /// Checks a step shape; throws `config_error` naming the field.
+template <class = void>
 inline void validate(const step_shape& s) {
   detail::require(s.batch >= 1, "strata.operators", "batch", s.batch, ">= 1");
   detail::require(s.context >= 1, "strata.operators", "context", s.context, ">= 1");
@@ -160,6 +164,7 @@ using expert_histogram = std::vector<std::vector<std::uint32_t>>;
 
 /// Expected distinct experts touched by `tokens` tokens each routed to k of E experts uniformly
 /// without replacement: E·(1 − (1 − k/E)^tokens).
+template <class = void>
 inline double expected_distinct_experts(int experts, int k, double tokens) {
   detail::require(experts >= 1, "strata.operators", "experts", experts, ">= 1");
   detail::require(k >= 1 && k <= experts, "strata.operators", "top_k", k, "in [1, experts]");
@@ -182,6 +187,7 @@ struct op_builder {
   int bits_attention = compute_bits(m, m.attention_format);
   int bits_embedding = compute_bits(m, m.embedding_format);
 
+  template <class = void>
   void push(op_kind kind, data_class reads, int layer, double weights, double flops,
             double act_values, double kv_b = 0.0, double tokens = -1.0) {
     // Built in place: a stack `op` copied in with 16-byte moves stalls on store forwarding.
@@ -206,6 +212,7 @@ struct op_builder {
                             : m.weight_bits;
   }
   // A projection of `p` weights mapping `in` to `out` values per token.
+  template <class = void>
   void proj(op_kind kind, data_class reads, int layer, double p, double in, double outv) {
     push(kind, reads, layer, p, 2.0 * p * T, T * (in + outv));
   }
@@ -219,6 +226,7 @@ struct layer_terms {
   double uniform_distinct = 0.0;  ///< expected experts touched per MoE layer (uniform routing)
 };
 
+template <class = void>
 inline layer_terms make_layer_terms(const model& m, const step_shape& s, bool exact_routing) {
   layer_terms k;
   k.decode = s.mode == phase::decode;
@@ -238,6 +246,7 @@ inline layer_terms make_layer_terms(const model& m, const step_shape& s, bool ex
 }
 
 /// Checks that a routing histogram has one row per MoE layer.
+template <class = void>
 inline void check_histogram_layers(const model& m, const expert_histogram& hist) {
   if (hist.empty()) return;
   const int moe_layers = m.moe_layers();
@@ -257,17 +266,20 @@ struct layer_key {
   friend bool operator==(const layer_key&, const layer_key&) = default;
 };
 
+template <class = void>
 inline layer_key key_of_layer(const model& m, int l, int moe_index, bool exact_routing) {
   const bool moe = m.is_moe_layer(l);
   return {moe, m.is_sliding_layer(l), moe && exact_routing ? moe_index : -1};
 }
 
 /// The embedding: a gather of T rows of the table.
+template <class = void>
 inline void push_embedding(op_builder& b, const layer_terms& k) {
   b.push(op_kind::embedding, data_class::non_nmp, -1, std::min(k.T, double(b.m.vocab)) * k.d, 0.0, k.T * k.d);
 }
 
 /// The operators of decoder layer `l` (`moe_index`: its row in `hist` if it is a MoE layer).
+template <class = void>
 inline void push_layer(op_builder& b, const layer_terms& k, int l, int moe_index, const expert_histogram& hist) {
   const model& m = b.m;
   const double B = k.B, S = k.S, T = k.T, d = k.d, h = k.h;
@@ -342,6 +354,7 @@ inline void push_layer(op_builder& b, const layer_terms& k, int l, int moe_index
 }
 
 /// The final norm and the LM head (logits for the last token of each sequence, prefill included).
+template <class = void>
 inline void push_head(op_builder& b, const layer_terms& k) {
   const double B = k.B, d = k.d;
   b.push(op_kind::final_norm, data_class::non_nmp, -1, d, 4.0 * d * B, 2.0 * B * d, 0.0, B);
@@ -350,6 +363,7 @@ inline void push_head(op_builder& b, const layer_terms& k) {
 }
 
 /// `step_operators` of a model and a shape already validated.
+template <class = void>
 inline std::vector<op> step_operators_valid(const model& m, const step_shape& s, const expert_histogram& hist) {
   check_histogram_layers(m, hist);
   const layer_terms k = make_layer_terms(m, s, !hist.empty());
@@ -371,6 +385,7 @@ inline std::vector<op> step_operators_valid(const model& m, const step_shape& s,
 
 /// The operators of one step, in execution order. `hist` (optional) gives exact routing per
 /// MoE layer; without it routing is uniform (expected distinct experts).
+template <class = void>
 inline std::vector<op> step_operators(const model& m, const step_shape& s,
                                       const expert_histogram& hist = {}) {
   validate(m);
@@ -410,6 +425,7 @@ struct layered_step {
 
 namespace detail {
 /// `step_layers` of a model and a shape already validated.
+template <class = void>
 inline layered_step step_layers_valid(const model& m, const step_shape& s, const expert_histogram& hist) {
   check_histogram_layers(m, hist);
   const bool exact = !hist.empty();
@@ -454,6 +470,7 @@ inline layered_step step_layers_valid(const model& m, const step_shape& s, const
 
 /// The operators of one step with each distinct layer once and the layers each stands for (the
 /// input of the fast `evaluate` overload; the same operators as `step_operators`, not repeated).
+template <class = void>
 inline layered_step step_layers(const model& m, const step_shape& s, const expert_histogram& hist = {}) {
   validate(m);
   validate(s);
@@ -475,6 +492,7 @@ struct op_totals {
 };
 
 /// Sums FLOPs and bytes by kind over `ops`.
+template <class = void>
 inline op_totals totals(const std::vector<op>& ops) {
   op_totals t;
   for (const auto& o : ops) {

@@ -276,6 +276,7 @@ namespace detail {
 using preset_fn = model (*)();
 
 /// Canonical names and makers, in the order `preset_names` lists them.
+template <class = void>
 inline const std::array<std::pair<std::string_view, preset_fn>, 17>& preset_table() {
   static const std::array<std::pair<std::string_view, preset_fn>, 17> table{{
       {"OLMoE-1B-7B-0924", &presets::olmoe_1b_7b_0924},
@@ -300,11 +301,13 @@ inline const std::array<std::pair<std::string_view, preset_fn>, 17>& preset_tabl
 }
 
 /// A character of a preset name as compared: lower case, with '_' the same as '-'.
+template <class = void>
 inline int name_char(char c) {
   return c == '_' ? '-' : std::tolower(static_cast<unsigned char>(c));
 }
 
 /// Preset names are equal ignoring case and the difference between '-' and '_'.
+template <class = void>
 inline bool iequal(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -316,6 +319,7 @@ inline bool iequal(std::string_view a, std::string_view b) {
 }  // namespace detail
 
 /// The canonical preset names, e.g. "Mixtral-8x7B", "DeepSeek-V3".
+template <class = void>
 inline std::vector<std::string> preset_names() {
   std::vector<std::string> names;
   for (const auto& [name, make] : detail::preset_table()) names.emplace_back(name);
@@ -324,6 +328,7 @@ inline std::vector<std::string> preset_names() {
 
 /// The preset called `name` (case-insensitive, '-' and '_' equal: "deepseek_v3" is DeepSeek-V3);
 /// throws `config_error` listing the known names.
+template <class = void>
 inline model preset(std::string_view name) {
   for (const auto& [known, make] : detail::preset_table()) {
     if (detail::iequal(known, name)) return make();

@@ -474,6 +474,7 @@ struct ep_context {
 
 /// The busiest DP device's part of a non-expert operator: its share of the tokens with all the
 /// weights (an embedding gathers its own tokens' rows only).
+template <class = void>
 inline op dp_device_op(const op& o, double share) {
   op d = o;
   d.flops = o.flops * share;
@@ -487,6 +488,7 @@ inline op dp_device_op(const op& o, double share) {
 /// Whether operator `o` is a routed expert after another of its layer: the per-expert operators of
 /// one MoE layer (from a routing histogram) run as one grouped kernel, as the single
 /// `routed_experts` operator of uniform routing does, with one launch overhead.
+template <class = void>
 inline bool grouped_with_previous(const op& o, const op* prev) {
   return o.kind == op_kind::expert && prev != nullptr && prev->kind == op_kind::expert && prev->layer == o.layer;
 }

@@ -61,6 +61,7 @@ inline namespace v0 {
 /// routing width required (`config_error` naming `parts[i]`); part i's sequence ids are shifted
 /// past every id of the parts before it (a token without one takes a fresh id per part), and
 /// each token's topic is its part, named `labels[i]` (empty: "part i").
+template <class = void>
 inline routing_trace concatenate_traces(const std::vector<routing_trace>& parts, const std::vector<std::string>& labels = {}) {
   constexpr const char* id = "strata.trace";
   detail::require(!parts.empty(), id, "parts", parts.size(), "at least one trace");
@@ -101,6 +102,7 @@ inline routing_trace concatenate_traces(const std::vector<routing_trace>& parts,
 /// skipped; topics without tokens are passed over. Throws `config_error` naming `topics` when
 /// fewer than two topics have tokens, `top_fraction` outside (0, 1], and
 /// `topics * layers * experts` past `strata::limits().table_cells`.
+template <class = void>
 inline double topic_switch_overlap(const routing_trace& t, double top_fraction = 0.125) {
   constexpr const char* id = "strata.task_drift";
   detail::require(top_fraction > 0.0 && top_fraction <= 1.0, id, "top_fraction", top_fraction, "in (0, 1]");
@@ -183,6 +185,7 @@ struct task_drift_fit {
 
 /// Fits the generator's drift to a multi-topic trace (file comment). Throws `config_error` as
 /// `topic_switch_overlap` and `fit_trace_gen` do, and naming the option that is out of range.
+template <class = void>
 inline task_drift_fit fit_task_drift(const routing_trace& real, trace_gen_params base = {}, const task_drift_options& opt = {}) {
   constexpr const char* id = "strata.task_drift";
   detail::require(opt.rounds >= 1 && opt.rounds <= 64, id, "rounds", opt.rounds, "in [1, 64]");
@@ -234,6 +237,7 @@ inline task_drift_fit fit_task_drift(const routing_trace& real, trace_gen_params
 /// generated (two unrelated top-8 sets of 64 share 0.125: the tasks' hot sets are nearly
 /// independent); hottest share 0.0456, entropy 0.964, consecutive overlap 0.274, all within 1 %.
 /// Layout of the real traces.
+template <class = void>
 inline trace_gen_params esft_task_drift() {
   trace_gen_params p;
   p.topics = 3;
@@ -253,6 +257,7 @@ inline trace_gen_params esft_task_drift() {
 /// The ESFT drift (`esft_task_drift`) with the routing shape of `m` (its MoE layers, routed
 /// experts and top-k), `tasks` topics in blocks over `sequences` sequences of
 /// [`min_length`, `max_length`] tokens, and `seed`. Throws `config_error` as `validate` does.
+template <class = void>
 inline trace_gen_params task_switch_gen_for(const model& m, int tasks, int sequences, int min_length, int max_length,
                                             std::uint64_t seed = 1) {
   trace_gen_params p = esft_task_drift();

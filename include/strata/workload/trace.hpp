@@ -88,33 +88,44 @@ class routing_trace {
   }
 
   /// Number of MoE layers.
+  template <class = void>
   [[nodiscard]] int layers() const noexcept { return layers_; }
   /// Routed experts per layer (IDs are in [0, experts_per_layer())).
+  template <class = void>
   [[nodiscard]] int experts_per_layer() const noexcept { return experts_; }
   /// Experts each token uses per layer.
+  template <class = void>
   [[nodiscard]] int k() const noexcept { return k_; }
   /// Number of tokens.
+  template <class = void>
   [[nodiscard]] std::size_t tokens() const noexcept { return info_.size(); }
   /// True if the trace holds no token.
+  template <class = void>
   [[nodiscard]] bool empty() const noexcept { return info_.empty(); }
 
   /// The k expert IDs of `token` at MoE layer `layer` (0-based), top-1 first.
   /// Precondition (unchecked, like `operator[]`): token < tokens(), 0 <= layer < layers().
+  template <class = void>
   [[nodiscard]] std::span<const std::uint16_t> experts(std::size_t token, int layer) const noexcept {
     const std::size_t at = (token * static_cast<std::size_t>(layers_) + static_cast<std::size_t>(layer)) *
                            static_cast<std::size_t>(k_);
     return {ids_.data() + at, static_cast<std::size_t>(k_)};
   }
   /// Metadata of `token` (unchecked precondition token < tokens()).
+  template <class = void>
   [[nodiscard]] const token_info& info(std::size_t token) const noexcept { return info_[token]; }
   /// Metadata of all tokens.
+  template <class = void>
   [[nodiscard]] std::span<const token_info> infos() const noexcept { return info_; }
   /// All IDs, token-major: (token · layers + layer) · k + slot.
+  template <class = void>
   [[nodiscard]] std::span<const std::uint16_t> ids() const noexcept { return ids_; }
   /// Topic labels that `token_info::topic` indexes.
+  template <class = void>
   [[nodiscard]] const std::vector<std::string>& topic_names() const noexcept { return topics_; }
 
   /// Reserves room for `n` tokens.
+  template <class = void>
   void reserve(std::size_t n) {
     ids_.reserve(n * static_cast<std::size_t>(layers_) * static_cast<std::size_t>(k_));
     info_.reserve(n);
@@ -123,6 +134,7 @@ class routing_trace {
   /// Appends one token: `ids` holds layers·k IDs, layer-major (layer 0's k IDs first).
   /// Throws `config_error` if the size is wrong, an ID is out of range, an ID repeats within a
   /// layer or the topic index is out of range; the trace is unchanged then.
+  template <class = void>
   void push_back(std::span<const std::uint16_t> ids, const token_info& info = {}) {
     constexpr const char* m = "strata.trace";
     const std::size_t cell = static_cast<std::size_t>(k_);
@@ -149,12 +161,14 @@ class routing_trace {
     info_.push_back(info);
   }
   /// Appends one token from a braced list of layers·k IDs.
+  template <class = void>
   void push_back(std::initializer_list<std::uint16_t> ids, const token_info& info = {}) {
     push_back(std::span<const std::uint16_t>(ids.begin(), ids.size()), info);
   }
 
   /// Tokens whose top-k at `layer` contains each expert: E counts summing to k·tokens().
   /// Throws `config_error` if `layer` is out of range.
+  template <class = void>
   [[nodiscard]] std::vector<std::int64_t> histogram(int layer) const {
     detail::require(layer >= 0 && layer < layers_, "strata.trace", "layer", layer,
                     ("in [0, " + std::to_string(layers_) + ")").c_str());
@@ -168,6 +182,7 @@ class routing_trace {
   }
 
   /// `histogram(l)` for every layer, in one pass: result[l][e].
+  template <class = void>
   [[nodiscard]] std::vector<std::vector<std::int64_t>> histograms() const {
     std::vector<std::vector<std::int64_t>> c(static_cast<std::size_t>(layers_),
                                              std::vector<std::int64_t>(static_cast<std::size_t>(experts_), 0));
@@ -196,13 +211,18 @@ class routing_trace {
 
 namespace detail {
 struct trace_access {
+  template <class = void>
   static std::vector<std::uint16_t>& ids(routing_trace& t) { return t.ids_; }
+  template <class = void>
   static std::vector<token_info>& infos(routing_trace& t) { return t.info_; }
+  template <class = void>
   static void set_k(routing_trace& t, int k) { t.k_ = k; }
+  template <class = void>
   static void set_experts(routing_trace& t, int e) { t.experts_ = e; }
 };
 
 // True if two adjacent tokens belong to the same sequence (absent ids count as one sequence).
+template <class = void>
 inline bool same_sequence(const token_info& a, const token_info& b) noexcept { return a.seq == b.seq; }
 }  // namespace detail
 
@@ -213,6 +233,7 @@ inline bool same_sequence(const token_info& a, const token_info& b) noexcept { r
 /// is refused; no entry point reinterprets one. Throws `config_error(field)`
 /// "[strata.trace] <source>: top-1 routing, but DeepSeek-V2-Lite routes top-6 ..." naming the
 /// trace (`source`: its file, or what it is) and both values.
+template <class = void>
 inline void require_trace_of_model(const routing_trace& t, const model& m, std::string_view source,
                                    const std::string& field = "trace") {
   const auto fail = [&](const std::string& what) {
@@ -256,6 +277,7 @@ struct trace_stats {
 
 /// Hottest share, entropy and top-m coverage of one layer from its expert counts (k·N = Σ c).
 /// Zero counts give zeros (no NaN).
+template <class = void>
 inline trace_layer_stats layer_statistics(std::span<const std::int64_t> counts) {
   trace_layer_stats s;
   double total = 0.0;
@@ -283,6 +305,7 @@ inline trace_layer_stats layer_statistics(std::span<const std::int64_t> counts) 
 }
 
 /// Per-layer and mean statistics of a trace (definitions in the file comment). O(N·L·k).
+template <class = void>
 inline trace_stats statistics(const routing_trace& t) {
   trace_stats r;
   r.tokens = t.tokens();
@@ -369,6 +392,7 @@ struct decode_batch {
   std::string note;                 ///< empty for B distinct sequences, else what was reused
 
   /// True when every slot is a different sequence.
+  template <class = void>
   [[nodiscard]] bool concurrent() const noexcept { return max_per_sequence <= 1; }
 
   template <class S, class V>
@@ -386,6 +410,7 @@ namespace detail {
 /// splitmix64 (Steele, Lea and Flood, OOPSLA 2014): a portable, seedable 64-bit generator.
 struct splitmix64 {
   std::uint64_t state;
+  template <class = void>
   std::uint64_t next() noexcept {
     std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -393,12 +418,14 @@ struct splitmix64 {
     return z ^ (z >> 31);
   }
   /// Uniform in [0, n) (n ≥ 1); the modulo bias is below n / 2^64.
+  template <class = void>
   std::size_t below(std::size_t n) noexcept { return static_cast<std::size_t>(next() % n); }
 };
 
 /// Token indices of each sequence in position order; sequences in order of first appearance.
 /// O(n log n) in the trace's tokens: the tokens are sorted by (sequence id, index), each run of
 /// one id is a sequence, and the sequences are ordered by their first token.
+template <class = void>
 inline std::vector<std::vector<std::size_t>> sequences_of(const routing_trace& t) {
   std::vector<std::pair<std::int32_t, std::size_t>> by_id(t.tokens());  // (seq id, token), sorted
   for (std::size_t i = 0; i < by_id.size(); ++i) by_id[i] = {t.info(i).seq, i};
@@ -427,6 +454,7 @@ inline std::vector<std::vector<std::size_t>> sequences_of(const routing_trace& t
 /// Draws a decode batch from `trace` (rules in `decode_batch_spec`). Throws `config_error` for an
 /// empty trace, `batch` < 1, `step` < 0, or fewer eligible sequences than `batch` without
 /// `allow_reuse`.
+template <class = void>
 inline decode_batch select_decode_batch(const routing_trace& trace, const decode_batch_spec& spec) {
   constexpr const char* id = "strata.decode_batch";
   detail::require(!trace.empty(), id, "trace", trace.tokens(), "non-empty");

@@ -139,6 +139,7 @@ struct trace_gen_params {
 
 /// The generator's defaults with the routing shape of model `m`: its MoE layers, routed experts
 /// and experts per token; sequences, lengths and seed are left for the caller.
+template <class = void>
 inline trace_gen_params trace_gen_for(const model& m) {
   trace_gen_params p;
   p.layers = m.moe_layers();
@@ -148,6 +149,7 @@ inline trace_gen_params trace_gen_for(const model& m) {
 }
 
 /// Checks every field; throws `config_error` naming the first bad one.
+template <class = void>
 inline void validate(const trace_gen_params& p) {
   constexpr const char* m = "strata.trace_gen";
   detail::require(p.layers >= 1, m, "layers", p.layers, ">= 1");
@@ -176,6 +178,7 @@ inline void validate(const trace_gen_params& p) {
 
 namespace detail::trace_gen {
 
+template <class = void>
 inline std::uint64_t splitmix64(std::uint64_t& x) noexcept {
   std::uint64_t z = (x += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -184,6 +187,7 @@ inline std::uint64_t splitmix64(std::uint64_t& x) noexcept {
 }
 
 /// Seed of random stream `stream` derived from the user's seed.
+template <class = void>
 inline std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t stream) noexcept {
   std::uint64_t x = seed ^ (0xD1B54A32D192ED03ull * (stream + 1));
   return splitmix64(x);
@@ -194,6 +198,7 @@ using trace_rng = strata::detail::portable_rng;
 
 /// Ranks of every expert: per layer the global rank, then per topic the topic rank, layer-major
 /// ((l·(T+1) + 0) global, (l·(T+1) + 1 + t) topic t), so fewer layers give a prefix.
+template <class = void>
 inline std::vector<std::uint32_t> draw_ranks(const trace_gen_params& p) {
   const auto E = static_cast<std::size_t>(p.experts);
   const auto T = static_cast<std::size_t>(p.topics);
@@ -209,6 +214,7 @@ inline std::vector<std::uint32_t> draw_ranks(const trace_gen_params& p) {
 }
 
 /// Zipf–Mandelbrot weights z(r) of ranks 0..E−1, summing to 1 (log space: no overflow).
+template <class = void>
 inline std::vector<double> rank_weights(int experts, double skew, double offset) {
   std::vector<double> z(static_cast<std::size_t>(experts));
   double sum = 0.0;
@@ -221,6 +227,7 @@ inline std::vector<double> rank_weights(int experts, double skew, double offset)
 }
 
 /// Popularity w_{t,l}(e), summing to 1 per (layer, topic); index ((l·T + t)·E + e).
+template <class = void>
 inline std::vector<double> popularity(const trace_gen_params& p, const std::vector<std::uint32_t>& ranks) {
   const auto E = static_cast<std::size_t>(p.experts);
   const auto T = static_cast<std::size_t>(p.topics);
@@ -241,6 +248,7 @@ inline std::vector<double> popularity(const trace_gen_params& p, const std::vect
 /// (Σ w = 1): p_e = 1 − exp(−w_e·τ), Σ p_e = k, τ by Newton from 0 (f concave increasing, so
 /// the iterates rise monotonically to the root). With k or fewer positive weights (an extreme
 /// skew whose tail underflowed) those are certain and the sampler fills up uniformly.
+template <class = void>
 inline void inclusion(const double* w, std::size_t E, int k, double* p) {
   const auto K = static_cast<std::size_t>(k);
   std::size_t npos = 0;
@@ -271,6 +279,7 @@ struct shape_stats {
   double hottest_share = 0.0;
   double entropy = 0.0;
 };
+template <class = void>
 inline shape_stats expected_shape(const trace_gen_params& p, const std::vector<std::uint32_t>& ranks) {
   const auto w = popularity(p, ranks);
   const auto E = static_cast<std::size_t>(p.experts);
@@ -302,6 +311,7 @@ inline shape_stats expected_shape(const trace_gen_params& p, const std::vector<s
 
 /// Generates a trace (model in the file comment). Deterministic for `p.seed`. Topic names are
 /// "topic0", "topic1", …; token `seq` and `pos` are set. Throws `config_error` via `validate`.
+template <class = void>
 inline routing_trace generate_trace(const trace_gen_params& p) {
   validate(p);
   const auto E = static_cast<std::size_t>(p.experts);
@@ -463,6 +473,7 @@ struct trace_fit_result {
 };
 
 namespace detail::trace_gen {
+template <class = void>
 inline double rel_err(double x, double target) {
   return std::abs(x - target) / std::max(std::abs(target), 1e-12);
 }
@@ -471,6 +482,7 @@ inline double rel_err(double x, double target) {
 /// Fits `skew`, `offset` and `reuse` so that `generate_trace` matches `real`'s mean hottest
 /// share, entropy and consecutive overlap (method in the file comment). Layout from `real`;
 /// `topic_share` and `seed` from `base`. Throws `config_error` for an empty trace.
+template <class = void>
 inline trace_fit_result fit_trace_gen(const routing_trace& real, const trace_gen_params& base = {},
                                       const trace_fit_options& opt = {}) {
   constexpr const char* m = "strata.trace_fit";

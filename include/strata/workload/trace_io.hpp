@@ -81,6 +81,7 @@ struct trace_csv_options {
 namespace detail::csv {
 
 /// Reads a whole stream into a string; throws `config_error` naming `source` on a read error.
+template <class = void>
 inline std::string read_all(std::istream& in, const std::string& source) {
   std::string s;
   char buf[1 << 16];
@@ -95,12 +96,14 @@ enum class csv_file { trace, table };
 /// Reads a whole CSV file under the opening rule (`core/files.hpp`): a regular file within
 /// `limits().trace_file_bytes` (a trace) or `limits().table_file_bytes` (a count or transition
 /// table); errors are `config_error`s naming `role` and the file.
+template <class = void>
 inline std::string read_file(const std::string& path, std::string_view role, csv_file kind) {
   return kind == csv_file::trace ? read_input_file(path, role, limits().trace_file_bytes, "trace_file_bytes")
                                  : read_input_file(path, role, limits().table_file_bytes, "table_file_bytes");
 }
 
 /// `p` taken relative to `base_dir` (as given when `base_dir` is empty or `p` is absolute).
+template <class = void>
 inline std::string relative_to(const std::string& base_dir, const std::string& p) {
   return base_dir.empty() || (!p.empty() && p.front() == '/') ? p : base_dir + "/" + p;
 }
@@ -114,6 +117,7 @@ inline std::string relative_to(const std::string& base_dir, const std::string& p
 }
 
 /// Shortens a field for an error message.
+template <class = void>
 inline std::string quote(std::string_view s) {
   constexpr std::size_t max = 40;
   std::string q;  // appended piecewise: GCC 12 warns falsely (-Wrestrict) on a chain of operator+
@@ -124,6 +128,7 @@ inline std::string quote(std::string_view s) {
   return q;
 }
 
+template <class = void>
 inline std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
@@ -131,6 +136,7 @@ inline std::string_view trim(std::string_view s) {
 }
 
 /// Splits a line at commas into `out` (views into `line`); fields are trimmed.
+template <class = void>
 inline void split_csv(std::string_view line, std::vector<std::string_view>& out) {
   out.clear();
   std::size_t i = 0;
@@ -157,6 +163,7 @@ class line_reader {
     if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") p_ += 3;
   }
   /// Next line (without its end), false at the end of the text.
+  template <class = void>
   bool next(std::string_view& line) {
     if (p_ >= end_) return false;
     const auto* nl = static_cast<const char*>(std::memchr(p_, '\n', static_cast<std::size_t>(end_ - p_)));
@@ -168,12 +175,14 @@ class line_reader {
     return true;
   }
   /// Next line that is not blank.
+  template <class = void>
   bool next_nonblank(std::string_view& line) {
     while (next(line)) {
       if (!trim(line).empty()) return true;
     }
     return false;
   }
+  template <class = void>
   [[nodiscard]] std::size_t line_no() const noexcept { return line_no_; }
 
  private:
@@ -183,6 +192,7 @@ class line_reader {
 };
 
 /// Requires the header of a CSV file and returns its fields.
+template <class = void>
 inline void read_header(line_reader& lines, std::string_view source, std::vector<std::string_view>& cols,
                         const char* expected) {
   std::string_view line;
@@ -197,6 +207,7 @@ inline void read_header(line_reader& lines, std::string_view source, std::vector
 
 /// Parses a per-token trace held in `text` (format in the file comment); `source` names the
 /// input in error messages. Throws `config_error` ("<source>:<line>") on the first bad line.
+template <class = void>
 inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_options& opt = {},
                                      std::string_view source = "<string>") {
   using detail::csv::csv_fail;
@@ -386,6 +397,7 @@ inline routing_trace parse_trace_csv(std::string_view text, const trace_csv_opti
 
 /// Reads a per-token trace from a stream (the whole stream is read first); `source` names the
 /// input in error messages.
+template <class = void>
 inline routing_trace read_trace_csv(std::istream& in, const trace_csv_options& opt = {},
                                     const std::string& source = "<stream>") {
   const std::string text = detail::csv::read_all(in, source);
@@ -394,6 +406,7 @@ inline routing_trace read_trace_csv(std::istream& in, const trace_csv_options& o
 
 /// Reads a per-token trace file (a regular file within `limits().trace_file_bytes`); errors name
 /// `path` and, when the file cannot be read, its role `"trace"`.
+template <class = void>
 inline routing_trace load_trace_csv(const std::string& path, const trace_csv_options& opt = {}) {
   const std::string text = detail::csv::read_file(path, "trace", detail::csv::csv_file::trace);
   return parse_trace_csv(text, opt, path);
@@ -405,6 +418,7 @@ inline routing_trace load_trace_csv(const std::string& path, const trace_csv_opt
 namespace detail::csv {
 
 /// Index of the first column named one of `names`, or -1.
+template <class = void>
 inline int column_of(const std::vector<std::string_view>& cols, std::initializer_list<std::string_view> names) {
   for (std::size_t i = 0; i < cols.size(); ++i) {
     for (auto n : names) {
@@ -415,6 +429,7 @@ inline int column_of(const std::vector<std::string_view>& cols, std::initializer
 }
 
 /// k stated by a selection name: "top1" -> 1, "topk8" -> 8, "top8" -> 8; 0 if none.
+template <class = void>
 inline int k_of_selection(std::string_view s) {
   if (s.substr(0, 4) == "topk") s.remove_prefix(4);
   else if (s.substr(0, 3) == "top") s.remove_prefix(3);
@@ -436,6 +451,7 @@ inline int k_of_selection(std::string_view s) {
 /// without a selection column, inferred from the first layer (then the selection is named
 /// "topk<k>", or "top1" for k = 1) and required of all layers. A selection name that states no
 /// k (not "top<k>" or "topk<k>") leaves k = 0 and the sums unchecked.
+template <class = void>
 inline expert_count_table parse_expert_counts_csv(std::string_view text, std::string_view source = "<string>") {
   using detail::csv::csv_fail;
   detail::csv::line_reader lines(text);
@@ -611,6 +627,7 @@ inline expert_count_table parse_expert_counts_csv(std::string_view text, std::st
 }
 
 /// Reads an expert count table from a stream; `source` names it in error messages.
+template <class = void>
 inline expert_count_table read_expert_counts_csv(std::istream& in, const std::string& source = "<stream>") {
   const std::string text = detail::csv::read_all(in, source);
   return parse_expert_counts_csv(text, source);
@@ -618,6 +635,7 @@ inline expert_count_table read_expert_counts_csv(std::istream& in, const std::st
 
 /// Reads an expert count table file (a regular file within `limits().table_file_bytes`; role
 /// `"count table"`).
+template <class = void>
 inline expert_count_table load_expert_counts_csv(const std::string& path) {
   const std::string text = detail::csv::read_file(path, "count table", detail::csv::csv_file::table);
   return parse_expert_counts_csv(text, path);
@@ -637,12 +655,14 @@ struct top1_transitions {
   std::int64_t tokens = 0;           ///< Σ counts
 
   /// Tokens going from expert `from` to expert `to`.
+  template <class = void>
   [[nodiscard]] std::int64_t count(int from, int to) const {
     check(from, "from");
     check(to, "to");
     return counts[static_cast<std::size_t>(from) * static_cast<std::size_t>(experts) + static_cast<std::size_t>(to)];
   }
   /// Tokens whose top-1 at `layer_from` is `from`.
+  template <class = void>
   [[nodiscard]] std::int64_t row_total(int from) const {
     check(from, "from");
     std::int64_t s = 0;
@@ -650,6 +670,7 @@ struct top1_transitions {
     return s;
   }
   /// P(top-1 at layer_to is `to` | top-1 at layer_from is `from`); 0 if `from` is never top-1.
+  template <class = void>
   [[nodiscard]] double probability(int from, int to) const {
     const auto r = row_total(from);
     return r > 0 ? static_cast<double>(count(from, to)) / static_cast<double>(r) : 0.0;
@@ -658,6 +679,7 @@ struct top1_transitions {
   friend bool operator==(const top1_transitions&, const top1_transitions&) = default;
 
  private:
+  template <class = void>
   void check(int e, const char* what) const {
     if (e < 0 || e >= experts) {  // the message is built only on failure: count() is called E² times
       detail::require(false, "strata.trace", what, e, ("in [0, " + std::to_string(experts) + ")").c_str());
@@ -670,6 +692,7 @@ struct top1_transition_table {
   std::vector<top1_transitions> series;
 
   /// The matrix of `model` on `topic` from `layer_from` to `layer_to`; throws `config_error`.
+  template <class = void>
   [[nodiscard]] const top1_transitions& at(std::string_view model, std::string_view topic, int layer_from,
                                            int layer_to) const {
     for (const auto& s : series) {
@@ -685,6 +708,7 @@ struct top1_transition_table {
 
 /// Parses a cross-layer top-1 transition file held in `text` (only non-zero pairs need appear;
 /// a pair may appear once).
+template <class = void>
 inline top1_transition_table parse_top1_transitions_csv(std::string_view text, std::string_view source = "<string>") {
   using detail::csv::csv_fail;
   detail::csv::line_reader lines(text);
@@ -785,6 +809,7 @@ inline top1_transition_table parse_top1_transitions_csv(std::string_view text, s
 }
 
 /// Reads a cross-layer top-1 transition table from a stream.
+template <class = void>
 inline top1_transition_table read_top1_transitions_csv(std::istream& in, const std::string& source = "<stream>") {
   const std::string text = detail::csv::read_all(in, source);
   return parse_top1_transitions_csv(text, source);
@@ -792,6 +817,7 @@ inline top1_transition_table read_top1_transitions_csv(std::istream& in, const s
 
 /// Reads a cross-layer top-1 transition file (a regular file within `limits().table_file_bytes`;
 /// role `"transition table"`).
+template <class = void>
 inline top1_transition_table load_top1_transitions_csv(const std::string& path) {
   const std::string text = detail::csv::read_file(path, "transition table", detail::csv::csv_file::table);
   return parse_top1_transitions_csv(text, path);

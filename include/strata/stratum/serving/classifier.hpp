@@ -80,14 +80,17 @@ struct classifier_params {
 };
 
 /// 94.5 % accuracy. [Stratum §5.1: MMLU test set]
+template <class = void>
 inline classifier_params<> mmlu_classifier() { return {}; }
 /// 85.0 % accuracy. [Stratum §5.1: Chatbot Arena conversations]
+template <class = void>
 inline classifier_params<> chatbot_arena_classifier() {
   classifier_params<> c;
   c.accuracy = 0.85;
   return c;
 }
 /// Every label right.
+template <class = void>
 inline classifier_params<> perfect_classifier() {
   classifier_params<> c;
   c.accuracy = 1.0;
@@ -155,11 +158,13 @@ std::vector<std::vector<T>> label_posterior(const std::vector<std::vector<T>>& c
 
 /// Draws the label of a request of true topic `topic` from row `topic` of `cdf` (cumulative rows
 /// of the confusion matrix).
+template <class = void>
 inline int draw_label(const std::vector<std::vector<double>>& cdf, int topic, detail::portable_rng& g) {
   return detail::draw_from_cdf(cdf[static_cast<std::size_t>(topic)], g);
 }
 
 /// Cumulative rows of the confusion matrix (for `draw_label`).
+template <class = void>
 inline std::vector<std::vector<double>> confusion_cdf(const classifier_params<>& p, int topics) {
   auto c = confusion_matrix(p, topics);
   for (auto& row : c) {
@@ -177,6 +182,7 @@ inline std::vector<std::vector<double>> confusion_cdf(const classifier_params<>&
 /// DistilBERT-base as a dense model description (Sanh et al., "DistilBERT", 2019; the
 /// distilbert-base-uncased config.json: 6 layers, dim 768, 12 heads, hidden_dim 3072, GELU,
 /// vocab 30 522). Its ≈ 66 M parameters are the paper's 67 M (Stratum §5.1).
+template <class = void>
 inline model distilbert() {
   model m;
   m.name = "DistilBERT";

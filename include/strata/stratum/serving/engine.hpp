@@ -91,6 +91,7 @@ struct engine_params {
 };
 
 /// Checks the engine settings; throws `config_error` naming the field (prefixed by `at`).
+template <class = void>
 inline void validate(const engine_params& p, const std::string& at = {}) {
   constexpr const char* m = "strata.engine";
   const auto& lim = serving_limits();

@@ -90,6 +90,7 @@ struct serving_input_limits {
 };
 
 /// The process-wide serving limits (see `serving_input_limits`).
+template <class = void>
 inline serving_input_limits& serving_limits() {
   static serving_input_limits l;
   return l;
@@ -152,6 +153,7 @@ struct length_params {
 
 /// The six default topic names (file comment). [OLMoE routing data, domains with counts:
 /// arxiv, book, c4, github, tulu, wikipedia; Stratum §5.1: 6 coarse topics]
+template <class = void>
 inline std::vector<std::string> default_topics() { return {"arxiv", "book", "c4", "github", "tulu", "wikipedia"}; }
 
 /// The request generator.
@@ -188,10 +190,12 @@ struct request_gen_params {
 
 namespace detail {
 
+template <class = void>
 inline std::string at_field(const std::string& at, const char* f) { return at.empty() ? std::string(f) : at + "." + f; }
 
 /// Throws `config_error` naming `requests.stages` when a staged load draws more requests than
 /// `serving_limits().requests`.
+template <class = void>
 inline void require_serving_count(std::int64_t n) {
   const auto lim = serving_limits().requests;
   if (n > lim) {
@@ -201,6 +205,7 @@ inline void require_serving_count(std::int64_t n) {
   }
 }
 
+template <class = void>
 inline void validate_length(const length_params& p, const std::string& at) {
   constexpr const char* m = "strata.serving";
   const int hi = serving_limits().tokens;
@@ -220,6 +225,7 @@ inline void validate_length(const length_params& p, const std::string& at) {
   }
 }
 
+template <class = void>
 inline int largest_length(const length_params& p) {
   switch (p.kind) {
     case length_kind::fixed: return p.value;
@@ -229,6 +235,7 @@ inline int largest_length(const length_params& p) {
   return p.value;
 }
 
+template <class = void>
 inline int draw_length(const length_params& p, portable_rng& g) {
   switch (p.kind) {
     case length_kind::fixed: return p.value;
@@ -240,6 +247,7 @@ inline int draw_length(const length_params& p, portable_rng& g) {
 }
 
 /// Checks topic names (non-empty, distinct, at most 4096) and weights; `at` prefixes the fields.
+template <class = void>
 inline void validate_topic_mix(const std::vector<std::string>& topics, const std::vector<double>& weights,
                                const std::string& at) {
   constexpr const char* m = "strata.serving";
@@ -276,6 +284,7 @@ inline void validate_topic_mix(const std::vector<std::string>& topics, const std
 }
 
 /// Gamma(k, 1) by Marsaglia–Tsang (k ≥ 1) and Gamma(k + 1)·u^(1/k) (k < 1).
+template <class = void>
 inline double draw_gamma(double k, portable_rng& g) {
   if (k < 1.0) {
     const double u = g.uniform();
@@ -296,6 +305,7 @@ inline double draw_gamma(double k, portable_rng& g) {
 }
 
 /// Arrival times of `n` requests.
+template <class = void>
 inline std::vector<double> draw_arrivals(const request_gen_params& p, std::int64_t n, portable_rng& g) {
   std::vector<double> t(static_cast<std::size_t>(n));
   double now = 0.0;
@@ -311,6 +321,7 @@ inline std::vector<double> draw_arrivals(const request_gen_params& p, std::int64
 }
 
 /// Start of stage `i` (the sum of the durations before it).
+template <class = void>
 inline double stage_start(const std::vector<load_stage>& st, std::size_t i) {
   double t = 0.0;
   for (std::size_t j = 0; j < i && j < st.size(); ++j) t += st[j].duration_s;
@@ -319,6 +330,7 @@ inline double stage_start(const std::vector<load_stage>& st, std::size_t i) {
 
 /// Arrivals of a staged load (file comment): in each stage [a, b) at rate λ, `constant` at
 /// a + k/λ and the other processes from a by their gaps, each kept while before b.
+template <class = void>
 inline std::vector<double> draw_staged_arrivals(const request_gen_params& p, portable_rng& g) {
   std::vector<double> t;
   const double k = 1.0 / (p.cv * p.cv);
@@ -346,6 +358,7 @@ inline std::vector<double> draw_staged_arrivals(const request_gen_params& p, por
   return t;
 }
 
+template <class = void>
 inline std::vector<double> topic_cdf(const std::vector<std::string>& topics, const std::vector<double>& weights) {
   std::vector<double> cdf(topics.size());
   double s = 0.0;
@@ -358,6 +371,7 @@ inline std::vector<double> topic_cdf(const std::vector<std::string>& topics, con
   return cdf;
 }
 
+template <class = void>
 inline int draw_from_cdf(const std::vector<double>& cdf, portable_rng& g) {
   const double u = g.uniform();
   const auto it = std::upper_bound(cdf.begin(), cdf.end(), u);
@@ -367,6 +381,7 @@ inline int draw_from_cdf(const std::vector<double>& cdf, portable_rng& g) {
 }  // namespace detail
 
 /// Checks the generator; throws `config_error` naming the field (prefixed by `at`, e.g. "requests").
+template <class = void>
 inline void validate(const request_gen_params& p, const std::string& at = {}) {
   constexpr const char* m = "strata.serving";
   const auto& lim = serving_limits();
@@ -402,6 +417,7 @@ inline void validate(const request_gen_params& p, const std::string& at = {}) {
 }
 
 /// `p.count` requests (file comment), ids 0 … n − 1 in arrival order.
+template <class = void>
 inline std::vector<request> generate_requests(const request_gen_params& p) {
   validate(p);
   std::uint64_t s = p.seed;
@@ -442,6 +458,7 @@ struct request_spec {
 /// Requests from a timestamped list, topics by name from `topics`; sorted by arrival (stable).
 /// Throws `config_error` naming `<at>[i].<field>` (an unknown topic, a negative time, a length out
 /// of range, too many requests or tokens).
+template <class = void>
 inline std::vector<request> requests_from_list(const std::vector<request_spec>& list,
                                                const std::vector<std::string>& topics, const std::string& at = "requests") {
   constexpr const char* m = "strata.serving";
@@ -480,6 +497,7 @@ inline std::vector<request> requests_from_list(const std::vector<request_spec>& 
 namespace detail {
 /// Throws `config_error` "<field>: <n> <what> exceed the limit <limit>
 /// (strata::serving_limits().<name>)" unless n <= limit.
+template <class = void>
 inline void require_serving_limit(std::int64_t n, std::int64_t limit, const char* name, const std::string& field,
                                   const std::string& what) {
   if (n > limit) {
@@ -494,6 +512,7 @@ inline void require_serving_limit(std::int64_t n, std::int64_t limit, const char
 /// Σ (output − 1) + 2 · requests + hit_layouts · Σ output, against `samples` (`hit_layouts`: the
 /// layouts a trace-routed run keeps each decode token's hit rate for, 0 otherwise). Throws
 /// `config_error` naming `field` and the limit.
+template <class = void>
 inline void check_serving_work(const std::vector<request>& reqs, std::int64_t hit_layouts = 0,
                                const std::string& field = "requests") {
   std::int64_t steps = 0, outputs = 0;
@@ -519,6 +538,7 @@ inline void check_serving_work(const std::vector<request>& reqs, std::int64_t hi
 /// Checks the topic-layout cells of a Stratum run, T · (T + 1) · max(1, L · E) for `topics`
 /// topics of a model of `moe_layers` MoE layers and `experts` experts, against
 /// `serving_limits().topic_cells`, before anything is placed; throws `config_error` naming `field`.
+template <class = void>
 inline void check_topic_cells(std::int64_t topics, int moe_layers, int experts, const std::string& field = "topics") {
   const std::int64_t cells = std::max<std::int64_t>(1, static_cast<std::int64_t>(moe_layers) * experts);
   const std::int64_t t = std::max<std::int64_t>(topics, 0);
@@ -532,6 +552,7 @@ inline void check_topic_cells(std::int64_t topics, int moe_layers, int experts, 
 /// Requests from the sequences of a routing trace (file comment): sequence order, arrivals from
 /// `arrivals` (its rate, process and seed; its count, lengths and topics are not used). A token
 /// without a topic label takes topic 0. Sequences shorter than 2 tokens are skipped.
+template <class = void>
 inline std::vector<request> requests_from_trace(const routing_trace& t, const request_gen_params& arrivals,
                                                 double prompt_fraction = 0.5) {
   constexpr const char* m = "strata.serving";

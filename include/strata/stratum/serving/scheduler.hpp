@@ -84,6 +84,7 @@ struct scheduler_params {
 };
 
 /// Checks the scheduler; throws `config_error` naming the field (prefixed by `at`).
+template <class = void>
 inline void validate(const scheduler_params& p, const std::string& at = {}) {
   constexpr const char* m = "strata.scheduler";
   detail::require_range(p.ttft_slo.si(), 1e-6, 1e6, m, detail::at_field(at, "ttft_slo"), "s");
@@ -100,6 +101,7 @@ class serving_queue {
  public:
   explicit serving_queue(int labels = 1)
       : by_label_(static_cast<std::size_t>(labels)), version_(static_cast<std::size_t>(labels), 0) {}
+  template <class = void>
   void push(std::size_t req, int label) {
     if (req >= taken_.size()) {
       taken_.resize(req + 1, 0);
@@ -112,24 +114,33 @@ class serving_queue {
     all_.push_back(req);
     ++size_;
   }
+  template <class = void>
   void take(std::size_t req) {
     taken_[req] = 1;
     ++version_[static_cast<std::size_t>(label_of_[req])];
     --size_;
   }
   /// Changes so far to the waiting requests of `label` (a push or a take each).
+  template <class = void>
   [[nodiscard]] std::uint64_t version(int l) const { return version_[static_cast<std::size_t>(l)]; }
+  template <class = void>
   [[nodiscard]] std::size_t size() const { return size_; }
+  template <class = void>
   [[nodiscard]] bool empty() const { return size_ == 0; }
   /// Waiting requests of `label`, oldest first (removed entries dropped).
+  template <class = void>
   std::deque<std::size_t>& label(int l) { return clean(by_label_[static_cast<std::size_t>(l)]); }
+  template <class = void>
   std::deque<std::size_t>& all() { return clean(all_); }
+  template <class = void>
   [[nodiscard]] int labels() const { return static_cast<int>(by_label_.size()); }
   /// Waiting count of `label` (the FIFO after cleaning the front; entries behind may be taken
   /// only by `fcfs`, which does not ask).
+  template <class = void>
   std::size_t count(int l) { return label(l).size(); }
 
  private:
+  template <class = void>
   std::deque<std::size_t>& clean(std::deque<std::size_t>& q) {
     while (!q.empty() && taken_[q.front()] != 0) q.pop_front();
     return q;

@@ -94,6 +94,7 @@ struct serving_gpu_spec {
   gpu_knob_set knobs = default_gpu_knobs;                   ///< the card's knobs (file comment)
 
   /// The GPUs' parallelism.
+  template <class = void>
   [[nodiscard]] parallelism parallel() const { return {ep, attention, redundant_experts, imbalance}; }
 
   template <class S, class V>
@@ -156,6 +157,7 @@ struct serving_scenario {
 };
 
 /// Checks a scenario without reading files; throws `config_error` naming the JSON path.
+template <class = void>
 inline void validate(const serving_scenario& s) {
   constexpr const char* m = "strata.serving";
   (void)stratum_system(s.system);  // "machine" on an unknown name
@@ -186,6 +188,7 @@ inline void validate(const serving_scenario& s) {
 }
 
 /// Reads a scenario from JSON text (`source` names it in errors) and validates it.
+template <class = void>
 inline serving_scenario read_serving_scenario(std::string_view text, const std::string& source = "scenario.json") {
   const json j = parse_json(text, source);
   auto s = from_json_at<serving_scenario>(j);
@@ -208,6 +211,7 @@ struct serving_report {
 };
 
 /// The requests of a scenario (generated, or its list; a trace scenario's come from its trace).
+template <class = void>
 inline std::vector<request> scenario_requests(const serving_scenario& s) {
   if (!s.request_list.empty()) return requests_from_list(s.request_list, s.requests.topics, "request_list");
   return generate_requests(s.requests);
@@ -221,6 +225,7 @@ struct serving_inputs {
 };
 
 /// Runs a scenario on inputs already loaded (`run_scenario(s, base_dir)` loads them).
+template <class = void>
 inline serving_report run_scenario(const serving_scenario& s, const serving_inputs& in) {
   constexpr const char* m = "strata.serving";
   validate(s);
@@ -266,6 +271,7 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
 /// Runs a scenario; its file paths are taken relative to `base_dir` (empty: as given). A trace or
 /// count table that cannot be read (`core/files.hpp`: a regular file within its size cap) is a
 /// `config_error` naming `trace.path` or `usage.counts` (the reader's message follows).
+template <class = void>
 inline serving_report run_scenario(const serving_scenario& s, const std::string& base_dir = {}) {
   validate(s);
   serving_inputs in;
@@ -291,9 +297,11 @@ inline serving_report run_scenario(const serving_scenario& s, const std::string&
 }
 
 /// The report as JSON text (2-space indent; the same run gives the same bytes).
+template <class = void>
 inline std::string serving_json(const serving_report& r) { return dump_json(json(r), 2); }
 
 namespace detail {
+template <class = void>
 inline void summary_line(std::ostream& os, const serving_result& r) {
   os << r.system << " (" << r.policy << ")";
   if (!r.feasible) {
@@ -329,6 +337,7 @@ inline void summary_line(std::ostream& os, const serving_result& r) {
 
 /// Prints the report as a few lines of text, every number to 4 significant digits (docs/cli.md,
 /// Output conventions; the JSON has every digit).
+template <class = void>
 inline void print_summary(std::ostream& os, const serving_report& r) {
   std::ostringstream text;
   text.precision(4);

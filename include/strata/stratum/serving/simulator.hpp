@@ -215,6 +215,7 @@ struct serving_result {
 };
 
 /// Nearest-rank percentile (p in [0, 1]) of `x` (sorted in place); 0 for no values.
+template <class = void>
 inline double percentile(std::vector<double>& x, double p) {
   if (x.empty()) return 0.0;
   if (!std::is_sorted(x.begin(), x.end())) std::sort(x.begin(), x.end());
@@ -224,6 +225,7 @@ inline double percentile(std::vector<double>& x, double p) {
 }
 
 /// Nearest-rank percentile of weighted samples (value, weight), sorted in place.
+template <class = void>
 inline double weighted_percentile(std::vector<std::pair<double, double>>& x, double p) {
   if (x.empty()) return 0.0;
   if (!std::is_sorted(x.begin(), x.end())) std::sort(x.begin(), x.end());
@@ -240,6 +242,7 @@ inline double weighted_percentile(std::vector<std::pair<double, double>>& x, dou
 
 namespace detail {
 /// Mean and percentiles of `x` (sorted in place).
+template <class = void>
 inline latency_stats latency_of(std::vector<double>& x) {
   latency_stats l;
   if (x.empty()) return l;
@@ -253,6 +256,7 @@ inline latency_stats latency_of(std::vector<double>& x) {
 }
 
 /// TTFT, TPOT and E2E of the requests `idx` (file comment; `overhead` added to TTFT and E2E).
+template <class = void>
 inline void request_latencies(const std::vector<request>& reqs, const std::vector<std::size_t>& idx,
                               const std::vector<double>& first, const std::vector<double>& finish, double overhead,
                               latency_stats& ttft, latency_stats& tpot, latency_stats& e2e, double& itl_mean) {
@@ -277,6 +281,7 @@ inline void request_latencies(const std::vector<request>& reqs, const std::vecto
 
 /// The latency statistics of a finished run (file comment) from its per-request times and its
 /// inter-token gaps (value, count; sorted in place).
+template <class = void>
 inline void fill_latencies(serving_result& out, const std::vector<request>& reqs, std::vector<double> first,
                            std::vector<double> finish, std::vector<std::pair<double, double>>& gaps, double overhead) {
   std::vector<std::size_t> all(reqs.size());
@@ -301,6 +306,7 @@ inline void fill_latencies(serving_result& out, const std::vector<request>& reqs
 /// Per-stage results of a run of `reqs` (the requests it ran, in its order) under the staged
 /// load `stages` (`stage_result`); `overhead` is the client overhead. Nothing for an infeasible
 /// run or no stages.
+template <class = void>
 inline void add_stage_results(serving_result& r, const std::vector<request>& reqs, const std::vector<load_stage>& stages,
                               double overhead = 0.0) {
   r.stages.clear();
@@ -355,6 +361,7 @@ struct serving_model {
 
 /// The event loop (file comment). `labels[r]` and `ready[r]` (arrival + classifier latency),
 /// `device_s[r]` the classifier's device time for r.
+template <class = void>
 inline serving_result run_serving(const std::vector<request>& reqs, const std::vector<int>& labels,
                                   const std::vector<double>& ready, const std::vector<double>& device_s,
                                   const scheduler_params& sp, const serving_model& sm) {
@@ -569,6 +576,7 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
 }
 
 /// The engine scheduler's loop (`engine.hpp`) on `blocks` KV blocks, each step costed by `costs`.
+template <class = void>
 inline serving_result run_engine(const std::vector<request>& reqs, const engine_params& ep, std::int64_t blocks,
                                  gpu_step_costs& costs, const scheduler_params& sp) {
   const std::size_t n = reqs.size();
@@ -815,6 +823,7 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
 }
 
 /// KV tokens the rows between the packs hold (the smallest stage).
+template <class = void>
 inline std::int64_t stratum_kv_tokens(const stratum_machine<>& sm, const model& m, const stratum_placement& pl) {
   const double per_token_layer = kv_bytes_per_token_layer(m).in(units::B);
   const int in_flight = sm.params.stages > 1 ? 2 : 1;
@@ -849,11 +858,13 @@ struct stratum_serving_memo {
   std::vector<step_cost> swaps;  ///< (from, to) over T + 1 layouts; time −1: not costed yet
 
   /// Whether the memo's contents are those of `setup` (its system, model, usage and mix).
+  template <class = void>
   [[nodiscard]] bool of(const stratum_serving_setup& setup) const {
     return machine && system == setup.system && m == setup.m && usage.topics == setup.usage.topics &&
            usage.tables == setup.usage.tables && mix == setup.mix;
   }
   /// Empties the memo and keys it by `setup`.
+  template <class = void>
   void reset(const stratum_serving_setup& setup) {
     *this = stratum_serving_memo{};
     system = setup.system;
@@ -868,6 +879,7 @@ struct stratum_serving_memo {
 /// replaces the modelled classifier's labels (its latency is still charged). `memo`, when given,
 /// keeps what the run derives from the setup for the next run of the same setup
 /// (`stratum_serving_memo`).
+template <class = void>
 inline serving_result simulate_stratum(const stratum_serving_setup& setup, const std::vector<request>& reqs,
                                        const routing_trace* trace = nullptr, const topic_hook& hook = {},
                                        stratum_serving_memo* memo = nullptr) {
@@ -1034,6 +1046,7 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
 /// The GPU baseline's count and precision for `m`: the fewest GPUs holding the weights at B = 1,
 /// S = 512 in 16-bit, or in FP8 where FP8 needs fewer (vLLM `--quantization fp8`); `gpus` > 0
 /// fixes the count (16-bit).
+template <class = void>
 inline std::pair<model, int> gpu_serving_baseline(const gpu_params& g, const model& m, int gpus = 0) {
   if (gpus > 0) return {m, gpus};
   const step_shape s{.mode = phase::decode, .batch = 1, .context = 512};
@@ -1046,6 +1059,7 @@ inline std::pair<model, int> gpu_serving_baseline(const gpu_params& g, const mod
 }
 
 /// ", EP 8 (attention dp)" for expert parallelism, else nothing (a GPU result's system name).
+template <class = void>
 inline std::string ep_label(const parallelism& par) {
   if (!par.expert_parallel()) return {};
   return ", EP " + std::to_string(par.ep) + " (attention " + (par.attention == attention_parallel::dp ? "dp" : "tp") + ")";
@@ -1059,6 +1073,7 @@ inline std::string ep_label(const parallelism& par) {
 /// positive, the KV capacity. `par` (`expert_parallel.hpp`) is the GPUs' parallelism: with EP > 1
 /// the GPU count is its degree (`gpus` 0 or the same), the memory fit is `check_fit`'s under it and
 /// with DP attention each GPU holds the KV cache of its own sequences (n times the room of one).
+template <class = void>
 inline serving_result simulate_gpu(const gpu_params& g, const model& m, const scheduler_params& sp,
                                    const std::vector<request>& reqs, int gpus = 0, const engine_params& ep = {},
                                    gpu_scheduler sched = gpu_scheduler::engine, const parallelism& par = {}) {

@@ -52,6 +52,7 @@ namespace detail {
 
 inline constexpr int ctx_grid_points = 29;
 /// c_j (file comment), tabulated once: the lookups of every step read it.
+template <class = void>
 inline double ctx_grid(int j) {
   static const auto grid = [] {
     std::array<double, ctx_grid_points> g{};
@@ -62,6 +63,7 @@ inline double ctx_grid(int j) {
 }
 
 /// Index j and weight w so that S ≈ (1 − w)·c_j + w·c_{j+1}, clamped to the grid.
+template <class = void>
 inline std::pair<int, double> ctx_bracket(double s) {
   if (s <= ctx_grid(0)) return {0, 0.0};
   int j = static_cast<int>(std::floor(2.0 * std::log2(s / 16.0)));
@@ -72,6 +74,7 @@ inline std::pair<int, double> ctx_bracket(double s) {
   return {j, std::clamp((s - a) / (b - a), 0.0, 1.0)};
 }
 
+template <class = void>
 inline step_cost lerp(const step_cost& a, const step_cost& b, double w) {
   return {a.time_s + w * (b.time_s - a.time_s), a.energy_j + w * (b.energy_j - a.energy_j)};
 }
@@ -81,6 +84,7 @@ inline step_cost lerp(const step_cost& a, const step_cost& b, double w) {
 /// Memoised decode and prefill costs of a model on a Stratum system (file comment).
 class stratum_step_costs {
  public:
+  template <class = void>
   stratum_step_costs(const stratum_machine<>& sm, const model& m) : sm_(sm), m_(m) {
     validate(m_);
     const bool moe = m_.experts > 0;
@@ -92,6 +96,7 @@ class stratum_step_costs {
   }
 
   /// A decode step of `batch` sequences at mean context `context` with hot-hit rate `h`.
+  template <class = void>
   step_cost decode(int batch, double context, double h) {
     const auto [j, w] = detail::ctx_bracket(context);
     h = std::clamp(h, h_.front(), h_.back());
@@ -106,18 +111,22 @@ class stratum_step_costs {
   }
 
   /// A prefill step of `batch` prompts of mean length `prompt` on the xPU.
+  template <class = void>
   step_cost prefill(int batch, double prompt) {
     const auto [j, w] = detail::ctx_bracket(prompt);
     return detail::lerp(prefill_point(batch, j), prefill_point(batch, j + 1), w);
   }
 
   /// The h grid (file comment).
+  template <class = void>
   [[nodiscard]] const std::vector<double>& h_grid() const { return h_; }
   /// Grid points evaluated so far.
+  template <class = void>
   [[nodiscard]] std::size_t evaluations() const { return evaluations_; }
 
  private:
   /// The memo of batch size `batch` (one slot per grid point; time −1: not evaluated yet).
+  template <class = void>
   static step_cost& slot(std::vector<std::vector<step_cost>>& memo, int batch, std::size_t i, std::size_t n) {
     const auto b = static_cast<std::size_t>(batch);
     if (b >= memo.size()) memo.resize(b + 1);
@@ -125,6 +134,7 @@ class stratum_step_costs {
     if (row.empty()) row.assign(n, step_cost{-1.0, 0.0});
     return row[i];
   }
+  template <class = void>
   step_cost point(int batch, int j, std::size_t hi) {
     step_cost& memo = slot(memo_, batch, static_cast<std::size_t>(j) * h_.size() + hi,
                            static_cast<std::size_t>(detail::ctx_grid_points) * h_.size());
@@ -151,6 +161,7 @@ class stratum_step_costs {
     memo = c;
     return c;
   }
+  template <class = void>
   step_cost prefill_point(int batch, int j) {
     step_cost& memo = slot(prefill_memo_, batch, static_cast<std::size_t>(j), detail::ctx_grid_points);
     if (memo.time_s >= 0.0) return memo;
@@ -204,12 +215,14 @@ struct mixed_step {
 /// of c tokens (p = 0) is the prefill step (B = 1, S = c) exactly (tests).
 class gpu_step_costs {
  public:
+  template <class = void>
   gpu_step_costs(const gpu_params& g, int devices, const model& m, const parallelism& par = {})
       : machine_(make_machine(g, devices)), m_(m), par_(par) {
     validate(m_);
     validate(par_, m_, devices, "gpu.");
   }
   /// An engine step (class comment).
+  template <class = void>
   step_cost mixed(const mixed_step& s) {
     if (!attn_ready_) attention_coefficients();
     const part lin = s.tokens > 0 ? linear_part(s.tokens) : part{};
@@ -230,15 +243,19 @@ class gpu_step_costs {
     const double cap = machine_.max_power.si() * t * n;
     return {t, std::min(e + machine_.static_power.si() * t * n, cap)};
   }
+  template <class = void>
   step_cost decode(int batch, double context) {
     const auto [j, w] = detail::ctx_bracket(context);
     return detail::lerp(point(phase::decode, batch, j), point(phase::decode, batch, j + 1), w);
   }
+  template <class = void>
   step_cost prefill(int batch, double prompt) {
     const auto [j, w] = detail::ctx_bracket(prompt);
     return detail::lerp(point(phase::prefill, batch, j), point(phase::prefill, batch, j + 1), w);
   }
+  template <class = void>
   [[nodiscard]] const roofline_machine& machine() const { return machine_; }
+  template <class = void>
   [[nodiscard]] const parallelism& parallel() const { return par_; }
 
  private:
@@ -247,11 +264,13 @@ class gpu_step_costs {
     double time = -1.0;
     double energy = 0.0;
   };
+  template <class = void>
   static part& memo_at(std::vector<part>& v, int i) {
     if (static_cast<std::size_t>(i) >= v.size()) v.resize(static_cast<std::size_t>(i) + 1);
     return v[static_cast<std::size_t>(i)];
   }
   /// Every operator but attention, final norm and LM head at T tokens, with the all-reduces.
+  template <class = void>
   part linear_part(int T) {
     part& p = memo_at(linear_, T);
     if (p.time >= 0.0) return p;
@@ -259,12 +278,14 @@ class gpu_step_costs {
     return p;
   }
   /// Final norm and LM head at B sampled rows.
+  template <class = void>
   part head_part(int B) {
     part& p = memo_at(head_, B);
     if (p.time >= 0.0) return p;
     p = sum_ops(B, true);
     return p;
   }
+  template <class = void>
   part sum_ops(int T, bool head) {
     const step_shape sh{.mode = phase::decode, .batch = T, .context = 1};
     if (par_.expert_parallel()) return sum_ops_ep(sh, head);
@@ -287,6 +308,7 @@ class gpu_step_costs {
   }
   /// `sum_ops` under expert parallelism: the EP evaluator's step tree, its attention (or, for the
   /// head, everything but the final norm and LM head) left out.
+  template <class = void>
   part sum_ops_ep(const step_shape& sh, bool head) {
     const auto r = evaluate(m_, sh, machine_, par_, {}, step_breakdown::tree);
     part p{0.0, 0.0};
@@ -304,6 +326,7 @@ class gpu_step_costs {
     return p;
   }
   /// The attention operator's counts per sequence (class comment).
+  template <class = void>
   void attention_coefficients() {
     const auto attn = [&](phase ph, int S) {
       for (const auto& o : step_operators(m_, {.mode = ph, .batch = 1, .context = S})) {
@@ -323,6 +346,7 @@ class gpu_step_costs {
     attn_ready_ = true;
   }
 
+  template <class = void>
   step_cost point(phase ph, int batch, int j) {
     const std::uint64_t key = (static_cast<std::uint64_t>(batch) << 16) | (static_cast<std::uint64_t>(j) << 1) |
                               (ph == phase::prefill ? 1u : 0u);

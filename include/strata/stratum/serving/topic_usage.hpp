@@ -48,6 +48,7 @@ struct topic_tables {
 /// Per-topic tables from a count file (file comment) for a model of `moe_layers` MoE layers.
 /// `selection` names the series ("topk2", "topk8", "topk6"); `checkpoint` empty matches any
 /// single checkpoint. Linear in the table's series plus T log T for T topics.
+template <class = void>
 inline topic_tables topic_usage_from_counts(const expert_count_table& counts, std::string_view counts_model,
                                             std::string_view selection, std::string_view checkpoint,
                                             const std::vector<std::string>& topics, int moe_layers,
@@ -90,6 +91,7 @@ inline topic_tables topic_usage_from_counts(const expert_count_table& counts, st
 }
 
 /// The same for model `m` (its MoE layers).
+template <class = void>
 inline topic_tables topic_usage_from_counts(const expert_count_table& counts, std::string_view counts_model,
                                             std::string_view selection, std::string_view checkpoint,
                                             const std::vector<std::string>& topics, const model& m,
@@ -99,6 +101,7 @@ inline topic_tables topic_usage_from_counts(const expert_count_table& counts, st
 
 /// Per-topic tables counted from a labelled trace (file comment); topics without tokens are a
 /// `config_error` naming the topic.
+template <class = void>
 inline topic_tables topic_usage_from_trace(const routing_trace& t) {
   constexpr const char* m = "strata.topic_usage";
   detail::require(!t.empty(), m, "trace", 0, "a trace with tokens");
@@ -156,6 +159,7 @@ std::vector<std::vector<T>> mix_usage(const std::vector<usage_table>& tables, co
 
 /// Whether expert e of MoE layer l is in a fast pack, as a flat mask [l · E + e] over all MoE
 /// layers of all stages of a placement (an infeasible stage layout marks nothing fast).
+template <class = void>
 inline std::vector<unsigned char> fast_mask(const stratum_placement& p, int moe_layers, int experts) {
   std::vector<unsigned char> mask(static_cast<std::size_t>(moe_layers) * static_cast<std::size_t>(experts), 0);
   for (const auto& st : p.stages) {
@@ -188,6 +192,7 @@ T hot_hit_rate(const std::vector<std::vector<T>>& r, const std::vector<unsigned 
 }
 
 /// Share of a token's expert picks (all MoE layers, all k slots) that are in the fast packs.
+template <class = void>
 inline double token_hot_hit(const routing_trace& t, std::size_t token, const std::vector<unsigned char>& mask) {
   const int L = t.layers(), E = t.experts_per_layer();
   double hits = 0.0;

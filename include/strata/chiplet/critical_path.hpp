@@ -77,20 +77,31 @@ inline int replica_core_share(int cores, int active, double w_r, double w_c) {
 }
 
 namespace detail {
-/// A (source, destination) compute-chiplet pair. Its route, valid while the workspace's
-/// substrate is the one of generation `routed`: the links' range in the pair path buffer, the
-/// route padded to whole blocks (`padded_hop`) and the compute chiplets it crosses (NoC
-/// energy). Its use in the evaluation whose number is `stamp`: the largest request sent over
-/// it (its Eq. 7 route term bounds every smaller request's) and the tokens each class
-/// (dispatch, gather) sends over it.
+/// A (source, destination) compute-chiplet pair's route, valid while the workspace's substrate
+/// is the one of generation `routed`: the links' range in the pair path buffer, the route
+/// padded to whole blocks (`padded_hop`) and the compute chiplets it crosses (NoC energy).
 struct pair_route {
-  std::uint64_t routed = 0, stamp = 0;
+  std::uint64_t routed = 0;
   std::size_t begin = 0, end = 0;
   std::size_t hop_begin = 0, hop_end = 0;
   double bandwidth = 0.0;  // of every link of the route, 0 when they differ
   int crossed = 0;
+};
+/// A pair's use in the evaluation whose number is `stamp`: the largest request sent over it
+/// (its Eq. 7 route term bounds every smaller request's) and the tokens each class (dispatch,
+/// gather) sends over it. Apart from the route, so the pass over the groups touches 32 bytes
+/// per pair.
+struct pair_use {
+  std::uint64_t stamp = 0;
   double max_bytes = 0.0;
   std::array<double, 2> tokens{};
+};
+/// What serving a request over a pair reads, for the pairs of the evaluation: its padded hops
+/// `hops[0, n)` and the bandwidth of every link of the route (0 when they differ).
+struct pair_serve {
+  const padded_hop* hops = nullptr;
+  std::size_t n = 0;
+  double bandwidth = 0.0;
 };
 /// A token group's times in one layer, kept together (the phases visit the groups in index,
 /// replica and gather order): its dispatch arrival, compute time, start and end of compute,
@@ -119,6 +130,8 @@ struct layer_workspace {
   std::vector<int> paths;  // links of the memory and migration requests' routes
   // Per (source, destination) compute-chiplet pair, a route (see `detail::pair_route`).
   std::vector<detail::pair_route> pairs;
+  std::vector<detail::pair_use> pair_uses;
+  std::vector<detail::pair_serve> pair_serves;
   std::vector<int> pairs_used;
   std::uint64_t stamp = 0;
   std::optional<substrate_params> routed_on;  // the substrate the pair routes belong to
@@ -323,46 +336,27 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     pair_paths.clear();
     pair_hops.clear();
   }
-  if (pairs.size() != npair) pairs.assign(npair, detail::pair_route{});
+  if (pairs.size() != npair) {
+    pairs.assign(npair, detail::pair_route{});
+    ws.pair_uses.assign(npair, detail::pair_use{});
+    ws.pair_serves.resize(npair);
+  }
+  auto& pair_uses = ws.pair_uses;
   const std::uint64_t stamp = ++ws.stamp;
   ws.pairs_used.clear();
-  int max_crossed = 1;
-  // A pair's first use in the layer (kept out of line: ~nc² calls against two per group), and
-  // its route on its first use on this substrate, padded with hops that change nothing.
-  const auto first_use = [&](detail::pair_route& pr, std::size_t p, int a, int b, double bytes) {
-    if (pr.routed != ws.routed) {
-      pr.routed = ws.routed;
-      pr.begin = pair_paths.size();
-      s.append_route(a, b, pair_paths);
-      pr.end = pair_paths.size();
-      pr.crossed = crossed(pair_paths, pr.begin, pr.end);
-      pr.hop_begin = pair_hops.size();
-      pr.bandwidth = pr.begin < pr.end ? links[static_cast<std::size_t>(pair_paths[pr.begin])].bandwidth.si() : 0.0;
-      for (std::size_t i = pr.begin; i < pr.end; ++i) {
-        const auto u = static_cast<std::size_t>(pair_paths[i]);
-        pair_hops.push_back({u, u, links[u].bandwidth.si(), links[u].lambda.si(), 1.0});
-        if (links[u].bandwidth.si() != pr.bandwidth) pr.bandwidth = 0.0;
-      }
-      while ((pair_hops.size() - pr.hop_begin) % route_block != 0) {
-        pair_hops.push_back({link_server::idle_link(links), link_server::sink_link(links), std::numeric_limits<double>::infinity(), 0.0, 0.0});
-      }
-      pr.hop_end = pair_hops.size();
-    }
-    pr.stamp = stamp;
-    max_crossed = std::max(max_crossed, pr.crossed);
-    pr.max_bytes = bytes;
-    pr.tokens = {0.0, 0.0};
-    ws.pairs_used.push_back(static_cast<int>(p));
-  };
-  const auto use_pair = [&](int a, int b, double bytes) {
-    const std::size_t p = static_cast<std::size_t>(a) * static_cast<std::size_t>(nc) + static_cast<std::size_t>(b);
-    auto& pr = pairs[p];
-    if (pr.stamp != stamp) [[unlikely]] {
-      first_use(pr, p, a, b, bytes);
+  // A request of `bytes` carrying `tokens` of class k (0 dispatch, 1 gather) over pair p, met in
+  // the pass over the groups; the pairs met are routed after it.
+  const auto use_pair = [&](std::size_t p, std::size_t k, double bytes, double tokens) {
+    auto& pu = pair_uses[p];
+    if (pu.stamp != stamp) [[unlikely]] {
+      pu.stamp = stamp;
+      pu.max_bytes = bytes;
+      pu.tokens = {0.0, 0.0};
+      ws.pairs_used.push_back(static_cast<int>(p));
     } else {
-      pr.max_bytes = std::max(pr.max_bytes, bytes);
+      pu.max_bytes = std::max(pu.max_bytes, bytes);
     }
-    return static_cast<int>(p);
+    pu.tokens[k] += tokens;
   };
   // Routing correctness (Eq. 21), N_r, and the tokens each chiplet routes and combines; each
   // group's routes. The checks of a group come first, in group order, then those of the
@@ -422,14 +416,45 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     ++first_of[static_cast<std::size_t>(r) + 1];
     const double bytes = grp.tokens * tok_b;
     st.bytes = bytes;
-    st.dispatch = use_pair(grp.source, c, bytes);
-    st.gather = use_pair(c, grp.aggregate, bytes);
-    pairs[static_cast<std::size_t>(st.dispatch)].tokens[0] += grp.tokens;
-    pairs[static_cast<std::size_t>(st.gather)].tokens[1] += grp.tokens;
+    const std::size_t pd = static_cast<std::size_t>(grp.source) * static_cast<std::size_t>(nc) + static_cast<std::size_t>(c);
+    const std::size_t pg = static_cast<std::size_t>(c) * static_cast<std::size_t>(nc) + static_cast<std::size_t>(grp.aggregate);
+    st.dispatch = static_cast<int>(pd);
+    st.gather = static_cast<int>(pg);
+    use_pair(pd, 0, bytes, grp.tokens);
+    use_pair(pg, 1, bytes, grp.tokens);
     routed_tokens += grp.tokens;
   }
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] > 0.0) validate(replicas[r], s, r);
+  }
+  // The pairs met: each routed on its first use on this substrate, padded with hops that change
+  // nothing; then what serving over it reads.
+  int max_crossed = 1;
+  for (const int q : ws.pairs_used) {
+    auto& pr = pairs[static_cast<std::size_t>(q)];
+    if (pr.routed != ws.routed) {
+      pr.routed = ws.routed;
+      pr.begin = pair_paths.size();
+      s.append_route(q / nc, q % nc, pair_paths);
+      pr.end = pair_paths.size();
+      pr.crossed = crossed(pair_paths, pr.begin, pr.end);
+      pr.hop_begin = pair_hops.size();
+      pr.bandwidth = pr.begin < pr.end ? links[static_cast<std::size_t>(pair_paths[pr.begin])].bandwidth.si() : 0.0;
+      for (std::size_t i = pr.begin; i < pr.end; ++i) {
+        const auto u = static_cast<std::size_t>(pair_paths[i]);
+        pair_hops.push_back({u, u, links[u].bandwidth.si(), links[u].lambda.si(), 1.0});
+        if (links[u].bandwidth.si() != pr.bandwidth) pr.bandwidth = 0.0;
+      }
+      while ((pair_hops.size() - pr.hop_begin) % route_block != 0) {
+        pair_hops.push_back({link_server::idle_link(links), link_server::sink_link(links), std::numeric_limits<double>::infinity(), 0.0, 0.0});
+      }
+      pr.hop_end = pair_hops.size();
+    }
+    max_crossed = std::max(max_crossed, pr.crossed);
+  }
+  for (const int q : ws.pairs_used) {  // pair_hops complete: its addresses stay
+    const auto& pr = pairs[static_cast<std::size_t>(q)];
+    ws.pair_serves[static_cast<std::size_t>(q)] = {pair_hops.data() + pr.hop_begin, pr.hop_end - pr.hop_begin, pr.bandwidth};
   }
   // Eq. 5 for the dispatches and gathers. Taken per pair, Σ_pairs (Σ_g N_g)·D_act on each link
   // of the pair's route, when every term is an integer number of bytes and every partial sum
@@ -447,8 +472,9 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   if (exact_loads) {
     for (const int p : ws.pairs_used) {
       const auto& pr = pairs[static_cast<std::size_t>(p)];
-      if (pr.tokens[0] > 0.0) add_load(request_class::dispatch, pr.tokens[0] * tok_b, pr);
-      if (pr.tokens[1] > 0.0) add_load(request_class::gather, pr.tokens[1] * tok_b, pr);
+      const auto& pu = pair_uses[static_cast<std::size_t>(p)];
+      if (pu.tokens[0] > 0.0) add_load(request_class::dispatch, pu.tokens[0] * tok_b, pr);
+      if (pu.tokens[1] > 0.0) add_load(request_class::gather, pu.tokens[1] * tok_b, pr);
     }
   } else {
     for (std::size_t g = 0; g < ng; ++g) {
@@ -459,7 +485,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   }
   for (const int p : ws.pairs_used) {
     const auto& pr = pairs[static_cast<std::size_t>(p)];
-    max_route = std::max(max_route, route_time(pair_paths, pr.begin, pr.end, pr.max_bytes));
+    max_route = std::max(max_route, route_time(pair_paths, pr.begin, pr.end, pair_uses[static_cast<std::size_t>(p)].max_bytes));
   }
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] <= 0.0) continue;
@@ -612,8 +638,8 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   };
   // The dispatch or gather of group g, released at `release`, over the route of pair p.
   const auto serve_group = [&](request_class k, const detail::group_state& st, double release, int p) {
-    const auto& pr = pairs[static_cast<std::size_t>(p)];
-    return net.serve_blocks(k, release, st.bytes, pair_hops.data() + pr.hop_begin, pr.hop_end - pr.hop_begin, pr.bandwidth);
+    const auto& ps = ws.pair_serves[static_cast<std::size_t>(p)];
+    return net.serve_blocks(k, release, st.bytes, ps.hops, ps.n, ps.bandwidth);
   };
   // Release order: (time, index), earliest first.
   using event = std::pair<double, std::size_t>;

@@ -103,13 +103,21 @@ struct pair_serve {
   std::size_t n = 0;
   double bandwidth = 0.0;
 };
-/// A token group's times in one layer, kept together (the phases visit the groups in index,
-/// replica and gather order): its dispatch arrival, compute time, start and end of compute,
-/// finish (weights in), gather arrival, bytes each way, and the pairs of its dispatch and
-/// gather routes (-1 for a group without tokens).
+/// What serving a token group's requests reads and writes, by group index (the dispatches are
+/// served in index order, the gathers in release order): bytes each way, finish (weights in:
+/// the gather's release), gather arrival, and the pairs of its dispatch and gather routes (-1
+/// for a group without tokens).
 struct group_state {
-  double arrive = 0.0, comp = 0.0, start = 0.0, fin = 0.0, finish = 0.0, gather_arrive = 0.0, bytes = 0.0;
+  double bytes = 0.0, finish = 0.0, gather_arrive = 0.0;
   int dispatch = -1, gather = -1;
+};
+/// A token group's times at its replica, by slot: replica r's groups hold the slots
+/// [first_of[r], first_of[r + 1]) in index order, so ordering a replica's queue and serving its
+/// stream read and write a few adjacent records. Its dispatch arrival, compute time, start and
+/// end of compute, finish, and its index.
+struct queued_group {
+  double arrive = 0.0, comp = 0.0, start = 0.0, fin = 0.0, finish = 0.0;
+  std::size_t group = 0;
 };
 /// A request of one layer: its release time (set once known), bytes and links
 /// `paths[path_begin, path_end)` of the layer's path buffer.
@@ -140,12 +148,13 @@ struct layer_workspace {
   std::vector<padded_hop> pair_hops;          // the pair routes in whole blocks
   std::array<std::vector<detail::layer_request>, 4> reqs;
   std::vector<int> req_of_replica;
-  std::vector<detail::group_state> gs;  // per group
+  std::vector<detail::group_state> gs;     // per group
+  std::vector<detail::queued_group> queue;  // per slot
   std::vector<double> replica_start, core_free, src_tokens, agg_tokens, bank_free, first_start, replica_comp,
       chiplet_service;
   std::vector<std::vector<int>> on;
   std::vector<std::pair<double, int>> rem;
-  std::vector<std::size_t> first_of, order, fill, bucket;
+  std::vector<std::size_t> first_of, fill, bucket;
   std::vector<std::pair<double, std::size_t>> streams, gathers, timed, timed_tmp;
   std::vector<double> comp_rate, stripe_service;  // Eq. 13's Π_core·k_r; a bank's service of a stripe
   std::vector<int> stripe_span;                   // the span `stripe_service` was taken for (0: none)
@@ -657,13 +666,13 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     }
   }
   // Dispatches, released at T_gate, in index order; each group's compute time (Eq. 13).
-  // Groups bucketed by replica as they arrive (counting sort, so each bucket is in index
-  // order), each bucket then put in arrival order by a stable sort on the arrival alone, which
-  // keeps equal arrivals in index order: replica r's groups are order[first_of[r],
-  // first_of[r + 1]).
+  // Groups given slots by replica as they arrive (counting sort, so replica r's slots
+  // [first_of[r], first_of[r + 1]) are in index order), each replica's (arrival, slot) keys then
+  // put in arrival order by a stable sort on the arrival alone, which keeps equal arrivals in
+  // slot order, that is index order.
   for (std::size_t r = 0; r < nr; ++r) first_of[r + 1] += first_of[r];
-  auto& order = ws.order;
-  order.resize(first_of[nr]);
+  auto& queue = ws.queue;
+  queue.resize(first_of[nr]);
   auto& timed = ws.timed;
   timed.resize(first_of[nr]);
   auto& fill = ws.fill;
@@ -674,13 +683,22 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   for (std::size_t r = 0; r < nr; ++r) comp_rate[r] = pi * (double(std::max(out.replica_cores[r], 1)) * 1.0);
   for (std::size_t g = 0; g < ng; ++g) {
     auto& st = gs[g];
-    if (st.dispatch < 0) continue;
+    if (st.dispatch < 0) {  // no tokens: every time of the group is zero
+      out.completion[g] = duration<>{};
+      out.group_stages[g] = stage_times{};
+      out.dispatch_wait[g] = duration<>{};
+      out.gather_wait[g] = duration<>{};
+      continue;
+    }
     const auto tr = serve_group(request_class::dispatch, st, t_gate, st.dispatch);
-    st.arrive = tr.arrive;
     out.dispatch_wait[g] = duration<>::from_si(tr.wait());
     const auto r = static_cast<std::size_t>(assignment[g]);
-    timed[fill[r]++] = {tr.arrive, g};
-    st.comp = groups[g].tokens * ops_tok / comp_rate[r];
+    const std::size_t slot = fill[r]++;
+    timed[slot] = {tr.arrive, slot};
+    auto& q = queue[slot];
+    q.arrive = tr.arrive;
+    q.comp = groups[g].tokens * ops_tok / comp_rate[r];
+    q.group = g;
   }
   // Replica service, FCFS by dispatch arrival. Compute overlaps the weight stream; a group
   // cannot finish before its replica's stream has.
@@ -706,12 +724,11 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     double busy = t_gate + replica_start[r], total = 0.0;
     first_start[r] = std::max(first->first, busy);
     for (auto i = first; i < last; ++i) {
-      auto& st = gs[i->second];
-      order[static_cast<std::size_t>(i - timed.begin())] = i->second;
-      st.start = std::max(st.arrive, busy);
-      st.fin = st.start + st.comp;
-      busy = st.fin;
-      total += st.comp;
+      auto& q = queue[i->second];
+      q.start = std::max(i->first, busy);
+      q.fin = q.start + q.comp;
+      busy = q.fin;
+      total += q.comp;
     }
     replica_comp[r] = total;
   }
@@ -757,12 +774,14 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     }
     const double ready = std::max(banks_done, tr.arrive);
     out.memory_ready[r] = duration<>::from_si(ready);
+    // In slot order: the gathers' heap pops its distinct (release, key) events in the same
+    // order whatever order they were pushed in.
     for (std::size_t i = first_of[r]; i < first_of[r + 1]; ++i) {
-      const std::size_t g = order[i];
-      auto& st = gs[g];
-      st.finish = std::max(st.fin, ready);
+      auto& q = queue[i];
+      q.finish = std::max(q.fin, ready);
+      gs[q.group].finish = q.finish;
       if (cp.arbitration == link_arbitration::shared) {
-        gathers.emplace_back(st.finish, nr + g);
+        gathers.emplace_back(q.finish, nr + q.group);
         std::push_heap(gathers.begin(), gathers.end(), later);
       }
     }
@@ -802,28 +821,27 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       serve_gather(g);
     }
   }
-  // C_g = gather arrival + T_combine, its stages, and the critical group (the latest, the
-  // first in index order among equals).
-  for (std::size_t g = 0; g < ng; ++g) {
-    const auto& st = gs[g];
-    if (st.dispatch < 0) {
-      out.completion[g] = duration<>{};
-      out.group_stages[g] = stage_times{};
-      out.dispatch_wait[g] = duration<>{};
-      out.gather_wait[g] = duration<>{};
-      continue;
-    }
-    const double c_g = st.gather_arrive + t_combine;
+  // C_g = gather arrival + T_combine, its stages (the groups without tokens were zeroed with
+  // the dispatches), and the critical group (the latest, the first in index order among
+  // equals), in slot order.
+  std::size_t critical = ng;
+  for (const auto& q : queue) {
+    const std::size_t g = q.group;
+    const double arrived = gs[g].gather_arrive;
+    const double c_g = arrived + t_combine;
     out.completion[g] = duration<>::from_si(c_g);
-    out.group_stages[g] = stage_times{duration<>::from_si(t_gate), duration<>::from_si(st.arrive - t_gate),
-                                      duration<>::from_si(st.start - st.arrive), duration<>::from_si(st.finish - st.fin),
-                                      duration<>::from_si(st.comp), duration<>::from_si(st.gather_arrive - st.finish),
+    out.group_stages[g] = stage_times{duration<>::from_si(t_gate), duration<>::from_si(q.arrive - t_gate),
+                                      duration<>::from_si(q.start - q.arrive), duration<>::from_si(q.finish - q.fin),
+                                      duration<>::from_si(q.comp), duration<>::from_si(arrived - q.finish),
                                       duration<>::from_si(t_combine)};
-    if (out.critical_group < 0 || c_g > t_moe) {
+    if (critical == ng || c_g > t_moe || (c_g == t_moe && g < critical)) {
       t_moe = c_g;
-      out.critical_group = static_cast<int>(g);
-      out.critical = out.group_stages[g];
+      critical = g;
     }
+  }
+  if (critical < ng) {
+    out.critical_group = static_cast<int>(critical);
+    out.critical = out.group_stages[critical];
   }
   for (std::size_t r = 0; r < nr; ++r) t_comp_max = std::max(t_comp_max, replica_comp[r]);
   out.t_moe = duration<>::from_si(t_moe);

@@ -104,20 +104,19 @@ struct pair_serve {
   double bandwidth = 0.0;
 };
 /// What serving a token group's requests reads and writes, by group index (the dispatches are
-/// served in index order, the gathers in release order): bytes each way, finish (weights in:
-/// the gather's release), gather arrival, and the pairs of its dispatch and gather routes (-1
-/// for a group without tokens).
+/// served in index order, the gathers in release order): bytes each way, gather arrival, and
+/// the pairs of its dispatch and gather routes (-1 for a group without tokens).
 struct group_state {
-  double bytes = 0.0, finish = 0.0, gather_arrive = 0.0;
+  double bytes = 0.0, gather_arrive = 0.0;
   int dispatch = -1, gather = -1;
 };
 /// A token group's times at its replica, by slot: replica r's groups hold the slots
 /// [first_of[r], first_of[r + 1]) in index order, so ordering a replica's queue and serving its
 /// stream read and write a few adjacent records. Its dispatch arrival, compute time, start and
-/// end of compute, finish, and its index.
+/// end of compute, finish, its index, and its rank among the groups with tokens in index order.
 struct queued_group {
   double arrive = 0.0, comp = 0.0, start = 0.0, fin = 0.0, finish = 0.0;
-  std::size_t group = 0;
+  std::size_t group = 0, rank = 0;
 };
 /// A request of one layer: its release time (set once known), bytes and links
 /// `paths[path_begin, path_end)` of the layer's path buffer.
@@ -164,26 +163,20 @@ struct layer_workspace {
 };
 
 namespace detail {
-/// Puts `v`, (time, index) pairs listed in increasing index order, in (time, index) order. A
-/// bucket sort: as many buckets as pairs, linear in the time between the least and the
-/// greatest (t − lo and the scaling are monotone, so the buckets are in time order), filled in
-/// list order, then one insertion sort over the whole that moves a pair only past strictly
-/// later times. Both passes are stable, so equal times keep their index order and only the
-/// times are compared; the time is O(n) for spread times. Past a budget of moves (times crowded
-/// into a few buckets), or without linear buckets (an infinite time, a range too small to
-/// scale), `std::sort` on (time, index) finishes: the same order. `tmp`, `count` and `bucket`
-/// are scratch.
-inline void sort_by_time_stable(std::vector<std::pair<double, std::size_t>>& v,
-                                std::vector<std::pair<double, std::size_t>>& tmp, std::vector<std::size_t>& count,
-                                std::vector<std::size_t>& bucket) {
+/// Puts `v`, (time, index) pairs listed in increasing index order, in (time, index) order, given
+/// the least time `lo` and the greatest `hi`. A bucket sort: as many buckets as pairs, linear
+/// in the time between the least and the greatest (t − lo and the scaling are monotone, so the
+/// buckets are in time order), filled in list order, then one insertion sort over the whole
+/// that moves a pair only past strictly later times. Both passes are stable, so equal times
+/// keep their index order and only the times are compared; the time is O(n) for spread times.
+/// Past a budget of moves (times crowded into a few buckets), or without linear buckets (an
+/// infinite time, a range too small to scale), `std::sort` on (time, index) finishes: the same
+/// order. `tmp`, `count` and `bucket` are scratch.
+inline void sort_by_time(std::vector<std::pair<double, std::size_t>>& v, std::vector<std::pair<double, std::size_t>>& tmp,
+                         std::vector<std::size_t>& count, std::vector<std::size_t>& bucket, double lo, double hi) {
   const std::size_t n = v.size();
   if (n < 2) return;
   const auto earlier = [](const auto& a, const auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
-  double lo = v.front().first, hi = lo;
-  for (const auto& e : v) {
-    lo = std::min(lo, e.first);
-    hi = std::max(hi, e.first);
-  }
   const double range = hi - lo;
   const double scale = range > 0.0 ? static_cast<double>(n - 1) / range : 0.0;
   if (!(range < 1e300) || !(scale < 1e300)) {  // no linear buckets
@@ -214,6 +207,17 @@ inline void sort_by_time_stable(std::vector<std::pair<double, std::size_t>>& v,
     }
     budget -= i - j;
   }
+}
+/// `sort_by_time` with the least and greatest times taken from `v`.
+inline void sort_by_time(std::vector<std::pair<double, std::size_t>>& v, std::vector<std::pair<double, std::size_t>>& tmp,
+                         std::vector<std::size_t>& count, std::vector<std::size_t>& bucket) {
+  if (v.size() < 2) return;
+  double lo = v.front().first, hi = lo;
+  for (const auto& e : v) {
+    lo = std::min(lo, e.first);
+    hi = std::max(hi, e.first);
+  }
+  sort_by_time(v, tmp, count, bucket, lo, hi);
 }
 }  // namespace detail
 
@@ -681,6 +685,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   auto& comp_rate = ws.comp_rate;
   comp_rate.resize(nr);
   for (std::size_t r = 0; r < nr; ++r) comp_rate[r] = pi * (double(std::max(out.replica_cores[r], 1)) * 1.0);
+  std::size_t ranked = 0;
   for (std::size_t g = 0; g < ng; ++g) {
     auto& st = gs[g];
     if (st.dispatch < 0) {  // no tokens: every time of the group is zero
@@ -696,6 +701,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     const std::size_t slot = fill[r]++;
     timed[slot] = {tr.arrive, slot};
     auto& q = queue[slot];
+    q.rank = ranked++;
     q.arrive = tr.arrive;
     q.comp = groups[g].tokens * ops_tok / comp_rate[r];
     q.group = g;
@@ -744,10 +750,14 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     reqs[2][static_cast<std::size_t>(req_of_replica[r])].release = release;
     streams.emplace_back(release, r);
   }
-  detail::sort_by_time_stable(streams, ws.timed_tmp, ws.key_count, ws.bucket);
+  detail::sort_by_time(streams, ws.timed_tmp, ws.key_count, ws.bucket);
   double t_moe = 0.0, t_comp_max = 0.0;
   auto& gathers = ws.gathers;  // released, not yet served (shared arbitration)
   gathers.clear();
+  // Per-class arbitration: every gather as its group finishes, (release, group) listed in index
+  // order (the bucket sort moves fewer of them than listed by replica), and the least and
+  // greatest release, to be put in order after the streams.
+  double first_release = std::numeric_limits<double>::infinity(), last_release = -first_release;
   // Replica r's weights: ready after its bank span's service and its route; its groups finish
   // and release their gathers.
   auto& stripe_service = ws.stripe_service;
@@ -779,17 +789,20 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     for (std::size_t i = first_of[r]; i < first_of[r + 1]; ++i) {
       auto& q = queue[i];
       q.finish = std::max(q.fin, ready);
-      gs[q.group].finish = q.finish;
       if (cp.arbitration == link_arbitration::shared) {
         gathers.emplace_back(q.finish, nr + q.group);
         std::push_heap(gathers.begin(), gathers.end(), later);
+      } else {
+        timed[q.rank] = {q.finish, q.group};
+        first_release = std::min(first_release, q.finish);
+        last_release = std::max(last_release, q.finish);
       }
     }
   };
   // Gather of group g; C_g = arrival + T_combine is taken below.
-  auto serve_gather = [&](std::size_t g) {
+  auto serve_gather = [&](double release, std::size_t g) {
     auto& st = gs[g];
-    const auto tr = serve_group(request_class::gather, st, st.finish, st.gather);
+    const auto tr = serve_group(request_class::gather, st, release, st.gather);
     out.gather_wait[g] = duration<>::from_si(tr.wait());
     st.gather_arrive = tr.arrive;
   };
@@ -797,28 +810,24 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     // Streams and gathers never share a queue: serve each class in its own release order, the
     // gathers by (release, group).
     for (const auto& [release, r] : streams) serve_stream(release, r);
-    timed.clear();
-    for (std::size_t g = 0; g < ng; ++g) {
-      if (gs[g].dispatch >= 0) timed.emplace_back(gs[g].finish, g);
-    }
-    detail::sort_by_time_stable(timed, ws.timed_tmp, ws.key_count, ws.bucket);
-    for (const auto& e : timed) serve_gather(e.second);
+    detail::sort_by_time(timed, ws.timed_tmp, ws.key_count, ws.bucket, first_release, last_release);
+    for (const auto& [release, g] : timed) serve_gather(release, g);
   } else {
     // One queue per link: interleave, a gather released before the next stream goes first.
     for (const auto& [release, r] : streams) {
       while (!gathers.empty() && earlier(gathers.front(), event{release, r})) {
         std::pop_heap(gathers.begin(), gathers.end(), later);
-        const std::size_t g = gathers.back().second - nr;
+        const auto [release, key] = gathers.back();
         gathers.pop_back();
-        serve_gather(g);
+        serve_gather(release, key - nr);
       }
       serve_stream(release, r);
     }
     while (!gathers.empty()) {
       std::pop_heap(gathers.begin(), gathers.end(), later);
-      const std::size_t g = gathers.back().second - nr;
+      const auto [release, key] = gathers.back();
       gathers.pop_back();
-      serve_gather(g);
+      serve_gather(release, key - nr);
     }
   }
   // C_g = gather arrival + T_combine, its stages (the groups without tokens were zeroed with

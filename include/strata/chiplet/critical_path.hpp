@@ -77,15 +77,17 @@ inline int replica_core_share(int cores, int active, double w_r, double w_c) {
 }
 
 namespace detail {
-/// A (source, destination) compute-chiplet pair's route, valid while the workspace's substrate
-/// is the one of generation `routed`: the links' range in the pair path buffer, the route
-/// padded to whole blocks (`padded_hop`) and the compute chiplets it crosses (NoC energy).
+/// A (source node, destination compute chiplet) pair's route, valid while the workspace's
+/// substrate is the one of generation `routed`: the links' range in the pair path buffer, the
+/// route padded to whole blocks (`padded_hop`), the compute chiplets it crosses (NoC energy),
+/// and its Eq. 7 term for a weight stream of `stream_bytes` (taken on its first stream).
 struct pair_route {
   std::uint64_t routed = 0;
   std::size_t begin = 0, end = 0;
   std::size_t hop_begin = 0, hop_end = 0;
   double bandwidth = 0.0;  // of every link of the route, 0 when they differ
   int crossed = 0;
+  double stream_bytes = -1.0, stream_term = 0.0;
 };
 /// A pair's use in the evaluation whose number is `stamp`: the largest request sent over it
 /// (its Eq. 7 route term bounds every smaller request's) and the tokens each class (dispatch,
@@ -135,7 +137,7 @@ struct layer_request {
 /// the same (a substrate is a function of its parameters), and drops them when they change.
 struct layer_workspace {
   std::vector<int> paths;  // links of the memory and migration requests' routes
-  // Per (source, destination) compute-chiplet pair, a route (see `detail::pair_route`).
+  // Per (source node, destination compute chiplet) pair, a route (see `detail::pair_route`).
   std::vector<detail::pair_route> pairs;
   std::vector<detail::pair_use> pair_uses;
   std::vector<detail::pair_serve> pair_serves;
@@ -146,7 +148,8 @@ struct layer_workspace {
   std::vector<int> pair_paths;                // links of the pair routes
   std::vector<padded_hop> pair_hops;          // the pair routes in whole blocks
   std::array<std::vector<detail::layer_request>, 4> reqs;
-  std::vector<int> req_of_replica;
+  std::vector<int> req_of_replica;  // an SRAM stream's request
+  std::vector<int> stream_pair;     // the (home, chiplet) pair of another stream's route
   std::vector<detail::group_state> gs;     // per group
   std::vector<detail::queued_group> queue;  // per slot
   std::vector<double> replica_start, core_free, src_tokens, agg_tokens, bank_free, first_start, replica_comp,
@@ -299,6 +302,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   auto& req_of_replica = ws.req_of_replica;
   gs.resize(ng);
   req_of_replica.assign(nr, -1);
+  ws.stream_pair.assign(nr, -1);
   double noc_bytes = 0.0;  // bytes × compute chiplets crossed, for the on-chiplet network energy
   // Eq. 8's route term over every request of every class (migrations included), Eq. 12's over
   // the memory class: T^route_h of Eq. 7.
@@ -339,7 +343,8 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   // A dispatch or gather between compute chiplets a and b: the pair's route is generated once
   // per substrate, and its Eq. 7 term is taken once per layer, for the pair's largest request,
   // below (the term grows with the bytes, in floating point too, so the maximum is the same).
-  const auto npair = static_cast<std::size_t>(nc) * static_cast<std::size_t>(nc);
+  // A weight stream from an HBM or DRAM home node to its chiplet: the same, its term kept.
+  const auto npair = static_cast<std::size_t>(s.nodes()) * static_cast<std::size_t>(nc);
   auto& pairs = ws.pairs;
   auto& pair_paths = ws.pair_paths;
   auto& pair_hops = ws.pair_hops;
@@ -442,8 +447,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   }
   // The pairs met: each routed on its first use on this substrate, padded with hops that change
   // nothing; then what serving over it reads.
-  int max_crossed = 1;
-  for (const int q : ws.pairs_used) {
+  const auto route_pair = [&](int q) -> detail::pair_route& {
     auto& pr = pairs[static_cast<std::size_t>(q)];
     if (pr.routed != ws.routed) {
       pr.routed = ws.routed;
@@ -462,13 +466,12 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
         pair_hops.push_back({link_server::idle_link(links), link_server::sink_link(links), std::numeric_limits<double>::infinity(), 0.0, 0.0});
       }
       pr.hop_end = pair_hops.size();
+      pr.stream_bytes = -1.0;
     }
-    max_crossed = std::max(max_crossed, pr.crossed);
-  }
-  for (const int q : ws.pairs_used) {  // pair_hops complete: its addresses stay
-    const auto& pr = pairs[static_cast<std::size_t>(q)];
-    ws.pair_serves[static_cast<std::size_t>(q)] = {pair_hops.data() + pr.hop_begin, pr.hop_end - pr.hop_begin, pr.bandwidth};
-  }
+    return pr;
+  };
+  int max_crossed = 1;
+  for (const int q : ws.pairs_used) max_crossed = std::max(max_crossed, route_pair(q).crossed);
   // Eq. 5 for the dispatches and gathers. Taken per pair, Σ_pairs (Σ_g N_g)·D_act on each link
   // of the pair's route, when every term is an integer number of bytes and every partial sum
   // stays below 2^53: each sum is then exact, in any order, and equals the per-request sum
@@ -503,10 +506,29 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] <= 0.0) continue;
     const auto& rp = replicas[r];
-    const std::size_t begin = paths.size();
-    s.append_memory_path(rp.bank, rp.chiplet, paths);
-    req_of_replica[r] = push(request_class::memory, wt, begin);
+    const auto& bank = banks[static_cast<std::size_t>(rp.bank)];
+    if (bank.tier == tier_kind::sram) {  // no links
+      const std::size_t begin = paths.size();
+      s.append_memory_path(rp.bank, rp.chiplet, paths);
+      req_of_replica[r] = push(request_class::memory, wt, begin);
+    } else {  // `push` over the pair's route, its term kept
+      const int q = bank.home * nc + rp.chiplet;
+      auto& pr = route_pair(q);
+      if (pr.stream_bytes != wt) {
+        pr.stream_bytes = wt;
+        pr.stream_term = route_time(pair_paths, pr.begin, pr.end, wt);
+      }
+      max_route = std::max(max_route, pr.stream_term);
+      max_mem_route = std::max(max_mem_route, pr.stream_term);
+      add_load(request_class::memory, wt, pr);
+      ws.stream_pair[r] = q;
+    }
     for (int i = 0; i < rp.span; ++i) out.bank_bytes[static_cast<std::size_t>(rp.bank + i) * 2] += wt / rp.span;
+  }
+  // Every pair routed, pair_hops complete: its addresses stay.
+  for (const int q : ws.pairs_used) {
+    const auto& pr = pairs[static_cast<std::size_t>(q)];
+    ws.pair_serves[static_cast<std::size_t>(q)] = {pair_hops.data() + pr.hop_begin, pr.hop_end - pr.hop_begin, pr.bandwidth};
   }
   for (std::size_t m = 0; m < migrations.size(); ++m) {
     const auto& mg = migrations[m];
@@ -745,9 +767,9 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   auto& streams = ws.streams;
   streams.clear();
   for (std::size_t r = 0; r < nr; ++r) {
-    if (req_of_replica[r] < 0) continue;
+    if (out.replica_tokens[r] <= 0.0) continue;
     const double release = cp.overlap == memory_overlap::compute_only ? first_start[r] : t_gate;
-    reqs[2][static_cast<std::size_t>(req_of_replica[r])].release = release;
+    if (req_of_replica[r] >= 0) reqs[2][static_cast<std::size_t>(req_of_replica[r])].release = release;
     streams.emplace_back(release, r);
   }
   detail::sort_by_time(streams, ws.timed_tmp, ws.key_count, ws.bucket);
@@ -765,7 +787,13 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   stripe_service.resize(nb);
   stripe_span.assign(nb, 0);
   auto serve_stream = [&](double release, std::size_t r) {
-    const auto tr = serve(request_class::memory, static_cast<std::size_t>(req_of_replica[r]));
+    const int q = ws.stream_pair[r];
+    const auto tr = [&] {
+      if (q < 0) return serve(request_class::memory, static_cast<std::size_t>(req_of_replica[r]));
+      const auto& pr = pairs[static_cast<std::size_t>(q)];
+      return net.serve_blocks(request_class::memory, release, wt, pair_hops.data() + pr.hop_begin, pr.hop_end - pr.hop_begin,
+                              pr.bandwidth);
+    }();
     const auto& rp = replicas[r];
     // Each bank of the span serves its stripe FCFS (Eq. 10 per access: latency + bytes / BW).
     // A bank's service of a stripe depends only on the span: taken once per (bank, span).

@@ -584,6 +584,12 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     }
     for (auto& list : on) {
       if (list.empty()) continue;
+      if (static_cast<int>(list.size()) == cores) {
+        // As many replicas as cores: list scheduling puts each, whatever the order, on a core
+        // still idle (start +0), one core each.
+        for (int r : list) out.replica_cores[static_cast<std::size_t>(r)] = 1;
+        continue;
+      }
       // By decreasing work, ties by replica: a list is filled in replica order, so a stable
       // insertion on the work alone gives that order for a few replicas.
       const auto tokens_of = [&](int r) { return out.replica_tokens[static_cast<std::size_t>(r)]; };

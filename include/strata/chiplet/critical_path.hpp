@@ -80,7 +80,8 @@ namespace detail {
 /// A (source node, destination compute chiplet) pair's route, valid while the workspace's
 /// substrate is the one of generation `routed`: the links' range in the pair path buffer, the
 /// route padded to whole blocks (`padded_hop`), the compute chiplets it crosses (NoC energy),
-/// and its Eq. 7 term for a weight stream of `stream_bytes` (taken on its first stream).
+/// and its Eq. 7 term for a weight stream of `stream_bytes` (taken on its first stream), with
+/// the stream's transfer time over each padded hop (the workspace's `pair_xfer`, by hop).
 struct pair_route {
   std::uint64_t routed = 0;
   std::size_t begin = 0, end = 0;
@@ -147,6 +148,7 @@ struct layer_workspace {
   std::uint64_t routed = 0;                   // its generation
   std::vector<int> pair_paths;                // links of the pair routes
   std::vector<padded_hop> pair_hops;          // the pair routes in whole blocks
+  std::vector<double> pair_xfer;              // per hop of pair_hops, a weight stream's D/B
   std::array<std::vector<detail::layer_request>, 4> reqs;
   std::vector<int> req_of_replica;  // an SRAM stream's request
   std::vector<int> stream_pair;     // the (home, chiplet) pair of another stream's route
@@ -517,6 +519,8 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
       if (pr.stream_bytes != wt) {
         pr.stream_bytes = wt;
         pr.stream_term = route_time(pair_paths, pr.begin, pr.end, wt);
+        ws.pair_xfer.resize(pair_hops.size());
+        for (std::size_t i = pr.hop_begin; i < pr.hop_end; ++i) ws.pair_xfer[i] = wt / pair_hops[i].bandwidth;
       }
       max_route = std::max(max_route, pr.stream_term);
       max_mem_route = std::max(max_mem_route, pr.stream_term);
@@ -797,8 +801,8 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     const auto tr = [&] {
       if (q < 0) return serve(request_class::memory, static_cast<std::size_t>(req_of_replica[r]));
       const auto& pr = pairs[static_cast<std::size_t>(q)];
-      return net.serve_blocks(request_class::memory, release, wt, pair_hops.data() + pr.hop_begin, pr.hop_end - pr.hop_begin,
-                              pr.bandwidth);
+      return net.serve_blocks(request_class::memory, release, pair_hops.data() + pr.hop_begin, ws.pair_xfer.data() + pr.hop_begin,
+                              pr.hop_end - pr.hop_begin);
     }();
     const auto& rp = replicas[r];
     // Each bank of the span serves its stripe FCFS (Eq. 10 per access: latency + bytes / BW).

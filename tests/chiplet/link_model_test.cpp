@@ -116,10 +116,11 @@ TEST_CASE("a route read once as hops is served with the same times as its link i
   }
 }
 
-TEST_CASE("a route padded to whole blocks is served with the same times as its link ids, its D/B taken per hop or once") {
+TEST_CASE("a route padded to whole blocks is served with the same times as its link ids, its D/B taken per hop, once or given") {
   // Five links, four of one rate: routes of 0 to 5 hops padded to blocks of `route_block`;
-  // three servers side by side (link ids; padded hops, D/B per hop; padded hops, D/B once when
-  // the route's links share a rate) must agree bit for bit and occupy the same queues.
+  // four servers side by side (link ids; padded hops, D/B per hop; padded hops, D/B once when
+  // the route's links share a rate; padded hops, D/B given per hop) must agree bit for bit and
+  // occupy the same queues.
   std::vector<hw_link> links{{0, 1, link_kind::mesh_d2d, units::GBps(256.0), units::ns(2.0), units::pJ_per_bit(0.3)},
                              {1, 2, link_kind::mesh_d2d, units::GBps(256.0), units::ns(2.5), units::pJ_per_bit(0.3)},
                              {2, 3, link_kind::mesh_d2d, units::GBps(256.0), units::ns(1.5), units::pJ_per_bit(0.3)},
@@ -127,7 +128,7 @@ TEST_CASE("a route padded to whole blocks is served with the same times as its l
                              {4, 5, link_kind::io_d2d, units::GBps(37.0), units::ns(3.3), units::pJ_per_bit(0.5)}};
   const int route[] = {3, 0, 2, 1, 4};
   for (const auto a : {link_arbitration::per_class, link_arbitration::shared}) {
-    link_server by_id(links, a), per_hop(links, a), once(links, a);
+    link_server by_id(links, a), per_hop(links, a), once(links, a), given(links, a);
     for (int i = 0; i < 60; ++i) {
       CAPTURE(i);
       const auto k = static_cast<request_class>(i % 4);
@@ -146,10 +147,15 @@ TEST_CASE("a route padded to whole blocks is served with the same times as its l
       const auto x = by_id.serve(k, release, bytes, route + from, n);
       const auto y = per_hop.serve_blocks(k, release, bytes, hops.data(), hops.size());
       const auto z = once.serve_blocks(k, release, bytes, hops.data(), hops.size(), shared_rate);
+      std::vector<double> xfer;
+      for (const auto& h : hops) xfer.push_back(bytes / h.bandwidth);
+      const auto w = given.serve_blocks(k, release, hops.data(), xfer.data(), hops.size());
       CHECK(x.start == y.start);
       CHECK(x.arrive == y.arrive);
       CHECK(x.start == z.start);
       CHECK(x.arrive == z.arrive);
+      CHECK(x.start == w.start);
+      CHECK(x.arrive == w.arrive);
     }
   }
 }

@@ -78,28 +78,49 @@ inline int replica_core_share(int cores, int active, double w_r, double w_c) {
 }
 
 namespace detail {
-/// A (source, destination) compute-chiplet pair. Its route, valid while the workspace's
+/// A (source node, destination compute chiplet) pair's route, valid while the workspace's
 /// substrate is the one of generation `routed`: the links' range in the pair path buffer, the
-/// route padded to whole blocks (`padded_hop`) and the compute chiplets it crosses (NoC
-/// energy). Its use in the evaluation whose number is `stamp`: the largest request sent over
-/// it (its Eq. 7 route term bounds every smaller request's) and the tokens each class
-/// (dispatch, gather) sends over it.
+/// route padded to whole blocks (`padded_hop`), the compute chiplets it crosses (NoC energy),
+/// and its Eq. 7 term for a weight stream of `stream_bytes` (taken on its first stream), with
+/// the stream's transfer time over each padded hop (the workspace's `pair_xfer`, by hop).
 struct pair_route {
-  std::uint64_t routed = 0, stamp = 0;
+  std::uint64_t routed = 0;
   std::size_t begin = 0, end = 0;
   std::size_t hop_begin = 0, hop_end = 0;
   double bandwidth = 0.0;  // of every link of the route, 0 when they differ
   int crossed = 0;
+  double stream_bytes = -1.0, stream_term = 0.0;
+};
+/// A pair's use in the evaluation whose number is `stamp`: the largest request sent over it
+/// (its Eq. 7 route term bounds every smaller request's) and the tokens each class (dispatch,
+/// gather) sends over it. Apart from the route, so the pass over the groups touches 32 bytes
+/// per pair.
+struct pair_use {
+  std::uint64_t stamp = 0;
   double max_bytes = 0.0;
   std::array<double, 2> tokens{};
 };
-/// A token group's times in one layer, kept together (the phases visit the groups in index,
-/// replica and gather order): its dispatch arrival, compute time, start and end of compute,
-/// finish (weights in), gather arrival, bytes each way, and the pairs of its dispatch and
-/// gather routes (-1 for a group without tokens).
+/// What serving a request over a pair reads, for the pairs of the evaluation: its padded hops
+/// `hops[0, n)` and the bandwidth of every link of the route (0 when they differ).
+struct pair_serve {
+  const padded_hop* hops = nullptr;
+  std::size_t n = 0;
+  double bandwidth = 0.0;
+};
+/// What serving a token group's requests reads and writes, by group index (the dispatches are
+/// served in index order, the gathers in release order): bytes each way, gather arrival, and
+/// the pairs of its dispatch and gather routes (-1 for a group without tokens).
 struct group_state {
-  double arrive = 0.0, comp = 0.0, start = 0.0, fin = 0.0, finish = 0.0, gather_arrive = 0.0, bytes = 0.0;
+  double bytes = 0.0, gather_arrive = 0.0;
   int dispatch = -1, gather = -1;
+};
+/// A token group's times at its replica, by slot: replica r's groups hold the slots
+/// [first_of[r], first_of[r + 1]) in index order, so ordering a replica's queue and serving its
+/// stream read and write a few adjacent records. Its dispatch arrival, compute time, start and
+/// end of compute, finish, its index, and its rank among the groups with tokens in index order.
+struct queued_group {
+  double arrive = 0.0, comp = 0.0, start = 0.0, fin = 0.0, finish = 0.0;
+  std::size_t group = 0, rank = 0;
 };
 /// A request of one layer: its release time (set once known), bytes and links
 /// `paths[path_begin, path_end)` of the layer's path buffer.
@@ -118,22 +139,27 @@ struct layer_request {
 /// the same (a substrate is a function of its parameters), and drops them when they change.
 struct layer_workspace {
   std::vector<int> paths;  // links of the memory and migration requests' routes
-  // Per (source, destination) compute-chiplet pair, a route (see `detail::pair_route`).
+  // Per (source node, destination compute chiplet) pair, a route (see `detail::pair_route`).
   std::vector<detail::pair_route> pairs;
+  std::vector<detail::pair_use> pair_uses;
+  std::vector<detail::pair_serve> pair_serves;
   std::vector<int> pairs_used;
   std::uint64_t stamp = 0;
   std::optional<substrate_params> routed_on;  // the substrate the pair routes belong to
   std::uint64_t routed = 0;                   // its generation
   std::vector<int> pair_paths;                // links of the pair routes
   std::vector<padded_hop> pair_hops;          // the pair routes in whole blocks
+  std::vector<double> pair_xfer;              // per hop of pair_hops, a weight stream's D/B
   std::array<std::vector<detail::layer_request>, 4> reqs;
-  std::vector<int> req_of_replica;
-  std::vector<detail::group_state> gs;  // per group
+  std::vector<int> req_of_replica;  // an SRAM stream's request
+  std::vector<int> stream_pair;     // the (home, chiplet) pair of another stream's route
+  std::vector<detail::group_state> gs;     // per group
+  std::vector<detail::queued_group> queue;  // per slot
   std::vector<double> replica_start, core_free, src_tokens, agg_tokens, bank_free, first_start, replica_comp,
       chiplet_service;
   std::vector<std::vector<int>> on;
   std::vector<std::pair<double, int>> rem;
-  std::vector<std::size_t> first_of, order, fill, bucket;
+  std::vector<std::size_t> first_of, fill, bucket;
   std::vector<std::pair<double, std::size_t>> streams, gathers, timed, timed_tmp;
   std::vector<double> comp_rate, stripe_service;  // Eq. 13's Π_core·k_r; a bank's service of a stripe
   std::vector<int> stripe_span;                   // the span `stripe_service` was taken for (0: none)
@@ -143,27 +169,21 @@ struct layer_workspace {
 };
 
 namespace detail {
-/// Puts `v`, (time, index) pairs listed in increasing index order, in (time, index) order. A
-/// bucket sort: as many buckets as pairs, linear in the time between the least and the
-/// greatest (t − lo and the scaling are monotone, so the buckets are in time order), filled in
-/// list order, then one insertion sort over the whole that moves a pair only past strictly
-/// later times. Both passes are stable, so equal times keep their index order and only the
-/// times are compared; the time is O(n) for spread times. Past a budget of moves (times crowded
-/// into a few buckets), or without linear buckets (an infinite time, a range too small to
-/// scale), `std::sort` on (time, index) finishes: the same order. `tmp`, `count` and `bucket`
-/// are scratch.
+/// Puts `v`, (time, index) pairs listed in increasing index order, in (time, index) order, given
+/// the least time `lo` and the greatest `hi`. A bucket sort: as many buckets as pairs, linear
+/// in the time between the least and the greatest (t − lo and the scaling are monotone, so the
+/// buckets are in time order), filled in list order, then one insertion sort over the whole
+/// that moves a pair only past strictly later times. Both passes are stable, so equal times
+/// keep their index order and only the times are compared; the time is O(n) for spread times.
+/// Past a budget of moves (times crowded into a few buckets), or without linear buckets (an
+/// infinite time, a range too small to scale), `std::sort` on (time, index) finishes: the same
+/// order. `tmp`, `count` and `bucket` are scratch.
 template <class = void>
-inline void sort_by_time_stable(std::vector<std::pair<double, std::size_t>>& v,
-                                std::vector<std::pair<double, std::size_t>>& tmp, std::vector<std::size_t>& count,
-                                std::vector<std::size_t>& bucket) {
+inline void sort_by_time(std::vector<std::pair<double, std::size_t>>& v, std::vector<std::pair<double, std::size_t>>& tmp,
+                         std::vector<std::size_t>& count, std::vector<std::size_t>& bucket, double lo, double hi) {
   const std::size_t n = v.size();
   if (n < 2) return;
   const auto earlier = [](const auto& a, const auto& b) { return a.first < b.first || (a.first == b.first && a.second < b.second); };
-  double lo = v.front().first, hi = lo;
-  for (const auto& e : v) {
-    lo = std::min(lo, e.first);
-    hi = std::max(hi, e.first);
-  }
   const double range = hi - lo;
   const double scale = range > 0.0 ? static_cast<double>(n - 1) / range : 0.0;
   if (!(range < 1e300) || !(scale < 1e300)) {  // no linear buckets
@@ -194,6 +214,18 @@ inline void sort_by_time_stable(std::vector<std::pair<double, std::size_t>>& v,
     }
     budget -= i - j;
   }
+}
+/// `sort_by_time` with the least and greatest times taken from `v`.
+template <class = void>
+inline void sort_by_time(std::vector<std::pair<double, std::size_t>>& v, std::vector<std::pair<double, std::size_t>>& tmp,
+                         std::vector<std::size_t>& count, std::vector<std::size_t>& bucket) {
+  if (v.size() < 2) return;
+  double lo = v.front().first, hi = lo;
+  for (const auto& e : v) {
+    lo = std::min(lo, e.first);
+    hi = std::max(hi, e.first);
+  }
+  sort_by_time(v, tmp, count, bucket, lo, hi);
 }
 }  // namespace detail
 
@@ -277,6 +309,7 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   auto& req_of_replica = ws.req_of_replica;
   gs.resize(ng);
   req_of_replica.assign(nr, -1);
+  ws.stream_pair.assign(nr, -1);
   double noc_bytes = 0.0;  // bytes × compute chiplets crossed, for the on-chiplet network energy
   // Eq. 8's route term over every request of every class (migrations included), Eq. 12's over
   // the memory class: T^route_h of Eq. 7.
@@ -317,7 +350,8 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   // A dispatch or gather between compute chiplets a and b: the pair's route is generated once
   // per substrate, and its Eq. 7 term is taken once per layer, for the pair's largest request,
   // below (the term grows with the bytes, in floating point too, so the maximum is the same).
-  const auto npair = static_cast<std::size_t>(nc) * static_cast<std::size_t>(nc);
+  // A weight stream from an HBM or DRAM home node to its chiplet: the same, its term kept.
+  const auto npair = static_cast<std::size_t>(s.nodes()) * static_cast<std::size_t>(nc);
   auto& pairs = ws.pairs;
   auto& pair_paths = ws.pair_paths;
   auto& pair_hops = ws.pair_hops;
@@ -327,46 +361,27 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     pair_paths.clear();
     pair_hops.clear();
   }
-  if (pairs.size() != npair) pairs.assign(npair, detail::pair_route{});
+  if (pairs.size() != npair) {
+    pairs.assign(npair, detail::pair_route{});
+    ws.pair_uses.assign(npair, detail::pair_use{});
+    ws.pair_serves.resize(npair);
+  }
+  auto& pair_uses = ws.pair_uses;
   const std::uint64_t stamp = ++ws.stamp;
   ws.pairs_used.clear();
-  int max_crossed = 1;
-  // A pair's first use in the layer (kept out of line: ~nc² calls against two per group), and
-  // its route on its first use on this substrate, padded with hops that change nothing.
-  const auto first_use = [&](detail::pair_route& pr, std::size_t p, int a, int b, double bytes) {
-    if (pr.routed != ws.routed) {
-      pr.routed = ws.routed;
-      pr.begin = pair_paths.size();
-      s.append_route(a, b, pair_paths);
-      pr.end = pair_paths.size();
-      pr.crossed = crossed(pair_paths, pr.begin, pr.end);
-      pr.hop_begin = pair_hops.size();
-      pr.bandwidth = pr.begin < pr.end ? links[static_cast<std::size_t>(pair_paths[pr.begin])].bandwidth.si() : 0.0;
-      for (std::size_t i = pr.begin; i < pr.end; ++i) {
-        const auto u = static_cast<std::size_t>(pair_paths[i]);
-        pair_hops.push_back({u, u, links[u].bandwidth.si(), links[u].lambda.si(), 1.0});
-        if (links[u].bandwidth.si() != pr.bandwidth) pr.bandwidth = 0.0;
-      }
-      while ((pair_hops.size() - pr.hop_begin) % route_block != 0) {
-        pair_hops.push_back({link_server::idle_link(links), link_server::sink_link(links), std::numeric_limits<double>::infinity(), 0.0, 0.0});
-      }
-      pr.hop_end = pair_hops.size();
-    }
-    pr.stamp = stamp;
-    max_crossed = std::max(max_crossed, pr.crossed);
-    pr.max_bytes = bytes;
-    pr.tokens = {0.0, 0.0};
-    ws.pairs_used.push_back(static_cast<int>(p));
-  };
-  const auto use_pair = [&](int a, int b, double bytes) {
-    const std::size_t p = static_cast<std::size_t>(a) * static_cast<std::size_t>(nc) + static_cast<std::size_t>(b);
-    auto& pr = pairs[p];
-    if (pr.stamp != stamp) [[unlikely]] {
-      first_use(pr, p, a, b, bytes);
+  // A request of `bytes` carrying `tokens` of class k (0 dispatch, 1 gather) over pair p, met in
+  // the pass over the groups; the pairs met are routed after it.
+  const auto use_pair = [&](std::size_t p, std::size_t k, double bytes, double tokens) {
+    auto& pu = pair_uses[p];
+    if (pu.stamp != stamp) [[unlikely]] {
+      pu.stamp = stamp;
+      pu.max_bytes = bytes;
+      pu.tokens = {0.0, 0.0};
+      ws.pairs_used.push_back(static_cast<int>(p));
     } else {
-      pr.max_bytes = std::max(pr.max_bytes, bytes);
+      pu.max_bytes = std::max(pu.max_bytes, bytes);
     }
-    return static_cast<int>(p);
+    pu.tokens[k] += tokens;
   };
   // Routing correctness (Eq. 21), N_r, and the tokens each chiplet routes and combines; each
   // group's routes. The checks of a group come first, in group order, then those of the
@@ -426,15 +441,44 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     ++first_of[static_cast<std::size_t>(r) + 1];
     const double bytes = grp.tokens * tok_b;
     st.bytes = bytes;
-    st.dispatch = use_pair(grp.source, c, bytes);
-    st.gather = use_pair(c, grp.aggregate, bytes);
-    pairs[static_cast<std::size_t>(st.dispatch)].tokens[0] += grp.tokens;
-    pairs[static_cast<std::size_t>(st.gather)].tokens[1] += grp.tokens;
+    const std::size_t pd = static_cast<std::size_t>(grp.source) * static_cast<std::size_t>(nc) + static_cast<std::size_t>(c);
+    const std::size_t pg = static_cast<std::size_t>(c) * static_cast<std::size_t>(nc) + static_cast<std::size_t>(grp.aggregate);
+    st.dispatch = static_cast<int>(pd);
+    st.gather = static_cast<int>(pg);
+    use_pair(pd, 0, bytes, grp.tokens);
+    use_pair(pg, 1, bytes, grp.tokens);
     routed_tokens += grp.tokens;
   }
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] > 0.0) validate(replicas[r], s, r);
   }
+  // The pairs met: each routed on its first use on this substrate, padded with hops that change
+  // nothing; then what serving over it reads.
+  const auto route_pair = [&](int q) -> detail::pair_route& {
+    auto& pr = pairs[static_cast<std::size_t>(q)];
+    if (pr.routed != ws.routed) {
+      pr.routed = ws.routed;
+      pr.begin = pair_paths.size();
+      s.append_route(q / nc, q % nc, pair_paths);
+      pr.end = pair_paths.size();
+      pr.crossed = crossed(pair_paths, pr.begin, pr.end);
+      pr.hop_begin = pair_hops.size();
+      pr.bandwidth = pr.begin < pr.end ? links[static_cast<std::size_t>(pair_paths[pr.begin])].bandwidth.si() : 0.0;
+      for (std::size_t i = pr.begin; i < pr.end; ++i) {
+        const auto u = static_cast<std::size_t>(pair_paths[i]);
+        pair_hops.push_back({u, u, links[u].bandwidth.si(), links[u].lambda.si(), 1.0});
+        if (links[u].bandwidth.si() != pr.bandwidth) pr.bandwidth = 0.0;
+      }
+      while ((pair_hops.size() - pr.hop_begin) % route_block != 0) {
+        pair_hops.push_back({link_server::idle_link(links), link_server::sink_link(links), std::numeric_limits<double>::infinity(), 0.0, 0.0});
+      }
+      pr.hop_end = pair_hops.size();
+      pr.stream_bytes = -1.0;
+    }
+    return pr;
+  };
+  int max_crossed = 1;
+  for (const int q : ws.pairs_used) max_crossed = std::max(max_crossed, route_pair(q).crossed);
   // Eq. 5 for the dispatches and gathers. Taken per pair, Σ_pairs (Σ_g N_g)·D_act on each link
   // of the pair's route, when every term is an integer number of bytes and every partial sum
   // stays below 2^53: each sum is then exact, in any order, and equals the per-request sum
@@ -451,8 +495,9 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   if (exact_loads) {
     for (const int p : ws.pairs_used) {
       const auto& pr = pairs[static_cast<std::size_t>(p)];
-      if (pr.tokens[0] > 0.0) add_load(request_class::dispatch, pr.tokens[0] * tok_b, pr);
-      if (pr.tokens[1] > 0.0) add_load(request_class::gather, pr.tokens[1] * tok_b, pr);
+      const auto& pu = pair_uses[static_cast<std::size_t>(p)];
+      if (pu.tokens[0] > 0.0) add_load(request_class::dispatch, pu.tokens[0] * tok_b, pr);
+      if (pu.tokens[1] > 0.0) add_load(request_class::gather, pu.tokens[1] * tok_b, pr);
     }
   } else {
     for (std::size_t g = 0; g < ng; ++g) {
@@ -463,15 +508,36 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   }
   for (const int p : ws.pairs_used) {
     const auto& pr = pairs[static_cast<std::size_t>(p)];
-    max_route = std::max(max_route, route_time(pair_paths, pr.begin, pr.end, pr.max_bytes));
+    max_route = std::max(max_route, route_time(pair_paths, pr.begin, pr.end, pair_uses[static_cast<std::size_t>(p)].max_bytes));
   }
   for (std::size_t r = 0; r < nr; ++r) {
     if (out.replica_tokens[r] <= 0.0) continue;
     const auto& rp = replicas[r];
-    const std::size_t begin = paths.size();
-    s.append_memory_path(rp.bank, rp.chiplet, paths);
-    req_of_replica[r] = push(request_class::memory, wt, begin);
+    const auto& bank = banks[static_cast<std::size_t>(rp.bank)];
+    if (bank.tier == tier_kind::sram) {  // no links
+      const std::size_t begin = paths.size();
+      s.append_memory_path(rp.bank, rp.chiplet, paths);
+      req_of_replica[r] = push(request_class::memory, wt, begin);
+    } else {  // `push` over the pair's route, its term kept
+      const int q = bank.home * nc + rp.chiplet;
+      auto& pr = route_pair(q);
+      if (pr.stream_bytes != wt) {
+        pr.stream_bytes = wt;
+        pr.stream_term = route_time(pair_paths, pr.begin, pr.end, wt);
+        ws.pair_xfer.resize(pair_hops.size());
+        for (std::size_t i = pr.hop_begin; i < pr.hop_end; ++i) ws.pair_xfer[i] = wt / pair_hops[i].bandwidth;
+      }
+      max_route = std::max(max_route, pr.stream_term);
+      max_mem_route = std::max(max_mem_route, pr.stream_term);
+      add_load(request_class::memory, wt, pr);
+      ws.stream_pair[r] = q;
+    }
     for (int i = 0; i < rp.span; ++i) out.bank_bytes[static_cast<std::size_t>(rp.bank + i) * 2] += wt / rp.span;
+  }
+  // Every pair routed, pair_hops complete: its addresses stay.
+  for (const int q : ws.pairs_used) {
+    const auto& pr = pairs[static_cast<std::size_t>(q)];
+    ws.pair_serves[static_cast<std::size_t>(q)] = {pair_hops.data() + pr.hop_begin, pr.hop_end - pr.hop_begin, pr.bandwidth};
   }
   for (std::size_t m = 0; m < migrations.size(); ++m) {
     const auto& mg = migrations[m];
@@ -527,6 +593,12 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     }
     for (auto& list : on) {
       if (list.empty()) continue;
+      if (static_cast<int>(list.size()) == cores) {
+        // As many replicas as cores: list scheduling puts each, whatever the order, on a core
+        // still idle (start +0), one core each.
+        for (int r : list) out.replica_cores[static_cast<std::size_t>(r)] = 1;
+        continue;
+      }
       // By decreasing work, ties by replica: a list is filled in replica order, so a stable
       // insertion on the work alone gives that order for a few replicas.
       const auto tokens_of = [&](int r) { return out.replica_tokens[static_cast<std::size_t>(r)]; };
@@ -616,8 +688,8 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   };
   // The dispatch or gather of group g, released at `release`, over the route of pair p.
   const auto serve_group = [&](request_class k, const detail::group_state& st, double release, int p) {
-    const auto& pr = pairs[static_cast<std::size_t>(p)];
-    return net.serve_blocks(k, release, st.bytes, pair_hops.data() + pr.hop_begin, pr.hop_end - pr.hop_begin, pr.bandwidth);
+    const auto& ps = ws.pair_serves[static_cast<std::size_t>(p)];
+    return net.serve_blocks(k, release, st.bytes, ps.hops, ps.n, ps.bandwidth);
   };
   // Release order: (time, index), earliest first.
   using event = std::pair<double, std::size_t>;
@@ -635,13 +707,13 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     }
   }
   // Dispatches, released at T_gate, in index order; each group's compute time (Eq. 13).
-  // Groups bucketed by replica as they arrive (counting sort, so each bucket is in index
-  // order), each bucket then put in arrival order by a stable sort on the arrival alone, which
-  // keeps equal arrivals in index order: replica r's groups are order[first_of[r],
-  // first_of[r + 1]).
+  // Groups given slots by replica as they arrive (counting sort, so replica r's slots
+  // [first_of[r], first_of[r + 1]) are in index order), each replica's (arrival, slot) keys then
+  // put in arrival order by a stable sort on the arrival alone, which keeps equal arrivals in
+  // slot order, that is index order.
   for (std::size_t r = 0; r < nr; ++r) first_of[r + 1] += first_of[r];
-  auto& order = ws.order;
-  order.resize(first_of[nr]);
+  auto& queue = ws.queue;
+  queue.resize(first_of[nr]);
   auto& timed = ws.timed;
   timed.resize(first_of[nr]);
   auto& fill = ws.fill;
@@ -650,15 +722,26 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   auto& comp_rate = ws.comp_rate;
   comp_rate.resize(nr);
   for (std::size_t r = 0; r < nr; ++r) comp_rate[r] = pi * (double(std::max(out.replica_cores[r], 1)) * 1.0);
+  std::size_t ranked = 0;
   for (std::size_t g = 0; g < ng; ++g) {
     auto& st = gs[g];
-    if (st.dispatch < 0) continue;
+    if (st.dispatch < 0) {  // no tokens: every time of the group is zero
+      out.completion[g] = duration<>{};
+      out.group_stages[g] = stage_times{};
+      out.dispatch_wait[g] = duration<>{};
+      out.gather_wait[g] = duration<>{};
+      continue;
+    }
     const auto tr = serve_group(request_class::dispatch, st, t_gate, st.dispatch);
-    st.arrive = tr.arrive;
     out.dispatch_wait[g] = duration<>::from_si(tr.wait());
     const auto r = static_cast<std::size_t>(assignment[g]);
-    timed[fill[r]++] = {tr.arrive, g};
-    st.comp = groups[g].tokens * ops_tok / comp_rate[r];
+    const std::size_t slot = fill[r]++;
+    timed[slot] = {tr.arrive, slot};
+    auto& q = queue[slot];
+    q.rank = ranked++;
+    q.arrive = tr.arrive;
+    q.comp = groups[g].tokens * ops_tok / comp_rate[r];
+    q.group = g;
   }
   // Replica service, FCFS by dispatch arrival. Compute overlaps the weight stream; a group
   // cannot finish before its replica's stream has.
@@ -684,12 +767,11 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     double busy = t_gate + replica_start[r], total = 0.0;
     first_start[r] = std::max(first->first, busy);
     for (auto i = first; i < last; ++i) {
-      auto& st = gs[i->second];
-      order[static_cast<std::size_t>(i - timed.begin())] = i->second;
-      st.start = std::max(st.arrive, busy);
-      st.fin = st.start + st.comp;
-      busy = st.fin;
-      total += st.comp;
+      auto& q = queue[i->second];
+      q.start = std::max(i->first, busy);
+      q.fin = q.start + q.comp;
+      busy = q.fin;
+      total += q.comp;
     }
     replica_comp[r] = total;
   }
@@ -700,15 +782,19 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   auto& streams = ws.streams;
   streams.clear();
   for (std::size_t r = 0; r < nr; ++r) {
-    if (req_of_replica[r] < 0) continue;
+    if (out.replica_tokens[r] <= 0.0) continue;
     const double release = cp.overlap == memory_overlap::compute_only ? first_start[r] : t_gate;
-    reqs[2][static_cast<std::size_t>(req_of_replica[r])].release = release;
+    if (req_of_replica[r] >= 0) reqs[2][static_cast<std::size_t>(req_of_replica[r])].release = release;
     streams.emplace_back(release, r);
   }
-  detail::sort_by_time_stable(streams, ws.timed_tmp, ws.key_count, ws.bucket);
+  detail::sort_by_time(streams, ws.timed_tmp, ws.key_count, ws.bucket);
   double t_moe = 0.0, t_comp_max = 0.0;
   auto& gathers = ws.gathers;  // released, not yet served (shared arbitration)
   gathers.clear();
+  // Per-class arbitration: every gather as its group finishes, (release, group) listed in index
+  // order (the bucket sort moves fewer of them than listed by replica), and the least and
+  // greatest release, to be put in order after the streams.
+  double first_release = std::numeric_limits<double>::infinity(), last_release = -first_release;
   // Replica r's weights: ready after its bank span's service and its route; its groups finish
   // and release their gathers.
   auto& stripe_service = ws.stripe_service;
@@ -716,7 +802,13 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
   stripe_service.resize(nb);
   stripe_span.assign(nb, 0);
   auto serve_stream = [&](double release, std::size_t r) {
-    const auto tr = serve(request_class::memory, static_cast<std::size_t>(req_of_replica[r]));
+    const int q = ws.stream_pair[r];
+    const auto tr = [&] {
+      if (q < 0) return serve(request_class::memory, static_cast<std::size_t>(req_of_replica[r]));
+      const auto& pr = pairs[static_cast<std::size_t>(q)];
+      return net.serve_blocks(request_class::memory, release, pair_hops.data() + pr.hop_begin, ws.pair_xfer.data() + pr.hop_begin,
+                              pr.hop_end - pr.hop_begin);
+    }();
     const auto& rp = replicas[r];
     // Each bank of the span serves its stripe FCFS (Eq. 10 per access: latency + bytes / BW).
     // A bank's service of a stripe depends only on the span: taken once per (bank, span).
@@ -735,20 +827,25 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     }
     const double ready = std::max(banks_done, tr.arrive);
     out.memory_ready[r] = duration<>::from_si(ready);
+    // In slot order: the gathers' heap pops its distinct (release, key) events in the same
+    // order whatever order they were pushed in.
     for (std::size_t i = first_of[r]; i < first_of[r + 1]; ++i) {
-      const std::size_t g = order[i];
-      auto& st = gs[g];
-      st.finish = std::max(st.fin, ready);
+      auto& q = queue[i];
+      q.finish = std::max(q.fin, ready);
       if (cp.arbitration == link_arbitration::shared) {
-        gathers.emplace_back(st.finish, nr + g);
+        gathers.emplace_back(q.finish, nr + q.group);
         std::push_heap(gathers.begin(), gathers.end(), later);
+      } else {
+        timed[q.rank] = {q.finish, q.group};
+        first_release = std::min(first_release, q.finish);
+        last_release = std::max(last_release, q.finish);
       }
     }
   };
   // Gather of group g; C_g = arrival + T_combine is taken below.
-  auto serve_gather = [&](std::size_t g) {
+  auto serve_gather = [&](double release, std::size_t g) {
     auto& st = gs[g];
-    const auto tr = serve_group(request_class::gather, st, st.finish, st.gather);
+    const auto tr = serve_group(request_class::gather, st, release, st.gather);
     out.gather_wait[g] = duration<>::from_si(tr.wait());
     st.gather_arrive = tr.arrive;
   };
@@ -756,52 +853,47 @@ inline void evaluate_layer_into(layer_result& out, layer_workspace& ws, const su
     // Streams and gathers never share a queue: serve each class in its own release order, the
     // gathers by (release, group).
     for (const auto& [release, r] : streams) serve_stream(release, r);
-    timed.clear();
-    for (std::size_t g = 0; g < ng; ++g) {
-      if (gs[g].dispatch >= 0) timed.emplace_back(gs[g].finish, g);
-    }
-    detail::sort_by_time_stable(timed, ws.timed_tmp, ws.key_count, ws.bucket);
-    for (const auto& e : timed) serve_gather(e.second);
+    detail::sort_by_time(timed, ws.timed_tmp, ws.key_count, ws.bucket, first_release, last_release);
+    for (const auto& [release, g] : timed) serve_gather(release, g);
   } else {
     // One queue per link: interleave, a gather released before the next stream goes first.
     for (const auto& [release, r] : streams) {
       while (!gathers.empty() && earlier(gathers.front(), event{release, r})) {
         std::pop_heap(gathers.begin(), gathers.end(), later);
-        const std::size_t g = gathers.back().second - nr;
+        const auto [release, key] = gathers.back();
         gathers.pop_back();
-        serve_gather(g);
+        serve_gather(release, key - nr);
       }
       serve_stream(release, r);
     }
     while (!gathers.empty()) {
       std::pop_heap(gathers.begin(), gathers.end(), later);
-      const std::size_t g = gathers.back().second - nr;
+      const auto [release, key] = gathers.back();
       gathers.pop_back();
-      serve_gather(g);
+      serve_gather(release, key - nr);
     }
   }
-  // C_g = gather arrival + T_combine, its stages, and the critical group (the latest, the
-  // first in index order among equals).
-  for (std::size_t g = 0; g < ng; ++g) {
-    const auto& st = gs[g];
-    if (st.dispatch < 0) {
-      out.completion[g] = duration<>{};
-      out.group_stages[g] = stage_times{};
-      out.dispatch_wait[g] = duration<>{};
-      out.gather_wait[g] = duration<>{};
-      continue;
-    }
-    const double c_g = st.gather_arrive + t_combine;
+  // C_g = gather arrival + T_combine, its stages (the groups without tokens were zeroed with
+  // the dispatches), and the critical group (the latest, the first in index order among
+  // equals), in slot order.
+  std::size_t critical = ng;
+  for (const auto& q : queue) {
+    const std::size_t g = q.group;
+    const double arrived = gs[g].gather_arrive;
+    const double c_g = arrived + t_combine;
     out.completion[g] = duration<>::from_si(c_g);
-    out.group_stages[g] = stage_times{duration<>::from_si(t_gate), duration<>::from_si(st.arrive - t_gate),
-                                      duration<>::from_si(st.start - st.arrive), duration<>::from_si(st.finish - st.fin),
-                                      duration<>::from_si(st.comp), duration<>::from_si(st.gather_arrive - st.finish),
+    out.group_stages[g] = stage_times{duration<>::from_si(t_gate), duration<>::from_si(q.arrive - t_gate),
+                                      duration<>::from_si(q.start - q.arrive), duration<>::from_si(q.finish - q.fin),
+                                      duration<>::from_si(q.comp), duration<>::from_si(arrived - q.finish),
                                       duration<>::from_si(t_combine)};
-    if (out.critical_group < 0 || c_g > t_moe) {
+    if (critical == ng || c_g > t_moe || (c_g == t_moe && g < critical)) {
       t_moe = c_g;
-      out.critical_group = static_cast<int>(g);
-      out.critical = out.group_stages[g];
+      critical = g;
     }
+  }
+  if (critical < ng) {
+    out.critical_group = static_cast<int>(critical);
+    out.critical = out.group_stages[critical];
   }
   for (std::size_t r = 0; r < nr; ++r) t_comp_max = std::max(t_comp_max, replica_comp[r]);
   out.t_moe = duration<>::from_si(t_moe);

@@ -180,6 +180,27 @@ class link_server {
     return {release, start, t};
   }
 
+  /// `serve_blocks` with each hop's transfer time D/B given, `xfer[j]` = bytes / path[j].bandwidth
+  /// (the same quotients: +0 for a padding hop), for a request whose bytes repeat.
+  template <class = void>
+  link_transit serve_blocks(request_class k, double release, const padded_hop* path, const double* xfer, std::size_t n) {
+    const std::size_t width = per_class_ ? 4 : 1, offset = per_class_ ? static_cast<std::size_t>(k) : 0;
+    const double* f = free_.data() + offset;
+    double start = release;
+    for (std::size_t i = 0; i < n; i += route_block) {
+      const double a = std::max(f[path[i].read * width], f[path[i + 1].read * width]);
+      const double b = std::max(f[path[i + 2].read * width], f[path[i + 3].read * width]);
+      start = std::max(start, std::max(a, b));
+    }
+    double t = start;
+    double* w = free_.data() + offset;
+    for (std::size_t j = 0; j < n; ++j) {
+      w[path[j].write * width] = start + xfer[j];
+      t += path[j].lambda + xfer[j];
+    }
+    return {release, start, t};
+  }
+
  private:
   // The FCFS step of the file comment over the hops hop(0), …, hop(n − 1).
   template <class Hop>

@@ -148,42 +148,26 @@ class link_server {
   template <class = void>
   link_transit serve_blocks(request_class k, double release, double bytes, const padded_hop* path, std::size_t n,
                             double bandwidth = 0.0) {
-    const std::size_t width = per_class_ ? 4 : 1, offset = per_class_ ? static_cast<std::size_t>(k) : 0;
-    const double* f = free_.data() + offset;
-    double start = release;
-    for (std::size_t i = 0; i < n; i += route_block) {
-      // The maximum is exact, so its grouping does not matter.
-      const double a = std::max(f[path[i].read * width], f[path[i + 1].read * width]);
-      const double b = std::max(f[path[i + 2].read * width], f[path[i + 3].read * width]);
-      start = std::max(start, std::max(a, b));
-    }
-    double t = start;
-    double* w = free_.data() + offset;
     if (bandwidth > 0.0) {
       const double once = bytes / bandwidth;
-      for (std::size_t i = 0; i < n; i += route_block) {
-        for (std::size_t j = i; j < i + route_block; ++j) {
-          const double xfer = once * path[j].real;
-          w[path[j].write * width] = start + xfer;
-          t += path[j].lambda + xfer;
-        }
-      }
-    } else {
-      for (std::size_t i = 0; i < n; i += route_block) {
-        for (std::size_t j = i; j < i + route_block; ++j) {
-          const double xfer = bytes / path[j].bandwidth;
-          w[path[j].write * width] = start + xfer;
-          t += path[j].lambda + xfer;
-        }
-      }
+      return serve_padded(k, release, path, n, [&](std::size_t j) { return once * path[j].real; });
     }
-    return {release, start, t};
+    return serve_padded(k, release, path, n, [&](std::size_t j) { return bytes / path[j].bandwidth; });
   }
 
   /// `serve_blocks` with each hop's transfer time D/B given, `xfer[j]` = bytes / path[j].bandwidth
   /// (the same quotients: +0 for a padding hop), for a request whose bytes repeat.
   template <class = void>
   link_transit serve_blocks(request_class k, double release, const padded_hop* path, const double* xfer, std::size_t n) {
+    return serve_padded(k, release, path, n, [&](std::size_t j) { return xfer[j]; });
+  }
+
+ private:
+  // `serve_blocks` with hop j's transfer time D/B from `xfer_of(j)`: the route's start is the
+  // latest free time over its hops (read four at a time; the maximum is exact, so its grouping
+  // does not matter), then each hop in order is busy until start + D/B and adds λ + D/B.
+  template <class Xfer>
+  link_transit serve_padded(request_class k, double release, const padded_hop* path, std::size_t n, Xfer&& xfer_of) {
     const std::size_t width = per_class_ ? 4 : 1, offset = per_class_ ? static_cast<std::size_t>(k) : 0;
     const double* f = free_.data() + offset;
     double start = release;
@@ -194,14 +178,16 @@ class link_server {
     }
     double t = start;
     double* w = free_.data() + offset;
-    for (std::size_t j = 0; j < n; ++j) {
-      w[path[j].write * width] = start + xfer[j];
-      t += path[j].lambda + xfer[j];
+    for (std::size_t i = 0; i < n; i += route_block) {
+      for (std::size_t j = i; j < i + route_block; ++j) {
+        const double x = xfer_of(j);
+        w[path[j].write * width] = start + x;
+        t += path[j].lambda + x;
+      }
     }
     return {release, start, t};
   }
 
- private:
   // The FCFS step of the file comment over the hops hop(0), …, hop(n − 1).
   template <class Hop>
   link_transit serve_over(request_class k, double release, double bytes, std::size_t n, Hop hop) {

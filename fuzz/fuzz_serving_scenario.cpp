@@ -2,7 +2,7 @@
 // Fuzz target: a serving scenario (strata/stratum/serving/serving_json.hpp). The input is read
 // with read_serving_scenario and run on the bundled Mixtral/OLMoE count table (or, when it names a
 // trace, on the first sequences of the DeepSeek-V2-Lite ESFT trace); every number of the results
-// must be finite and the shares must lie in [0, 1]. The serving limits are lowered so that one
+// must be finite, non-negative (`check_result_numbers`) and the shares must lie in [0, 1]. The serving limits are lowered so that one
 // input stays well inside the 10 s timeout: the loop takes at most 2·requests + Σ output passes
 // (simulator.hpp), so requests and tokens bound the work.
 #include <cstddef>
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fuzz_support.hpp"
+#include "strata/core/result_check.hpp"
 #include "strata/stratum/serving/serving_json.hpp"
 #include "strata/workload/trace_io.hpp"
 
@@ -38,7 +39,9 @@ void check_result(const strata::serving_result& r) {
                    r.classifier_share}) {
     if (!(x >= 0.0 && x <= 1.0 + 1e-12)) strata_fuzz::finding("a share outside [0, 1]", x);
   }
-  if (r.ttft_p50_s < 0.0 || r.makespan_s < 0.0) strata_fuzz::finding("a negative time", r.ttft_p50_s);
+  // Every number finite and non-negative (the library's own last check, run again here so that a
+  // path that forgot it is still caught): an internal_error aborts as a finding.
+  strata::detail::check_result_numbers(r, "serving_result");
 }
 
 }  // namespace

@@ -656,12 +656,14 @@ inline int min_devices(const gpu_params& g, const model& m, const step_shape& s,
                        std::string* reason = nullptr, int max_devices = 64) {
   detail::require(max_devices >= 1, "strata.gpu", "max_devices", max_devices, ">= 1");
   gpu_fit last;
-  for (int n = 1; n <= max_devices; n *= 2) {
+  // Doubling stops before it could pass INT_MAX: n ≤ max_devices / 2 before each doubling.
+  for (int n = 1;; n *= 2) {
     last = check_fit(g, n, m, s);
     if (last.fits) {
       if (reason) *reason = last.reason;
       return n;
     }
+    if (n > max_devices / 2) break;
   }
   if (reason) *reason = last.reason;
   return 0;

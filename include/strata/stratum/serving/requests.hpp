@@ -69,6 +69,12 @@ struct serving_input_limits {
   std::int64_t total_tokens = std::int64_t{1} << 32;
   /// Largest arrival rate, requests/s. [Design choice: 10^6]
   double rate = 1e6;
+  /// Latest arrival time, s: a staged load's stages in all, a list's arrivals, a generated load's
+  /// last request. Simulated time is a double in seconds, so below 2^22 s (48.5 days) it resolves
+  /// better than 1 ns (its spacing there is 2^-30 s) and every arrival gap and step of 1 ns or more
+  /// advances the clock; past the horizon a 1 µs gap would be lost from 2^33 s on.
+  /// [Design choice: 2^22 s = 4 194 304 s]
+  double horizon_s = 4194304.0;
   /// Largest batch a scheduler may form. [Design choice: 4096 sequences]
   int batch = 4096;
   /// Decode steps a run may take at most, counted before it starts as Σ over the requests of
@@ -192,6 +198,19 @@ namespace detail {
 
 template <class = void>
 inline std::string at_field(const std::string& at, const char* f) { return at.empty() ? std::string(f) : at + "." + f; }
+
+/// Throws `config_error` naming `field` when an arrival at `t` s is past
+/// `serving_limits().horizon_s` (a load whose count over its rate spans more than the horizon).
+template <class = void>
+inline void require_horizon(double t, const std::string& field) {
+  const double h = serving_limits().horizon_s;
+  if (!(t <= h)) {
+    throw config_error(field, "[strata.serving] " + field + ": an arrival at " + to_text(t) +
+                                  " s is past the horizon of " + to_text(h) +
+                                  " s (strata::serving_limits().horizon_s: simulated time resolves 1 ns up to it); "
+                                  "fewer requests or a higher rate");
+  }
+}
 
 /// Throws `config_error` naming `requests.stages` when a staged load draws more requests than
 /// `serving_limits().requests`.
@@ -328,6 +347,16 @@ inline double stage_start(const std::vector<load_stage>& st, std::size_t i) {
   return t;
 }
 
+/// Appends an arrival, bounding the count while drawing (`require_serving_count`): a draw can
+/// never grow past the limit, whatever the stages.
+template <class = void>
+inline void push_arrival(std::vector<double>& t, double x) {
+  if (static_cast<std::int64_t>(t.size()) >= serving_limits().requests) {
+    require_serving_count(static_cast<std::int64_t>(t.size()) + 1);
+  }
+  t.push_back(x);
+}
+
 /// Arrivals of a staged load (file comment): in each stage [a, b) at rate λ, `constant` at
 /// a + k/λ and the other processes from a by their gaps, each kept while before b.
 template <class = void>
@@ -341,7 +370,7 @@ inline std::vector<double> draw_staged_arrivals(const request_gen_params& p, por
       for (std::int64_t i = 0;; ++i) {
         const double x = a + static_cast<double>(i) / st.rate;
         if (x >= b) break;
-        t.push_back(x);
+        push_arrival(t, x);
       }
     } else {
       double now = a;
@@ -349,10 +378,9 @@ inline std::vector<double> draw_staged_arrivals(const request_gen_params& p, por
         now += p.arrivals == arrival_process::poisson ? -std::log(1.0 - g.uniform()) / st.rate
                                                       : draw_gamma(k, g) / (k * st.rate);
         if (now >= b) break;
-        t.push_back(now);
+        push_arrival(t, now);
       }
     }
-    require_serving_count(static_cast<std::int64_t>(t.size()));
     a = b;
   }
   return t;
@@ -401,6 +429,10 @@ inline void validate(const request_gen_params& p, const std::string& at = {}) {
   }
   detail::require(staged <= static_cast<double>(lim.requests), m, detail::at_field(at, "stages"), staged,
                   ("at most " + std::to_string(lim.requests) + " requests expected (strata::serving_limits().requests)").c_str());
+  const double span = detail::stage_start(p.stages, p.stages.size());
+  detail::require(span <= lim.horizon_s, m, detail::at_field(at, "stages"), span,
+                  ("stages of at most " + detail::to_text(lim.horizon_s) +
+                   " s in all (strata::serving_limits().horizon_s: simulated time resolves 1 ns up to it)").c_str());
   if (!(std::isfinite(p.rate) && p.rate > 0.0 && p.rate <= lim.rate)) {
     detail::require(false, m, detail::at_field(at, "rate"), p.rate,
                     ("a rate in (0, " + detail::to_text(lim.rate) + "] requests/s").c_str());
@@ -416,14 +448,16 @@ inline void validate(const request_gen_params& p, const std::string& at = {}) {
   detail::validate_topic_mix(p.topics, p.weights, at);
 }
 
-/// `p.count` requests (file comment), ids 0 … n − 1 in arrival order.
+/// `p.count` requests (file comment), ids 0 … n − 1 in arrival order. A `config_error` names the
+/// field prefixed by `at` (a scenario passes "requests").
 template <class = void>
-inline std::vector<request> generate_requests(const request_gen_params& p) {
-  validate(p);
+inline std::vector<request> generate_requests(const request_gen_params& p, const std::string& at = {}) {
+  validate(p, at);
   std::uint64_t s = p.seed;
   detail::portable_rng ga(detail::splitmix64_mix(s)), gl(detail::splitmix64_mix(s)), gt(detail::splitmix64_mix(s));
   const auto times = p.stages.empty() ? detail::draw_arrivals(p, p.count, ga) : detail::draw_staged_arrivals(p, ga);
-  detail::require(!times.empty(), "strata.serving", "requests.stages", 0, "stages that hold at least one arrival");
+  detail::require(!times.empty(), "strata.serving", detail::at_field(at, "stages"), 0, "stages that hold at least one arrival");
+  detail::require_horizon(times.back(), detail::at_field(at, p.stages.empty() ? "rate" : "stages"));
   const auto cdf = detail::topic_cdf(p.topics, p.weights);
   std::vector<request> out(times.size());
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -474,7 +508,7 @@ inline std::vector<request> requests_from_list(const std::vector<request_spec>& 
   for (std::size_t i = 0; i < list.size(); ++i) {
     const auto& s = list[i];
     const std::string f = at + "[" + std::to_string(i) + "]";
-    detail::require_in(s.arrival_s, 0.0, 1e9, m, f + ".arrival_s");
+    detail::require_in(s.arrival_s, 0.0, lim.horizon_s, m, f + ".arrival_s");
     detail::require_count(s.prompt, 1, lim.tokens, m, f + ".prompt");
     detail::require_count(s.output, 1, lim.tokens, m, f + ".output");
     tokens += static_cast<double>(s.prompt) + s.output;
@@ -565,6 +599,7 @@ inline std::vector<request> requests_from_trace(const routing_trace& t, const re
   std::uint64_t s = a.seed;
   detail::portable_rng ga(detail::splitmix64_mix(s));
   const auto times = detail::draw_arrivals(a, static_cast<std::int64_t>(seqs.size()), ga);
+  detail::require_horizon(times.back(), "arrivals.rate");
   std::vector<request> out;
   for (std::size_t i = 0; i < seqs.size(); ++i) {
     const auto& sq = seqs[i];

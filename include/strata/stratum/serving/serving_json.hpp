@@ -214,7 +214,7 @@ struct serving_report {
 template <class = void>
 inline std::vector<request> scenario_requests(const serving_scenario& s) {
   if (!s.request_list.empty()) return requests_from_list(s.request_list, s.requests.topics, "request_list");
-  return generate_requests(s.requests);
+  return generate_requests(s.requests, "requests");
 }
 
 /// The files a scenario reads, loaded by the caller: the count table (not read with a trace) and

@@ -54,6 +54,7 @@
 #include <cstdint>    // std::int64_t
 #include <deque>      // std::deque
 #include <functional> // std::function
+#include <limits>     // std::numeric_limits (NaN: a time not reached yet)
 #include <memory>     // std::make_shared
 #include <optional>   // std::optional, the memo's prepared machine
 #include <string>     // std::string
@@ -62,6 +63,7 @@
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/core/error.hpp"
+#include "strata/core/result_check.hpp"
 #include "strata/core/rng.hpp"
 #include "strata/stratum/row_swap.hpp"
 #include "strata/stratum/serving/classifier.hpp"
@@ -158,6 +160,9 @@ struct serving_result {
   std::int64_t preemptions = 0;  ///< engine: requests preempted (recomputed)
   std::int64_t prefix_cached_tokens = 0;  ///< engine: prompt tokens served from the prefix cache
   std::vector<stage_result> stages;  ///< staged load: one per stage (`add_stage_results`)
+  /// What the run changed in its settings, or applied in a way the settings do not say, each a
+  /// sentence (e.g. a shared prefix longer than the shortest prompt, capped at it).
+  std::vector<std::string> notes;
   /// Per request (the run's request order), the engine's time of the first token and of the
   /// last (no client overhead); not written to JSON.
   std::vector<double> first_token_s, finish_s;
@@ -211,6 +216,7 @@ struct serving_result {
     v("preemptions", s.preemptions);
     v("prefix_cached_tokens", s.prefix_cached_tokens);
     v("stages", s.stages);
+    v("notes", s.notes);
   }
 };
 
@@ -382,7 +388,9 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
     }
   }
   const double slo = sp.ttft_slo.si();
-  std::vector<double> first(n, -1.0), last(n, 0.0), finish(n, -1.0);
+  // Not yet: NaN, which no result can hold (`check_result_numbers`); every request sets both.
+  const double not_yet = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> first(n, not_yet), last(n, 0.0), finish(n, not_yet);
   std::vector<int> gen(n, 0);
   std::vector<std::size_t> running;
   serving_queue q(sm.labels);
@@ -585,7 +593,16 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   const std::int64_t bs = ep.block_size;
   out.kv_tokens = blocks * bs;
   const auto blocks_of = [bs](std::int64_t tokens) { return (tokens + bs - 1) / bs; };
-  const std::int64_t prefix_blocks = ep.enable_prefix_caching ? ep.shared_prefix_tokens / bs : 0;
+  // Every prompt starts with the shared prefix, so it is at most the shortest prompt: a longer one
+  // is capped there, and the run says so (a prefix no prompt holds would turn caching off).
+  int shortest = std::numeric_limits<int>::max();
+  for (const auto& rq : reqs) shortest = std::min(shortest, rq.prompt);
+  const std::int64_t shared_prefix = std::min<std::int64_t>(ep.shared_prefix_tokens, shortest);
+  if (ep.enable_prefix_caching && shared_prefix < ep.shared_prefix_tokens) {
+    out.notes.push_back("shared_prefix_tokens " + std::to_string(ep.shared_prefix_tokens) +
+                        " is longer than the shortest prompt; capped at its " + std::to_string(shortest) + " tokens");
+  }
+  const std::int64_t prefix_blocks = ep.enable_prefix_caching ? shared_prefix / bs : 0;
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -593,7 +610,7 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   for (std::size_t r = 0; r < n; ++r) {
     // Its whole length (the last token's KV is never written) beside the cached prefix it does not use.
     const std::int64_t len = static_cast<std::int64_t>(reqs[r].prompt) + reqs[r].output - 1;
-    const std::int64_t used = std::min<std::int64_t>(prefix_blocks, std::min<std::int64_t>(reqs[r].prompt, ep.shared_prefix_tokens) / bs);
+    const std::int64_t used = std::min<std::int64_t>(prefix_blocks, std::min<std::int64_t>(reqs[r].prompt, shared_prefix) / bs);
     const std::int64_t need = blocks_of(len) + prefix_blocks - used;
     if (need > blocks) {
       out.feasible = false;
@@ -602,9 +619,24 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
       return out;
     }
   }
+  if (!ep.enable_chunked_prefill) {
+    // Without chunking a prompt runs whole in one step: one longer than the budget never runs.
+    for (std::size_t r = 0; r < n; ++r) {
+      if (reqs[r].prompt > ep.max_num_batched_tokens) {
+        out.feasible = false;
+        out.reason = "request " + std::to_string(r) + " has a prompt of " + std::to_string(reqs[r].prompt) +
+                     " tokens, more than max_num_batched_tokens (" + std::to_string(ep.max_num_batched_tokens) +
+                     ") with enable_chunked_prefill off: it can never be scheduled (raise the budget or chunk)";
+        return out;
+      }
+    }
+  }
   std::vector<std::int64_t> computed(n, 0), held(n, 0), shared(n, 0);
   std::vector<int> gen(n, 0);
-  std::vector<double> first(n, -1.0), last(n, 0.0), finish(n, -1.0);
+  // Not yet: NaN, which no result can hold (`check_result_numbers`); every request sets both.
+  const double not_yet = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> first(n, not_yet), last(n, 0.0), finish(n, not_yet);
+  std::vector<char> finished(n, 0);
   std::deque<std::size_t> waiting;
   std::vector<std::size_t> running;
   std::vector<std::pair<std::size_t, std::int64_t>> sched;
@@ -687,7 +719,7 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
       std::int64_t hit = 0;
       if (prefix_cached) {
         hit = std::min({prefix_blocks * bs, (num_tokens - 1) / bs * bs,
-                        std::min<std::int64_t>(reqs[r].prompt, ep.shared_prefix_tokens) / bs * bs});
+                        std::min<std::int64_t>(reqs[r].prompt, shared_prefix) / bs * bs});
       }
       std::int64_t nn = num_tokens - hit;
       if (!ep.enable_chunked_prefill && nn > budget) break;
@@ -707,8 +739,13 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
     }
     if (sched.empty()) {
       if (preempted) continue;  // the next pass admits the head of the queue
+      const std::size_t r = waiting.front();
       out.feasible = false;
-      out.reason = "the engine scheduler could not schedule any request";
+      out.reason = "the engine scheduler could not schedule request " + std::to_string(r) + " (prompt " +
+                   std::to_string(reqs[r].prompt) + " tokens) in a step: max_num_batched_tokens " +
+                   std::to_string(budget_max) + ", max_num_seqs " + std::to_string(ep.max_num_seqs) + ", " +
+                   std::to_string(free_blocks) + " of " + std::to_string(blocks) + " KV blocks of " + std::to_string(bs) +
+                   " tokens free" + (ep.enable_chunked_prefill ? "" : ", enable_chunked_prefill off");
       return out;
     }
     // One pass over every scheduled token.
@@ -747,7 +784,7 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
       const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
       computed[r] += nn;
       if (!prefix_cached && prefix_blocks > 0 && reqs[r].prompt >= prefix_blocks * bs &&
-          ep.shared_prefix_tokens >= prefix_blocks * bs && computed[r] >= prefix_blocks * bs && shared[r] == 0) {
+          computed[r] >= prefix_blocks * bs && shared[r] == 0) {
         // Its first full blocks hold the shared prefix: now cached, stored once (engine.hpp).
         prefix_cached = true;
         held[r] -= prefix_blocks;
@@ -772,6 +809,7 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
       last[r] = t;
       if (gen[r] >= reqs[r].output) {
         finish[r] = t;
+        finished[r] = 1;
         free_blocks += held[r];
         held[r] = 0;
         --in_system;
@@ -781,7 +819,7 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
     }
     gaps.insert(gaps.end(), step_gaps.begin(), step_gaps.end());
     if (finished_any) {
-      std::erase_if(running, [&](std::size_t r) { return finish[r] >= 0.0; });
+      std::erase_if(running, [&](std::size_t r) { return finished[r] != 0; });
     }
   }
   // Results.
@@ -827,14 +865,15 @@ template <class = void>
 inline std::int64_t stratum_kv_tokens(const stratum_machine<>& sm, const model& m, const stratum_placement& pl) {
   const double per_token_layer = kv_bytes_per_token_layer(m).in(units::B);
   const int in_flight = sm.params.stages > 1 ? 2 : 1;
-  double best = -1.0;
+  if (pl.stages.empty()) return 0;
+  double best = 1e15;  // the cap of a capacity in tokens
   for (const auto& st : pl.stages) {
     const double bytes = static_cast<double>(std::max<long long>(0, st.plan.kv_region.rows())) * st.rest.row_bytes() *
                          sm.params.chips;
     const double tok = bytes / (per_token_layer * (st.last_layer - st.first_layer) * in_flight);
-    best = best < 0.0 ? tok : std::min(best, tok);
+    best = std::min(best, tok);
   }
-  return static_cast<std::int64_t>(std::max(0.0, std::min(best, 1e15)));
+  return static_cast<std::int64_t>(std::max(0.0, best));
 }
 
 }  // namespace detail
@@ -855,7 +894,7 @@ struct stratum_serving_memo {
   std::vector<stratum_placement> layouts;
   std::vector<std::vector<unsigned char>> masks;
   std::shared_ptr<stratum_step_costs> costs;
-  std::vector<step_cost> swaps;  ///< (from, to) over T + 1 layouts; time −1: not costed yet
+  std::vector<std::optional<step_cost>> swaps;  ///< (from, to) over T + 1 layouts; empty: not costed yet
 
   /// Whether the memo's contents are those of `setup` (its system, model, usage and mix).
   template <class = void>
@@ -979,7 +1018,7 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
   detail::portable_rng g(setup.classifier.seed);
   std::vector<int> labels(reqs.size());
   std::vector<double> ready(reqs.size()), device(reqs.size());
-  std::vector<double> lat_cache(static_cast<std::size_t>(setup.classifier.max_tokens) + 1, -1.0);
+  std::vector<std::optional<double>> lat_cache(static_cast<std::size_t>(setup.classifier.max_tokens) + 1);
   std::int64_t right = 0;
   double lat_sum = 0.0;
   for (std::size_t r = 0; r < reqs.size(); ++r) {
@@ -988,8 +1027,9 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
     labels[r] = setup.scheduler.policy == schedule_policy::topic ? l : 0;
     right += l == reqs[r].topic ? 1 : 0;
     const int tok = std::min(reqs[r].prompt, setup.classifier.max_tokens);
-    double& lc = lat_cache[static_cast<std::size_t>(tok)];
-    if (lc < 0.0) lc = classifier_latency(setup.classifier, sm.xpu, tok).si();
+    auto& memo = lat_cache[static_cast<std::size_t>(tok)];
+    if (!memo) memo = classifier_latency(setup.classifier, sm.xpu, tok).si();
+    const double lc = *memo;
     ready[r] = reqs[r].arrival_s + lc;
     device[r] = setup.classifier.on_device ? lc : 0.0;
     lat_sum += lc;
@@ -998,8 +1038,8 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
   // Costs.
   if (!mm.costs) mm.costs = std::make_shared<stratum_step_costs>(sm, m);
   auto costs = mm.costs;
-  if (mm.swaps.empty()) mm.swaps.assign(static_cast<std::size_t>(T + 1) * static_cast<std::size_t>(T + 1), step_cost{-1.0, 0.0});
-  std::vector<step_cost>& swap_cache = mm.swaps;
+  if (mm.swaps.empty()) mm.swaps.assign(static_cast<std::size_t>(T + 1) * static_cast<std::size_t>(T + 1), std::nullopt);
+  std::vector<std::optional<step_cost>>& swap_cache = mm.swaps;
   const auto d = sm.device;
   detail::serving_model model_cb;
   model_cb.labels = setup.scheduler.policy == schedule_policy::topic ? T : 1;
@@ -1008,9 +1048,9 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
   model_cb.prefill = [costs](int b, double p) { return costs->prefill(b, p); };
   model_cb.swap = [&, T](int a, int b) {
     const int ia = a < 0 ? T : a, ib = b < 0 ? T : b;
-    auto& c = swap_cache[static_cast<std::size_t>(ia) * static_cast<std::size_t>(T + 1) + static_cast<std::size_t>(ib)];
-    if (c.time_s < 0.0) {
-      c = {0.0, 0.0};
+    auto& memo = swap_cache[static_cast<std::size_t>(ia) * static_cast<std::size_t>(T + 1) + static_cast<std::size_t>(ib)];
+    if (!memo) {
+      step_cost c{0.0, 0.0};
       if (E > 0 && ia != ib) {
         const auto& la = layouts[static_cast<std::size_t>(ia)];
         const auto& lb = layouts[static_cast<std::size_t>(ib)];
@@ -1020,8 +1060,9 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
           c.energy_j += e;
         }
       }
+      memo = c;
     }
-    return c;
+    return *memo;
   };
   model_cb.uses_hits = E > 0;
   if (trace != nullptr) {
@@ -1040,6 +1081,7 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
   out.mix_hit_rate = res.mix_hit_rate;
   out.label_accuracy = res.label_accuracy;
   out.classifier_latency_s = lat_sum / static_cast<double>(reqs.size());
+  detail::check_result_numbers(out, "serving_result");
   return out;
 }
 
@@ -1122,6 +1164,7 @@ inline serving_result simulate_gpu(const gpu_params& g, const model& m, const sc
     auto out = detail::run_engine(reqs, ep, blocks, costs, sp);
     out.system = std::to_string(n) + " x " + g.name + (served.weight_bits == 8 ? " (FP8)" : "") + ep_label(par);
     out.policy = "engine";
+    detail::check_result_numbers(out, "serving_result");
     return out;
   }
   scheduler_params p = sp;
@@ -1144,6 +1187,7 @@ inline serving_result simulate_gpu(const gpu_params& g, const model& m, const sc
   auto out = detail::run_serving(reqs, labels, ready, device, p, cb);
   out.system = std::to_string(n) + " x " + g.name + (served.weight_bits == 8 ? " (FP8)" : "") + ep_label(par);
   out.policy = "fcfs";
+  detail::check_result_numbers(out, "serving_result");
   return out;
 }
 

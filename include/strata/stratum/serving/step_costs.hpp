@@ -27,6 +27,7 @@
 #include <array>          // std::array
 #include <cmath>          // std::pow, std::floor, std::log2
 #include <cstdint>        // std::uint64_t
+#include <optional>       // std::optional (a memo slot not evaluated yet)
 #include <unordered_map>  // std::unordered_map
 #include <utility>        // std::pair
 #include <vector>         // std::vector
@@ -125,20 +126,21 @@ class stratum_step_costs {
   [[nodiscard]] std::size_t evaluations() const { return evaluations_; }
 
  private:
-  /// The memo of batch size `batch` (one slot per grid point; time −1: not evaluated yet).
+  /// The memo of batch size `batch` (one slot per grid point; empty: not evaluated yet).
   template <class = void>
-  static step_cost& slot(std::vector<std::vector<step_cost>>& memo, int batch, std::size_t i, std::size_t n) {
+  static std::optional<step_cost>& slot(std::vector<std::vector<std::optional<step_cost>>>& memo, int batch,
+                                        std::size_t i, std::size_t n) {
     const auto b = static_cast<std::size_t>(batch);
     if (b >= memo.size()) memo.resize(b + 1);
     auto& row = memo[b];
-    if (row.empty()) row.assign(n, step_cost{-1.0, 0.0});
+    if (row.empty()) row.assign(n, std::nullopt);
     return row[i];
   }
   template <class = void>
   step_cost point(int batch, int j, std::size_t hi) {
-    step_cost& memo = slot(memo_, batch, static_cast<std::size_t>(j) * h_.size() + hi,
-                           static_cast<std::size_t>(detail::ctx_grid_points) * h_.size());
-    if (memo.time_s >= 0.0) return memo;
+    auto& memo = slot(memo_, batch, static_cast<std::size_t>(j) * h_.size() + hi,
+                      static_cast<std::size_t>(detail::ctx_grid_points) * h_.size());
+    if (memo) return *memo;
     const int ctx = static_cast<int>(std::ceil(detail::ctx_grid(j)));
     const step_shape s{.mode = phase::decode, .batch = batch, .context = ctx};
     usage_table route, place;
@@ -163,8 +165,8 @@ class stratum_step_costs {
   }
   template <class = void>
   step_cost prefill_point(int batch, int j) {
-    step_cost& memo = slot(prefill_memo_, batch, static_cast<std::size_t>(j), detail::ctx_grid_points);
-    if (memo.time_s >= 0.0) return memo;
+    auto& memo = slot(prefill_memo_, batch, static_cast<std::size_t>(j), detail::ctx_grid_points);
+    if (memo) return *memo;
     const step_shape s{.mode = phase::prefill, .batch = batch, .context = static_cast<int>(std::ceil(detail::ctx_grid(j)))};
     const auto r = evaluate(step_operators(m_, s), s, m_.hidden, sm_.xpu);
     const step_cost c{r.time.si(), r.energy.si()};
@@ -177,7 +179,7 @@ class stratum_step_costs {
   model m_;
   double lo_ = 1.0;
   std::vector<double> h_;
-  std::vector<std::vector<step_cost>> memo_, prefill_memo_;  ///< by batch size, then grid point
+  std::vector<std::vector<std::optional<step_cost>>> memo_, prefill_memo_;  ///< by batch size, then grid point
   std::size_t evaluations_ = 0;
 };
 
@@ -259,31 +261,30 @@ class gpu_step_costs {
   [[nodiscard]] const parallelism& parallel() const { return par_; }
 
  private:
-  /// Time and dynamic energy of a part of a step.
+  /// Time and dynamic energy of a part of a step (zero: a part with no tokens).
   struct part {
-    double time = -1.0;
+    double time = 0.0;
     double energy = 0.0;
   };
+  /// The memo slot of `i` tokens (empty: not evaluated yet).
   template <class = void>
-  static part& memo_at(std::vector<part>& v, int i) {
+  static std::optional<part>& memo_at(std::vector<std::optional<part>>& v, int i) {
     if (static_cast<std::size_t>(i) >= v.size()) v.resize(static_cast<std::size_t>(i) + 1);
     return v[static_cast<std::size_t>(i)];
   }
   /// Every operator but attention, final norm and LM head at T tokens, with the all-reduces.
   template <class = void>
   part linear_part(int T) {
-    part& p = memo_at(linear_, T);
-    if (p.time >= 0.0) return p;
-    p = sum_ops(T, false);
-    return p;
+    auto& p = memo_at(linear_, T);
+    if (!p) p = sum_ops(T, false);
+    return *p;
   }
   /// Final norm and LM head at B sampled rows.
   template <class = void>
   part head_part(int B) {
-    part& p = memo_at(head_, B);
-    if (p.time >= 0.0) return p;
-    p = sum_ops(B, true);
-    return p;
+    auto& p = memo_at(head_, B);
+    if (!p) p = sum_ops(B, true);
+    return *p;
   }
   template <class = void>
   part sum_ops(int T, bool head) {
@@ -362,7 +363,7 @@ class gpu_step_costs {
   model m_;
   parallelism par_;
   std::unordered_map<std::uint64_t, step_cost> cache_;
-  std::vector<part> linear_, head_;
+  std::vector<std::optional<part>> linear_, head_;
   op attn_{};
   bool attn_ready_ = false;
   double dec_f0_ = 0.0, dec_f1_ = 0.0, dec_act_ = 0.0, kvb_ = 0.0, pre_phi_ = 0.0, pre_act_ = 0.0, pre_kv_ = 0.0;

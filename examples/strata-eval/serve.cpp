@@ -5,11 +5,13 @@
 //   strata-eval serve SCENARIO.json --json   the full results as JSON (--units display|si: the same
 //                                            here, every number already SI with its unit in its key)
 //
-// Paths in the scenario (the usage count file, a trace) are taken relative to the data directory
+// Relative paths in the scenario (a config.json model, the usage count file, a trace) are taken
+// beside the scenario file when a file is there, else in the data directory
 // (examples/data_location.hpp: --data-dir, else STRATA_DATA_DIR, else the installed share/strata,
 // else the source tree's tests/data for a build-tree program). Exit status: 0 on success, 1 on a bad scenario (config_error naming the
 // JSON path), 2 on a bad command line.
 
+#include <filesystem>  // std::filesystem::path (the scenario's folder)
 #include <iostream>  // std::cout
 #include <memory>    // std::make_shared
 #include <string>    // std::string
@@ -28,7 +30,7 @@ command add_serve(CLI::App& app) {
   };
   auto o = std::make_shared<options>();
   CLI::App* sub = app.add_subcommand("serve", "a serving scenario (arrivals, topics, classifier, scheduler, SLO) "
-                                              "on Stratum and its GPU baseline");
+                                              "on Stratum and its GPU baseline, or on a GPU alone (system \"none\")");
   sub->add_option("scenario", o->scenario, "the scenario JSON file")->required();
   auto* json = sub->add_flag("--json", o->json, "print the results as JSON");
   add_units_option(*sub, o->units, json);
@@ -41,7 +43,8 @@ command add_serve(CLI::App& app) {
             const auto data = strata_programs::find_data(o->data_dir);
             const auto r = [&] {
               try {
-                return strata::run_scenario(s, data.dir);
+                const std::string here = std::filesystem::path(o->scenario).parent_path().string();
+                return strata::run_scenario(s, data.dir, here.empty() ? std::string(".") : here);
               } catch (const strata::config_error& e) {
                 if (e.field() != "trace.path" && e.field() != "usage.counts") throw;
                 throw strata::config_error(e.field(), std::string(e.what()) + "; " + strata_programs::data_hint(data));

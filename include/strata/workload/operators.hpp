@@ -96,6 +96,10 @@ struct op {
   data_size<> kv_bytes{};     ///< KV cache read (decode) or written (prefill)
   int bits = 16;              ///< arithmetic precision: the weights' bits, or the activations' for
                               ///< operators without weights (attention core)
+  /// Tensor-parallel devices the KV bytes divide over at most: the KV heads (a device beyond them
+  /// holds a replica of a head, as vLLM replicates KV heads when TP exceeds them), 1 for MLA's
+  /// latent cache (one latent vector per token, held and read whole by every rank); 0: every device.
+  int kv_shards = 0;
 
   /// All bytes the operator moves.
   template <class = void>
@@ -114,6 +118,7 @@ struct op {
     v("activation_bytes", s.activation_bytes);
     v("kv_bytes", s.kv_bytes);
     v("bits", s.bits);
+    v("kv_shards", s.kv_shards);
   }
 };
 
@@ -302,6 +307,7 @@ inline void push_layer(op_builder& b, const layer_terms& k, int l, int moe_index
       flops = 2.0 * B * h * Sw * (qk_dim + v_dim) + 5.0 * (scores + B * h * sinks);
       // Reads the Sw cached tokens and appends the new token's entry.
       b.push(op_kind::attention, data_class::kv, l, 0.0, flops, B * (q_out + ctx_out), B * (Sw + 1.0) * b.kvbyte);
+      b.out.back().kv_shards = m.is_mla() ? 1 : m.kv_heads;
     } else {
       const double pairs = Sw < S ? Sw * (Sw + 1.0) / 2.0 + (S - Sw) * Sw : S * (S + 1.0) / 2.0;
       const double qk_dim = m.is_mla() ? m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim : m.head_dim;
@@ -309,6 +315,7 @@ inline void push_layer(op_builder& b, const layer_terms& k, int l, int moe_index
       scores = B * h * pairs;
       flops = 2.0 * B * h * pairs * (qk_dim + v_dim) + 5.0 * (scores + B * h * S * sinks);
       b.push(op_kind::attention, data_class::kv, l, 0.0, flops, T * (q_out + kv_out + ctx_out), B * S * b.kvbyte);
+      b.out.back().kv_shards = m.is_mla() ? 1 : m.kv_heads;
     }
   }
   b.proj(op_kind::out_proj, data_class::weights, l, o_params, m.is_mla() ? h * m.mla.v_head_dim : h * m.head_dim, d);

@@ -263,8 +263,18 @@ const op_rate<T>& peak_of(const basic_roofline_machine<T>& m, int bits) {
   return m.peak_flops;
 }
 
+/// How many times the KV bytes of `o` are read in all on `m`'s tensor-parallel devices: n / s when
+/// the n devices exceed the s devices the KV divides over (`op::kv_shards`: the KV heads, or 1 for
+/// MLA's latent cache), else 1. Each device reads kv / min(n, s), so a replicated KV costs every
+/// device its whole share in time (kv / (s · BW)) and n times that share in energy.
+template <class T>
+double kv_read_factor(const op& o, const basic_roofline_machine<T>& m) {
+  return o.kv_shards > 0 && m.devices > o.kv_shards ? double(m.devices) / double(o.kv_shards) : 1.0;
+}
+
 /// Roofline cost of one operator (unchecked: validate the machine first). The operator's counts
-/// are plain numbers; the machine's scalar is the result's.
+/// are plain numbers; the machine's scalar is the result's. KV bytes count as read by every
+/// device that holds them (`kv_read_factor`).
 template <class T>
 basic_op_cost<T> cost_of(const op& o, const basic_roofline_machine<T>& m) {
   const T n = T(m.devices);
@@ -276,7 +286,7 @@ basic_op_cost<T> cost_of(const op& o, const basic_roofline_machine<T>& m) {
   c.compute_time = roofline_compute_time(flops, peak, m.compute_efficiency, n);
   const auto& main_tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
   const auto& act_tier = m.tiers[static_cast<std::size_t>(m.placement.activations)];
-  const data_size<> main_bytes_d = o.weight_bytes + o.kv_bytes;
+  const data_size<> main_bytes_d = o.weight_bytes + o.kv_bytes * kv_read_factor(o, m);
   const data_size<T> main_bytes = quantity_cast<T>(main_bytes_d);
   const data_size<T> act_bytes = quantity_cast<T>(o.activation_bytes);
   c.memory_time = roofline_memory_time(main_bytes, main_tier.bandwidth, main_tier.latency, m.memory_efficiency, n);
@@ -541,7 +551,9 @@ void add_op(const op& o, const op* prev, const basic_roofline_machine<T>& m, con
   r.memory_energy += c.energy - flop_e;
   r.flops += o.flops;
   r.weight_bytes += o.weight_bytes * weight_reads;
-  r.kv_bytes += o.kv_bytes;
+  // KV read by every TP device that holds it (`kv_read_factor`); under DP attention each device reads its own.
+  const double kv_reads = ep != nullptr && ep->dp ? 1.0 : kv_read_factor(o, m);
+  r.kv_bytes += o.kv_bytes * kv_reads;
   r.activation_bytes += o.activation_bytes;
   const bool a2a = epl != nullptr && ep->dp && m.devices > 1;
   if (a2a) {
@@ -567,7 +579,8 @@ void add_op(const op& o, const op* prev, const basic_roofline_machine<T>& m, con
   if (parts != nullptr) {
     const auto& tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
     std::vector<traffic<T>> tr;
-    if ((o.weight_bytes + o.kv_bytes).si() > 0.0) tr.push_back({tier.name, quantity_cast<T>(o.weight_bytes + o.kv_bytes)});
+    const data_size<> main_read = o.weight_bytes + o.kv_bytes * kv_reads;
+    if (main_read.si() > 0.0) tr.push_back({tier.name, quantity_cast<T>(main_read)});
     if (o.activation_bytes.si() > 0.0) {
       tr.push_back({m.tiers[static_cast<std::size_t>(m.placement.activations)].name, quantity_cast<T>(o.activation_bytes)});
     }

@@ -42,6 +42,11 @@
 /// batch; the topic-layout cells of the model and topics when read; the decode steps and retained
 /// samples of the requests before the run starts, naming `requests.count`, `request_list` or
 /// `trace.path`) and the trace reader's `limits()`.
+/// Any machine: `system` "none" runs no Stratum system (the GPU alone: `gpu.compare` must then be
+/// true; no topic tables are read, `usage` is not used). `model` is a preset
+/// name or a Hugging Face `config.json` path; `gpu.name` any GPU preset (`gpu_preset_names`).
+/// Relative paths (`model`, `usage.counts`, `trace.path`) resolve against the scenario file's
+/// folder first, then the data directory (`scenario_paths`).
 /// `gpu.knobs` picks the card's knob set (`gpu_knob_set`, `baseline/baseline_gpu.hpp`): `cited`
 /// (default: the card's own knobs, each from a cited measurement, the baseline of every comparison)
 /// or `fitted` (`validated_gpu`: the knobs fitted on the 2024 measurement set);
@@ -49,6 +54,7 @@
 
 #include <array>    // std::array, enum_names
 #include <cstdint>  // std::int64_t
+#include <filesystem>  // std::filesystem::exists (a path beside the scenario file)
 #include <ostream>  // std::ostream
 #include <sstream>  // std::ostringstream
 #include <string>   // std::string
@@ -58,6 +64,7 @@
 #include "strata/baseline/baseline_gpu.hpp"
 #include "strata/core/json.hpp"
 #include "strata/stratum/serving/simulator.hpp"
+#include "strata/workload/hf_config.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_io.hpp"
 
@@ -82,7 +89,7 @@ struct serving_usage_spec {
 
 /// The GPU baseline of a scenario.
 struct serving_gpu_spec {
-  std::string name = "h100_sxm5";  ///< "h100_sxm5" or "rtx_a6000"
+  std::string name = "h100_sxm5";  ///< a GPU preset (`gpu_preset_names`)
   int gpus = 0;                    ///< 0: the fewest that hold the model (`gpu_serving_baseline`)
   bool compare = true;
   gpu_scheduler scheduler = gpu_scheduler::engine;  ///< `engine.hpp`
@@ -130,8 +137,8 @@ struct serving_trace_spec {
 
 /// A serving scenario (file comment).
 struct serving_scenario {
-  std::string system = "stratum-l";
-  std::string model = "Mixtral-8x7B";
+  std::string system = "stratum-l";  ///< a Stratum system, or "none" (the GPU alone)
+  std::string model = "Mixtral-8x7B";  ///< a preset name or a config.json path
   request_gen_params requests{.arrivals = arrival_process::poisson, .rate = 4.0, .cv = 2.0, .count = 1000,
                               .prompt = {}, .output = {.kind = length_kind::fixed, .value = 128, .min = 1, .max = 1024, .values = {}},
                               .topics = {"arxiv", "book", "c4", "github", "wikipedia"}, .weights = {}, .seed = 1, .stages = {}};
@@ -156,28 +163,52 @@ struct serving_scenario {
   }
 };
 
-/// Checks a scenario without reading files; throws `config_error` naming the JSON path.
+namespace detail {
+/// Whether a scenario's `model` names a preset (else it is a config.json path).
 template <class = void>
-inline void validate(const serving_scenario& s) {
+inline bool is_preset_name(const std::string& name) {
+  for (const auto& n : preset_names()) {
+    if (n == name) return true;
+  }
+  return false;
+}
+/// Whether a scenario names a config.json (a `.json` path) rather than a preset.
+template <class = void>
+inline bool is_config_path(const std::string& name) {
+  return name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
+}
+}  // namespace detail
+
+/// Checks a scenario without reading files; throws `config_error` naming the JSON path. A
+/// config.json `model` is checked when it is read (`run_scenario`); `model_of` is the model the
+/// scenario serves when the caller has read it.
+template <class = void>
+inline void validate(const serving_scenario& s, const model* model_of = nullptr) {
   constexpr const char* m = "strata.serving";
-  (void)stratum_system(s.system);  // "machine" on an unknown name
-  bool known = false;
-  for (const auto& n : preset_names()) known = known || n == s.model;
-  detail::require(known, m, "model", s.model, "a preset model name");
+  if (s.system != "none") (void)stratum_system(s.system);  // "machine" on an unknown name
+  detail::require(s.system != "none" || s.gpu.compare, m, "gpu.compare", "false",
+                  "true when system is \"none\" (the scenario has no other machine)");
+  const bool preset_model = detail::is_preset_name(s.model);
+  detail::require(preset_model || detail::is_config_path(s.model), m, "model", s.model,
+                  "a preset model name or a Hugging Face config.json path (ending in .json)");
   validate(s.requests, "requests");
   detail::require(s.request_list.size() <= static_cast<std::size_t>(serving_limits().requests), m, "request_list",
                   s.request_list.size(), "at most strata::serving_limits().requests entries");
   validate(s.classifier, static_cast<int>(s.requests.topics.size()), "classifier");
   validate(s.scheduler, "scheduler");
-  detail::require(s.gpu.name == "h100_sxm5" || s.gpu.name == "rtx_a6000", m, "gpu.name", s.gpu.name,
-                  "h100_sxm5 or rtx_a6000");
+  try {
+    (void)gpu_preset(s.gpu.name);
+  } catch (const config_error& e) {
+    throw config_error("gpu.name", std::string("[strata.serving] gpu.name: ") + e.what());
+  }
   detail::require_count(s.gpu.gpus, 0, 64, m, "gpu.gpus");
   validate(s.gpu.engine, "gpu.engine");
   detail::require(s.trace.path.size() <= 4096, m, "trace.path", s.trace.path.size(), "a path of at most 4096 characters");
   detail::require_count(s.trace.experts, 0, 1 << 16, m, "trace.experts");
   detail::require(s.trace.label.size() <= 256, m, "trace.label", s.trace.label.size(), "a label of at most 256 characters");
   detail::require_in(s.trace.prompt_fraction, 0.0, 1.0, m, "trace.prompt_fraction");
-  const model pm = preset(s.model);  // a trace run has the trace's one label
+  if (model_of == nullptr && !preset_model) return;  // the rest needs the model: checked when it is read
+  const model pm = model_of != nullptr ? *model_of : preset(s.model);  // a trace run has the trace's one label
   detail::require_count(s.gpu.ep, 1, 64, m, "gpu.ep");
   if (s.gpu.ep > 1 && s.gpu.gpus != 0 && s.gpu.gpus != s.gpu.ep) {
     detail::require(false, m, "gpu.gpus", s.gpu.gpus, ("0 or gpu.ep (" + std::to_string(s.gpu.ep) + ")").c_str());
@@ -196,17 +227,19 @@ inline serving_scenario read_serving_scenario(std::string_view text, const std::
   return s;
 }
 
-/// Results of a scenario: Stratum, and the GPU baseline when asked.
+/// Results of a scenario: Stratum (unless its `system` is "none"), and the GPU baseline when asked.
 struct serving_report {
   serving_result stratum;
   serving_result gpu;
   bool has_gpu = false;
+  bool has_stratum = true;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
     v("stratum", s.stratum);
     v("gpu", s.gpu);
     v("has_gpu", s.has_gpu);
+    v("has_stratum", s.has_stratum);
   }
 };
 
@@ -222,19 +255,25 @@ inline std::vector<request> scenario_requests(const serving_scenario& s) {
 struct serving_inputs {
   const expert_count_table* counts = nullptr;
   const routing_trace* trace = nullptr;
+  const model* served = nullptr;  ///< the model read from the scenario's config.json (a preset: null)
 };
 
 /// Runs a scenario on inputs already loaded (`run_scenario(s, base_dir)` loads them).
 template <class = void>
 inline serving_report run_scenario(const serving_scenario& s, const serving_inputs& in) {
   constexpr const char* m = "strata.serving";
-  validate(s);
+  detail::require(in.served != nullptr || detail::is_preset_name(s.model), m, "model", s.model, "a loaded config.json");
+  validate(s, in.served);
   stratum_serving_setup setup;
-  setup.system = stratum_system(s.system);
-  setup.m = preset(s.model);
+  const bool stratum = s.system != "none";
+  if (stratum) setup.system = stratum_system(s.system);
+  setup.m = in.served != nullptr ? *in.served : preset(s.model);
   std::vector<request> reqs;
   const routing_trace* trace = nullptr;
-  if (!s.trace.path.empty()) {
+  if (!stratum && s.trace.path.empty()) {
+    // The GPU alone: no topic tables (its engine routes no topic), the scenario's requests.
+    reqs = scenario_requests(s);
+  } else if (!s.trace.path.empty()) {
     detail::require(in.trace != nullptr, m, "trace.path", s.trace.path, "a loaded trace");
     trace = in.trace;
     require_trace_of_model(*trace, setup.m, "trace.path '" + s.trace.path + "'", "trace.path");
@@ -253,14 +292,17 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
   setup.classifier = s.classifier;
   setup.scheduler = s.scheduler;
   serving_report r;
-  r.stratum = simulate_stratum(setup, reqs, trace);
   const std::vector<load_stage> no_stages;
   const auto& stages = trace == nullptr && s.request_list.empty() ? s.requests.stages : no_stages;
   const double overhead = s.scheduler.client_overhead.si();
-  add_stage_results(r.stratum, reqs, stages, overhead);
+  r.has_stratum = stratum;
+  if (stratum) {
+    r.stratum = simulate_stratum(setup, reqs, trace);
+    add_stage_results(r.stratum, reqs, stages, overhead);
+  }
   if (s.gpu.compare) {
     r.has_gpu = true;
-    const gpu_params card = s.gpu.name == "rtx_a6000" ? rtx_a6000() : h100_sxm5();
+    const gpu_params card = gpu_preset(s.gpu.name);
     r.gpu = simulate_gpu(baseline_gpu(card, s.gpu.knobs), setup.m, s.scheduler, reqs,
                          s.gpu.gpus, s.gpu.engine, s.gpu.scheduler, s.gpu.parallel());
     add_stage_results(r.gpu, reqs, stages, overhead);
@@ -272,22 +314,41 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
 /// count table that cannot be read (`core/files.hpp`: a regular file within its size cap) is a
 /// `config_error` naming `trace.path` or `usage.counts` (the reader's message follows).
 template <class = void>
-inline serving_report run_scenario(const serving_scenario& s, const std::string& base_dir = {}) {
+inline serving_report run_scenario(const serving_scenario& s, const std::string& base_dir = {},
+                                   const std::string& scenario_dir = {}) {
   validate(s);
+  // A relative path: beside the scenario file when a file is there, else in the data directory.
+  const auto resolve = [&](const std::string& p) {
+    if (!scenario_dir.empty() && !p.empty() && p.front() != '/') {
+      std::error_code ec;
+      const std::string beside = detail::csv::relative_to(scenario_dir, p);
+      if (std::filesystem::exists(beside, ec)) return beside;
+    }
+    return detail::csv::relative_to(base_dir, p);
+  };
   serving_inputs in;
   expert_count_table counts;
   routing_trace trace;
+  model served;
+  if (!detail::is_preset_name(s.model)) {
+    try {
+      served = load_hf_config_with_warnings(resolve(s.model)).m;
+    } catch (const config_error& e) {  // the reader names the file and the key; the scenario's key first
+      throw config_error("model", "[strata.serving] model '" + s.model + "': " + e.what());
+    }
+    in.served = &served;
+  }
   if (!s.trace.path.empty()) {
-    const std::string path = detail::csv::relative_to(base_dir, s.trace.path);
+    const std::string path = resolve(s.trace.path);
     try {
       trace = load_trace_csv(path, {.experts = s.trace.experts, .k = 0, .label = s.trace.label});
     } catch (const config_error& e) {
       throw config_error("trace.path", "[strata.serving] trace.path '" + s.trace.path + "': " + e.what());
     }
     in.trace = &trace;
-  } else {
+  } else if (s.system != "none") {
     try {
-      counts = load_expert_counts_csv(detail::csv::relative_to(base_dir, s.usage.counts));
+      counts = load_expert_counts_csv(resolve(s.usage.counts));
     } catch (const config_error& e) {
       throw config_error("usage.counts", "[strata.serving] usage.counts '" + s.usage.counts + "': " + e.what());
     }
@@ -341,7 +402,7 @@ template <class = void>
 inline void print_summary(std::ostream& os, const serving_report& r) {
   std::ostringstream text;
   text.precision(4);
-  detail::summary_line(text, r.stratum);
+  if (r.has_stratum) detail::summary_line(text, r.stratum);
   if (r.has_gpu) detail::summary_line(text, r.gpu);
   os << text.str();
 }

@@ -230,6 +230,8 @@ class gpu_step_costs {
     const part lin = s.tokens > 0 ? linear_part(s.tokens) : part{};
     const part head = s.sampled > 0 ? head_part(s.sampled) : part{};
     op a = attn_;
+    // Under DP attention each device reads its own sequences' KV, whatever the model's KV heads.
+    if (par_.expert_parallel() && par_.attention == attention_parallel::dp) a.kv_shards = 0;
     const double D = s.decodes;
     a.flops = units::flop(D * dec_f0_ + dec_f1_ * s.decode_context + pre_phi_ * s.prefill_pairs);
     a.activation_bytes = units::B(D * dec_act_ + pre_act_ * s.prefill_tokens);

@@ -43,6 +43,8 @@ TEST_CASE("no Stratum system row is a fit: the speedup and energy rows are check
     const auto p = workload_system(w);
     CHECK(p.nmp_mode_register_delay == d.nmp_mode_register_delay);
     CHECK(p.xpu_wait_power_fraction == d.xpu_wait_power_fraction);
+    CHECK(p.xpu_while_nmp_power == xpu_while_nmp::idle);
+    CHECK(p.lm_head == lm_head_placement::nmp);
   }
   int checks = 0;
   for (const auto& r : stratum_result_rows()) {
@@ -55,6 +57,33 @@ TEST_CASE("no Stratum system row is a fit: the speedup and energy rows are check
     CHECK(*r.ok() == r.known_disagreement.empty());
   }
   CHECK(checks == 4);
+}
+
+TEST_CASE("every energy row is printed beside the default under the other accounting of the waiting xPU die") {
+  const auto rows = stratum_result_rows();
+  const auto value = [&](const std::string& id) {
+    for (const auto& r : rows)
+      if (r.id == id) return r.value;
+    FAIL("no row " << id);
+    return 0.0;
+  };
+  for (const char* id : {"stratum.system.olmoe.energy_efficiency_gain", "stratum.system.mixtral.energy_efficiency_gain",
+                         "stratum.system.qwen2_5_32b.energy_efficiency_gain",
+                         "stratum.system.llama4_scout.energy_efficiency_gain", "stratum.duplex.energy_efficiency_gain_max",
+                         "stratum.placement.swap_energy_overhead"}) {
+    CAPTURE(id);
+    const std::string v = std::string(id) + ".xpu_tdp";
+    bool found = false;
+    for (const auto& r : rows) {
+      if (r.id != v) continue;
+      found = true;
+      CHECK(r.kind == row_kind::prediction);  // never judged: the default is the judged row
+      CHECK(r.source.find("xpu_while_nmp = tdp") != std::string::npos);
+    }
+    CHECK(found);
+    // A die at its TDP costs joules: the gains over the GPU fall, the swap's share of a batch falls.
+    if (std::string(id).find("system") != std::string::npos) CHECK(value(v) < value(id));
+  }
 }
 
 TEST_CASE("an NMP invocation costs its mechanism: launch, two mode-register delays and one status read") {
@@ -77,7 +106,7 @@ TEST_CASE("the speedup gap: the xPU launch at which the model's mean is the pape
     const double paper = w.key == "olmoe" ? 8.29 : 5.39;
     const auto sys = workload_system(w);
     const auto g = speedup_gap_terms(sys, w, paper);
-    CHECK(g.invocations == 2 * preset(w.model).layers);
+    CHECK(g.invocations == 2 * preset(w.model).layers + 1);  // and the LM head on the NMP
     CHECK(g.handshake_us == Approx(0.078));
     CHECK(g.b1_calls_us + g.b1_xpu_us + g.b1_nmp_work_us == Approx(g.b1_step_us).epsilon(1e-9));
     CHECK(g.b1_launches >= g.invocations);  // every invocation is a launch, and so is every xPU operator
@@ -188,7 +217,11 @@ TEST_CASE("a chip with fewer layers at the same area holds less, and gives less 
   const double a64 = throughput_per_area(all, 64), a256 = throughput_per_area(all, 256), a1024 = throughput_per_area(all, 1024);
   CHECK(a64 > 0.0);
   CHECK(a64 < a256);
-  CHECK(a256 < a1024);
+  CHECK(a64 < a1024);
+  // 256 against 1024 layers is a tie within 1 % since the step lost its residual-add launches and
+  // moved the LM head to the NMP (more, smaller chips split the head and the weights further, and
+  // fixed costs weigh less): the paper's trend holds against 64 layers, not clearly against 256.
+  CHECK(a256 == Approx(a1024).epsilon(0.01));
   // Expert-parallel (the default): 1024 layers still beat 64, but not 256. Mixtral's 8 experts on
   // the six 1024-layer chips put two on some chips (at B = 16 nearly every expert runs, so a layer
   // takes two experts' time on those chips), while the more numerous 256-layer chips hold one each.

@@ -28,6 +28,12 @@ using strata_test::field_of;
 
 namespace {
 step_shape decode(int b, int s) { return {.mode = phase::decode, .batch = b, .context = s}; }
+bool system_tree_has(const cost<>& c, const std::string& name) {
+  if (c.name == name) return true;
+  for (const auto& k : c.parts)
+    if (system_tree_has(k, name)) return true;
+  return false;
+}
 stratum_usage hot(const model& m, double h) {
   return {usage_from_hit_rate(m.moe_layers(), m.experts, m.top_k, h), {}};
 }
@@ -178,7 +184,8 @@ TEST_CASE("the breakdown in proportion: a node per run of identical layers, expe
   // two runs, each one layer's node with its repeat count.
   const auto r = evaluate_decode(p, m, decode(64, 4096), {}, breakdown_detail::layers);
   const auto& stage = r.breakdown.parts.at(0);
-  REQUIRE(stage.parts.size() == 3);  // two runs and the step's ends
+  REQUIRE(stage.parts.size() == 4);  // two runs, the step's ends on the xPU and the LM head on the NMP
+  CHECK(stage.parts[3].name == "NMP: LM head");
   CHECK(stage.parts[0].name == "layers 0-2");
   CHECK(stage.parts[0].rule == cost_rule::repeat);
   CHECK(stage.parts[0].count == 3);
@@ -310,11 +317,12 @@ TEST_CASE("where the time goes: each mechanism's share follows its own term") {
       CHECK(part.si() >= 0.0);
     }
     CHECK(c.total().si() == Approx(r->time.si()).epsilon(1e-9));
-    // Fixed costs: 2 launches per layer (residual adds), 2 NMP invocations per layer and one launch
-    // per xPU operator (two norms per layer, the router, embedding, final norm, LM head).
+    // Fixed costs: 2 NMP invocations per layer and one for the LM head, one launch per xPU
+    // operator (two norms per layer with the residual adds fused in, the router, embedding and
+    // final norm); no residual-add launch.
     const auto d = system_device(p);
     const double launch = p.xpu.op_overhead.si();
-    const double expect = m.layers * (2 * launch + 2 * nmp_invocation_time(p, d).si() + 3 * launch) + 3 * launch;
+    const double expect = m.layers * (2 * nmp_invocation_time(p, d).si() + 3 * launch) + nmp_invocation_time(p, d).si() + 2 * launch;
     CHECK(c.fixed.si() == Approx(expect).epsilon(1e-9));
   }
   // More sequences: the KV stream's share grows, the fixed costs' share shrinks.
@@ -335,7 +343,114 @@ TEST_CASE("d(step time)/d(tMRD) is twice the number of NMP invocations (mode ent
   p.nmp_mode_register_delay = units::ns(make_fvar<double, 1>(14.0));
   const auto m = preset("Mixtral-8x7B");
   const auto r = evaluate_decode(p, m, decode(8, 1024));
-  CHECK(r.time.si().derivative(1) * 1e9 == Approx(2.0 * 2.0 * m.layers));
+  // Two invocations per layer and one for the LM head on the NMP (Stratum §5.2).
+  CHECK(r.nmp_invocations == 2 * m.layers + 1);
+  CHECK(r.time.si().derivative(1) * 1e9 == Approx(2.0 * (2.0 * m.layers + 1.0)));
+  p.lm_head = lm_head_placement::xpu;
+  CHECK(evaluate_decode(p, m, decode(8, 1024)).time.si().derivative(1) * 1e9 == Approx(2.0 * 2.0 * m.layers));
+}
+
+TEST_CASE("one operator list for both sides: the GPU's and Stratum's counts per layer are equal, residual adds fused on both") {
+  for (const char* name : {"Mixtral-8x7B", "OLMoE-1B-7B-0924", "DeepSeek-V2-Lite"}) {
+    CAPTURE(name);
+    const auto m = preset(name);
+    const auto sys = stratum_l();
+    const auto s = decode(4, 2048);
+    const auto gpu_ops = step_operators(m, s);
+    for (int l : {0, m.layers - 1}) {
+      CAPTURE(l);
+      const auto gpu_count = std::count_if(gpu_ops.begin(), gpu_ops.end(), [&](const op& o) { return o.layer == l; });
+      const auto mine = stratum_layer_operators(sys, m, s, l);
+      CHECK(static_cast<long>(mine.size()) == static_cast<long>(gpu_count));
+      // The xPU runs the norms and (MoE layers) the router: no residual-add operator on either side.
+      const auto on_xpu = std::count_if(mine.begin(), mine.end(), [](const auto& k) { return k.second == op_place::xpu; });
+      CHECK(on_xpu == (m.is_moe_layer(l) ? 3 : 2));
+    }
+    // The step's fixed time is its xPU launches and NMP invocations and nothing else: every
+    // launch is one of the listed xPU operators (a residual-add launch would show here).
+    const auto sm = prepare(sys);
+    const auto r = evaluate_decode(sm, m, s);
+    long xpu_ops = 0;
+    for (const auto& o : gpu_ops) xpu_ops += stratum_op_place(sys, o.kind) == op_place::xpu ? 1 : 0;
+    CHECK(r.xpu_launches == xpu_ops);
+    CHECK(r.nmp_invocations == 2 * m.layers + 1);
+    const double fixed = r.xpu_launches * sys.xpu.op_overhead.si() + r.nmp_invocations * nmp_invocation_time(sys, sm.device).si();
+    CHECK(r.composition.fixed.si() == Approx(fixed).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("the LM head runs on the NMP from the always-read rows; the xPU reading is an option") {
+  const auto m = preset("OLMoE-1B-7B-0924");
+  auto nmp = stratum_s();
+  auto xpu = nmp;
+  xpu.lm_head = lm_head_placement::xpu;
+  CHECK(nmp.lm_head == lm_head_placement::nmp);  // the paper's reading is the default
+  const auto rn = evaluate_decode(nmp, m, decode(1, 2048), {}, true);
+  const auto rx = evaluate_decode(xpu, m, decode(1, 2048), {}, true);
+  // Stratum-S's one interposer link made the head's 206 MB read the step's largest xPU cost.
+  CHECK(rn.time < rx.time);
+  CHECK(rn.composition.xpu_ops.si() < 0.1 * rx.composition.xpu_ops.si());
+  CHECK(rn.xpu_launches == rx.xpu_launches - 1);
+  CHECK(rn.nmp_invocations == rx.nmp_invocations + 1);
+  CHECK(system_tree_has(rn.breakdown, "NMP: LM head"));
+  CHECK_FALSE(system_tree_has(rx.breakdown, "NMP: LM head"));
+  // Its rows move from the non-NMP data to the always-read weights.
+  const auto pn = place_model(prepare(nmp), m, decode(1, 2048));
+  const auto px = place_model(prepare(xpu), m, decode(1, 2048));
+  CHECK(pn.stages[0].weight_rows > px.stages[0].weight_rows);
+  CHECK(pn.stages[0].plan.non_nmp_rows < px.stages[0].plan.non_nmp_rows);
+  // Stratum-XL: the head on the last stage only.
+  const auto l4 = preset("Llama-4-Scout-17B-16E");
+  const auto pl = place_model(prepare(stratum_xl()), l4, decode(1, 2048));
+  auto xl_x = stratum_xl();
+  xl_x.lm_head = lm_head_placement::xpu;
+  const auto plx = place_model(prepare(xl_x), l4, decode(1, 2048));
+  CHECK(pl.stages[0].weight_rows == plx.stages[0].weight_rows);
+  CHECK(pl.stages[1].weight_rows > plx.stages[1].weight_rows);
+}
+
+TEST_CASE("refresh is in every Stratum and HBM-NMP step: its energy part and tRFC/tREFI of bank time") {
+  const auto m = preset("Mixtral-8x7B");
+  for (bool hbm : {false, true}) {
+    CAPTURE(hbm);
+    auto on = hbm ? with_hbm_nmp(stratum_l()) : stratum_l();
+    auto off = on;
+    (hbm ? off.hbm.refresh : off.nmp.refresh).enabled = false;
+    const auto d_on = system_device(on), d_off = system_device(off);
+    const auto& ref = hbm ? on.hbm.refresh : on.nmp.refresh;
+    CHECK(d_on.tiers.front().bandwidth.si() ==
+          Approx(d_off.tiers.front().bandwidth.si() * (1.0 - ref.t_rfc.si() / ref.t_refi.si())));
+    CHECK(d_on.refresh_power.si() == Approx(d_on.capacity().si() * 8.0 * 0.11e-12 / 0.032));
+    CHECK(d_off.refresh_power.si() == 0.0);
+    const auto r_on = evaluate_decode(on, m, decode(16, 2048)), r_off = evaluate_decode(off, m, decode(16, 2048));
+    CHECK(r_on.parts.refresh.si() == Approx(d_on.refresh_power.si() * on.chips * r_on.time.si()));
+    CHECK(r_off.parts.refresh.si() == 0.0);
+    CHECK(r_on.composition.weight_stream > r_off.composition.weight_stream);
+    CHECK(r_on.energy > r_off.energy);
+  }
+  // A 32 GiB Mono3D chip refreshes at about 0.94 W.
+  CHECK(system_device(stratum_l()).refresh_power.si() == Approx(0.945).epsilon(0.01));
+}
+
+TEST_CASE("the xPU's power while the NMP decodes: idle by default, its TDP as the paper's peaks imply") {
+  const auto m = preset("Mixtral-8x7B");
+  auto idle = stratum_l();
+  auto tdp = idle;
+  tdp.xpu_while_nmp_power = xpu_while_nmp::tdp;
+  CHECK(idle.xpu_while_nmp_power == xpu_while_nmp::idle);
+  const auto ri = evaluate_decode(idle, m, decode(16, 4096)), rt = evaluate_decode(tdp, m, decode(16, 4096));
+  CHECK(rt.time.si() == ri.time.si());  // a power reading, not a time
+  const double extra = (idle.xpu.tdp - idle.xpu.static_power).si() * ri.nmp_time.si();
+  CHECK((rt.parts.xpu_static - ri.parts.xpu_static).si() == Approx(extra));
+  CHECK(rt.tokens_per_joule < 0.6 * ri.tokens_per_joule);
+  const json j = tdp;
+  CHECK(j.at("xpu_while_nmp_power") == "tdp");
+  CHECK(j.at("lm_head") == "nmp");
+  CHECK(j.get<stratum_system_params<>>() == tdp);
+  json bad = j;
+  bad["nmp"]["refresh"]["t_rfc"] = "5 us";
+  CHECK_THROWS_AS((void)system_device(bad.get<stratum_system_params<>>()), config_error);
+  CHECK(field_of([&] { (void)system_device(bad.get<stratum_system_params<>>()); }) == "nmp.refresh.t_rfc");
 }
 
 TEST_CASE("bad system inputs name the field") {

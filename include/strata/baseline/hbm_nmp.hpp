@@ -21,6 +21,7 @@
 #include "strata/core/error.hpp"
 #include "strata/core/units.hpp"
 #include "strata/device/dram_energy.hpp"
+#include "strata/device/dram_refresh.hpp"
 #include "strata/tech/bounds.hpp"
 
 namespace strata {
@@ -60,6 +61,11 @@ struct hbm_nmp_params {
                                units::pJ_per_bit(0.89), units::pJ_per_bit(0.0)};
   /// Static power per stack (base-die leakage and DRAM background). [As `nmp_params`: 3.19 W]
   strata::power<T> static_power = units::W(3.19);
+  /// DRAM refresh of the stack (`device/dram_refresh.hpp`). [JESD79-5 DDR5 timings for the
+  /// stack's 16 Gb dies (24 GB over 12 dies): tREFI 3.9 µs, tRFC1 295 ns, tREFW 32 ms; JESD238's
+  /// own HBM3 refresh table is not in our sources. Row energy as Mono3D's, 0.11 pJ/b: a refresh
+  /// restores whole rows, unlike the partly used rows of `access`]
+  dram_refresh_params<T> refresh{.t_rfc = units::ns(295.0)};
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -75,6 +81,7 @@ struct hbm_nmp_params {
     v("e_mac", s.e_mac);
     v("access", s.access);
     v("static_power", s.static_power);
+    v("refresh", s.refresh);
   }
   friend bool operator==(const hbm_nmp_params&, const hbm_nmp_params&) = default;
 };
@@ -95,6 +102,7 @@ void validate(const hbm_nmp_params<T>& p) {
   detail::require_range(p.e_mac.si(), 0.0, 1e-9, m, "e_mac", "J");
   validate(p.access, "access");
   detail::require_range(p.static_power.si(), 0.0, 1e4, m, "static_power", "W");
+  validate(p.refresh, "refresh");
 }
 
 /// Internal bandwidth of the stack: external × internal_factor.

@@ -2,7 +2,7 @@
 #pragma once
 /// \file
 /// Energy of a Stratum step by part, so that every joule is attributed (issue: "MACs, SRAM/psum,
-/// DRAM activate / column / datapath, bond, interposer PHY, static"). The NMP parts follow the
+/// DRAM activate / column / datapath, bond, interposer PHY, static"), and DRAM refresh. The NMP parts follow the
 /// access-energy split of `device/dram_energy.hpp`; the xPU's share is its dynamic energy
 /// (FLOPs and its own memory traffic) and its static power over the step.
 
@@ -25,6 +25,7 @@ struct energy_parts {
   strata::energy<T> ring{};                ///< NMP ring links
   strata::energy<T> phy{};                 ///< interposer PHY between the chips and the xPU
   strata::energy<T> nmp_static{};          ///< NMP chips' leakage and DRAM background × time
+  strata::energy<T> refresh{};             ///< DRAM refresh: each chip's refresh power × time (`device/dram_refresh.hpp`)
   strata::energy<T> xpu_dynamic{};         ///< xPU FLOPs, its memory reads and its links
   strata::energy<T> xpu_static{};          ///< xPU static power × time
 
@@ -41,6 +42,7 @@ struct energy_parts {
     v("ring", s.ring);
     v("phy", s.phy);
     v("nmp_static", s.nmp_static);
+    v("refresh", s.refresh);
     v("xpu_dynamic", s.xpu_dynamic);
     v("xpu_static", s.xpu_static);
   }
@@ -48,9 +50,10 @@ struct energy_parts {
   /// Sum of every part.
   [[nodiscard]] strata::energy<T> total() const {
     return mac + sfe + sram + dram_activate + dram_wordline + dram_column + dram_datapath + bond + ring +
-           phy + nmp_static + xpu_dynamic + xpu_static;
+           phy + nmp_static + refresh + xpu_dynamic + xpu_static;
   }
-  /// DRAM array parts (activate, word line, column, datapath): the memory die's share.
+  /// DRAM array parts of the accesses (activate, word line, column, datapath): the memory die's
+  /// share of reads and writes (refresh, also on the memory die, is its own part).
   [[nodiscard]] strata::energy<T> dram() const {
     return dram_activate + dram_wordline + dram_column + dram_datapath;
   }
@@ -67,6 +70,7 @@ struct energy_parts {
     ring += o.ring;
     phy += o.phy;
     nmp_static += o.nmp_static;
+    refresh += o.refresh;
     xpu_dynamic += o.xpu_dynamic;
     xpu_static += o.xpu_static;
     return *this;
@@ -84,6 +88,7 @@ struct energy_parts {
     ring *= k;
     phy *= k;
     nmp_static *= k;
+    refresh *= k;
     xpu_dynamic *= k;
     xpu_static *= k;
     return *this;

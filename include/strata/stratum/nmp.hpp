@@ -49,6 +49,7 @@
 #include "strata/core/tier.hpp"
 #include "strata/core/units.hpp"
 #include "strata/device/dram_energy.hpp"
+#include "strata/device/dram_refresh.hpp"
 #include "strata/device/stratum_chip.hpp"
 #include "strata/tech/bounds.hpp"
 
@@ -75,6 +76,7 @@ struct nmp_device {
   strata::energy_per_data<T> ring_energy{};  ///< per byte per hop
   strata::energy_per_data<T> sram_energy{};  ///< per byte of register-file / psum / shared memory
   strata::power<T> static_power{};        ///< leakage and DRAM background, per chip
+  strata::power<T> refresh_power{};       ///< DRAM refresh, per chip (`with_refresh`; 0 before it)
   strata::bandwidth<T> phy_bandwidth{};   ///< chip ↔ xPU over the interposer, per chip
   strata::energy_per_data<T> phy_energy{};  ///< per byte over the interposer PHY
   strata::duration<T> phy_latency{};      ///< one xPU ↔ chip transfer's fixed latency
@@ -100,6 +102,7 @@ struct nmp_device {
     v("ring_energy", s.ring_energy);
     v("sram_energy", s.sram_energy);
     v("static_power", s.static_power);
+    v("refresh_power", s.refresh_power);
     v("phy_bandwidth", s.phy_bandwidth);
     v("phy_energy", s.phy_energy);
     v("phy_latency", s.phy_latency);
@@ -161,6 +164,7 @@ void validate(const nmp_device<T>& d) {
   detail::require_range(d.ring_energy.si(), 0.0, e_hi, m, "ring_energy", "J/B");
   detail::require_range(d.sram_energy.si(), 0.0, e_hi, m, "sram_energy", "J/B");
   detail::require_range(d.static_power.si(), 0.0, 1e4, m, "static_power", "W");
+  detail::require_range(d.refresh_power.si(), 0.0, 1e4, m, "refresh_power", "W");
   detail::require_range(d.phy_bandwidth.si(), 1e6, 1e16, m, "phy_bandwidth", "B/s");
   detail::require_range(d.phy_energy.si(), 0.0, e_hi, m, "phy_energy", "J/B");
   detail::require_range(d.phy_latency.si(), 0.0, 1e-3, m, "phy_latency", "s");
@@ -208,6 +212,10 @@ struct nmp_params {
   /// interface, Stratum §3.2). [DDR5-class write latency + burst ≈ 20 ns (JESD79-5 CWL) plus
   /// controller and PHY ≈ 30 ns: 50 ns]
   strata::duration<T> phy_latency = units::ns(50.0);
+  /// DRAM refresh of the chip's arrays (`device/dram_refresh.hpp`): JESD79-5 DDR5 tREFI 3.9 µs,
+  /// tRFC1 410 ns (the densest DDR5 die's), tREFW 32 ms. [Stratum §2.1: Mono3D timings follow
+  /// DDR5]. Applied by `with_refresh` (the systems' step, `stratum/system.hpp`).
+  dram_refresh_params<T> refresh{};
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -221,6 +229,7 @@ struct nmp_params {
     v("phy_bandwidth", s.phy_bandwidth);
     v("phy_energy", s.phy_energy);
     v("phy_latency", s.phy_latency);
+    v("refresh", s.refresh);
   }
   friend bool operator==(const nmp_params&, const nmp_params&) = default;
 };
@@ -281,6 +290,20 @@ nmp_device<T> without_tiering(nmp_device<T> d) {
     t.latency = slow.latency;
   }
   d.name += "-no-tiering";
+  return d;
+}
+
+/// The device with DRAM refresh (`device/dram_refresh.hpp`): every tier's bandwidth × the banks'
+/// availability 1 − tRFC/tREFI (an all-bank refresh holds every bank for tRFC each tREFI, so a
+/// stream gets that share of bank time), and the refresh power of the chip's capacity,
+/// C · E_row / tREFW. `refresh.enabled = false` returns the device unchanged.
+template <class T>
+nmp_device<T> with_refresh(nmp_device<T> d, const dram_refresh_params<T>& refresh) {
+  validate(refresh);
+  if (!refresh.enabled) return d;
+  const T a = refresh_availability(refresh);
+  for (auto& t : d.tiers) t.bandwidth = t.bandwidth * a;
+  d.refresh_power = refresh_power(refresh, d.capacity());
   return d;
 }
 

@@ -22,22 +22,33 @@
 /// every step reads them (usage 1); Algorithm 1 (`placement.hpp`) runs on the rows after them.
 ///
 /// A decode step, per layer (the xPU and the NMP alternate; Fig. 8c):
-///   xPU: RMSNorm, then write the hidden states to the chips and enter NMP mode
+///   xPU: RMSNorm (the residual add before it fused in), then write the hidden states to the
+///        chips and enter NMP mode
 ///   NMP: QKV projection, attention, output projection (`attention_mapping.hpp`); the xPU reads
-///        the chips' partials back, adds them and the residual
-///   xPU: RMSNorm and the router (a GEMV and top-k), then write tokens, expert ids and gates
+///        the chips' partials back and adds them
+///   xPU: RMSNorm (with the residual add fused in) and the router (a GEMV and top-k), then write
+///        tokens, expert ids and gates
 ///   NMP: the experts one after another in the Fig. 9 pipeline (`expert_mapping.hpp`), shared
 ///        experts and dense FFNs the same way with every token; expert parallel, each chip its
 ///        own experts on its own ring and the block the slowest chip; the xPU reads the
-///        partials back and adds them and the residual
-/// plus the embedding gather, the final norm and the LM head on the xPU (non-NMP data, read over
-/// the interposer from the slowest tier). Where these run, against the Stratum spec (section, line):
-/// the embedding table and the norm scales are non-NMP data "used by the xPU" (§5.2 lines
-/// 122–124), kept; the LM head is read as the output embedding of that class (the spec names no
-/// other place for it), kept; the QKV projection runs on the NMP beside attention: §4.2 line 88
+///        partials back and adds them
+/// plus the embedding gather and the final norm on the xPU (non-NMP data, read over the
+/// interposer from the slowest tier) and the LM head on the NMP (`head_mapping.hpp`; one more
+/// invocation, its rows with the always-read weights). The operators are the GPU's
+/// (`step_operators`), each placed by `stratum_op_place`: what the GPU fuses the xPU fuses too —
+/// each residual add into the following RMSNorm, as vLLM's fused add-RMSNorm kernel does — so a
+/// speedup compares the same work and neither side pays a residual-add launch.
+/// Where these run, against the Stratum spec (section, line): the embedding table and the norm
+/// scales are non-NMP data "used by the xPU" (§5.2 lines 122–124; the paper's words:
+/// "miscellaneous parameters such as positional embeddings and layer-norm offsets and scales"),
+/// kept; the LM head's vocab × hidden matrix is not among them, so it runs on the NMP
+/// (`lm_head_placement::nmp`; `xpu`, ours, keeps the former reading of it as the output
+/// embedding of the non-NMP class); the QKV projection runs on the NMP beside attention: §4.2 line 88
 /// has the xPU write the new K/V to the channels and the query sliced across them, which strata
 /// reads as the NMP's projection output written into the PUs' own channels (the W_qkv rows live
-/// on the chips; computing it on the xPU would read them over the interposer each step), kept. Each xPU operator costs its roofline time on the xPU die
+/// on the chips; computing it on the xPU would read them over the interposer each step), kept.
+/// DRAM refresh (`device/dram_refresh.hpp`) takes tRFC of every tREFI of bank time from every
+/// stream and adds each chip's refresh power. Each xPU operator costs its roofline time on the xPU die
 /// (`workload/roofline.hpp`: its kernel overhead, its compute, its reads over the interposer);
 /// each NMP invocation costs an xPU kernel launch, mode entry and exit through mode-register writes
 /// and a completion poll (`nmp_invocation_time`; Stratum §3.2 Fig. 8c steps 1 and 10). Stratum-XL runs its halves as
@@ -55,7 +66,8 @@
 /// processing base die (`baseline/hbm_nmp.hpp`) on the same xPU.
 ///
 /// Energy: every joule of a step is in `energy_parts` (NMP MACs, SFE, SRAM, DRAM parts, bond,
-/// ring, interposer PHY, NMP static, xPU dynamic, xPU static).
+/// ring, interposer PHY, NMP static, DRAM refresh, xPU dynamic, xPU static). The xPU die while
+/// the NMP decodes is charged by `xpu_while_nmp` (`idle` default; `tdp` the paper's reading).
 
 #include <algorithm>  // std::min, std::max
 #include <array>      // std::array (enum names)
@@ -77,6 +89,7 @@
 #include "strata/stratum/chip_assignment.hpp"
 #include "strata/stratum/energy_parts.hpp"
 #include "strata/stratum/expert_mapping.hpp"
+#include "strata/stratum/head_mapping.hpp"
 #include "strata/stratum/nmp.hpp"
 #include "strata/stratum/placement.hpp"
 #include "strata/stratum/row_swap.hpp"
@@ -97,6 +110,30 @@ static_assert(default_gpu_knobs == gpu_knob_set::cited, "stratum_system_params::
 enum class nmp_memory { mono3d, hbm };
 constexpr auto enum_names(nmp_memory) {
   return std::array{std::pair{nmp_memory::mono3d, "mono3d"}, std::pair{nmp_memory::hbm, "hbm"}};
+}
+
+/// Where the LM head (the vocab × hidden output matrix) runs in decode.
+/// - `nmp` (the paper's reading, the default): Stratum §5.2 names the data the xPU uses beside the
+///   NMP as "miscellaneous parameters such as positional embeddings and layer-norm offsets and
+///   scales"; the head's matrix is not among them, so it is NMP data read every step (the
+///   always-read rows) and the head runs on the NMP, tensor parallel like the experts
+///   (`head_mapping.hpp`).
+/// - `xpu` (ours, not the paper's: strata's former reading): the head as the output embedding of
+///   the non-NMP class, read over the interposer from the slowest tier by the xPU.
+enum class lm_head_placement { nmp, xpu };
+constexpr auto enum_names(lm_head_placement) {
+  return std::array{std::pair{lm_head_placement::nmp, "nmp"}, std::pair{lm_head_placement::xpu, "xpu"}};
+}
+
+/// How the xPU die is charged while the NMP decodes (Stratum §6.3 states nothing of it).
+/// - `idle` (the default): the die waits at max(static power, `xpu_wait_power_fraction` · TDP);
+///   at the default fraction 0 that is the P0 power of a card holding a model and running nothing.
+/// - `tdp`: the die at its TDP while it waits, the reading the paper's energy peaks imply (a die
+///   drawing about twice the GPU's power); a named variant to show which reading a paper number
+///   needs, not a default.
+enum class xpu_while_nmp { idle, tdp };
+constexpr auto enum_names(xpu_while_nmp) {
+  return std::array{std::pair{xpu_while_nmp::idle, "idle"}, std::pair{xpu_while_nmp::tdp, "tdp"}};
 }
 
 /// A Stratum system. Defaults: Stratum-L (Stratum §3.1 Fig. 5).
@@ -148,6 +185,14 @@ struct stratum_system_params {
   /// die at its TDP) is the upper bound, and was what a former least-squares fit of the
   /// energy-efficiency rows reached]
   T xpu_wait_power_fraction = T(0.0);
+  /// The xPU die's power accounting while the NMP decodes (`xpu_while_nmp`). [Default `idle`:
+  /// the die at max(static power, `xpu_wait_power_fraction` · TDP); `tdp`: the die at its TDP, as
+  /// the paper's energy peaks imply]
+  xpu_while_nmp xpu_while_nmp_power = xpu_while_nmp::idle;
+  /// Where the LM head runs in decode (`lm_head_placement`). [Default `nmp`: Stratum §5.2's
+  /// non-NMP data are "miscellaneous parameters such as positional embeddings and layer-norm
+  /// offsets and scales"; `xpu` is ours, strata's former reading]
+  lm_head_placement lm_head = lm_head_placement::nmp;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -162,6 +207,8 @@ struct stratum_system_params {
     v("mapping", s.mapping);
     v("nmp_mode_register_delay", s.nmp_mode_register_delay);
     v("xpu_wait_power_fraction", s.xpu_wait_power_fraction);
+    v("xpu_while_nmp_power", s.xpu_while_nmp_power);
+    v("lm_head", s.lm_head);
   }
   friend bool operator==(const stratum_system_params&, const stratum_system_params&) = default;
 };
@@ -222,9 +269,17 @@ void validate(const stratum_system_params<T>& p) {
   detail::require_count(p.stages, 1, 64, m, "stages");
   detail::require_range(p.nmp_mode_register_delay.si(), 0.0, 1e-5, m, "nmp_mode_register_delay", "s");
   detail::require_range(p.xpu_wait_power_fraction, 0.0, 1.0, m, "xpu_wait_power_fraction", "");
+  if (p.xpu_while_nmp_power != xpu_while_nmp::idle && p.xpu_while_nmp_power != xpu_while_nmp::tdp) {
+    detail::require(false, m, "xpu_while_nmp_power", static_cast<int>(p.xpu_while_nmp_power), "idle or tdp");
+  }
+  if (p.lm_head != lm_head_placement::nmp && p.lm_head != lm_head_placement::xpu) {
+    detail::require(false, m, "lm_head", static_cast<int>(p.lm_head), "nmp or xpu");
+  }
+  validate(p.nmp.refresh, "nmp.refresh");
 }
 
-/// The NMP device of one chip (or stack) of the system, with tiering applied.
+/// The NMP device of one chip (or stack) of the system, with tiering and DRAM refresh applied
+/// (`with_refresh`: every tier's bandwidth × 1 − tRFC/tREFI, the chip's refresh power).
 template <class T>
 nmp_device<T> system_device(const stratum_system_params<T>& p) {
   validate(p);
@@ -257,7 +312,8 @@ nmp_device<T> system_device(const stratum_system_params<T>& p) {
   } else {
     d = evaluate(p.nmp);
   }
-  return p.tiering ? d : without_tiering(d);
+  // Refresh holds the banks tRFC of every tREFI whatever the tRCD: applied after the tiering.
+  return with_refresh(p.tiering ? d : without_tiering(d), p.memory == nmp_memory::hbm ? p.hbm.refresh : p.nmp.refresh);
 }
 
 /// Time of one NMP invocation (Stratum §3.2 Fig. 8c steps 1 and 10; `nmp_mode_register_delay`):
@@ -267,6 +323,46 @@ nmp_device<T> system_device(const stratum_system_params<T>& p) {
 template <class T>
 strata::duration<T> nmp_invocation_time(const stratum_system_params<T>& p, const nmp_device<T>& d) {
   return strata::duration<T>::from_si(T(p.xpu.op_overhead.si())) + p.nmp_mode_register_delay * T(2) + d.phy_latency;
+}
+
+/// Where an operator of a decode step runs on a Stratum system.
+enum class op_place { xpu, nmp };
+constexpr auto enum_names(op_place) {
+  return std::array{std::pair{op_place::xpu, "xpu"}, std::pair{op_place::nmp, "nmp"}};
+}
+
+/// Where operator kind `k` runs in a decode step of system `p` (Stratum §5.2, Fig. 6, Fig. 8c):
+/// the norms, the router and the embedding gather on the xPU (their data are the non-NMP class:
+/// norm scales, the embedding table; the router's top-k decides what the NMP is sent); the LM
+/// head where `p.lm_head` says; attention, its projections, the experts, shared experts and
+/// dense FFNs on the NMP. The operators are those of `step_operators`, the GPU's list, with
+/// the same fusions: each residual add is fused into the following RMSNorm (vLLM's fused
+/// add-RMSNorm kernel), on the GPU and on the xPU alike, so neither side has a residual-add launch.
+template <class T>
+op_place stratum_op_place(const stratum_system_params<T>& p, op_kind k) {
+  switch (k) {
+    case op_kind::embedding:
+    case op_kind::attn_norm:
+    case op_kind::ffn_norm:
+    case op_kind::router:
+    case op_kind::final_norm: return op_place::xpu;
+    case op_kind::lm_head: return p.lm_head == lm_head_placement::xpu ? op_place::xpu : op_place::nmp;
+    default: return op_place::nmp;
+  }
+}
+
+/// The operators of decoder layer `layer` of `m` at `s` as a Stratum system runs them: the GPU's
+/// operators of that layer (`step_operators`), each with where it runs (`stratum_op_place`).
+/// One list for both sides: the count is the GPU's.
+template <class T>
+std::vector<std::pair<op_kind, op_place>> stratum_layer_operators(const stratum_system_params<T>& p, const model& m,
+                                                                  const step_shape& s, int layer) {
+  detail::require(layer >= 0 && layer < m.layers, "strata.stratum", "layer", layer, "a decoder layer of the model");
+  std::vector<std::pair<op_kind, op_place>> out;
+  for (const auto& o : step_operators(m, s)) {
+    if (o.layer == layer) out.emplace_back(o.kind, stratum_op_place(p, o.kind));
+  }
+  return out;
 }
 
 /// What the memory mapper predicts (placement) and how tokens actually route (routing), per MoE
@@ -312,6 +408,8 @@ struct stratum_step_result {
   strata::duration<T> xpu_time{};      ///< of the slowest stage: xPU operators
   strata::duration<T> ffn_time{};      ///< of the slowest stage: the MoE / FFN blocks' pipelines
   strata::duration<T> bandwidth_bound{};  ///< NMP bytes / (chips · fastest-tier bandwidth), slowest stage
+  int nmp_invocations = 0;             ///< of the slowest stage: two per layer, one more for an NMP LM head
+  int xpu_launches = 0;                ///< of the slowest stage: kernel launches of xPU operators
   /// `time` by mechanism (`time_parts`): the slowest stage's critical path plus the NVLink
   /// hand-off (interposer), summing to `time`; the same with or without the breakdown.
   time_parts<T> composition{};
@@ -334,6 +432,8 @@ struct stratum_step_result {
     v("xpu_time", s.xpu_time);
     v("ffn_time", s.ffn_time);
     v("bandwidth_bound", s.bandwidth_bound);
+    v("nmp_invocations", s.nmp_invocations);
+    v("xpu_launches", s.xpu_launches);
     v("composition", s.composition);
     v("tokens_per_s", s.tokens_per_s);
     v("tokens_per_J", s.tokens_per_joule);
@@ -529,7 +629,11 @@ stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const
   const double shared_b = always_read_ffn_bytes(m, true);
   const double dense_b = always_read_ffn_bytes(m, false);
   const double kv_layer_b = detail::kv_bytes_per_layer(p, m, s);
-  const double non_nmp_b = (double(pc.embedding) + 2.0 * m.hidden * L + m.hidden) * wb / p.stages;
+  // The LM head's matrix (vocab × hidden; the embedding table itself when tied): NMP data read
+  // every step on the last stage when the head runs on the NMP (`lm_head_placement`), else
+  // non-NMP data with the embedding table and the norm scales.
+  const double head_b = p.lm_head == lm_head_placement::nmp ? double(m.vocab) * m.hidden * wb : 0.0;
+  const double non_nmp_b = ((double(pc.embedding) + 2.0 * m.hidden * L + m.hidden) * wb - head_b) / p.stages;
   out.table = prepared != nullptr ? *prepared : make_tiering_table(d.tiers, d.banks(), p.nmp.chip.memory.bank_access_bytes);
   const auto& table = out.table;
   const double rb = table.row_bytes();
@@ -547,6 +651,7 @@ stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const
       moe_n += is_moe ? 1 : 0;
     }
   }
+  if (l1 == L) always_b += head_b;  // the last stage runs the head
   out.moe_first = moe0;
   out.moe_layers = moe_n;
   const long long w_rows = detail::ceil_rows(always_b / c / rb);
@@ -765,15 +870,22 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
   one.layer_attention.clear();
   one.sliding_window = 0;
   const auto ops = step_operators(one, s);
+  // The GPU's operators, each where `stratum_op_place` runs it: the xPU's of a layer (its norms,
+  // each with the residual add before it fused in, as the GPU's; the router apart, MoE layers
+  // only) and of the step's ends (embedding, final norm, and the LM head when it is the xPU's).
   std::vector<const op*> per_layer_xpu, ends_xpu;
   const op* router = nullptr;
+  const bool head_on_nmp = stratum_op_place(p, op_kind::lm_head) == op_place::nmp;
   for (const auto& o : ops) {
-    const bool xpu_kind = o.kind == op_kind::embedding || o.kind == op_kind::final_norm || o.kind == op_kind::lm_head;
-    if (xpu_kind) ends_xpu.push_back(&o);
-    if (o.layer == 0 && (o.kind == op_kind::attn_norm || o.kind == op_kind::ffn_norm)) per_layer_xpu.push_back(&o);
-    if (o.kind == op_kind::router && router == nullptr) router = &o;
+    if (stratum_op_place(p, o.kind) != op_place::xpu) continue;
+    if (o.kind == op_kind::router) {
+      if (router == nullptr) router = &o;
+    } else if (o.layer < 0) {
+      ends_xpu.push_back(&o);
+    } else if (o.layer == 0) {
+      per_layer_xpu.push_back(&o);
+    }
   }
-  const strata::duration<T> launch = xm.op_overhead;  // the residual add after each NMP block
   // One NMP invocation: an xPU kernel launch, mode entry and exit, the completion poll.
   const strata::duration<T> nmp_call = nmp_invocation_time(p, d);
 
@@ -825,13 +937,15 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
         moe_input_cost(d, c, T(double(B)), m.hidden, s.activation_bits, units::B(ids_b), &io_e, with_breakdown, &io_tp);
     strata::duration<T> t_nmp{}, t_xpu{}, t_ffn_all{};
     strata::data_size<T> nmp_bytes{};
+    int invocations = 0, launches = 0;
     int moe_index = moe0;
     for (int l = l0; l < l1; ++l) {
       energy_parts<T> le{}, xe{};  // the layer's NMP energy; its xPU operators' energy
       strata::duration<T> tx{};
       for (const op* o : per_layer_xpu) tx += detail::xpu_op(*o, xm, d, xe, stage_tp);
-      tx += launch * T(2.0);  // two residual adds
-      stage_tp.fixed += launch * T(2.0) + nmp_call * T(2);
+      launches += static_cast<int>(per_layer_xpu.size());
+      invocations += 2;
+      stage_tp.fixed += nmp_call * T(2);
       stage_tp += attn_tp;
       stage_tp += io_tp;
       stage_e += attn_e;
@@ -863,6 +977,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       const bool is_moe = m.is_moe_layer(l);
       if (is_moe) {
         tx += detail::xpu_op(*router, xm, d, xe, stage_tp);
+        ++launches;
         if (m.shared_experts > 0) add_always(m.shared_expert_ffn, m.shared_experts);
         const int li = moe_index - moe0;
         const auto& fr = route[static_cast<std::size_t>(moe_index)];
@@ -912,7 +1027,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
         blk.add_bytes("nmp.weights", detail::block_weight_bytes(work));
         if (is_moe && breakdown.detail == breakdown_detail::experts) blk.columns = moe_layer_columns(d, c, work, p.mapping);
         auto lc = seq<T>(detail::numbered("layer ", l),
-                         std::vector<cost<T>>{cost<T>::leaf("xPU: norms, router, residual adds", tx, xe.total(), {},
+                         std::vector<cost<T>>{cost<T>::leaf("xPU: norms (residual adds fused), router", tx, xe.total(), {},
                                         "roofline on the xPU die (workload/roofline.hpp)"),
                           cost<T>::leaf("NMP calls", nmp_call * T(2), {}, {}, "xPU kernel launch + 2 tMRD (mode entry, exit) + one status read (completion poll) per invocation"), io_attn,
                           attn_one, io_ffn, std::move(blk)});
@@ -925,21 +1040,55 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
       t_nmp += tn;
       t_xpu += tx;
     }
-    // The ends of the step on the xPU: embedding, final norm, LM head (on the last stage).
+    // The ends of the step on the xPU: embedding, final norm, and the LM head when it is the
+    // xPU's (on the last stage).
     strata::duration<T> t_ends{};
     energy_parts<T> ends_e{};
     if (st == 0 || st == p.stages - 1) {
       for (const op* o : ends_xpu) {
         const bool here = (o->kind == op_kind::embedding) ? st == 0 : st == p.stages - 1;
-        if (here) t_ends += detail::xpu_op(*o, xm, d, ends_e, stage_tp);
+        if (here) {
+          t_ends += detail::xpu_op(*o, xm, d, ends_e, stage_tp);
+          ++launches;
+        }
       }
     }
     t_xpu += t_ends;
     stage_e += ends_e;
+    // The LM head on the NMP (last stage): one more invocation, its rows with the always-read
+    // weights (`head_mapping.hpp`).
+    cost<T> head_node;
+    if (head_on_nmp && st == p.stages - 1) {
+      head_work<T> hw;
+      hw.tokens = T(double(B));
+      hw.hidden = m.hidden;
+      hw.vocab = m.vocab;
+      hw.weight_bytes = storage_bits(m, m.embedding_format) / 8.0;
+      hw.act_bits = s.activation_bits;
+      hw.shares = w_shares;
+      const auto ht = lm_head_times(d, c, hw);
+      const auto t_head = nmp_call + ht.total();
+      ++invocations;
+      stage_tp.fixed += nmp_call;
+      stage_tp.interposer += ht.input + ht.output;
+      stage_tp.ring += ht.gather;
+      (ht.stream_bound ? stage_tp.weight_stream : stage_tp.nmp_compute) += ht.gemm;
+      stage_tp.nmp_compute += ht.reduce;
+      stage_e += ht.energy;
+      nmp_bytes += ht.weight_bytes;
+      t_nmp += t_head;
+      if (with_breakdown) {
+        head_node = cost<T>::leaf("NMP: LM head", t_head, ht.energy.total(), {{"nmp.weights", ht.weight_bytes}},
+                                  "one NMP invocation + input, all-gather, GEMM (weight stream or tensor core), "
+                                  "reduction tree, logits read (stratum/head_mapping.hpp)");
+      }
+    }
     const strata::duration<T> t_stage = t_nmp + t_xpu;
     const auto bound = nmp_bytes / (d.tiers.front().bandwidth * T(double(c)));
     if (t_stage > slowest) {
       slowest = t_stage;
+      r.nmp_invocations = invocations;
+      r.xpu_launches = launches;
       r.nmp_time = t_nmp;
       r.xpu_time = t_xpu;
       r.ffn_time = t_ffn_all;
@@ -949,8 +1098,9 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     total += stage_e;
     if (with_breakdown) {
       runs.flush();
-      runs.nodes.push_back(cost<T>::leaf("xPU: embedding, final norm, LM head", t_ends, ends_e.total(), {},
-                                         "roofline on the xPU die over the interposer"));
+      runs.nodes.push_back(cost<T>::leaf(head_on_nmp ? "xPU: embedding, final norm" : "xPU: embedding, final norm, LM head",
+                                         t_ends, ends_e.total(), {}, "roofline on the xPU die over the interposer"));
+      if (head_on_nmp && st == p.stages - 1) runs.nodes.push_back(std::move(head_node));
       stage_costs.push_back(seq(detail::numbered("stage ", st), std::move(runs.nodes)));
     }
   }
@@ -967,9 +1117,13 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
   r.composition.interposer += handoff;
   const T units_total = T(double(c * p.stages));
   total.nmp_static += d.static_power * r.time * units_total;
-  // The xPU die: at least its static power; while the NMP runs, its waiting power.
+  total.refresh += d.refresh_power * r.time * units_total;
+  // The xPU die: at least its static power; while the NMP runs, its waiting power
+  // (`xpu_while_nmp`: idle, max(static, fraction · TDP); tdp, its TDP).
   const T p_static = T(p.xpu.static_power.si());
-  const T p_wait = detail::max_of(p_static, p.xpu_wait_power_fraction * T(p.xpu.tdp.si()));
+  const T p_wait = p.xpu_while_nmp_power == xpu_while_nmp::tdp
+                       ? T(p.xpu.tdp.si())
+                       : detail::max_of(p_static, p.xpu_wait_power_fraction * T(p.xpu.tdp.si()));
   total.xpu_static += strata::energy<T>::from_si((p_static * (r.time.si() - r.nmp_time.si()) + p_wait * r.nmp_time.si()) *
                                                  T(double(p.stages)));
   r.parts = total;
@@ -989,8 +1143,8 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
                                 : std::move(stage_costs.front()));
     r.breakdown = seq<T>("decode step on " + p.name,
                          std::vector<cost<T>>{std::move(r.breakdown), stage_costs.back(),
-                          cost<T>::leaf("static power", {}, total.nmp_static + total.xpu_static, {},
-                                        "NMP static × chips + xPU static, × step time")});
+                          cost<T>::leaf("static power", {}, total.nmp_static + total.refresh + total.xpu_static, {},
+                                        "(NMP static + DRAM refresh) × chips + xPU static, × step time")});
   }
   return r;
 }

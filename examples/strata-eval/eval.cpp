@@ -95,6 +95,9 @@ struct options {
   std::string attention = "tp", ep_imbalance = "expected_max";
   int redundant_experts = 0;
   std::string gpu_knobs = "cited";  // --gpu-knobs: the knob set of a GPU preset or Stratum xPU
+  // Options given on the command line whose defaults would not show it (an option that does not
+  // apply to the run is refused, never ignored: check_applicable).
+  bool given_gpu_knobs = false, given_max_devices = false, given_ep_imbalance = false, given_trace_choice = false;
 };
 
 // The knob set of --gpu-knobs (checked against the two names by the option).
@@ -321,6 +324,11 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
   }
   strata::stratum_usage usage;
   const int moe_layers = model.moe_layers();
+  if ((o.hit_rate || !o.trace.empty()) && model.experts == 0) {
+    throw strata::config_error(o.hit_rate ? "hit_rate" : "trace", std::string(o.hit_rate ? "--hit-rate" : "--trace") +
+                                                                      " given but " + model.name +
+                                                                      " has no routed experts");
+  }
   if (o.hit_rate && model.experts > 0) {
     usage.routing = strata::usage_from_hit_rate(moe_layers, model.experts, model.top_k, *o.hit_rate);
   } else if (!o.trace.empty() && model.experts > 0) {
@@ -376,8 +384,51 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
   return 0;
 }
 
+bool is_gpu_preset(const std::string& machine) {
+  for (const auto& n : strata::gpu_preset_names()) {
+    if (same_name(n, machine)) return true;
+  }
+  return false;
+}
+
+// An option that does not apply to the machine, the phase or the routing of the command line is a
+// bad command line (exit 2), never silently ignored.
+void check_applicable(const options& o) {
+  const bool stratum = is_stratum(o.machine), gpu = is_gpu_preset(o.machine);
+  const bool prefill = o.phase == "prefill";
+  if (o.given_gpu_knobs && !stratum && !gpu) {
+    throw usage_error{"--gpu-knobs applies to a GPU preset or a Stratum system's xPU, not to the machine file " +
+                      o.machine + " (its knobs are taken as written: set compute_efficiency, memory_efficiency and "
+                      "op_overhead in the file)"};
+  }
+  if (stratum && o.devices) {
+    throw usage_error{"--devices applies to a GPU or roofline machine, not to a Stratum machine (" + o.machine +
+                      "; its chips and stages are the system's)"};
+  }
+  if (o.given_max_devices && (stratum || !gpu || o.devices || o.ep)) {
+    throw usage_error{"--max-devices bounds the fit check's choice of a GPU preset's degree; it does not apply " +
+                      std::string(stratum ? "to a Stratum machine"
+                                  : !gpu  ? "to a machine file (" + o.machine + ")"
+                                          : "with --devices or --ep, which set the degree")};
+  }
+  if (o.given_trace_choice && prefill) {
+    throw usage_error{"--trace-position, --trace-seed and --trace-reuse choose a decode step's tokens; a prefill "
+                      "step takes the trace's first batch x context tokens"};
+  }
+  if (o.given_ep_imbalance && !o.trace.empty()) {
+    throw usage_error{"--ep-imbalance applies to uniform routing; with --trace the busiest device's load is the "
+                      "trace's"};
+  }
+  if (stratum && prefill && (o.hit_rate || !o.trace.empty())) {
+    throw usage_error{std::string(o.hit_rate ? "--hit-rate" : "--trace") +
+                      " applies to a Stratum decode step; its prefill runs on the xPU die, whose time routing does not "
+                      "change"};
+  }
+}
+
 int run_eval(const options& o) {
   if (o.list) return run_list();
+  check_applicable(o);
   const loaded_model loaded = load_model_with_keys(o.model);
   const strata::model& model = loaded.m;
   const strata::step_shape shape{.mode = o.phase == "decode" ? strata::phase::decode : strata::phase::prefill,
@@ -390,14 +441,13 @@ int run_eval(const options& o) {
     throw usage_error{"--" + e.field() + ": " + e.what()};
   }
   if (is_stratum(o.machine) && o.ep) {
-    throw strata::config_error("ep", "--ep applies to a GPU or roofline machine, not to a Stratum machine (" + o.machine +
-                                         "; its experts are placed by --expert-mapping)");
+    throw usage_error{"--ep applies to a GPU or roofline machine, not to a Stratum machine (" + o.machine +
+                      "; its experts are placed by --expert-mapping)"};
   }
   if (is_stratum(o.machine)) return run_stratum(o, model, shape, strata::stratum_coverage(model, loaded.ignored_keys));
   if (o.no_tiering || o.hbm_nmp || o.hit_rate || !o.detail.empty() || !o.expert_mapping.empty()) {
-    throw strata::config_error("machine", "--no-tiering, --hbm-nmp, --expert-mapping, --hit-rate and --detail apply to a "
-                                          "Stratum machine "
-                                          "(stratum-s, stratum-l, stratum-xl), not to " + o.machine);
+    throw usage_error{"--no-tiering, --hbm-nmp, --expert-mapping, --hit-rate and --detail apply to a Stratum machine "
+                      "(stratum-s, stratum-l, stratum-xl), not to " + o.machine};
   }
   const machine_arg ma = load_machine(o.machine, knob_set_of(o));
 
@@ -417,14 +467,25 @@ int run_eval(const options& o) {
     strata::validate(par, model, n);
     fit = strata::check_fit(*ma.gpu, n, model, shape, par);
     machine = strata::make_machine(*ma.gpu, n);
-    if (!fit->fits) std::cerr << "strata-eval: warning: " << fit->reason << "\n";
   } else if (o.devices || o.ep) {
     machine.devices = o.devices.value_or(*o.ep);
   }
 
-  // The coverage verdict of this point: formats the machine has no path for, ignored config keys,
-  // knobs not validated on the card, a forced degree that does not fit.
-  strata::coverage_verdict verdict = strata::model_coverage(model, machine, loaded.ignored_keys);
+  // The coverage verdict of this point: the mapping (one rule for GPU presets, gpu_params and
+  // roofline machine files: strata::mapping_coverage), formats the machine has no path for, ignored
+  // config keys, knobs not validated on the card, a forced degree that does not fit. A mapping the
+  // model cannot do is refused as a model that fits nowhere is: no result, exit 1.
+  strata::coverage_verdict verdict = strata::model_coverage(model, machine, loaded.ignored_keys, par);
+  if (verdict.kind == strata::coverage_kind::refused) {
+    const bool by_ep = verdict.reasons.front().rfind("expert parallelism", 0) == 0;
+    const std::string from = o.devices || o.ep ? std::string(by_ep ? "--ep" : "--devices")
+                             : ma.gpu           ? std::string("the fit check")
+                                                : o.machine + "'s \"devices\"";
+    throw strata::config_error(by_ep ? "ep" : "devices", verdict.text() + " (" + model.name + " on " + machine.name +
+                                                             ", " + std::to_string(machine.devices) + " devices from " +
+                                                             from + ")");
+  }
+  if (fit && !fit->fits) std::cerr << "strata-eval: warning: " << fit->reason << "\n";
   if (!ma.preset.empty()) strata::add_knobs_reason(verdict, ma.preset);
   if (fit && !fit->fits) {
     verdict.reasons.push_back("does not fit " + std::to_string(fit->devices) + " x " + ma.gpu->name +
@@ -631,22 +692,22 @@ command add_eval(CLI::App& app) {
                   "tensor-parallel degree (GPU default: smallest power of two up to --max-devices that fits "
                   "memory; beyond 8 GPUs per node the all-reduces cross nodes)")
       ->check(CLI::PositiveNumber);
-  sub->add_option("--max-devices", o->max_devices, "largest degree the GPU default tries (default 8: one node)")
+  auto* max_devices = sub->add_option("--max-devices", o->max_devices, "largest degree the GPU default tries (default 8: one node)")
       ->check(CLI::PositiveNumber);
-  sub->add_option("--gpu-knobs", o->gpu_knobs,
+  auto* gpu_knobs = sub->add_option("--gpu-knobs", o->gpu_knobs,
                   "serving knobs of a GPU preset or a Stratum system's xPU: cited (default, the card's own, fitted to nothing) "
                   "or fitted (on the 2024 measurement set, strata-eval validate)")
       ->check(CLI::IsMember({"cited", "fitted"}));
   auto* trace = sub->add_option("--trace", o->trace,
                                 "routing trace CSV (seq,pos,L1..LN). Prefill: its first batch x context tokens. "
                                 "Decode: one token from each of batch different sequences");
-  sub->add_option("--trace-position", o->trace_position,
+  auto* trace_position = sub->add_option("--trace-position", o->trace_position,
                   "decode: the token at this position of each sequence (default: random)")
       ->check(CLI::NonNegativeNumber)
       ->needs(trace);
-  sub->add_option("--trace-seed", o->trace_seed, "decode: seed of the random sequences and positions (default 0)")
+  auto* trace_seed = sub->add_option("--trace-seed", o->trace_seed, "decode: seed of the random sequences and positions (default 0)")
       ->needs(trace);
-  sub->add_flag("--trace-reuse", o->trace_reuse,
+  auto* trace_reuse = sub->add_flag("--trace-reuse", o->trace_reuse,
                 "decode: allow fewer sequences than the batch (reported), else refused")
       ->needs(trace);
   auto* json = sub->add_flag("--json", o->json,
@@ -690,12 +751,16 @@ command add_eval(CLI::App& app) {
                   "default 0")
       ->check(CLI::NonNegativeNumber)
       ->needs(ep);
-  sub->add_option("--ep-imbalance", o->ep_imbalance,
+  auto* ep_imbalance = sub->add_option("--ep-imbalance", o->ep_imbalance,
                   "with --ep, uniform routing: the busiest device's routings: expected_max (default; Blom's expected "
                   "maximum of the device loads) or mean (perfect balance)")
       ->check(CLI::IsMember({"expected_max", "mean"}))
       ->needs(ep);
-  return {sub, [o, required]() -> int {
+  return {sub, [o, required, max_devices, gpu_knobs, trace_position, trace_seed, trace_reuse, ep_imbalance]() -> int {
+            o->given_max_devices = max_devices->count() > 0;
+            o->given_gpu_knobs = gpu_knobs->count() > 0;
+            o->given_trace_choice = trace_position->count() + trace_seed->count() + trace_reuse->count() > 0;
+            o->given_ep_imbalance = ep_imbalance->count() > 0;
             if (!o->list) {
               for (const auto* opt : required) {
                 if (opt->count() == 0) throw usage_error{opt->get_name() + " is required"};

@@ -101,6 +101,15 @@ command add_hcrmap(CLI::App& app) {
                 "decode: allow a window from fewer distinct sequences than --batch (stated in the output), else refused");
   return {sub, [o, sub, trace, drift]() -> int {
             if (trace->count() == 0 && drift->count() == 0) throw usage_error{"--trace or --drift-tasks is required"};
+            // Decode's options are refused in prefill (exit 2), not ignored.
+            if (o->mode == "prefill") {
+              for (const char* opt : {"--batch", "--context", "--trace-reuse"}) {
+                if (sub->count(opt) > 0) {
+                  throw usage_error{std::string(opt) + " applies to --mode decode; a prefill window is 2048 tokens of the "
+                                                       "trace's sequences"};
+                }
+              }
+            }
             const auto m = load_model(o->model);
             // A synthetic task switch is served in file order unless --order is given.
             const auto order = strata::parse_order(drift->count() > 0 && sub->count("--order") == 0 ? std::string("file") : o->order);

@@ -116,16 +116,31 @@ command add_sensitivity(CLI::App& app) {
   sub->add_option("--machine", o->machine, "Stratum system: stratum-s, stratum-l, stratum-xl")
       ->check(CLI::IsMember({"stratum-s", "stratum-l", "stratum-xl"}, CLI::ignore_case))
       ->default_str("stratum-l");
-  sub->add_option("--model", o->model, "model preset or config.json (decode outputs)")->default_str("Mixtral-8x7B");
-  sub->add_option("--gpu", o->gpu, "GPU of the speedup's baseline")->default_str("h100_sxm5");
-  sub->add_option("--batch", o->batch, "decode batch")->check(CLI::Range(1, 4096))->default_str("16");
-  sub->add_option("--context", o->context, "context length")->check(CLI::Range(1, 1048576))->default_str("2048");
-  sub->add_option("--hit-rate", o->hit_rate, "hot-expert hit rate (0: uniform routing)")->check(CLI::Range(0.0, 1.0));
+  // The decode outputs' options; with another output they are refused (exit 2), not ignored.
+  const std::vector<const CLI::Option*> decode_only{
+      sub->add_option("--model", o->model, "model preset or config.json (decode outputs)")->default_str("Mixtral-8x7B"),
+      sub->add_option("--batch", o->batch, "decode batch (decode outputs)")->check(CLI::Range(1, 4096))->default_str("16"),
+      sub->add_option("--context", o->context, "context length (decode outputs)")
+          ->check(CLI::Range(1, 1048576))
+          ->default_str("2048"),
+      sub->add_option("--hit-rate", o->hit_rate, "hot-expert hit rate (0: uniform routing; decode outputs)")
+          ->check(CLI::Range(0.0, 1.0))};
+  const CLI::Option* gpu = sub->add_option("--gpu", o->gpu, "GPU of the speedup's baseline (decode_speedup)")->default_str("h100_sxm5");
   sub->add_flag("--check", o->check, "add the central finite-difference elasticity beside each");
   sub->add_flag("--json", o->json, "print the rows as JSON");
   sub->add_option("--top", o->top, "rows to print (0: all)");
   sub->add_flag("--zeros", o->zeros, "also the parameters of elasticity exactly 0");
-  return {sub, [o]() -> int {
+  return {sub, [o, decode_only, gpu]() -> int {
+            const bool decode = o->of == "decode_tokens_per_s" || o->of == "decode_speedup";
+            for (const auto* opt : decode_only) {
+              if (!decode && opt->count() > 0) {
+                throw usage_error{opt->get_name() + " applies to the decode outputs (decode_tokens_per_s, "
+                                  "decode_speedup), not to --of " + o->of};
+              }
+            }
+            if (o->of != "decode_speedup" && gpu->count() > 0) {
+              throw usage_error{"--gpu names the baseline of --of decode_speedup; it does not apply to --of " + o->of};
+            }
             const auto r = compute(*o);
             if (!o->json) {
               strata::write_elasticity_table(std::cout, r.ad, {.output = o->of, .top = o->top, .zeros = o->zeros},

@@ -52,7 +52,9 @@ TEST_CASE("a model that does not fit one node is refused naming the bytes; a big
   SUBCASE("FP8 weights on a card without FP8 run at the 16-bit rate, said in the verdict") {
     const coverage_verdict a = gpu_coverage(m, "a100_sxm4_80gb", {}, {.mode = phase::decode, .batch = 1, .context = 2048}, 16);
     CHECK(a.devices == 16);
-    CHECK(a.text() == "approximated: 8-bit weights computed at the 16-bit rate (no FP8 path on A100 SXM4 80GB)");
+    CHECK(a.text() ==
+          "approximated: MLA latent KV cache divided over the 16 tensor-parallel devices (engines replicate it on every "
+          "device); 8-bit weights computed at the 16-bit rate (no FP8 path on A100 SXM4 80GB)");
   }
 }
 
@@ -69,4 +71,75 @@ TEST_CASE("a Stratum system names what it approximates of a windowed, MXFP4 mode
   CHECK(stratum_coverage(preset("gpt-oss-20b")).text() ==
         "approximated: sliding-window layers taken as full attention on a Stratum system; per-component weight "
         "formats taken at 16 bits on a Stratum system");
+}
+
+TEST_CASE("a machine of more devices than the model's heads is refused, whichever way the machine was made") {
+  const model m = preset("Mixtral-8x7B");  // 32 heads, 8 KV heads, 8 experts
+  // A roofline machine file of 64 devices is the same machine as 64 GPUs of a preset.
+  const coverage_verdict v = model_coverage(m, make_machine(h100_sxm5(), 64));
+  CHECK(v.kind == coverage_kind::refused);
+  CHECK(v.devices == 64);
+  CHECK(v.text() == "refused: tensor parallelism 64 wider than the 32 attention heads (no head for 32 of the devices)");
+  roofline_machine file = make_machine(h100_sxm5(), 1);
+  file.devices = 2147483647;
+  CHECK(model_coverage(m, file).text() ==
+        "refused: tensor parallelism 2147483647 wider than the 32 attention heads (no head for 2147483615 of the devices)");
+  SUBCASE("with attention in data parallelism under EP the heads do not bound the degree; the experts do") {
+    const model big = preset("DeepSeek-V3");  // 128 heads, 256 experts, MLA
+    parallelism p{.ep = 256, .attention = attention_parallel::dp};
+    CHECK(model_coverage(big, make_machine(h100_sxm5(), 256), {}, p).kind != coverage_kind::refused);
+    p.attention = attention_parallel::tp;
+    CHECK(model_coverage(big, make_machine(h100_sxm5(), 256), {}, p).text() ==
+          "refused: tensor parallelism 256 wider than the 128 attention heads (no head for 128 of the devices)");
+  }
+}
+
+TEST_CASE("tensor parallelism beyond the KV heads is approximated, saying the roofline divides the KV cache") {
+  const model m = preset("Mixtral-8x7B");
+  CHECK(model_coverage(m, make_machine(h100_sxm5(), 8)).text() == "supported");
+  const coverage_verdict v = model_coverage(m, make_machine(h100_sxm5(), 16));
+  CHECK(v.kind == coverage_kind::approximated);
+  CHECK(v.text() ==
+        "approximated: KV heads replicated: 8 KV heads on 16 tensor-parallel devices, but the roofline divides the KV "
+        "cache evenly over the 16 devices");
+  SUBCASE("heads not divisible by the degree are named, and so are the KV heads") {
+    const coverage_verdict three = model_coverage(m, make_machine(h100_sxm5(), 3));
+    CHECK(three.kind == coverage_kind::approximated);
+    REQUIRE(three.reasons.size() == 2);
+    CHECK(three.reasons[0] ==
+          "32 attention heads not divisible by tensor parallelism 3 (split evenly as fractions of a head; vLLM refuses "
+          "this degree)");
+    CHECK(three.reasons[1] == "8 KV heads not divisible by tensor parallelism 3 (split evenly as fractions of a head)");
+  }
+}
+
+TEST_CASE("MLA under tensor parallelism is approximated: engines replicate the latent cache, the roofline divides it") {
+  const model m = preset("DeepSeek-V2-Lite");
+  CHECK(model_coverage(m, make_machine(h100_sxm5(), 1)).text() == "supported");
+  CHECK(model_coverage(m, make_machine(h100_sxm5(), 2)).text() ==
+        "approximated: MLA latent KV cache divided over the 2 tensor-parallel devices (engines replicate it on every "
+        "device)");
+}
+
+TEST_CASE("expert parallelism beyond, or not dividing, the routed experts is refused; so is EP of a dense model") {
+  const model m = preset("Mixtral-8x7B");
+  CHECK(model_coverage(m, make_machine(h100_sxm5(), 8), {}, parallelism{.ep = 8}).text() == "supported");
+  CHECK(model_coverage(m, make_machine(h100_sxm5(), 16), {}, parallelism{.ep = 16, .attention = attention_parallel::dp})
+            .text() == "refused: expert parallelism 16 wider than the 8 routed experts (no expert for 8 of the devices)");
+  CHECK(model_coverage(m, make_machine(h100_sxm5(), 3), {}, parallelism{.ep = 3, .attention = attention_parallel::dp})
+            .text() == "refused: expert parallelism 3 does not divide the 8 routed experts");
+  CHECK(model_coverage(preset("Llama-3.1-8B"), make_machine(h100_sxm5(), 2), {}, parallelism{.ep = 2}).text() ==
+        "refused: expert parallelism 2 for a model without routed experts");
+}
+
+TEST_CASE("the GPU preset path and a machine file give one verdict for the same devices") {
+  // gpu_coverage goes through model_coverage: the same rule, plus the knobs' note on unmeasured cards.
+  for (const char* name : {"Mixtral-8x7B", "DeepSeek-V2", "Qwen3-30B-A3B", "gpt-oss-20b"}) {
+    CAPTURE(name);
+    const model m = preset(name);
+    const coverage_verdict g = gpu_coverage(m, "h100_sxm5", preset_ignored_keys(name));
+    if (g.devices == 0) continue;
+    const coverage_verdict f = model_coverage(m, make_machine(baseline_gpu(h100_sxm5()), g.devices), preset_ignored_keys(name));
+    CHECK(g.text() == f.text());
+  }
 }

@@ -664,3 +664,50 @@ TEST_CASE("attention_bias means q, k, v biases for GLM-4.5 and q, k, v, o biases
   llama["mlp_bias"] = true;
   CHECK(field_of([&] { (void)read_hf_config(llama); }) == "mlp_bias");
 }
+
+TEST_CASE("keys that leave a model with routed experts no MoE layer are refused naming the key, not a later field") {
+  SUBCASE("glm4_moe first_k_dense_replace beyond num_hidden_layers") {
+    json cfg = fixture_json("GLM-4.5-Air");
+    const int layers = cfg.at("num_hidden_layers").get<int>();
+    cfg["first_k_dense_replace"] = layers + 1;
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "first_k_dense_replace");
+    const std::string what = message_of([&] { read_hf_config(cfg); });
+    CHECK(contains(what, "first_k_dense_replace must be below num_hidden_layers (" + std::to_string(layers) +
+                             ") in a model with routed experts (n_routed_experts 128): no MoE layer would be left, got " +
+                             std::to_string(layers + 1)));
+    cfg["first_k_dense_replace"] = layers;  // every layer dense: also none left
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "first_k_dense_replace");
+    cfg["first_k_dense_replace"] = layers - 1;  // the last layer is MoE
+    CHECK(read_hf_config(cfg).moe_layers() == 1);
+  }
+  SUBCASE("a MoE step past the layers") {
+    json ds = fixture_json("DeepSeekMoE-16B");
+    ds["moe_layer_freq"] = 1000;  // layer i is MoE iff i >= 1 and i % 1000 == 0
+    CHECK(field_of([&] { read_hf_config(ds); }) == "moe_layer_freq");
+    CHECK(contains(message_of([&] { read_hf_config(ds); }), "moe_layer_freq 1000 leaves no MoE layer among num_hidden_layers (28), first_k_dense_replace 1"));
+    json qw = fixture_json("Qwen1.5-MoE-A2.7B");
+    qw["decoder_sparse_step"] = 100;
+    CHECK(field_of([&] { read_hf_config(qw); }) == "decoder_sparse_step");
+    json l4 = fixture_json("Llama-4-Scout-17B-16E");
+    l4["text_config"]["interleave_moe_layer_step"] = 100;
+    l4["text_config"].erase("moe_layers");
+    CHECK(field_of([&] { read_hf_config(l4); }) == "text_config.interleave_moe_layer_step");
+  }
+  SUBCASE("mlp_only_layers listing every layer") {
+    json cfg = fixture_json("Qwen1.5-MoE-A2.7B");
+    json all = json::array();
+    for (int i = 0; i < cfg.at("num_hidden_layers").get<int>(); ++i) all.push_back(i);
+    cfg["mlp_only_layers"] = all;
+    CHECK(field_of([&] { read_hf_config(cfg); }) == "mlp_only_layers");
+  }
+  SUBCASE("a model description has the same rule, naming its own field") {
+    model m = preset("Mixtral-8x7B");
+    m.first_dense_layers = m.layers;
+    m.dense_ffn = 14336;
+    CHECK_THROWS_WITH_AS(validate(m), "[strata.model] first_dense_layers must be below layers (32) in a model with routed experts, got 32", config_error);
+    m.first_dense_layers = 0;
+    m.moe_layer_step = 64;
+    m.moe_layer_offset = 1;
+    CHECK_THROWS_WITH_AS(validate(m), doctest::Contains("moe_layer_step must be a step that leaves a MoE layer"), config_error);
+  }
+}

@@ -6,10 +6,19 @@
 /// prints with every result:
 ///
 /// - `refused: <why>` — the library gives no result: the model does not fit the machine's memory
-///   on up to `max_devices` cards (vLLM's start-up test, `check_fit`) at the reference step.
+///   on up to `max_devices` cards (vLLM's start-up test, `check_fit`) at the reference step; or
+///   the mapping is one the model cannot do (`mapping_coverage`): tensor parallelism wider than
+///   the attention heads (some device would hold no head), expert parallelism wider than the
+///   routed experts or not dividing them, expert parallelism of a model without routed experts.
 ///   (A config naming a mechanism the library does not model — linear or sparse attention layers
 ///   — is refused earlier, by the reader, with a `config_error`.)
 /// - `approximated: <what>; <what>` — a result, with each approximation named:
+///   - a mapping the roofline takes more evenly than an engine can (`mapping_coverage`): attention
+///     heads or KV heads not divisible by the tensor-parallel degree (split as fractions of a
+///     head); more tensor-parallel devices than KV heads (engines replicate each KV head on
+///     several devices; the roofline divides the KV cache evenly over all of them); MLA under
+///     tensor parallelism (engines replicate the one latent cache on every device; the roofline
+///     divides it);
 ///   - no measured serving run of the card checks its serving knobs (η_m, η_c, t_o): RTX A6000,
 ///     H200, B200, MI300X and MI325X have no row in the measurement set (`knobs_note`); the last
 ///     four carry the H100's cited knobs;
@@ -19,6 +28,11 @@
 ///   - every config key the reader ignored that may change time or memory (`hf_warning`), e.g.
 ///     DeepSeek-V3's multi-token-prediction layer (`num_nextn_predict_layers`).
 /// - `supported` — none of the above.
+///
+/// One rule for every machine: `model_coverage` applies the mapping check to a roofline machine
+/// however it was made (a GPU preset through `gpu_coverage`, a `gpu_params` or `roofline_machine`
+/// file, a config or a preset), so a machine file of 64 devices running Mixtral-8x7B (32 heads)
+/// is refused as the GPU path would be.
 ///
 /// Presets carry the ignored keys of the config they were written from (`preset_ignored_keys`;
 /// `tests/workload/hf_config_test.cpp` checks them against the fixtures), so a preset and its
@@ -32,13 +46,14 @@
 #include <array>        // std::array
 #include <string>       // std::string
 #include <string_view>  // std::string_view
-#include <utility>      // std::pair
+#include <utility>      // std::pair, std::move
 #include <vector>       // std::vector
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/baseline_gpu.hpp"
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/workload/hf_warning.hpp"
+#include "strata/workload/expert_parallel.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/roofline.hpp"
@@ -92,14 +107,80 @@ inline std::string coverage_key_reason(const std::string& key) {
 }
 }  // namespace detail
 
-/// The approximations of model `m` on `machine` (a validated roofline machine): weight formats
-/// the machine has no path for, and `ignored_keys` of the model's config. Never `refused`.
+/// What the mapping of `m` on `devices` devices under parallelism `p` cannot do (`refusals`) and
+/// what the roofline takes more evenly than a serving engine does (`approximations`), each a
+/// sentence (file comment). Tensor parallelism applies to attention unless `p` puts attention in
+/// data parallelism (EP with `attention_parallel::dp`).
+struct mapping_check {
+  std::vector<std::string> refusals;
+  std::vector<std::string> approximations;
+};
+
+/// The mapping check of `m` on `devices` devices under `p` (file comment; `devices` >= 1).
+template <class = void>
+inline mapping_check mapping_coverage(const model& m, int devices, const parallelism& p = {}) {
+  validate(m);
+  detail::require(devices >= 1, "strata.coverage", "devices", devices, ">= 1");
+  mapping_check c;
+  const std::string n = std::to_string(devices);
+  if (p.ep > 1) {
+    const std::string ep = std::to_string(p.ep);
+    if (m.experts == 0) {
+      c.refusals.push_back("expert parallelism " + ep + " for a model without routed experts");
+    } else if (p.ep > m.experts) {
+      c.refusals.push_back("expert parallelism " + ep + " wider than the " + std::to_string(m.experts) +
+                           " routed experts (no expert for " + std::to_string(p.ep - m.experts) + " of the devices)");
+    } else if (m.experts % p.ep != 0) {
+      c.refusals.push_back("expert parallelism " + ep + " does not divide the " + std::to_string(m.experts) +
+                           " routed experts");
+    }
+  }
+  const bool tp_attention = devices > 1 && !(p.ep > 1 && p.attention == attention_parallel::dp);
+  if (!tp_attention) return c;
+  const std::string heads = std::to_string(m.heads);
+  if (devices > m.heads) {
+    c.refusals.push_back("tensor parallelism " + n + " wider than the " + heads + " attention heads (no head for " +
+                         std::to_string(devices - m.heads) + " of the devices)");
+    return c;
+  }
+  if (m.heads % devices != 0) {
+    c.approximations.push_back(heads + " attention heads not divisible by tensor parallelism " + n +
+                               " (split evenly as fractions of a head; vLLM refuses this degree)");
+  }
+  if (m.is_mla()) {
+    c.approximations.push_back("MLA latent KV cache divided over the " + n +
+                               " tensor-parallel devices (engines replicate it on every device)");
+  } else if (devices > m.kv_heads) {
+    const std::string kv = std::to_string(m.kv_heads);
+    c.approximations.push_back("KV heads replicated: " + kv + " KV heads on " + n +
+                               " tensor-parallel devices, but the roofline divides the KV cache evenly over the " + n +
+                               " devices");
+  } else if (m.kv_heads % devices != 0) {
+    c.approximations.push_back(std::to_string(m.kv_heads) + " KV heads not divisible by tensor parallelism " + n +
+                               " (split evenly as fractions of a head)");
+  }
+  return c;
+}
+
+/// The verdict of model `m` on `machine` (a validated roofline machine, its `devices` in tensor
+/// parallelism) under parallelism `p`: refused when the mapping is one the model cannot do
+/// (`mapping_coverage`), else the mapping's approximations, weight formats the machine has no
+/// path for, and `ignored_keys` of the model's config. The same rule for a GPU preset
+/// (`gpu_coverage`), a machine file, a config and a preset.
 template <class = void>
 inline coverage_verdict model_coverage(const model& m, const roofline_machine& machine,
-                                       const std::vector<std::string>& ignored_keys = {}) {
+                                       const std::vector<std::string>& ignored_keys = {},
+                                       const parallelism& p = {}) {
   validate(m);
   coverage_verdict v;
   v.devices = machine.devices;
+  mapping_check mapping = mapping_coverage(m, machine.devices, p);
+  if (!mapping.refusals.empty()) {
+    v.kind = coverage_kind::refused;
+    v.reasons = std::move(mapping.refusals);
+    return v;
+  }
+  v.reasons = std::move(mapping.approximations);
   const std::string card = machine.devices > 1 ? machine.name.substr(0, machine.name.rfind(" x")) : machine.name;
   // Each component with a format of its own, then every other weight at weight_bits.
   const std::pair<const char*, int> parts[] = {{"experts", m.experts > 0 ? m.expert_format.bits : 0},

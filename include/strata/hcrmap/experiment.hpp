@@ -91,7 +91,15 @@ inline experiment_setup make_experiment_setup(const substrate& s, const model& m
   const int tokens = tokens_per_window(mode, xp);
   out.spec = window_spec{mode, tokens, xp.context};
   out.plan = plan_packages(s, m, out.spec, xp.scale_out);
-  detail::require(out.plan.feasible, id, "model", m.layers, ("a window that fits packages: " + out.plan.reason).c_str());
+  if (!out.plan.feasible) {  // named by the input that sized the window: decode's context, else the model
+    const bool decode = mode == phase::decode;
+    throw config_error(decode ? "context" : "model",
+                       std::string("[") + id + "] " + m.name + " in a " +
+                           (decode ? "decode window of " + std::to_string(tokens) + " sequences at context " +
+                                         std::to_string(xp.context)
+                                   : "prefill window of " + std::to_string(tokens) + " tokens") +
+                           " fits no package plan: " + out.plan.reason);
+  }
   out.shape = moe_shape(m);
   const int L = m.moe_layers();
   const int n_eval = std::min(xp.max_layers, L);

@@ -66,9 +66,10 @@
 
 #include <algorithm>    // std::min, std::max
 #include <array>        // std::array (enum names)
-#include <cmath>        // std::isfinite, std::floor, std::nan
+#include <cmath>        // std::isfinite, std::floor, std::fabs, std::nan
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t
+#include <cstdio>       // std::snprintf, axis values in errors
 #include <limits>       // std::numeric_limits
 #include <optional>     // std::optional
 #include <string>       // std::string
@@ -348,6 +349,45 @@ inline std::pair<int, stratum_step_result<>> fewest_chips(stratum_system_params<
 
 }  // namespace detail
 
+namespace detail {
+
+/// An axis value as a scenario writes it: an integer exactly, else up to 10 significant digits.
+inline std::string axis_value_text(double v) {
+  char buf[32];
+  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+  }
+  return buf;
+}
+
+/// "<axis>=<value>,..." of point `x`.
+inline std::string point_axes_text(const design_point& x, const char* separator) {
+  std::string t;
+  const auto& axes = x.space().axes();
+  for (std::size_t a = 0; a < axes.size(); ++a) {
+    if (a > 0) t += separator;
+    t += axes[a].name + "=" + axis_value_text(x.values()[a]);
+  }
+  return t;
+}
+
+/// Where a point of scenario `s` is: "[strata.scenario] <name>: study <study>, point <i> of <n> (<axis>=<value>, ...)".
+inline std::string scenario_point_where(const scenario& s, const design_point& x) {
+  return "[strata.scenario] " + s.name + ": study " + study_name(s.study) + ", point " + std::to_string(x.index() + 1) +
+         " of " + std::to_string(x.space().size()) + " (" + point_axes_text(x, ", ") + ")";
+}
+
+/// `e`, thrown at point `x` of scenario `s`, as a `config_error` naming the scenario, the study,
+/// the point's axis values and `e`'s field; its field is `<study>[<axis>=<value>,...].<field>`.
+inline config_error scenario_point_error(const scenario& s, const design_point& x, const config_error& e) {
+  return config_error(std::string(study_name(s.study)) + "[" + point_axes_text(x, ",") + "]." + e.field(),
+                     scenario_point_where(s, x) + ": field " + e.field() + ": " + e.what());
+}
+
+}  // namespace detail
+
 /// The sweep space of a scenario (its axes built; the empty product for `optimise`).
 inline sweep_space scenario_space(const scenario& s) {
   if (s.axes.empty()) return sweep_space{};
@@ -398,14 +438,35 @@ class scenario_model {
       logic_ = derived_logic_die(chip, mem);
       bw_fast_ = mem.tiers.front().internal_bandwidth;
     }
-    if (is_hcrmap_study(s.study)) prepare_hcrmap();
+    if (is_hcrmap_study(s.study)) {
+      try {  // hcrmap_pressure runs its comparison here, once: an error names the study
+        prepare_hcrmap();
+      } catch (const config_error& e) {
+        throw config_error(e.field(), "[strata.scenario] " + s.name + ": study " + study_name(s.study) + ": field " +
+                                          e.field() + ": " + e.what());
+      }
+    }
   }
 
   [[nodiscard]] const sweep_space& space() const { return space_; }
   [[nodiscard]] const scenario& spec() const { return sc_; }
 
-  /// Every column of the study at point `x`.
+  /// Every column of the study at point `x`. A `config_error` or `solver_error` of the point is
+  /// rethrown naming the scenario, its study, the point's index and axis values and the field
+  /// that failed (`detail::scenario_point_error`): `config_error::field()` is
+  /// `<study>[<axis>=<value>,...].<field>`.
   std::vector<double> operator()(const design_point& x) const {
+    try {
+      return evaluate_point(x);
+    } catch (const config_error& e) {
+      throw detail::scenario_point_error(sc_, x, e);
+    } catch (const solver_error& e) {
+      throw solver_error(detail::scenario_point_where(sc_, x) + ": " + e.what());
+    }
+  }
+
+ private:
+  [[nodiscard]] std::vector<double> evaluate_point(const design_point& x) const {
     switch (sc_.study) {
       case study_kind::device: return device(x);
       case study_kind::stratum_vs_gpu: return versus_gpu(x);
@@ -418,7 +479,6 @@ class scenario_model {
     throw config_error("study", "[strata.scenario] study 'optimise' has no sweep points (run_optimise_study)");
   }
 
- private:
   [[nodiscard]] double at(const design_point& x, int axis, double fallback) const {
     return axis >= 0 ? x[static_cast<std::size_t>(axis)] : fallback;
   }

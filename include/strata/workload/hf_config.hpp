@@ -407,6 +407,29 @@ inline void hf_read_llama4_text(hf_reader& r, const hf_node& n, model& m) {
   }
 }
 
+/// A model with routed experts needs a MoE layer: when the keys that place the MoE layers
+/// (`first_k_dense_replace`, `mlp_only_layers`, `moe_layer_freq`, `decoder_sparse_step`,
+/// `interleave_moe_layer_step`) leave none among `num_hidden_layers`, the error names the key,
+/// its value and the layer count (not the zero MoE layers a later model would report).
+template <class = void>
+inline void hf_check_moe_layers(const hf_reader& r, const model& m) {
+  if (m.experts == 0) return;
+  for (int i = 0; i < m.layers; ++i) {
+    if (m.is_moe_layer(i)) return;
+  }
+  const std::string layers = r.origin("layers") + " (" + std::to_string(m.layers) + ")";
+  const std::string experts = r.origin("experts") + " " + std::to_string(m.experts);
+  const std::string dense = r.origin("first_dense_layers"), step = r.origin("moe_layer_step");
+  if (m.first_dense_layers >= m.layers && !dense.empty()) {
+    r.fail(dense, dense + " must be below " + layers + " in a model with routed experts (" + experts +
+                      "): no MoE layer would be left, got " + std::to_string(m.first_dense_layers));
+  }
+  const std::string key = step.empty() ? std::string("num_hidden_layers") : step;
+  r.fail(key, key + " " + std::to_string(m.moe_layer_step) + " leaves no MoE layer among " + layers +
+                  (dense.empty() ? std::string() : ", " + dense + " " + std::to_string(m.first_dense_layers)) +
+                  " in a model with routed experts (" + experts + ")");
+}
+
 /// The mechanism a `layer_types` entry names, for a refusal: "linear_attention" → "linear
 /// attention".
 template <class = void>
@@ -697,6 +720,7 @@ inline hf_read_result read_hf_config_in(const json& cfg, std::string name, const
 
   if (name.empty()) name = r.opt_string(root, "_name_or_path", "");
   m.name = name.empty() ? fallback_name : name;
+  hf_check_moe_layers(r, m);
   try {
     validate(m);
   } catch (const config_error& e) {

@@ -358,10 +358,24 @@ void detail::validate_model(const model& m) {
   if (m.shared_experts > 0) {
     in(m.shared_expert_ffn, 1, lim.ffn, "shared_expert_ffn", "ffn");
   }
-  bool has_dense_layer = false;
-  for (int i = 0; i < m.layers; ++i) has_dense_layer = has_dense_layer || !m.is_moe_layer(i);
+  bool has_dense_layer = false, has_moe_layer = false;
+  for (int i = 0; i < m.layers; ++i) {
+    const bool moe = m.is_moe_layer(i);
+    has_dense_layer = has_dense_layer || !moe;
+    has_moe_layer = has_moe_layer || moe;
+  }
   if (has_dense_layer) {
     detail::require(m.dense_ffn >= 1, id, "dense_ffn", m.dense_ffn, ">= 1 (the model has dense layers)");
+  }
+  if (m.experts > 0 && !has_moe_layer) {  // routed experts but no layer to hold them
+    if (m.first_dense_layers >= m.layers) {
+      detail::require(false, id, "first_dense_layers", m.first_dense_layers,
+                      ("below layers (" + std::to_string(m.layers) + ") in a model with routed experts").c_str());
+    }
+    detail::require(false, id, "moe_layer_step", m.moe_layer_step,
+                    ("a step that leaves a MoE layer among the " + std::to_string(m.layers) +
+                     " layers (the model has routed experts)")
+                        .c_str());
   }
   detail::require(m.weight_bits >= 1 && m.weight_bits <= 64, id, "weight_bits", m.weight_bits, "in [1, 64]");
   detail::require(m.kv_bits >= 1 && m.kv_bits <= 64, id, "kv_bits", m.kv_bits, "in [1, 64]");

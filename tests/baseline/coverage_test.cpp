@@ -52,9 +52,7 @@ TEST_CASE("a model that does not fit one node is refused naming the bytes; a big
   SUBCASE("FP8 weights on a card without FP8 run at the 16-bit rate, said in the verdict") {
     const coverage_verdict a = gpu_coverage(m, "a100_sxm4_80gb", {}, {.mode = phase::decode, .batch = 1, .context = 2048}, 16);
     CHECK(a.devices == 16);
-    CHECK(a.text() ==
-          "approximated: MLA latent KV cache divided over the 16 tensor-parallel devices (engines replicate it on every "
-          "device); 8-bit weights computed at the 16-bit rate (no FP8 path on A100 SXM4 80GB)");
+    CHECK(a.text() == "approximated: 8-bit weights computed at the 16-bit rate (no FP8 path on A100 SXM4 80GB)");
   }
 }
 
@@ -94,14 +92,11 @@ TEST_CASE("a machine of more devices than the model's heads is refused, whicheve
   }
 }
 
-TEST_CASE("tensor parallelism beyond the KV heads is approximated, saying the roofline divides the KV cache") {
+TEST_CASE("tensor parallelism beyond the KV heads is modelled (each device reads its replica), not approximated") {
   const model m = preset("Mixtral-8x7B");
   CHECK(model_coverage(m, make_machine(h100_sxm5(), 8)).text() == "supported");
   const coverage_verdict v = model_coverage(m, make_machine(h100_sxm5(), 16));
-  CHECK(v.kind == coverage_kind::approximated);
-  CHECK(v.text() ==
-        "approximated: KV heads replicated: 8 KV heads on 16 tensor-parallel devices, but the roofline divides the KV "
-        "cache evenly over the 16 devices");
+  CHECK(v.text() == "supported");  // kv_read_factor: workload/kv_shards_test.cpp
   SUBCASE("heads not divisible by the degree are named, and so are the KV heads") {
     const coverage_verdict three = model_coverage(m, make_machine(h100_sxm5(), 3));
     CHECK(three.kind == coverage_kind::approximated);
@@ -113,12 +108,10 @@ TEST_CASE("tensor parallelism beyond the KV heads is approximated, saying the ro
   }
 }
 
-TEST_CASE("MLA under tensor parallelism is approximated: engines replicate the latent cache, the roofline divides it") {
+TEST_CASE("MLA under tensor parallelism is modelled as engines hold it (the latent cache whole on every rank)") {
   const model m = preset("DeepSeek-V2-Lite");
   CHECK(model_coverage(m, make_machine(h100_sxm5(), 1)).text() == "supported");
-  CHECK(model_coverage(m, make_machine(h100_sxm5(), 2)).text() ==
-        "approximated: MLA latent KV cache divided over the 2 tensor-parallel devices (engines replicate it on every "
-        "device)");
+  CHECK(model_coverage(m, make_machine(h100_sxm5(), 2)).text() == "supported");
 }
 
 TEST_CASE("expert parallelism beyond, or not dividing, the routed experts is refused; so is EP of a dense model") {

@@ -15,10 +15,9 @@
 /// - `approximated: <what>; <what>` — a result, with each approximation named:
 ///   - a mapping the roofline takes more evenly than an engine can (`mapping_coverage`): attention
 ///     heads or KV heads not divisible by the tensor-parallel degree (split as fractions of a
-///     head); more tensor-parallel devices than KV heads (engines replicate each KV head on
-///     several devices; the roofline divides the KV cache evenly over all of them); MLA under
-///     tensor parallelism (engines replicate the one latent cache on every device; the roofline
-///     divides it);
+///     head). More devices than KV heads (each holds a replica of a head) and MLA under tensor
+///     parallelism (the latent cache whole on every rank) are modelled as engines hold them
+///     (`kv_read_factor` in `workload/roofline.hpp`, `check_fit`), so they are not approximations;
 ///   - no measured serving run of the card checks its serving knobs (η_m, η_c, t_o): RTX A6000,
 ///     H200, B200, MI300X and MI325X have no row in the measurement set (`knobs_note`); the last
 ///     four carry the H100's cited knobs;
@@ -147,15 +146,9 @@ inline mapping_check mapping_coverage(const model& m, int devices, const paralle
     c.approximations.push_back(heads + " attention heads not divisible by tensor parallelism " + n +
                                " (split evenly as fractions of a head; vLLM refuses this degree)");
   }
-  if (m.is_mla()) {
-    c.approximations.push_back("MLA latent KV cache divided over the " + n +
-                               " tensor-parallel devices (engines replicate it on every device)");
-  } else if (devices > m.kv_heads) {
-    const std::string kv = std::to_string(m.kv_heads);
-    c.approximations.push_back("KV heads replicated: " + kv + " KV heads on " + n +
-                               " tensor-parallel devices, but the roofline divides the KV cache evenly over the " + n +
-                               " devices");
-  } else if (m.kv_heads % devices != 0) {
+  // KV beyond the KV heads (a replica per device) and MLA's latent cache (whole on every rank) are
+  // modelled as engines hold them (`kv_read_factor`, `check_fit`): no approximation.
+  if (!m.is_mla() && devices < m.kv_heads && m.kv_heads % devices != 0) {
     c.approximations.push_back(std::to_string(m.kv_heads) + " KV heads not divisible by tensor parallelism " + n +
                                " (split evenly as fractions of a head)");
   }

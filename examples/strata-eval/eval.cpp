@@ -487,7 +487,9 @@ int run_eval(const options& o) {
   }
   if (fit && !fit->fits) std::cerr << "strata-eval: warning: " << fit->reason << "\n";
   if (!ma.preset.empty()) strata::add_knobs_reason(verdict, ma.preset);
-  if (fit && !fit->fits) {
+  // A forced degree the memory does not hold (a degree the heads do not divide is the mapping's
+  // reason above, not a memory one).
+  if (fit && !fit->fits && fit->required_per_device > fit->usable_per_device) {
     verdict.reasons.push_back("does not fit " + std::to_string(fit->devices) + " x " + ma.gpu->name +
                               " (evaluated anyway)");
     verdict.kind = strata::coverage_kind::approximated;

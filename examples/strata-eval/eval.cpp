@@ -52,7 +52,10 @@
 // The capacity verdict (every weight, the KV cache and the workspace against the machine's
 // tiers) is printed; an infeasible point is still evaluated. So is the coverage verdict
 // (strata/baseline/coverage.hpp): supported, or approximated with each approximation named; the
-// config keys the reader ignored are printed as warnings on stderr.
+// config keys the reader ignored are printed as warnings on stderr. A mapping the model cannot do
+// (tensor parallelism wider than its heads, expert parallelism wider than its experts) is refused,
+// exit 1, by the same rule for GPU presets and machine files. An option that does not apply to the
+// machine, the phase or the routing of the command line is refused (exit 2), never ignored.
 
 #include <algorithm>   // std::min
 #include <cstdint>     // std::uint32_t, histogram counts
@@ -487,7 +490,9 @@ int run_eval(const options& o) {
   }
   if (fit && !fit->fits) std::cerr << "strata-eval: warning: " << fit->reason << "\n";
   if (!ma.preset.empty()) strata::add_knobs_reason(verdict, ma.preset);
-  if (fit && !fit->fits) {
+  // A forced degree the memory does not hold (a degree the heads do not divide is the mapping's
+  // reason above, not a memory one).
+  if (fit && !fit->fits && fit->required_per_device > fit->usable_per_device) {
     verdict.reasons.push_back("does not fit " + std::to_string(fit->devices) + " x " + ma.gpu->name +
                               " (evaluated anyway)");
     verdict.kind = strata::coverage_kind::approximated;

@@ -101,6 +101,22 @@ command add_hcrmap(CLI::App& app) {
                 "decode: allow a window from fewer distinct sequences than --batch (stated in the output), else refused");
   return {sub, [o, sub, trace, drift]() -> int {
             if (trace->count() == 0 && drift->count() == 0) throw usage_error{"--trace or --drift-tasks is required"};
+            // The value function's options are refused (exit 2) when no policy asked for decides with it.
+            const auto asked = strata::parse_policies(o->policy);
+            const bool uses_value = std::any_of(asked.begin(), asked.end(), [](strata::policy_kind k) {
+              // HCRMap and its ablations decide with the value function, but the greedy-rule
+              // ablation and the frozen layout do not.
+              return k >= strata::policy_kind::hcrmap && k != strata::policy_kind::hcrmap_greedy &&
+                     k != strata::policy_kind::hcrmap_frozen;
+            });
+            if (!uses_value && (sub->count("--checkpoint") > 0 || sub->count("--data-dir") > 0)) {
+              throw usage_error{std::string(sub->count("--checkpoint") > 0 ? "--checkpoint" : "--data-dir") +
+                                " applies to a policy that decides with HCRMap's value function (hcrmap and its "
+                                "ablations but hcrmap_greedy and hcrmap_frozen), not to --policy " + o->policy};
+            }
+            if (sub->count("--checkpoint") > 0 && sub->count("--data-dir") > 0) {
+              throw usage_error{"--data-dir locates the default checkpoint; it does not apply with --checkpoint"};
+            }
             // Decode's options are refused in prefill (exit 2), not ignored.
             if (o->mode == "prefill") {
               for (const char* opt : {"--batch", "--context", "--trace-reuse"}) {
@@ -139,13 +155,7 @@ command add_hcrmap(CLI::App& app) {
               const std::string path = data.dir.empty() ? std::string() : data.dir + "/hcrmap/dqn_checkpoint.json";
               if (!path.empty() && is_file(path)) {
                 ck = path;
-              } else if (const auto ps = strata::parse_policies(o->policy);
-                         std::any_of(ps.begin(), ps.end(), [](strata::policy_kind k) {
-                           // HCRMap and its ablations decide with the value function, but the
-                           // greedy-rule ablation and the frozen layout do not.
-                           return k >= strata::policy_kind::hcrmap && k != strata::policy_kind::hcrmap_greedy &&
-                                  k != strata::policy_kind::hcrmap_frozen;
-                         })) {
+              } else if (uses_value) {
                 std::cerr << "strata-eval hcrmap: warning: no controller checkpoint (hcrmap/dqn_checkpoint.json) in the "
                           << strata_programs::data_hint(data)
                           << "; HCRMap decides with the greedy one-step rule (--checkpoint FILE names one)\n";

@@ -74,14 +74,14 @@ constexpr auto enum_names(usage_context) {
 /// sequence cap are vLLM's engine-argument defaults when unset (`engine_limits_of`).
 struct engine_params {
   /// Token budget of a step; unset: vLLM's default for the card and `usage` (`engine_limits_of`).
-  std::optional<int> max_num_batched_tokens;
+  std::optional<int> max_num_batched_tokens = std::nullopt;
   /// Largest number of running requests (per engine core: per DP rank under DP attention); unset:
   /// vLLM's default for the card and `usage` (`engine_limits_of`).
-  std::optional<int> max_num_seqs;
+  std::optional<int> max_num_seqs = std::nullopt;
   /// The entry point whose defaults apply to unset limits. [Design choice: the OpenAI API
   /// server, which `vllm serve` runs (vllm/entrypoints/openai/api_server.py passes
   /// UsageContext.OPENAI_API_SERVER)]
-  usage_context usage = usage_context::other;
+  usage_context usage = usage_context::openai_api_server;
   /// Share of each card's memory the engine may use. [vLLM engine arguments,
   /// `--gpu-memory-utilization`, default 0.9]
   double gpu_memory_utilization = 0.9;

@@ -32,6 +32,23 @@
 /// its prompt (vLLM recomputes at least the last token), and holds only its own blocks. Requests
 /// admitted before the prefix is cached compute and store it themselves.
 ///
+/// The budget and the cap, unset, are vLLM's engine-argument defaults for the card and the entry
+/// point (`engine_limits_of`: 8192 tokens and 1024 sequences for `vllm serve` on a card of at
+/// least 70 GiB that is not an A100, 2048 and 256 on smaller cards); a value the scenario gives wins.
+///
+/// DP attention (expert parallelism with attention in data parallel, `parallelism`): vLLM runs one
+/// engine core per DP rank, each with its own scheduler, `max_num_seqs`, `max_num_batched_tokens`
+/// and KV cache (vllm/v1/engine/core.py, `DPEngineCoreProc`), and the engine client routes each
+/// request to the rank of the lowest waiting·4 + running, the first such on a tie
+/// (vllm/v1/engine/core_client.py, `DPLBAsyncMPClient.get_core_engine_for_request`, v0.10.2 to
+/// v0.15.x; its counts refresh every 100 ms from the coordinator and the client adds its own
+/// routings between refreshes, so the counts at arrival are taken here; vLLM's main branch has
+/// since moved to max(in-flight, waiting + running) plus a waiting penalty above 50 % KV use).
+/// The ranks step together: the MoE all-to-alls need every rank, and an idle rank runs a dummy
+/// batch (`execute_dummy_batch`). So here every rank schedules its step as above on its own
+/// queues and 1/n of the KV blocks (a request stays on its rank, preempted or not), and the step
+/// is costed from every rank's part (`gpu_step_costs::mixed_ranks`).
+///
 /// Not modelled: `long_prefill_token_threshold` and partial-prefill caps (0 and 1 by default, no
 /// effect), speculative decoding, CUDA-graph padding of the batch, the CPU time of scheduling
 /// (the next step starts when the last one ends), swap preemption (V1 recomputes only).

@@ -1187,7 +1187,10 @@ inline std::string ep_label(const parallelism& par) {
 /// `g.usable_memory_fraction`, `check_fit`). `sp` gives the SLOs, the client overhead and, if
 /// positive, the KV capacity. `par` (`expert_parallel.hpp`) is the GPUs' parallelism: with EP > 1
 /// the GPU count is its degree (`gpus` 0 or the same), the memory fit is `check_fit`'s under it and
-/// with DP attention each GPU holds the KV cache of its own sequences (n times the room of one).
+/// with DP attention each GPU holds the KV cache of its own sequences (n times the room of one)
+/// and, on the engine scheduler, is an engine core of its own (`run_engine` with n ranks,
+/// `engine.hpp`). The engine's budget and cap are `ep`'s, else vLLM's defaults for `g`
+/// (`engine_limits_of`).
 template <class = void>
 inline serving_result simulate_gpu(const gpu_params& g, const model& m, const scheduler_params& sp,
                                    const std::vector<request>& reqs, int gpus = 0, const engine_params& ep = {},

@@ -58,6 +58,29 @@ void bm_serve_scenario_100k(benchmark::State& state) {
 }
 BENCHMARK(bm_serve_scenario_100k)->Unit(benchmark::kMillisecond);
 
+// The GPU engine under DP attention (one scheduler per rank, `run_engine` with `ranks` 8, steps
+// costed by `gpu_step_costs::mixed_ranks`) against the same requests with TP attention (one
+// scheduler): Mixtral-8x7B on 8 x H100 with EP 8, 20 000 requests at 200 req/s (prompts 128–1024,
+// outputs 32–256), vLLM's defaults for the card; Arg 1 DP attention, Arg 0 TP.
+void bm_engine_ep8_attention(benchmark::State& state) {
+  strata::request_gen_params g;
+  g.rate = 200.0;
+  g.count = 20000;
+  g.topics = {"t"};
+  g.prompt = {.kind = strata::length_kind::uniform, .value = 0, .min = 128, .max = 1024, .values = {}};
+  g.output = {.kind = strata::length_kind::uniform, .value = 0, .min = 32, .max = 256, .values = {}};
+  const auto reqs = strata::generate_requests(g);
+  const auto m = strata::preset("Mixtral-8x7B");
+  const strata::parallelism par{.ep = 8,
+                                .attention = state.range(0) == 1 ? strata::attention_parallel::dp : strata::attention_parallel::tp};
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(strata::simulate_gpu(strata::h100_sxm5(), m, strata::scheduler_params{}, reqs, 0, {},
+                                                  strata::gpu_scheduler::engine, par));
+  }
+  state.SetItemsProcessed(state.iterations() * g.count);
+}
+BENCHMARK(bm_engine_ep8_attention)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
 // A count table of 2048 topics (model "M", one saved layer of 8 experts, top-2), read, and every
 // topic looked up for a 32-layer model: the former lookup, cubic in the topics, took 125 s
 // (issue 24).

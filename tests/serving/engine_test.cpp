@@ -83,7 +83,9 @@ TEST_CASE("engine: a long prompt prefills in budget-sized chunks; without chunki
   const auto g = validated_gpu(h100_sxm5());
   const model m = preset("Mixtral-8x7B");
   const auto reqs = at_times({0.5}, 5000, 2);
-  const auto r = simulate_gpu(g, m, scheduler_params{}, reqs, 2);
+  // The scheduler's fallback budget, stated (vLLM's default on an H100 is 8192, engine_limits_of).
+  const engine_params budget{.max_num_batched_tokens = 2048};
+  const auto r = simulate_gpu(g, m, scheduler_params{}, reqs, 2, budget);
   REQUIRE(r.feasible);
   CHECK(r.policy == "engine");
   CHECK(r.prefill_steps == 3);  // 2048 + 2048 + 904
@@ -92,7 +94,7 @@ TEST_CASE("engine: a long prompt prefills in budget-sized chunks; without chunki
   const double ttft = c.mixed(chunk(2048, 0, false)).time_s + c.mixed(chunk(2048, 2048, false)).time_s +
                       c.mixed(chunk(904, 4096, true)).time_s;
   CHECK(r.ttft.mean_s == Approx(ttft).epsilon(1e-12));
-  engine_params whole;
+  engine_params whole = budget;
   whole.enable_chunked_prefill = false;
   const auto w = simulate_gpu(g, m, scheduler_params{}, reqs, 2, whole);
   CHECK_FALSE(w.feasible);
@@ -236,7 +238,7 @@ TEST_CASE("scenario JSON: gpu.scheduler, gpu.engine and requests.stages; bad fie
     "gpu": {"gpus": 2, "scheduler": "engine", "engine": {"max_num_seqs": 64, "shared_prefix_tokens": 64}}})";
   const auto s = read_serving_scenario(text);
   CHECK(s.gpu.engine.max_num_seqs == 64);
-  CHECK(s.gpu.engine.max_num_batched_tokens == 2048);
+  CHECK_FALSE(s.gpu.engine.max_num_batched_tokens.has_value());  // unset: vLLM's default for the card (engine_limits_of)
   const auto r = run_scenario(s, std::string(STRATA_TEST_DATA_DIR) + "/traces");
   REQUIRE(r.gpu.feasible);
   CHECK(r.gpu.policy == "engine");
@@ -275,4 +277,47 @@ TEST_CASE("staged Poisson load: each stage holds about rate x duration arrivals 
   CHECK(reqs.front().arrival_s > 0.0);
   gp.stages = {{.rate = 1000.0, .duration_s = 1e4}};  // 10^7 requests expected
   CHECK(field_of([&] { (void)generate_requests(gp); }) == "stages");
+}
+
+TEST_CASE("engine defaults as vLLM's engine arguments choose them: by card memory and usage context, a set value wins") {
+  const engine_params unset{};
+  CHECK(unset.usage == usage_context::openai_api_server);
+  // H100 80 GB (>= 70 GiB, not an A100): vLLM serve's larger defaults.
+  CHECK(engine_limits_of(unset, h100_sxm5().memory_capacity, h100_sxm5().name) == engine_limits{8192, 1024});
+  CHECK(engine_limits_of(unset, h200_sxm().memory_capacity, h200_sxm().name) == engine_limits{8192, 1024});
+  // RTX A6000 48 GB and A100 80 GB (excluded by name, vLLM pull request 17885): the small ones.
+  CHECK(engine_limits_of(unset, rtx_a6000().memory_capacity, rtx_a6000().name) == engine_limits{2048, 256});
+  CHECK(engine_limits_of(unset, a100_sxm4_80gb().memory_capacity, a100_sxm4_80gb().name) == engine_limits{2048, 256});
+  // The LLM class and other entry points.
+  engine_params offline;
+  offline.usage = usage_context::llm_class;
+  CHECK(engine_limits_of(offline, h100_sxm5().memory_capacity, h100_sxm5().name) == engine_limits{16384, 1024});
+  CHECK(engine_limits_of(offline, rtx_a6000().memory_capacity, rtx_a6000().name) == engine_limits{8192, 256});
+  engine_params other;
+  other.usage = usage_context::other;
+  CHECK(engine_limits_of(other, h100_sxm5().memory_capacity, h100_sxm5().name) == scheduler_fallback_limits);
+  // A value the scenario sets wins; an unset cap is at most the budget.
+  const engine_params seqs{.max_num_seqs = 64};
+  CHECK(engine_limits_of(seqs, h100_sxm5().memory_capacity, h100_sxm5().name) == engine_limits{8192, 64});
+  const engine_params tokens{.max_num_batched_tokens = 100};
+  CHECK(engine_limits_of(tokens, h100_sxm5().memory_capacity, h100_sxm5().name) == engine_limits{100, 100});
+  // The run uses them: on H100 an unset engine admits past 256 sequences, on RTX A6000 never.
+  std::vector<request> reqs;
+  for (int i = 0; i < 600; ++i) reqs.push_back({static_cast<std::int64_t>(i), 0.0, 64, 64, 0, -1});
+  const model m = preset("Mixtral-8x7B");
+  const auto h = simulate_gpu(h100_sxm5(), m, scheduler_params{}, reqs, 2, unset);
+  REQUIRE(h.feasible);
+  CHECK(h.mean_batch > 256.0);
+  const auto capped = simulate_gpu(h100_sxm5(), m, scheduler_params{}, reqs, 2, engine_params{.max_num_seqs = 128});
+  REQUIRE(capped.feasible);
+  CHECK(capped.mean_batch <= 128.0);
+  // JSON: the usage context by name, an unset limit as null, bad names and values named.
+  const json j = engine_params{.max_num_seqs = 32, .usage = usage_context::llm_class};
+  CHECK(j.at("max_num_batched_tokens").is_null());
+  CHECK(j.at("usage_context") == "llm_class");
+  CHECK(from_json_at<engine_params>(j) == engine_params{.max_num_seqs = 32, .usage = usage_context::llm_class});
+  CHECK(field_of([] { (void)from_json_at<engine_params>(json::parse(R"({"usage_context": "vllm"})"), "gpu.engine"); }) ==
+        "gpu.engine.usage_context");
+  CHECK(field_of([] { validate(engine_params{.max_num_batched_tokens = 0}, "gpu.engine"); }) ==
+        "gpu.engine.max_num_batched_tokens");
 }

@@ -75,7 +75,8 @@ TEST_CASE("prompts longer than the token budget: positive TTFTs of at least one 
   const auto reqs = generate_requests(p);
   for (const auto sched : {gpu_scheduler::engine, gpu_scheduler::fcfs}) {
     CAPTURE(static_cast<int>(sched));
-    const auto r = simulate_gpu(g, m, scheduler_params{}, reqs, 2, engine_params{}, sched);
+    // The 2048-token budget of `first_chunk`, stated (vLLM's default on an H100 is 8192).
+    const auto r = simulate_gpu(g, m, scheduler_params{}, reqs, 2, engine_params{.max_num_batched_tokens = 2048}, sched);
     REQUIRE(r.feasible);
     trust_check_numbers(r);
     CHECK(r.ttft.mean_s >= chunk_cost.time_s);
@@ -205,6 +206,7 @@ TEST_CASE("engine settings that cannot apply are said: a prefix past the prompt 
   CHECK(same.ttft.mean_s == r.ttft.mean_s);
 
   engine_params whole;
+  whole.max_num_batched_tokens = 2048;
   whole.enable_chunked_prefill = false;
   const auto w = simulate_gpu(g, q, scheduler_params{}, trust_requests(2, 1.0, 3000, 2), 1, whole);
   CHECK_FALSE(w.feasible);

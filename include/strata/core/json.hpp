@@ -10,6 +10,7 @@
 /// - A parameter struct that lists its fields once, in a static `visit_fields(self, visitor)`,
 ///   gets `to_json`/`from_json` here. Reading keeps defaults for missing keys, rejects unknown
 ///   keys, checks every type, and reports errors as `config_error` naming the JSON path.
+/// - A `std::optional` field reads `null` (or a missing key) as unset and writes unset as `null`.
 /// - An enum with an ADL-visible `enum_names(E)` (pairs of value and name) reads and writes as
 ///   its name; any other string is a `config_error` listing the names.
 /// - `cost` serialises as its breakdown tree.
@@ -28,6 +29,7 @@
 #include <cstddef>      // std::size_t
 #include <cstdint>      // std::int64_t, std::uint64_t
 #include <limits>       // std::numeric_limits
+#include <optional>     // std::optional fields: null or absent is unset
 #include <ostream>      // std::ostream, dump_json's streaming form
 #include <cmath>        // std::pow, std::isfinite
 #include <string>       // std::string
@@ -357,6 +359,10 @@ template <class X>
 struct is_vector : std::false_type {};
 template <class X, class A>
 struct is_vector<std::vector<X, A>> : std::true_type {};
+template <class X>
+struct is_optional : std::false_type {};
+template <class X>
+struct is_optional<std::optional<X>> : std::true_type {};
 
 /// The SI symbol a quantity of dimension D is written with.
 template <class D>
@@ -428,7 +434,16 @@ void read_object(const json& j, P& p, const std::string& path) {
 
 template <class X>
 void read_value(const json& j, X& out, const std::string& path) {
-  if constexpr (is_quantity<X>::value) {
+  if constexpr (is_optional<X>::value) {
+    // null (or a missing key) leaves the field unset; any other value is read as its type.
+    if (j.is_null()) {
+      out.reset();
+      return;
+    }
+    typename X::value_type v{};
+    read_value(j, v, path);
+    out = std::move(v);
+  } else if constexpr (is_quantity<X>::value) {
     using D = typename X::dimension;
     out = X::from_si(typename X::value_type(parse_quantity<D>(j, path, si_symbol<D>())));
   } else if constexpr (std::is_same_v<X, bool>) {
@@ -506,7 +521,9 @@ std::string format_si(double v) {
 
 template <class X>
 json write_value(const X& x) {
-  if constexpr (is_quantity<X>::value) {
+  if constexpr (is_optional<X>::value) {
+    return x ? write_value(*x) : json(nullptr);  // NOLINT(modernize-return-braced-init-list)
+  } else if constexpr (is_quantity<X>::value) {
     return format_si<typename X::dimension>(value_of(x.si()));
   } else if constexpr (is_vector<X>::value) {
     json a = json::array();

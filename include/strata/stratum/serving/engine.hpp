@@ -32,16 +32,38 @@
 /// its prompt (vLLM recomputes at least the last token), and holds only its own blocks. Requests
 /// admitted before the prefix is cached compute and store it themselves.
 ///
+/// The budget and the cap, unset, are vLLM's engine-argument defaults for the card and the entry
+/// point (`engine_limits_of`: 8192 tokens and 1024 sequences for `vllm serve` on a card of at
+/// least 70 GiB that is not an A100, 2048 and 256 on smaller cards); a value the scenario gives wins.
+///
+/// DP attention (expert parallelism with attention in data parallel, `parallelism`): vLLM runs one
+/// engine core per DP rank, each with its own scheduler, `max_num_seqs`, `max_num_batched_tokens`
+/// and KV cache (vllm/v1/engine/core.py, `DPEngineCoreProc`), and the engine client routes each
+/// request to the rank of the lowest waiting·4 + running, the first such on a tie
+/// (vllm/v1/engine/core_client.py, `DPLBAsyncMPClient.get_core_engine_for_request`, v0.10.2 to
+/// v0.15.x; its counts refresh every 100 ms from the coordinator and the client adds its own
+/// routings between refreshes, so the counts at arrival are taken here; vLLM's main branch has
+/// since moved to max(in-flight, waiting + running) plus a waiting penalty above 50 % KV use).
+/// The ranks step together: the MoE all-to-alls need every rank, and an idle rank runs a dummy
+/// batch (`execute_dummy_batch`). So here every rank schedules its step as above on its own
+/// queues and 1/n of the KV blocks (a request stays on its rank, preempted or not), and the step
+/// is costed from every rank's part (`gpu_step_costs::mixed_ranks`).
+///
 /// Not modelled: `long_prefill_token_threshold` and partial-prefill caps (0 and 1 by default, no
 /// effect), speculative decoding, CUDA-graph padding of the batch, the CPU time of scheduling
 /// (the next step starts when the last one ends), swap preemption (V1 recomputes only).
 
-#include <array>    // std::array (enum names)
-#include <cstdint>  // std::int64_t
-#include <string>   // std::string
-#include <utility>  // std::pair
+#include <algorithm>    // std::min
+#include <array>        // std::array (enum names)
+#include <cctype>       // std::tolower
+#include <cstdint>      // std::int64_t
+#include <optional>     // std::optional, a limit left to vLLM's default
+#include <string>       // std::string
+#include <string_view>  // std::string_view, a device name
+#include <utility>      // std::pair
 
 #include "strata/core/error.hpp"
+#include "strata/core/units.hpp"
 #include "strata/stratum/serving/requests.hpp"
 #include "strata/tech/bounds.hpp"
 
@@ -56,14 +78,27 @@ constexpr auto enum_names(gpu_scheduler) {
   return std::array{std::pair{gpu_scheduler::engine, "engine"}, std::pair{gpu_scheduler::fcfs, "fcfs"}};
 }
 
-/// vLLM V1 engine settings (file comment); the defaults are vLLM's.
+/// Who runs the engine, as vLLM's engine arguments tell it (`vllm.usage.usage_lib.UsageContext`):
+/// the OpenAI-compatible server (`vllm serve`), the offline `LLM` class, or any other entry point
+/// (the engine core, the batch runner: no default of their own, the scheduler's fallbacks).
+enum class usage_context { openai_api_server, llm_class, other };
+constexpr auto enum_names(usage_context) {
+  return std::array{std::pair{usage_context::openai_api_server, "openai_api_server"},
+                    std::pair{usage_context::llm_class, "llm_class"}, std::pair{usage_context::other, "other"}};
+}
+
+/// vLLM V1 engine settings (file comment); the defaults are vLLM's. The step budget and the
+/// sequence cap are vLLM's engine-argument defaults when unset (`engine_limits_of`).
 struct engine_params {
-  /// Token budget of a step. [vLLM SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048,
-  /// docs.vllm.ai/en/stable/api/vllm/config/scheduler]
-  int max_num_batched_tokens = 2048;
-  /// Largest number of running requests. [vLLM SchedulerConfig.DEFAULT_MAX_NUM_SEQS = 128, same
-  /// page]
-  int max_num_seqs = 128;
+  /// Token budget of a step; unset: vLLM's default for the card and `usage` (`engine_limits_of`).
+  std::optional<int> max_num_batched_tokens = std::nullopt;
+  /// Largest number of running requests (per engine core: per DP rank under DP attention); unset:
+  /// vLLM's default for the card and `usage` (`engine_limits_of`).
+  std::optional<int> max_num_seqs = std::nullopt;
+  /// The entry point whose defaults apply to unset limits. [Design choice: the OpenAI API
+  /// server, which `vllm serve` runs (vllm/entrypoints/openai/api_server.py passes
+  /// UsageContext.OPENAI_API_SERVER)]
+  usage_context usage = usage_context::openai_api_server;
   /// Share of each card's memory the engine may use. [vLLM engine arguments,
   /// `--gpu-memory-utilization`, default 0.9]
   double gpu_memory_utilization = 0.9;
@@ -81,6 +116,7 @@ struct engine_params {
   static void visit_fields(S& s, V&& v) {
     v("max_num_batched_tokens", s.max_num_batched_tokens);
     v("max_num_seqs", s.max_num_seqs);
+    v("usage_context", s.usage);
     v("gpu_memory_utilization", s.gpu_memory_utilization);
     v("block_size", s.block_size);
     v("enable_chunked_prefill", s.enable_chunked_prefill);
@@ -90,13 +126,70 @@ struct engine_params {
   friend bool operator==(const engine_params&, const engine_params&) = default;
 };
 
+/// The step budget and sequence cap an engine core runs with (`engine_limits_of`).
+struct engine_limits {
+  int max_num_batched_tokens = 0;
+  int max_num_seqs = 0;
+  friend bool operator==(const engine_limits&, const engine_limits&) = default;
+};
+
+/// vLLM's scheduler fallbacks, for an entry point with no defaults of its own.
+/// [vLLM SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS = 2048 and DEFAULT_MAX_NUM_SEQS = 128,
+/// vllm/config/scheduler.py; docs.vllm.ai/en/stable/api/vllm/config/scheduler]
+inline constexpr engine_limits scheduler_fallback_limits{.max_num_batched_tokens = 2048, .max_num_seqs = 128};
+
+/// Whether vLLM gives a card its larger defaults: at least 70 GiB of device memory and a device
+/// name without "a100" (larger budgets lowered A100 throughput, vLLM pull request 17885).
+/// [vllm/engine/arg_utils.py, `device_memory >= 70 * GiB_bytes and "a100" not in device_name`,
+/// v0.9 onwards; v0.8.x named the cards instead: "h100" or "h200" in the device name]
+template <class = void>
+inline bool vllm_large_card(data_size<> device_memory, std::string_view device_name) {
+  std::string lower(device_name);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return device_memory.in(units::GiB) >= 70.0 && lower.find("a100") == std::string::npos;
+}
+
+/// The limits of `p` on a card of `device_memory` named `device_name`: a value `p` sets wins;
+/// an unset one is vLLM's engine-argument default (vllm/engine/arg_utils.py: `EngineArgs.
+/// _set_default_args` in v0.9–v0.11, `get_batch_defaults` and
+/// `_set_default_max_num_seqs_and_batched_tokens_args` in v0.12–v0.15; the same values):
+///
+/// | card (`vllm_large_card`) | usage | max_num_batched_tokens | max_num_seqs |
+/// | --- | --- | ---: | ---: |
+/// | ≥ 70 GiB, not A100 (H100, H200, MI300X) | openai_api_server | 8192 | 1024 |
+/// | ≥ 70 GiB, not A100 | llm_class | 16384 | 1024 |
+/// | other cards (A100, RTX A6000, L40S) | openai_api_server | 2048 | 256 |
+/// | other cards | llm_class | 8192 | 256 |
+/// | any | other | 2048 | 128 (`scheduler_fallback_limits`) |
+///
+/// then, as vLLM does when the cap is unset, the cap is at most the budget. Not applied: vLLM's
+/// raise of an unset budget to `max_model_len` without chunked prefill and its cap at
+/// max_num_seqs · max_model_len (a model here has no `max_model_len`; with chunked prefill, the
+/// default, the cap binds only below 8 tokens per sequence).
+template <class = void>
+inline engine_limits engine_limits_of(const engine_params& p, data_size<> device_memory, std::string_view device_name) {
+  engine_limits d = scheduler_fallback_limits;
+  const bool large = vllm_large_card(device_memory, device_name);
+  if (p.usage == usage_context::openai_api_server) {
+    d = large ? engine_limits{8192, 1024} : engine_limits{2048, 256};
+  } else if (p.usage == usage_context::llm_class) {
+    d = large ? engine_limits{16384, 1024} : engine_limits{8192, 256};
+  }
+  engine_limits r;
+  r.max_num_batched_tokens = p.max_num_batched_tokens.value_or(d.max_num_batched_tokens);
+  r.max_num_seqs = p.max_num_seqs ? *p.max_num_seqs : std::min(d.max_num_seqs, r.max_num_batched_tokens);
+  return r;
+}
+
 /// Checks the engine settings; throws `config_error` naming the field (prefixed by `at`).
 template <class = void>
 inline void validate(const engine_params& p, const std::string& at = {}) {
   constexpr const char* m = "strata.engine";
   const auto& lim = serving_limits();
-  detail::require_count(p.max_num_batched_tokens, 1, 1 << 20, m, detail::at_field(at, "max_num_batched_tokens"));
-  detail::require_count(p.max_num_seqs, 1, lim.batch, m, detail::at_field(at, "max_num_seqs"));
+  if (p.max_num_batched_tokens) {
+    detail::require_count(*p.max_num_batched_tokens, 1, 1 << 20, m, detail::at_field(at, "max_num_batched_tokens"));
+  }
+  if (p.max_num_seqs) detail::require_count(*p.max_num_seqs, 1, lim.batch, m, detail::at_field(at, "max_num_seqs"));
   detail::require(p.gpu_memory_utilization > 0.0 && p.gpu_memory_utilization <= 1.0, m,
                   detail::at_field(at, "gpu_memory_utilization"), p.gpu_memory_utilization, "in (0, 1]");
   detail::require_count(p.block_size, 1, 1 << 12, m, detail::at_field(at, "block_size"));

@@ -18,15 +18,17 @@
 ///  "scheduler": {"policy": "topic", "ttft_slo": "2 s", "tbt_slo": "200 ms", "max_batch": 64,
 ///                "client_overhead": "0 s"},
 ///  "gpu": {"name": "h100_sxm5", "gpus": 0, "compare": true, "scheduler": "engine",
-///          "engine": {"max_num_batched_tokens": 2048, "max_num_seqs": 128, "gpu_memory_utilization": 0.9,
-///                     "block_size": 16, "enable_chunked_prefill": true, "enable_prefix_caching": true,
-///                     "shared_prefix_tokens": 0},
+///          "engine": {"max_num_batched_tokens": null, "max_num_seqs": null, "usage_context": "openai_api_server",
+///                     "gpu_memory_utilization": 0.9, "block_size": 16, "enable_chunked_prefill": true,
+///                     "enable_prefix_caching": true, "shared_prefix_tokens": 0},
 ///          "ep": 1, "attention": "tp", "redundant_experts": 0, "ep_imbalance": "expected_max"},
 ///  "trace": {"path": "traces/dsv2lite_esft_trace_intent.csv", "experts": 64,
 ///            "label": "intent", "prompt_fraction": 0.5}}
 /// \endcode
 /// `gpu.scheduler` is the GPU baseline's (`engine.hpp`: `engine`, vLLM V1's, or `fcfs`, the
-/// former one); `gpu.engine` its settings. `gpu.ep` > 1 serves the model with expert parallelism
+/// former one); `gpu.engine` its settings: an unset (null or absent) `max_num_batched_tokens` or
+/// `max_num_seqs` is vLLM's default for the card and `usage_context` (`engine_limits_of`; 8192 and
+/// 1024 on an H100 under the OpenAI API server), a value given wins. `gpu.ep` > 1 serves the model with expert parallelism
 /// over that many GPUs (`gpu.gpus` 0 or the same), `gpu.attention` tp or dp, `gpu.redundant_experts`
 /// EPLB slots per GPU, `gpu.ep_imbalance` the busiest GPU's load under uniform routing
 /// (`workload/expert_parallel.hpp`; the defaults are tensor parallelism). `requests.stages` (non-empty) is a staged load
@@ -374,7 +376,7 @@ inline void summary_line(std::ostream& os, const serving_result& r) {
      << "  TTFT p50/p90/p99 " << r.ttft_p50_s << " / " << r.ttft_p90_s << " / " << r.ttft_p99_s << " s, TBT p50/p90/p99 "
      << r.tbt_p50_s * 1e3 << " / " << r.tbt_p90_s * 1e3 << " / " << r.tbt_p99_s * 1e3 << " ms\n"
      << "  SLO attainment " << r.slo_attainment * 100 << " % (TTFT alone " << r.ttft_attainment * 100 << " %), mean batch "
-     << r.mean_batch << "\n"
+     << r.mean_batch << (r.ranks > 1 ? " over " + std::to_string(r.ranks) + " DP ranks" : std::string()) << "\n"
      << "  mean TTFT " << r.ttft.mean_s * 1e3 << " ms, ITL " << r.itl.mean_s * 1e3 << " ms, TPOT " << r.tpot.mean_s * 1e3
      << " ms, E2E " << r.e2e.mean_s << " s (p50/p90/p99 " << r.e2e.p50_s << " / " << r.e2e.p90_s << " / " << r.e2e.p99_s
      << " s)\n";

@@ -146,7 +146,8 @@ struct serving_result {
   double classifier_share = 0.0; ///< classifier device time / busy time
   double classifier_latency_s = 0.0;  ///< mean per request
   std::int64_t decode_steps = 0, prefill_steps = 0;
-  double mean_batch = 0.0;       ///< mean running batch of the decode steps (engine: sequences per step)
+  /// Mean running batch of the decode steps (engine: sequences per step, summed over the DP ranks).
+  double mean_batch = 0.0;
   double busy_time_s = 0.0;
   double energy_j = 0.0;
   double tokens_per_joule = 0.0;
@@ -159,6 +160,9 @@ struct serving_result {
   std::int64_t mixed_steps = 0;  ///< engine steps holding decodes and prefill chunks
   std::int64_t preemptions = 0;  ///< engine: requests preempted (recomputed)
   std::int64_t prefix_cached_tokens = 0;  ///< engine: prompt tokens served from the prefix cache
+  /// Engine: its schedulers, one per engine core (the EP degree under DP attention, else 1); each
+  /// has its own max_num_seqs, max_num_batched_tokens and `kv_tokens / ranks` of KV.
+  int ranks = 1;
   std::vector<stage_result> stages;  ///< staged load: one per stage (`add_stage_results`)
   /// What the run changed in its settings, or applied in a way the settings do not say, each a
   /// sentence (e.g. a shared prefix longer than the shortest prompt, capped at it).
@@ -215,6 +219,7 @@ struct serving_result {
     v("mixed_steps", s.mixed_steps);
     v("preemptions", s.preemptions);
     v("prefix_cached_tokens", s.prefix_cached_tokens);
+    v("ranks", s.ranks);
     v("stages", s.stages);
     v("notes", s.notes);
   }
@@ -583,15 +588,46 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
   return out;
 }
 
-/// The engine scheduler's loop (`engine.hpp`) on `blocks` KV blocks, each step costed by `costs`.
+/// One engine core's scheduler state (`run_engine`): its queues, its free KV blocks, whether its
+/// prefix cache holds the shared prefix, and the step it scheduled.
+struct engine_rank {
+  std::deque<std::size_t> waiting;
+  std::vector<std::size_t> running;
+  std::vector<std::pair<std::size_t, std::int64_t>> sched;  ///< (request, tokens) of the step
+  std::int64_t free_blocks = 0;
+  bool prefix_cached = false;
+  bool preempted = false;  ///< the step preempted a request
+};
+
+/// The DP rank vLLM's load balancer gives an arriving request: the lowest waiting·4 + running,
+/// the first such rank on a tie (vllm/v1/engine/core_client.py, `DPLBAsyncMPClient.
+/// get_core_engine_for_request`, v0.10.2 to v0.15.x; `engine.hpp`).
 template <class = void>
-inline serving_result run_engine(const std::vector<request>& reqs, const engine_params& ep, std::int64_t blocks,
-                                 gpu_step_costs& costs, const scheduler_params& sp) {
+inline std::size_t route_to_rank(const std::vector<engine_rank>& ranks) {
+  std::size_t best = 0;
+  std::size_t best_score = std::numeric_limits<std::size_t>::max();
+  for (std::size_t k = 0; k < ranks.size(); ++k) {
+    const std::size_t score = 4 * ranks[k].waiting.size() + ranks[k].running.size();
+    if (score < best_score) {
+      best_score = score;
+      best = k;
+    }
+  }
+  return best;
+}
+
+/// The engine scheduler's loop (`engine.hpp`): `ranks` engine cores (1, or the DP attention ranks)
+/// of `blocks` KV blocks each under the budget and cap `lim`, stepping together, each step costed
+/// by `costs` (one rank: `mixed`; several: `mixed_ranks`).
+template <class = void>
+inline serving_result run_engine(const std::vector<request>& reqs, const engine_params& ep, const engine_limits& lim,
+                                 std::int64_t blocks, gpu_step_costs& costs, const scheduler_params& sp, int ranks = 1) {
   const std::size_t n = reqs.size();
   serving_result out;
   out.requests = static_cast<std::int64_t>(n);
+  out.ranks = ranks;
   const std::int64_t bs = ep.block_size;
-  out.kv_tokens = blocks * bs;
+  out.kv_tokens = blocks * bs * ranks;
   const auto blocks_of = [bs](std::int64_t tokens) { return (tokens + bs - 1) / bs; };
   // Every prompt starts with the shared prefix, so it is at most the shortest prompt: a longer one
   // is capped there, and the run says so (a prefix no prompt holds would turn caching off).
@@ -615,17 +651,18 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
     if (need > blocks) {
       out.feasible = false;
       out.reason = "request " + std::to_string(r) + " needs " + std::to_string(need) + " KV blocks of " +
-                   std::to_string(bs) + " tokens, the GPUs hold " + std::to_string(blocks);
+                   std::to_string(bs) + " tokens, the GPUs hold " + std::to_string(blocks) +
+                   (ranks > 1 ? " per DP rank" : "");
       return out;
     }
   }
   if (!ep.enable_chunked_prefill) {
     // Without chunking a prompt runs whole in one step: one longer than the budget never runs.
     for (std::size_t r = 0; r < n; ++r) {
-      if (reqs[r].prompt > ep.max_num_batched_tokens) {
+      if (reqs[r].prompt > lim.max_num_batched_tokens) {
         out.feasible = false;
         out.reason = "request " + std::to_string(r) + " has a prompt of " + std::to_string(reqs[r].prompt) +
-                     " tokens, more than max_num_batched_tokens (" + std::to_string(ep.max_num_batched_tokens) +
+                     " tokens, more than max_num_batched_tokens (" + std::to_string(lim.max_num_batched_tokens) +
                      ") with enable_chunked_prefill off: it can never be scheduled (raise the budget or chunk)";
         return out;
       }
@@ -637,12 +674,10 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   const double not_yet = std::numeric_limits<double>::quiet_NaN();
   std::vector<double> first(n, not_yet), last(n, 0.0), finish(n, not_yet);
   std::vector<char> finished(n, 0);
-  std::deque<std::size_t> waiting;
-  std::vector<std::size_t> running;
-  std::vector<std::pair<std::size_t, std::int64_t>> sched;
+  std::vector<engine_rank> rk(static_cast<std::size_t>(ranks));
+  for (auto& e : rk) e.free_blocks = blocks;
+  std::vector<mixed_step> rank_steps(rk.size());
   std::vector<std::pair<double, double>> gaps, step_gaps;
-  std::int64_t free_blocks = blocks;
-  bool prefix_cached = false;
   double t = 0.0, batch_sum = 0.0;
   std::size_t next = 0, done = 0;
   std::size_t next_arrival = 0;
@@ -662,23 +697,16 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   // A step schedules a token at least (or preempts, after which the next step admits the head of
   // the queue into an emptier system): the passes are bounded by the tokens to compute, counted
   // again for each preemption.
-  const std::int64_t budget_max = ep.max_num_batched_tokens;
+  const std::int64_t budget_max = lim.max_num_batched_tokens;
   std::int64_t passes = 0, max_passes = 16 + 2 * static_cast<std::int64_t>(n);
   for (const auto& rq : reqs) max_passes += 2 * (rq.output + (static_cast<std::int64_t>(rq.prompt) + budget_max - 1) / budget_max);
-  while (done < n) {
-    if (++passes > max_passes) {
-      out.feasible = false;
-      out.reason = "the engine scheduler made no progress after " + std::to_string(max_passes) + " steps";
-      return out;
-    }
-    while (next < n && reqs[order[next]].arrival_s <= t) waiting.push_back(order[next++]);
-    if (waiting.empty() && running.empty()) {
-      const double tn = reqs[order[next]].arrival_s;
-      advance(tn);
-      t = tn;
-      continue;
-    }
-    // Running requests first, in admission order (engine.hpp).
+  // One rank's step (engine.hpp): its running requests first, in admission order, then its
+  // waiting ones unless it preempted.
+  const auto schedule = [&](engine_rank& e) {
+    auto& waiting = e.waiting;
+    auto& running = e.running;
+    auto& sched = e.sched;
+    auto& free_blocks = e.free_blocks;
     sched.clear();
     std::int64_t budget = budget_max;
     bool preempted = false;
@@ -712,12 +740,11 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
       budget -= nn;
       ++i;
     }
-    // Then waiting requests, unless this step preempted.
-    while (!preempted && !waiting.empty() && budget > 0 && static_cast<int>(running.size()) < ep.max_num_seqs) {
+    while (!preempted && !waiting.empty() && budget > 0 && static_cast<int>(running.size()) < lim.max_num_seqs) {
       const std::size_t r = waiting.front();
       const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
       std::int64_t hit = 0;
-      if (prefix_cached) {
+      if (e.prefix_cached) {
         hit = std::min({prefix_blocks * bs, (num_tokens - 1) / bs * bs,
                         std::min<std::int64_t>(reqs[r].prompt, shared_prefix) / bs * bs});
       }
@@ -737,34 +764,78 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
       sched.emplace_back(r, nn);
       budget -= nn;
     }
-    if (sched.empty()) {
-      if (preempted) continue;  // the next pass admits the head of the queue
-      const std::size_t r = waiting.front();
+    e.preempted = preempted;
+  };
+  while (done < n) {
+    if (++passes > max_passes) {
+      out.feasible = false;
+      out.reason = "the engine scheduler made no progress after " + std::to_string(max_passes) + " steps";
+      return out;
+    }
+    // Arrivals, each to its rank (`route_to_rank`; one rank: all to it).
+    while (next < n && reqs[order[next]].arrival_s <= t) rk[route_to_rank(rk)].waiting.push_back(order[next++]);
+    bool idle = true;
+    for (const auto& e : rk) idle = idle && e.waiting.empty() && e.running.empty();
+    if (idle) {
+      const double tn = reqs[order[next]].arrival_s;
+      advance(tn);
+      t = tn;
+      continue;
+    }
+    bool any = false;
+    for (auto& e : rk) {
+      schedule(e);
+      any = any || !e.sched.empty();
+    }
+    for (std::size_t k = 0; k < rk.size(); ++k) {
+      const auto& e = rk[k];
+      if (!e.sched.empty() || e.preempted || e.waiting.empty()) continue;
+      // Nothing runs on the rank and its queue's head does not fit: it never will.
+      const std::size_t r = e.waiting.front();
       out.feasible = false;
       out.reason = "the engine scheduler could not schedule request " + std::to_string(r) + " (prompt " +
-                   std::to_string(reqs[r].prompt) + " tokens) in a step: max_num_batched_tokens " +
-                   std::to_string(budget_max) + ", max_num_seqs " + std::to_string(ep.max_num_seqs) + ", " +
-                   std::to_string(free_blocks) + " of " + std::to_string(blocks) + " KV blocks of " + std::to_string(bs) +
+                   std::to_string(reqs[r].prompt) + " tokens) in a step" +
+                   (ranks > 1 ? " of DP rank " + std::to_string(k) : std::string()) + ": max_num_batched_tokens " +
+                   std::to_string(budget_max) + ", max_num_seqs " + std::to_string(lim.max_num_seqs) + ", " +
+                   std::to_string(e.free_blocks) + " of " + std::to_string(blocks) + " KV blocks of " + std::to_string(bs) +
                    " tokens free" + (ep.enable_chunked_prefill ? "" : ", enable_chunked_prefill off");
       return out;
     }
-    // One pass over every scheduled token.
+    if (!any) continue;  // a rank preempted: the next pass admits the head of its queue
+    // One pass over every scheduled token of every rank.
     mixed_step ms;
-    for (const auto& [r, nn] : sched) {
-      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
-      ms.tokens += static_cast<int>(nn);
-      if (computed[r] + nn == num_tokens) ++ms.sampled;
-      if (gen[r] >= 1 && nn == 1 && computed[r] == num_tokens - 1) {
-        ++ms.decodes;
-        ms.decode_context += static_cast<double>(computed[r]);
+    std::size_t step_batch = 0;
+    for (std::size_t k = 0; k < rk.size(); ++k) {
+      mixed_step& s = rank_steps[k];
+      s = mixed_step{};
+      for (const auto& [r, nn] : rk[k].sched) {
+        const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
+        s.tokens += static_cast<int>(nn);
+        if (computed[r] + nn == num_tokens) ++s.sampled;
+        if (gen[r] >= 1 && nn == 1 && computed[r] == num_tokens - 1) {
+          ++s.decodes;
+          s.decode_context += static_cast<double>(computed[r]);
+        } else {
+          const double c = static_cast<double>(nn), p = static_cast<double>(computed[r]);
+          s.prefill_tokens += c;
+          s.prefill_pairs += c * p + c * (c + 1.0) / 2.0;
+          s.prefill_prior += p;
+        }
+      }
+      step_batch += rk[k].sched.size();
+      if (k == 0) {
+        ms = s;
       } else {
-        const double c = static_cast<double>(nn), p = static_cast<double>(computed[r]);
-        ms.prefill_tokens += c;
-        ms.prefill_pairs += c * p + c * (c + 1.0) / 2.0;
-        ms.prefill_prior += p;
+        ms.tokens += s.tokens;
+        ms.sampled += s.sampled;
+        ms.decodes += s.decodes;
+        ms.decode_context += s.decode_context;
+        ms.prefill_tokens += s.prefill_tokens;
+        ms.prefill_pairs += s.prefill_pairs;
+        ms.prefill_prior += s.prefill_prior;
       }
     }
-    const auto cost = costs.mixed(ms);
+    const auto cost = ranks == 1 ? costs.mixed(ms) : costs.mixed_ranks(rank_steps);
     if (ms.decodes > 0 && ms.prefill_tokens > 0.0) {
       ++out.mixed_steps;
     } else if (ms.decodes > 0) {
@@ -772,55 +843,57 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
     } else {
       ++out.prefill_steps;
     }
-    batch_sum += static_cast<double>(sched.size());
+    batch_sum += static_cast<double>(step_batch);
     out.energy_j += cost.energy_j;
     out.busy_time_s += cost.time_s;
     const double t_end = t + cost.time_s;
     advance(t_end);
     t = t_end;
     step_gaps.clear();
-    bool finished_any = false;
-    for (const auto& [r, nn] : sched) {
-      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
-      computed[r] += nn;
-      if (!prefix_cached && prefix_blocks > 0 && reqs[r].prompt >= prefix_blocks * bs &&
-          computed[r] >= prefix_blocks * bs && shared[r] == 0) {
-        // Its first full blocks hold the shared prefix: now cached, stored once (engine.hpp).
-        prefix_cached = true;
-        held[r] -= prefix_blocks;
-        shared[r] = prefix_blocks;
-      }
-      if (computed[r] < num_tokens) continue;
-      ++gen[r];
-      if (gen[r] == 1) {
-        first[r] = t;
-      } else {
-        const double g = t - last[r];
-        bool merged = false;
-        for (auto& e : step_gaps) {
-          if (e.first == g) {
-            e.second += 1.0;
-            merged = true;
-            break;
-          }
+    for (auto& e : rk) {
+      bool finished_any = false;
+      for (const auto& [r, nn] : e.sched) {
+        const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
+        computed[r] += nn;
+        if (!e.prefix_cached && prefix_blocks > 0 && reqs[r].prompt >= prefix_blocks * bs &&
+            computed[r] >= prefix_blocks * bs && shared[r] == 0) {
+          // Its first full blocks hold the shared prefix: now cached on its rank, stored once (engine.hpp).
+          e.prefix_cached = true;
+          held[r] -= prefix_blocks;
+          shared[r] = prefix_blocks;
         }
-        if (!merged) step_gaps.emplace_back(g, 1.0);
+        if (computed[r] < num_tokens) continue;
+        ++gen[r];
+        if (gen[r] == 1) {
+          first[r] = t;
+        } else {
+          const double g = t - last[r];
+          bool merged = false;
+          for (auto& x : step_gaps) {
+            if (x.first == g) {
+              x.second += 1.0;
+              merged = true;
+              break;
+            }
+          }
+          if (!merged) step_gaps.emplace_back(g, 1.0);
+        }
+        last[r] = t;
+        if (gen[r] >= reqs[r].output) {
+          finish[r] = t;
+          finished[r] = 1;
+          e.free_blocks += held[r];
+          held[r] = 0;
+          --in_system;
+          ++done;
+          finished_any = true;
+        }
       }
-      last[r] = t;
-      if (gen[r] >= reqs[r].output) {
-        finish[r] = t;
-        finished[r] = 1;
-        free_blocks += held[r];
-        held[r] = 0;
-        --in_system;
-        ++done;
-        finished_any = true;
+      if (finished_any) {
+        std::erase_if(e.running, [&](std::size_t r) { return finished[r] != 0; });
       }
     }
     gaps.insert(gaps.end(), step_gaps.begin(), step_gaps.end());
-    if (finished_any) {
-      std::erase_if(running, [&](std::size_t r) { return finished[r] != 0; });
-    }
   }
   // Results.
   out.makespan_s = t;
@@ -1114,7 +1187,10 @@ inline std::string ep_label(const parallelism& par) {
 /// `g.usable_memory_fraction`, `check_fit`). `sp` gives the SLOs, the client overhead and, if
 /// positive, the KV capacity. `par` (`expert_parallel.hpp`) is the GPUs' parallelism: with EP > 1
 /// the GPU count is its degree (`gpus` 0 or the same), the memory fit is `check_fit`'s under it and
-/// with DP attention each GPU holds the KV cache of its own sequences (n times the room of one).
+/// with DP attention each GPU holds the KV cache of its own sequences (n times the room of one)
+/// and, on the engine scheduler, is an engine core of its own (`run_engine` with n ranks,
+/// `engine.hpp`). The engine's budget and cap are `ep`'s, else vLLM's defaults for `g`
+/// (`engine_limits_of`).
 template <class = void>
 inline serving_result simulate_gpu(const gpu_params& g, const model& m, const scheduler_params& sp,
                                    const std::vector<request>& reqs, int gpus = 0, const engine_params& ep = {},
@@ -1152,16 +1228,21 @@ inline serving_result simulate_gpu(const gpu_params& g, const model& m, const sc
     return bad;
   }
   if (sched == gpu_scheduler::engine) {
+    // The budget and cap: the scenario's, else vLLM's defaults for this card (`engine_limits_of`).
+    const engine_limits lim = engine_limits_of(ep, g.memory_capacity, g.name);
     gpu_params ge = g;
     ge.usable_memory_fraction = ep.gpu_memory_utilization;
     // The workspace of a step of max_num_batched_tokens tokens (vLLM profiles one before sizing KV).
-    const auto fit = check_fit(ge, n, served, {.mode = phase::prefill, .batch = 1, .context = ep.max_num_batched_tokens}, par);
+    const auto fit = check_fit(ge, n, served, {.mode = phase::prefill, .batch = 1, .context = lim.max_num_batched_tokens}, par);
     const double room = kv_room(fit, 1);
     const double per_block = kv_bytes_per_token_layer(served).in(units::B) * served.layers * ep.block_size;
     const std::int64_t blocks = sp.kv_tokens > 0 ? sp.kv_tokens / ep.block_size
                                                  : static_cast<std::int64_t>(std::max(0.0, std::min(room / per_block, 1e15)));
     gpu_step_costs costs(g, n, served, par);
-    auto out = detail::run_engine(reqs, ep, blocks, costs, sp);
+    // DP attention: one engine core per rank, each with its own scheduler and 1/n of the blocks
+    // (every GPU holds the KV of its own sequences), stepping together (`run_engine`).
+    const int ranks = dp ? n : 1;
+    auto out = detail::run_engine(reqs, ep, lim, blocks / ranks, costs, sp, ranks);
     out.system = std::to_string(n) + " x " + g.name + (served.weight_bits == 8 ? " (FP8)" : "") + ep_label(par);
     out.policy = "engine";
     detail::check_result_numbers(out, "serving_result");

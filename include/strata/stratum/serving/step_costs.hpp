@@ -209,9 +209,9 @@ struct mixed_step {
 /// parallelism (`par`, EP > 1) the parts at T and B tokens are those of the EP evaluator
 /// (`evaluate(model, shape, machine, parallelism)`: the busiest device's experts, the all-to-alls
 /// with DP attention; the T tokens of a step as T one-token sequences spread over the devices)
-/// and the attention operator is split evenly over the devices (DP attention: the engine balances
-/// the sequences over its ranks; attention reads no weights, so the even DP split costs as the TP
-/// one). Energy adds
+/// and the attention operator is split evenly over the devices (TP: its heads; attention reads no
+/// weights, so an even DP split would cost the same); under DP attention the engine schedules
+/// each rank apart and `mixed_ranks` costs the step from the ranks' own parts. Energy adds
 /// static power × time × devices, capped at max power, as `evaluate` does. With no chunks and D
 /// decodes of context S it is `evaluate` of the decode step (B = D, S) exactly, and a lone chunk
 /// of c tokens (p = 0) is the prefill step (B = 1, S = c) exactly (tests).
@@ -219,9 +219,11 @@ class gpu_step_costs {
  public:
   template <class = void>
   gpu_step_costs(const gpu_params& g, int devices, const model& m, const parallelism& par = {})
-      : machine_(make_machine(g, devices)), m_(m), par_(par) {
+      : machine_(make_machine(g, devices)), device_(machine_), m_(m), par_(par) {
     validate(m_);
     validate(par_, m_, devices, "gpu.");
+    device_.devices = 1;  // one rank's GPU (DP attention, `mixed_ranks`)
+    device_.devices_per_node = 0;
   }
   /// An engine step (class comment).
   template <class = void>
@@ -229,23 +231,47 @@ class gpu_step_costs {
     if (!attn_ready_) attention_coefficients();
     const part lin = s.tokens > 0 ? linear_part(s.tokens) : part{};
     const part head = s.sampled > 0 ? head_part(s.sampled) : part{};
-    op a = attn_;
-    // Under DP attention each device reads its own sequences' KV, whatever the model's KV heads.
-    if (par_.expert_parallel() && par_.attention == attention_parallel::dp) a.kv_shards = 0;
-    const double D = s.decodes;
-    a.flops = units::flop(D * dec_f0_ + dec_f1_ * s.decode_context + pre_phi_ * s.prefill_pairs);
-    a.activation_bytes = units::B(D * dec_act_ + pre_act_ * s.prefill_tokens);
-    a.kv_bytes = units::B(kvb_ * (s.decode_context + D + s.prefill_prior) + pre_kv_ * s.prefill_tokens);
-    a.tokens = D + s.prefill_tokens;
     double t = lin.time + head.time, e = lin.energy + head.energy;
-    if (D + s.prefill_tokens > 0.0) {
-      const auto c = cost_of(a, machine_);
+    if (s.decodes + s.prefill_tokens > 0.0) {
+      const auto c = cost_of(attention_op(s), machine_);
       t += c.time.si() * m_.layers;
       e += c.energy.si() * m_.layers;
     }
-    const double n = machine_.devices;
-    const double cap = machine_.max_power.si() * t * n;
-    return {t, std::min(e + machine_.static_power.si() * t * n, cap)};
+    return with_static(t, e);
+  }
+  /// An engine step under DP attention (EP > 1, attention dp), one `mixed_step` per rank: every
+  /// rank's scheduler filled its own part and the ranks run the step together (the MoE
+  /// all-to-alls need every rank; vLLM runs a dummy batch on an idle one). The parts shared through
+  /// the all-to-alls are the EP evaluator's at the ranks' T tokens together, as in `mixed`;
+  /// attention is each rank's own operator of its decodes and chunks on one device, the slowest
+  /// rank bounding the step (energy: every rank's); the LM head runs on each rank for its own
+  /// sampled rows with all the head's weights, timed at the busiest rank's rows (the EP evaluator
+  /// at that count on every rank) and its energy that of all the rows. With every rank holding the
+  /// same part (n times one rank's step) it is `mixed` of the whole step, which splits attention
+  /// and the head rows evenly (test).
+  template <class = void>
+  step_cost mixed_ranks(const std::vector<mixed_step>& ranks) {
+    if (!attn_ready_) attention_coefficients();
+    int T = 0, B = 0, busiest = 0;
+    for (const auto& s : ranks) {
+      T += s.tokens;
+      B += s.sampled;
+      busiest = std::max(busiest, s.sampled);
+    }
+    const part lin = T > 0 ? linear_part(T) : part{};
+    const part head_time = busiest > 0 ? head_part(busiest * machine_.devices) : part{};
+    const part head_energy = B > 0 ? head_part(B) : part{};
+    double t_attn = 0.0, e_attn = 0.0;
+    for (const auto& s : ranks) {
+      if (s.decodes + s.prefill_tokens <= 0.0) continue;
+      const auto c = cost_of(attention_op(s), device_);
+      t_attn = std::max(t_attn, c.time.si());
+      e_attn += c.energy.si();
+    }
+    double t = lin.time + head_time.time, e = lin.energy + head_energy.energy;
+    t += t_attn * m_.layers;
+    e += e_attn * m_.layers;
+    return with_static(t, e);
   }
   template <class = void>
   step_cost decode(int batch, double context) {
@@ -328,6 +354,27 @@ class gpu_step_costs {
     }
     return p;
   }
+  /// The step's attention operator: its decodes' and chunks' counts (class comment).
+  template <class = void>
+  op attention_op(const mixed_step& s) const {
+    op a = attn_;
+    // Under DP attention each device reads its own sequences' KV, whatever the model's KV heads.
+    if (par_.expert_parallel() && par_.attention == attention_parallel::dp) a.kv_shards = 0;
+    const double D = s.decodes;
+    a.flops = units::flop(D * dec_f0_ + dec_f1_ * s.decode_context + pre_phi_ * s.prefill_pairs);
+    a.activation_bytes = units::B(D * dec_act_ + pre_act_ * s.prefill_tokens);
+    a.kv_bytes = units::B(kvb_ * (s.decode_context + D + s.prefill_prior) + pre_kv_ * s.prefill_tokens);
+    a.tokens = D + s.prefill_tokens;
+    return a;
+  }
+  /// A step's time and dynamic energy with the static power of every device added, capped at their
+  /// max power, as `evaluate` does.
+  template <class = void>
+  step_cost with_static(double t, double e) const {
+    const double n = machine_.devices;
+    const double cap = machine_.max_power.si() * t * n;
+    return {t, std::min(e + machine_.static_power.si() * t * n, cap)};
+  }
   /// The attention operator's counts per sequence (class comment).
   template <class = void>
   void attention_coefficients() {
@@ -362,6 +409,7 @@ class gpu_step_costs {
     return c;
   }
   roofline_machine machine_;
+  roofline_machine device_;  ///< one device of `machine_`
   model m_;
   parallelism par_;
   std::unordered_map<std::uint64_t, step_cost> cache_;

@@ -64,7 +64,7 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
     if (entry.path().filename().string().rfind("serve_", 0) == 0) {
       // The shipped serving scenarios run within serving_limits().
       const auto r = run_scenario(read_serving_scenario(text), (repo_root / "tests" / "data").string());
-      CHECK(r.stratum.feasible);
+      CHECK((r.has_stratum ? r.stratum.feasible : r.gpu.feasible));
       ++serving;
       continue;
     }
@@ -78,9 +78,9 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
     ++studies;
   }
   CHECK(studies == 6);  // fig7_budget, fig7_sram_capacity, fig7_hbm_capacity, fig8_pressure, decode_shape_kv_{hbm_first,dram}
-  // serve_mixtral, serve_mixtral_stages, serve_mixtral_ep, serve_dsv2lite_trace and the three measured
-  // vLLM runs serve_mixtral_vllm_{general,codegen,roleplay}
-  CHECK(serving == 7);
+  // serve_mixtral, serve_mixtral_stages, serve_mixtral_ep, serve_dsv2lite_trace, the three measured
+  // vLLM runs serve_mixtral_vllm_{general,codegen,roleplay} and serve_gpu_only_h200 (no Stratum)
+  CHECK(serving == 8);
   CHECK(largest_study == 10616832);  // fig7_*: 6 points x 6 policies x 4 windows x 6 layers x 2048 x top-6 (docs/cli.md)
   // The paper report's suite: prefill 7 policies and decode 12, each with the greedy ablation.
   std::int64_t largest_experiment = 0;

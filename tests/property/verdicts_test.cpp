@@ -1,7 +1,8 @@
 // Property tests of the coverage verdicts (issue 44, items 4 and 7): for every preset model on
 // every tensor-parallel degree 1 … 128 and every EP degree, a mapping the model cannot do is never
 // "supported" — refused when a device would hold no head or no expert, approximated when the
-// roofline splits heads or the KV cache more evenly than an engine can. The next model preset or
+// roofline splits heads or KV heads as fractions; KV replicas beyond the KV heads and MLA's whole
+// latent cache per rank are modelled (`kv_read_factor`), so they approximate nothing. The next model preset or
 // mapping rule is checked by the same loop.
 #include "strata/baseline/coverage.hpp"
 
@@ -13,7 +14,7 @@
 
 using namespace strata;
 
-TEST_CASE("no preset is supported on a tensor-parallel degree wider than its heads or KV heads, or with MLA split") {
+TEST_CASE("no preset is supported on a tensor-parallel degree wider than its heads, or splitting heads unevenly") {
   int cases = 0;
   for (const std::string& name : preset_names()) {
     const model m = preset(name);
@@ -24,8 +25,15 @@ TEST_CASE("no preset is supported on a tensor-parallel degree wider than its hea
       CHECK(v.devices == n);
       // Refused exactly when some device would hold no attention head.
       CHECK((v.kind == coverage_kind::refused) == (n > m.heads));
-      const bool uneven = m.heads % n != 0 || (m.is_mla() ? n > 1 : (n > m.kv_heads || m.kv_heads % n != 0));
+      // Approximated when heads or KV heads split as fractions; more devices than KV heads (a
+      // replica each) and MLA (the latent cache whole on every rank) are modelled, not approximated.
+      const bool uneven = m.heads % n != 0 || (!m.is_mla() && n < m.kv_heads && m.kv_heads % n != 0);
       if (uneven) CHECK(v.kind != coverage_kind::supported);
+      const bool modelled_replica = m.is_mla() ? n > 1 : n > m.kv_heads;
+      if (modelled_replica && n <= m.heads) {
+        CHECK(v.text().find("KV") == std::string::npos);
+        CHECK(v.text().find("MLA") == std::string::npos);
+      }
       // Every verdict that is not supported says why.
       if (v.kind != coverage_kind::supported) CHECK(!v.reasons.empty());
       ++cases;

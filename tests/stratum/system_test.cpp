@@ -177,6 +177,29 @@ const cost_column* column(const cost<>& c, const std::string& name) {
 }
 }  // namespace
 
+TEST_CASE("asking for the tree changes no number: totals with and without it, the LM head on either die") {
+  for (const auto place : {lm_head_placement::nmp, lm_head_placement::xpu}) {
+    for (const char* name : {"Mixtral-8x7B", "OLMoE-1B-7B-0924", "DeepSeek-V2-Lite"}) {
+      CAPTURE(name);
+      CAPTURE(static_cast<int>(place));
+      const auto m = preset(name);
+      auto sys = stratum_l();
+      sys.lm_head = place;
+      const auto bare = evaluate_decode(sys, m, decode(8, 2048), hot(m, 0.316), false);
+      const auto tree = evaluate_decode(sys, m, decode(8, 2048), hot(m, 0.316), true);
+      const auto cols = evaluate_decode(sys, m, decode(8, 2048), hot(m, 0.316), breakdown_detail::experts);
+      for (const auto* r : {&tree, &cols}) {
+        CHECK(r->time.si() == bare.time.si());
+        CHECK(r->energy.si() == bare.energy.si());
+        CHECK(r->nmp_invocations == bare.nmp_invocations);
+        CHECK(r->xpu_launches == bare.xpu_launches);
+        CHECK(r->composition.total().si() == bare.composition.total().si());
+      }
+      CHECK(tree.breakdown.time.si() == Approx(bare.time.si()).epsilon(1e-9));
+    }
+  }
+}
+
 TEST_CASE("the breakdown in proportion: a node per run of identical layers, experts as columns when asked") {
   const auto m = preset("DeepSeek-V3");
   const auto p = stratum_l();

@@ -352,6 +352,7 @@ inline std::pair<int, stratum_step_result<>> fewest_chips(stratum_system_params<
 namespace detail {
 
 /// An axis value as a scenario writes it: an integer exactly, else up to 10 significant digits.
+template <class = void>
 inline std::string axis_value_text(double v) {
   char buf[32];
   if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
@@ -363,6 +364,7 @@ inline std::string axis_value_text(double v) {
 }
 
 /// "<axis>=<value>,..." of point `x`.
+template <class = void>
 inline std::string point_axes_text(const design_point& x, const char* separator) {
   std::string t;
   const auto& axes = x.space().axes();
@@ -374,6 +376,7 @@ inline std::string point_axes_text(const design_point& x, const char* separator)
 }
 
 /// Where a point of scenario `s` is: "[strata.scenario] <name>: study <study>, point <i> of <n> (<axis>=<value>, ...)".
+template <class = void>
 inline std::string scenario_point_where(const scenario& s, const design_point& x) {
   return "[strata.scenario] " + s.name + ": study " + study_name(s.study) + ", point " + std::to_string(x.index() + 1) +
          " of " + std::to_string(x.space().size()) + " (" + point_axes_text(x, ", ") + ")";
@@ -381,9 +384,10 @@ inline std::string scenario_point_where(const scenario& s, const design_point& x
 
 /// `e`, thrown at point `x` of scenario `s`, as a `config_error` naming the scenario, the study,
 /// the point's axis values and `e`'s field; its field is `<study>[<axis>=<value>,...].<field>`.
+template <class = void>
 inline config_error scenario_point_error(const scenario& s, const design_point& x, const config_error& e) {
-  return config_error(std::string(study_name(s.study)) + "[" + point_axes_text(x, ",") + "]." + e.field(),
-                     scenario_point_where(s, x) + ": field " + e.field() + ": " + e.what());
+  return {std::string(study_name(s.study)) + "[" + point_axes_text(x, ",") + "]." + e.field(),
+          scenario_point_where(s, x) + ": field " + e.field() + ": " + e.what()};
 }
 
 }  // namespace detail

@@ -323,7 +323,7 @@ inline serving_report run_scenario(const serving_scenario& s, const std::string&
   const auto resolve = [&](const std::string& p) {
     if (!scenario_dir.empty() && !p.empty() && p.front() != '/') {
       std::error_code ec;
-      const std::string beside = detail::csv::relative_to(scenario_dir, p);
+      std::string beside = detail::csv::relative_to(scenario_dir, p);
       if (std::filesystem::exists(beside, ec)) return beside;
     }
     return detail::csv::relative_to(base_dir, p);

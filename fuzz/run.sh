@@ -57,7 +57,7 @@ if [[ "$secs" == 0 ]]; then exit 0; fi  # seeds only
 
 status=0
 for t in "${targets[@]}"; do
-  mkdir -p "$dir/corpus/$t"
+  mkdir -p "$dir/corpus/$t" "$seeds/$t" "$dir/artifacts"
   case "$t" in
     fuzz_param_json|fuzz_hf_config|fuzz_scenario_json|fuzz_scenario_run) max_len=8192 ;;
     fuzz_dqn_checkpoint) max_len=16384 ;;  # the seed checkpoints are 2-6 KB

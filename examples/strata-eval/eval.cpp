@@ -72,6 +72,7 @@
 #include "strata/baseline/baseline_gpu.hpp"
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/stratum/system.hpp"
+#include "strata/workload/operator_table.hpp"
 #include "strata/workload/expert_parallel.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/roofline.hpp"
@@ -662,14 +663,7 @@ int run_eval(const options& o) {
     return 0;
   }
   std::cout << "\nper operator (time and energy include the operator's all-reduce)\n";
-  std::cout << pad("op", 22) << pad("kind", 16) << pad("GFLOP", 12, true) << pad("MB", 12, true)
-            << pad("time (us)", 12, true) << pad("energy (mJ)", 13, true) << "  bound\n";
-  for (const auto& op : ops) {
-    std::cout << pad(op.name, 22) << pad(strata::to_string(op.kind), 16)
-              << pad(num(op.flops.si() / 1e9, "%.4f"), 12, true) << pad(num(op.bytes.si() / 1e6, "%.3f"), 12, true)
-              << pad(num(op.time.si() * 1e6, "%.3f"), 12, true) << pad(num(op.energy.si() * 1e3, "%.4f"), 13, true)
-              << "  " << (op.compute_bound ? "compute" : "memory") << "\n";
-  }
+  strata::write_operator_table(std::cout, ops);
   return 0;
 }
 

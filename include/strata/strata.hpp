@@ -59,6 +59,7 @@
 #include "strata/workload/footprint.hpp"
 #include "strata/workload/hf_config.hpp"
 #include "strata/workload/model.hpp"
+#include "strata/workload/operator_table.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/roofline.hpp"

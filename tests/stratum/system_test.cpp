@@ -537,3 +537,72 @@ TEST_CASE("system parameters round-trip through JSON") {
   CHECK(j.at("memory") == "mono3d");
   CHECK(j.get<stratum_system_params<>>() == p);
 }
+
+TEST_CASE("a Stratum decode step's flat operator list: every layer's parts, summing to the step's time and energy") {
+  // Mixtral on Stratum-L (one stage): the entries' times add up to the step's time and their
+  // energies to its energy; six entries per layer, then the ends, the NMP LM head and the static
+  // energy. No breakdown: no list, the same numbers.
+  const auto m = preset("Mixtral-8x7B");
+  const auto r = evaluate_decode(stratum_l(), m, decode(4, 2048), {}, breakdown_detail::layers);
+  const auto plain = evaluate_decode(stratum_l(), m, decode(4, 2048));
+  CHECK(plain.ops.empty());
+  CHECK(plain.time.si() == r.time.si());
+  CHECK(plain.energy.si() == r.energy.si());
+  REQUIRE(r.ops.size() == std::size_t(6 * m.layers + 3));
+  double t = 0.0, e = 0.0;
+  int attention = 0;
+  for (const auto& o : r.ops) {
+    t += o.time.si();
+    e += o.energy.si();
+    CHECK(o.stage == 0);
+    if (o.kind == stratum_op_kind::attention) {
+      CHECK(o.name == "L" + std::to_string(attention) + ".attention");
+      CHECK(o.layer == attention);
+      ++attention;
+    }
+  }
+  CHECK(attention == m.layers);
+  CHECK(t == Approx(r.time.si()).epsilon(1e-12));
+  CHECK(e == Approx(r.energy.si()).epsilon(1e-12));
+  CHECK(r.ops.back().kind == stratum_op_kind::static_power);
+  CHECK(r.ops.back().time.si() == 0.0);
+  CHECK(r.ops[r.ops.size() - 2].name == "lm_head");
+  // Every layer's node names its own layer: a run starting at layer 8 is labelled L8, not L0.
+  const auto& stage = r.breakdown.parts.at(0);
+  for (const auto& run : stage.parts) {
+    if (run.name.rfind("layer", 0) != 0) continue;
+    const auto& layer = run.rule == cost_rule::repeat ? run.parts.at(0) : run;
+    const int first = std::stoi(run.name.substr(run.name.find_first_of("0123456789")));
+    const std::string want = "L" + std::to_string(first) + " attention";
+    bool found = false;
+    for (const auto& part : layer.parts) found = found || part.name == want;
+    CHECK_MESSAGE(found, run.name);
+  }
+  // JSON: the list under "ops", each entry with its kind by name.
+  const json j = r;
+  REQUIRE(j.at("ops").size() == r.ops.size());
+  CHECK(j.at("ops").at(3).at("name") == "L0.attention");
+  CHECK(j.at("ops").at(3).at("kind") == "attention");
+}
+
+TEST_CASE("a pipelined Stratum step's operator list: each stage's entries sum to the stage, the step is the slowest plus the hand-off") {
+  const auto m = preset("Mixtral-8x7B");
+  const auto p = stratum_system("stratum-xl");
+  REQUIRE(p.stages == 2);
+  const auto r = evaluate_decode(p, m, decode(8, 2048), {}, breakdown_detail::layers);
+  std::vector<double> stage_t(2, 0.0);
+  double handoff = 0.0, e = 0.0;
+  for (const auto& o : r.ops) {
+    e += o.energy.si();
+    if (o.kind == stratum_op_kind::handoff) {
+      handoff = o.time.si();
+    } else {
+      stage_t.at(static_cast<std::size_t>(o.stage)) += o.time.si();
+    }
+  }
+  CHECK(handoff > 0.0);
+  CHECK(stage_t[0] > 0.0);
+  CHECK(stage_t[1] > 0.0);
+  CHECK(std::max(stage_t[0], stage_t[1]) + handoff == Approx(r.time.si()).epsilon(1e-12));
+  CHECK(e == Approx(r.energy.si()).epsilon(1e-12));
+}

@@ -7,7 +7,11 @@
 ///
 /// Columns. A row is the point's global index (`table_options::index`), its coordinates (one
 /// column per axis, named after it) and the result: a number (column `value`), or a struct that
-/// lists its fields in `visit_fields`, flattened with dotted names (`logic.p_logic`). Numbers are
+/// lists its fields in `visit_fields`, flattened with dotted names (`logic.p_logic`). Vectors and
+/// arrays flatten element by element with the index as the name (`expert_tier_share.0`,
+/// `ops.3.time`), an optional to its value's columns or none; a CSV's rows must all have the
+/// first row's columns (a vector whose length changes from point to point is refused, naming
+/// the point: write JSON Lines, whose objects may differ). Numbers are
 /// written in the shortest form that reads back to the same double; quantities in SI base units
 /// (s, m, m², W, J, B/s, …); booleans as 1/0 (CSV) or true/false (JSON); enums by name; strings
 /// quoted where CSV needs it. A non-finite number is `nan`/`inf` in CSV and `null` in JSON. JSON
@@ -30,6 +34,7 @@
 #include <cmath>        // std::isfinite, std::isnan, std::round
 #include <cstddef>      // std::size_t
 #include <functional>   // std::function
+#include <optional>     // std::optional results
 #include <iostream>     // std::cerr, the default progress stream
 #include <ostream>      // std::ostream
 #include <string>       // std::string
@@ -66,6 +71,19 @@ concept sweep_quantity = requires(const X& x) {
 };
 template <class X>
 concept sweep_named_enum = std::is_enum_v<X> && requires(X e) { enum_names(e); };
+template <class X>
+concept sweep_sequence = requires(const X& x) {
+  x.size();
+  x.begin();
+  x.end();
+  typename X::value_type;
+} && !std::is_same_v<X, std::string>;
+template <class X>
+struct sweep_is_optional : std::false_type {};
+template <class X>
+struct sweep_is_optional<std::optional<X>> : std::true_type {};
+template <class Out>
+concept sweep_notes_dynamic = requires(Out& o) { o.dynamic(); };
 
 /// Shortest round-trip text of a double (non-finite: "nan", "inf", "-inf").
 template <class = void>
@@ -109,10 +127,26 @@ void flatten_result(const std::string& name, const X& x, Out& out) {
     X::visit_fields(x, [&](const char* key, const auto& field) {
       flatten_result(name.empty() ? std::string(key) : name + "." + key, field, out);
     });
+  } else if constexpr (sweep_is_optional<X>::value) {
+    // Present: its columns; absent: none (a CSV's rows then differ in columns and are refused).
+    if constexpr (sweep_notes_dynamic<Out>) out.dynamic();
+    if (x) flatten_result(name, *x, out);
+  } else if constexpr (sweep_sequence<X>) {
+    // A vector (or array) element by element: `name.0`, `name.1`, … (a nested one `name.0.1`).
+    if constexpr (sweep_notes_dynamic<Out>) out.dynamic();
+    std::size_t i = 0;
+    for (const auto& e : x) {
+      std::array<char, 32> buf{};
+      const auto k = integer_text(static_cast<long long>(i++), buf);
+      std::string n = name;
+      if (!n.empty()) n += '.';
+      n += k;
+      flatten_result(n, e, out);
+    }
   } else {
     static_assert(sizeof(X) == 0,
-                  "sweep results are numbers, booleans, strings, named enums, quantities or structs "
-                  "with visit_fields of those (flatten vectors into named fields)");
+                  "sweep results are numbers, booleans, strings, named enums, quantities, vectors, "
+                  "optionals or structs with visit_fields of those");
   }
 }
 
@@ -225,6 +259,28 @@ class csv_writer {
       names<decltype(col)> out{col};
       detail::flatten_row(r, out);
       os << '\n';
+      columns_ = out.count;
+      dynamic_ = out.seen_dynamic;
+      counted_ = true;
+    } else if (!counted_) {
+      // A later shard (no header): the first row fixes the columns as a header would.
+      counter out;
+      detail::flatten_row(r, out);
+      columns_ = out.count;
+      dynamic_ = out.seen_dynamic;
+      counted_ = true;
+    } else if (dynamic_) {
+      // Vectors and optionals: every row must have the first row's columns (a CSV table is
+      // rectangular); checked before anything of the row is written.
+      counter out;
+      detail::flatten_row(r, out);
+      if (out.count != columns_) {
+        throw config_error("result", "[strata.sweep] point " + std::to_string(x.index()) + " has " +
+                                         std::to_string(out.count) + " result columns, the first row " +
+                                         std::to_string(columns_) +
+                                         " (a vector or optional of the result changed length): CSV needs the "
+                                         "same columns in every row; write JSON Lines (jsonl_writer) instead");
+      }
     }
     std::array<char, 32> buf{};
     bool first = true;
@@ -249,10 +305,34 @@ class csv_writer {
   template <class Col>
   struct names {
     const Col& col;
-    void number(const std::string& n, double) { col(n); }
-    void integer(const std::string& n, long long) { col(n); }
-    void boolean(const std::string& n, bool) { col(n); }
-    void text(const std::string& n, std::string_view) { col(n); }
+    std::size_t count = 0;
+    bool seen_dynamic = false;
+    void dynamic() { seen_dynamic = true; }
+    void number(const std::string& n, double) {
+      col(n);
+      ++count;
+    }
+    void integer(const std::string& n, long long) {
+      col(n);
+      ++count;
+    }
+    void boolean(const std::string& n, bool) {
+      col(n);
+      ++count;
+    }
+    void text(const std::string& n, std::string_view) {
+      col(n);
+      ++count;
+    }
+  };
+  struct counter {
+    std::size_t count = 0;
+    bool seen_dynamic = false;
+    void dynamic() { seen_dynamic = true; }
+    void number(const std::string&, double) { ++count; }
+    void integer(const std::string&, long long) { ++count; }
+    void boolean(const std::string&, bool) { ++count; }
+    void text(const std::string&, std::string_view) { ++count; }
   };
   template <class Sep>
   struct values {
@@ -281,6 +361,9 @@ class csv_writer {
   const sweep_space* space_;
   table_options options_;
   bool header_;
+  std::size_t columns_ = 0;  ///< the first row's result columns
+  bool dynamic_ = false;     ///< the result holds vectors or optionals: rows are counted
+  bool counted_ = false;
 };
 
 /// A `stream_sweep` sink writing one JSON object per line: {"index":…, <axis>:…, <result>…}.

@@ -398,6 +398,50 @@ struct decode_breakdown {
   [[nodiscard]] constexpr bool any() const { return detail != breakdown_detail::none; }
 };
 
+/// What part of a Stratum decode step an entry of `stratum_step_result::ops` is.
+enum class stratum_op_kind {
+  xpu_layer,   ///< the layer's operators on the xPU die: norms (residual adds fused), router
+  nmp_calls,   ///< the layer's two NMP invocations (launch, mode entry and exit, completion poll)
+  nmp_io,      ///< activations to and from the chips around an NMP block (input, all-gather, output)
+  attention,   ///< QKV projection, attention, O projection on the NMP (`attention_mapping.hpp`)
+  experts,     ///< a MoE layer's expert block on the NMP (`expert_mapping.hpp`)
+  ffn,         ///< a dense layer's FFN block on the NMP
+  xpu_ends,    ///< embedding and final norm on the xPU (and the LM head when it is the xPU's)
+  lm_head,     ///< the LM head on the NMP (`head_mapping.hpp`)
+  handoff,     ///< the NVLink hand-off between pipeline stages
+  static_power ///< NMP static, DRAM refresh and xPU static energy over the step (no time)
+};
+constexpr auto enum_names(stratum_op_kind) {
+  return std::array{std::pair{stratum_op_kind::xpu_layer, "xpu_layer"}, std::pair{stratum_op_kind::nmp_calls, "nmp_calls"},
+                    std::pair{stratum_op_kind::nmp_io, "nmp_io"},       std::pair{stratum_op_kind::attention, "attention"},
+                    std::pair{stratum_op_kind::experts, "experts"},     std::pair{stratum_op_kind::ffn, "ffn"},
+                    std::pair{stratum_op_kind::xpu_ends, "xpu_ends"},   std::pair{stratum_op_kind::lm_head, "lm_head"},
+                    std::pair{stratum_op_kind::handoff, "handoff"},     std::pair{stratum_op_kind::static_power, "static_power"}};
+}
+
+/// One entry of a Stratum decode step's flat operator list (`stratum_step_result::ops`), as the
+/// GPU's `operator_result` lists a step: its name (`L3.attention`, `L3.experts`, `lm_head`), kind,
+/// layer (-1 outside the layers), pipeline stage, time on its stage's critical path and energy.
+template <class T = double>
+struct stratum_op {
+  std::string name;
+  stratum_op_kind kind{};
+  int layer = -1;
+  int stage = 0;
+  strata::duration<T> time{};
+  strata::energy<T> energy{};
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("name", s.name);
+    v("kind", s.kind);
+    v("layer", s.layer);
+    v("stage", s.stage);
+    v("time", s.time);
+    v("energy", s.energy);
+  }
+};
+
 /// One decode step on a Stratum system.
 template <class T = double>
 struct stratum_step_result {
@@ -422,6 +466,12 @@ struct stratum_step_result {
   bool feasible = true;                ///< weights, KV and non-NMP data fit the rows
   std::string reason;
   cost<T> breakdown;                   ///< step → stage → layers → blocks (`breakdown_detail`)
+  /// With a breakdown (`breakdown_detail` other than `none`): every layer's parts, the step's ends,
+  /// the hand-off and the static energy as a flat list in execution order, one entry per layer and
+  /// part (about 6 per layer). Within a stage the entries' times add up to the stage's time; the
+  /// step's `time` is the slowest stage's plus the hand-off (with one stage: the entries' sum).
+  /// The entries' energies add up to `energy`. Empty without a breakdown.
+  std::vector<stratum_op<T>> ops;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -443,6 +493,7 @@ struct stratum_step_result {
     v("plan", s.plan);
     v("feasible", s.feasible);
     v("reason", s.reason);
+    v("ops", s.ops);
   }
 };
 
@@ -531,6 +582,17 @@ bool same_figures(const cost<T>& a, const cost<T>& b) {
     if (!same_figures(a.parts[i], b.parts[i])) return false;
   }
   return true;
+}
+
+/// `node` and its parts with the name prefix `from` (a layer's "L0") replaced by `to` ("L13"): a
+/// stage times one layer's attention and copies it into every layer of the tree.
+template <class T>
+void relabel(cost<T>& node, const std::string& from, const std::string& to) {
+  if (node.name.compare(0, from.size(), from) == 0 &&
+      (node.name.size() == from.size() || node.name[from.size()] == ' ' || node.name[from.size()] == '.')) {
+    node.name.replace(0, from.size(), to);
+  }
+  for (auto& part : node.parts) relabel(part, from, to);
 }
 
 /// A stage's layer nodes as runs of identical consecutive layers (`breakdown_detail::layers`):
@@ -849,6 +911,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
                   "placement.stages", placement.stages.size(), "one per stage of the system (place_model)");
 
   stratum_step_result<T> r;
+  if (with_breakdown) r.ops.reserve(static_cast<std::size_t>(6 * L + 4 + p.stages));
   if (!d.feasible) {
     r.feasible = false;
     r.reason = p.name + ": the chip's logic die is infeasible: " + d.reason;
@@ -1026,11 +1089,24 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
                                  "Fig. 9 pipeline per chip (expert_parallel: the expected slowest chip; all_chips: one pipeline), stratum/expert_mapping.hpp");
         blk.add_bytes("nmp.weights", detail::block_weight_bytes(work));
         if (is_moe && breakdown.detail == breakdown_detail::experts) blk.columns = moe_layer_columns(d, c, work, p.mapping);
+        auto attn_l = attn_one;
+        if (l != l0) detail::relabel(attn_l, detail::numbered("L", l0), detail::numbered("L", l));
+        const auto op_at = [&](const char* part, stratum_op_kind kind, strata::duration<T> t, strata::energy<T> e) {
+          std::string name = detail::numbered("L", l, ".");
+          name += part;
+          r.ops.push_back({std::move(name), kind, l, st, t, e});
+        };
+        op_at("xpu", stratum_op_kind::xpu_layer, tx, xe.total());
+        op_at("nmp_calls", stratum_op_kind::nmp_calls, nmp_call * T(2), {});
+        op_at("nmp_io_attention", stratum_op_kind::nmp_io, io_attn.time, io_attn.energy);
+        op_at("attention", stratum_op_kind::attention, attn_one.time, attn_one.energy);
+        op_at("nmp_io_ffn", stratum_op_kind::nmp_io, io_ffn.time, io_ffn.energy);
+        op_at(is_moe ? "experts" : "ffn", is_moe ? stratum_op_kind::experts : stratum_op_kind::ffn, t_ffn, le.total());
         auto lc = seq<T>(detail::numbered("layer ", l),
                          std::vector<cost<T>>{cost<T>::leaf("xPU: norms (residual adds fused), router", tx, xe.total(), {},
                                         "roofline on the xPU die (workload/roofline.hpp)"),
                           cost<T>::leaf("NMP calls", nmp_call * T(2), {}, {}, "xPU kernel launch + 2 tMRD (mode entry, exit) + one status read (completion poll) per invocation"), io_attn,
-                          attn_one, io_ffn, std::move(blk)});
+                          std::move(attn_l), io_ffn, std::move(blk)});
         runs.add(l, std::move(lc));
       }
       tn += t_ffn;
@@ -1098,6 +1174,11 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     total += stage_e;
     if (with_breakdown) {
       runs.flush();
+      if (st == 0 || st == p.stages - 1) {
+        r.ops.push_back({head_on_nmp ? "embedding_final_norm" : "embedding_final_norm_lm_head", stratum_op_kind::xpu_ends,
+                         -1, st, t_ends, ends_e.total()});
+      }
+      if (head_on_nmp && st == p.stages - 1) r.ops.push_back({"lm_head", stratum_op_kind::lm_head, -1, st, head_node.time, head_node.energy});
       runs.nodes.push_back(cost<T>::leaf(head_on_nmp ? "xPU: embedding, final norm" : "xPU: embedding, final norm, LM head",
                                          t_ends, ends_e.total(), {}, "roofline on the xPU die over the interposer"));
       if (head_on_nmp && st == p.stages - 1) runs.nodes.push_back(std::move(head_node));
@@ -1138,6 +1219,8 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
     for (double& x : r.expert_tier_share) x /= tt;
   }
   if (with_breakdown) {
+    if (p.stages > 1) r.ops.push_back({"nvlink_handoff", stratum_op_kind::handoff, -1, p.stages - 1, handoff, handoff_e});
+    r.ops.push_back({"static_power", stratum_op_kind::static_power, -1, 0, {}, total.nmp_static + total.refresh + total.xpu_static});
     stage_costs.push_back(cost<T>::leaf("NVLink hand-off", handoff, handoff_e, {}, "latency + bytes / NVLink; bytes × NVLink energy"));
     r.breakdown = (p.stages > 1 ? overlap<T>("stages (pipelined)", std::vector<cost<T>>(stage_costs.begin(), stage_costs.end() - 1))
                                 : std::move(stage_costs.front()));

@@ -773,6 +773,21 @@ struct basic_operator_result {
   duration<T> time{};
   strata::energy<T> energy{};  ///< dynamic: FLOPs, memory, its all-reduce's links
   bool compute_bound = false;  ///< the operator's FLOPs, not its bytes, bound its time
+
+  /// The fields as data (`core/json.hpp`, `core/sweep_io.hpp`): `flops`, `bytes`, `time`,
+  /// `energy` as quantities; `kind` by name.
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("name", s.name);
+    v("kind", s.kind);
+    v("layer", s.layer);
+    v("expert", s.expert);
+    v("flops", s.flops);
+    v("bytes", s.bytes);
+    v("time", s.time);
+    v("energy", s.energy);
+    v("compute_bound", s.compute_bound);
+  }
 };
 using operator_result = basic_operator_result<double>;
 

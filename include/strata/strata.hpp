@@ -16,6 +16,7 @@
 #include "strata/version.hpp"
 
 #include "strata/core/cost.hpp"
+#include "strata/core/data_dir.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/limits.hpp"
 #include "strata/core/rng.hpp"

@@ -437,5 +437,13 @@ basic_step_result<T> evaluate(const model& mdl, const step_shape& s, const basic
   return r;
 }
 
+/// Former signature (a positional bool for the tree). Deprecated: use `step_breakdown`.
+template <class T>
+[[deprecated("use evaluate(model, shape, machine, parallelism, hist, strata::step_breakdown::tree or ::none)")]]
+basic_step_result<T> evaluate(const model& mdl, const step_shape& s, const basic_roofline_machine<T>& m,
+                              const parallelism& p, const expert_histogram& hist, bool with_breakdown) {
+  return evaluate(mdl, s, m, p, hist, with_breakdown ? step_breakdown::tree : step_breakdown::none);
+}
+
 }  // namespace v0
 }  // namespace strata

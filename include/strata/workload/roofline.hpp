@@ -759,6 +759,15 @@ basic_step_result<T> evaluate(const std::vector<op>& ops, const step_shape& shap
   return detail::finish_step(sums, shape, m, with_breakdown ? &top_parts : nullptr);
 }
 
+/// Former signature (a positional bool for the tree). Deprecated: use `step_breakdown::tree` or
+/// `step_breakdown::none` (removed after the next release).
+template <class T>
+[[deprecated("use evaluate(ops, shape, hidden, machine, strata::step_breakdown::tree or ::none)")]]
+basic_step_result<T> evaluate(const std::vector<op>& ops, const step_shape& shape, int hidden,
+                              const basic_roofline_machine<T>& m, bool with_breakdown) {
+  return evaluate(ops, shape, hidden, m, with_breakdown ? step_breakdown::tree : step_breakdown::none);
+}
+
 /// One operator of a step with its result on a machine: what `strata-eval eval` prints per
 /// operator. `time` and `energy` include the all-reduce that follows the operator (if any), so the
 /// operators' times add up to the step's `time` and their energies to its `dynamic_energy`.
@@ -833,6 +842,13 @@ basic_step_result<T> evaluate(const layered_step& st, const basic_roofline_machi
   return detail::evaluate_valid(st, m, breakdown == step_breakdown::tree);
 }
 
+/// Former signature (a positional bool for the tree). Deprecated: use `step_breakdown`.
+template <class T>
+[[deprecated("use evaluate(layered_step, machine, strata::step_breakdown::tree or ::none)")]]
+basic_step_result<T> evaluate(const layered_step& st, const basic_roofline_machine<T>& m, bool with_breakdown) {
+  return evaluate(st, m, with_breakdown ? step_breakdown::tree : step_breakdown::none);
+}
+
 namespace detail {
 /// `check_capacity` on a machine already validated.
 template <class T>
@@ -875,6 +891,14 @@ basic_step_result<T> evaluate(const model& mdl, const step_shape& s, const basic
   r.feasible = c.feasible;
   r.reason = c.reason;
   return r;
+}
+
+/// Former signature (a positional bool for the tree). Deprecated: use `step_breakdown`.
+template <class T>
+[[deprecated("use evaluate(model, shape, machine, hist, strata::step_breakdown::tree or ::none)")]]
+basic_step_result<T> evaluate(const model& mdl, const step_shape& s, const basic_roofline_machine<T>& m,
+                              const expert_histogram& hist, bool with_breakdown) {
+  return evaluate(mdl, s, m, hist, with_breakdown ? step_breakdown::tree : step_breakdown::none);
 }
 
 }  // namespace v0

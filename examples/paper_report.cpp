@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
   // serving rows and the frozen checkpoint of HCRMap's controller value function, from the data
   // directory (examples/data_location.hpp); a file it lacks is a warning on stderr and the rows
   // fall back (the fitted synthetic trace; no serving rows; the greedy one-step rule).
-  std::optional<std::string> trace, counts, checkpoint;
+  std::optional<std::string> trace, counts, checkpoint, hf_dir;
   const auto data = strata_programs::find_data(data_dir);
   {
     const std::string& dir = data.dir;
@@ -145,6 +145,7 @@ int main(int argc, char** argv) {
     if (!dir.empty() && exists(cpath)) counts = cpath;
     const std::string ck = dir + "/hcrmap/dqn_checkpoint.json";
     if (!dir.empty() && exists(ck)) checkpoint = ck;
+    if (!dir.empty() && exists(dir + "/hf/qwen3-14b.config.json")) hf_dir = dir + "/hf";
   }
   const std::string where = strata_programs::data_hint(data);
   // Only what the selected families read is warned of.
@@ -174,6 +175,7 @@ int main(int argc, char** argv) {
     strata::paper_report_options options;
     options.dsv2lite_trace = trace;
     options.domain_counts = counts;
+    options.hf_dir = hf_dir;
     options.hcrmap_value = value;
     options.threads = threads;
     options.only = only;

@@ -132,5 +132,6 @@
 #include "strata/report/hcrmap_rows.hpp"
 #include "strata/report/serving_rows.hpp"
 #include "strata/report/serving_validation_rows.hpp"
+#include "strata/report/vllm_campaign_runs.hpp"
 
 #include "strata/json.hpp"

@@ -115,6 +115,9 @@ struct paper_report_options {
   /// The OLMoE/Mixtral per-domain count file (tests/data/traces/olmoe_mixtral_expert_counts_by_domain.csv)
   /// of the serving rows; without it there are no `stratum.serving.*` rows (they need real tables).
   std::optional<std::string> domain_counts;
+  /// The `config.json` fixture directory (tests/data/hf) the vLLM campaign rows read the models
+  /// strata has no preset of from; without it those runs have no rows.
+  std::optional<std::string> hf_dir;
   /// The value function HCRMap's controller decides with (the frozen DQN checkpoint; the default
   /// is the greedy fallback).
   controller_value hcrmap_value;
@@ -214,9 +217,9 @@ inline std::vector<paper_row> paper_rows(const paper_report_options& options = {
   if (results != none) beside.push_back({1e12, [&] { compute(results, [] { return stratum_result_rows(); }); }});
   if (serving != none) beside.push_back({2.6 * 45000.0, [&] { compute(serving, [&] { return serving_rows(*domain_counts); }); }});
   // The GPU validation family: the published measurements, then the measured vLLM serving runs.
-  const auto gpu_validation = [] {
+  const auto gpu_validation = [&] {
     auto rows = validation_rows();
-    for (auto& r : serving_validation_rows()) rows.push_back(std::move(r));
+    for (auto& r : serving_validation_rows(options.hf_dir)) rows.push_back(std::move(r));
     return rows;
   };
   if (validation != none) beside.push_back({4.3 * 45000.0, [&] { compute(validation, gpu_validation); }});

@@ -36,6 +36,7 @@
 
 #include "cli.hpp"
 #include "data_location.hpp"
+#include "strata/core/data_dir.hpp"
 #include "strata/chiplet/substrate.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
@@ -80,13 +81,13 @@ command add_hcrmap(CLI::App& app) {
   add_units_option(*sub, o->units, json);
   sub->add_option("--checkpoint", o->checkpoint, "HCRMap's value function: a masked Double DQN checkpoint (JSON; default: "
                                                 "hcrmap/dqn_checkpoint.json in the data directory)");
-  sub->add_option("--data-dir", o->data_dir, "the data directory of the default checkpoint (default: STRATA_DATA_DIR, else "
-                                            "the installed share/strata)");
+  sub->add_option("--data-dir", o->data_dir, "the data directory of the default checkpoint and of relative --trace paths not "
+                                            "in the working directory (default: STRATA_DATA_DIR, else the installed share/strata)");
   sub->add_option("--layers", o->layers, "MoE layers evaluated (default: all; fewer are evenly spaced and the routed time is scaled)")
       ->check(CLI::Range(1, strata::experiment_params::all_layers))
       ->default_str("all");
   sub->add_option("--max-windows", o->max_windows, "windows served at most")->check(CLI::Range(1, 1024))->default_str("32");
-  sub->add_option("--batch", o->batch, "decode: concurrent sequences per window, one token each (Table 2: 512)")
+  sub->add_option("--batch", o->batch, "decode: concurrent sequences per window, one token each (default: Table 2's 512, at most the distinct sequences a window of the trace holds)")
       ->check(CLI::Range(1, 1 << 16))
       ->default_str("512");
   sub->add_option("--context", o->context, "decode: KV context per sequence (tokens)")
@@ -109,13 +110,15 @@ command add_hcrmap(CLI::App& app) {
               return k >= strata::policy_kind::hcrmap && k != strata::policy_kind::hcrmap_greedy &&
                      k != strata::policy_kind::hcrmap_frozen;
             });
-            if (!uses_value && (sub->count("--checkpoint") > 0 || sub->count("--data-dir") > 0)) {
-              throw usage_error{std::string(sub->count("--checkpoint") > 0 ? "--checkpoint" : "--data-dir") +
-                                " applies to a policy that decides with HCRMap's value function (hcrmap and its "
+            if (!uses_value && sub->count("--checkpoint") > 0) {
+              throw usage_error{"--checkpoint applies to a policy that decides with HCRMap's value function (hcrmap and its "
                                 "ablations but hcrmap_greedy and hcrmap_frozen), not to --policy " + o->policy};
             }
-            if (sub->count("--checkpoint") > 0 && sub->count("--data-dir") > 0) {
-              throw usage_error{"--data-dir locates the default checkpoint; it does not apply with --checkpoint"};
+            // --data-dir locates the default checkpoint and relative trace files: with neither it does nothing.
+            if (sub->count("--data-dir") > 0 && trace->count() == 0 && (!uses_value || sub->count("--checkpoint") > 0)) {
+              throw usage_error{std::string("--data-dir locates relative --trace files and the default checkpoint; ") +
+                                (uses_value ? "with --checkpoint and --drift-tasks" : "with --drift-tasks and --policy " + o->policy) +
+                                " it has nothing to locate"};
             }
             // Decode's options are refused in prefill (exit 2), not ignored.
             if (o->mode == "prefill") {
@@ -136,7 +139,10 @@ command add_hcrmap(CLI::App& app) {
             };
             std::vector<strata::routing_trace> parts;
             std::vector<std::string> labels;
-            for (const auto& path : o->traces) {
+            const auto data = strata_programs::find_data(o->data_dir);
+            for (const auto& given : o->traces) {
+              // A relative path: in the working directory first, then in the data directory.
+              const std::string path = strata::resolve_input_path(given, ".", data.dir);
               labels.push_back(label(path));
               parts.push_back(strata::load_trace_csv(path, {.experts = m.experts, .label = labels.back()}));
               strata::require_trace_of_model(parts.back(), m, path);
@@ -151,7 +157,6 @@ command add_hcrmap(CLI::App& app) {
             }();
             std::string ck = o->checkpoint;
             if (ck.empty()) {
-              const auto data = strata_programs::find_data(o->data_dir);
               const std::string path = data.dir.empty() ? std::string() : data.dir + "/hcrmap/dqn_checkpoint.json";
               if (!path.empty() && is_file(path)) {
                 ck = path;
@@ -173,7 +178,19 @@ command add_hcrmap(CLI::App& app) {
             // File order serves the whole trace unless --max-windows caps it.
             rp.max_windows = order == strata::replay_order::file && sub->count("--max-windows") == 0 ? 1024 : o->max_windows;
             rp.experiment.max_layers = o->layers;
+            // Decode's batch: Table 2's 512 unless given, at most the distinct sequences the trace
+            // holds for a window (`replay_batch_limit`), stated; --trace-reuse keeps 512.
             rp.experiment.batch = o->batch;
+            if (o->mode == "decode" && sub->count("--batch") == 0 && !o->trace_reuse) {
+              const int limit = strata::replay_batch_limit(routing, order);
+              if (limit < o->batch) {
+                rp.experiment.batch = limit;
+                std::cerr << "strata-eval hcrmap: note: --batch " << o->batch << " (HCRMap Table 2) is more than the "
+                          << limit << " distinct sequences a window of this trace holds"
+                          << (order == strata::replay_order::split ? " in each split" : "") << "; batch " << limit
+                          << " (--batch sets it)\n";
+              }
+            }
             rp.experiment.context = o->context;
             rp.experiment.trace_reuse = o->trace_reuse;
             const strata::substrate s;

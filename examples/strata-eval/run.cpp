@@ -32,6 +32,7 @@
 #include "data_location.hpp"
 #include "gnuplot.hpp"
 #include "plot.hpp"
+#include "strata/core/data_dir.hpp"
 #include "strata/core/files.hpp"
 #include "strata/core/sweep.hpp"
 #include "strata/core/sweep_io.hpp"
@@ -116,8 +117,10 @@ command add_run(CLI::App& app) {
             if (!o->plot.empty() && shard.count > 1) throw usage_error{"--plot plots a whole run: it excludes --shard i/n with n > 1"};
             const auto data = strata_programs::find_data(o->data_dir);
             // The run's inputs: no output may name one (checked before anything runs).
+            // A relative path: beside the scenario file first, then in the data directory.
+            const std::string scenario_dir = std::filesystem::path(o->scenario).parent_path().string();
             const auto input = [&](const std::string& p) {
-              return p.empty() ? p : strata::detail::csv::relative_to(data.dir, p);
+              return strata::resolve_input_path(p, scenario_dir.empty() ? std::string(".") : scenario_dir, data.dir);
             };
             const std::string trace_in = input(s.hcrmap.trace), checkpoint_in = input(s.hcrmap.checkpoint);
             const auto refuse_inputs = [&](const std::string& out, const char* role) {
@@ -140,7 +143,7 @@ command add_run(CLI::App& app) {
 
             const strata::scenario_model model(s, [&] {
               try {
-                return strata::load_scenario_inputs(s, data.dir);
+                return strata::load_scenario_inputs(s, data.dir, scenario_dir.empty() ? std::string(".") : scenario_dir);
               } catch (const strata::config_error& e) {
                 throw strata::config_error(e.field(), std::string(e.what()) + "; " + strata_programs::data_hint(data));
               }

@@ -16,12 +16,18 @@
 /// The programs (`strata-eval`, `strata-paper-report`) follow the same order after their
 /// `--data-dir` option and find an installed prefix from their own path, so a moved prefix works.
 ///
+/// Relative paths follow one rule everywhere (`resolve_input_path`): first beside whatever named
+/// them (the directory of the scenario file that holds the path; the working directory for a
+/// command-line argument), then in the data directory.
+///
 /// \code
 ///   const auto trace = std::filesystem::path(strata::data_dir()) / "traces/dsv2lite_esft_trace_intent.csv";
 /// \endcode
 
-#include <cstdlib>  // std::getenv
-#include <string>   // std::string
+#include <cstdlib>       // std::getenv
+#include <filesystem>    // std::filesystem::exists, path
+#include <string>        // std::string
+#include <system_error>  // std::error_code
 
 namespace strata {
 inline namespace v0 {
@@ -35,6 +41,24 @@ inline std::string data_dir() {
 #else
   return {};
 #endif
+}
+
+/// An input path named by a file in directory `named_in` (the working directory: "" or "."):
+/// absolute, as given; relative, `named_in`/`path` when a file is there, else `data`/`path` when
+/// one is there, else `named_in`/`path` (the error of the reader then names the first place
+/// looked). Empty stays empty.
+template <class = void>
+inline std::string resolve_input_path(const std::string& path, const std::string& named_in, const std::string& data) {
+  namespace fs = std::filesystem;
+  if (path.empty() || fs::path(path).is_absolute()) return path;
+  const auto in = [&](const std::string& dir) {
+    return dir.empty() || dir == "." ? path : (fs::path(dir) / path).string();
+  };
+  std::error_code ec;
+  const std::string first = in(named_in);
+  if (fs::exists(first, ec) || data.empty()) return first;
+  const std::string second = in(data);
+  return fs::exists(second, ec) ? second : first;
 }
 
 }  // namespace v0

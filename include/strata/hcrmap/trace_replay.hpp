@@ -30,6 +30,7 @@
 /// text table.
 
 #include <algorithm>  // std::max, std::min, std::clamp, std::find
+#include <limits>     // std::numeric_limits
 #include <cstdint>    // std::int64_t
 #include <cstddef>    // std::size_t
 #include <string>     // std::string
@@ -116,6 +117,18 @@ struct replay_result {
   std::string note;
   std::vector<replay_policy> policies;
 };
+
+/// The largest decode batch `replay_trace` serves from `trace` in `order` without taking several
+/// tokens of one sequence (`experiment_params::trace_reuse`): a window of B decodes B distinct
+/// sequences side by side, from each split in split order (the smaller: the odd positions, ⌊n/2⌋
+/// of n sequences; a trace of one sequence splits its tokens and holds 1) and from the whole
+/// trace in file order. At least 1.
+template <class = void>
+inline int replay_batch_limit(const routing_trace& trace, replay_order order) {
+  const auto n = static_cast<long long>(detail::sequences_of(trace).size());
+  const long long limit = order == replay_order::file ? n : n / 2;
+  return static_cast<int>(std::clamp<long long>(limit, 1, std::numeric_limits<int>::max()));
+}
 
 /// Replays `trace` on `m` in `mode` through `policies` (empty: `compared_policies()`; single-copy
 /// static is added first if missing) (file comment). Throws `config_error` ("trace") unless the

@@ -10,6 +10,7 @@
 #include "strata/core/json.hpp"
 #include "support/scalars.hpp"
 #include "support/common.hpp"
+#include "support/field_of.hpp"
 
 // Explicit instantiations for both scalars (STYLE rule 26): every template body of the chip,
 // the access energy and the new Mono3D outputs compiles with double and autodiff.
@@ -216,4 +217,25 @@ TEST_CASE("chip derivatives from autodiff match finite differences") {
   CHECK(dp < 0.0);
   CHECK(da > 0.0);
   CHECK(c.feasible);
+}
+
+TEST_CASE("with_macs_sized_to_budget: a chip of fewer layers gets the processor its smaller logic die admits") {
+  // 896 layers: Table 3's 64 000 MACs do not fit the smaller die; sized, the chip is feasible, at
+  // the largest count (one more MAC breaks the binding constraint).
+  stratum_chip_params<> p;
+  p.memory.layers = 896;
+  CHECK_FALSE(evaluate(p).feasible);
+  const auto sized = with_macs_sized_to_budget(p);
+  CHECK(sized.memory.layers == 896);
+  CHECK(sized.logic.n_mac > 0);
+  CHECK(sized.logic.n_mac < 64000);
+  CHECK(evaluate(sized).feasible);
+  auto one_more = sized;
+  ++one_more.logic.n_mac;
+  CHECK_FALSE(evaluate(one_more).feasible);
+  // The paper's chip is left with at least its 64 000 (its budget has room).
+  CHECK(with_macs_sized_to_budget(stratum_chip_params<>{}).logic.n_mac >= 64000);
+  // 256 layers: not even the fixed blocks fit, and the error names the field.
+  p.memory.layers = 256;
+  CHECK(strata_test::field_of([&] { (void)with_macs_sized_to_budget(p); }) == "logic.n_mac");
 }

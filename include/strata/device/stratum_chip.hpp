@@ -35,7 +35,10 @@
 /// auto small = strata::evaluate(p);        // infeasible: PHY + periphery exceed the die
 /// \endcode
 
+#include <algorithm>  // std::min
 #include <cmath>   // std::sqrt
+#include <cstdint>  // std::int64_t
+#include <limits>   // std::numeric_limits
 #include <string>  // std::string
 
 #include "strata/core/error.hpp"
@@ -165,6 +168,25 @@ inline logic_die_max_macs max_macs_within_budget(const stratum_chip_params<doubl
   validate(p);
   const auto mem = evaluate(p.memory);
   return max_macs_within_budget(derived_logic_die(p, mem), mem.tiers.front().internal_bandwidth);
+}
+
+/// `p` with its NMP sized to its logic die's budget: `logic.n_mac` set to the largest MAC count
+/// the die derived from `p.memory` admits (Eq. 1–3, `max_macs_within_budget`). A memory die of
+/// fewer layers is smaller (a shorter staircase, `mono3d.hpp`), and so is the logic die bonded to
+/// it, so a sweep over `memory.layers` that keeps Table 3's 64 000 MACs finds every smaller die
+/// infeasible; this resizes the processor as the paper sizes it (§6.2.2: the MACs that fit the
+/// power and area). Throws `config_error` naming `logic.n_mac` when not one MAC fits (the die's
+/// fixed blocks alone exceed the budget), with the binding constraint.
+template <class = void>
+inline stratum_chip_params<double> with_macs_sized_to_budget(stratum_chip_params<double> p) {
+  const auto m = max_macs_within_budget(p);
+  if (m.n_mac < 1) {
+    throw config_error("logic.n_mac", "[strata.stratum_chip] logic.n_mac: the logic die of a " +
+                                          std::to_string(p.memory.layers) + "-layer memory die admits no MAC (" +
+                                          m.binding + " binds before the first one)");
+  }
+  p.logic.n_mac = static_cast<int>(std::min<std::int64_t>(m.n_mac, std::numeric_limits<int>::max()));
+  return p;
 }
 
 }  // namespace v0

@@ -239,8 +239,8 @@ TEST_CASE("replicas on the H100: one replica is simulate_gpu exactly; N replicas
   REQUIRE(r4.feasible);
   CHECK(r4.engines == 4);
   CHECK(r4.throughput_rps == Approx(4.0 * base.throughput_rps).epsilon(0.05));
-  CHECK(r4.ttft.mean_s == Approx(base.ttft.mean_s).epsilon(0.25));
-  CHECK(r4.tpot.mean_s == Approx(base.tpot.mean_s).epsilon(0.15));
+  CHECK(r4.ttft.mean_s == Approx(base.ttft.mean_s).epsilon(0.10));
+  CHECK(r4.tpot.mean_s == Approx(base.tpot.mean_s).epsilon(0.05));
   CHECK(r4.kv_tokens == 4 * base.kv_tokens);
   MESSAGE("1 engine at 4 req/s: " << base.throughput_rps << " req/s, TTFT " << base.ttft.mean_s << " s, TPOT "
           << base.tpot.mean_s << " s; 4 replicas at 16 req/s: " << r4.throughput_rps << " req/s, TTFT " << r4.ttft.mean_s

@@ -48,6 +48,15 @@ cat >"$sc/olmoe_list.json" <<'JSON'
  "scheduler": {"policy": "topic", "ttft_slo": "500 ms", "max_batch": 8, "max_prefill": 4, "kv_tokens": 4096},
  "gpu": {"name": "rtx_a6000", "gpus": 2, "compare": true}}
 JSON
+# Replicas behind a router and prefill/decode disaggregation (serving/cluster.hpp).
+cat >"$sc/gpu_replicas.json" <<'JSON'
+{"system": "none", "model": "Mixtral-8x7B", "requests": {"topics": ["t"], "rate": 20, "count": 60},
+ "gpu": {"replicas": {"count": 3, "router": "least_outstanding"}}}
+JSON
+cat >"$sc/gpu_disaggregated.json" <<'JSON'
+{"system": "none", "model": "Mixtral-8x7B", "requests": {"topics": ["t"], "rate": 20, "count": 60},
+ "gpu": {"disaggregation": {"prefill": 2, "decode": 1, "link": {"kind": "nvlink", "latency": "5 us"}}}}
+JSON
 # fuzz_scenario_json: the design-space scenarios.
 for f in "$root"/examples/scenarios/*.json; do
   case "$(basename "$f")" in serve_*) ;; *) cp "$f" "$seeds/fuzz_scenario_json/" ;; esac

@@ -110,6 +110,9 @@ struct request {
   int output = 1;          ///< tokens generated (the first by the prefill)
   int topic = 0;           ///< true topic (index into the run's topic names)
   std::int64_t trace_seq = -1;  ///< trace requests: index of its sequence in `detail::sequences_of(trace)`
+  /// The prefix group (a shared system prompt, a conversation) its prompt starts with; −1: none.
+  /// A replica router with prefix affinity keeps a group on one engine (`serving/cluster.hpp`).
+  std::int32_t prefix_group = -1;
 };
 
 /// Arrival processes.

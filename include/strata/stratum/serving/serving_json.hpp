@@ -21,7 +21,10 @@
 ///          "engine": {"max_num_batched_tokens": null, "max_num_seqs": null, "usage_context": "openai_api_server",
 ///                     "gpu_memory_utilization": 0.9, "block_size": 16, "enable_chunked_prefill": true,
 ///                     "enable_prefix_caching": true, "shared_prefix_tokens": 0},
-///          "ep": 1, "attention": "tp", "redundant_experts": 0, "ep_imbalance": "expected_max"},
+///          "ep": 1, "attention": "tp", "redundant_experts": 0, "ep_imbalance": "expected_max",
+///          "replicas": {"count": 1, "router": "round_robin"},
+///          "disaggregation": {"prefill": 0, "decode": 0,
+///                             "link": {"kind": "network", "bandwidth": null, "latency": null}}},
 ///  "trace": {"path": "traces/dsv2lite_esft_trace_intent.csv", "experts": 64,
 ///            "label": "intent", "prompt_fraction": 0.5}}
 /// \endcode
@@ -31,7 +34,11 @@
 /// 1024 on an H100 under the OpenAI API server), a value given wins. `gpu.ep` > 1 serves the model with expert parallelism
 /// over that many GPUs (`gpu.gpus` 0 or the same), `gpu.attention` tp or dp, `gpu.redundant_experts`
 /// EPLB slots per GPU, `gpu.ep_imbalance` the busiest GPU's load under uniform routing
-/// (`workload/expert_parallel.hpp`; the defaults are tensor parallelism). `requests.stages` (non-empty) is a staged load
+/// (`workload/expert_parallel.hpp`; the defaults are tensor parallelism). `gpu.replicas` serves on
+/// `count` engines, each of the GPUs above, behind a router (`round_robin`, `least_outstanding`,
+/// `prefix_affinity`); `gpu.disaggregation` on `prefill` prefill and `decode` decode engines, the
+/// prompt's KV moved over `link` (`nvlink` or `network`; unset bandwidth and latency are the
+/// kind's, `serving/cluster.hpp`); both need the `engine` scheduler, and not both at once. `requests.stages` (non-empty) is a staged load
 /// (`requests.hpp`) and each system's results then hold one `stage_result` per stage.
 /// A non-empty `request_list` replaces the generator (its topics are `requests.topics`). The
 /// usage topics are the requests' topics; a topic the count file does not hold is a
@@ -101,6 +108,12 @@ struct serving_gpu_spec {
   int redundant_experts = 0;                                ///< `parallelism::redundant_experts`
   ep_imbalance imbalance = ep_imbalance::expected_max;      ///< `parallelism::imbalance`
   gpu_knob_set knobs = default_gpu_knobs;                   ///< the card's knobs (file comment)
+  replica_params replicas{};                                ///< engine replicas behind a router (`serving/cluster.hpp`)
+  disaggregation_params disaggregation{};                   ///< prefill/decode engines (`serving/cluster.hpp`)
+
+  /// The deployment's engines.
+  template <class = void>
+  [[nodiscard]] serving_cluster cluster() const { return {replicas, disaggregation}; }
 
   /// The GPUs' parallelism.
   template <class = void>
@@ -118,6 +131,8 @@ struct serving_gpu_spec {
     v("redundant_experts", s.redundant_experts);
     v("ep_imbalance", s.imbalance);
     v("knobs", s.knobs);
+    v("replicas", s.replicas);
+    v("disaggregation", s.disaggregation);
   }
 };
 
@@ -205,6 +220,9 @@ inline void validate(const serving_scenario& s, const model* model_of = nullptr)
   }
   detail::require_count(s.gpu.gpus, 0, 64, m, "gpu.gpus");
   validate(s.gpu.engine, "gpu.engine");
+  validate(s.gpu.cluster(), "gpu.");
+  detail::require(!s.gpu.cluster().clustered() || s.gpu.scheduler == gpu_scheduler::engine, m, "gpu.scheduler", "fcfs",
+                  "engine with gpu.replicas.count > 1 or gpu.disaggregation");
   detail::require(s.trace.path.size() <= 4096, m, "trace.path", s.trace.path.size(), "a path of at most 4096 characters");
   detail::require_count(s.trace.experts, 0, 1 << 16, m, "trace.experts");
   detail::require(s.trace.label.size() <= 256, m, "trace.label", s.trace.label.size(), "a label of at most 256 characters");
@@ -306,7 +324,7 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
     r.has_gpu = true;
     const gpu_params card = gpu_preset(s.gpu.name);
     r.gpu = simulate_gpu(baseline_gpu(card, s.gpu.knobs), setup.m, s.scheduler, reqs,
-                         s.gpu.gpus, s.gpu.engine, s.gpu.scheduler, s.gpu.parallel());
+                         s.gpu.gpus, s.gpu.engine, s.gpu.scheduler, s.gpu.parallel(), s.gpu.cluster());
     add_stage_results(r.gpu, reqs, stages, overhead);
   }
   return r;
@@ -384,6 +402,15 @@ inline void summary_line(std::ostream& os, const serving_result& r) {
     os << "  engine steps: " << r.mixed_steps << " mixed, " << r.decode_steps << " decode, " << r.prefill_steps
        << " prefill; " << r.preemptions << " preemptions, " << r.prefix_cached_tokens << " prompt tokens from the prefix cache, KV "
        << r.kv_tokens << " tokens\n";
+  }
+  if (r.engines > 1 && r.decode_engines == 0) {
+    os << "  " << r.engines << " replicas (" << r.router << "), requests per replica:";
+    for (auto k : r.engine_requests) os << " " << k;
+    os << "\n";
+  } else if (r.decode_engines > 0) {
+    os << "  " << r.prefill_engines << " prefill + " << r.decode_engines << " decode engines (" << r.router << "); "
+       << r.kv_transfers << " KV transfers, " << r.kv_transfer_bytes / 1e9 << " GB, mean " << r.kv_transfer_mean_s * 1e3
+       << " ms (max " << r.kv_transfer_max_s * 1e3 << " ms) from first token to KV at the decode engine\n";
   }
   for (const auto& st : r.stages) {
     os << "  stage " << st.stage << " [" << st.start_s << ", " << st.end_s << ") s: offered " << st.offered_rps

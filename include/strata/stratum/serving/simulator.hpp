@@ -57,7 +57,9 @@
 #include <limits>     // std::numeric_limits (NaN: a time not reached yet)
 #include <memory>     // std::make_shared
 #include <optional>   // std::optional, the memo's prepared machine
+#include <queue>      // std::priority_queue, KV on the way (run_engine_cluster)
 #include <string>     // std::string
+#include <tuple>      // std::tuple, a KV transfer
 #include <utility>    // std::pair
 #include <vector>     // std::vector
 
@@ -65,6 +67,8 @@
 #include "strata/core/error.hpp"
 #include "strata/core/result_check.hpp"
 #include "strata/core/rng.hpp"
+#include "strata/serving/cluster.hpp"
+#include "strata/serving/engine_core.hpp"
 #include "strata/stratum/row_swap.hpp"
 #include "strata/stratum/serving/classifier.hpp"
 #include "strata/stratum/serving/engine.hpp"
@@ -163,6 +167,18 @@ struct serving_result {
   /// Engine: its schedulers, one per engine core (the EP degree under DP attention, else 1); each
   /// has its own max_num_seqs, max_num_batched_tokens and `kv_tokens / ranks` of KV.
   int ranks = 1;
+  /// Engine: the engines of the deployment (`serving/cluster.hpp`): replicas, or prefill + decode
+  /// engines; 1 for one engine.
+  int engines = 1;
+  std::string router;  ///< the replicas' router (`replica_router`); empty for one engine
+  /// Engine: requests each engine took (replicas, or the prefill engines then the decode engines).
+  std::vector<std::int64_t> engine_requests;
+  int prefill_engines = 0, decode_engines = 0;  ///< disaggregation: P and D (0: colocated)
+  std::int64_t kv_transfers = 0;  ///< disaggregation: KV hand-offs from a prefill to a decode engine
+  double kv_transfer_bytes = 0.0;  ///< their KV bytes, B
+  /// Their time from the first token to the KV at the decode engine (the link's queue, the
+  /// transfer, its latency): mean and largest, s.
+  double kv_transfer_mean_s = 0.0, kv_transfer_max_s = 0.0;
   std::vector<stage_result> stages;  ///< staged load: one per stage (`add_stage_results`)
   /// What the run changed in its settings, or applied in a way the settings do not say, each a
   /// sentence (e.g. a shared prefix longer than the shortest prompt, capped at it).
@@ -220,6 +236,15 @@ struct serving_result {
     v("preemptions", s.preemptions);
     v("prefix_cached_tokens", s.prefix_cached_tokens);
     v("ranks", s.ranks);
+    v("engines", s.engines);
+    v("router", s.router);
+    v("engine_requests", s.engine_requests);
+    v("prefill_engines", s.prefill_engines);
+    v("decode_engines", s.decode_engines);
+    v("kv_transfers", s.kv_transfers);
+    v("kv_transfer_bytes_B", s.kv_transfer_bytes);
+    v("kv_transfer_mean_s", s.kv_transfer_mean_s);
+    v("kv_transfer_max_s", s.kv_transfer_max_s);
     v("stages", s.stages);
     v("notes", s.notes);
   }
@@ -588,319 +613,27 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
   return out;
 }
 
-/// One engine core's scheduler state (`run_engine`): its queues, its free KV blocks, whether its
-/// prefix cache holds the shared prefix, and the step it scheduled.
-struct engine_rank {
-  std::deque<std::size_t> waiting;
-  std::vector<std::size_t> running;
-  std::vector<std::pair<std::size_t, std::int64_t>> sched;  ///< (request, tokens) of the step
-  std::int64_t free_blocks = 0;
-  bool prefix_cached = false;
-  bool preempted = false;  ///< the step preempted a request
-};
-
-/// The DP rank vLLM's load balancer gives an arriving request: the lowest waiting·4 + running,
-/// the first such rank on a tie (vllm/v1/engine/core_client.py, `DPLBAsyncMPClient.
-/// get_core_engine_for_request`, v0.10.2 to v0.15.x; `engine.hpp`).
+/// Fills the results of an engine run (`run_engine`, `run_engine_cluster`) from its requests'
+/// times, its inter-token gaps, its Little's-law area, its end `t` and its engines' counters.
 template <class = void>
-inline std::size_t route_to_rank(const std::vector<engine_rank>& ranks) {
-  std::size_t best = 0;
-  std::size_t best_score = std::numeric_limits<std::size_t>::max();
-  for (std::size_t k = 0; k < ranks.size(); ++k) {
-    const std::size_t score = 4 * ranks[k].waiting.size() + ranks[k].running.size();
-    if (score < best_score) {
-      best_score = score;
-      best = k;
-    }
-  }
-  return best;
-}
-
-/// The engine scheduler's loop (`engine.hpp`): `ranks` engine cores (1, or the DP attention ranks)
-/// of `blocks` KV blocks each under the budget and cap `lim`, stepping together, each step costed
-/// by `costs` (one rank: `mixed`; several: `mixed_ranks`).
-template <class = void>
-inline serving_result run_engine(const std::vector<request>& reqs, const engine_params& ep, const engine_limits& lim,
-                                 std::int64_t blocks, gpu_step_costs& costs, const scheduler_params& sp, int ranks = 1) {
+inline void engine_results(serving_result& out, const std::vector<request>& reqs, double last_arrival,
+                           engine_request_state& st, std::vector<std::pair<double, double>>& gaps, double area,
+                           double t, const engine_counters& c, const scheduler_params& sp) {
   const std::size_t n = reqs.size();
-  serving_result out;
-  out.requests = static_cast<std::int64_t>(n);
-  out.ranks = ranks;
-  const std::int64_t bs = ep.block_size;
-  out.kv_tokens = blocks * bs * ranks;
-  const auto blocks_of = [bs](std::int64_t tokens) { return (tokens + bs - 1) / bs; };
-  // Every prompt starts with the shared prefix, so it is at most the shortest prompt: a longer one
-  // is capped there, and the run says so (a prefix no prompt holds would turn caching off).
-  int shortest = std::numeric_limits<int>::max();
-  for (const auto& rq : reqs) shortest = std::min(shortest, rq.prompt);
-  const std::int64_t shared_prefix = std::min<std::int64_t>(ep.shared_prefix_tokens, shortest);
-  if (ep.enable_prefix_caching && shared_prefix < ep.shared_prefix_tokens) {
-    out.notes.push_back("shared_prefix_tokens " + std::to_string(ep.shared_prefix_tokens) +
-                        " is longer than the shortest prompt; capped at its " + std::to_string(shortest) + " tokens");
-  }
-  const std::int64_t prefix_blocks = ep.enable_prefix_caching ? shared_prefix / bs : 0;
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return reqs[a].arrival_s < reqs[b].arrival_s; });
-  for (std::size_t r = 0; r < n; ++r) {
-    // Its whole length (the last token's KV is never written) beside the cached prefix it does not use.
-    const std::int64_t len = static_cast<std::int64_t>(reqs[r].prompt) + reqs[r].output - 1;
-    const std::int64_t used = std::min<std::int64_t>(prefix_blocks, std::min<std::int64_t>(reqs[r].prompt, shared_prefix) / bs);
-    const std::int64_t need = blocks_of(len) + prefix_blocks - used;
-    if (need > blocks) {
-      out.feasible = false;
-      out.reason = "request " + std::to_string(r) + " needs " + std::to_string(need) + " KV blocks of " +
-                   std::to_string(bs) + " tokens, the GPUs hold " + std::to_string(blocks) +
-                   (ranks > 1 ? " per DP rank" : "");
-      return out;
-    }
-  }
-  if (!ep.enable_chunked_prefill) {
-    // Without chunking a prompt runs whole in one step: one longer than the budget never runs.
-    for (std::size_t r = 0; r < n; ++r) {
-      if (reqs[r].prompt > lim.max_num_batched_tokens) {
-        out.feasible = false;
-        out.reason = "request " + std::to_string(r) + " has a prompt of " + std::to_string(reqs[r].prompt) +
-                     " tokens, more than max_num_batched_tokens (" + std::to_string(lim.max_num_batched_tokens) +
-                     ") with enable_chunked_prefill off: it can never be scheduled (raise the budget or chunk)";
-        return out;
-      }
-    }
-  }
-  std::vector<std::int64_t> computed(n, 0), held(n, 0), shared(n, 0);
-  std::vector<int> gen(n, 0);
-  // Not yet: NaN, which no result can hold (`check_result_numbers`); every request sets both.
-  const double not_yet = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> first(n, not_yet), last(n, 0.0), finish(n, not_yet);
-  std::vector<char> finished(n, 0);
-  std::vector<engine_rank> rk(static_cast<std::size_t>(ranks));
-  for (auto& e : rk) e.free_blocks = blocks;
-  std::vector<mixed_step> rank_steps(rk.size());
-  std::vector<std::pair<double, double>> gaps, step_gaps;
-  double t = 0.0, batch_sum = 0.0;
-  std::size_t next = 0, done = 0;
-  std::size_t next_arrival = 0;
-  double area = 0.0, last_t = 0.0;
-  std::int64_t in_system = 0;
-  const auto advance = [&](double t_new) {
-    while (next_arrival < n && reqs[order[next_arrival]].arrival_s <= t_new) {
-      const double a = std::max(reqs[order[next_arrival]].arrival_s, last_t);
-      area += static_cast<double>(in_system) * (a - last_t);
-      last_t = a;
-      ++in_system;
-      ++next_arrival;
-    }
-    area += static_cast<double>(in_system) * (t_new - last_t);
-    last_t = t_new;
-  };
-  // A step schedules a token at least (or preempts, after which the next step admits the head of
-  // the queue into an emptier system): the passes are bounded by the tokens to compute, counted
-  // again for each preemption.
-  const std::int64_t budget_max = lim.max_num_batched_tokens;
-  std::int64_t passes = 0, max_passes = 16 + 2 * static_cast<std::int64_t>(n);
-  for (const auto& rq : reqs) max_passes += 2 * (rq.output + (static_cast<std::int64_t>(rq.prompt) + budget_max - 1) / budget_max);
-  // One rank's step (engine.hpp): its running requests first, in admission order, then its
-  // waiting ones unless it preempted.
-  const auto schedule = [&](engine_rank& e) {
-    auto& waiting = e.waiting;
-    auto& running = e.running;
-    auto& sched = e.sched;
-    auto& free_blocks = e.free_blocks;
-    sched.clear();
-    std::int64_t budget = budget_max;
-    bool preempted = false;
-    for (std::size_t i = 0; i < running.size() && budget > 0;) {
-      const std::size_t r = running[i];
-      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
-      const std::int64_t nn = std::min(num_tokens - computed[r], budget);
-      bool ok = false;
-      for (;;) {
-        const std::int64_t need = std::max<std::int64_t>(0, blocks_of(computed[r] + nn) - shared[r] - held[r]);
-        if (need <= free_blocks) {
-          free_blocks -= need;
-          held[r] += need;
-          ok = true;
-          break;
-        }
-        const std::size_t v = running.back();
-        running.pop_back();
-        free_blocks += held[v];
-        held[v] = 0;
-        shared[v] = 0;
-        computed[v] = 0;
-        waiting.push_front(v);
-        ++out.preemptions;
-        preempted = true;
-        max_passes += 2 * (reqs[v].output + (static_cast<std::int64_t>(reqs[v].prompt) + gen[v] + budget_max - 1) / budget_max);
-        if (v == r) break;
-      }
-      if (!ok) break;
-      sched.emplace_back(r, nn);
-      budget -= nn;
-      ++i;
-    }
-    while (!preempted && !waiting.empty() && budget > 0 && static_cast<int>(running.size()) < lim.max_num_seqs) {
-      const std::size_t r = waiting.front();
-      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
-      std::int64_t hit = 0;
-      if (e.prefix_cached) {
-        hit = std::min({prefix_blocks * bs, (num_tokens - 1) / bs * bs,
-                        std::min<std::int64_t>(reqs[r].prompt, shared_prefix) / bs * bs});
-      }
-      std::int64_t nn = num_tokens - hit;
-      if (!ep.enable_chunked_prefill && nn > budget) break;
-      nn = std::min(nn, budget);
-      const std::int64_t su = hit / bs;
-      const std::int64_t need = blocks_of(hit + nn) - su;
-      if (need > free_blocks) break;
-      waiting.pop_front();
-      running.push_back(r);
-      free_blocks -= need;
-      held[r] = need;
-      shared[r] = su;
-      computed[r] = hit;
-      out.prefix_cached_tokens += hit;
-      sched.emplace_back(r, nn);
-      budget -= nn;
-    }
-    e.preempted = preempted;
-  };
-  while (done < n) {
-    if (++passes > max_passes) {
-      out.feasible = false;
-      out.reason = "the engine scheduler made no progress after " + std::to_string(max_passes) + " steps";
-      return out;
-    }
-    // Arrivals, each to its rank (`route_to_rank`; one rank: all to it).
-    while (next < n && reqs[order[next]].arrival_s <= t) rk[route_to_rank(rk)].waiting.push_back(order[next++]);
-    bool idle = true;
-    for (const auto& e : rk) idle = idle && e.waiting.empty() && e.running.empty();
-    if (idle) {
-      const double tn = reqs[order[next]].arrival_s;
-      advance(tn);
-      t = tn;
-      continue;
-    }
-    bool any = false;
-    for (auto& e : rk) {
-      schedule(e);
-      any = any || !e.sched.empty();
-    }
-    for (std::size_t k = 0; k < rk.size(); ++k) {
-      const auto& e = rk[k];
-      if (!e.sched.empty() || e.preempted || e.waiting.empty()) continue;
-      // Nothing runs on the rank and its queue's head does not fit: it never will.
-      const std::size_t r = e.waiting.front();
-      out.feasible = false;
-      out.reason = "the engine scheduler could not schedule request " + std::to_string(r) + " (prompt " +
-                   std::to_string(reqs[r].prompt) + " tokens) in a step" +
-                   (ranks > 1 ? " of DP rank " + std::to_string(k) : std::string()) + ": max_num_batched_tokens " +
-                   std::to_string(budget_max) + ", max_num_seqs " + std::to_string(lim.max_num_seqs) + ", " +
-                   std::to_string(e.free_blocks) + " of " + std::to_string(blocks) + " KV blocks of " + std::to_string(bs) +
-                   " tokens free" + (ep.enable_chunked_prefill ? "" : ", enable_chunked_prefill off");
-      return out;
-    }
-    if (!any) continue;  // a rank preempted: the next pass admits the head of its queue
-    // One pass over every scheduled token of every rank.
-    mixed_step ms;
-    std::size_t step_batch = 0;
-    for (std::size_t k = 0; k < rk.size(); ++k) {
-      mixed_step& s = rank_steps[k];
-      s = mixed_step{};
-      for (const auto& [r, nn] : rk[k].sched) {
-        const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
-        s.tokens += static_cast<int>(nn);
-        if (computed[r] + nn == num_tokens) ++s.sampled;
-        if (gen[r] >= 1 && nn == 1 && computed[r] == num_tokens - 1) {
-          ++s.decodes;
-          s.decode_context += static_cast<double>(computed[r]);
-        } else {
-          const double c = static_cast<double>(nn), p = static_cast<double>(computed[r]);
-          s.prefill_tokens += c;
-          s.prefill_pairs += c * p + c * (c + 1.0) / 2.0;
-          s.prefill_prior += p;
-        }
-      }
-      step_batch += rk[k].sched.size();
-      if (k == 0) {
-        ms = s;
-      } else {
-        ms.tokens += s.tokens;
-        ms.sampled += s.sampled;
-        ms.decodes += s.decodes;
-        ms.decode_context += s.decode_context;
-        ms.prefill_tokens += s.prefill_tokens;
-        ms.prefill_pairs += s.prefill_pairs;
-        ms.prefill_prior += s.prefill_prior;
-      }
-    }
-    const auto cost = ranks == 1 ? costs.mixed(ms) : costs.mixed_ranks(rank_steps);
-    if (ms.decodes > 0 && ms.prefill_tokens > 0.0) {
-      ++out.mixed_steps;
-    } else if (ms.decodes > 0) {
-      ++out.decode_steps;
-    } else {
-      ++out.prefill_steps;
-    }
-    batch_sum += static_cast<double>(step_batch);
-    out.energy_j += cost.energy_j;
-    out.busy_time_s += cost.time_s;
-    const double t_end = t + cost.time_s;
-    advance(t_end);
-    t = t_end;
-    step_gaps.clear();
-    for (auto& e : rk) {
-      bool finished_any = false;
-      for (const auto& [r, nn] : e.sched) {
-        const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
-        computed[r] += nn;
-        if (!e.prefix_cached && prefix_blocks > 0 && reqs[r].prompt >= prefix_blocks * bs &&
-            computed[r] >= prefix_blocks * bs && shared[r] == 0) {
-          // Its first full blocks hold the shared prefix: now cached on its rank, stored once (engine.hpp).
-          e.prefix_cached = true;
-          held[r] -= prefix_blocks;
-          shared[r] = prefix_blocks;
-        }
-        if (computed[r] < num_tokens) continue;
-        ++gen[r];
-        if (gen[r] == 1) {
-          first[r] = t;
-        } else {
-          const double g = t - last[r];
-          bool merged = false;
-          for (auto& x : step_gaps) {
-            if (x.first == g) {
-              x.second += 1.0;
-              merged = true;
-              break;
-            }
-          }
-          if (!merged) step_gaps.emplace_back(g, 1.0);
-        }
-        last[r] = t;
-        if (gen[r] >= reqs[r].output) {
-          finish[r] = t;
-          finished[r] = 1;
-          e.free_blocks += held[r];
-          held[r] = 0;
-          --in_system;
-          ++done;
-          finished_any = true;
-        }
-      }
-      if (finished_any) {
-        std::erase_if(e.running, [&](std::size_t r) { return finished[r] != 0; });
-      }
-    }
-    gaps.insert(gaps.end(), step_gaps.begin(), step_gaps.end());
-  }
-  // Results.
+  out.decode_steps = c.decode_steps;
+  out.prefill_steps = c.prefill_steps;
+  out.mixed_steps = c.mixed_steps;
+  out.preemptions = c.preemptions;
+  out.prefix_cached_tokens = c.prefix_cached_tokens;
+  out.energy_j = c.energy_j;
+  out.busy_time_s = c.busy_time_s;
   out.makespan_s = t;
   const double overhead = sp.client_overhead.si();
   std::vector<double> ttft(n);
   double sojourn = 0.0;
   std::int64_t ok_ttft = 0, ok_slo = 0;
+  const auto& first = st.first;
+  const auto& finish = st.finish;
   for (std::size_t r = 0; r < n; ++r) {
     ttft[r] = first[r] - reqs[r].arrival_s + overhead;
     sojourn += finish[r] - reqs[r].arrival_s;
@@ -923,13 +656,303 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   out.ttft_attainment = static_cast<double>(ok_ttft) / nn;
   out.slo_attainment = static_cast<double>(ok_slo) / nn;
   const auto steps = out.decode_steps + out.prefill_steps + out.mixed_steps;
-  out.mean_batch = steps > 0 ? batch_sum / static_cast<double>(steps) : 0.0;
+  out.mean_batch = steps > 0 ? c.batch_sum / static_cast<double>(steps) : 0.0;
   out.tokens_per_joule = out.energy_j > 0.0 ? static_cast<double>(out.output_tokens) / out.energy_j : 0.0;
-  const double last_arrival = reqs[order.back()].arrival_s;
   out.arrival_rate = last_arrival > 0.0 ? nn / last_arrival : 0.0;
   out.mean_in_system = t > 0.0 ? area / t : 0.0;
   out.mean_sojourn_s = sojourn / nn;
-  fill_latencies(out, reqs, std::move(first), std::move(finish), gaps, overhead);
+  fill_latencies(out, reqs, std::move(st.first), std::move(st.finish), gaps, overhead);
+}
+
+/// The run's note on a shared prefix longer than the shortest prompt (`engine.hpp`), if any.
+template <class = void>
+inline void engine_prefix_note(serving_result& out, const std::vector<request>& reqs, const engine_params& ep) {
+  const std::int64_t shared_prefix = engine_shared_prefix(reqs, ep);
+  if (ep.enable_prefix_caching && shared_prefix < ep.shared_prefix_tokens) {
+    out.notes.push_back("shared_prefix_tokens " + std::to_string(ep.shared_prefix_tokens) +
+                        " is longer than the shortest prompt; capped at its " + std::to_string(shared_prefix) + " tokens");
+  }
+}
+
+/// The scheduler passes a run of `reqs` may take (`run_engine`): a step schedules a token at
+/// least (or preempts, after which the next step admits the head of the queue into an emptier
+/// system), so the passes are bounded by the tokens to compute, counted again for each preemption
+/// (`engine_counters::extra_passes`).
+template <class = void>
+inline std::int64_t engine_pass_bound(const std::vector<request>& reqs, const engine_limits& lim) {
+  const std::int64_t budget_max = lim.max_num_batched_tokens;
+  std::int64_t max_passes = 16 + 2 * static_cast<std::int64_t>(reqs.size());
+  for (const auto& rq : reqs) max_passes += 2 * (rq.output + (static_cast<std::int64_t>(rq.prompt) + budget_max - 1) / budget_max);
+  return max_passes;
+}
+
+/// Little's law's ∫ N(t) dt with N = arrived − departed, arrivals (in `order`) at their exact times.
+struct little_area {
+  std::size_t next_arrival = 0;
+  double area = 0.0, last_t = 0.0;
+  std::int64_t in_system = 0;
+
+  void advance(const std::vector<request>& reqs, const std::vector<std::size_t>& order, double t_new) {
+    const std::size_t n = reqs.size();
+    while (next_arrival < n && reqs[order[next_arrival]].arrival_s <= t_new) {
+      const double a = std::max(reqs[order[next_arrival]].arrival_s, last_t);
+      area += static_cast<double>(in_system) * (a - last_t);
+      last_t = a;
+      ++in_system;
+      ++next_arrival;
+    }
+    area += static_cast<double>(in_system) * (t_new - last_t);
+    last_t = t_new;
+  }
+};
+
+/// The requests' indices in arrival order (stable).
+template <class = void>
+inline std::vector<std::size_t> arrival_order(const std::vector<request>& reqs) {
+  std::vector<std::size_t> order(reqs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return reqs[a].arrival_s < reqs[b].arrival_s; });
+  return order;
+}
+
+/// The engine scheduler's loop (`engine.hpp`): one engine (`engine_core`) of `ranks` engine
+/// cores (1, or the DP attention ranks) of `blocks` KV blocks each under the budget and cap `lim`,
+/// stepping together, each step costed by `costs` (one rank: `mixed`; several: `mixed_ranks`).
+template <step_cost_source Costs>
+inline serving_result run_engine(const std::vector<request>& reqs, const engine_params& ep, const engine_limits& lim,
+                                 std::int64_t blocks, Costs& costs, const scheduler_params& sp, int ranks = 1) {
+  const std::size_t n = reqs.size();
+  serving_result out;
+  out.requests = static_cast<std::int64_t>(n);
+  out.ranks = ranks;
+  out.kv_tokens = blocks * ep.block_size * ranks;
+  // Every prompt starts with the shared prefix, so it is at most the shortest prompt: a longer one
+  // is capped there, and the run says so (a prefix no prompt holds would turn caching off).
+  engine_prefix_note(out, reqs, ep);
+  const auto order = arrival_order(reqs);
+  engine_request_state st(n);
+  engine_core<Costs> core(reqs, st, ep, lim, blocks, costs, ranks);
+  for (std::size_t r = 0; r < n; ++r) {
+    if (auto why = core.unfit(r); !why.empty()) {
+      out.feasible = false;
+      out.reason = std::move(why);
+      return out;
+    }
+  }
+  for (std::size_t r = 0; r < n; ++r) {
+    // Without chunking a prompt runs whole in one step: one longer than the budget never runs.
+    if (auto why = core.unfit_prompt(r); !why.empty()) {
+      out.feasible = false;
+      out.reason = std::move(why);
+      return out;
+    }
+  }
+  double t = 0.0;
+  std::size_t next = 0, done = 0;
+  little_area little;
+  std::vector<std::size_t> finished, handed;
+  std::int64_t passes = 0;
+  const std::int64_t max_passes = engine_pass_bound(reqs, lim);
+  while (done < n) {
+    if (++passes > max_passes + core.counters().extra_passes) {
+      out.feasible = false;
+      out.reason = "the engine scheduler made no progress after " +
+                   std::to_string(max_passes + core.counters().extra_passes) + " steps";
+      return out;
+    }
+    while (next < n && reqs[order[next]].arrival_s <= t) core.admit(order[next++]);
+    const engine_step step = core.begin_step();
+    if (step.status == engine_step_status::idle) {
+      const double tn = reqs[order[next]].arrival_s;
+      little.advance(reqs, order, tn);
+      t = tn;
+      continue;
+    }
+    if (step.status == engine_step_status::stuck) {
+      out.feasible = false;
+      out.reason = step.reason;
+      return out;
+    }
+    if (step.status == engine_step_status::preempted) continue;
+    const double t_end = t + step.cost.time_s;
+    little.advance(reqs, order, t_end);
+    t = t_end;
+    finished.clear();
+    core.end_step(t, finished, handed);
+    little.in_system -= static_cast<std::int64_t>(finished.size());
+    done += finished.size();
+  }
+  out.engine_requests = {static_cast<std::int64_t>(n)};
+  engine_results(out, reqs, reqs[order.back()].arrival_s, st, core.gaps(), little.area, t, core.counters(), sp);
+  return out;
+}
+
+/// Replicas behind a router or prefill/decode disaggregation (`serving/cluster.hpp`): engines of
+/// `ranks` cores and `blocks` blocks per core each, as `run_engine`'s, in an event loop over the
+/// engines in time order: the next event is the earliest arrival, step end or KV arrival; at one
+/// time, step ends first (each engine's in index order), then KV arrivals, then arrivals (each
+/// routed at its arrival time), then every idle engine with work starts a step. `kv_per_token`
+/// is the KV bytes of one token over the model's layers, `kv_shards` the GPUs of an engine that
+/// send distinct KV in parallel. A cluster of one engine gives `run_engine`'s result.
+template <step_cost_source Costs>
+inline serving_result run_engine_cluster(const std::vector<request>& reqs, const engine_params& ep,
+                                         const engine_limits& lim, std::int64_t blocks, Costs& costs,
+                                         const scheduler_params& sp, int ranks, const serving_cluster& cl,
+                                         double kv_per_token, int kv_shards) {
+  validate(cl);
+  const std::size_t n = reqs.size();
+  const auto& dg = cl.disaggregation;
+  const bool disagg = dg.enabled();
+  const std::size_t entry = disagg ? static_cast<std::size_t>(dg.prefill) : static_cast<std::size_t>(cl.replicas.count);
+  const std::size_t engines = entry + (disagg ? static_cast<std::size_t>(dg.decode) : 0);
+  serving_result out;
+  out.requests = static_cast<std::int64_t>(n);
+  out.ranks = ranks;
+  out.engines = static_cast<int>(engines);
+  out.router = router_name(cl.replicas.router);
+  out.prefill_engines = disagg ? dg.prefill : 0;
+  out.decode_engines = disagg ? dg.decode : 0;
+  out.kv_tokens = blocks * ep.block_size * ranks * static_cast<std::int64_t>(engines);
+  engine_prefix_note(out, reqs, ep);
+  const auto order = arrival_order(reqs);
+  engine_request_state st(n);
+  std::vector<engine_core<Costs>> eng;
+  eng.reserve(engines);
+  for (std::size_t k = 0; k < engines; ++k) {
+    const engine_role role = !disagg ? engine_role::colocated : k < entry ? engine_role::prefill : engine_role::decode;
+    eng.emplace_back(reqs, st, ep, lim, blocks, costs, ranks, role);
+  }
+  for (std::size_t r = 0; r < n; ++r) {
+    auto why = eng.front().unfit(r);
+    if (why.empty() && disagg && reqs[r].output > 1) why = eng.back().unfit(r);
+    if (why.empty()) why = eng.front().unfit_prompt(r);
+    if (!why.empty()) {
+      out.feasible = false;
+      out.reason = std::move(why);
+      return out;
+    }
+  }
+  const double bw = kv_link_bandwidth(dg.link) * std::max(1, kv_shards), lat = kv_link_latency(dg.link);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> busy_end(engines, inf), link_free(entry, 0.0);
+  std::vector<std::int64_t> routed(engines, 0), in_transit(engines, 0);
+  // KV on the way to a decode engine: (arrival time, sequence, request, engine), earliest first.
+  using transfer = std::tuple<double, std::int64_t, std::size_t, std::size_t>;
+  std::priority_queue<transfer, std::vector<transfer>, std::greater<>> moving;
+  std::int64_t moved_seq = 0;
+  std::vector<double> kv_times;
+  double t = 0.0;
+  std::size_t next = 0, done = 0, rr_entry = 0, rr_decode = 0;
+  little_area little;
+  std::vector<std::size_t> finished, handed;
+  std::int64_t passes = 0;
+  const std::int64_t max_passes = (disagg ? 2 : 1) * engine_pass_bound(reqs, lim);
+  const auto extra = [&] {
+    std::int64_t x = 0;
+    for (const auto& e : eng) x += e.counters().extra_passes;
+    return x;
+  };
+  const auto fail = [&](std::string why) {
+    out.feasible = false;
+    out.reason = std::move(why);
+    return out;
+  };
+  const auto pick = [&](std::size_t lo, std::size_t hi, const request& q, std::size_t& rr, bool affinity) {
+    std::vector<std::int64_t> o(hi - lo);
+    for (std::size_t k = lo; k < hi; ++k) o[k - lo] = eng[k].outstanding() + in_transit[k];
+    const replica_router rt = !affinity && cl.replicas.router == replica_router::prefix_affinity
+                                  ? replica_router::least_outstanding
+                                  : cl.replicas.router;
+    return lo + route_request(rt, q, o, rr);
+  };
+  while (done < n) {
+    // Step ends at t.
+    for (std::size_t k = 0; k < engines; ++k) {
+      if (busy_end[k] > t) continue;
+      busy_end[k] = inf;
+      finished.clear();
+      handed.clear();
+      eng[k].end_step(t, finished, handed);
+      little.in_system -= static_cast<std::int64_t>(finished.size());
+      done += finished.size();
+      for (std::size_t r : handed) {
+        const std::size_t d = pick(entry, engines, reqs[r], rr_decode, false);
+        const double bytes = kv_per_token * reqs[r].prompt;
+        const double start = std::max(t, link_free[k]);
+        link_free[k] = start + bytes / bw;
+        const double arrive = link_free[k] + lat;
+        out.kv_transfer_bytes += bytes;
+        kv_times.push_back(arrive - t);
+        ++in_transit[d];
+        moving.emplace(arrive, moved_seq++, r, d);
+      }
+    }
+    if (done >= n) break;
+    // KV arrivals, then request arrivals.
+    while (!moving.empty() && std::get<0>(moving.top()) <= t) {
+      const auto [at, seq, r, d] = moving.top();
+      moving.pop();
+      --in_transit[d];
+      ++routed[d];
+      eng[d].admit(r);
+    }
+    while (next < n && reqs[order[next]].arrival_s <= t) {
+      const std::size_t r = order[next++];
+      const std::size_t k = pick(0, entry, reqs[r], rr_entry, true);
+      ++routed[k];
+      eng[k].admit(r);
+    }
+    // Idle engines with work start a step.
+    for (std::size_t k = 0; k < engines; ++k) {
+      if (busy_end[k] != inf) continue;
+      for (;;) {
+        if (++passes > max_passes + extra()) {
+          return fail("the engine scheduler made no progress after " + std::to_string(max_passes + extra()) + " steps");
+        }
+        const engine_step step = eng[k].begin_step();
+        if (step.status == engine_step_status::idle) {
+          --passes;
+          break;
+        }
+        if (step.status == engine_step_status::stuck) {
+          return fail(step.reason + (engines > 1 ? " (engine " + std::to_string(k) + ")" : std::string()));
+        }
+        if (step.status == engine_step_status::preempted) continue;
+        busy_end[k] = t + step.cost.time_s;
+        break;
+      }
+    }
+    double tn = next < n ? reqs[order[next]].arrival_s : inf;
+    for (double e : busy_end) tn = std::min(tn, e);
+    if (!moving.empty()) tn = std::min(tn, std::get<0>(moving.top()));
+    if (tn == inf) return fail("the engines stopped with " + std::to_string(n - done) + " requests unfinished");
+    little.advance(reqs, order, tn);
+    t = tn;
+  }
+  engine_counters c;
+  std::vector<std::pair<double, double>> gaps;
+  for (auto& e : eng) {
+    const auto& x = e.counters();
+    c.decode_steps += x.decode_steps;
+    c.prefill_steps += x.prefill_steps;
+    c.mixed_steps += x.mixed_steps;
+    c.preemptions += x.preemptions;
+    c.prefix_cached_tokens += x.prefix_cached_tokens;
+    c.energy_j += x.energy_j;
+    c.busy_time_s += x.busy_time_s;
+    c.batch_sum += x.batch_sum;
+    gaps.insert(gaps.end(), e.gaps().begin(), e.gaps().end());
+  }
+  out.engine_requests = routed;
+  out.kv_transfers = static_cast<std::int64_t>(kv_times.size());
+  if (!kv_times.empty()) {
+    double s = 0.0;
+    for (double x : kv_times) s += x;
+    out.kv_transfer_mean_s = s / static_cast<double>(kv_times.size());
+    out.kv_transfer_max_s = *std::max_element(kv_times.begin(), kv_times.end());
+  }
+  engine_results(out, reqs, reqs[order.back()].arrival_s, st, gaps, little.area, t, c, sp);
   return out;
 }
 
@@ -1194,10 +1217,15 @@ inline std::string ep_label(const parallelism& par) {
 template <class = void>
 inline serving_result simulate_gpu(const gpu_params& g, const model& m, const scheduler_params& sp,
                                    const std::vector<request>& reqs, int gpus = 0, const engine_params& ep = {},
-                                   gpu_scheduler sched = gpu_scheduler::engine, const parallelism& par = {}) {
+                                   gpu_scheduler sched = gpu_scheduler::engine, const parallelism& par = {},
+                                   const serving_cluster& cluster = {}) {
   validate(g);
   validate(sp, "scheduler");
   validate(ep, "gpu.engine");
+  validate(cluster, "gpu.");
+  if (cluster.clustered() && sched != gpu_scheduler::engine) {
+    detail::require(false, "strata.serving", "gpu.scheduler", "fcfs", "engine with replicas or disaggregation");
+  }
   detail::require(!reqs.empty(), "strata.serving", "requests", 0, "at least one request");
   check_serving_work(reqs, 0, "requests");
   if (par.expert_parallel() && gpus != 0 && gpus != par.ep) {
@@ -1242,8 +1270,23 @@ inline serving_result simulate_gpu(const gpu_params& g, const model& m, const sc
     // DP attention: one engine core per rank, each with its own scheduler and 1/n of the blocks
     // (every GPU holds the KV of its own sequences), stepping together (`run_engine`).
     const int ranks = dp ? n : 1;
+    const std::string name = std::to_string(n) + " x " + g.name + (served.weight_bits == 8 ? " (FP8)" : "") + ep_label(par);
+    if (cluster.clustered()) {
+      // Each engine n GPUs as above; the KV of a token over the layers, sent by the GPUs holding
+      // distinct shards of it (`serving/cluster.hpp`).
+      const double per_token = kv_bytes_per_token_layer(served).in(units::B) * served.layers;
+      const int shards = dp || served.is_mla() ? 1 : std::min(n, served.kv_heads);
+      auto out = detail::run_engine_cluster(reqs, ep, lim, blocks / ranks, costs, sp, ranks, cluster, per_token, shards);
+      const auto& d = cluster.disaggregation;
+      out.system = d.enabled() ? std::to_string(d.prefill) + " prefill + " + std::to_string(d.decode) + " decode engines of " +
+                                     name + ", KV over " + (d.link.kind == kv_link_kind::nvlink ? "NVLink" : "the network")
+                               : std::to_string(cluster.replicas.count) + " replicas of " + name + " (" + out.router + ")";
+      out.policy = "engine";
+      detail::check_result_numbers(out, "serving_result");
+      return out;
+    }
     auto out = detail::run_engine(reqs, ep, lim, blocks / ranks, costs, sp, ranks);
-    out.system = std::to_string(n) + " x " + g.name + (served.weight_bits == 8 ? " (FP8)" : "") + ep_label(par);
+    out.system = name;
     out.policy = "engine";
     detail::check_result_numbers(out, "serving_result");
     return out;

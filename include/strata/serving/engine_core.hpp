@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The engine scheduler as a steppable object (the serving wing, `include/strata/serving/`):
+/// `engine_core<Costs>` is one vLLM V1 engine (`engine.hpp`: token-budget steps mixing decodes
+/// with prefill chunks, KV blocks, preemption by recompute, prefix caching of the shared prefix),
+/// made of `ranks` engine cores stepping together (1, or the DP-attention ranks, each with its own
+/// scheduler, limits and 1/ranks of the KV blocks; arrivals to the rank of vLLM's DP load balancer,
+/// `route_to_rank`). A driver owns time: it `admit`s requests, calls `begin_step` (schedule and
+/// cost one step: its duration) and, when the step's time has passed, `end_step` (its tokens:
+/// first tokens, inter-token gaps, finished or handed-off requests). `run_engine` (one engine,
+/// `simulator.hpp`) and `run_engine_cluster` (replicas behind a router, prefill/decode
+/// disaggregation, `serving/cluster.hpp`) are such drivers.
+///
+/// The step-cost source is a concept: `mixed(const mixed_step&)` costs a step of one scheduler
+/// (`step_cost_source`), and, for several ranks, `mixed_ranks(const std::vector<mixed_step>&)`
+/// costs a step from every rank's part (`ranked_step_cost_source`); `gpu_step_costs`
+/// (`step_costs.hpp`) is both, and any machine that supplies the two serves through the same core.
+///
+/// Roles. A `colocated` engine runs a request from prefill to its last token. A `prefill` engine
+/// (disaggregated serving) runs it to its first token and hands it off (its blocks freed). A
+/// `decode` engine admits handed-off requests whose prompt KV arrived from a prefill engine: their
+/// prompt counts as computed (vLLM's KV connector reports it as external computed tokens,
+/// `get_num_new_matched_tokens`, and the scheduler allocates their blocks on admission;
+/// vllm/v1/core/sched/scheduler.py, v0.10–v0.15), so their first step on the decode engine is a
+/// decode of one token; a preempted one recomputes prompt and generated tokens there.
+
+#include <algorithm>  // std::min, std::max
+#include <concepts>   // std::convertible_to
+#include <cstddef>    // std::size_t
+#include <cstdint>    // std::int64_t
+#include <deque>      // std::deque
+#include <limits>     // std::numeric_limits
+#include <string>     // std::string
+#include <utility>    // std::pair
+#include <vector>     // std::vector
+
+#include "strata/core/error.hpp"
+#include "strata/stratum/serving/engine.hpp"
+#include "strata/stratum/serving/requests.hpp"
+#include "strata/stratum/serving/step_costs.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// A machine that costs one engine step from its `mixed_step` (file comment).
+template <class C>
+concept step_cost_source = requires(C& c, const mixed_step& s) {
+  { c.mixed(s) } -> std::convertible_to<step_cost>;
+};
+
+/// A machine that also costs a step of several DP ranks from each rank's part (file comment).
+template <class C>
+concept ranked_step_cost_source = step_cost_source<C> && requires(C& c, const std::vector<mixed_step>& v) {
+  { c.mixed_ranks(v) } -> std::convertible_to<step_cost>;
+};
+
+/// What an engine does with its requests (file comment).
+enum class engine_role { colocated, prefill, decode };
+
+/// Per-request scheduler state of a run, shared by the engines of the run (a request is on one
+/// engine at a time; a disaggregated one moves from a prefill engine to a decode engine with its
+/// tokens generated and times).
+struct engine_request_state {
+  std::vector<std::int64_t> computed, held, shared, external;
+  std::vector<int> gen;
+  std::vector<double> first, last, finish;
+  std::vector<char> finished;
+
+  explicit engine_request_state(std::size_t n)
+      : computed(n, 0), held(n, 0), shared(n, 0), external(n, 0), gen(n, 0),
+        // Not yet: NaN, which no result can hold (`check_result_numbers`); every request sets both.
+        first(n, std::numeric_limits<double>::quiet_NaN()), last(n, 0.0),
+        finish(n, std::numeric_limits<double>::quiet_NaN()), finished(n, 0) {}
+};
+
+/// An engine's counts over its steps.
+struct engine_counters {
+  std::int64_t decode_steps = 0, prefill_steps = 0, mixed_steps = 0;
+  std::int64_t preemptions = 0, prefix_cached_tokens = 0;
+  double energy_j = 0.0, busy_time_s = 0.0, batch_sum = 0.0;
+  /// Scheduler passes the preemptions added to the run's progress bound (`run_engine`).
+  std::int64_t extra_passes = 0;
+};
+
+namespace detail {
+
+/// One engine core's scheduler state: its queues, its free KV blocks, whether its prefix cache
+/// holds the shared prefix, and the step it scheduled.
+struct engine_rank {
+  std::deque<std::size_t> waiting;
+  std::vector<std::size_t> running;
+  std::vector<std::pair<std::size_t, std::int64_t>> sched;  ///< (request, tokens) of the step
+  std::int64_t free_blocks = 0;
+  bool prefix_cached = false;
+  bool preempted = false;  ///< the step preempted a request
+};
+
+/// The DP rank vLLM's load balancer gives an arriving request: the lowest waiting·4 + running,
+/// the first such rank on a tie (vllm/v1/engine/core_client.py, `DPLBAsyncMPClient.
+/// get_core_engine_for_request`, v0.10.2 to v0.15.x; `engine.hpp`).
+template <class = void>
+inline std::size_t route_to_rank(const std::vector<engine_rank>& ranks) {
+  std::size_t best = 0;
+  std::size_t best_score = std::numeric_limits<std::size_t>::max();
+  for (std::size_t k = 0; k < ranks.size(); ++k) {
+    const std::size_t score = 4 * ranks[k].waiting.size() + ranks[k].running.size();
+    if (score < best_score) {
+      best_score = score;
+      best = k;
+    }
+  }
+  return best;
+}
+
+/// The shared prefix every prompt of `reqs` starts with: `ep.shared_prefix_tokens` capped at the
+/// shortest prompt (`engine.hpp`).
+template <class = void>
+inline std::int64_t engine_shared_prefix(const std::vector<request>& reqs, const engine_params& ep) {
+  int shortest = std::numeric_limits<int>::max();
+  for (const auto& rq : reqs) shortest = std::min(shortest, rq.prompt);
+  return std::min<std::int64_t>(ep.shared_prefix_tokens, shortest);
+}
+
+}  // namespace detail
+
+/// What `engine_core::begin_step` did.
+enum class engine_step_status {
+  idle,       ///< nothing to run
+  preempted,  ///< a rank preempted and nothing was scheduled: schedule again (same time)
+  stuck,      ///< a rank's queue head can never be scheduled (`engine_step::reason`)
+  ran,        ///< a step was scheduled and costed
+};
+
+/// A step `begin_step` scheduled.
+struct engine_step {
+  engine_step_status status = engine_step_status::idle;
+  step_cost cost{};
+  std::string reason;  ///< stuck: why
+};
+
+/// One engine (file comment): `ranks` schedulers of `blocks` KV blocks each under the budget and
+/// cap `lim`, costed by `costs`, in role `role`; `reqs` and `st` are the run's and outlive it.
+template <step_cost_source Costs>
+class engine_core {
+ public:
+  engine_core(const std::vector<request>& reqs, engine_request_state& st, const engine_params& ep,
+              const engine_limits& lim, std::int64_t blocks, Costs& costs, int ranks = 1,
+              engine_role role = engine_role::colocated)
+      : reqs_(&reqs), st_(&st), ep_(ep), lim_(lim), blocks_(blocks), costs_(&costs), role_(role),
+        rk_(static_cast<std::size_t>(std::max(1, ranks))), rank_steps_(rk_.size()) {
+    if constexpr (!ranked_step_cost_source<Costs>) {
+      detail::require(ranks == 1, "strata.engine", "ranks", ranks, "1: the step costs cost no DP ranks (mixed_ranks)");
+    }
+    detail::require(ranks >= 1, "strata.engine", "ranks", ranks, "at least 1");
+    bs_ = ep.block_size;
+    shared_prefix_ = detail::engine_shared_prefix(reqs, ep);
+    prefix_blocks_ = ep.enable_prefix_caching ? shared_prefix_ / bs_ : 0;
+    for (auto& e : rk_) e.free_blocks = blocks;
+  }
+
+  /// Why request `r` can never run on this engine (its KV beside the cached prefix exceeds one
+  /// rank's blocks; a prompt over the budget without chunked prefill), else empty.
+  [[nodiscard]] std::string unfit(std::size_t r) const {
+    const auto& q = (*reqs_)[r];
+    const std::int64_t out_tokens = role_ == engine_role::prefill ? 1 : q.output;
+    // Its whole length (the last token's KV is never written) beside the cached prefix it does not use.
+    const std::int64_t len = static_cast<std::int64_t>(q.prompt) + out_tokens - 1;
+    const std::int64_t used = std::min<std::int64_t>(prefix_blocks_, std::min<std::int64_t>(q.prompt, shared_prefix_) / bs_);
+    const std::int64_t need = blocks_of(len) + prefix_blocks_ - used;
+    if (need > blocks_) {
+      return "request " + std::to_string(r) + " needs " + std::to_string(need) + " KV blocks of " + std::to_string(bs_) +
+             " tokens, the GPUs hold " + std::to_string(blocks_) + (rk_.size() > 1 ? " per DP rank" : "");
+    }
+    return {};
+  }
+  /// Why request `r`'s prompt can never be scheduled whole (chunked prefill off), else empty.
+  [[nodiscard]] std::string unfit_prompt(std::size_t r) const {
+    const auto& q = (*reqs_)[r];
+    if (ep_.enable_chunked_prefill || role_ == engine_role::decode || q.prompt <= lim_.max_num_batched_tokens) return {};
+    return "request " + std::to_string(r) + " has a prompt of " + std::to_string(q.prompt) +
+           " tokens, more than max_num_batched_tokens (" + std::to_string(lim_.max_num_batched_tokens) +
+           ") with enable_chunked_prefill off: it can never be scheduled (raise the budget or chunk)";
+  }
+
+  /// Takes request `r` (routed to a rank at the next `begin_step`, as vLLM's engine client does
+  /// between steps). On a decode engine, a request with a generated token arrives with its prompt's
+  /// KV (file comment).
+  void admit(std::size_t r) {
+    inbox_.push_back(r);
+    ++outstanding_;
+  }
+
+  /// Requests admitted and not finished or handed off.
+  [[nodiscard]] std::int64_t outstanding() const { return outstanding_; }
+  /// Requests waiting (not yet routed to a rank, or in a rank's waiting queue).
+  [[nodiscard]] std::size_t waiting() const {
+    std::size_t w = inbox_.size();
+    for (const auto& e : rk_) w += e.waiting.size();
+    return w;
+  }
+  /// Requests running on the ranks.
+  [[nodiscard]] std::size_t running() const {
+    std::size_t w = 0;
+    for (const auto& e : rk_) w += e.running.size();
+    return w;
+  }
+  /// Free KV blocks over the ranks.
+  [[nodiscard]] std::int64_t free_blocks() const {
+    std::int64_t b = 0;
+    for (const auto& e : rk_) b += e.free_blocks;
+    return b;
+  }
+  [[nodiscard]] int ranks() const { return static_cast<int>(rk_.size()); }
+  [[nodiscard]] std::int64_t blocks_per_rank() const { return blocks_; }
+  [[nodiscard]] engine_role role() const { return role_; }
+  [[nodiscard]] const engine_counters& counters() const { return c_; }
+  /// Inter-token gaps (value, count) of the steps so far, one entry per distinct gap of a step.
+  [[nodiscard]] const std::vector<std::pair<double, double>>& gaps() const { return gaps_; }
+  [[nodiscard]] std::vector<std::pair<double, double>>& gaps() { return gaps_; }
+
+  /// Routes the admitted requests to their ranks and schedules one step on every rank (file
+  /// comment); on `ran`, its cost (the caller ends it with `end_step` at its end).
+  engine_step begin_step() {
+    // Arrivals, each to its rank (`route_to_rank`; one rank: all to it).
+    for (std::size_t r : inbox_) rk_[detail::route_to_rank(rk_)].waiting.push_back(r);
+    inbox_.clear();
+    engine_step out;
+    bool idle = true;
+    for (const auto& e : rk_) idle = idle && e.waiting.empty() && e.running.empty();
+    if (idle) return out;
+    bool any = false;
+    for (auto& e : rk_) {
+      schedule(e);
+      any = any || !e.sched.empty();
+    }
+    for (std::size_t k = 0; k < rk_.size(); ++k) {
+      const auto& e = rk_[k];
+      if (!e.sched.empty() || e.preempted || e.waiting.empty()) continue;
+      // Nothing runs on the rank and its queue's head does not fit: it never will.
+      const std::size_t r = e.waiting.front();
+      out.status = engine_step_status::stuck;
+      out.reason = "the engine scheduler could not schedule request " + std::to_string(r) + " (prompt " +
+                   std::to_string((*reqs_)[r].prompt) + " tokens) in a step" +
+                   (rk_.size() > 1 ? " of DP rank " + std::to_string(k) : std::string()) + ": max_num_batched_tokens " +
+                   std::to_string(lim_.max_num_batched_tokens) + ", max_num_seqs " + std::to_string(lim_.max_num_seqs) +
+                   ", " + std::to_string(e.free_blocks) + " of " + std::to_string(blocks_) + " KV blocks of " +
+                   std::to_string(bs_) + " tokens free" + (ep_.enable_chunked_prefill ? "" : ", enable_chunked_prefill off");
+      return out;
+    }
+    if (!any) {  // a rank preempted: the next pass admits the head of its queue
+      out.status = engine_step_status::preempted;
+      return out;
+    }
+    // One pass over every scheduled token of every rank.
+    const auto& reqs = *reqs_;
+    auto& s_ = *st_;
+    mixed_step ms;
+    std::size_t step_batch = 0;
+    for (std::size_t k = 0; k < rk_.size(); ++k) {
+      mixed_step& s = rank_steps_[k];
+      s = mixed_step{};
+      for (const auto& [r, nn] : rk_[k].sched) {
+        const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s_.gen[r];
+        s.tokens += static_cast<int>(nn);
+        if (s_.computed[r] + nn == num_tokens) ++s.sampled;
+        if (s_.gen[r] >= 1 && nn == 1 && s_.computed[r] == num_tokens - 1) {
+          ++s.decodes;
+          s.decode_context += static_cast<double>(s_.computed[r]);
+        } else {
+          const double c = static_cast<double>(nn), p = static_cast<double>(s_.computed[r]);
+          s.prefill_tokens += c;
+          s.prefill_pairs += c * p + c * (c + 1.0) / 2.0;
+          s.prefill_prior += p;
+        }
+      }
+      step_batch += rk_[k].sched.size();
+      if (k == 0) {
+        ms = s;
+      } else {
+        ms.tokens += s.tokens;
+        ms.sampled += s.sampled;
+        ms.decodes += s.decodes;
+        ms.decode_context += s.decode_context;
+        ms.prefill_tokens += s.prefill_tokens;
+        ms.prefill_pairs += s.prefill_pairs;
+        ms.prefill_prior += s.prefill_prior;
+      }
+    }
+    step_cost cost{};
+    if constexpr (ranked_step_cost_source<Costs>) {
+      cost = rk_.size() == 1 ? costs_->mixed(ms) : costs_->mixed_ranks(rank_steps_);
+    } else {
+      cost = costs_->mixed(ms);
+    }
+    if (ms.decodes > 0 && ms.prefill_tokens > 0.0) {
+      ++c_.mixed_steps;
+    } else if (ms.decodes > 0) {
+      ++c_.decode_steps;
+    } else {
+      ++c_.prefill_steps;
+    }
+    c_.batch_sum += static_cast<double>(step_batch);
+    c_.energy_j += cost.energy_j;
+    c_.busy_time_s += cost.time_s;
+    out.status = engine_step_status::ran;
+    out.cost = cost;
+    return out;
+  }
+
+  /// Ends the step `begin_step` scheduled at time `t` (its end): every scheduled token computed,
+  /// a token sampled for each request whose tokens are all computed (its first: `first`; else an
+  /// inter-token gap), and a request that reached its last token (`done`) or, on a prefill engine,
+  /// its first (`handed`) leaves with its blocks freed. `done` and `handed` are appended to.
+  void end_step(double t, std::vector<std::size_t>& done, std::vector<std::size_t>& handed) {
+    const auto& reqs = *reqs_;
+    auto& s = *st_;
+    step_gaps_.clear();
+    for (auto& e : rk_) {
+      bool finished_any = false;
+      for (const auto& [r, nn] : e.sched) {
+        const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r];
+        s.computed[r] += nn;
+        if (!e.prefix_cached && prefix_blocks_ > 0 && reqs[r].prompt >= prefix_blocks_ * bs_ &&
+            s.computed[r] >= prefix_blocks_ * bs_ && s.shared[r] == 0) {
+          // Its first full blocks hold the shared prefix: now cached on its rank, stored once (engine.hpp).
+          e.prefix_cached = true;
+          s.held[r] -= prefix_blocks_;
+          s.shared[r] = prefix_blocks_;
+        }
+        if (s.computed[r] < num_tokens) continue;
+        ++s.gen[r];
+        if (s.gen[r] == 1) {
+          s.first[r] = t;
+        } else {
+          const double g = t - s.last[r];
+          bool merged = false;
+          for (auto& x : step_gaps_) {
+            if (x.first == g) {
+              x.second += 1.0;
+              merged = true;
+              break;
+            }
+          }
+          if (!merged) step_gaps_.emplace_back(g, 1.0);
+        }
+        s.last[r] = t;
+        const bool last_token = s.gen[r] >= reqs[r].output;
+        if (last_token || role_ == engine_role::prefill) {
+          e.free_blocks += s.held[r];
+          s.held[r] = 0;
+          s.finished[r] = 1;  // leaves this engine (erased from its running list below)
+          --outstanding_;
+          finished_any = true;
+          if (last_token) {
+            s.finish[r] = t;
+            done.push_back(r);
+          } else {
+            handed.push_back(r);
+          }
+        }
+      }
+      if (finished_any) {
+        std::erase_if(e.running, [&](std::size_t r) { return s.finished[r] != 0; });
+        // A handed-off request runs on: it is unfinished for the engine it moves to.
+        for (const auto& [r, nn] : e.sched) {
+          if (s.finished[r] != 0 && s.gen[r] < reqs[r].output) {
+            s.finished[r] = 0;
+            s.computed[r] = 0;
+            s.shared[r] = 0;
+            s.external[r] = reqs[r].prompt;
+          }
+        }
+      }
+    }
+    gaps_.insert(gaps_.end(), step_gaps_.begin(), step_gaps_.end());
+  }
+
+ private:
+  [[nodiscard]] std::int64_t blocks_of(std::int64_t tokens) const { return (tokens + bs_ - 1) / bs_; }
+
+  // One rank's step (engine.hpp): its running requests first, in admission order, then its
+  // waiting ones unless it preempted.
+  void schedule(detail::engine_rank& e) {
+    const auto& reqs = *reqs_;
+    auto& s = *st_;
+    auto& waiting = e.waiting;
+    auto& running = e.running;
+    auto& sched = e.sched;
+    auto& free_blocks = e.free_blocks;
+    const std::int64_t budget_max = lim_.max_num_batched_tokens;
+    sched.clear();
+    std::int64_t budget = budget_max;
+    bool preempted = false;
+    for (std::size_t i = 0; i < running.size() && budget > 0;) {
+      const std::size_t r = running[i];
+      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r];
+      const std::int64_t nn = std::min(num_tokens - s.computed[r], budget);
+      bool ok = false;
+      for (;;) {
+        const std::int64_t need = std::max<std::int64_t>(0, blocks_of(s.computed[r] + nn) - s.shared[r] - s.held[r]);
+        if (need <= free_blocks) {
+          free_blocks -= need;
+          s.held[r] += need;
+          ok = true;
+          break;
+        }
+        const std::size_t v = running.back();
+        running.pop_back();
+        free_blocks += s.held[v];
+        s.held[v] = 0;
+        s.shared[v] = 0;
+        s.computed[v] = 0;
+        s.external[v] = 0;  // recomputed here, prompt and generated tokens
+        waiting.push_front(v);
+        ++c_.preemptions;
+        preempted = true;
+        c_.extra_passes +=
+            2 * (reqs[v].output + (static_cast<std::int64_t>(reqs[v].prompt) + s.gen[v] + budget_max - 1) / budget_max);
+        if (v == r) break;
+      }
+      if (!ok) break;
+      sched.emplace_back(r, nn);
+      budget -= nn;
+      ++i;
+    }
+    while (!preempted && !waiting.empty() && budget > 0 && static_cast<int>(running.size()) < lim_.max_num_seqs) {
+      const std::size_t r = waiting.front();
+      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r];
+      std::int64_t hit = 0, su = 0;
+      if (s.external[r] > 0) {
+        hit = std::min(s.external[r], num_tokens - 1);  // its prompt's KV, arrived (file comment)
+      } else if (e.prefix_cached) {
+        hit = std::min({prefix_blocks_ * bs_, (num_tokens - 1) / bs_ * bs_,
+                        std::min<std::int64_t>(reqs[r].prompt, shared_prefix_) / bs_ * bs_});
+        su = hit / bs_;
+      }
+      std::int64_t nn = num_tokens - hit;
+      if (!ep_.enable_chunked_prefill && nn > budget) break;
+      nn = std::min(nn, budget);
+      const std::int64_t need = blocks_of(hit + nn) - su;
+      if (need > free_blocks) break;
+      waiting.pop_front();
+      running.push_back(r);
+      free_blocks -= need;
+      s.held[r] = need;
+      s.shared[r] = su;
+      s.computed[r] = hit;
+      if (s.external[r] == 0) c_.prefix_cached_tokens += hit;
+      s.external[r] = 0;
+      sched.emplace_back(r, nn);
+      budget -= nn;
+    }
+    e.preempted = preempted;
+  }
+
+  const std::vector<request>* reqs_;
+  engine_request_state* st_;
+  engine_params ep_;
+  engine_limits lim_;
+  std::int64_t blocks_;
+  Costs* costs_;
+  engine_role role_;
+  std::vector<detail::engine_rank> rk_;
+  std::vector<mixed_step> rank_steps_;
+  std::vector<std::size_t> inbox_;
+  std::vector<std::pair<double, double>> gaps_, step_gaps_;
+  engine_counters c_;
+  std::int64_t bs_ = 16, shared_prefix_ = 0, prefix_blocks_ = 0;
+  std::int64_t outstanding_ = 0;
+};
+
+}  // namespace v0
+}  // namespace strata

@@ -58,6 +58,7 @@
 #include <memory>     // std::make_shared
 #include <optional>   // std::optional, the memo's prepared machine
 #include <string>     // std::string
+#include <unordered_map>  // std::unordered_map, a conversation's last turn
 #include <utility>    // std::pair
 #include <vector>     // std::vector
 
@@ -595,8 +596,19 @@ struct engine_rank {
   std::vector<std::size_t> running;
   std::vector<std::pair<std::size_t, std::int64_t>> sched;  ///< (request, tokens) of the step
   std::int64_t free_blocks = 0;
-  bool prefix_cached = false;
+  /// Whether each prefix is cached on the rank: index 0 the workload-wide shared prefix, g + 1
+  /// the system prompt of prefix group g (`engine.hpp`, prefix groups).
+  std::vector<char> prefix_cached;
+  std::int64_t allocated = 0;  ///< blocks taken from the free queue so far (its LRU clock)
   bool preempted = false;  ///< the step preempted a request
+};
+
+/// A finished turn of a conversation (`run_engine`, `engine.hpp`: prefix groups): its rank, the
+/// full blocks it wrote, the free blocks ahead of them in the free queue and the rank's
+/// allocation clock when it finished.
+struct engine_turn_cache {
+  std::size_t rank = 0;
+  std::int64_t blocks = 0, ahead = 0, clock = 0;
 };
 
 /// The DP rank vLLM's load balancer gives an arriving request: the lowest waiting·4 + running,
@@ -639,6 +651,21 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
                         " is longer than the shortest prompt; capped at its " + std::to_string(shortest) + " tokens");
   }
   const std::int64_t prefix_blocks = ep.enable_prefix_caching ? shared_prefix / bs : 0;
+  // Each request's cached prefix (engine.hpp): its group's system prompt, else the shared prefix.
+  std::size_t prefix_keys = 1;
+  bool conversations = false;
+  for (const auto& rq : reqs) {
+    if (rq.prefix_group >= 0) prefix_keys = std::max(prefix_keys, static_cast<std::size_t>(rq.prefix_group) + 2);
+    conversations = conversations || rq.conversation >= 0;
+  }
+  const auto key_of = [&](std::size_t r) { return reqs[r].prefix_group >= 0 ? static_cast<std::size_t>(reqs[r].prefix_group) + 1 : 0; };
+  const auto prefix_len = [&](std::size_t r) -> std::int64_t {
+    return reqs[r].prefix_group >= 0 ? std::min(reqs[r].prefix_tokens, reqs[r].prompt) : shared_prefix;
+  };
+  const auto pblocks = [&](std::size_t r) -> std::int64_t {
+    return reqs[r].prefix_group >= 0 ? (ep.enable_prefix_caching ? prefix_len(r) / bs : 0) : prefix_blocks;
+  };
+  std::unordered_map<std::int64_t, engine_turn_cache> turns;  // conversation -> its last finished turn
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
@@ -646,8 +673,9 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   for (std::size_t r = 0; r < n; ++r) {
     // Its whole length (the last token's KV is never written) beside the cached prefix it does not use.
     const std::int64_t len = static_cast<std::int64_t>(reqs[r].prompt) + reqs[r].output - 1;
-    const std::int64_t used = std::min<std::int64_t>(prefix_blocks, std::min<std::int64_t>(reqs[r].prompt, shared_prefix) / bs);
-    const std::int64_t need = blocks_of(len) + prefix_blocks - used;
+    const std::int64_t pb = pblocks(r);
+    const std::int64_t used = std::min<std::int64_t>(pb, std::min<std::int64_t>(reqs[r].prompt, prefix_len(r)) / bs);
+    const std::int64_t need = blocks_of(len) + pb - used;
     if (need > blocks) {
       out.feasible = false;
       out.reason = "request " + std::to_string(r) + " needs " + std::to_string(need) + " KV blocks of " +
@@ -675,7 +703,20 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   std::vector<double> first(n, not_yet), last(n, 0.0), finish(n, not_yet);
   std::vector<char> finished(n, 0);
   std::vector<engine_rank> rk(static_cast<std::size_t>(ranks));
-  for (auto& e : rk) e.free_blocks = blocks;
+  for (auto& e : rk) {
+    e.free_blocks = blocks;
+    e.prefix_cached.assign(prefix_keys, 0);
+  }
+  // Host time (engine_host.hpp): a request reaches the engine after its prompt's tokenisation
+  // (`admit`: requests in that order); with async scheduling the step starting at t was
+  // scheduled at `sched_t`, the start of the step before (t after an idle engine).
+  const bool tokenize = ep.host.tokenize_s_per_token > 0.0;
+  const auto ready_of = [&](std::size_t r) {
+    return tokenize ? reqs[r].arrival_s + engine_arrival_delay(ep.host, static_cast<double>(reqs[r].prompt)) : reqs[r].arrival_s;
+  };
+  std::vector<std::size_t> admit = order;
+  if (tokenize) std::stable_sort(admit.begin(), admit.end(), [&](std::size_t a, std::size_t b) { return ready_of(a) < ready_of(b); });
+  double sched_t = 0.0;
   std::vector<mixed_step> rank_steps(rk.size());
   std::vector<std::pair<double, double>> gaps, step_gaps;
   double t = 0.0, batch_sum = 0.0;
@@ -719,6 +760,7 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
         const std::int64_t need = std::max<std::int64_t>(0, blocks_of(computed[r] + nn) - shared[r] - held[r]);
         if (need <= free_blocks) {
           free_blocks -= need;
+          e.allocated += need;
           held[r] += need;
           ok = true;
           break;
@@ -744,19 +786,31 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
       const std::size_t r = waiting.front();
       const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
       std::int64_t hit = 0;
-      if (e.prefix_cached) {
-        hit = std::min({prefix_blocks * bs, (num_tokens - 1) / bs * bs,
-                        std::min<std::int64_t>(reqs[r].prompt, shared_prefix) / bs * bs});
+      const std::int64_t pb = pblocks(r);
+      if (e.prefix_cached[key_of(r)] != 0) {
+        hit = std::min({pb * bs, (num_tokens - 1) / bs * bs, std::min<std::int64_t>(reqs[r].prompt, prefix_len(r)) / bs * bs});
+      }
+      if (conversations && reqs[r].conversation >= 0 && ep.enable_prefix_caching) {
+        // Its conversation's previous turn, if finished here and not yet evicted (engine.hpp);
+        // that turn cached the group's prefix on this rank, so its first pb blocks are shared.
+        const auto it = turns.find(reqs[r].conversation);
+        if (it != turns.end() && &rk[it->second.rank] == &e) {
+          const auto& tc = it->second;
+          const std::int64_t evicted = std::max<std::int64_t>(0, e.allocated - tc.clock - tc.ahead);
+          const std::int64_t kept = std::max<std::int64_t>(0, tc.blocks - evicted);
+          hit = std::max(hit, std::min(kept * bs, (num_tokens - 1) / bs * bs));
+        }
       }
       std::int64_t nn = num_tokens - hit;
       if (!ep.enable_chunked_prefill && nn > budget) break;
       nn = std::min(nn, budget);
-      const std::int64_t su = hit / bs;
+      const std::int64_t su = std::min(hit, pb * bs) / bs;
       const std::int64_t need = blocks_of(hit + nn) - su;
       if (need > free_blocks) break;
       waiting.pop_front();
       running.push_back(r);
       free_blocks -= need;
+      e.allocated += need;
       held[r] = need;
       shared[r] = su;
       computed[r] = hit;
@@ -772,14 +826,18 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
       out.reason = "the engine scheduler made no progress after " + std::to_string(max_passes) + " steps";
       return out;
     }
-    // Arrivals, each to its rank (`route_to_rank`; one rank: all to it).
-    while (next < n && reqs[order[next]].arrival_s <= t) rk[route_to_rank(rk)].waiting.push_back(order[next++]);
+    // Arrivals, each to its rank (`route_to_rank`; one rank: all to it); with async scheduling
+    // those that reached the engine when this step was scheduled.
+    const double cutoff = ep.host.async_scheduling ? sched_t : t;
+    while (next < n && ready_of(admit[next]) <= cutoff) rk[route_to_rank(rk)].waiting.push_back(admit[next++]);
     bool idle = true;
     for (const auto& e : rk) idle = idle && e.waiting.empty() && e.running.empty();
     if (idle) {
-      const double tn = reqs[order[next]].arrival_s;
+      // Nothing to run: the engine schedules the next arrival at once.
+      const double tn = std::max(t, ready_of(admit[next]));
       advance(tn);
       t = tn;
+      sched_t = tn;
       continue;
     }
     bool any = false;
@@ -846,21 +904,27 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
     batch_sum += static_cast<double>(step_batch);
     out.energy_j += cost.energy_j;
     out.busy_time_s += cost.time_s;
-    const double t_end = t + cost.time_s;
+    // The host's part (engine_host.hpp): each engine core's own, the slowest one binding.
+    double host_s = 0.0;
+    for (const auto& e : rk) host_s = std::max(host_s, host_step_time(ep.host, static_cast<double>(e.sched.size())));
+    const double t_end = t + engine_step_time(ep.host, cost.time_s, host_s);
     advance(t_end);
+    sched_t = t;
     t = t_end;
     step_gaps.clear();
-    for (auto& e : rk) {
+    for (std::size_t k = 0; k < rk.size(); ++k) {
+      auto& e = rk[k];
       bool finished_any = false;
       for (const auto& [r, nn] : e.sched) {
         const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + gen[r];
         computed[r] += nn;
-        if (!e.prefix_cached && prefix_blocks > 0 && reqs[r].prompt >= prefix_blocks * bs &&
-            computed[r] >= prefix_blocks * bs && shared[r] == 0) {
-          // Its first full blocks hold the shared prefix: now cached on its rank, stored once (engine.hpp).
-          e.prefix_cached = true;
-          held[r] -= prefix_blocks;
-          shared[r] = prefix_blocks;
+        const std::int64_t pb = pblocks(r);
+        char& cached = e.prefix_cached[key_of(r)];
+        if (cached == 0 && pb > 0 && reqs[r].prompt >= pb * bs && computed[r] >= pb * bs && shared[r] == 0) {
+          // Its first full blocks hold its prefix: now cached on its rank, stored once (engine.hpp).
+          cached = 1;
+          held[r] -= pb;
+          shared[r] = pb;
         }
         if (computed[r] < num_tokens) continue;
         ++gen[r];
@@ -882,6 +946,11 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
         if (gen[r] >= reqs[r].output) {
           finish[r] = t;
           finished[r] = 1;
+          if (conversations && reqs[r].conversation >= 0) {
+            // Its blocks join the free queue behind the free ones, still hashed (engine.hpp).
+            const std::int64_t written = static_cast<std::int64_t>(reqs[r].prompt) + reqs[r].output - 1;
+            turns[reqs[r].conversation] = {k, written / bs, e.free_blocks, e.allocated};
+          }
           e.free_blocks += held[r];
           held[r] = 0;
           --in_system;

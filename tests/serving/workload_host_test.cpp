@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "strata/stratum/serving/serving_json.hpp"
@@ -250,4 +251,34 @@ TEST_CASE("engine host terms: closed forms and checked parameters") {
   ep.host.per_sequence_s = 0.0;
   ep.host.tokenize_s_per_token = 1.0;
   CHECK_THROWS_WITH_AS(validate(ep, "gpu.engine"), doctest::Contains("gpu.engine.host.tokenize_s_per_token"), config_error);
+}
+
+TEST_CASE("scenario: lengths_csv replaces the length laws; prefix groups and host terms read from JSON") {
+  const auto dir = std::filesystem::temp_directory_path() / "strata_s45b_lengths";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "lengths.csv") << "prompt,output\n200,10\n400,20\n";
+  }
+  const auto s = read_serving_scenario(R"({"system": "none", "model": "Mixtral-8x7B",
+      "requests": {"count": 20, "rate": 4, "prefix_groups": {"groups": 2, "users": 2, "system_prompt": 64}},
+      "lengths_csv": "lengths.csv",
+      "gpu": {"gpus": 2, "engine": {"host": {"async_scheduling": false, "step_s": 0.001}}}})");
+  CHECK(s.gpu.engine.host.step_s == 0.001);
+  CHECK(s.gpu.engine.host.per_sequence_s == 12.7e-6);
+  CHECK(s.requests.prefix_groups.groups == 2);
+  const auto r = run_scenario(s, std::string{}, dir.string());
+  REQUIRE(r.has_gpu);
+  REQUIRE(r.gpu.feasible);
+  // Every prompt is a system prompt of 64 and one of the CSV's questions; outputs pair with them.
+  CHECK(r.gpu.output_tokens % 10 == 0);
+  CHECK(r.gpu.output_tokens >= 200);
+  CHECK(r.gpu.output_tokens <= 400);
+  CHECK(r.gpu.prefix_cached_tokens > 0);
+  auto bad = s;
+  bad.lengths_csv = "missing.csv";
+  CHECK_THROWS_WITH_AS(run_scenario(bad, std::string{}, dir.string()), doctest::Contains("lengths_csv"), config_error);
+  CHECK_THROWS_WITH_AS(read_serving_scenario(R"({"system": "none", "lengths_csv": "x.csv",
+      "request_list": [{"arrival_s": 0, "prompt": 5, "output": 5, "topic": "arxiv"}]})"),
+                       doctest::Contains("lengths_csv"), config_error);
+  std::filesystem::remove_all(dir);
 }

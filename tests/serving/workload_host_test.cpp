@@ -12,6 +12,7 @@
 
 #include "strata/stratum/serving/serving_json.hpp"
 #include "strata/workload/presets.hpp"
+#include "support/scalars.hpp"
 
 using namespace strata;
 using doctest::Approx;
@@ -281,4 +282,21 @@ TEST_CASE("scenario: lengths_csv replaces the length laws; prefix groups and hos
       "request_list": [{"arrival_s": 0, "prompt": 5, "output": 5, "topic": "arxiv"}]})"),
                        doctest::Contains("lengths_csv"), config_error);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("engine host terms differentiate with autodiff: dh/db, d(step)/d(gpu), d(delay)/d(prompt)") {
+  using strata_test::fvar1;
+  const engine_host_params p{.async_scheduling = false, .step_s = 1e-4, .per_sequence_s = 1e-5, .tokenize_s_per_token = 2e-6};
+  const fvar1 b = strata_test::make_fvar<double, 1>(32.0);
+  const fvar1 h = host_step_time(p, b);
+  CHECK(h.derivative(0) == Approx(1e-4 + 32 * 1e-5).epsilon(1e-12));
+  CHECK(h.derivative(1) == Approx(1e-5).epsilon(1e-12));
+  const fvar1 gpu = strata_test::make_fvar<double, 1>(0.02);
+  CHECK(engine_step_time(p, gpu, fvar1(1e-3)).derivative(1) == 1.0);
+  engine_host_params a = p;
+  a.async_scheduling = true;
+  CHECK(engine_step_time(a, gpu, fvar1(1e-3)).derivative(1) == 1.0);  // the GPU binds
+  CHECK(engine_step_time(a, fvar1(1e-4), h).derivative(1) == Approx(1e-5).epsilon(1e-12));  // the host binds
+  const fvar1 prompt = strata_test::make_fvar<double, 1>(512.0);
+  CHECK(engine_arrival_delay(p, prompt).derivative(1) == Approx(2e-6).epsilon(1e-12));
 }

@@ -81,6 +81,50 @@ void bm_engine_ep8_attention(benchmark::State& state) {
 }
 BENCHMARK(bm_engine_ep8_attention)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
+// Generating 100 000 requests as benchmark tools state them (requests.hpp): Arg 0 a lognormal
+// prompt (mean 300, cv 0.8) and a normal output (mean 150, sd 40), both clamped to [1, 4096];
+// Arg 1 inference-perf's shared-prefix workload, 20 groups x 50 users, 500-token system prompts,
+// multi-turn (100 rounds per user resending the conversation), normal questions (100 ± 20) and
+// lognormal outputs (mean 50, cv 0.5), each in [1, 200].
+void bm_generate_100k_laws(benchmark::State& state) {
+  strata::request_gen_params g;
+  g.rate = 50.0;
+  g.count = 100000;
+  g.topics = {"t"};
+  if (state.range(0) == 0) {
+    g.prompt = {.kind = strata::length_kind::lognormal, .value = 0, .min = 1, .max = 4096, .values = {}, .mean = 300.0, .sd = 0.0, .cv = 0.8};
+    g.output = {.kind = strata::length_kind::normal, .value = 0, .min = 1, .max = 4096, .values = {}, .mean = 150.0, .sd = 40.0, .cv = 0.0};
+  } else {
+    g.prompt = {.kind = strata::length_kind::normal, .value = 0, .min = 1, .max = 200, .values = {}, .mean = 100.0, .sd = 20.0, .cv = 0.0};
+    g.output = {.kind = strata::length_kind::lognormal, .value = 0, .min = 1, .max = 200, .values = {}, .mean = 50.0, .sd = 0.0, .cv = 0.5};
+    g.prefix_groups = {.groups = 20, .users = 50, .system_prompt = 500, .multi_turn = true};
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(strata::generate_requests(g));
+  state.SetItemsProcessed(state.iterations() * g.count);
+}
+BENCHMARK(bm_generate_100k_laws)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// The engine on a shared-prefix multi-turn workload (prefix groups and conversation hits,
+// `run_engine`): Mixtral-8x7B on 2 x H100, 4 000 requests at 4 req/s (20 rounds a user), 10 groups x 20 users of
+// 300-token system prompts, questions 100 ± 20 and outputs lognormal (mean 100, cv 0.5) in
+// [1, 400]; vLLM's defaults with its host time (engine_host.hpp). Arg 1: single turn instead.
+void bm_engine_prefix_groups(benchmark::State& state) {
+  strata::request_gen_params g;
+  g.rate = 4.0;
+  g.count = 4000;
+  g.topics = {"t"};
+  g.prompt = {.kind = strata::length_kind::normal, .value = 0, .min = 1, .max = 400, .values = {}, .mean = 100.0, .sd = 20.0, .cv = 0.0};
+  g.output = {.kind = strata::length_kind::lognormal, .value = 0, .min = 1, .max = 400, .values = {}, .mean = 100.0, .sd = 0.0, .cv = 0.5};
+  g.prefix_groups = {.groups = 10, .users = 20, .system_prompt = 300, .multi_turn = state.range(0) == 0};
+  const auto reqs = strata::generate_requests(g);
+  const auto m = strata::preset("Mixtral-8x7B");
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(strata::simulate_gpu(strata::h100_sxm5(), m, strata::scheduler_params{}, reqs, 2));
+  }
+  state.SetItemsProcessed(state.iterations() * g.count);
+}
+BENCHMARK(bm_engine_prefix_groups)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
 // A count table of 2048 topics (model "M", one saved layer of 8 experts, top-2), read, and every
 // topic looked up for a 32-layer model: the former lookup, cubic in the topics, took 125 s
 // (issue 24).

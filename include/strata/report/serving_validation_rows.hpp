@@ -36,7 +36,10 @@
 ///   per-request prompt lengths are not published, no request failed against `MAX_MODEL_LEN` 4096,
 ///   and with prefix caching an earlier round costs KV room and attention reads but no prefill, so
 ///   the single-turn prompt is the reading taken here and a known weakness of the rebuild;
-/// - no client overhead (`scheduler_params::client_overhead` 0).
+/// - vLLM v0.15.1's host time (`engine_params::host`, `engine_host.hpp`, the defaults: async
+///   scheduling, its per-step work hidden under the GPU step, the prompt's tokenisation) and no
+///   client overhead (`scheduler_params::client_overhead` 0: the server's request handling and
+///   streaming have no cited measurement).
 /// - no CPU weight offload. The values files list `--cpu-offload-gb 4` among `extra_overrides`; an
 ///   offloaded 4 GB per GPU read over PCIe 5.0 x16 (64 GB/s per direction, PCI-SIG) on every step
 ///   would add at least 62 ms to each decode step, three times the measured 19.3 ms per output
@@ -50,10 +53,11 @@
 /// (`h100_sxm5()`, the default of every comparison, `baseline/baseline_gpu.hpp`) and the knobs fitted
 /// on the 2024 measurement set (`validated_gpu`, rows `…fitted_knobs.*`). What the rows show
 /// (docs/serving.md): the cited set is within tolerance on E2E, served rate and time per output
-/// token, a few per cent optimistic (no host cost per step); the fitted set ends with its memory
-/// efficiency on the bound and 30.8 µs per operator, a decode step about 25 % slower, and at
-/// 20 req/s the run no longer keeps up. TTFT is short with either: the server's request handling
-/// and streaming are not modelled.
+/// token, a few per cent optimistic (the host's per-step work hides under the GPU step with async
+/// scheduling); the fitted set ends with its memory efficiency on the bound and 30.8 µs per
+/// operator, a decode step about 25 % slower, and at 20 req/s the run no longer keeps up. TTFT is
+/// short with the cited set (46.9 ms against 62.8 ms): the server's request handling, IPC and
+/// streaming are not modelled.
 
 #include <algorithm>  // std::max
 #include <optional>   // std::optional
@@ -209,9 +213,10 @@ inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, co
                              pooled + "alpha0 (observed mean TTFT over the three runs)"));
   if (!rows.back().ok().value_or(true)) {
     rows.back().known_disagreement =
-        "the model's mean TTFT per run: " + ttfts + ". Where the load is served it is the prefill of the uncached "
-        "prompt inside mixed steps, below the measured mean, which also holds the server's request handling, "
-        "tokenisation and the first streamed chunk (client_overhead 0); where a queue builds the wait dominates the "
+        "the model's mean TTFT per run: " + ttfts + ". Where the load is served it is the prompt's tokenisation, "
+        "the step async scheduling makes an arrival wait and the prefill of the uncached prompt inside mixed steps "
+        "(engine_host.hpp), below the measured mean, which also holds the server's request handling, the IPC to the "
+        "engine core and the first streamed chunk (client_overhead 0); where a queue builds the wait dominates the "
         "mean over the runs; " + steps;
   }
   rows.push_back(detail::rel(id0 + "time_per_output_token_s", per_token, "s", vllm_mixtral_tp2_time_per_output_token_s, 0.15,

@@ -27,11 +27,12 @@
 
 #include <algorithm>  // std::min, std::max
 #include <concepts>   // std::convertible_to
-#include <cstddef>    // std::size_t
+#include <cstddef>    // std::size_t, std::ptrdiff_t
 #include <cstdint>    // std::int64_t
 #include <deque>      // std::deque
 #include <limits>     // std::numeric_limits
 #include <string>     // std::string
+#include <unordered_map>  // std::unordered_map, a conversation's last turn
 #include <utility>    // std::pair
 #include <vector>     // std::vector
 
@@ -85,15 +86,26 @@ struct engine_counters {
 
 namespace detail {
 
-/// One engine core's scheduler state: its queues, its free KV blocks, whether its prefix cache
-/// holds the shared prefix, and the step it scheduled.
+/// One engine core's scheduler state: its queues, its free KV blocks, which prefixes its cache
+/// holds, and the step it scheduled.
 struct engine_rank {
   std::deque<std::size_t> waiting;
   std::vector<std::size_t> running;
   std::vector<std::pair<std::size_t, std::int64_t>> sched;  ///< (request, tokens) of the step
   std::int64_t free_blocks = 0;
-  bool prefix_cached = false;
-  bool preempted = false;  ///< the step preempted a request
+  /// Whether each prefix is cached on the rank: index 0 the workload-wide shared prefix, g + 1
+  /// the system prompt of prefix group g (`engine.hpp`, prefix groups).
+  std::vector<char> prefix_cached;
+  std::int64_t allocated = 0;  ///< blocks taken from the free queue so far (its LRU clock)
+  bool preempted = false;      ///< the step preempted a request
+};
+
+/// A finished turn of a conversation (`engine.hpp`: prefix groups): its rank, the full blocks it
+/// wrote, the free blocks ahead of them in the free queue and the rank's allocation clock when it
+/// finished.
+struct engine_turn_cache {
+  std::size_t rank = 0;
+  std::int64_t blocks = 0, ahead = 0, clock = 0;
 };
 
 /// The DP rank vLLM's load balancer gives an arriving request: the lowest waiting·4 + running,
@@ -135,7 +147,10 @@ enum class engine_step_status {
 /// A step `begin_step` scheduled.
 struct engine_step {
   engine_step_status status = engine_step_status::idle;
-  step_cost cost{};
+  step_cost cost{};  ///< the machine's part (GPU time and energy)
+  /// The step's duration: the GPU's and the host's (`engine_host.hpp`: max of the two with async
+  /// scheduling, else their sum; the slowest rank's host time).
+  double time_s = 0.0;
   std::string reason;  ///< stuck: why
 };
 
@@ -156,7 +171,16 @@ class engine_core {
     bs_ = ep.block_size;
     shared_prefix_ = detail::engine_shared_prefix(reqs, ep);
     prefix_blocks_ = ep.enable_prefix_caching ? shared_prefix_ / bs_ : 0;
-    for (auto& e : rk_) e.free_blocks = blocks;
+    // Each request's cached prefix (engine.hpp): its group's system prompt, else the shared prefix.
+    std::size_t keys = 1;
+    for (const auto& rq : reqs) {
+      if (rq.prefix_group >= 0) keys = std::max(keys, static_cast<std::size_t>(rq.prefix_group) + 2);
+      conversations_ = conversations_ || rq.conversation >= 0;
+    }
+    for (auto& e : rk_) {
+      e.free_blocks = blocks;
+      e.prefix_cached.assign(keys, 0);
+    }
   }
 
   /// Why request `r` can never run on this engine (its KV beside the cached prefix exceeds one
@@ -166,8 +190,9 @@ class engine_core {
     const std::int64_t out_tokens = role_ == engine_role::prefill ? 1 : q.output;
     // Its whole length (the last token's KV is never written) beside the cached prefix it does not use.
     const std::int64_t len = static_cast<std::int64_t>(q.prompt) + out_tokens - 1;
-    const std::int64_t used = std::min<std::int64_t>(prefix_blocks_, std::min<std::int64_t>(q.prompt, shared_prefix_) / bs_);
-    const std::int64_t need = blocks_of(len) + prefix_blocks_ - used;
+    const std::int64_t pb = pblocks(r);
+    const std::int64_t used = std::min<std::int64_t>(pb, std::min<std::int64_t>(q.prompt, prefix_len(r)) / bs_);
+    const std::int64_t need = blocks_of(len) + pb - used;
     if (need > blocks_) {
       return "request " + std::to_string(r) + " needs " + std::to_string(need) + " KV blocks of " + std::to_string(bs_) +
              " tokens, the GPUs hold " + std::to_string(blocks_) + (rk_.size() > 1 ? " per DP rank" : "");
@@ -183,11 +208,13 @@ class engine_core {
            ") with enable_chunked_prefill off: it can never be scheduled (raise the budget or chunk)";
   }
 
-  /// Takes request `r` (routed to a rank at the next `begin_step`, as vLLM's engine client does
-  /// between steps). On a decode engine, a request with a generated token arrives with its prompt's
-  /// KV (file comment).
-  void admit(std::size_t r) {
-    inbox_.push_back(r);
+  /// Takes request `r`, which reached the engine at time `at` (routed to a rank at the next
+  /// `begin_step` that may take it, as vLLM's engine client does between steps: with async
+  /// scheduling, a step takes what had arrived when the step before it started; an idle engine
+  /// schedules at once; `engine_host.hpp`). On a decode engine, a request with a generated token
+  /// arrives with its prompt's KV (file comment). Requests are admitted in the order they arrive.
+  void admit(std::size_t r, double at = -std::numeric_limits<double>::infinity()) {
+    inbox_.emplace_back(r, at);
     ++outstanding_;
   }
 
@@ -219,20 +246,30 @@ class engine_core {
   [[nodiscard]] const std::vector<std::pair<double, double>>& gaps() const { return gaps_; }
   [[nodiscard]] std::vector<std::pair<double, double>>& gaps() { return gaps_; }
 
-  /// Routes the admitted requests to their ranks and schedules one step on every rank (file
-  /// comment); on `ran`, its cost (the caller ends it with `end_step` at its end).
-  engine_step begin_step() {
-    // Arrivals, each to its rank (`route_to_rank`; one rank: all to it).
-    for (std::size_t r : inbox_) rk_[detail::route_to_rank(rk_)].waiting.push_back(r);
-    inbox_.clear();
-    engine_step out;
+  /// Routes the admitted requests to their ranks and schedules one step on every rank starting at
+  /// time `t` (file comment); on `ran`, its cost and duration (the caller ends it with `end_step`
+  /// at its end).
+  engine_step begin_step(double t = 0.0) {
     bool idle = true;
+    for (const auto& e : rk_) idle = idle && e.waiting.empty() && e.running.empty();
+    // Arrivals, each to its rank (`route_to_rank`; one rank: all to it): with async scheduling
+    // those that reached the engine when the step before this one started (an idle engine
+    // schedules at once).
+    const double cutoff = ep_.host.async_scheduling && !idle ? sched_t_ : t;
+    std::size_t taken = 0;
+    while (taken < inbox_.size() && inbox_[taken].second <= cutoff) {
+      rk_[detail::route_to_rank(rk_)].waiting.push_back(inbox_[taken].first);
+      ++taken;
+    }
+    inbox_.erase(inbox_.begin(), inbox_.begin() + static_cast<std::ptrdiff_t>(taken));
+    engine_step out;
+    idle = true;
     for (const auto& e : rk_) idle = idle && e.waiting.empty() && e.running.empty();
     if (idle) return out;
     bool any = false;
-    for (auto& e : rk_) {
-      schedule(e);
-      any = any || !e.sched.empty();
+    for (std::size_t k = 0; k < rk_.size(); ++k) {
+      schedule(k);
+      any = any || !rk_[k].sched.empty();
     }
     for (std::size_t k = 0; k < rk_.size(); ++k) {
       const auto& e = rk_[k];
@@ -303,8 +340,13 @@ class engine_core {
     c_.batch_sum += static_cast<double>(step_batch);
     c_.energy_j += cost.energy_j;
     c_.busy_time_s += cost.time_s;
+    // The host's part (engine_host.hpp): each engine core's own, the slowest one binding.
+    double host_s = 0.0;
+    for (const auto& e : rk_) host_s = std::max(host_s, host_step_time(ep_.host, static_cast<double>(e.sched.size())));
     out.status = engine_step_status::ran;
     out.cost = cost;
+    out.time_s = engine_step_time(ep_.host, cost.time_s, host_s);
+    sched_t_ = t;
     return out;
   }
 
@@ -316,17 +358,19 @@ class engine_core {
     const auto& reqs = *reqs_;
     auto& s = *st_;
     step_gaps_.clear();
-    for (auto& e : rk_) {
+    for (std::size_t k = 0; k < rk_.size(); ++k) {
+      auto& e = rk_[k];
       bool finished_any = false;
       for (const auto& [r, nn] : e.sched) {
         const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r];
         s.computed[r] += nn;
-        if (!e.prefix_cached && prefix_blocks_ > 0 && reqs[r].prompt >= prefix_blocks_ * bs_ &&
-            s.computed[r] >= prefix_blocks_ * bs_ && s.shared[r] == 0) {
-          // Its first full blocks hold the shared prefix: now cached on its rank, stored once (engine.hpp).
-          e.prefix_cached = true;
-          s.held[r] -= prefix_blocks_;
-          s.shared[r] = prefix_blocks_;
+        const std::int64_t pb = pblocks(r);
+        char& cached = e.prefix_cached[key_of(r)];
+        if (cached == 0 && pb > 0 && reqs[r].prompt >= pb * bs_ && s.computed[r] >= pb * bs_ && s.shared[r] == 0) {
+          // Its first full blocks hold its prefix: now cached on its rank, stored once (engine.hpp).
+          cached = 1;
+          s.held[r] -= pb;
+          s.shared[r] = pb;
         }
         if (s.computed[r] < num_tokens) continue;
         ++s.gen[r];
@@ -347,6 +391,11 @@ class engine_core {
         s.last[r] = t;
         const bool last_token = s.gen[r] >= reqs[r].output;
         if (last_token || role_ == engine_role::prefill) {
+          if (last_token && conversations_ && reqs[r].conversation >= 0) {
+            // Its blocks join the free queue behind the free ones, still hashed (engine.hpp).
+            const std::int64_t written = static_cast<std::int64_t>(reqs[r].prompt) + reqs[r].output - 1;
+            turns_[reqs[r].conversation] = {k, written / bs_, e.free_blocks, e.allocated};
+          }
           e.free_blocks += s.held[r];
           s.held[r] = 0;
           s.finished[r] = 1;  // leaves this engine (erased from its running list below)
@@ -378,10 +427,25 @@ class engine_core {
 
  private:
   [[nodiscard]] std::int64_t blocks_of(std::int64_t tokens) const { return (tokens + bs_ - 1) / bs_; }
+  /// Request `r`'s prefix-cache key: its group's system prompt (g + 1), else the shared prefix (0).
+  [[nodiscard]] std::size_t key_of(std::size_t r) const {
+    const auto g = (*reqs_)[r].prefix_group;
+    return g >= 0 ? static_cast<std::size_t>(g) + 1 : 0;
+  }
+  /// Tokens of request `r`'s cacheable prefix.
+  [[nodiscard]] std::int64_t prefix_len(std::size_t r) const {
+    const auto& q = (*reqs_)[r];
+    return q.prefix_group >= 0 ? std::min(q.prefix_tokens, q.prompt) : shared_prefix_;
+  }
+  /// Full blocks of request `r`'s prefix the cache stores (none with prefix caching off).
+  [[nodiscard]] std::int64_t pblocks(std::size_t r) const {
+    return (*reqs_)[r].prefix_group >= 0 ? (ep_.enable_prefix_caching ? prefix_len(r) / bs_ : 0) : prefix_blocks_;
+  }
 
   // One rank's step (engine.hpp): its running requests first, in admission order, then its
   // waiting ones unless it preempted.
-  void schedule(detail::engine_rank& e) {
+  void schedule(std::size_t k) {
+    detail::engine_rank& e = rk_[k];
     const auto& reqs = *reqs_;
     auto& s = *st_;
     auto& waiting = e.waiting;
@@ -401,6 +465,7 @@ class engine_core {
         const std::int64_t need = std::max<std::int64_t>(0, blocks_of(s.computed[r] + nn) - s.shared[r] - s.held[r]);
         if (need <= free_blocks) {
           free_blocks -= need;
+          e.allocated += need;
           s.held[r] += need;
           ok = true;
           break;
@@ -430,10 +495,23 @@ class engine_core {
       std::int64_t hit = 0, su = 0;
       if (s.external[r] > 0) {
         hit = std::min(s.external[r], num_tokens - 1);  // its prompt's KV, arrived (file comment)
-      } else if (e.prefix_cached) {
-        hit = std::min({prefix_blocks_ * bs_, (num_tokens - 1) / bs_ * bs_,
-                        std::min<std::int64_t>(reqs[r].prompt, shared_prefix_) / bs_ * bs_});
-        su = hit / bs_;
+      } else {
+        const std::int64_t pb = pblocks(r);
+        if (e.prefix_cached[key_of(r)] != 0) {
+          hit = std::min({pb * bs_, (num_tokens - 1) / bs_ * bs_, std::min<std::int64_t>(reqs[r].prompt, prefix_len(r)) / bs_ * bs_});
+        }
+        if (conversations_ && reqs[r].conversation >= 0 && ep_.enable_prefix_caching) {
+          // Its conversation's previous turn, if finished here and not yet evicted (engine.hpp);
+          // that turn cached the group's prefix on this rank, so its first pb blocks are shared.
+          const auto it = turns_.find(reqs[r].conversation);
+          if (it != turns_.end() && it->second.rank == k) {
+            const auto& tc = it->second;
+            const std::int64_t evicted = std::max<std::int64_t>(0, e.allocated - tc.clock - tc.ahead);
+            const std::int64_t kept = std::max<std::int64_t>(0, tc.blocks - evicted);
+            hit = std::max(hit, std::min(kept * bs_, (num_tokens - 1) / bs_ * bs_));
+          }
+        }
+        su = std::min(hit, pb * bs_) / bs_;
       }
       std::int64_t nn = num_tokens - hit;
       if (!ep_.enable_chunked_prefill && nn > budget) break;
@@ -443,6 +521,7 @@ class engine_core {
       waiting.pop_front();
       running.push_back(r);
       free_blocks -= need;
+      e.allocated += need;
       s.held[r] = need;
       s.shared[r] = su;
       s.computed[r] = hit;
@@ -463,7 +542,10 @@ class engine_core {
   engine_role role_;
   std::vector<detail::engine_rank> rk_;
   std::vector<mixed_step> rank_steps_;
-  std::vector<std::size_t> inbox_;
+  std::vector<std::pair<std::size_t, double>> inbox_;  ///< (request, when it reached the engine)
+  std::unordered_map<std::int64_t, detail::engine_turn_cache> turns_;  ///< conversation → its last finished turn
+  bool conversations_ = false;  ///< some request belongs to a conversation
+  double sched_t_ = 0.0;        ///< when the last step started (async scheduling's cutoff)
   std::vector<std::pair<double, double>> gaps_, step_gaps_;
   engine_counters c_;
   std::int64_t bs_ = 16, shared_prefix_ = 0, prefix_blocks_ = 0;

@@ -23,6 +23,22 @@
 /// step (vLLM sizes the KV cache after profiling a forward pass of that many tokens); a positive
 /// `scheduler.kv_tokens` fixes the capacity instead (⌊kv_tokens / block_size⌋ blocks).
 ///
+/// Prefix groups (requests with `prefix_group` ≥ 0, `requests.hpp`): each group's system prompt
+/// is a prefix of its own, ⌊prefix_tokens / block_size⌋ full blocks cached per rank once one of the
+/// group's requests has computed them, then kept as the workload-wide prefix is (below); a request
+/// hits its own group's blocks only. A later turn of a conversation (`conversation` ≥ 0) also hits
+/// the blocks its previous turn wrote (the system prompt and history, full blocks of its prompt +
+/// output − 1 tokens) if that turn has finished on the same rank and they are still cached. vLLM
+/// keeps a finished request's blocks, hashed, in its free queue, evicting from the front
+/// (least recently used) when it allocates, and frees a request's blocks in reverse order, so
+/// its last blocks are evicted first (vllm/v1/core/block_pool.py, `FreeKVCacheBlockQueue`;
+/// vllm/v1/core/single_type_kv_cache_manager.py, `free`). Modelled: the turn's blocks join the
+/// free queue behind the f blocks free at its finish; after A further block allocations on the
+/// rank, max(0, A − f) of its last blocks are gone, and the next turn hits the rest (whole
+/// blocks, at most its tokens − 1). Not modelled: hits taken out of the middle of the queue moving
+/// the blocks behind them forward (the rule errs towards eviction), and the block-hash cache of
+/// any other shared text.
+///
 /// Prefix caching (`enable_prefix_caching`, with the workload's `shared_prefix_tokens`: the first
 /// tokens every prompt shares, such as a system prompt): vLLM caches full blocks only, so the
 /// cached prefix is ⌊shared / block_size⌋ blocks; they are cached once a request has computed them
@@ -49,9 +65,14 @@
 /// queues and 1/n of the KV blocks (a request stays on its rank, preempted or not), and the step
 /// is costed from every rank's part (`gpu_step_costs::mixed_ranks`).
 ///
+/// Host time (`engine_host.hpp`, `host`): each step lasts max(GPU, host) with async scheduling
+/// (vLLM ≥ 0.14 by default), GPU + host without; with async scheduling a step's batch is fixed
+/// when the step before it starts; a request reaches the engine after its prompt's tokenisation.
+///
 /// Not modelled: `long_prefill_token_threshold` and partial-prefill caps (0 and 1 by default, no
-/// effect), speculative decoding, CUDA-graph padding of the batch, the CPU time of scheduling
-/// (the next step starts when the last one ends), swap preemption (V1 recomputes only).
+/// effect), speculative decoding, CUDA-graph padding of the batch, swap preemption (V1 recomputes
+/// only); with async scheduling, the scheduler sees the step before's finished requests as
+/// running (here they are freed before the next schedule).
 
 #include <algorithm>    // std::min
 #include <array>        // std::array (enum names)
@@ -64,6 +85,7 @@
 
 #include "strata/core/error.hpp"
 #include "strata/core/units.hpp"
+#include "strata/stratum/serving/engine_host.hpp"
 #include "strata/stratum/serving/requests.hpp"
 #include "strata/tech/bounds.hpp"
 
@@ -111,6 +133,9 @@ struct engine_params {
   /// Tokens at the start of every prompt that are the same in every request (a system prompt;
   /// a workload property, 0: none). [Design choice: 0]
   int shared_prefix_tokens = 0;
+  /// The engine's host time: per-step work, its overlap and the prompt's tokenisation
+  /// (`engine_host.hpp`; `engine_host_params::none()`: the GPU's time alone).
+  engine_host_params host{};
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -122,6 +147,7 @@ struct engine_params {
     v("enable_chunked_prefill", s.enable_chunked_prefill);
     v("enable_prefix_caching", s.enable_prefix_caching);
     v("shared_prefix_tokens", s.shared_prefix_tokens);
+    v("host", s.host);
   }
   friend bool operator==(const engine_params&, const engine_params&) = default;
 };
@@ -194,6 +220,7 @@ inline void validate(const engine_params& p, const std::string& at = {}) {
                   detail::at_field(at, "gpu_memory_utilization"), p.gpu_memory_utilization, "in (0, 1]");
   detail::require_count(p.block_size, 1, 1 << 12, m, detail::at_field(at, "block_size"));
   detail::require_count(p.shared_prefix_tokens, 0, lim.tokens, m, detail::at_field(at, "shared_prefix_tokens"));
+  validate(p.host, detail::at_field(at, "host"));
 }
 
 }  // namespace v0

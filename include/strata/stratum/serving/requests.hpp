@@ -21,8 +21,33 @@
 /// requests), `poisson` and `gamma` draw gaps from a_i at λ_i and keep the arrivals before the
 /// end. `count` and `rate` are then not used; lengths and topics are drawn as without stages.
 ///
-/// Lengths. `fixed` (value), `uniform` integers in [min, max], or `list` (each request draws one
-/// of `values` uniformly). Topics: a mix of named topics with weights (6 topics by default: the
+/// Lengths. `fixed` (value), `uniform` integers in [min, max], `list` (each request draws one
+/// of `values` uniformly), `normal` or `lognormal`:
+/// - `normal` (mean μ = `mean`, standard deviation `sd`): x = μ + sd·z with z a standard normal
+///   (Box–Muller on `detail::portable_rng`, `core/rng.hpp`), then rounded to the nearest integer
+///   (halves away from zero, `std::lround`) and clamped to [min, max] (min ≥ 1): the truncation
+///   moves the mass outside [min, max] onto its ends, so the sample mean is μ only when the
+///   bounds are far (a few sd) from it.
+/// - `lognormal`, given as its mean m = `mean` and coefficient of variation cv = `cv` (the
+///   parameters benchmark tools state): σ² = ln(1 + cv²), μ = ln m − σ²/2, x = exp(μ + σ·z),
+///   so E[x] = m and sd(x)/E[x] = cv; then rounded and clamped as `normal`.
+/// Neither uses `std::*_distribution`: the same numbers from every standard library.
+/// A length list from a CSV file (`read_length_csv`): one column (`prompt` or `output`) or both;
+/// with both, `paired` draws one row for both lengths (the row's prompt goes with its output).
+///
+/// Prefix groups (`prefix_groups`, as inference-perf's `shared_prefix` data generator builds them:
+/// kubernetes-sigs/inference-perf, inference_perf/datagen/shared_prefix_datagen.py): G groups ×
+/// U users, each group one system prompt of `system_prompt` tokens; each user draws its question
+/// length from `prompt` and its output length from `output` once. Request i goes to user
+/// u = i mod (G·U) of group g = ⌊u/U⌋ (`prefix_group` g, `prefix_tokens` the system prompt). Single
+/// turn: prompt = system prompt + question. Multi-turn (`multi_turn`, inference-perf's
+/// `enable_multi_turn_chat`): request i is round k = ⌊i/(G·U)⌋ of user u's conversation, and its
+/// prompt resends the conversation: system prompt + k·(question + output) (the earlier rounds'
+/// prompts and outputs, `history_tokens`) + question; `conversation` is u. Arrivals stay open loop
+/// (each round arrives by the arrival process with its history): inference-perf instead holds a
+/// round until the session's previous one has completed (its `UserSessionCompletionAPIData`
+/// waits on the session), so under a load where a round arrives before the previous one ends, the
+/// tool would delay it and here it is sent (its history then cannot be a prefix-cache hit yet). Topics: a mix of named topics with weights (6 topics by default: the
 /// six domains of the OLMoE routing data, standing in for the classifier's 6 coarse topics of
 /// Stratum §5.1), each request's topic drawn from it.
 ///
@@ -40,12 +65,13 @@
 
 #include <algorithm>  // std::min, std::max, std::sort, std::stable_sort, std::upper_bound, std::clamp
 #include <array>      // std::array (enum names)
-#include <cmath>      // std::log, std::sqrt, std::pow, std::ceil, std::isfinite
+#include <cmath>      // std::log, std::log1p, std::exp, std::sqrt, std::pow, std::ceil, std::lround, std::isfinite
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t, std::uint64_t
 #include <map>        // std::map (topics by name)
 #include <string>     // std::string, std::to_string
 #include <string_view>  // std::string_view
+#include <tuple>      // std::tie
 #include <utility>    // std::pair (enum names)
 #include <vector>     // std::vector
 
@@ -110,9 +136,13 @@ struct request {
   int output = 1;          ///< tokens generated (the first by the prefill)
   int topic = 0;           ///< true topic (index into the run's topic names)
   std::int64_t trace_seq = -1;  ///< trace requests: index of its sequence in `detail::sequences_of(trace)`
-  /// The prefix group (a shared system prompt, a conversation) its prompt starts with; −1: none.
-  /// A replica router with prefix affinity keeps a group on one engine (`serving/cluster.hpp`).
+  /// Its system prompt's group (file comment, prefix groups); -1: none (the engine's workload-wide
+  /// `shared_prefix_tokens` applies). A replica router with
+  /// prefix affinity keeps a group on one engine (`serving/cluster.hpp`).
   std::int32_t prefix_group = -1;
+  int prefix_tokens = 0;  ///< leading prompt tokens equal to its group's system prompt
+  std::int64_t conversation = -1;  ///< multi-turn: its conversation (user); -1: none
+  int history_tokens = 0;  ///< tokens after the system prompt resent from the conversation's earlier turns
 };
 
 /// Arrival processes.
@@ -136,18 +166,22 @@ struct load_stage {
 };
 
 /// Length distributions.
-enum class length_kind { fixed, uniform, list };
+enum class length_kind { fixed, uniform, list, normal, lognormal };
 constexpr auto enum_names(length_kind) {
   return std::array{std::pair{length_kind::fixed, "fixed"}, std::pair{length_kind::uniform, "uniform"},
-                    std::pair{length_kind::list, "list"}};
+                    std::pair{length_kind::list, "list"}, std::pair{length_kind::normal, "normal"},
+                    std::pair{length_kind::lognormal, "lognormal"}};
 }
 
 /// A distribution of token counts.
 struct length_params {
   length_kind kind = length_kind::fixed;
   int value = 512;           ///< `fixed`
-  int min = 1, max = 1024;   ///< `uniform`, inclusive
+  int min = 1, max = 1024;   ///< `uniform`, inclusive; `normal`, `lognormal`: the clamp
   std::vector<int> values;   ///< `list`
+  double mean = 512.0;       ///< `normal`, `lognormal`: the mean, tokens
+  double sd = 0.0;           ///< `normal`: the standard deviation, tokens
+  double cv = 0.0;           ///< `lognormal`: the coefficient of variation sd/mean
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -156,6 +190,9 @@ struct length_params {
     v("min", s.min);
     v("max", s.max);
     v("values", s.values);
+    v("mean", s.mean);
+    v("sd", s.sd);
+    v("cv", s.cv);
   }
   friend bool operator==(const length_params&, const length_params&) = default;
 };
@@ -164,6 +201,24 @@ struct length_params {
 /// arxiv, book, c4, github, tulu, wikipedia; Stratum §5.1: 6 coarse topics]
 template <class = void>
 inline std::vector<std::string> default_topics() { return {"arxiv", "book", "c4", "github", "tulu", "wikipedia"}; }
+
+/// Prefix groups of a generated workload (file comment): `groups` system prompts of
+/// `system_prompt` tokens, `users` users each, single or multi-turn; `groups` 0: none.
+struct prefix_group_params {
+  int groups = 0;         ///< G, system prompts. [Design choice: 0, none]
+  int users = 1;          ///< U, users per group
+  int system_prompt = 0;  ///< tokens of each system prompt
+  bool multi_turn = false;  ///< rounds resend the conversation (inference-perf `enable_multi_turn_chat`)
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("groups", s.groups);
+    v("users", s.users);
+    v("system_prompt", s.system_prompt);
+    v("multi_turn", s.multi_turn);
+  }
+  friend bool operator==(const prefix_group_params&, const prefix_group_params&) = default;
+};
 
 /// The request generator.
 struct request_gen_params {
@@ -180,10 +235,16 @@ struct request_gen_params {
   std::uint64_t seed = 1;
   /// Staged load (file comment); non-empty: replaces `rate` and `count`.
   std::vector<load_stage> stages;
+  /// Two `list` laws of one length each draw one index for both (a CSV's rows, `read_length_csv`).
+  bool paired = false;
+  /// Prefix groups (file comment); `groups` 0: none.
+  prefix_group_params prefix_groups{};
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
     v("stages", s.stages);
+    v("paired", s.paired);
+    v("prefix_groups", s.prefix_groups);
     v("arrivals", s.arrivals);
     v("rate", s.rate);
     v("cv", s.cv);
@@ -244,6 +305,17 @@ inline void validate_length(const length_params& p, const std::string& at) {
         require_count(p.values[i], 1, hi, m, at_field(at, "values") + "[" + std::to_string(i) + "]");
       }
       break;
+    case length_kind::normal:
+    case length_kind::lognormal:
+      require_count(p.min, 1, hi, m, at_field(at, "min"));
+      require_count(p.max, p.min, hi, m, at_field(at, "max"));
+      require_in(p.mean, 1.0, static_cast<double>(hi), m, at_field(at, "mean"));
+      if (p.kind == length_kind::normal) {
+        require_in(p.sd, 0.0, static_cast<double>(hi), m, at_field(at, "sd"));
+      } else {
+        require_in(p.cv, 0.0, 100.0, m, at_field(at, "cv"));
+      }
+      break;
   }
 }
 
@@ -253,8 +325,26 @@ inline int largest_length(const length_params& p) {
     case length_kind::fixed: return p.value;
     case length_kind::uniform: return p.max;
     case length_kind::list: return *std::max_element(p.values.begin(), p.values.end());
+    case length_kind::normal:
+    case length_kind::lognormal: return p.max;
   }
   return p.value;
+}
+
+/// x rounded to the nearest integer (halves away from zero) and clamped to [lo, hi] (file
+/// comment); a non-finite x (never drawn from checked parameters) takes lo.
+template <class = void>
+inline int round_clamp_length(double x, int lo, int hi) {
+  if (!std::isfinite(x)) return lo;
+  const double c = std::clamp(x, static_cast<double>(lo) - 1.0, static_cast<double>(hi) + 1.0);
+  return std::clamp(static_cast<int>(std::lround(c)), lo, hi);
+}
+
+/// The lognormal's (μ, σ) from its mean and cv (file comment): σ² = ln(1 + cv²), μ = ln m − σ²/2.
+template <class = void>
+inline std::pair<double, double> lognormal_mu_sigma(double mean, double cv) {
+  const double s2 = std::log1p(cv * cv);
+  return {std::log(mean) - 0.5 * s2, std::sqrt(s2)};
 }
 
 template <class = void>
@@ -264,8 +354,26 @@ inline int draw_length(const length_params& p, portable_rng& g) {
     case length_kind::uniform:
       return p.min + static_cast<int>(g.below(static_cast<std::uint64_t>(p.max - p.min) + 1));
     case length_kind::list: return p.values[g.below(p.values.size())];
+    case length_kind::normal: return round_clamp_length(p.mean + p.sd * g.normal(), p.min, p.max);
+    case length_kind::lognormal: {
+      const auto [mu, sigma] = lognormal_mu_sigma(p.mean, p.cv);
+      return round_clamp_length(std::exp(mu + sigma * g.normal()), p.min, p.max);
+    }
   }
   return p.value;
+}
+
+/// One request's (prompt, output) lengths: the prompt's law, then the output's (a `paired` list:
+/// one row for both).
+template <class P>
+inline std::pair<int, int> draw_lengths(const P& p, portable_rng& g) {
+  if (p.paired) {
+    const std::size_t k = g.below(p.prompt.values.size());
+    return {p.prompt.values[k], p.output.values[k]};
+  }
+  const int a = draw_length(p.prompt, g);
+  const int b = draw_length(p.output, g);
+  return {a, b};
 }
 
 /// Checks topic names (non-empty, distinct, at most 4096) and weights; `at` prefixes the fields.
@@ -443,8 +551,33 @@ inline void validate(const request_gen_params& p, const std::string& at = {}) {
   detail::require_in(p.cv, 0.05, 20.0, m, detail::at_field(at, "cv"));
   detail::validate_length(p.prompt, detail::at_field(at, "prompt"));
   detail::validate_length(p.output, detail::at_field(at, "output"));
-  const double tokens = (p.stages.empty() ? static_cast<double>(p.count) : staged) *
-                        (static_cast<double>(detail::largest_length(p.prompt)) + detail::largest_length(p.output));
+  if (p.paired) {
+    detail::require(p.prompt.kind == length_kind::list && p.output.kind == length_kind::list &&
+                        p.prompt.values.size() == p.output.values.size(),
+                    m, detail::at_field(at, "paired"), "true",
+                    "two list laws of one length each (a CSV's prompt,output rows)");
+  }
+  const auto& pg = p.prefix_groups;
+  const std::string pf = detail::at_field(at, "prefix_groups");
+  detail::require_count(pg.groups, 0, 1 << 20, m, pf + ".groups");
+  detail::require_count(pg.users, 1, 1 << 20, m, pf + ".users");
+  detail::require_count(pg.system_prompt, 0, lim.tokens, m, pf + ".system_prompt");
+  const double n_req = p.stages.empty() ? static_cast<double>(p.count) : staged;
+  // Per request at most: its system prompt, its history (multi-turn: rounds − 1 earlier rounds of
+  // question + output) and its own question and output.
+  double per_request = static_cast<double>(detail::largest_length(p.prompt)) + detail::largest_length(p.output);
+  if (pg.groups > 0) {
+    const double users = static_cast<double>(pg.groups) * pg.users;
+    detail::require(users <= static_cast<double>(lim.requests), m, pf + ".groups", users,
+                    "at most strata::serving_limits().requests users (groups x users)");
+    const double rounds = pg.multi_turn ? std::ceil(n_req / users) : 1.0;
+    const double prompt_max = pg.system_prompt + rounds * per_request - detail::largest_length(p.output);
+    detail::require(prompt_max <= static_cast<double>(lim.tokens), m, pf, prompt_max,
+                    ("prompts of at most " + std::to_string(lim.tokens) +
+                     " tokens (system prompt + history + question; strata::serving_limits().tokens)").c_str());
+    per_request += pg.system_prompt + (rounds - 1.0) * per_request;
+  }
+  const double tokens = n_req * per_request;
   detail::require(tokens <= static_cast<double>(lim.total_tokens), m, detail::at_field(at, "count"), tokens,
                   ("count * (largest prompt + output) <= " + std::to_string(lim.total_tokens) +
                    " tokens (strata::serving_limits().total_tokens)").c_str());
@@ -463,12 +596,38 @@ inline std::vector<request> generate_requests(const request_gen_params& p, const
   detail::require_horizon(times.back(), detail::at_field(at, p.stages.empty() ? "rate" : "stages"));
   const auto cdf = detail::topic_cdf(p.topics, p.weights);
   std::vector<request> out(times.size());
+  const auto& pg = p.prefix_groups;
+  if (pg.groups > 0) {
+    // Each user's question and output lengths, drawn once (file comment).
+    const std::size_t users = static_cast<std::size_t>(pg.groups) * static_cast<std::size_t>(pg.users);
+    std::vector<std::pair<int, int>> qo(users);
+    for (auto& x : qo) x = detail::draw_lengths(p, gl);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      auto& r = out[i];
+      const std::size_t u = i % users;
+      const std::int64_t round = pg.multi_turn ? static_cast<std::int64_t>(i / users) : 0;
+      const auto [q, o] = qo[u];
+      const std::int64_t history = round * (static_cast<std::int64_t>(q) + o);
+      const std::int64_t prompt = pg.system_prompt + history + q;
+      detail::require(prompt <= serving_limits().tokens, "strata.serving", detail::at_field(at, "prefix_groups"), prompt,
+                      "prompts of at most strata::serving_limits().tokens tokens");
+      r.id = static_cast<std::int64_t>(i);
+      r.arrival_s = times[i];
+      r.prompt = static_cast<int>(prompt);
+      r.output = o;
+      r.topic = detail::draw_from_cdf(cdf, gt);
+      r.prefix_group = static_cast<std::int32_t>(u / static_cast<std::size_t>(pg.users));
+      r.prefix_tokens = pg.system_prompt;
+      r.conversation = pg.multi_turn ? static_cast<std::int64_t>(u) : -1;
+      r.history_tokens = static_cast<int>(history);
+    }
+    return out;
+  }
   for (std::size_t i = 0; i < out.size(); ++i) {
     auto& r = out[i];
     r.id = static_cast<std::int64_t>(i);
     r.arrival_s = times[i];
-    r.prompt = detail::draw_length(p.prompt, gl);
-    r.output = detail::draw_length(p.output, gl);
+    std::tie(r.prompt, r.output) = detail::draw_lengths(p, gl);
     r.topic = detail::draw_from_cdf(cdf, gt);
   }
   return out;
@@ -522,7 +681,7 @@ inline std::vector<request> requests_from_list(const std::vector<request_spec>& 
       for (const auto& n : topics) names += (names.empty() ? "" : ", ") + n;
       detail::require(false, m, f + ".topic", s.topic, ("one of the topics (" + names + ")").c_str());
     }
-    out.push_back({static_cast<std::int64_t>(i), s.arrival_s, s.prompt, s.output, t, -1});
+    out.push_back({.id = static_cast<std::int64_t>(i), .arrival_s = s.arrival_s, .prompt = s.prompt, .output = s.output, .topic = t});
   }
   detail::require(tokens <= static_cast<double>(lim.total_tokens), m, at, tokens,
                   "at most strata::serving_limits().total_tokens tokens in all");
@@ -610,7 +769,8 @@ inline std::vector<request> requests_from_trace(const routing_trace& t, const re
     if (n < 2) continue;
     const int p = std::clamp(static_cast<int>(std::ceil(prompt_fraction * n)), 1, n - 1);
     const int topic = std::max(0, static_cast<int>(t.info(sq.front()).topic));
-    out.push_back({static_cast<std::int64_t>(out.size()), times[i], p, n - p, topic, static_cast<std::int64_t>(i)});
+    out.push_back({.id = static_cast<std::int64_t>(out.size()), .arrival_s = times[i], .prompt = p, .output = n - p, .topic = topic,
+                   .trace_seq = static_cast<std::int64_t>(i)});
   }
   detail::require(!out.empty(), m, "trace", 0, "a sequence of at least 2 tokens");
   return out;

@@ -10,8 +10,11 @@
 ///  "requests": {"arrivals": "poisson", "rate": 4, "count": 1000, "seed": 1,
 ///               "stages": [{"rate": 8, "duration_s": 600}, {"rate": 20, "duration_s": 600}],
 ///               "prompt": {"kind": "fixed", "value": 512}, "output": {"kind": "uniform", "min": 64, "max": 256},
-///               "topics": ["arxiv", "book", "c4", "github", "wikipedia"], "weights": []},
+///               "topics": ["arxiv", "book", "c4", "github", "wikipedia"], "weights": [],
+///               "paired": false,
+///               "prefix_groups": {"groups": 0, "users": 1, "system_prompt": 0, "multi_turn": false}},
 ///  "request_list": [{"arrival_s": 0.1, "prompt": 512, "output": 128, "topic": "arxiv"}],
+///  "lengths_csv": "",
 ///  "usage": {"counts": "traces/olmoe_mixtral_expert_counts_by_domain.csv",
 ///            "counts_model": "Mixtral-8x7B-v0.1", "selection": "topk2", "checkpoint": "pretrained"},
 ///  "classifier": {"accuracy": 0.945, "latency": "0 s", "on_device": true},
@@ -20,7 +23,9 @@
 ///  "gpu": {"name": "h100_sxm5", "gpus": 0, "compare": true, "scheduler": "engine",
 ///          "engine": {"max_num_batched_tokens": null, "max_num_seqs": null, "usage_context": "openai_api_server",
 ///                     "gpu_memory_utilization": 0.9, "block_size": 16, "enable_chunked_prefill": true,
-///                     "enable_prefix_caching": true, "shared_prefix_tokens": 0},
+///                     "enable_prefix_caching": true, "shared_prefix_tokens": 0,
+///                     "host": {"async_scheduling": true, "step_s": 114e-6, "per_sequence_s": 12.7e-6,
+///                              "tokenize_s_per_token": 2.2e-6}},
 ///          "ep": 1, "attention": "tp", "redundant_experts": 0, "ep_imbalance": "expected_max",
 ///          "replicas": {"count": 1, "router": "round_robin"},
 ///          "disaggregation": {"prefill": 0, "decode": 0,
@@ -40,6 +45,14 @@
 /// prompt's KV moved over `link` (`nvlink` or `network`; unset bandwidth and latency are the
 /// kind's, `serving/cluster.hpp`); both need the `engine` scheduler, and not both at once. `requests.stages` (non-empty) is a staged load
 /// (`requests.hpp`) and each system's results then hold one `stage_result` per stage.
+/// A length law (`requests.prompt`, `requests.output`) is `fixed` (`value`), `uniform` (`min`,
+/// `max`), `list` (`values`), `normal` (`mean`, `sd`, clamped to [`min`, `max`]) or `lognormal`
+/// (`mean`, `cv`, clamped likewise; `requests.hpp`). `lengths_csv` names a CSV of `prompt` and/or
+/// `output` columns (`length_csv.hpp`) that replaces those laws (both columns: rows drawn as pairs,
+/// `paired`); not with a `request_list` or a trace. `requests.prefix_groups` builds inference-perf's
+/// shared-prefix workload: `groups` system prompts of `system_prompt` tokens, `users` users each,
+/// `multi_turn` rounds resending the conversation (`requests.hpp`). `gpu.engine.host` is the
+/// engine's host time (`engine_host.hpp`: per-step work, async scheduling, tokenisation).
 /// A non-empty `request_list` replaces the generator (its topics are `requests.topics`). The
 /// usage topics are the requests' topics; a topic the count file does not hold is a
 /// `config_error` naming `requests.topics[i]`. A `trace.path` replays a per-token routing trace
@@ -72,6 +85,7 @@
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/baseline_gpu.hpp"
 #include "strata/core/json.hpp"
+#include "strata/stratum/serving/length_csv.hpp"
 #include "strata/stratum/serving/simulator.hpp"
 #include "strata/workload/hf_config.hpp"
 #include "strata/workload/presets.hpp"
@@ -160,6 +174,9 @@ struct serving_scenario {
                               .prompt = {}, .output = {.kind = length_kind::fixed, .value = 128, .min = 1, .max = 1024, .values = {}},
                               .topics = {"arxiv", "book", "c4", "github", "wikipedia"}, .weights = {}, .seed = 1, .stages = {}};
   std::vector<request_spec> request_list;
+  /// A length CSV (`length_csv.hpp`) whose columns replace `requests.prompt` and/or
+  /// `requests.output` (both: paired rows); empty: none.
+  std::string lengths_csv;
   serving_usage_spec usage{};
   classifier_params<> classifier{};
   scheduler_params scheduler{};
@@ -172,6 +189,7 @@ struct serving_scenario {
     v("model", s.model);
     v("requests", s.requests);
     v("request_list", s.request_list);
+    v("lengths_csv", s.lengths_csv);
     v("usage", s.usage);
     v("classifier", s.classifier);
     v("scheduler", s.scheduler);
@@ -224,6 +242,9 @@ inline void validate(const serving_scenario& s, const model* model_of = nullptr)
   detail::require(!s.gpu.cluster().clustered() || s.gpu.scheduler == gpu_scheduler::engine, m, "gpu.scheduler", "fcfs",
                   "engine with gpu.replicas.count > 1 or gpu.disaggregation");
   detail::require(s.trace.path.size() <= 4096, m, "trace.path", s.trace.path.size(), "a path of at most 4096 characters");
+  detail::require(s.lengths_csv.size() <= 4096, m, "lengths_csv", s.lengths_csv.size(), "a path of at most 4096 characters");
+  detail::require(s.lengths_csv.empty() || (s.request_list.empty() && s.trace.path.empty()), m, "lengths_csv", s.lengths_csv,
+                  "no lengths_csv with a request_list or a trace (their lengths are given)");
   detail::require_count(s.trace.experts, 0, 1 << 16, m, "trace.experts");
   detail::require(s.trace.label.size() <= 256, m, "trace.label", s.trace.label.size(), "a label of at most 256 characters");
   detail::require_in(s.trace.prompt_fraction, 0.0, 1.0, m, "trace.prompt_fraction");
@@ -346,6 +367,17 @@ inline serving_report run_scenario(const serving_scenario& s, const std::string&
     }
     return detail::csv::relative_to(base_dir, p);
   };
+  if (!s.lengths_csv.empty()) {
+    // The CSV's lengths replace the generator's laws; the rest of the scenario as given.
+    serving_scenario with = s;
+    with.lengths_csv.clear();
+    try {
+      apply_length_csv(with.requests, read_length_csv(resolve(s.lengths_csv)));
+    } catch (const config_error& e) {
+      throw config_error("lengths_csv", "[strata.serving] lengths_csv '" + s.lengths_csv + "': " + e.what());
+    }
+    return run_scenario(with, base_dir, scenario_dir);
+  }
   serving_inputs in;
   expert_count_table counts;
   routing_trace trace;

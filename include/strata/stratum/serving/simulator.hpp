@@ -716,6 +716,27 @@ inline std::vector<std::size_t> arrival_order(const std::vector<request>& reqs) 
   return order;
 }
 
+/// When request `q` reaches the engine: its arrival plus its prompt's tokenisation
+/// (`engine_host.hpp`, `engine_arrival_delay`).
+template <class = void>
+inline double engine_ready_time(const request& q, const engine_params& ep) {
+  return ep.host.tokenize_s_per_token > 0.0 ? q.arrival_s + engine_arrival_delay(ep.host, static_cast<double>(q.prompt))
+                                            : q.arrival_s;
+}
+
+/// The requests in the order they reach the engine (`engine_ready_time`), ties in arrival order.
+template <class = void>
+inline std::vector<std::size_t> engine_admission_order(const std::vector<request>& reqs, const engine_params& ep,
+                                                       const std::vector<std::size_t>& order) {
+  std::vector<std::size_t> admit = order;
+  if (ep.host.tokenize_s_per_token > 0.0) {
+    std::stable_sort(admit.begin(), admit.end(), [&](std::size_t a, std::size_t b) {
+      return engine_ready_time(reqs[a], ep) < engine_ready_time(reqs[b], ep);
+    });
+  }
+  return admit;
+}
+
 /// The engine scheduler's loop (`engine.hpp`): one engine (`engine_core`) of `ranks` engine
 /// cores (1, or the DP attention ranks) of `blocks` KV blocks each under the budget and cap `lim`,
 /// stepping together, each step costed by `costs` (one rank: `mixed`; several: `mixed_ranks`).
@@ -748,6 +769,9 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
       return out;
     }
   }
+  // A request reaches the engine after its prompt's tokenisation (engine_host.hpp): `admit`
+  // holds the requests in that order.
+  const auto admit = engine_admission_order(reqs, ep, order);
   double t = 0.0;
   std::size_t next = 0, done = 0;
   little_area little;
@@ -761,10 +785,14 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
                    std::to_string(max_passes + core.counters().extra_passes) + " steps";
       return out;
     }
-    while (next < n && reqs[order[next]].arrival_s <= t) core.admit(order[next++]);
-    const engine_step step = core.begin_step();
+    while (next < n && engine_ready_time(reqs[admit[next]], ep) <= t) {
+      core.admit(admit[next], engine_ready_time(reqs[admit[next]], ep));
+      ++next;
+    }
+    const engine_step step = core.begin_step(t);
     if (step.status == engine_step_status::idle) {
-      const double tn = reqs[order[next]].arrival_s;
+      // Nothing to run: the engine schedules the next arrival at once.
+      const double tn = std::max(t, engine_ready_time(reqs[admit[next]], ep));
       little.advance(reqs, order, tn);
       t = tn;
       continue;
@@ -775,7 +803,7 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
       return out;
     }
     if (step.status == engine_step_status::preempted) continue;
-    const double t_end = t + step.cost.time_s;
+    const double t_end = t + step.time_s;
     little.advance(reqs, order, t_end);
     t = t_end;
     finished.clear();
@@ -816,6 +844,7 @@ inline serving_result run_engine_cluster(const std::vector<request>& reqs, const
   out.kv_tokens = blocks * ep.block_size * ranks * static_cast<std::int64_t>(engines);
   engine_prefix_note(out, reqs, ep);
   const auto order = arrival_order(reqs);
+  const auto admit = engine_admission_order(reqs, ep, order);
   engine_request_state st(n);
   std::vector<engine_core<Costs>> eng;
   eng.reserve(engines);
@@ -895,13 +924,14 @@ inline serving_result run_engine_cluster(const std::vector<request>& reqs, const
       moving.pop();
       --in_transit[d];
       ++routed[d];
-      eng[d].admit(r);
+      eng[d].admit(r, at);
     }
-    while (next < n && reqs[order[next]].arrival_s <= t) {
-      const std::size_t r = order[next++];
+    // Arrivals, each routed when it reaches the engines (after its tokenisation, engine_host.hpp).
+    while (next < n && engine_ready_time(reqs[admit[next]], ep) <= t) {
+      const std::size_t r = admit[next++];
       const std::size_t k = pick(0, entry, reqs[r], rr_entry, true);
       ++routed[k];
-      eng[k].admit(r);
+      eng[k].admit(r, engine_ready_time(reqs[r], ep));
     }
     // Idle engines with work start a step.
     for (std::size_t k = 0; k < engines; ++k) {
@@ -910,7 +940,7 @@ inline serving_result run_engine_cluster(const std::vector<request>& reqs, const
         if (++passes > max_passes + extra()) {
           return fail("the engine scheduler made no progress after " + std::to_string(max_passes + extra()) + " steps");
         }
-        const engine_step step = eng[k].begin_step();
+        const engine_step step = eng[k].begin_step(t);
         if (step.status == engine_step_status::idle) {
           --passes;
           break;
@@ -919,11 +949,11 @@ inline serving_result run_engine_cluster(const std::vector<request>& reqs, const
           return fail(step.reason + (engines > 1 ? " (engine " + std::to_string(k) + ")" : std::string()));
         }
         if (step.status == engine_step_status::preempted) continue;
-        busy_end[k] = t + step.cost.time_s;
+        busy_end[k] = t + step.time_s;
         break;
       }
     }
-    double tn = next < n ? reqs[order[next]].arrival_s : inf;
+    double tn = next < n ? engine_ready_time(reqs[admit[next]], ep) : inf;
     for (double e : busy_end) tn = std::min(tn, e);
     if (!moving.empty()) tn = std::min(tn, std::get<0>(moving.top()));
     if (tn == inf) return fail("the engines stopped with " + std::to_string(n - done) + " requests unfinished");

@@ -44,7 +44,6 @@
 /// `engine_host_params::none()` turns every term off: the engine then steps exactly as before
 /// this model (GPU time only, arrivals admitted at the step they reach), bit for bit.
 
-#include <algorithm>  // std::max
 #include <cstdint>    // std::int64_t
 #include <string>     // std::string
 

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+#include "strata/thermal/hotspot_io.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>    // std::abs
+#include <fstream>  // the reference steady file
+#include <map>      // name -> kelvin
+#include <string>   // std::string
+
+using namespace strata::thermal;
+
+namespace {
+
+const std::string hotspot_io_dir = std::string(STRATA_TEST_DATA_DIR) + "/thermal/hotspot/";
+
+std::map<std::string, double> hotspot_io_reference() {
+  std::map<std::string, double> ref;
+  std::ifstream in(hotspot_io_dir + "gcc.steady");
+  std::string n;
+  double v = 0;
+  while (in >> n >> v) ref[n] = v;
+  return ref;
+}
+
+}  // namespace
+
+TEST_CASE("HotSpot's EV6 example reads and solves; the block temperatures are compared with HotSpot's") {
+  const auto cfg = read_hotspot_config(hotspot_io_dir + "hotspot.config");
+  CHECK(cfg.package.convection_resistance_K_W == doctest::Approx(0.1));
+  CHECK(cfg.grid_rows == 64);
+  CHECK(cfg.ignored == std::vector<std::string>{"grid_map_mode"});
+  const auto f = read_flp(hotspot_io_dir + "ev6.flp");
+  REQUIRE(f.blocks.size() == 30);
+  CHECK(f.blocks[1].name == "L2");
+  CHECK(f.blocks[1].width_m == doctest::Approx(0.016));
+  const auto tr = read_ptrace(hotspot_io_dir + "gcc.ptrace");
+  CHECK(tr.names.size() == 30);
+  CHECK(tr.rows.size() == 100);
+  const auto m = hotspot_2d_model(cfg, f);
+  const auto p = map_power(m, tr.names, tr.mean());
+  double total = 0;
+  for (double w : p[0]) total += w;
+  CHECK(total == doctest::Approx(40.21).epsilon(1e-3));
+  const auto ref = hotspot_io_reference();
+  REQUIRE(ref.size() == 30);
+  // Measured against HotSpot 6's gcc.steady (its block model): worst block 3.5 K (IntReg_1) for
+  // our block model, 1.7 K for our 64 × 64 grid; the goal of 1 K is not met (docs/thermal.md).
+  // These bounds hold the present agreement so a regression shows.
+  SUBCASE("block model") {
+    const auto net = build_thermal_network(m.stack, {});
+    CHECK(net.net.size() == 4 * 30 + 12);  // HotSpot's block model: 4 layers of 30 blocks + 12 package nodes
+    const auto r = steady_state(net, p);
+    double worst = 0, l2 = 0;
+    for (std::size_t b = 0; b < 30; ++b) worst = std::max(worst, std::abs(r.block_K[0][b] - ref.at(f.blocks[b].name)));
+    l2 = r.block_K[0][1] - ref.at("L2");
+    CHECK(worst < 3.6);
+    CHECK(std::abs(l2) < 0.2);
+  }
+  SUBCASE("grid model") {
+    thermal_options o;
+    o.model = thermal_model_kind::grid;
+    o.grid_rows = o.grid_cols = 32;
+    const auto r = steady_state(build_thermal_network(m.stack, o), p);
+    double worst = 0;
+    for (std::size_t b = 0; b < 30; ++b) worst = std::max(worst, std::abs(r.block_K[0][b] - ref.at(f.blocks[b].name)));
+    CHECK(worst < 2.0);
+  }
+}
+
+TEST_CASE("HotSpot readers refuse bad input with the field and line") {
+  SUBCASE("floorplan") {
+    CHECK_THROWS_WITH_AS(parse_flp("a 1 2 3\n", "x.flp"), doctest::Contains("x.flp:1"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_flp("a 0.001 nan 0 0\n"), doctest::Contains("height"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_flp("a 0.001 0.001 0 0\na 0.001 0.001 0.001 0\n"), doctest::Contains("twice"),
+                         strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_flp("# nothing\n"), doctest::Contains("no blocks"), strata::config_error);
+    const auto f = parse_flp("tsv 0.001 0.002 0 0 4e6 0.0025 # with materials\n");
+    CHECK(*f.blocks[0].resistivity_mK_W == doctest::Approx(0.0025));
+  }
+  SUBCASE("power trace") {
+    CHECK_THROWS_WITH_AS(parse_ptrace("a b\n1\n"), doctest::Contains("1 values for 2 names"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_ptrace("a b\n1 -2\n"), doctest::Contains("b must be in [0, 1e6] W"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_ptrace("a b\n"), doctest::Contains("no row"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_ptrace("a a\n1 2\n"), doctest::Contains("twice"), strata::config_error);
+    strata::input_limits saved = strata::limits();
+    strata::limits().thermal_trace_cells = 3;
+    CHECK_THROWS_WITH_AS(parse_ptrace("a b\n1 2\n3 4\n"), doctest::Contains("thermal_trace_cells"), strata::config_error);
+    strata::limits() = saved;
+  }
+  SUBCASE("config") {
+    CHECK_THROWS_WITH_AS(parse_hotspot_config("-r_convec -1\n"), doctest::Contains("r_convec"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_hotspot_config("r_convec 1\n"), doctest::Contains("-name value"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_hotspot_config("-model_type foo\n"), doctest::Contains("model_type"), strata::config_error);
+    CHECK(parse_hotspot_config("-k_chip 130 # silicon\n").chip_conductivity_W_mK == doctest::Approx(130.0));
+  }
+  SUBCASE("layer file") {
+    const auto l = parse_lcf("0\nY\nY\n1.75e6\n0.01\n0.00015\na.flp\n1\nN\nN\n4e6\n0.25\n2e-5\nb.flp\n");
+    REQUIRE(l.size() == 2);
+    CHECK(!l[1].lateral);
+    CHECK(l[1].resistivity_mK_W == doctest::Approx(0.25));
+    CHECK_THROWS_WITH_AS(parse_lcf("0\nY\nY\n1.75e6\n0.01\n0.00015\n"), doctest::Contains("seven lines"),
+                         strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_lcf("0\nQ\nY\n1.75e6\n0.01\n0.00015\na.flp\n"), doctest::Contains("lateral heat flow"),
+                         strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_lcf("1\nY\nY\n1.75e6\n0.01\n0.00015\na.flp\n"), doctest::Contains("numbered"),
+                         strata::config_error);
+  }
+  SUBCASE("the opening rule: not a regular file") {
+    CHECK_THROWS_WITH_AS(read_flp("/dev/null"), doctest::Contains("not a regular file"), strata::config_error);
+    CHECK_THROWS_WITH_AS(read_ptrace(hotspot_io_dir), doctest::Contains("a directory"), strata::config_error);
+  }
+  SUBCASE("power columns that name no block, or miss one") {
+    const auto m = hotspot_2d_model(hotspot_config{}, parse_flp("a 0.001 0.001 0 0\nb 0.001 0.001 0.001 0\n"));
+    CHECK_THROWS_WITH_AS(map_power(m, {"a", "c"}, {1.0, 2.0}), doctest::Contains("'c'"), strata::config_error);
+    CHECK_THROWS_WITH_AS(map_power(m, {"a"}, {1.0}), doctest::Contains("no column for block 'b'"), strata::config_error);
+  }
+}

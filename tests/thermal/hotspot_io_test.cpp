@@ -116,3 +116,31 @@ TEST_CASE("HotSpot readers refuse bad input with the field and line") {
     CHECK_THROWS_WITH_AS(map_power(m, {"a"}, {1.0}), doctest::Contains("no column for block 'b'"), strata::config_error);
   }
 }
+
+TEST_CASE("A layered stack reads from an .lcf, names blocks layer_N_block and solves in both models") {
+  const std::string d = std::string(STRATA_TEST_DATA_DIR) + "/thermal/stack3d/";
+  const auto cfg = read_hotspot_config(d + "stack.config");
+  const auto m = read_hotspot_layers(cfg, d + "stack.lcf");
+  REQUIRE(m.stack.layers.size() == 4);
+  CHECK(m.layered);
+  CHECK(m.names[1][1] == "layer_1_tsv");
+  CHECK(!m.stack.layers[1].power);
+  CHECK(m.stack.layers[1].conductivity_W_mK == doctest::Approx(4.0));
+  CHECK(*m.stack.layers[1].plan.blocks[1].resistivity_mK_W == doctest::Approx(0.0058));
+  const auto tr = read_ptrace(d + "stack.ptrace");
+  const auto p = map_power(m, tr.names, tr.mean());
+  CHECK(p[0][0] == doctest::Approx(3.0));
+  CHECK(p[2][1] == doctest::Approx(0.5));
+  for (auto kind : {thermal_model_kind::block, thermal_model_kind::grid}) {
+    thermal_options o;
+    o.model = kind;
+    o.grid_rows = o.grid_cols = 16;
+    const auto r = steady_state(build_thermal_network(m.stack, o), p);
+    // The die farther from the sink runs hotter; its hot core hotter than its cache.
+    CHECK(r.block_K[0][0] > r.block_K[2][0]);
+    CHECK(r.block_K[0][0] > r.block_K[0][1]);
+    CHECK(r.block_K[3][0] > cfg.package.ambient_K);
+  }
+  // Plain names map when a block name is unique among the power layers: here it is not.
+  CHECK_THROWS_WITH_AS(map_power(m, {"core"}, {1.0}), doctest::Contains("'core'"), strata::config_error);
+}

@@ -131,4 +131,10 @@
 #include "strata/report/serving_rows.hpp"
 #include "strata/report/serving_validation_rows.hpp"
 
+#include "strata/thermal/conduction.hpp"
+#include "strata/thermal/floorplan.hpp"
+#include "strata/thermal/hotspot_io.hpp"
+#include "strata/thermal/model.hpp"
+#include "strata/thermal/rc_network.hpp"
+
 #include "strata/json.hpp"

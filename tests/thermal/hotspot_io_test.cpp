@@ -75,6 +75,7 @@ TEST_CASE("HotSpot readers refuse bad input with the field and line") {
     CHECK_THROWS_WITH_AS(parse_flp("a 0.001 0.001 0 0\na 0.001 0.001 0.001 0\n"), doctest::Contains("twice"),
                          strata::config_error);
     CHECK_THROWS_WITH_AS(parse_flp("# nothing\n"), doctest::Contains("no blocks"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_flp("a 1e-8 0.001 0 0\n"), doctest::Contains("[0.1 um, 1 m]"), strata::config_error);
     const auto f = parse_flp("tsv 0.001 0.002 0 0 4e6 0.0025 # with materials\n");
     CHECK(*f.blocks[0].resistivity_mK_W == doctest::Approx(0.0025));
   }

@@ -49,17 +49,17 @@ namespace thermal {
 /// t / (k · A): a slab of thickness `t_m`, conductivity `k_W_mK`, area `area_m2` (K/W).
 template <class T>
 T slab_resistance(const T& t_m, const T& k_W_mK, const T& area_m2) {
-  detail::require_positive(t_m, "strata.thermal", "thickness", "m");
-  detail::require_positive(k_W_mK, "strata.thermal", "conductivity", "W/(m K)");
-  detail::require_positive(area_m2, "strata.thermal", "area", "m^2");
+  strata::detail::require_positive(t_m, "strata.thermal", "thickness", "m");
+  strata::detail::require_positive(k_W_mK, "strata.thermal", "conductivity", "W/(m K)");
+  strata::detail::require_positive(area_m2, "strata.thermal", "area", "m^2");
   return t_m / (k_W_mK * area_m2);
 }
 
 /// 1 / (h · A): convection from a face of area `area_m2` with coefficient `h_W_m2K` (K/W).
 template <class T>
 T convection_resistance(const T& h_W_m2K, const T& area_m2) {
-  detail::require_positive(h_W_m2K, "strata.thermal", "h", "W/(m^2 K)");
-  detail::require_positive(area_m2, "strata.thermal", "area", "m^2");
+  strata::detail::require_positive(h_W_m2K, "strata.thermal", "h", "W/(m^2 K)");
+  strata::detail::require_positive(area_m2, "strata.thermal", "area", "m^2");
   return T(1) / (h_W_m2K * area_m2);
 }
 
@@ -86,11 +86,11 @@ template <class T>
 T trapezoid_resistance(const T& d_m, const T& a_m, const T& b_m, const T& t_m, const T& k_W_mK) {
   using std::abs;
   using std::log;
-  detail::require_positive(d_m, "strata.thermal", "trapezoid.height", "m");
-  detail::require_positive(a_m, "strata.thermal", "trapezoid.inner", "m");
-  detail::require_positive(b_m, "strata.thermal", "trapezoid.outer", "m");
-  detail::require_positive(t_m, "strata.thermal", "thickness", "m");
-  detail::require_positive(k_W_mK, "strata.thermal", "conductivity", "W/(m K)");
+  strata::detail::require_positive(d_m, "strata.thermal", "trapezoid.height", "m");
+  strata::detail::require_positive(a_m, "strata.thermal", "trapezoid.inner", "m");
+  strata::detail::require_positive(b_m, "strata.thermal", "trapezoid.outer", "m");
+  strata::detail::require_positive(t_m, "strata.thermal", "thickness", "m");
+  strata::detail::require_positive(k_W_mK, "strata.thermal", "conductivity", "W/(m K)");
   const T ratio = (b_m - a_m) / a_m;
   // ln(1+x)/x → 1 − x/2 + x²/3 near x = 0 (a rectangle), where the quotient loses digits.
   const T shape = abs(ratio) < T(1e-6) ? T(1) - ratio / T(2) + ratio * ratio / T(3) : log(b_m / a_m) / ratio;
@@ -125,12 +125,12 @@ spreading_result<T> spreading_resistance(const spreading_params<T>& p) {
   using std::pow;
   using std::sqrt;
   using std::tanh;
-  detail::require_positive(p.source_radius_m, "strata.thermal.spreading", "source_radius", "m");
-  detail::require_positive(p.plate_radius_m, "strata.thermal.spreading", "plate_radius", "m");
-  detail::require_positive(p.thickness_m, "strata.thermal.spreading", "thickness", "m");
-  detail::require_positive(p.conductivity_W_mK, "strata.thermal.spreading", "conductivity", "W/(m K)");
-  detail::require_positive(p.h_W_m2K, "strata.thermal.spreading", "h", "W/(m^2 K)");
-  detail::require(value_of(p.source_radius_m) <= value_of(p.plate_radius_m), "strata.thermal.spreading",
+  strata::detail::require_positive(p.source_radius_m, "strata.thermal.spreading", "source_radius", "m");
+  strata::detail::require_positive(p.plate_radius_m, "strata.thermal.spreading", "plate_radius", "m");
+  strata::detail::require_positive(p.thickness_m, "strata.thermal.spreading", "thickness", "m");
+  strata::detail::require_positive(p.conductivity_W_mK, "strata.thermal.spreading", "conductivity", "W/(m K)");
+  strata::detail::require_positive(p.h_W_m2K, "strata.thermal.spreading", "h", "W/(m^2 K)");
+  strata::detail::require(value_of(p.source_radius_m) <= value_of(p.plate_radius_m), "strata.thermal.spreading",
                   "source_radius", value_of(p.source_radius_m), "at most plate_radius");
   const T pi = T(3.14159265358979323846);
   const T sqrt_pi = sqrt(pi);

@@ -69,7 +69,7 @@ inline double overlap_area(double l1, double b1, double r1, double t1, double l2
 
 /// Throws `config_error` naming `role` (e.g. "floorplan 'ev6.flp'") and the block unless the
 /// floorplan has 1 to `limits().thermal_blocks` blocks with unique non-empty names, finite sizes
-/// in (0, 1 m], coordinates in [−1 m, 1 m], optional materials finite and positive, and no two
+/// in [0.1 µm, 1 m], coordinates in [−1 m, 1 m], optional materials finite and positive, and no two
 /// blocks overlapping by more than 1e-6 of the smaller one's area (HotSpot's floorplans are
 /// written to 6 digits).
 template <class = void>
@@ -86,9 +86,9 @@ void validate_floorplan(const floorplan& f, const std::string& role) {
     if (b.name.empty()) fail("name", "a block has an empty name");
     if (!names.insert(b.name).second) fail(b.name, "block '" + b.name + "' appears twice");
     const auto in = [](double v, double lo, double hi) { return std::isfinite(v) && v >= lo && v <= hi; };
-    if (!in(b.width_m, 1e-12, 1.0) || !in(b.height_m, 1e-12, 1.0))
-      fail(b.name, "block '" + b.name + "' must have width and height in (0, 1] m, got " +
-                       detail::to_text(b.width_m) + " x " + detail::to_text(b.height_m));
+    if (!in(b.width_m, 1e-7, 1.0) || !in(b.height_m, 1e-7, 1.0))
+      fail(b.name, "block '" + b.name + "' must have width and height in [0.1 um, 1 m], got " +
+                       strata::detail::to_text(b.width_m) + " x " + strata::detail::to_text(b.height_m));
     if (!in(b.left_m, -1.0, 1.0) || !in(b.bottom_m, -1.0, 1.0))
       fail(b.name, "block '" + b.name + "' must lie within 1 m of the origin");
     if (b.heat_capacity_J_m3K && !in(*b.heat_capacity_J_m3K, 1.0, 1e9))

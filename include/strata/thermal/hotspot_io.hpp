@@ -25,9 +25,9 @@
 #include <filesystem>   // the .lcf's directory
 #include <map>          // name lookup
 #include <optional>     // std::optional
-#include <sstream>      // token splitting
 #include <string>       // std::string
 #include <string_view>  // std::string_view
+#include <utility>      // std::move, std::make_pair
 #include <vector>       // std::vector
 
 #include "strata/core/error.hpp"
@@ -44,6 +44,7 @@ struct power_trace {
   std::vector<std::string> names;
   std::vector<std::vector<double>> rows;
   /// Mean power of every column over the rows (W).
+  template <class = void>
   [[nodiscard]] std::vector<double> mean() const {
     std::vector<double> m(names.size(), 0.0);
     for (const auto& r : rows)
@@ -133,7 +134,9 @@ double hotspot_number(const std::string& tok, const std::string& file, std::size
 template <class = void>
 floorplan parse_flp(std::string_view text, const std::string& file = "floorplan") {
   floorplan f;
-  for (const auto& [line, t] : detail::hotspot_lines(text)) {
+  for (const auto& hl : detail::hotspot_lines(text)) {
+    const std::size_t line = hl.first;  // named, not a structured binding: lambdas capture it
+    const auto& t = hl.second;
     if (t.size() != 5 && t.size() != 7)
       detail::hotspot_fail(file, line, "block", "a block line has 5 or 7 fields (name width height left-x bottom-y "
                                                 "[specific-heat resistivity]), got " + std::to_string(t.size()));
@@ -161,7 +164,9 @@ template <class = void>
 power_trace parse_ptrace(std::string_view text, const std::string& file = "power trace") {
   power_trace p;
   std::int64_t cells = 0;
-  for (const auto& [line, t] : detail::hotspot_lines(text)) {
+  for (const auto& hl : detail::hotspot_lines(text)) {
+    const std::size_t line = hl.first;  // named, not a structured binding: lambdas capture it
+    const auto& t = hl.second;
     if (p.names.empty()) {
       if (t.size() > static_cast<std::size_t>(limits().thermal_blocks) * static_cast<std::size_t>(limits().thermal_layers))
         detail::hotspot_fail(file, line, "names", "too many columns");
@@ -196,7 +201,9 @@ power_trace parse_ptrace(std::string_view text, const std::string& file = "power
 template <class = void>
 hotspot_config parse_hotspot_config(std::string_view text, const std::string& file = "config") {
   hotspot_config c;
-  for (const auto& [line, t] : detail::hotspot_lines(text)) {
+  for (const auto& hl : detail::hotspot_lines(text)) {
+    const std::size_t line = hl.first;  // named, not a structured binding: lambdas capture it
+    const auto& t = hl.second;
     if (t.size() != 2 || t[0].size() < 2 || t[0][0] != '-')
       detail::hotspot_fail(file, line, "option", "an option line is '-name value'");
     const std::string key = t[0].substr(1);

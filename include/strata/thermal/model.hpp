@@ -49,6 +49,7 @@
 #include <cmath>      // std::floor, std::abs
 #include <cstdint>    // std::int64_t
 #include <string>     // std::string
+#include <utility>    // std::move
 #include <vector>     // std::vector
 
 #include "strata/core/error.hpp"

@@ -54,12 +54,14 @@ struct rc_network {
   std::vector<link> links;           ///< g_ij, each pair once (a ≠ b)
 
   /// Adds a node and returns its index.
+  template <class = void>
   int add_node(double capacity_J_K_ = 0.0, double ambient_W_K_ = 0.0) {
     capacity_J_K.push_back(capacity_J_K_);
     ambient_W_K.push_back(ambient_W_K_);
     return static_cast<int>(capacity_J_K.size()) - 1;
   }
   /// Joins `a` and `b` with conductance `g` (ignored if g = 0).
+  template <class = void>
   void connect(int a, int b, double g) {
     if (g > 0.0) links.push_back({a, b, g});
   }
@@ -147,6 +149,11 @@ class steady_solver {
                             "one value per node");
     const Eigen::Map<const Eigen::VectorXd> p(power_W.data(), n_);
     const Eigen::VectorXd x = ldlt_.solve(p);
+    // A network whose conductances span too many decades for double precision (blocks of a
+    // micrometre beside a metre-wide sink) is refused rather than answered with a wrong number.
+    if (!x.allFinite())
+      throw config_error("network", "[strata.thermal] the steady state is not finite: the network's conductances "
+                                    "span too many orders of magnitude for a double-precision solve");
     return {x.data(), x.data() + n_};
   }
 
@@ -189,6 +196,9 @@ class transient_solver {
       p_sum += power_W[k];
     }
     const Eigen::VectorXd x = ldlt_.solve(rhs);
+    if (!x.allFinite())
+      throw config_error("network", "[strata.thermal] a transient step is not finite: the network's conductances "
+                                    "span too many orders of magnitude for a double-precision solve");
     double removed = 0.0;
     double stored = 0.0;
     for (int i = 0; i < N; ++i) {

@@ -57,6 +57,32 @@ TEST_CASE("HotSpot's EV6 example reads and solves; the block temperatures are co
     CHECK(worst < 3.6);
     CHECK(std::abs(l2) < 0.2);
   }
+  SUBCASE("where the heat goes (the figures docs/thermal.md quotes)") {
+    const auto net = build_thermal_network(m.stack, {});
+    const auto r = steady_state(net, p);
+    const int n = 30, pkg = net.package_first_node;
+    const auto out = [&](int node) {
+      return net.net.ambient_W_K[static_cast<std::size_t>(node)] * r.node_rise_K[static_cast<std::size_t>(node)];
+    };
+    double under = 0, inner = 0, outer = 0;
+    for (int i = 0; i < n; ++i) under += out(pkg + n + i);
+    for (int s = 0; s < 4; ++s) {
+      inner += out(pkg + 2 * n + 3 * s + 1);
+      outer += out(pkg + 2 * n + 3 * s + 2);
+    }
+    CHECK(under + inner + outer == doctest::Approx(total).epsilon(1e-9));  // every watt reaches the air
+    CHECK(under == doctest::Approx(4.0).epsilon(0.02));
+    CHECK(inner == doctest::Approx(8.1).epsilon(0.02));
+    CHECK(outer == doctest::Approx(28.0).epsilon(0.02));
+    // IntReg_1 (block 24): 27 K above ambient; 4 K in the die, 13 K across the interface, 3 K in
+    // the spreader, 7 K from the sink to the air.
+    const auto rise = [&](int node) { return r.node_rise_K[static_cast<std::size_t>(node)]; };
+    CHECK(rise(24) == doctest::Approx(27.1).epsilon(0.01));
+    CHECK(rise(24) - rise(n + 24) == doctest::Approx(3.9).epsilon(0.03));
+    CHECK(rise(n + 24) - rise(pkg + 24) == doctest::Approx(13.1).epsilon(0.02));
+    CHECK(rise(pkg + 24) - rise(pkg + n + 24) == doctest::Approx(2.9).epsilon(0.05));
+    CHECK(rise(pkg + n + 24) == doctest::Approx(7.1).epsilon(0.02));
+  }
   SUBCASE("grid model") {
     thermal_options o;
     o.model = thermal_model_kind::grid;

@@ -34,8 +34,8 @@
 /// is cooled with coefficient h (R = 1/(h·A) per node), the liquid-cooled plate of a
 /// high-end accelerator.
 ///
-/// Defaults are HotSpot 6.0's `hotspot.config` (uvahotspot/HotSpot, examples/example1/
-/// example.config and the 3D example's `.lcf`): silicon k = 100 W/(m·K) (resistivity 0.01 m·K/W),
+/// Defaults are HotSpot 6.0's `hotspot.config` (uvahotspot/HotSpot: its first example's
+/// configuration and the 3D example's `.lcf`): silicon k = 100 W/(m·K) (resistivity 0.01 m·K/W),
 /// c = 1.75 MJ/(m³·K), t = 150 µm; interface k = 4, c = 4 MJ/(m³·K), t = 20 µm; spreader
 /// 30 mm × 1 mm and sink 60 mm × 6.9 mm, both k = 400, c = 3.55 MJ/(m³·K); r_convec 0.1 K/W,
 /// c_convec 140.4 J/K; ambient 318.15 K.

@@ -15,12 +15,12 @@ targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   targets=(fuzz_param_json fuzz_hf_config fuzz_trace_csv fuzz_expert_counts_csv fuzz_top1_transitions_csv
            fuzz_measurements_csv fuzz_dqn_checkpoint fuzz_serving_scenario fuzz_scenario_json fuzz_hcrmap_replay fuzz_scenario_run
-           fuzz_scenario_table fuzz_length_csv)
+           fuzz_scenario_table fuzz_length_csv fuzz_hotspot_files)
 fi
 data="$root/tests/data"
 seeds="$dir/seeds"
 if [[ "${STRATA_FUZZ_SKIP_SEEDS:-0}" != 1 ]]; then
-mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint,fuzz_serving_scenario,fuzz_scenario_json,fuzz_hcrmap_replay,fuzz_scenario_run,fuzz_scenario_table,fuzz_length_csv} \
+mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint,fuzz_serving_scenario,fuzz_scenario_json,fuzz_hcrmap_replay,fuzz_scenario_run,fuzz_scenario_table,fuzz_length_csv,fuzz_hotspot_files} \
   "$dir/artifacts"
 "$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json" "$seeds/fuzz_dqn_checkpoint"
 cp "$data"/hf/*.json "$seeds/fuzz_hf_config/"

@@ -134,4 +134,10 @@
 #include "strata/report/serving_validation_rows.hpp"
 #include "strata/report/vllm_campaign_runs.hpp"
 
+#include "strata/thermal/conduction.hpp"
+#include "strata/thermal/floorplan.hpp"
+#include "strata/thermal/hotspot_io.hpp"
+#include "strata/thermal/model.hpp"
+#include "strata/thermal/rc_network.hpp"
+
 #include "strata/json.hpp"

@@ -73,3 +73,18 @@ TEST_CASE("bad refresh parameters name the field; JSON round-trips with units") 
   CHECK(j.at("t_rfc").is_string());  // a quantity with its unit
   CHECK(j.get<dram_refresh_params<>>() == d);
 }
+
+TEST_CASE("JESD79-5 above 85 degC: tREFI and tREFW halve, availability falls, refresh power doubles") {
+  const dram_refresh_params<> r;
+  const auto normal = refresh_at_temperature(r, 85.0);
+  CHECK(normal == r);
+  const auto hot = refresh_at_temperature(r, 90.0);
+  CHECK(hot.t_refi.in(units::us) == Approx(1.95));
+  CHECK(hot.t_refw.in(units::ms) == Approx(16.0));
+  CHECK(refresh_availability(r) == Approx(1.0 - 410.0 / 3900.0));
+  CHECK(refresh_availability(hot) == Approx(1.0 - 410.0 / 1950.0));  // 79.0 %
+  const auto c = units::GiB(32.0);
+  CHECK(refresh_power(hot, c).si() == Approx(2.0 * refresh_power(r, c).si()));
+  CHECK_THROWS_WITH_AS(refresh_at_temperature(r, 96.0), doctest::Contains("temperature"), config_error);
+  CHECK(field_of([&] { (void)refresh_at_temperature(r, std::nan("")); }) == "temperature");
+}

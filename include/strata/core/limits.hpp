@@ -78,6 +78,19 @@ struct input_limits {
   /// A DQN checkpoint (the shipped one is 50 kB; the largest network the reader accepts is a
   /// few MB of text).
   std::int64_t checkpoint_file_bytes = std::int64_t{64} << 20;
+  /// A HotSpot input file: floorplan (.flp), power trace (.ptrace), configuration (.config) or
+  /// layer file (.lcf) (HotSpot's shipped gcc.ptrace is 10 kB, its largest floorplan 2 kB).
+  std::int64_t thermal_file_bytes = std::int64_t{64} << 20;
+  /// Blocks of one floorplan (the EV6 floorplan has 30; the block model solves a dense
+  /// neighbour search over pairs of blocks, so this bounds that work at 16 M pairs).
+  int thermal_blocks = 4096;
+  /// Rows of one power trace (gcc.ptrace has 100; one value per block per row).
+  std::int64_t thermal_trace_cells = std::int64_t{1} << 24;
+  /// Layers of one stack (.lcf) (HotSpot's 3D EV6 example has 6).
+  int thermal_layers = 64;
+  /// Nodes of one thermal network, grid rows x columns x layers plus the package (a 64 x 64 grid
+  /// of 8 layers is 32 768; each node costs a few hundred bytes in the sparse factorisation).
+  std::int64_t thermal_nodes = std::int64_t{1} << 20;
   /// Largest SI magnitude of a quantity read from JSON or held by a memory tier.
   double quantity_max = 1e24;
   /// Smallest non-zero SI magnitude of a quantity read from JSON or held by a memory tier.

@@ -30,6 +30,7 @@
 /// auto p = strata::refresh_power(r, strata::units::GiB(32.0));    // 0.94 W
 /// \endcode
 
+#include <cmath>   // std::isfinite
 #include <string>  // std::string
 
 #include "strata/core/error.hpp"
@@ -113,6 +114,24 @@ template <class T>
 strata::power<T> refresh_power(const dram_refresh_params<T>& p, const strata::data_size<T>& capacity) {
   if (!p.enabled) return {};
   return strata::power<T>::from_si(capacity.si() * p.row_energy.si() / p.t_refw.si());
+}
+
+/// The refresh a device at case temperature `temperature_C` (°C) needs (JESD79-5 DDR5, §4.13
+/// and the tREFI/tREFW tables): at or below 85 °C the parameters as given (the normal range);
+/// above 85 °C up to 95 °C, the extended range, twice the refresh rate: tREFI and tREFW halved
+/// (3.9 µs → 1.95 µs, 32 ms → 16 ms), so the banks are available 1 − tRFC/(tREFI/2) of the time
+/// (89.5 % → 79.0 % at the defaults) and refresh power doubles. Above 95 °C the standard does not
+/// specify the device: `config_error` naming `temperature`.
+template <class T>
+dram_refresh_params<T> refresh_at_temperature(dram_refresh_params<T> p, const T& temperature_C) {
+  const double t = value_of(temperature_C);
+  detail::require(std::isfinite(t) && t >= -40.0 && t <= 95.0, "strata.refresh", "temperature", t,
+                  "a case temperature in [-40, 95] degC (JESD79-5: no operation is specified above 95 degC)");
+  if (t > 85.0) {
+    p.t_refi = p.t_refi * T(0.5);
+    p.t_refw = p.t_refw * T(0.5);
+  }
+  return p;
 }
 
 }  // namespace v0

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+#include "strata/thermal/hotspot_io.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>    // std::abs
+#include <fstream>  // the reference steady file
+#include <map>      // name -> kelvin
+#include <string>   // std::string
+
+using namespace strata::thermal;
+
+namespace {
+
+const std::string hotspot_io_dir = std::string(STRATA_TEST_DATA_DIR) + "/thermal/hotspot/";
+
+std::map<std::string, double> hotspot_io_reference() {
+  std::map<std::string, double> ref;
+  std::ifstream in(hotspot_io_dir + "gcc.steady");
+  std::string n;
+  double v = 0;
+  while (in >> n >> v) ref[n] = v;
+  return ref;
+}
+
+}  // namespace
+
+TEST_CASE("HotSpot's EV6 example reads and solves; the block temperatures are compared with HotSpot's") {
+  const auto cfg = read_hotspot_config(hotspot_io_dir + "hotspot.config");
+  CHECK(cfg.package.convection_resistance_K_W == doctest::Approx(0.1));
+  CHECK(cfg.grid_rows == 64);
+  CHECK(cfg.ignored == std::vector<std::string>{"grid_map_mode"});
+  const auto f = read_flp(hotspot_io_dir + "ev6.flp");
+  REQUIRE(f.blocks.size() == 30);
+  CHECK(f.blocks[1].name == "L2");
+  CHECK(f.blocks[1].width_m == doctest::Approx(0.016));
+  const auto tr = read_ptrace(hotspot_io_dir + "gcc.ptrace");
+  CHECK(tr.names.size() == 30);
+  CHECK(tr.rows.size() == 100);
+  const auto m = hotspot_2d_model(cfg, f);
+  const auto p = map_power(m, tr.names, tr.mean());
+  double total = 0;
+  for (double w : p[0]) total += w;
+  CHECK(total == doctest::Approx(40.21).epsilon(1e-3));
+  const auto ref = hotspot_io_reference();
+  REQUIRE(ref.size() == 30);
+  // Measured against HotSpot 6's gcc.steady (its block model): worst block 3.5 K (IntReg_1) for
+  // our block model, 1.7 K for our 64 × 64 grid; the goal of 1 K is not met (docs/thermal.md).
+  // These bounds hold the present agreement so a regression shows.
+  SUBCASE("block model") {
+    const auto net = build_thermal_network(m.stack, {});
+    CHECK(net.net.size() == 4 * 30 + 12);  // HotSpot's block model: 4 layers of 30 blocks + 12 package nodes
+    const auto r = steady_state(net, p);
+    double worst = 0, l2 = 0;
+    for (std::size_t b = 0; b < 30; ++b) worst = std::max(worst, std::abs(r.block_K[0][b] - ref.at(f.blocks[b].name)));
+    l2 = r.block_K[0][1] - ref.at("L2");
+    CHECK(worst < 3.6);
+    CHECK(std::abs(l2) < 0.2);
+  }
+  SUBCASE("where the heat goes (the figures docs/thermal.md quotes)") {
+    const auto net = build_thermal_network(m.stack, {});
+    const auto r = steady_state(net, p);
+    const int n = 30, pkg = net.package_first_node;
+    const auto out = [&](int node) {
+      return net.net.ambient_W_K[static_cast<std::size_t>(node)] * r.node_rise_K[static_cast<std::size_t>(node)];
+    };
+    double under = 0, inner = 0, outer = 0;
+    for (int i = 0; i < n; ++i) under += out(pkg + n + i);
+    for (int s = 0; s < 4; ++s) {
+      inner += out(pkg + 2 * n + 3 * s + 1);
+      outer += out(pkg + 2 * n + 3 * s + 2);
+    }
+    CHECK(under + inner + outer == doctest::Approx(total).epsilon(1e-9));  // every watt reaches the air
+    CHECK(under == doctest::Approx(4.0).epsilon(0.02));
+    CHECK(inner == doctest::Approx(8.1).epsilon(0.02));
+    CHECK(outer == doctest::Approx(28.0).epsilon(0.02));
+    // IntReg_1 (block 24): 27 K above ambient; 4 K in the die, 13 K across the interface, 3 K in
+    // the spreader, 7 K from the sink to the air.
+    const auto rise = [&](int node) { return r.node_rise_K[static_cast<std::size_t>(node)]; };
+    CHECK(rise(24) == doctest::Approx(27.1).epsilon(0.01));
+    CHECK(rise(24) - rise(n + 24) == doctest::Approx(3.9).epsilon(0.03));
+    CHECK(rise(n + 24) - rise(pkg + 24) == doctest::Approx(13.1).epsilon(0.02));
+    CHECK(rise(pkg + 24) - rise(pkg + n + 24) == doctest::Approx(2.9).epsilon(0.05));
+    CHECK(rise(pkg + n + 24) == doctest::Approx(7.1).epsilon(0.02));
+  }
+  SUBCASE("grid model") {
+    thermal_options o;
+    o.model = thermal_model_kind::grid;
+    o.grid_rows = o.grid_cols = 32;
+    const auto r = steady_state(build_thermal_network(m.stack, o), p);
+    double worst = 0;
+    for (std::size_t b = 0; b < 30; ++b) worst = std::max(worst, std::abs(r.block_K[0][b] - ref.at(f.blocks[b].name)));
+    CHECK(worst < 2.0);
+  }
+}
+
+TEST_CASE("HotSpot readers refuse bad input with the field and line") {
+  SUBCASE("floorplan") {
+    CHECK_THROWS_WITH_AS(parse_flp("a 1 2 3\n", "x.flp"), doctest::Contains("x.flp:1"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_flp("a 0.001 nan 0 0\n"), doctest::Contains("height"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_flp("a 0.001 0.001 0 0\na 0.001 0.001 0.001 0\n"), doctest::Contains("twice"),
+                         strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_flp("# nothing\n"), doctest::Contains("no blocks"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_flp("a 1e-8 0.001 0 0\n"), doctest::Contains("[0.1 um, 1 m]"), strata::config_error);
+    const auto f = parse_flp("tsv 0.001 0.002 0 0 4e6 0.0025 # with materials\n");
+    CHECK(*f.blocks[0].resistivity_mK_W == doctest::Approx(0.0025));
+  }
+  SUBCASE("power trace") {
+    CHECK_THROWS_WITH_AS(parse_ptrace("a b\n1\n"), doctest::Contains("1 values for 2 names"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_ptrace("a b\n1 -2\n"), doctest::Contains("b must be in [0, 1e6] W"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_ptrace("a b\n"), doctest::Contains("no row"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_ptrace("a a\n1 2\n"), doctest::Contains("twice"), strata::config_error);
+    strata::input_limits saved = strata::limits();
+    strata::limits().thermal_trace_cells = 3;
+    CHECK_THROWS_WITH_AS(parse_ptrace("a b\n1 2\n3 4\n"), doctest::Contains("thermal_trace_cells"), strata::config_error);
+    strata::limits() = saved;
+  }
+  SUBCASE("config") {
+    CHECK_THROWS_WITH_AS(parse_hotspot_config("-r_convec -1\n"), doctest::Contains("r_convec"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_hotspot_config("r_convec 1\n"), doctest::Contains("-name value"), strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_hotspot_config("-model_type foo\n"), doctest::Contains("model_type"), strata::config_error);
+    CHECK(parse_hotspot_config("-k_chip 130 # silicon\n").chip_conductivity_W_mK == doctest::Approx(130.0));
+  }
+  SUBCASE("layer file") {
+    const auto l = parse_lcf("0\nY\nY\n1.75e6\n0.01\n0.00015\na.flp\n1\nN\nN\n4e6\n0.25\n2e-5\nb.flp\n");
+    REQUIRE(l.size() == 2);
+    CHECK(!l[1].lateral);
+    CHECK(l[1].resistivity_mK_W == doctest::Approx(0.25));
+    CHECK_THROWS_WITH_AS(parse_lcf("0\nY\nY\n1.75e6\n0.01\n0.00015\n"), doctest::Contains("seven lines"),
+                         strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_lcf("0\nQ\nY\n1.75e6\n0.01\n0.00015\na.flp\n"), doctest::Contains("lateral heat flow"),
+                         strata::config_error);
+    CHECK_THROWS_WITH_AS(parse_lcf("1\nY\nY\n1.75e6\n0.01\n0.00015\na.flp\n"), doctest::Contains("numbered"),
+                         strata::config_error);
+  }
+  SUBCASE("the opening rule: not a regular file") {
+    CHECK_THROWS_WITH_AS(read_flp("/dev/null"), doctest::Contains("not a regular file"), strata::config_error);
+    CHECK_THROWS_WITH_AS(read_ptrace(hotspot_io_dir), doctest::Contains("a directory"), strata::config_error);
+  }
+  SUBCASE("power columns that name no block, or miss one") {
+    const auto m = hotspot_2d_model(hotspot_config{}, parse_flp("a 0.001 0.001 0 0\nb 0.001 0.001 0.001 0\n"));
+    CHECK_THROWS_WITH_AS(map_power(m, {"a", "c"}, {1.0, 2.0}), doctest::Contains("'c'"), strata::config_error);
+    CHECK_THROWS_WITH_AS(map_power(m, {"a"}, {1.0}), doctest::Contains("no column for block 'b'"), strata::config_error);
+  }
+}
+
+TEST_CASE("A layered stack reads from an .lcf, names blocks layer_N_block and solves in both models") {
+  const std::string d = std::string(STRATA_TEST_DATA_DIR) + "/thermal/stack3d/";
+  const auto cfg = read_hotspot_config(d + "stack.config");
+  const auto m = read_hotspot_layers(cfg, d + "stack.lcf");
+  REQUIRE(m.stack.layers.size() == 4);
+  CHECK(m.layered);
+  CHECK(m.names[1][1] == "layer_1_tsv");
+  CHECK(!m.stack.layers[1].power);
+  CHECK(m.stack.layers[1].conductivity_W_mK == doctest::Approx(4.0));
+  CHECK(*m.stack.layers[1].plan.blocks[1].resistivity_mK_W == doctest::Approx(0.0058));
+  const auto tr = read_ptrace(d + "stack.ptrace");
+  const auto p = map_power(m, tr.names, tr.mean());
+  CHECK(p[0][0] == doctest::Approx(3.0));
+  CHECK(p[2][1] == doctest::Approx(0.5));
+  for (auto kind : {thermal_model_kind::block, thermal_model_kind::grid}) {
+    thermal_options o;
+    o.model = kind;
+    o.grid_rows = o.grid_cols = 16;
+    const auto r = steady_state(build_thermal_network(m.stack, o), p);
+    // The die farther from the sink runs hotter; its hot core hotter than its cache.
+    CHECK(r.block_K[0][0] > r.block_K[2][0]);
+    CHECK(r.block_K[0][0] > r.block_K[0][1]);
+    CHECK(r.block_K[3][0] > cfg.package.ambient_K);
+  }
+  // Plain names map when a block name is unique among the power layers: here it is not.
+  CHECK_THROWS_WITH_AS(map_power(m, {"core"}, {1.0}), doctest::Contains("'core'"), strata::config_error);
+}

@@ -18,7 +18,7 @@
 #   scripts/compile_time.sh --update-docs       # also writes the table into docs/speed.md, between the
 #                                               # lines <!-- compile_time:begin --> and <!-- compile_time:end -->
 #
-# Targets (this machine: 2 cores, GCC 12): the umbrella under 4 s, each device/ header under 1 s.
+# Targets (this machine: 2 cores, GCC 12): each device/ header under 1 s (the umbrella is stated, not a target).
 # --ci fails (exit 1) when a median exceeds target x factor x speed (factor default 2), or when
 # the include check finds an offender. speed = max(1, ref / ref_idle): a reference translation unit
 # of third-party headers only (nlohmann/json, Eigen/Core, Boost.Math autodiff) is timed in the same
@@ -59,7 +59,7 @@ done
 # Targets in seconds (median), by header glob relative to include/.
 target_for() {
   case "$1" in
-    strata/strata.hpp) echo 4 ;;
+    strata/strata.hpp) echo "" ;;  # stated, not a target (docs/speed.md)
     strata/device/*) echo 1 ;;
     *) echo "" ;;
   esac

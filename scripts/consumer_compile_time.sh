@@ -12,7 +12,7 @@
 #
 #   scripts/consumer_compile_time.sh [--runs N] [--cxx g++] [--isystem DIR ...] [--ci [--factor F]]
 #
-# Targets: the consumer with STRATA_COMPILED under 3 s, the umbrella under 4 s (normalised).
+# Targets: the consumer with STRATA_COMPILED under 3 s (normalised); the umbrella is stated, not a target.
 # --ci fails (exit 1) when the compiled consumer's normalised median exceeds 3 s x factor (default
 # 2), or when it is not below 0.7 x the header-only consumer's (measured in the same run, so neither
 # check depends on the machine's speed). The umbrella is reported, not checked here
@@ -81,7 +81,7 @@ echo "| --- | ---: | ---: | ---: |"
 printf '| reference (nlohmann/json, Eigen/Core, Boost autodiff) | %.2f | %.2f | – |\n' "$ref" "$ref_idle"
 printf '| consumer, header-only | %.2f | %s | – |\n' "$header_only" "$(norm "$header_only")"
 printf '| consumer, STRATA_COMPILED=1 (strata::compiled) | %.2f | %s | 3 |\n' "$compiled" "$(norm "$compiled")"
-printf '| `strata/strata.hpp` alone | %.2f | %s | 4 |\n' "$umbrella" "$(norm "$umbrella")"
+printf '| `strata/strata.hpp` alone | %.2f | %s | none (stated) |\n' "$umbrella" "$(norm "$umbrella")"
 echo
 
 failures=()

@@ -78,7 +78,10 @@ void print_text(const strata::row_explanation& x, const std::vector<strata::fami
   }
   if (!x.left_out.empty()) std::cout << "\nleft out: " << x.left_out << "\n";
   for (const auto& f : families) {
-    if (f.family == x.family) std::cout << "\nfamily: " << strata::family_line_text(f) << "\n";
+    if (f.family == x.family) {
+      std::cout << "\nfamily line from this row's changes (strata-paper-report --explain: from every failing row's):\n"
+                << strata::family_line_text(f) << "\n";
+    }
   }
 }
 

@@ -85,9 +85,9 @@ template <class = void>
 inline const std::vector<parameter_range>& parameter_ranges() {
   static const std::vector<parameter_range> table{
       {"gpu_params.memory_bandwidth", range_scale::relative, 3.0 / 3.35, 1.0,
-       "baseline/gpu.hpp [facts]: 3.35 TB/s, some pages say 3.0 TB/s"},
+       "baseline/gpu.hpp [facts]: the H100 SXM5's 3.35 TB/s, some pages say 3.0 TB/s (-10 %; that spread for every card)"},
       {"gpu_params.static_power", range_scale::relative, 1.0, 145.0 / 140.0,
-       "gpu-burn issue 114: H100 SXM5 in P0 holding a model, 140 W and 145 W"},
+       "gpu-burn issue 114: H100 SXM5 in P0 holding a model, 140 W and 145 W (+3.6 %; that spread for every card)"},
       {"gpu_params.compute_efficiency", range_scale::absolute, 0.1, 1.0,
        "baseline/validation.hpp knob_bounds: the physical range of an efficiency (above 0.1, far below any tuned kernel)"},
       {"gpu_params.memory_efficiency", range_scale::absolute, 0.2, 1.0,
@@ -95,7 +95,7 @@ inline const std::vector<parameter_range>& parameter_ranges() {
       {"gpu_params.op_overhead", range_scale::absolute, 0.0, 60e-6,
        "baseline/validation.hpp knob_bounds: 0 up to an eager-mode launch with its Python dispatch (tens of us)"},
       {"gpu_params.link_bandwidth", range_scale::relative, 380.0 / 450.0, 1.0,
-       "NVIDIA/nccl issue 1264: 380 GB/s measured of NVLink 4's 450 GB/s per direction"},
+       "NVIDIA/nccl issue 1264: 380 GB/s measured of NVLink 4's 450 GB/s per direction (-16 %; that spread for every card)"},
       {"gpu_params.usable_memory_fraction", range_scale::absolute, 0.0, 1.0,
        "vLLM engine arguments: --gpu-memory-utilization in (0, 1]"},
       {"stratum_system_params.xpu_wait_power_fraction", range_scale::absolute, 0.0, 1.0,

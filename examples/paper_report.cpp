@@ -12,6 +12,10 @@
 //   --data-dir DIR               the data directory (examples/data_location.hpp)
 //   --only FAMILY[,FAMILY...]    compute and print only these families (repeatable; a family's
 //                                spelling such as stratum-device, or a group: stratum, hcrmap, gpu)
+//   --explain                    after the table, the gap explainer's family lines
+//                                (strata/report/explain_groups.hpp): per family of check rows out of
+//                                tolerance, the smallest set of parameter changes closing the most of
+//                                them, verified together, and the rows it breaks (markdown only)
 //
 // Every row carries its kind: input (echoes a parameter), fit (a named parameter was solved from
 // it), check (compared with the paper, nothing solved from it) or prediction (no paper value).
@@ -35,6 +39,7 @@
 #include "strata/core/out_of_memory.hpp"
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
+#include "strata/report/explain_groups.hpp"
 #include "strata/report/paper_io.hpp"
 #include "strata/report/paper_json.hpp"
 #include "strata/report/paper_rows.hpp"
@@ -60,6 +65,7 @@ int main(int argc, char** argv) {
   strata::guard_out_of_memory("strata-paper-report");  // out of memory: exit 1 with a message, never an abort
   bool as_json = false;
   bool progress = true;
+  bool explain = false;
   unsigned threads = 0;
   std::string data_dir;
   std::vector<std::string> only;
@@ -69,6 +75,8 @@ int main(int argc, char** argv) {
       as_json = true;
     } else if (a == "--quiet") {
       progress = false;
+    } else if (a == "--explain") {
+      explain = true;
     } else if (a == "--threads") {
       const std::string v = i + 1 < argc ? argv[++i] : "";
       const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), threads);
@@ -101,7 +109,7 @@ int main(int argc, char** argv) {
         }
       }
     } else if (a == "--help" || a == "-h") {
-      std::cout << "usage: strata-paper-report [--json] [--quiet] [--threads N] [--data-dir DIR] [--only FAMILY[,...]]\n"
+      std::cout << "usage: strata-paper-report [--json] [--quiet] [--threads N] [--data-dir DIR] [--only FAMILY[,...]] [--explain]\n"
                    "Prints every paper number strata is checked against, from the models: value, unit,\n"
                    "paper value, tolerance, source, kind (input, fit, check, prediction) and\n"
                    "pass/fail. Exit 0 when every judged row printed is within tolerance or a known\n"
@@ -117,7 +125,11 @@ int main(int argc, char** argv) {
                    "stratum-device, stratum-logic, stratum-chip, stratum-systems, stratum-results,\n"
                    "stratum-placement, stratum-serving, hcrmap-metadata, hcrmap-policies,\n"
                    "gpu-validation, or a group: stratum, hcrmap, gpu (--only stratum skips the 16\n"
-                   "HCRMap experiments).\n";
+                   "HCRMap experiments).\n"
+                   "--explain adds, after the table, the gap explainer's family lines: per family of\n"
+                   "check rows out of tolerance, the smallest set of parameter changes that closes the\n"
+                   "most of them, verified together, and the rows it breaks (strata-eval explain ROW\n"
+                   "prints one row's elasticities and gap table). Markdown only; the rows are unchanged.\n";
       return 0;
     } else {
       std::cerr << "strata-paper-report: unknown argument '" << a << "' (try --help)\n";
@@ -221,5 +233,18 @@ int main(int argc, char** argv) {
   // it (`known_disagreement`): those are printed as failures with their reason.
   const bool all_ok = strata::report_passes(rows);
   if (!as_json) strata::write_report_markdown(std::cout, rows);
+  if (explain && as_json) {
+    std::cerr << "strata-paper-report: --explain prints markdown only; ignored with --json\n";
+  } else if (explain) {
+    try {
+      const auto x = strata::explain_report(rows);
+      std::cout << "\nGap families (strata-eval explain ROW for a row's elasticities and gap table):\n\n";
+      for (const auto& f : x.families) std::cout << "- " << strata::family_line_text(f) << "\n";
+      for (const auto& u : x.unexplained) std::cout << "- " << u.id << ": not re-evaluated: " << u.reason << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "strata-paper-report: --explain: " << e.what() << "\n";
+      return 1;
+    }
+  }
   return all_ok ? 0 : 1;
 }

@@ -194,5 +194,6 @@ command add_plot(CLI::App& app);
 command add_sensitivity(CLI::App& app);
 command add_hcrmap(CLI::App& app);
 command add_thermal(CLI::App& app);
+command add_explain(CLI::App& app);
 
 }  // namespace strata_eval

@@ -10,6 +10,7 @@
 //   strata-eval sensitivity   the ranked elasticities of one output of a model
 //   strata-eval hcrmap        a routing trace through HCRMap and the policies it is compared with
 //   strata-eval thermal       HotSpot-format inputs through the compact thermal model (steady or transient)
+//   strata-eval explain       why a paper-report check row misses the paper, parameter by parameter
 //   strata-eval <cmd> --help  the options of a subcommand
 //
 // Exit status: 0 on success; 2 when the command line cannot be parsed (unknown or missing option,
@@ -56,7 +57,8 @@ int run(int argc, char** argv) {
                                                  strata_eval::add_validate(app), strata_eval::add_serve(app),
                                                  strata_eval::add_run(app), strata_eval::add_plot(app),
                                                  strata_eval::add_sensitivity(app),
-                                                 strata_eval::add_hcrmap(app), strata_eval::add_thermal(app)};
+                                                 strata_eval::add_hcrmap(app), strata_eval::add_thermal(app),
+                                                 strata_eval::add_explain(app)};
   strata_eval::strict_numbers(app);
 
   std::vector<std::string> args;

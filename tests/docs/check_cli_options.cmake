@@ -38,7 +38,7 @@ function(_check label heading)
   set(_checked ${_n} PARENT_SCOPE)
 endfunction()
 
-foreach(_sub IN ITEMS eval hcrmap list serve run plot sensitivity validate thermal)
+foreach(_sub IN ITEMS eval hcrmap list serve run plot sensitivity validate thermal explain)
   _check("strata-eval ${_sub}" "### `strata-eval ${_sub}`" "${STRATA_EVAL}" ${_sub})
 endforeach()
 foreach(_p IN ITEMS "strata-paper-report=STRATA_PAPER_REPORT" "strata-train-hcrmap-dqn=STRATA_TRAIN_HCRMAP_DQN"

@@ -139,12 +139,13 @@ struct stratum_comparison {
 template <class = void>
 inline gpu_params workload_gpu(const stratum_workload& w) { return baseline_gpu(gpu_preset(w.gpu)); }
 
-/// Stratum system `sys` against the workload's GPU baseline over the settings.
+/// Stratum system `sys` against the workload's GPU baseline over the settings, the GPU being the
+/// card `g` (the gap explainer, `report/explain.hpp`, moves its parameters; the rows use
+/// `workload_gpu(w)`, the overload below).
 template <class = void>
 inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, const stratum_workload& w,
-                                           const stratum_settings& set = {}) {
+                                           const stratum_settings& set, const gpu_params& g) {
   const auto m = preset(w.model);
-  const auto g = workload_gpu(w);
   const auto u = workload_usage(m, w.hit_rate);
   stratum_comparison c;
   c.baseline = choose_gpu_baseline(g, m);
@@ -169,6 +170,13 @@ inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, c
   }
   if (!c.points.empty()) c.mean_speedup = sum / double(c.points.size());
   return c;
+}
+
+/// Stratum system `sys` against the workload's GPU baseline (`workload_gpu(w)`) over the settings.
+template <class = void>
+inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, const stratum_workload& w,
+                                           const stratum_settings& set = {}) {
+  return compare_with_gpu(sys, w, set, workload_gpu(w));
 }
 
 /// The system of a workload, with the shared parameters of `base` (mode-register delay, wait

@@ -1,0 +1,157 @@
+// strata-eval explain: what would one have to believe to get the paper's number? For a check
+// row of the paper report out of tolerance: its hand-written derivation, its elasticities to
+// every real parameter it depends on, and the change each parameter alone would need to bring it
+// into tolerance, solved on the re-evaluated row, in units of the parameter's cited range, and
+// verified (report/explain.hpp); pairs where no single change closes it; the family line.
+//
+//   strata-eval explain stratum.system.olmoe.decode_speedup
+//   strata-eval explain validation.check.vllm3240-mixtral8x7b-a100-tp2-b64 --json
+//   strata-eval explain --ranges          the cited ranges (markdown table)
+//
+// Exit status: 0 on success (also for a row within tolerance or one the explainer does not
+// re-evaluate: it says so), 1 for a row the report does not have, 2 on a bad command line.
+
+#include <iostream>  // std::cout
+#include <memory>    // std::make_shared
+#include <string>    // std::string
+#include <vector>    // std::vector
+
+#include "cli.hpp"
+#include "strata/report/explain_groups.hpp"
+#include "strata/report/explain_json.hpp"
+#include "strata/report/paper_io.hpp"
+#include "strata/report/paper_rows.hpp"
+
+namespace strata_eval {
+namespace {
+
+struct explain_cli {
+  std::string row;
+  bool json = false, ranges = false;
+  std::size_t top = 10;
+};
+
+// The report family that computes row `id` (`paper_report_options::only`), or "" for none the
+// explainer re-evaluates.
+std::string family_of(const std::string& id) {
+  if (id.rfind("stratum.system.", 0) == 0 || id.rfind("stratum.placement.accurate_vs_uniform_m", 0) == 0) {
+    return "stratum-results";
+  }
+  if (id.rfind("validation.", 0) == 0) return "gpu-validation";
+  return "";
+}
+
+std::string num(double v) { return strata::detail::report_number(v); }
+
+void print_text(const strata::row_explanation& x, const std::vector<strata::family_line>& families, std::size_t top) {
+  std::cout << x.id << " (" << x.family << "): model " << num(x.value) << ", paper "
+            << (x.paper ? num(*x.paper) : std::string("-")) << " (" << x.rule
+            << (x.rule == "relative" ? ", ±" + num(100.0 * x.tolerance) + " %" : std::string()) << ")\n";
+  if (!x.derivation.empty()) std::cout << "derivation: " << x.derivation << "\n";
+  std::cout << "\nelasticities d ln(row) / d ln(p): " << x.elasticities.size() << " non-zero, " << x.zero_elasticities
+            << " zero" << (top != 0 && x.elasticities.size() > top ? "; the " + std::to_string(top) + " largest" : "")
+            << "\n| parameter | cited | elasticity |\n| --- | ---: | ---: |\n";
+  for (std::size_t i = 0; i < x.elasticities.size() && (top == 0 || i < top); ++i) {
+    const auto& e = x.elasticities[i];
+    std::cout << "| " << e.parameter << " | " << num(e.value) << " | " << num(e.elasticity) << " |\n";
+  }
+  std::cout << "\ngap: each parameter alone, solved on the re-evaluated row, by range units\n"
+               "| parameter | cited | needed | relative change | range units | closes | range |\n"
+               "| --- | ---: | ---: | ---: | ---: | --- | --- |\n";
+  for (const auto& g : x.gap) {
+    std::cout << "| " << g.parameter << " | " << num(g.cited) << " | " << (g.needed ? num(*g.needed) : std::string("none"))
+              << " | " << (g.relative_change ? num(*g.relative_change) : std::string("-")) << " | "
+              << (g.needed ? num(g.range_units) : std::string("> 10")) << " | " << (g.closes ? "yes" : "no") << " | "
+              << g.range << " |\n";
+  }
+  if (!x.closed_by_one) {
+    std::cout << "\nno single parameter closes the row within ten ranges; pairs (each moved the same ranges):\n";
+    std::size_t shown = 0;
+    for (const auto& p : x.pairs) {
+      if (!p.closes) continue;
+      ++shown;
+      std::cout << "- " << p.parameters[0] << " " << num(p.cited[0]) << " -> " << num(p.needed[0]) << " and "
+                << p.parameters[1] << " " << num(p.cited[1]) << " -> " << num(p.needed[1]) << ": " << num(p.range_units)
+                << " ranges each\n";
+    }
+    if (shown == 0) std::cout << "- none within ten ranges\n";
+  }
+  if (!x.left_out.empty()) std::cout << "\nleft out: " << x.left_out << "\n";
+  for (const auto& f : families) {
+    if (f.family == x.family) {
+      std::cout << "\nfamily line from this row's changes (strata-paper-report --explain: from every failing row's):\n"
+                << strata::family_line_text(f) << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+command add_explain(CLI::App& app) {
+  auto o = std::make_shared<explain_cli>();
+  CLI::App* sub = app.add_subcommand("explain", "a paper-report check row out of tolerance: its derivation, "
+                                                "elasticities and the change of each parameter that closes it");
+  sub->add_option("row", o->row, "the row id (strata-paper-report's id column)");
+  sub->add_flag("--json", o->json, "print the explanation as JSON");
+  sub->add_flag("--ranges", o->ranges, "print the cited parameter ranges (markdown table) instead");
+  sub->add_option("--top", o->top, "elasticities to print (0: all; text only)")->default_str("10");
+  return {sub, [o]() -> int {
+            if (o->ranges) {
+              if (!o->row.empty()) throw usage_error{"--ranges takes no row"};
+              std::cout << strata::parameter_range_table_markdown();
+              return 0;
+            }
+            if (o->row.empty()) throw usage_error{"explain needs a row id (or --ranges)"};
+            const std::string fam = family_of(o->row);
+            if (fam.empty()) {
+              if (o->row.rfind("hcrmap.", 0) == 0) {
+                const std::string why = strata::explain_unexplained_reason(o->row);
+                if (o->json) {
+                  std::cout << strata::dump_json(strata::json{{"id", o->row}, {"explained", false}, {"reason", why}}, 2) << "\n";
+                } else {
+                  std::cout << o->row << ": not re-evaluated by the explainer: " << why << "\n";
+                }
+                return 0;
+              }
+              throw strata::config_error("row", "[strata.explain] row " + o->row +
+                                                    " is not a check row the explainer knows (stratum.system.*, "
+                                                    "stratum.placement.accurate_vs_uniform_*, validation.*, hcrmap.*)");
+            }
+            strata::paper_report_options po;
+            po.only = {fam};
+            po.threads = 1;
+            const auto rows = strata::paper_rows(po);
+            const strata::paper_row* row = nullptr;
+            for (const auto& r : rows) {
+              if (r.id == o->row) row = &r;
+            }
+            if (row == nullptr) throw strata::config_error("row", "[strata.explain] the paper report has no row " + o->row);
+            if (row->kind != strata::row_kind::check || row->ok().value_or(true)) {
+              const std::string why = row->kind != strata::row_kind::check
+                                          ? std::string("a ") + strata::to_string(row->kind) + " row, not a check"
+                                          : std::string("within tolerance");
+              if (o->json) {
+                std::cout << strata::dump_json(strata::json{{"id", o->row}, {"explained", false}, {"reason", why}}, 2) << "\n";
+              } else {
+                std::cout << o->row << ": " << why << ": nothing to explain\n";
+              }
+              return 0;
+            }
+            const auto x = strata::explain_report(rows, {o->row});
+            if (x.rows.empty()) {
+              const std::string why = x.unexplained.empty() ? std::string("no evaluator") : x.unexplained.front().reason;
+              std::cout << o->row << ": not re-evaluated by the explainer: " << why << "\n";
+              return 0;
+            }
+            if (o->json) {
+              auto j = strata::row_explanation_json(x.rows.front());
+              j["family_line"] = x.families.empty() ? strata::json(nullptr) : strata::family_line_json(x.families.front());
+              std::cout << strata::dump_json(j, 2) << "\n";
+            } else {
+              print_text(x.rows.front(), x.families, o->top);
+            }
+            return 0;
+          }};
+}
+
+}  // namespace strata_eval

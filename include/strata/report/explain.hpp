@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The gap explainer: for a judged row of the paper report that misses its band, what would one
+/// have to believe to get the paper's number? Per row: the elasticity of the row to every real
+/// parameter it depends on, the value each parameter alone would need for the row to come into
+/// tolerance (solved on the re-evaluated row, not linearised), that change in units of the
+/// parameter's cited range (`report/parameter_ranges.hpp`), and whether the row, re-evaluated
+/// with that change alone, then passes (`closes`). Rows that no single parameter closes within
+/// ten ranges get pairs. Per family of rows (rows one evaluator computes), the smallest set of
+/// changes that closes the most rows, verified together, with the family's other judged rows it
+/// breaks.
+///
+/// How a row is re-evaluated. An `explain_group` holds copies of the parameter structs its rows
+/// are built from and an evaluator that re-runs the rows' own builders on them
+/// (`compare_with_gpu`, `accurate_vs_uniform_step`, `serving_validation_rows`,
+/// `model_measurement`: no second implementation of a row); `explain_groups()` builds one per
+/// family of the report's out-of-tolerance rows (`report/explain_groups.hpp`). The parameters are
+/// the real fields of those structs reached through `visit_fields` (the sensitivity machinery's
+/// dotted paths, `core/sensitivity.hpp`); integer, boolean and enum fields are left out (a step of
+/// a count or a switch of a mode is no "change in units of a range": sweep them).
+///
+/// How. Elasticities ∂ln y/∂ln p by central differences of the re-evaluated row
+/// (`explain_options::relative_step`; one-sided where the model refuses a side). The builders run
+/// in `double` (the GPU model, the serving simulator, the GPU comparison are not templates on the
+/// scalar), so the autodiff of `elasticities` does not reach them; the differences are the
+/// machinery's `finite_difference_elasticities` scheme. Then, for the `top_k` parameters by
+/// |elasticity|, a walk from the cited value in the direction the elasticity says closes the gap
+/// (then the other) over a grid of {1/20, 1/10, 1/4, 1/2, 1, 2, 4, 7, 10} ranges, and at the first
+/// grid point where the row passes, TOMS 748 (`detail::solve_bracketed`) on the row's margin to
+/// its band between that point and the one before. A value the model refuses (`config_error`) or
+/// that gives a non-finite row ends the walk. The solved value is re-evaluated alone: `closes`.
+///
+/// Limits (stated, not hidden): a row that passes through its band between two grid points of a
+/// walk is missed; the walk goes at most ten ranges each way; a parameter cited at 0 with no stated
+/// range has no scale and is left out.
+
+#include <algorithm>   // std::sort, std::find
+#include <array>       // std::array
+#include <bit>         // std::bit_cast
+#include <cstdint>     // std::uint64_t
+#include <cmath>       // std::abs, std::isfinite
+#include <cstddef>     // std::size_t
+#include <functional>  // std::function
+#include <limits>      // std::numeric_limits
+#include <map>         // std::map
+#include <memory>      // std::shared_ptr
+#include <optional>    // std::optional
+#include <stdexcept>   // std::logic_error
+#include <string>      // std::string
+#include <utility>     // std::move, std::pair
+#include <vector>      // std::vector
+
+#include "strata/core/error.hpp"
+#include "strata/core/sensitivity.hpp"
+#include "strata/core/solve.hpp"
+#include "strata/report/paper_io.hpp"
+#include "strata/report/paper_row.hpp"
+#include "strata/report/parameter_ranges.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// One real parameter of a group: its name, its range key and how to set it in the group's state.
+struct explain_parameter {
+  std::string name;        ///< "stratum-s.xpu.op_overhead": the group's name for the struct, then the field path
+  std::string range_key;   ///< "stratum_system_params.xpu.op_overhead" (`range_of`)
+  double cited = 0.0;      ///< the default (SI)
+  std::function<void(double)> set;  ///< writes the value into the group's state
+  std::vector<std::string> feeds;   ///< the row ids it can move (empty: every row of the group)
+};
+
+/// Rows computed by one evaluator from parameter structs (file comment).
+struct explain_group {
+  std::string family;                       ///< "stratum results: decode speedup and energy", ...
+  std::vector<explain_parameter> parameters;
+  std::vector<std::string> row_ids;         ///< every judged row the evaluator computes (failing and passing)
+  /// The values of rows `ids` at the current state (the rows' own builders re-run).
+  std::function<std::vector<double>(const std::vector<std::string>& ids)> evaluate;
+  std::string left_out;                     ///< which fields are not parameters, and why
+  /// One run of the evaluator computes every row of the group at about the cost of one (a
+  /// simulation): the explainer then asks for all rows at each point, solves fewer parameters
+  /// (`explain_options::top_k_costly`), differentiates one-sided and solves to `rel_tol_costly`.
+  bool costly = false;
+};
+
+/// A row the explainer does not explain, and why.
+struct unexplained_row {
+  std::string id;
+  std::string reason;
+};
+
+/// One parameter's elasticity to a row.
+struct explain_elasticity {
+  std::string parameter;
+  double value = 0.0;       ///< cited (SI)
+  double elasticity = 0.0;  ///< ∂ln y/∂ln p
+  difference_scheme scheme = difference_scheme::none;
+};
+
+/// One parameter's change that brings a row into tolerance (file comment).
+struct gap_entry {
+  std::string parameter;
+  double cited = 0.0;
+  std::optional<double> needed;  ///< none: no value within ten ranges either way
+  std::optional<double> relative_change;  ///< needed / cited − 1 (none when cited is 0 or nothing is needed)
+  double range_units = std::numeric_limits<double>::infinity();  ///< the change in units of the range
+  bool closes = false;           ///< the row re-evaluated with `needed` alone passes
+  std::string range;             ///< the range's source
+};
+
+/// Two parameters moved together, each by `range_units` ranges in the direction it closes the gap.
+struct gap_pair {
+  std::array<std::string, 2> parameters;
+  std::array<double, 2> cited{}, needed{};
+  double range_units = std::numeric_limits<double>::infinity();
+  bool closes = false;
+};
+
+/// A row's explanation.
+struct row_explanation {
+  std::string id;
+  std::string family;
+  double value = 0.0;
+  std::optional<double> paper;
+  std::string rule;
+  double tolerance = 0.0;
+  std::string derivation;                      ///< the row's known disagreement (hand-written)
+  std::vector<explain_elasticity> elasticities;  ///< non-zero ones, largest |ε| first
+  std::size_t zero_elasticities = 0;           ///< parameters that do not move the row
+  std::vector<gap_entry> gap;                  ///< by range units (not closing last)
+  bool closed_by_one = false;                  ///< some single change closes the row
+  std::vector<gap_pair> pairs;                 ///< when no single change does: pairs that close it
+  std::string left_out;
+};
+
+/// One change of a family line.
+struct family_change {
+  std::string parameter;
+  double cited = 0.0, needed = 0.0, range_units = 0.0;
+};
+
+/// A family line: the smallest set of changes closing the most failing rows of a group, verified
+/// together, with the group's passing rows it breaks.
+struct family_line {
+  std::string family;
+  std::vector<family_change> changes;
+  std::vector<std::string> closes, still_failing, breaks;
+  std::size_t failing = 0;  ///< failing rows of the group
+};
+
+/// Everything the explainer says about a set of rows.
+struct explanation {
+  std::vector<row_explanation> rows;
+  std::vector<family_line> families;
+  std::vector<unexplained_row> unexplained;
+  std::size_t evaluations = 0;  ///< row-builder runs
+};
+
+/// Numerics of the explainer.
+struct explain_options {
+  double relative_step = 1e-4;  ///< of the central differences
+  std::size_t top_k = 8;        ///< parameters solved per row, by |elasticity|
+  std::size_t pair_k = 5;       ///< parameters paired when no single one closes a row
+  double max_ranges = 10.0;     ///< how far a walk goes
+  double rel_tol = 1e-6;        ///< of the root solve (relative width of the final bracket)
+  std::size_t top_k_costly = 3; ///< `top_k` of a costly group (`explain_group::costly`)
+  std::size_t pair_k_costly = 3;  ///< `pair_k` of a costly group
+  double rel_tol_costly = 1e-4;   ///< `rel_tol` of a costly group
+  bool families = true;         ///< compute family lines
+};
+
+namespace detail {
+
+/// Margin of a row to its band, normalised: ≥ 0 passes (the rule of `paper_row::ok`).
+template <class = void>
+inline double explain_margin(const paper_row& r, double v) {
+  if (!std::isfinite(v) || !r.paper) return -std::numeric_limits<double>::infinity();
+  const double p = *r.paper, s = p != 0.0 ? std::abs(p) : 1.0;
+  switch (r.check) {
+    case row_check::relative: return (r.tolerance * std::abs(p) - std::abs(v - p)) / s;
+    case row_check::at_least: return (v - p) / s;
+    case row_check::at_most: return (p - v) / s;
+    case row_check::exact: return v == p ? 1.0 : -1.0;
+    case row_check::predict: break;
+  }
+  return 1.0;
+}
+
+template <class = void>
+inline bool explain_passes(const paper_row& r, double v) {
+  paper_row c = r;
+  c.value = v;
+  return c.ok().value_or(true);
+}
+
+/// A group's evaluator with parameter changes applied and undone, counting runs; a point already
+/// run is answered from memory (the walks of the rows of a group share their grid points).
+struct explain_runner {
+  explain_group* group;
+  std::size_t* evaluations;
+  std::map<std::string, std::optional<double>> memo{};  // by point and row id
+
+  static std::string point_key(const std::vector<std::pair<std::size_t, double>>& changes) {
+    std::string k;
+    for (const auto& [i, v] : changes) k += std::to_string(i) + "=" + std::to_string(std::bit_cast<std::uint64_t>(v)) + ";";
+    return k;
+  }
+  /// Row values with `changes` (parameter index, value) applied; nullopt when the model refuses
+  /// them (`config_error`) or a value is not finite.
+  std::optional<std::vector<double>> at(const std::vector<std::pair<std::size_t, double>>& changes,
+                                        const std::vector<std::string>& ids) {
+    const std::string key = point_key(changes);
+    std::vector<std::string> missing;
+    for (const auto& id : ids) {
+      if (memo.find(key + id) == memo.end()) missing.push_back(id);
+    }
+    if (!missing.empty()) {
+      if (group->costly) missing = group->row_ids;
+      for (const auto& [i, v] : changes) group->parameters[i].set(v);
+      std::optional<std::vector<double>> got;
+      try {
+        ++*evaluations;
+        got = group->evaluate(missing);
+      } catch (const config_error&) {
+        got.reset();
+      } catch (const solver_error&) {
+        got.reset();
+      }
+      for (const auto& [i, v] : changes) group->parameters[i].set(group->parameters[i].cited);
+      for (std::size_t k = 0; k < missing.size(); ++k) {
+        memo[key + missing[k]] = got && std::isfinite((*got)[k]) ? std::optional<double>((*got)[k]) : std::nullopt;
+      }
+    }
+    std::vector<double> out;
+    for (const auto& id : ids) {
+      const auto& v = memo.at(key + id);
+      if (!v) return std::nullopt;
+      out.push_back(*v);
+    }
+    return out;
+  }
+  std::optional<double> one(const std::vector<std::pair<std::size_t, double>>& changes, const std::string& id) {
+    const auto v = at(changes, {id});
+    if (!v) return std::nullopt;
+    return v->front();
+  }
+};
+
+/// The grid of a walk, in ranges.
+template <class = void>
+inline std::vector<double> explain_grid(double max_ranges) {
+  std::vector<double> g;
+  for (double t : {0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 7.0, 10.0}) {
+    if (t < max_ranges) g.push_back(t);
+  }
+  g.push_back(max_ranges);
+  return g;
+}
+
+/// Walks `t` over the grid from 0 (where the row fails) in one direction; `value(t)` is the row's
+/// value at t (nullopt: refused). Returns the t where the row first passes, solved between grid
+/// points, and verified by one more run; nullopt when no t ≤ max passes.
+template <class F>
+std::optional<double> explain_walk(const paper_row& row, F&& value, const explain_options& o) {
+  double prev = 0.0;
+  for (double t : explain_grid(o.max_ranges)) {
+    const auto v = value(t);
+    if (!v) return std::nullopt;
+    if (explain_margin(row, *v) < 0.0) {
+      prev = t;
+      continue;
+    }
+    // The bracket [prev, t] in t shifted by one (t + 1 > 0: the solver's tolerance is relative).
+    const auto g = [&](double s) {
+      const auto y = value(s - 1.0);
+      return y ? explain_margin(row, *y) : -1.0;
+    };
+    double s = t + 1.0;
+    if (prev < t) {
+      solve_options so;
+      so.rel_tol = o.rel_tol;
+      so.max_iter = 100;
+      try {
+        const double mid = solve_bracketed(g, prev + 1.0, t + 1.0, so, "gap explainer");
+        // The midpoint of the final bracket may sit just outside the band: take the nearest point
+        // toward the passing end that passes.
+        for (double step : {0.0, 2.0 * o.rel_tol, 8.0 * o.rel_tol, 64.0 * o.rel_tol}) {
+          const double c = std::min(mid + step * mid, t + 1.0);
+          const auto y = value(c - 1.0);
+          if (y && explain_passes(row, *y)) {
+            s = c;
+            break;
+          }
+        }
+      } catch (const solver_error&) {
+        s = t + 1.0;
+      }
+    }
+    return s - 1.0;
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// Explains the failing rows `ids` of group `g` whose report rows are `report` (file comment).
+/// Throws `std::logic_error` when the group's evaluator does not reproduce a report row's value
+/// (the evaluator must re-run the row's builder).
+template <class = void>
+inline std::vector<row_explanation> explain_group_rows(explain_group& g, const std::vector<paper_row>& report,
+                                                       const std::vector<std::string>& ids, const explain_options& options,
+                                                       std::size_t& evaluations) {
+  const auto find = [&](const std::string& id) -> const paper_row& {
+    for (const auto& r : report) {
+      if (r.id == id) return r;
+    }
+    throw config_error("id", "[strata.explain] no report row " + id);
+  };
+  explain_options o = options;
+  if (g.costly) {
+    o.top_k = std::min(o.top_k, o.top_k_costly);
+    o.pair_k = std::min(o.pair_k, o.pair_k_costly);
+    o.rel_tol = std::max(o.rel_tol, o.rel_tol_costly);
+  }
+  detail::explain_runner run{&g, &evaluations};
+  const auto base = run.at({}, ids);
+  if (!base) throw std::logic_error("[strata.explain] the evaluator of " + g.family + " fails at the defaults");
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const double want = find(ids[i]).value;
+    if (std::abs((*base)[i] - want) > 1e-9 * std::max(1.0, std::abs(want))) {
+      throw std::logic_error("[strata.explain] the evaluator of " + ids[i] + " gives " + detail::report_number((*base)[i]) +
+                             ", the report " + detail::report_number(want));
+    }
+  }
+  // Elasticities of every failing row at once: two runs per parameter.
+  const std::size_t n = g.parameters.size();
+  std::vector<std::vector<explain_elasticity>> el(ids.size());
+  std::vector<std::vector<std::size_t>> usable(ids.size());
+  for (std::size_t p = 0; p < n; ++p) {
+    const auto& par = g.parameters[p];
+    const auto range = range_of(par.range_key, par.cited);
+    std::vector<std::string> fed;
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (par.feeds.empty() || std::find(par.feeds.begin(), par.feeds.end(), ids[i]) != par.feeds.end()) {
+        fed.push_back(ids[i]);
+        at.push_back(i);
+      }
+    }
+    if (fed.empty() || !range.usable()) continue;
+    const double c = par.cited;
+    const double h = c != 0.0 ? o.relative_step * std::abs(c) : o.relative_step * (range.hi - range.lo);
+    const auto up = run.at({{p, c + h}}, fed);
+    const auto down = g.costly ? std::nullopt : run.at({{p, c - h}}, fed);  // a costly group: forward differences
+    for (std::size_t k = 0; k < fed.size(); ++k) {
+      const std::size_t i = at[k];
+      const double y0 = (*base)[i];
+      explain_elasticity e{par.name, c, 0.0, difference_scheme::none};
+      double d = 0.0;
+      if (up && down) {
+        d = ((*up)[k] - (*down)[k]) / (2.0 * h);
+        e.scheme = difference_scheme::central;
+      } else if (up) {
+        d = ((*up)[k] - y0) / h;
+        e.scheme = difference_scheme::forward;
+      } else if (down) {
+        d = (y0 - (*down)[k]) / h;
+        e.scheme = difference_scheme::backward;
+      }
+      // A parameter cited at 0 (a linear range) has no elasticity: its slope over the range stands in.
+      e.elasticity = y0 != 0.0 ? (c != 0.0 ? c : (range.hi - range.lo)) * d / y0 : 0.0;
+      el[i].push_back(e);
+      usable[i].push_back(p);
+    }
+  }
+  std::vector<row_explanation> out;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const paper_row& row = find(ids[i]);
+    row_explanation x;
+    x.id = row.id;
+    x.family = g.family;
+    x.value = row.value;
+    x.paper = row.paper;
+    x.rule = to_string(row.check);
+    x.tolerance = row.tolerance;
+    x.derivation = row.known_disagreement;
+    x.left_out = g.left_out;
+    // Parameters by |elasticity|.
+    std::vector<std::size_t> order(el[i].size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const double x1 = std::abs(el[i][a].elasticity), x2 = std::abs(el[i][b].elasticity);
+      return x1 != x2 ? x1 > x2 : el[i][a].parameter < el[i][b].parameter;
+    });
+    for (std::size_t k : order) {
+      if (el[i][k].elasticity != 0.0) {
+        x.elasticities.push_back(el[i][k]);
+      } else {
+        ++x.zero_elasticities;
+      }
+    }
+    // Which way closes: the row must rise (below its band) or fall.
+    const double want_sign = row.check == row_check::at_least ? 1.0
+                             : row.check == row_check::at_most ? -1.0
+                             : (row.paper.value_or(row.value) >= row.value ? 1.0 : -1.0);
+    std::vector<std::pair<std::size_t, int>> solved;  // parameter index, direction that closed
+    for (std::size_t r = 0; r < order.size() && r < o.top_k; ++r) {
+      const auto& e = el[i][order[r]];
+      if (e.elasticity == 0.0) break;
+      const std::size_t p = usable[i][order[r]];
+      const auto& par = g.parameters[p];
+      const auto range = range_of(par.range_key, par.cited);
+      gap_entry ge;
+      ge.parameter = par.name;
+      ge.cited = par.cited;
+      ge.range = range.source;
+      const int first = (e.elasticity > 0.0) == (want_sign > 0.0) ? +1 : -1;
+      for (int dir : {first, -first}) {
+        const auto value = [&](double t) -> std::optional<double> {
+          const double xv = range.at(par.cited, t, dir);
+          if (!(xv >= 0.0) || !std::isfinite(xv)) return std::nullopt;
+          return run.one({{p, xv}}, row.id);
+        };
+        const auto t = detail::explain_walk(row, value, o);
+        if (!t) continue;
+        const double xv = range.at(par.cited, *t, dir);
+        ge.needed = xv;
+        ge.range_units = range.units(par.cited, xv);
+        if (par.cited != 0.0) ge.relative_change = xv / par.cited - 1.0;
+        const auto y = run.one({{p, xv}}, row.id);
+        ge.closes = y && detail::explain_passes(row, *y);
+        if (ge.closes) solved.push_back({p, dir});
+        break;
+      }
+      x.gap.push_back(std::move(ge));
+    }
+    std::stable_sort(x.gap.begin(), x.gap.end(), [](const gap_entry& a, const gap_entry& b) {
+      if (a.closes != b.closes) return a.closes;
+      return a.range_units < b.range_units;
+    });
+    x.closed_by_one = !x.gap.empty() && x.gap.front().closes;
+    if (!x.closed_by_one) {
+      // Pairs of the most elastic parameters, each moved t ranges the way its elasticity closes.
+      std::vector<std::pair<std::size_t, int>> cand;
+      for (std::size_t r = 0; r < order.size() && cand.size() < o.pair_k; ++r) {
+        const auto& e = el[i][order[r]];
+        if (e.elasticity == 0.0) break;
+        cand.push_back({usable[i][order[r]], (e.elasticity > 0.0) == (want_sign > 0.0) ? +1 : -1});
+      }
+      for (std::size_t a = 0; a < cand.size(); ++a) {
+        for (std::size_t b = a + 1; b < cand.size(); ++b) {
+          const auto& pa = g.parameters[cand[a].first];
+          const auto& pb = g.parameters[cand[b].first];
+          const auto ra = range_of(pa.range_key, pa.cited), rb = range_of(pb.range_key, pb.cited);
+          const auto at = [&](double t) {
+            return std::array<double, 2>{ra.at(pa.cited, t, cand[a].second), rb.at(pb.cited, t, cand[b].second)};
+          };
+          const auto value = [&](double t) -> std::optional<double> {
+            const auto xv = at(t);
+            if (!(xv[0] >= 0.0) || !(xv[1] >= 0.0)) return std::nullopt;
+            return run.one({{cand[a].first, xv[0]}, {cand[b].first, xv[1]}}, row.id);
+          };
+          const auto t = detail::explain_walk(row, value, o);
+          if (!t) continue;
+          gap_pair gp;
+          gp.parameters = {pa.name, pb.name};
+          gp.cited = {pa.cited, pb.cited};
+          gp.needed = at(*t);
+          gp.range_units = *t;
+          const auto y = value(*t);
+          gp.closes = y && detail::explain_passes(row, *y);
+          x.pairs.push_back(std::move(gp));
+        }
+      }
+      std::stable_sort(x.pairs.begin(), x.pairs.end(),
+                       [](const gap_pair& a, const gap_pair& b) { return a.range_units < b.range_units; });
+    }
+    out.push_back(std::move(x));
+  }
+  return out;
+}
+
+/// The family line of group `g` from the explanations `rows` of its failing rows (file comment):
+/// every closing single change is a candidate; the one closing the most failing rows (then
+/// breaking the fewest passing rows, then the smallest in ranges) starts the set, and a change
+/// joins while it closes more rows together. Every set is verified by re-running the group.
+template <class = void>
+inline family_line explain_family(explain_group& g, const std::vector<paper_row>& report,
+                                  const std::vector<row_explanation>& rows, std::size_t& evaluations) {
+  family_line f;
+  f.family = g.family;
+  const auto find = [&](const std::string& id) -> const paper_row& {
+    for (const auto& r : report) {
+      if (r.id == id) return r;
+    }
+    throw config_error("id", "[strata.explain] no report row " + id);
+  };
+  const auto index = [&](const std::string& name) {
+    for (std::size_t p = 0; p < g.parameters.size(); ++p) {
+      if (g.parameters[p].name == name) return p;
+    }
+    throw std::logic_error("[strata.explain] no parameter " + name);
+  };
+  struct candidate {
+    std::size_t p;
+    double needed, units;
+  };
+  std::vector<candidate> cands;
+  for (const auto& r : rows) {
+    for (const auto& e : r.gap) {
+      if (e.closes && e.needed) cands.push_back({index(e.parameter), *e.needed, e.range_units});
+    }
+  }
+  std::vector<std::string> failing, passing;
+  for (const auto& id : g.row_ids) {
+    const auto& r = find(id);
+    (r.ok().value_or(true) ? passing : failing).push_back(id);
+  }
+  detail::explain_runner run{&g, &evaluations};
+  struct verdict {
+    std::vector<std::string> closes, still, breaks;
+    bool valid = false;
+  };
+  const auto judge = [&](const std::vector<std::pair<std::size_t, double>>& changes) {
+    verdict v;
+    const auto y = run.at(changes, g.row_ids);
+    if (!y) return v;
+    v.valid = true;
+    for (std::size_t k = 0; k < g.row_ids.size(); ++k) {
+      const auto& r = find(g.row_ids[k]);
+      const bool ok = detail::explain_passes(r, (*y)[k]);
+      const bool was = r.ok().value_or(true);
+      if (!was) (ok ? v.closes : v.still).push_back(r.id);
+      if (was && !ok) v.breaks.push_back(r.id);
+    }
+    return v;
+  };
+  const auto better = [](const verdict& a, double ua, const verdict& b, double ub) {
+    if (a.closes.size() != b.closes.size()) return a.closes.size() > b.closes.size();
+    if (a.breaks.size() != b.breaks.size()) return a.breaks.size() < b.breaks.size();
+    return ua < ub;
+  };
+  std::vector<std::pair<std::size_t, double>> set;
+  std::vector<double> units;
+  verdict best = judge({});
+  double best_units = 0.0;
+  for (;;) {
+    std::optional<std::size_t> pick;
+    verdict pv;
+    double pu = 0.0;
+    for (std::size_t c = 0; c < cands.size(); ++c) {
+      bool used = false;
+      for (const auto& s : set) used = used || s.first == cands[c].p;
+      if (used) continue;
+      auto trial = set;
+      trial.push_back({cands[c].p, cands[c].needed});
+      const auto v = judge(trial);
+      if (!v.valid || v.closes.size() <= best.closes.size()) continue;
+      if (!pick || better(v, best_units + cands[c].units, pv, pu)) {
+        pick = c;
+        pv = v;
+        pu = best_units + cands[c].units;
+      }
+    }
+    if (!pick) break;
+    set.push_back({cands[*pick].p, cands[*pick].needed});
+    units.push_back(cands[*pick].units);
+    best = pv;
+    best_units = pu;
+  }
+  for (std::size_t k = 0; k < set.size(); ++k) {
+    const auto& par = g.parameters[set[k].first];
+    f.changes.push_back({par.name, par.cited, set[k].second, units[k]});
+  }
+  f.failing = failing.size();
+  f.closes = best.closes;
+  f.still_failing = best.still;
+  f.breaks = best.breaks;
+  return f;
+}
+
+/// The family line as one line of text.
+template <class = void>
+inline std::string family_line_text(const family_line& f) {
+  std::string s = f.family + ": ";
+  if (f.changes.empty()) return s + "no single change closes any of its " + std::to_string(f.failing) + " failing rows";
+  for (std::size_t k = 0; k < f.changes.size(); ++k) {
+    const auto& c = f.changes[k];
+    s += (k == 0 ? "" : " and ") + c.parameter + " " + detail::report_number(c.cited) + " -> " +
+         detail::report_number(c.needed) + " (" + detail::fixed(c.range_units, 2) + " ranges)";
+  }
+  const auto list = [](const std::vector<std::string>& v) {
+    std::string t;
+    for (const auto& x : v) t += (t.empty() ? "" : ", ") + x;
+    return t.empty() ? std::string("none") : t;
+  };
+  s += ", verified together, closes " + std::to_string(f.closes.size()) + " of " + std::to_string(f.failing) +
+       " failing rows (" + list(f.closes) + "); still failing: " + list(f.still_failing) + "; breaks: " + list(f.breaks);
+  return s;
+}
+
+}  // namespace v0
+}  // namespace strata

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The gap explainer's registry (`report/explain.hpp`): for each family of the paper report's
+/// out-of-tolerance check rows, the parameter structs the rows are built from and an evaluator
+/// that re-runs the rows' own builders on modified copies of them; `explain_report` explains the
+/// failing check rows of a report.
+///
+/// Families:
+/// - `stratum results`: `stratum.system.{olmoe,mixtral}.{decode_speedup,energy_efficiency_gain}`
+///   (`compare_with_gpu`) and `stratum.placement.accurate_vs_uniform_{min,max}`
+///   (`accurate_vs_uniform_step`); parameters: the OLMoE workload's Stratum-S system
+///   (`stratum-s.*`), the Stratum-L system of Mixtral and of the placement rows (`stratum-l.*`)
+///   and the GPU baselines they are divided by (`rtx_a6000.*`, `h100_sxm5.*`, the card the
+///   Stratum system's xPU copies being a parameter of its own).
+/// - `gpu validation`: `validation.check.<measurement>` (`model_measurement` with the published
+///   fit's knobs); parameters: the fitted knobs (`gpu_knobs.*`) and each measured card's
+///   datasheet fields (`<card>.*`; the knobs and `energy_per_flop` the fit overwrites are not).
+/// - `vLLM serving, cited knobs` and `vLLM serving, fitted knobs`:
+///   `validation.serving.mixtral_tp2_h100.*` (`serving_validation_rows`); parameters: the H100
+///   card's time fields (its energy and power fields move no time).
+///
+/// Not explained: the HCRMap rows computed from the 16 HCRMap experiments (each re-evaluation
+/// runs them all) and the migration premise (a boolean set by the link arbitration, an enum);
+/// `explain_report` lists them with the reason.
+
+#include <algorithm>  // std::min_element, std::max_element, std::find
+#include <functional>  // std::function
+#include <map>        // std::map
+#include <memory>     // std::make_shared
+#include <optional>   // std::optional
+#include <string>     // std::string
+#include <utility>    // std::move
+#include <vector>     // std::vector
+
+#include "strata/baseline/baseline_gpu.hpp"
+#include "strata/baseline/gpu_measurements_data.hpp"
+#include "strata/baseline/validation.hpp"
+#include "strata/report/explain.hpp"
+#include "strata/report/serving_validation_rows.hpp"
+#include "strata/report/stratum_rows.hpp"
+#include "strata/report/validation_rows.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+namespace detail {
+
+/// Adds every real field of `obj` (which the group's state owns) as parameters `root.<path>`,
+/// ranges read as `type.<path>`; fields named in `skip` are left out.
+template <class P>
+void explain_add_struct(explain_group& g, P& obj, const std::string& root, const std::string& type,
+                        const std::vector<std::string>& feeds, const std::vector<std::string>& skip = {}) {
+  std::vector<sens_leaf<double>> leaves;
+  collect_leaves<double>(obj, std::string(), leaves);
+  for (auto& l : leaves) {
+    if (std::find(skip.begin(), skip.end(), l.path) != skip.end()) continue;
+    auto set = l.set;
+    g.parameters.push_back({root + "." + l.path, type + "." + l.path, l.value, [set](double v) { set(v); }, feeds});
+  }
+}
+
+template <class = void>
+inline const paper_row* explain_find(const std::vector<paper_row>& rows, const std::string& id) {
+  for (const auto& r : rows) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace detail
+
+/// The `stratum results` group (file comment).
+template <class = void>
+inline explain_group stratum_explain_group() {
+  struct state {
+    stratum_system_params<> s, l;
+    gpu_params a6000, h100;
+    std::vector<stratum_workload> ws = stratum_workloads();
+  };
+  auto st = std::make_shared<state>();
+  const auto& ws = st->ws;
+  st->s = workload_system(ws[0]);
+  st->l = workload_system(ws[1]);
+  st->a6000 = workload_gpu(ws[0]);
+  st->h100 = workload_gpu(ws[1]);
+  explain_group g;
+  g.family = "stratum results";
+  const std::string sys = "stratum.system.";
+  const std::vector<std::string> olmoe{sys + "olmoe.decode_speedup", sys + "olmoe.energy_efficiency_gain"};
+  const std::vector<std::string> mixtral{sys + "mixtral.decode_speedup", sys + "mixtral.energy_efficiency_gain"};
+  const std::vector<std::string> placement{"stratum.placement.accurate_vs_uniform_min",
+                                           "stratum.placement.accurate_vs_uniform_max"};
+  g.row_ids = olmoe;
+  g.row_ids.insert(g.row_ids.end(), mixtral.begin(), mixtral.end());
+  g.row_ids.insert(g.row_ids.end(), placement.begin(), placement.end());
+  auto l_feeds = mixtral;
+  l_feeds.insert(l_feeds.end(), placement.begin(), placement.end());
+  detail::explain_add_struct(g, st->s, "stratum-s", "stratum_system_params", olmoe);
+  detail::explain_add_struct(g, st->l, "stratum-l", "stratum_system_params", l_feeds);
+  detail::explain_add_struct(g, st->a6000, "rtx_a6000", "gpu_params", olmoe);
+  detail::explain_add_struct(g, st->h100, "h100_sxm5", "gpu_params", mixtral);
+  g.left_out = "integer, boolean and enum fields (chips, stages, layers, tiers, counts; tiering, the memory kind, the "
+               "LM head's placement, the xPU's power accounting while the NMP decodes) are no change in units of a "
+               "range: sweep them";
+  g.evaluate = [st](const std::vector<std::string>& ids) {
+    std::optional<stratum_comparison> co, cm;
+    std::optional<std::pair<double, double>> place;
+    std::vector<double> out;
+    for (const auto& id : ids) {
+      const bool o = id.rfind("stratum.system.olmoe.", 0) == 0, m = id.rfind("stratum.system.mixtral.", 0) == 0;
+      if (o || m) {
+        auto& c = o ? co : cm;
+        if (!c) c = o ? compare_with_gpu(st->s, st->ws[0], {}, st->a6000) : compare_with_gpu(st->l, st->ws[1], {}, st->h100);
+        out.push_back(id.ends_with(".decode_speedup") ? c->mean_speedup : c->peak_energy_gain);
+      } else if (id.rfind("stratum.placement.accurate_vs_uniform_", 0) == 0) {
+        if (!place) {
+          std::vector<double> gains;
+          for (const auto& w : st->ws) {
+            const auto mdl = preset(w.model);
+            if (mdl.experts == 0) continue;
+            const double gain = accurate_vs_uniform_step(st->l, mdl);  // every MoE model on Stratum-L
+            if (gain > 0.0) gains.push_back(gain);
+          }
+          if (gains.empty()) throw config_error("placement", "[strata.explain] Stratum-L holds no MoE model");
+          place = std::pair{*std::min_element(gains.begin(), gains.end()), *std::max_element(gains.begin(), gains.end())};
+        }
+        out.push_back(id.ends_with("_min") ? place->first : place->second);
+      } else {
+        throw config_error("id", "[strata.explain] not a row of stratum results: " + id);
+      }
+    }
+    return out;
+  };
+  return g;
+}
+
+/// The `gpu validation` group (file comment).
+template <class = void>
+inline explain_group validation_explain_group() {
+  struct state {
+    gpu_knobs knobs = published_gpu_fit().knobs;
+    std::map<std::string, gpu_params> cards;
+    std::map<std::string, prepared_measurement> rows;  // by report id
+  };
+  auto st = std::make_shared<state>();
+  const fit_options fo{};
+  for (const auto& m : published_gpu_measurements()) {
+    if (m.set != measurement_set::check) continue;
+    auto p = prepare_measurement(m, fo.model);
+    st->cards.emplace(m.gpu, p.gpu);
+    st->rows.emplace("validation.check." + m.id, std::move(p));
+  }
+  explain_group g;
+  g.family = "gpu validation";
+  for (const auto& [id, p] : st->rows) g.row_ids.push_back(id);
+  detail::explain_add_struct(g, st->knobs, "gpu_knobs", "gpu_knobs", {});
+  for (auto& [name, card] : st->cards) {
+    std::vector<std::string> feeds;
+    for (const auto& [id, p] : st->rows) {
+      if (p.row.gpu == name) feeds.push_back(id);
+    }
+    detail::explain_add_struct(g, card, name, "gpu_params", feeds,
+                               {"memory_efficiency", "compute_efficiency", "op_overhead", "energy_per_flop"});
+  }
+  g.left_out = "each card's memory_efficiency, compute_efficiency, op_overhead and energy_per_flop: the fitted knobs "
+               "(gpu_knobs.*) replace them; integer fields (gpus_per_node)";
+  g.evaluate = [st, model = fo.model](const std::vector<std::string>& ids) {
+    std::vector<double> out;
+    for (const auto& id : ids) {
+      const auto it = st->rows.find(id);
+      if (it == st->rows.end()) throw config_error("id", "[strata.explain] not a row of gpu validation: " + id);
+      it->second.gpu = st->cards.at(it->second.row.gpu);
+      out.push_back(model_measurement(it->second, st->knobs, model).value);
+    }
+    return out;
+  };
+  return g;
+}
+
+/// A `vLLM serving` group: the runs on `card` as `serving_validation_rows(card, id0, knobs)` (file
+/// comment).
+template <class = void>
+inline explain_group serving_explain_group(const gpu_params& card, const std::string& id0, const std::string& knobs,
+                                           const std::string& family) {
+  struct state {
+    gpu_params card;
+    std::vector<paper_row> last;  // the rows at the last state run, and that state
+    std::optional<gpu_params> last_card;
+  };
+  auto st = std::make_shared<state>();
+  st->card = card;
+  explain_group g;
+  g.family = family;
+  for (const auto& r : serving_validation_rows(card, id0, knobs)) {
+    if (r.check != row_check::predict) g.row_ids.push_back(r.id);
+  }
+  detail::explain_add_struct(g, st->card, "h100_sxm5", "gpu_params", {},
+                             {"memory_energy", "tdp", "static_power", "energy_per_flop", "link_energy", "node_link_energy"});
+  g.left_out = "the card's energy and power fields (the rows are times), integer fields (gpus_per_node)";
+  g.costly = true;  // one run simulates the three vLLM runs and gives every row
+  g.evaluate = [st, id0, knobs](const std::vector<std::string>& ids) {
+    if (!st->last_card || !(*st->last_card == st->card)) {
+      st->last = serving_validation_rows(st->card, id0, knobs);
+      st->last_card = st->card;
+    }
+    std::vector<double> out;
+    for (const auto& id : ids) {
+      const auto* r = detail::explain_find(st->last, id);
+      if (r == nullptr) throw config_error("id", "[strata.explain] not a row of the serving runs: " + id);
+      out.push_back(r->value);
+    }
+    return out;
+  };
+  return g;
+}
+
+/// The families of the report's rows the explainer re-evaluates: the id prefix that selects a
+/// family and how to build its group.
+struct explain_family_entry {
+  std::string name;
+  std::function<bool(const std::string& id)> owns;
+  std::function<explain_group()> make;
+};
+
+template <class = void>
+inline std::vector<explain_family_entry> explain_families() {
+  const std::string sv = "validation.serving.mixtral_tp2_h100.";
+  return {
+      {"stratum results",
+       [](const std::string& id) {
+         return id.rfind("stratum.system.olmoe.", 0) == 0 || id.rfind("stratum.system.mixtral.", 0) == 0 ||
+                id.rfind("stratum.placement.accurate_vs_uniform_m", 0) == 0;
+       },
+       [] { return stratum_explain_group(); }},
+      {"gpu validation",
+       [](const std::string& id) { return id.rfind("validation.check.", 0) == 0 && id != "validation.check.median_abs_error"; },
+       [] { return validation_explain_group(); }},
+      {"vLLM serving, cited knobs",
+       [sv](const std::string& id) { return id.rfind(sv, 0) == 0 && id.rfind(sv + "fitted_knobs.", 0) != 0; },
+       [sv] { return serving_explain_group(baseline_gpu(h100_sxm5()), sv, "cited knobs", "vLLM serving, cited knobs"); }},
+      {"vLLM serving, fitted knobs",
+       [sv](const std::string& id) { return id.rfind(sv + "fitted_knobs.", 0) == 0; },
+       [sv] {
+         return serving_explain_group(validated_gpu(h100_sxm5()), sv + "fitted_knobs.",
+                                      "knobs fitted on tests/data/measurements", "vLLM serving, fitted knobs");
+       }},
+  };
+}
+
+/// Why a failing check row has no evaluator.
+template <class = void>
+inline std::string explain_unexplained_reason(const std::string& id) {
+  if (id == "hcrmap.premise.migration_delays_dispatch") {
+    return "a boolean set by the link arbitration (an enum: link_arbitration::shared closes it, as the row's derivation "
+           "shows); no real parameter moves it";
+  }
+  if (id.rfind("hcrmap.", 0) == 0) {
+    return "computed from the 16 HCRMap experiments: each re-evaluation runs them all (most of the report's time), "
+           "beyond the explainer's time budget";
+  }
+  return "no evaluator registered for this row's family (explain_families)";
+}
+
+/// Explains every failing check row of `report` (all rows of the families given, as
+/// `paper_rows` returns them); `only`, when not empty, restricts to those row ids.
+template <class = void>
+inline explanation explain_report(const std::vector<paper_row>& report, const std::vector<std::string>& only = {},
+                                  const explain_options& o = {}) {
+  explanation out;
+  std::vector<std::string> failing;
+  for (const auto& r : report) {
+    if (r.kind != row_kind::check || r.ok().value_or(true)) continue;
+    if (!only.empty() && std::find(only.begin(), only.end(), r.id) == only.end()) continue;
+    failing.push_back(r.id);
+  }
+  std::vector<bool> taken(failing.size(), false);
+  for (const auto& fam : explain_families()) {
+    std::vector<std::string> ids;
+    for (std::size_t i = 0; i < failing.size(); ++i) {
+      if (fam.owns(failing[i])) {
+        ids.push_back(failing[i]);
+        taken[i] = true;
+      }
+    }
+    if (ids.empty()) continue;
+    auto g = fam.make();
+    // The group's rows the report does not hold cannot be judged: leave them out of the family line.
+    std::vector<std::string> held;
+    for (const auto& id : g.row_ids) {
+      if (detail::explain_find(report, id) != nullptr) held.push_back(id);
+    }
+    g.row_ids = held;
+    auto rows = explain_group_rows(g, report, ids, o, out.evaluations);
+    if (o.families) out.families.push_back(explain_family(g, report, rows, out.evaluations));
+    for (auto& r : rows) out.rows.push_back(std::move(r));
+  }
+  for (std::size_t i = 0; i < failing.size(); ++i) {
+    if (!taken[i]) out.unexplained.push_back({failing[i], explain_unexplained_reason(failing[i])});
+  }
+  return out;
+}
+
+}  // namespace v0
+}  // namespace strata

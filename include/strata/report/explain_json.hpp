@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// The gap explainer's results as JSON (`strata-eval explain --json`, docs/cli.md):
+///
+/// \code{.json}
+///   {"id": "...", "family": "stratum results", "value": 12.69, "paper": 8.29, "rule": "relative",
+///    "tolerance": 0.15, "derivation": "...", "elasticities": [{"parameter": "...", "value": 4e-06,
+///    "elasticity": -0.35, "scheme": "central"}], "zero_elasticities": 180,
+///    "gap": [{"parameter": "stratum-s.xpu.op_overhead", "cited": 4e-06, "needed": 8.1e-06,
+///             "relative_change": 1.03, "range_units": 0.069, "closes": true, "range": "..."}],
+///    "closed_by_one": true, "pairs": [], "left_out": "..."}
+/// \endcode
+///
+/// `needed`, `relative_change` and `range_units` are null when no value within ten ranges brings
+/// the row into tolerance; `paper` is null for a row without one.
+
+#include <cmath>  // std::isfinite
+
+#include "strata/core/json.hpp"
+#include "strata/report/explain.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+namespace detail {
+template <class = void>
+inline json explain_number(double v) {
+  return std::isfinite(v) ? json(v) : json(nullptr);
+}
+template <class = void>
+inline const char* explain_scheme(difference_scheme s) {
+  switch (s) {
+    case difference_scheme::central: return "central";
+    case difference_scheme::forward: return "forward";
+    case difference_scheme::backward: return "backward";
+    case difference_scheme::none: return "none";
+  }
+  return "none";
+}
+}  // namespace detail
+
+/// One gap entry (file comment).
+template <class = void>
+inline json gap_entry_json(const gap_entry& e) {
+  return json{{"parameter", e.parameter},
+              {"cited", e.cited},
+              {"needed", e.needed ? json(*e.needed) : json(nullptr)},
+              {"relative_change", e.relative_change ? json(*e.relative_change) : json(nullptr)},
+              {"range_units", detail::explain_number(e.range_units)},
+              {"closes", e.closes},
+              {"range", e.range}};
+}
+
+/// A row's explanation (file comment).
+template <class = void>
+inline json row_explanation_json(const row_explanation& x) {
+  json el = json::array(), gap = json::array(), pairs = json::array();
+  for (const auto& e : x.elasticities) {
+    el.push_back(json{{"parameter", e.parameter}, {"value", e.value}, {"elasticity", e.elasticity},
+                      {"scheme", detail::explain_scheme(e.scheme)}});
+  }
+  for (const auto& e : x.gap) gap.push_back(gap_entry_json(e));
+  for (const auto& p : x.pairs) {
+    pairs.push_back(json{{"parameters", json::array({p.parameters[0], p.parameters[1]})},
+                         {"cited", json::array({p.cited[0], p.cited[1]})},
+                         {"needed", json::array({p.needed[0], p.needed[1]})},
+                         {"range_units", detail::explain_number(p.range_units)},
+                         {"closes", p.closes}});
+  }
+  return json{{"id", x.id},
+              {"family", x.family},
+              {"value", x.value},
+              {"paper", x.paper ? json(*x.paper) : json(nullptr)},
+              {"rule", x.rule},
+              {"tolerance", x.tolerance},
+              {"derivation", x.derivation},
+              {"elasticities", el},
+              {"zero_elasticities", x.zero_elasticities},
+              {"gap", gap},
+              {"closed_by_one", x.closed_by_one},
+              {"pairs", pairs},
+              {"left_out", x.left_out}};
+}
+
+/// A family line: `{"family", "changes": [{"parameter", "cited", "needed", "range_units"}],
+/// "closes", "still_failing", "breaks", "failing"}`.
+template <class = void>
+inline json family_line_json(const family_line& f) {
+  json ch = json::array();
+  for (const auto& c : f.changes) {
+    ch.push_back(json{{"parameter", c.parameter}, {"cited", c.cited}, {"needed", c.needed}, {"range_units", c.range_units}});
+  }
+  return json{{"family", f.family},       {"changes", ch},      {"closes", f.closes},
+              {"still_failing", f.still_failing}, {"breaks", f.breaks}, {"failing", f.failing}};
+}
+
+}  // namespace v0
+}  // namespace strata

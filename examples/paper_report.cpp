@@ -43,6 +43,7 @@
 #include "strata/report/paper_io.hpp"
 #include "strata/report/paper_json.hpp"
 #include "strata/report/paper_rows.hpp"
+#include "strata/workload/hf_config.hpp"
 
 namespace {
 
@@ -188,6 +189,7 @@ int main(int argc, char** argv) {
     options.dsv2lite_trace = trace;
     options.domain_counts = counts;
     options.hf_dir = hf_dir;
+    options.read_config = [](const std::string& path) { return strata::load_hf_config(path); };
     options.hcrmap_value = value;
     options.threads = threads;
     options.only = only;

@@ -1,4 +1,5 @@
 #include "strata/report/serving_validation_rows.hpp"
+#include "strata/workload/hf_config.hpp"
 
 #include <doctest/doctest.h>
 
@@ -14,6 +15,7 @@ using doctest::Approx;
 
 namespace {
 const std::string campaign_hf_dir = std::string(STRATA_TEST_DATA_DIR) + "/hf";
+const config_reader campaign_read = [](const std::string& path) { return load_hf_config(path); };
 }  // namespace
 
 TEST_CASE("vLLM campaign: the table parses, every run sourced, settings within vLLM's ranges") {
@@ -65,7 +67,7 @@ TEST_CASE("vLLM campaign: the Qwen3-14B fixture is read by the hf_config reader;
   const auto runs = vllm_campaign_runs();
   const auto& q = runs[6];
   REQUIRE(q.hf_fixture == "qwen3-14b.config.json");
-  const model m = vllm_campaign_model(q, campaign_hf_dir);
+  const model m = vllm_campaign_model(q, campaign_hf_dir, campaign_read);
   CHECK(m.layers == 40);
   CHECK(m.hidden == 5120);
   CHECK(m.heads == 40);
@@ -80,7 +82,7 @@ TEST_CASE("vLLM campaign: the Qwen3-14B fixture is read by the hf_config reader;
 }
 
 TEST_CASE("vLLM campaign: every run rebuilds and is feasible; rows carry their source and the issue's tolerances") {
-  const auto rows = vllm_campaign_rows(campaign_hf_dir);
+  const auto rows = vllm_campaign_rows(campaign_hf_dir, campaign_read);
   int e2e = 0;
   for (const auto& r : rows) {
     CAPTURE(r.id);
@@ -148,7 +150,7 @@ TEST_CASE("vLLM campaign: the added runs carry the record's settings; their offe
 
 TEST_CASE("vLLM campaign: the CodeLlama-34B and Llama-2-70B fixtures load with their stated architecture") {
   const auto runs = vllm_campaign_runs();
-  const model code = vllm_campaign_model(campaign_run_named(runs, "2-codellama-34b-tp2-codegen"), campaign_hf_dir);
+  const model code = vllm_campaign_model(campaign_run_named(runs, "2-codellama-34b-tp2-codegen"), campaign_hf_dir, campaign_read);
   CHECK(code.name == "CodeLlama-34B");
   CHECK(code.layers == 48);
   CHECK(code.hidden == 8192);
@@ -156,7 +158,7 @@ TEST_CASE("vLLM campaign: the CodeLlama-34B and Llama-2-70B fixtures load with t
   CHECK(code.kv_heads == 8);
   CHECK(code.vocab == 32000);
   CHECK_FALSE(code.tie_embeddings);
-  const model l70 = vllm_campaign_model(campaign_run_named(runs, "6-llama-2-70b-tp4-codegen"), campaign_hf_dir);
+  const model l70 = vllm_campaign_model(campaign_run_named(runs, "6-llama-2-70b-tp4-codegen"), campaign_hf_dir, campaign_read);
   CHECK(l70.name == "Llama-2-70B");
   CHECK(l70.layers == 80);
   CHECK(l70.hidden == 8192);

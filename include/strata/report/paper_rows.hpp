@@ -118,6 +118,9 @@ struct paper_report_options {
   /// The `config.json` fixture directory (tests/data/hf) the vLLM campaign rows read the models
   /// strata has no preset of from; without it those runs have no rows.
   std::optional<std::string> hf_dir;
+  /// The `config.json` reader of those fixtures (`load_hf_config`, `strata/workload/hf_config.hpp`;
+  /// given by the caller so that the row builders do not include the JSON library).
+  config_reader read_config;
   /// The value function HCRMap's controller decides with (the frozen DQN checkpoint; the default
   /// is the greedy fallback).
   controller_value hcrmap_value;
@@ -219,7 +222,7 @@ inline std::vector<paper_row> paper_rows(const paper_report_options& options = {
   // The GPU validation family: the published measurements, then the measured vLLM serving runs.
   const auto gpu_validation = [&] {
     auto rows = validation_rows();
-    for (auto& r : serving_validation_rows(options.hf_dir)) rows.push_back(std::move(r));
+    for (auto& r : serving_validation_rows(options.hf_dir, options.read_config)) rows.push_back(std::move(r));
     return rows;
   };
   if (validation != none) beside.push_back({4.3 * 45000.0, [&] { compute(validation, gpu_validation); }});

@@ -49,6 +49,7 @@
 /// - `--cpu-offload-gb 4` (the record's `cpu_offload` true) is not modelled: every weight in HBM
 ///   (`serving_validation_rows.hpp` states why the measured step rules out a weight stream per step).
 
+#include <functional>  // std::function, the config.json reader
 #include <limits>    // std::numeric_limits
 #include <optional>  // std::optional
 #include <string>    // std::string
@@ -60,7 +61,6 @@
 #include "strata/baseline/gpu.hpp"
 #include "strata/core/error.hpp"
 #include "strata/stratum/serving/simulator.hpp"
-#include "strata/workload/hf_config.hpp"
 #include "strata/workload/presets.hpp"
 
 namespace strata {
@@ -330,17 +330,24 @@ inline engine_params vllm_campaign_engine(const vllm_campaign_run& run) {
   return e;
 }
 
-/// The run's model: its preset, or its fixture read by the library's `config.json` reader from
-/// `hf_dir` (`tests/data/hf`). A run that needs a fixture without `hf_dir` is a `config_error`
-/// naming `hf_dir`.
+/// Reads a model from a Hugging Face `config.json` path: `load_hf_config` of
+/// `strata/workload/hf_config.hpp`, passed in by the caller so that the report's row builders
+/// stay free of the JSON library (only I/O headers read JSON).
+using config_reader = std::function<model(const std::string& path)>;
+
+/// The run's model: its preset, or its fixture read by `read` (the library's `config.json`
+/// reader, `load_hf_config`) from `hf_dir` (`tests/data/hf`). A run that needs a fixture without
+/// `hf_dir` or a reader is a `config_error` naming `hf_dir`.
 template <class = void>
-inline model vllm_campaign_model(const vllm_campaign_run& run, const std::optional<std::string>& hf_dir) {
+inline model vllm_campaign_model(const vllm_campaign_run& run, const std::optional<std::string>& hf_dir,
+                                 const config_reader& read = {}) {
   if (run.hf_fixture.empty()) return preset(run.model);
-  if (!hf_dir) {
+  if (!hf_dir || !read) {
     throw config_error("hf_dir", "[strata.vllm_campaign] hf_dir: run " + run.key + " needs " + run.hf_fixture +
-                                     " (tests/data/hf) and no directory was given");
+                                     (hf_dir ? " and no config.json reader was given (load_hf_config)"
+                                             : " (tests/data/hf) and no directory was given"));
   }
-  model m = load_hf_config(*hf_dir + "/" + run.hf_fixture);
+  model m = read(*hf_dir + "/" + run.hf_fixture);
   m.name = run.model;
   return m;
 }

@@ -55,10 +55,11 @@ inline std::string resolve_input_path(const std::string& path, const std::string
     return dir.empty() || dir == "." ? path : (fs::path(dir) / path).string();
   };
   std::error_code ec;
-  const std::string first = in(named_in);
+  std::string first = in(named_in);
   if (fs::exists(first, ec) || data.empty()) return first;
-  const std::string second = in(data);
-  return fs::exists(second, ec) ? second : first;
+  std::string second = in(data);
+  if (fs::exists(second, ec)) return second;
+  return first;
 }
 
 }  // namespace v0

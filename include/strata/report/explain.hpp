@@ -430,7 +430,7 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
         if (par.cited != 0.0) ge.relative_change = xv / par.cited - 1.0;
         const auto y = run.one({{p, xv}}, row.id);
         ge.closes = y && detail::explain_passes(row, *y);
-        if (ge.closes) solved.push_back({p, dir});
+        if (ge.closes) solved.emplace_back(p, dir);
         break;
       }
       x.gap.push_back(std::move(ge));
@@ -446,7 +446,7 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
       for (std::size_t r = 0; r < order.size() && cand.size() < o.pair_k; ++r) {
         const auto& e = el[i][order[r]];
         if (e.elasticity == 0.0) break;
-        cand.push_back({usable[i][order[r]], (e.elasticity > 0.0) == (want_sign > 0.0) ? +1 : -1});
+        cand.emplace_back(usable[i][order[r]], (e.elasticity > 0.0) == (want_sign > 0.0) ? +1 : -1);
       }
       for (std::size_t a = 0; a < cand.size(); ++a) {
         for (std::size_t b = a + 1; b < cand.size(); ++b) {

@@ -260,12 +260,16 @@ inline std::vector<paper_row> vllm_campaign_rows(const std::optional<std::string
                                   "model's step";
     rows.push_back(detail::rel(id0 + "e2e_mean_s", e2e, "s", run.e2e_mean_ms * 1e-3, 0.15, src));
     if (!rows.back().ok().value_or(true)) {
-      rows.back().known_disagreement =
-          model_says + (run.steady ? ": " + per_token
-                                   : ": the measured run queued from its first stage (mean TTFT " +
-                                         detail::fixed(run.ttft_mean_ms * 1e-3, 1) +
-                                         " s); the rebuild's engine keeps up, so the queue that dominates the measured "
-                                         "E2E is not reproduced");
+      std::string why = model_says;
+      if (run.steady) {
+        why += ": ";
+        why += per_token;
+      } else {
+        why += ": the measured run queued from its first stage (mean TTFT ";
+        why += detail::fixed(run.ttft_mean_ms * 1e-3, 1);
+        why += " s); the rebuild's engine keeps up, so the queue that dominates the measured E2E is not reproduced";
+      }
+      rows.back().known_disagreement = std::move(why);
     }
     rows.push_back(detail::rel(id0 + "ttft_mean_s", ttft, "s", run.ttft_mean_ms * 1e-3, 0.25, src));
     if (!rows.back().ok().value_or(true)) {
@@ -278,9 +282,14 @@ inline std::vector<paper_row> vllm_campaign_rows(const std::optional<std::string
     }
     rows.push_back(detail::rel(id0 + "itl_mean_s", itl, "s", run.itl_mean_ms * 1e-3, 0.10, src));
     if (!rows.back().ok().value_or(true)) {
-      rows.back().known_disagreement =
-          model_says + (run.steady ? ": the ITL is the engine's step at the run's batch; " + per_token
-                                   : ": the measured ITL of an overloaded run (its steps carry queued prefills)");
+      std::string why = model_says;
+      if (run.steady) {
+        why += ": the ITL is the engine's step at the run's batch; ";
+        why += per_token;
+      } else {
+        why += ": the measured ITL of an overloaded run (its steps carry queued prefills)";
+      }
+      rows.back().known_disagreement = std::move(why);
     }
     if (!run.steady) continue;
     for (const auto& st : r.stages) {

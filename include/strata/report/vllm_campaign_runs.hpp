@@ -125,12 +125,12 @@ inline std::vector<vllm_campaign_run> vllm_campaign_runs() {
   using w = vllm_campaign_workload;
   using pe = vllm_campaign_peer_errors;
   const auto mixtral = [&](std::string key, w wl, int mbt, bool offload, double e2e, double ttft, double itl, bool steady,
-                           double re, double rt, double ri, std::string dir) {
+                           double re, double rt, double ri, const std::string& dir) {
     return vllm_campaign_run{std::move(key), "Mixtral-8x7B", "", 2, wl, mbt, 0.9, offload, e2e, ttft, itl, steady,
                              re, rt, ri, c1 + dir + "/values.yaml", vllm_campaign_measured_source, {}};
   };
   const auto qwen = [&](std::string key, w wl, double e2e, double ttft, double itl, double re, double rt, double ri,
-                        std::string dir) {
+                        const std::string& dir) {
     return vllm_campaign_run{std::move(key), "Qwen3-14B", "qwen3-14b.config.json", 1, wl, 2048, 0.9, false, e2e, ttft,
                              itl, true, re, rt, ri, c2 + dir + "/values.yaml", vllm_campaign_measured_source, {}};
   };
@@ -220,9 +220,9 @@ inline std::vector<vllm_campaign_run> vllm_campaign_runs() {
   };
   // The peers' `mape` (%) of the stage -1 rows of vllm_campaign_peer_source, E2E / TTFT / ITL, as
   // the record states them (rounded to 0.01); {} where it has no row or the row was not read.
-  const auto set = [&](std::string_view key, vllm_campaign_peers p) {
+  const auto set = [&](std::string_view key, const vllm_campaign_peers& p) {
     for (auto& r : runs) {
-      if (r.key == key) r.peers = std::move(p);
+      if (r.key == key) r.peers = p;
     }
   };
   set("2-codellama-34b-tp2-codegen", {pe{17.48, 1085.71, 30.49}, pe{4.65, 2388.70, 33.95}, pe{56.14, 1479.91, 39.83},

@@ -911,7 +911,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
                   "placement.stages", placement.stages.size(), "one per stage of the system (place_model)");
 
   stratum_step_result<T> r;
-  if (with_breakdown) r.ops.reserve(static_cast<std::size_t>(6 * L + 4 + p.stages));
+  if (with_breakdown) r.ops.reserve(6 * static_cast<std::size_t>(L) + 4 + static_cast<std::size_t>(p.stages));
   if (!d.feasible) {
     r.feasible = false;
     r.reason = p.name + ": the chip's logic die is infeasible: " + d.reason;

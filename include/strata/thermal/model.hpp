@@ -281,11 +281,11 @@ void connect_lateral(rc_network& n, const std::vector<tile>& tiles, int first, d
         const int i = r * C + c;
         const auto& a = tiles[static_cast<std::size_t>(i)];
         if (c + 1 < C) {
-          const auto& b = tiles[static_cast<std::size_t>(i + 1)];
+          const auto& b = tiles[static_cast<std::size_t>(i) + 1];
           n.connect(first + i, first + i + 1, g_of(a, b, a.t - a.b, (a.r - a.l) / 2, (b.r - b.l) / 2));
         }
         if (r + 1 < R) {
-          const auto& b = tiles[static_cast<std::size_t>(i + C)];
+          const auto& b = tiles[static_cast<std::size_t>(i) + static_cast<std::size_t>(C)];
           n.connect(first + i, first + i + C, g_of(a, b, a.r - a.l, (a.t - a.b) / 2, (b.t - b.b) / 2));
         }
       }

@@ -25,7 +25,7 @@ inline namespace v0 {
 namespace detail {
 /// `s` right-aligned in `width` columns.
 template <class = void>
-inline std::string table_right(std::string s, std::size_t width) {
+inline std::string table_right(const std::string& s, std::size_t width) {
   return s.size() >= width ? s : std::string(width - s.size(), ' ') + s;
 }
 /// `v` printed with `fmt`, right-aligned in `width` columns.

@@ -176,7 +176,9 @@ case "$case_name" in
     valid_utf8 "$tmp/out.json" "bad$fffd" ;;
   utf8_validate)
     { sed -n '1,/^id,/p' "$src/tests/data/measurements/gpu_measurements.csv"
-      grep -v '^#' "$src/tests/data/measurements/gpu_measurements.csv" | sed -n '2,$p' | sed "1s/^[^,]*,/$bad,/"
+      # The first two rows of every source (a short fit; the name is what this case checks).
+      grep -v '^#' "$src/tests/data/measurements/gpu_measurements.csv" | sed -n '2,$p' |
+        awk -F, '{ s = $1; sub(/-.*/, "", s); if (++n[s] <= 2) print }' | sed "1s/^[^,]*,/$bad,/"
     } >"$tmp/m.csv"
     "$prog" validate --csv "$tmp/m.csv" --json >"$tmp/out.json" || fail=1
     valid_utf8 "$tmp/out.json" "\"bad$fffd" ;;

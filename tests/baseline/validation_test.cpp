@@ -419,7 +419,10 @@ TEST_CASE("cards without published rows run with the fitted knobs and say they a
   CHECK(knobs_note("h100_sxm5") == "serving knobs fitted on the published set, 15 rows on this card");
 }
 
-TEST_CASE("validate_gpu_baseline fits each distinct fold once, and a fit passed in changes no number") {
+// Suite `long` (tests/CMakeLists.txt, STRATA_TEST_EXCLUDE_SUITES): six cross-validations and three
+// validations of the whole set, the fit code the cases above run once each.
+TEST_CASE("validate_gpu_baseline fits each distinct fold once, and a fit passed in changes no number" *
+          doctest::test_suite("long")) {
   const std::vector<measurement> rows = published_gpu_measurements();
   std::vector<prepared_measurement> p;
   for (const auto& m : rows) p.push_back(prepare_measurement(m));

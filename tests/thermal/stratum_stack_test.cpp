@@ -155,7 +155,7 @@ TEST_CASE("logic_power_limit: closed form, verified by a second solve") {
   CHECK(r.layers[stratum_stack_array_layer].name == "array");
   CHECK(r.layers[stratum_stack_array_layer].hotspot_K == Approx(r.limit_K).epsilon(1e-10));
   CHECK(r.layers[stratum_stack_array_layer].thickness_m == Approx(1024 * 50e-9));
-  CHECK(r.layers[1].unit_resistance_Kmm2_W == Approx(6.75).epsilon(1e-3));  // Colgan et al., 2.25 groups
+  CHECK(r.layers[1].unit_resistance_Kmm2_W == Approx(6.75).epsilon(1e-3));  // the IBM BEOL measurement, 2.25 groups
   // Temperatures fall toward the plate along the column of the binding cell.
   for (std::size_t l = 2; l < r.layers.size(); ++l) CHECK(r.layers[l].hotspot_K < r.layers[l - 1].hotspot_K);
   CHECK(r.cold_plate_resistance_K_W == Approx(1.0 / (1.11e5 * 121e-6)).epsilon(1e-3));

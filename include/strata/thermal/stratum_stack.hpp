@@ -137,16 +137,16 @@ struct mono3d_stack_materials {
   /// Thickness of one word-line tier. [Stratum gives none; a 3D NAND tier of the same
   /// replacement-gate process family, 20–30 nm of oxide plus a word-line ply of about the same
   /// (Coventor, "Innovative solutions to increase 3D NAND flash memory density", SEMulator3D
-  /// study, 2021): 50 nm]
+  /// study): 50 nm]
   T tier_pitch_m = T(50e-9);
   /// Share of a tier that is isolation oxide (the rest is the cell ply). [Same source: half]
   T oxide_fraction = T(0.5);
   /// Oxide conductivity. [Incropera & DeWitt, Fundamentals of Heat and Mass Transfer, 6th ed.,
   /// Table A.3, fused silica at 300 K: 1.38 W/(m·K)]
   T oxide_conductivity_W_mK = T(1.38);
-  /// Cell ply conductivity: a ~25 nm silicon film, whose phonons are cut by its faces. [Ju &
-  /// Goodson, Appl. Phys. Lett. 74(20), 1999: about 22 W/(m·K) for a 20 nm Si layer at room
-  /// temperature]
+  /// Cell ply conductivity: a ~25 nm silicon film, whose phonons are cut by its faces. [Liu &
+  /// Asheghi, Appl. Phys. Lett. 84(19), 2004: about 22 W/(m·K) for a 20 nm single-crystal Si
+  /// layer at room temperature]
   T cell_conductivity_W_mK = T(22.0);
   /// Temperature at which the bit line's conductivity is taken (Wiedemann–Franz). [300 K, the
   /// reference temperature of the other materials]
@@ -190,8 +190,8 @@ struct stratum_stack_params {
   /// the 10:1 aspect ratio of ITRS 2011 Interconnect's global TSVs: 50 µm; silicon k and c as
   /// HotSpot 6's die]
   stack_material<double> logic_substrate{50e-6, 100.0, 1.75e6};
-  /// Logic die's transistor plane and BEOL. [Colgan et al. (IBM), "Measurement of back end of
-  /// line thermal resistance for 3D chip stacks", SEMI-THERM 2013: 0.5–5.5 K·mm²/W for four line
+  /// Logic die's transistor plane and BEOL. [IBM, "Measurement of back end of line thermal
+  /// resistance for 3D chip stacks", IEEE conference paper, 2013: 0.5–5.5 K·mm²/W for four line
   /// and three via levels in SiCOH, 3.0 at the middle; ASAP7's nine metal levels (Clark et al.,
   /// Microelectronics J. 53, 2016) are 2.25 such groups: 6.75 K·mm²/W. Thickness 3 µm (estimate:
   /// only t/k matters for the vertical path), so k = 3 µm / 6.75 K·mm²/W = 0.444 W/(m·K); c of
@@ -202,7 +202,7 @@ struct stratum_stack_params {
   /// ρc_p = 3.44 MJ/(m³·K), fused silica k = 1.38, 1.65 MJ/(m³·K); parallel mix
   /// 0.196·398 + 0.804·1.38 = 79.1 W/(m·K)]
   stack_material<double> bond{1e-6, 79.1, 2.0e6};
-  /// Memory die's wiring between its arrays and the bond pads. [One Colgan et al. group (a DRAM
+  /// Memory die's wiring between its arrays and the bond pads. [One such group of the IBM measurement (a DRAM
   /// process has three to four metal levels): 3.0 K·mm²/W; 1.5 µm thick (estimate), k = 0.5]
   stack_material<double> memory_beol{1.5e-6, 0.5, 2.0e6};
   /// The cell stack's materials (its thickness is chip.memory.layers × tier pitch).

@@ -131,8 +131,8 @@ TEST_CASE("The mean cell-stack rise per logic watt is the 1D series resistance b
   const int first = net.layer_first_node[stratum_stack_array_layer];
   double mean = 0.0, hottest = 0.0;
   for (int i = 0; i < 256; ++i) {
-    mean += r.node_rise_K[static_cast<std::size_t>(first + i)] / 256.0;
-    hottest = std::max(hottest, r.node_rise_K[static_cast<std::size_t>(first + i)]);
+    mean += r.node_rise_K[static_cast<std::size_t>(first) + static_cast<std::size_t>(i)] / 256.0;
+    hottest = std::max(hottest, r.node_rise_K[static_cast<std::size_t>(first) + static_cast<std::size_t>(i)]);
   }
   const double A = chip.logic_params.die_area.si();
   const auto& L = st.layers;

@@ -448,7 +448,7 @@ inline logic_power_limit_result logic_power_limit(const stratum_stack_params& s)
   }
   strata::detail::require(std::isfinite(best), "strata.thermal.stratum_stack", "model", 0,
                           "a network in which logic power reaches the DRAM cells");
-  const auto kb = static_cast<std::size_t>(first + r.binding_node);
+  const auto kb = static_cast<std::size_t>(first) + static_cast<std::size_t>(r.binding_node);
   r.limit_W = best;
   r.rise_per_W_K = a[kb];
   r.dram_self_rise_K = d[kb];
@@ -463,8 +463,8 @@ inline logic_power_limit_result logic_power_limit(const stratum_stack_params& s)
   double dram_max = 0.0, logic_max = 0.0;
   const int lfirst = net.layer_first_node[stratum_stack_logic_layer];
   for (int i = 0; i < count; ++i) {
-    dram_max = std::max(dram_max, theta[static_cast<std::size_t>(first + i)]);
-    logic_max = std::max(logic_max, theta[static_cast<std::size_t>(lfirst + i)]);
+    dram_max = std::max(dram_max, theta[static_cast<std::size_t>(first) + static_cast<std::size_t>(i)]);
+    logic_max = std::max(logic_max, theta[static_cast<std::size_t>(lfirst) + static_cast<std::size_t>(i)]);
   }
   r.verified_max_dram_K = s.coolant_K + dram_max;
   r.logic_max_K = s.coolant_K + logic_max;
@@ -490,7 +490,7 @@ inline logic_power_limit_result logic_power_limit(const stratum_stack_params& s)
     x.conductivity_W_mK = L.conductivity_W_mK;
     x.unit_resistance_Kmm2_W = L.thickness_m / L.conductivity_W_mK * 1e6;
     x.die_resistance_K_W = slab_resistance(L.thickness_m, L.conductivity_W_mK, die_area);
-    x.hotspot_K = s.coolant_K + theta[static_cast<std::size_t>(net.layer_first_node[l] + r.binding_node)];
+    x.hotspot_K = s.coolant_K + theta[static_cast<std::size_t>(net.layer_first_node[l]) + static_cast<std::size_t>(r.binding_node)];
     r.layers.push_back(x);
   }
   r.nodes = net.net.size();

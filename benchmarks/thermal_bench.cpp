@@ -2,12 +2,15 @@
 // The compact thermal model on HotSpot's EV6 example (tests/data/thermal/hotspot): the block
 // model's steady state (132 nodes), the grid model's at 32 x 32 and 64 x 64 (4 110 and 16 396
 // nodes; issue 48 asks < 1 ms and < 50 ms), each as network build + factorisation + solve, and
-// one backward-Euler step of the 64 x 64 grid once factorised.
+// one backward-Euler step of the 64 x 64 grid once factorised; and the Stratum stack's derived
+// logic-power cap (thermal/stratum_stack.hpp: chip evaluation, floorplan, 7-layer network, one
+// factorisation, three solves) in the block model and the default 32 x 32 grid.
 #include <benchmark/benchmark.h>
 
 #include <string>  // std::string
 
 #include "strata/thermal/hotspot_io.hpp"
+#include "strata/thermal/stratum_stack.hpp"
 
 namespace {
 
@@ -66,5 +69,20 @@ void BM_thermal_grid_transient_step(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_thermal_grid_transient_step)->Unit(benchmark::kMillisecond);
+
+void BM_stratum_stack_limit(benchmark::State& state) {
+  th::stratum_stack_params s;
+  if (state.range(0) == 0) {
+    s.model.model = th::thermal_model_kind::block;
+  } else {
+    s.model.grid_rows = s.model.grid_cols = static_cast<int>(state.range(0));
+  }
+  for (auto _ : state) {
+    const auto r = th::logic_power_limit(s);
+    benchmark::DoNotOptimize(r.limit_W);
+  }
+  state.SetLabel(state.range(0) == 0 ? "block" : "grid");
+}
+BENCHMARK(BM_stratum_stack_limit)->Arg(0)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond);
 
 }  // namespace

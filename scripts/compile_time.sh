@@ -65,13 +65,15 @@ target_for() {
   esac
 }
 # Headers allowed to pull in Eigen / nlohmann/json (their models or readers use them; the thermal
-# network's sparse solve and the headers that solve it).
+# network's sparse solve and the headers that solve it: the Stratum stack's cap, its report rows and
+# the report that holds them).
 eigen_allowed() {
   case "$1" in
     strata/strata.hpp | strata/hcrmap/q_network.hpp | strata/hcrmap/replay.hpp | \
       strata/hcrmap/dqn.hpp | strata/hcrmap/dqn_json.hpp | strata/hcrmap/dqn_train.hpp | strata/hcrmap/dqn_scorer.hpp | \
       strata/hcrmap/controller_training.hpp | strata/report/scenario_files.hpp | \
-      strata/thermal/rc_network.hpp | strata/thermal/model.hpp | strata/thermal/hotspot_io.hpp) return 0 ;;
+      strata/thermal/rc_network.hpp | strata/thermal/model.hpp | strata/thermal/hotspot_io.hpp | \
+      strata/thermal/stratum_stack.hpp | strata/report/thermal_rows.hpp | strata/report/paper_rows.hpp) return 0 ;;
     *) return 1 ;;
   esac
 }

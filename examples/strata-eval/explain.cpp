@@ -104,7 +104,7 @@ command add_explain(CLI::App& app) {
             if (o->row.empty()) throw usage_error{"explain needs a row id (or --ranges)"};
             const std::string fam = family_of(o->row);
             if (fam.empty()) {
-              if (o->row.rfind("hcrmap.", 0) == 0) {
+              if (o->row.rfind("hcrmap.", 0) == 0 || o->row.rfind("stratum.thermal.", 0) == 0) {
                 const std::string why = strata::explain_unexplained_reason(o->row);
                 if (o->json) {
                   std::cout << strata::dump_json(strata::json{{"id", o->row}, {"explained", false}, {"reason", why}}, 2) << "\n";
@@ -115,7 +115,8 @@ command add_explain(CLI::App& app) {
               }
               throw strata::config_error("row", "[strata.explain] row " + o->row +
                                                     " is not a check row the explainer knows (stratum.system.*, "
-                                                    "stratum.placement.accurate_vs_uniform_*, validation.*, hcrmap.*)");
+                                                    "stratum.placement.accurate_vs_uniform_*, validation.*, hcrmap.*, "
+                                                    "stratum.thermal.*)");
             }
             strata::paper_report_options po;
             po.only = {fam};

@@ -127,6 +127,7 @@
 #include "strata/report/paper_row.hpp"
 #include "strata/report/paper_rows.hpp"
 #include "strata/report/stratum_rows.hpp"
+#include "strata/report/thermal_rows.hpp"
 #include "strata/report/validation_rows.hpp"
 #include "strata/report/placement.hpp"
 #include "strata/report/hcrmap_rows.hpp"
@@ -139,5 +140,6 @@
 #include "strata/thermal/hotspot_io.hpp"
 #include "strata/thermal/model.hpp"
 #include "strata/thermal/rc_network.hpp"
+#include "strata/thermal/stratum_stack.hpp"
 
 #include "strata/json.hpp"

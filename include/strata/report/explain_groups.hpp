@@ -21,7 +21,8 @@
 ///   card's time fields (its energy and power fields move no time).
 ///
 /// Not explained: the HCRMap rows computed from the 16 HCRMap experiments (each re-evaluation
-/// runs them all) and the migration premise (a boolean set by the link arbitration, an enum);
+/// runs them all), the migration premise (a boolean set by the link arbitration, an enum) and the
+/// Stratum stack's thermal cap (`stratum.thermal.*`, its parameters not registered yet);
 /// `explain_report` lists them with the reason.
 
 #include <algorithm>  // std::min_element, std::max_element, std::find
@@ -258,6 +259,10 @@ inline std::string explain_unexplained_reason(const std::string& id) {
   if (id.rfind("hcrmap.", 0) == 0) {
     return "computed from the 16 HCRMap experiments: each re-evaluation runs them all (most of the report's time), "
            "beyond the explainer's time budget";
+  }
+  if (id.rfind("stratum.thermal.", 0) == 0) {
+    return "the Stratum stack's thermal parameters are not registered with the explainer yet; docs/thermal.md gives "
+           "the cap's sensitivity to each and the cold plate's h that yields the paper's 45 W";
   }
   return "no evaluator registered for this row's family (explain_families)";
 }

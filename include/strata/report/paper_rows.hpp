@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// Every row of the paper report, in order: Stratum device, logic die, chip, system sizes, the
+/// Every row of the paper report, in order: Stratum device, logic die, chip (with its thermal cap, `thermal_rows.hpp`), system sizes, the
 /// Stratum systems' results (`stratum_rows.hpp`), serving (`serving_rows.hpp`), HCRMap, then the GPU baseline's validation
 /// against published measurements (`validation_rows.hpp`) and measured vLLM serving runs
 /// (`serving_validation_rows.hpp`). The row families live in their own
@@ -25,6 +25,7 @@
 #include "strata/report/serving_rows.hpp"
 #include "strata/report/serving_validation_rows.hpp"
 #include "strata/report/stratum_rows.hpp"
+#include "strata/report/thermal_rows.hpp"
 #include "strata/report/validation_rows.hpp"
 
 namespace strata {
@@ -209,7 +210,11 @@ inline std::vector<paper_row> paper_rows(const paper_report_options& options = {
   };
   compute(device, [] { return stratum_device_rows(); });
   compute(logic, [] { return stratum_logic_rows(); });
-  compute(chip, [] { return stratum_chip_rows(); });
+  compute(chip, [] {
+    auto rows = stratum_chip_rows();
+    for (auto& r : stratum_thermal_rows()) rows.push_back(std::move(r));
+    return rows;
+  });
   compute(systems, [] { return stratum_system_rows(); });
   compute(placement, [] { return stratum_placement_rows(); });
   compute(metadata, [] { return hcrmap_metadata_rows(); });

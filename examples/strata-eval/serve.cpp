@@ -46,7 +46,10 @@ command add_serve(CLI::App& app) {
                 const std::string here = std::filesystem::path(o->scenario).parent_path().string();
                 return strata::run_scenario(s, data.dir, here.empty() ? std::string(".") : here);
               } catch (const strata::config_error& e) {
-                if (e.field() != "trace.path" && e.field() != "usage.counts") throw;
+                const std::string& f = e.field();
+                const bool machine_file = f == "gpu.name" || (f.rfind("machines[", 0) == 0 && f.size() > 5 &&
+                                                              f.compare(f.size() - 5, 5, ".name") == 0);
+                if (f != "trace.path" && f != "usage.counts" && !machine_file) throw;
                 throw strata::config_error(e.field(), std::string(e.what()) + "; " + strata_programs::data_hint(data));
               }
             }();

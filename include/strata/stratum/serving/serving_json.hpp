@@ -66,9 +66,19 @@
 /// `trace.path`) and the trace reader's `limits()`.
 /// Any machine: `system` "none" runs no Stratum system (the GPU alone: `gpu.compare` must then be
 /// true; no topic tables are read, `usage` is not used). `model` is a preset
-/// name or a Hugging Face `config.json` path; `gpu.name` any GPU preset (`gpu_preset_names`).
-/// Relative paths (`model`, `usage.counts`, `trace.path`) resolve against the scenario file's
-/// folder first, then the data directory (`scenario_paths`).
+/// name or a Hugging Face `config.json` path; `gpu.name` any GPU preset (`gpu_preset_names`) or a
+/// machine file (a path ending in `.json` holding a `gpu_params` object, read by
+/// `baseline/machine_json.hpp` as `strata-eval eval --machine` reads it; its knobs are its own, so
+/// `gpu.knobs` must be `cited`). A `roofline_machine` file is refused naming `gpu.name`: the GPU
+/// baseline needs one card (its memory sizes the KV cache and picks vLLM's defaults, `gpus` such
+/// cards share the model), which a machine of tiers does not give apart.
+/// Several machines on one load: `machines`, a list of at most `max_serving_machines` gpu blocks,
+/// each with the keys of `gpu` and a `label` (default: its `name`; labels unique; `compare` true),
+/// replaces `gpu` (a scenario giving both is a `config_error` naming `gpu`); each machine serves
+/// the same requests and its result is `serving_report::machines[i]` under its label, the result
+/// it gives alone. Errors name the block: `machines[1].name`, `machines[0].ep`.
+/// Relative paths (`model`, `usage.counts`, `trace.path`, a machine file) resolve against the
+/// scenario file's folder first, then the data directory.
 /// `gpu.knobs` picks the card's knob set (`gpu_knob_set`, `baseline/baseline_gpu.hpp`): `cited`
 /// (default: the card's own knobs, each from a cited measurement, the baseline of every comparison)
 /// or `fitted` (`validated_gpu`: the knobs fitted on the 2024 measurement set);

@@ -148,3 +148,27 @@ TEST_CASE("bad machine keys and files are config_errors naming their path") {
     CHECK(run_scenario(read(R"("machines": [{"name": "b200"}])"), serving_inputs{}).machines.size() == 1);
   }
 }
+
+TEST_CASE("a machine the caller loads is checked before it serves, naming the block") {
+  const auto s = machine_files_test_scenario(R"("machines": [{"name": "b200"}, {"name": "mine.json", "label": "mine"}])");
+  gpu_params bad = h100_sxm5();
+  bad.memory_efficiency = 1.5;
+  loaded_machine card;
+  card.gpu = bad;
+  const std::vector<loaded_machine> machines{load_machine("b200"), card};
+  serving_inputs in;
+  in.machines = &machines;
+  CHECK(field_of([&] { (void)run_scenario(s, in); }) == "machines[1].name");
+  // One loaded machine per block, or the inputs are refused.
+  const std::vector<loaded_machine> one{load_machine("b200")};
+  in.machines = &one;
+  CHECK(field_of([&] { (void)run_scenario(s, in); }) == "machines");
+  // A good card given this way serves as its preset does.
+  const std::vector<loaded_machine> good{load_machine("b200"), load_machine("h100_sxm5")};
+  in.machines = &good;
+  const auto r = run_scenario(s, in);
+  REQUIRE(r.machines.size() == 2);
+  CHECK(r.machines[1].label == "mine");
+  machine_files_test_same(r.machines[1].result,
+                          run_scenario(machine_files_test_scenario(R"("gpu": {"name": "h100_sxm5"})"), serving_inputs{}).gpu);
+}

@@ -445,6 +445,11 @@ inline gpu_params serving_card(const serving_gpu_spec& g, const std::string& at,
                                     "the engine sizes its KV cache from one card's memory, takes vLLM's defaults by the "
                                     "card and spreads the model over gpus cards by tensor or expert parallelism");
   }
+  try {  // the library's loaders validate; a machine the caller built is checked here
+    validate(*loaded->gpu);
+  } catch (const config_error& e) {
+    throw config_error(name_at, "[strata.serving] " + name_at + " '" + message_path(g.name) + "': " + e.what());
+  }
   return *loaded->gpu;
 }
 }  // namespace detail

@@ -15,14 +15,17 @@ targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   targets=(fuzz_param_json fuzz_hf_config fuzz_trace_csv fuzz_expert_counts_csv fuzz_top1_transitions_csv
            fuzz_measurements_csv fuzz_dqn_checkpoint fuzz_serving_scenario fuzz_scenario_json fuzz_hcrmap_replay fuzz_scenario_run
-           fuzz_scenario_table fuzz_length_csv fuzz_hotspot_files)
+           fuzz_scenario_table fuzz_length_csv fuzz_hotspot_files fuzz_machine_json)
 fi
 data="$root/tests/data"
 seeds="$dir/seeds"
 if [[ "${STRATA_FUZZ_SKIP_SEEDS:-0}" != 1 ]]; then
-mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint,fuzz_serving_scenario,fuzz_scenario_json,fuzz_hcrmap_replay,fuzz_scenario_run,fuzz_scenario_table,fuzz_length_csv,fuzz_hotspot_files} \
+mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint,fuzz_serving_scenario,fuzz_scenario_json,fuzz_hcrmap_replay,fuzz_scenario_run,fuzz_scenario_table,fuzz_length_csv,fuzz_hotspot_files,fuzz_machine_json} \
   "$dir/artifacts"
 "$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json" "$seeds/fuzz_dqn_checkpoint"
+# fuzz_machine_json: the cards and the machine of fuzz_param_json, the example machine file.
+cp "$seeds/fuzz_param_json"/{h100_sxm5,rtx_a6000,machine_h100x2,h100_nvl}.json "$seeds/fuzz_machine_json/"
+cp "$root/examples/scenarios/machines/h100_nvl.json" "$seeds/fuzz_machine_json/h100_nvl_example.json"
 cp "$data"/hf/*.json "$seeds/fuzz_hf_config/"
 # fuzz_trace_csv: the first byte selects the reader options (see fuzz_trace_csv.cpp).
 for opt in 0 3 4; do
@@ -68,7 +71,7 @@ status=0
 for t in "${targets[@]}"; do
   mkdir -p "$dir/corpus/$t" "$seeds/$t" "$dir/artifacts"
   case "$t" in
-    fuzz_param_json|fuzz_hf_config|fuzz_scenario_json|fuzz_scenario_run) max_len=8192 ;;
+    fuzz_param_json|fuzz_machine_json|fuzz_hf_config|fuzz_scenario_json|fuzz_scenario_run) max_len=8192 ;;
     fuzz_dqn_checkpoint) max_len=16384 ;;  # the seed checkpoints are 2-6 KB
     *) max_len=32768 ;;
   esac

@@ -70,6 +70,7 @@
 #include "cli.hpp"
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/baseline_gpu.hpp"
+#include "strata/baseline/machine_json.hpp"
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/stratum/system.hpp"
 #include "strata/workload/operator_table.hpp"
@@ -193,45 +194,11 @@ int run_list() {
   return 0;
 }
 
-// The machine argument: a GPU card (evaluated on n devices) or a ready roofline machine.
-struct machine_arg {
-  std::optional<strata::gpu_params> gpu;
-  std::string preset;  // the GPU preset's name, empty for a JSON machine
-  strata::roofline_machine machine;
-};
-
-machine_arg load_machine(const std::string& arg, strata::gpu_knob_set knobs) {
-  machine_arg m;
-  for (const auto& n : strata::gpu_preset_names()) {
-    if (same_name(n, arg)) {
-      m.gpu = strata::baseline_gpu(strata::gpu_preset(n), knobs);
-      m.preset = n;
-      return m;
-    }
-  }
-  if (!path_exists(arg)) {
-    std::string list;
-    for (const auto& n : strata::gpu_preset_names()) list += n + ", ";
-    for (const auto& n : strata::stratum_system_names()) list += n + ", ";
-    throw strata::config_error("machine", "unknown machine preset " + quoted(arg) + " and no such file (presets: " +
-                                              list + "'-' = '_')");
-  }
-  // A regular file within limits().json_file_bytes (strata/core/files.hpp), else an error naming it.
-  const std::string text = strata::read_input_file(arg, "machine", strata::limits().json_file_bytes, "json_file_bytes");
-  // Depth-limited; invalid JSON and numbers beyond a double name the file and the JSON path.
-  const strata::json j = strata::parse_json(text, arg);
-  try {
-    if (j.is_object() && j.contains("tiers")) {
-      m.machine = strata::from_json_at<strata::roofline_machine>(j);
-      strata::validate(m.machine);
-    } else {
-      m.gpu = strata::from_json_at<strata::gpu_params>(j);
-      strata::validate(*m.gpu);
-    }
-  } catch (const strata::config_error& e) {
-    throw strata::config_error(e.field(), arg + ": " + e.what());
-  }
-  return m;
+// The machine argument: a GPU card (evaluated on n devices) or a ready roofline machine, by the
+// library's loader (strata/baseline/machine_json.hpp), which a serving scenario's gpu.name shares;
+// the message for an unknown name lists the Stratum systems too (--machine takes them).
+strata::loaded_machine load_machine(const std::string& arg, strata::gpu_knob_set knobs) {
+  return strata::load_machine(arg, knobs, "machine", strata::stratum_system_names());
 }
 
 // Routing counts of a step's tokens from a trace, per MoE layer: prefill the first `tokens`
@@ -453,7 +420,7 @@ int run_eval(const options& o) {
     throw usage_error{"--no-tiering, --hbm-nmp, --expert-mapping, --hit-rate and --detail apply to a Stratum machine "
                       "(stratum-s, stratum-l, stratum-xl), not to " + o.machine};
   }
-  const machine_arg ma = load_machine(o.machine, knob_set_of(o));
+  const strata::loaded_machine ma = load_machine(o.machine, knob_set_of(o));
 
   strata::roofline_machine machine = ma.machine;
   std::optional<strata::gpu_fit> fit;

@@ -5,7 +5,9 @@
 //   strata-eval serve SCENARIO.json --json   the full results as JSON (--units display|si: the same
 //                                            here, every number already SI with its unit in its key)
 //
-// Relative paths in the scenario (a config.json model, the usage count file, a trace) are taken
+// A machine is a GPU preset or a machine file (gpu.name, or each of a `machines` list, printed under
+// its label; strata/baseline/machine_json.hpp, the loader of eval --machine).
+// Relative paths in the scenario (a config.json model, the usage count file, a trace, a machine file) are taken
 // beside the scenario file when a file is there, else in the data directory
 // (examples/data_location.hpp: --data-dir, else STRATA_DATA_DIR, else the installed share/strata,
 // else the source tree's tests/data for a build-tree program). Exit status: 0 on success, 1 on a bad scenario (config_error naming the
@@ -46,7 +48,10 @@ command add_serve(CLI::App& app) {
                 const std::string here = std::filesystem::path(o->scenario).parent_path().string();
                 return strata::run_scenario(s, data.dir, here.empty() ? std::string(".") : here);
               } catch (const strata::config_error& e) {
-                if (e.field() != "trace.path" && e.field() != "usage.counts") throw;
+                const std::string& f = e.field();
+                const bool machine_file = f == "gpu.name" || (f.rfind("machines[", 0) == 0 && f.size() > 5 &&
+                                                              f.compare(f.size() - 5, 5, ".name") == 0);
+                if (f != "trace.path" && f != "usage.counts" && !machine_file) throw;
                 throw strata::config_error(e.field(), std::string(e.what()) + "; " + strata_programs::data_hint(data));
               }
             }();

@@ -78,6 +78,7 @@
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/baseline/validated_gpu_fwd.hpp"
 #include "strata/baseline/coverage.hpp"
+#include "strata/baseline/machine_json.hpp"
 #include "strata/stratum/attention_mapping.hpp"
 #include "strata/stratum/design_optimiser.hpp"
 #include "strata/stratum/energy_parts.hpp"

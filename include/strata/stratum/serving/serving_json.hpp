@@ -66,9 +66,19 @@
 /// `trace.path`) and the trace reader's `limits()`.
 /// Any machine: `system` "none" runs no Stratum system (the GPU alone: `gpu.compare` must then be
 /// true; no topic tables are read, `usage` is not used). `model` is a preset
-/// name or a Hugging Face `config.json` path; `gpu.name` any GPU preset (`gpu_preset_names`).
-/// Relative paths (`model`, `usage.counts`, `trace.path`) resolve against the scenario file's
-/// folder first, then the data directory (`scenario_paths`).
+/// name or a Hugging Face `config.json` path; `gpu.name` any GPU preset (`gpu_preset_names`) or a
+/// machine file (a path ending in `.json` holding a `gpu_params` object, read by
+/// `baseline/machine_json.hpp` as `strata-eval eval --machine` reads it; its knobs are its own, so
+/// `gpu.knobs` must be `cited`). A `roofline_machine` file is refused naming `gpu.name`: the GPU
+/// baseline needs one card (its memory sizes the KV cache and picks vLLM's defaults, `gpus` such
+/// cards share the model), which a machine of tiers does not give apart.
+/// Several machines on one load: `machines`, a list of at most `max_serving_machines` gpu blocks,
+/// each with the keys of `gpu` and a `label` (default: its `name`; labels unique; `compare` true),
+/// replaces `gpu` (a scenario giving both is a `config_error` naming `gpu`); each machine serves
+/// the same requests and its result is `serving_report::machines[i]` under its label, the result
+/// it gives alone. Errors name the block: `machines[1].name`, `machines[0].ep`.
+/// Relative paths (`model`, `usage.counts`, `trace.path`, a machine file) resolve against the
+/// scenario file's folder first, then the data directory.
 /// `gpu.knobs` picks the card's knob set (`gpu_knob_set`, `baseline/baseline_gpu.hpp`): `cited`
 /// (default: the card's own knobs, each from a cited measurement, the baseline of every comparison)
 /// or `fitted` (`validated_gpu`: the knobs fitted on the 2024 measurement set);
@@ -80,10 +90,12 @@
 #include <ostream>  // std::ostream
 #include <sstream>  // std::ostringstream
 #include <string>   // std::string
+#include <utility>  // std::move
 #include <vector>   // std::vector
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/baseline_gpu.hpp"
+#include "strata/baseline/machine_json.hpp"
 #include "strata/core/json.hpp"
 #include "strata/stratum/serving/length_csv.hpp"
 #include "strata/stratum/serving/simulator.hpp"
@@ -150,6 +162,26 @@ struct serving_gpu_spec {
   }
 };
 
+/// One machine of a scenario's `machines` list (file comment): a `gpu` block with a label.
+struct serving_machine_spec {
+  std::string label;       ///< its name in the results and the summary (empty: its `name`)
+  serving_gpu_spec gpu{};  ///< the machine, read from the same keys as a `gpu` block, beside `label`
+
+  /// The label the results carry: `label`, else the machine's `name`.
+  template <class = void>
+  [[nodiscard]] const std::string& shown_label() const { return label.empty() ? gpu.name : label; }
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("label", s.label);
+    serving_gpu_spec::visit_fields(s.gpu, v);  // the gpu block's keys, flat beside `label`
+  }
+};
+
+/// Most machines one scenario compares (`machines`): each runs the whole load once. [Design
+/// choice: 16, every GPU preset twice over with room to spare]
+inline constexpr int max_serving_machines = 16;
+
 /// A routing trace replayed as the requests (file comment); an empty path: no trace.
 struct serving_trace_spec {
   std::string path;
@@ -182,6 +214,8 @@ struct serving_scenario {
   scheduler_params scheduler{};
   serving_gpu_spec gpu{};
   serving_trace_spec trace{};
+  /// Several machines compared on the same load (file comment); non-empty: `gpu` is not used.
+  std::vector<serving_machine_spec> machines;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -194,6 +228,7 @@ struct serving_scenario {
     v("classifier", s.classifier);
     v("scheduler", s.scheduler);
     v("gpu", s.gpu);
+    v("machines", s.machines);
     v("trace", s.trace);
   }
 };
@@ -212,6 +247,87 @@ template <class = void>
 inline bool is_config_path(const std::string& name) {
   return name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
 }
+
+/// One machine block of a scenario: where it is in the JSON (`gpu` or `machines[i]`), its label
+/// in the results (empty for the `gpu` block) and its keys.
+struct serving_machine_block {
+  std::string at;
+  std::string label;
+  const serving_gpu_spec* gpu = nullptr;
+};
+
+/// The machine blocks a scenario runs (or checks): `machines`, else its one `gpu` block.
+template <class = void>
+inline std::vector<serving_machine_block> machine_blocks(const serving_scenario& s) {
+  std::vector<serving_machine_block> b;
+  if (s.machines.empty()) {
+    b.push_back({"gpu", {}, &s.gpu});
+    return b;
+  }
+  b.reserve(s.machines.size());
+  for (std::size_t i = 0; i < s.machines.size(); ++i) {
+    b.push_back({"machines[" + std::to_string(i) + "]", s.machines[i].shown_label(), &s.machines[i].gpu});
+  }
+  return b;
+}
+
+/// Checks a machine block's keys that need no model; `at` is its JSON path.
+template <class = void>
+inline void validate_machine_keys(const serving_gpu_spec& g, const std::string& at) {
+  constexpr const char* m = "strata.serving";
+  const std::string name_at = at + ".name";
+  if (gpu_preset_named(g.name).empty()) {
+    if (!is_config_path(g.name)) {
+      try {
+        (void)gpu_preset(g.name);
+      } catch (const config_error& e) {
+        throw config_error(name_at, "[strata.serving] " + name_at + ": " + e.what() +
+                                        "; or a machine file (a gpu_params JSON path ending in .json)");
+      }
+    }
+    require(g.name.size() <= 4096, m, name_at, g.name.size(), "a path of at most 4096 characters");
+    // A file's knobs are its own (as `strata-eval eval --machine FILE` takes them).
+    require(g.knobs == gpu_knob_set::cited, m, at + ".knobs", "fitted",
+            "cited with a machine file (the file's knobs are taken as written)");
+  }
+  require_count(g.gpus, 0, 64, m, at + ".gpus");
+  validate(g.engine, at + ".engine");
+  validate(g.cluster(), at + ".");
+  require(!g.cluster().clustered() || g.scheduler == gpu_scheduler::engine, m, at + ".scheduler", "fcfs",
+          ("engine with " + at + ".replicas.count > 1 or " + at + ".disaggregation").c_str());
+}
+
+/// Checks a machine block's parallelism against the model it serves.
+template <class = void>
+inline void validate_machine_on(const serving_gpu_spec& g, const std::string& at, const model& pm) {
+  constexpr const char* m = "strata.serving";
+  require_count(g.ep, 1, 64, m, at + ".ep");
+  if (g.ep > 1 && g.gpus != 0 && g.gpus != g.ep) {
+    require(false, m, at + ".gpus", g.gpus, ("0 or " + at + ".ep (" + std::to_string(g.ep) + ")").c_str());
+  }
+  validate(g.parallel(), pm, g.ep, at + ".");
+}
+
+/// Checks the `machines` list itself: its size, each entry run (`compare`), labels unique.
+template <class = void>
+inline void validate_machine_list(const serving_scenario& s) {
+  constexpr const char* m = "strata.serving";
+  require(s.machines.size() <= static_cast<std::size_t>(max_serving_machines), m, "machines", s.machines.size(),
+          "at most strata::max_serving_machines (16) entries");
+  for (std::size_t i = 0; i < s.machines.size(); ++i) {
+    const std::string at = "machines[" + std::to_string(i) + "]";
+    const auto& e = s.machines[i];
+    require(e.gpu.compare, m, at + ".compare", "false", "true (every listed machine is run; leave one out instead)");
+    require(e.label.size() <= 256, m, at + ".label", e.label.size(), "a label of at most 256 characters");
+    for (std::size_t k = 0; k < i; ++k) {
+      if (s.machines[k].shown_label() == e.shown_label()) {
+        require(false, m, at + ".label", e.shown_label(),
+                ("a label no other machine has (machines[" + std::to_string(k) +
+                 "] has it; a machine without a label is labelled by its name)").c_str());
+      }
+    }
+  }
+}
 }  // namespace detail
 
 /// Checks a scenario without reading files; throws `config_error` naming the JSON path. A
@@ -221,7 +337,7 @@ template <class = void>
 inline void validate(const serving_scenario& s, const model* model_of = nullptr) {
   constexpr const char* m = "strata.serving";
   if (s.system != "none") (void)stratum_system(s.system);  // "machine" on an unknown name
-  detail::require(s.system != "none" || s.gpu.compare, m, "gpu.compare", "false",
+  detail::require(s.system != "none" || s.gpu.compare || !s.machines.empty(), m, "gpu.compare", "false",
                   "true when system is \"none\" (the scenario has no other machine)");
   const bool preset_model = detail::is_preset_name(s.model);
   detail::require(preset_model || detail::is_config_path(s.model), m, "model", s.model,
@@ -231,16 +347,9 @@ inline void validate(const serving_scenario& s, const model* model_of = nullptr)
                   s.request_list.size(), "at most strata::serving_limits().requests entries");
   validate(s.classifier, static_cast<int>(s.requests.topics.size()), "classifier");
   validate(s.scheduler, "scheduler");
-  try {
-    (void)gpu_preset(s.gpu.name);
-  } catch (const config_error& e) {
-    throw config_error("gpu.name", std::string("[strata.serving] gpu.name: ") + e.what());
-  }
-  detail::require_count(s.gpu.gpus, 0, 64, m, "gpu.gpus");
-  validate(s.gpu.engine, "gpu.engine");
-  validate(s.gpu.cluster(), "gpu.");
-  detail::require(!s.gpu.cluster().clustered() || s.gpu.scheduler == gpu_scheduler::engine, m, "gpu.scheduler", "fcfs",
-                  "engine with gpu.replicas.count > 1 or gpu.disaggregation");
+  detail::validate_machine_list(s);
+  const auto blocks = detail::machine_blocks(s);
+  for (const auto& b : blocks) detail::validate_machine_keys(*b.gpu, b.at);
   detail::require(s.trace.path.size() <= 4096, m, "trace.path", s.trace.path.size(), "a path of at most 4096 characters");
   detail::require(s.lengths_csv.size() <= 4096, m, "lengths_csv", s.lengths_csv.size(), "a path of at most 4096 characters");
   detail::require(s.lengths_csv.empty() || (s.request_list.empty() && s.trace.path.empty()), m, "lengths_csv", s.lengths_csv,
@@ -250,11 +359,7 @@ inline void validate(const serving_scenario& s, const model* model_of = nullptr)
   detail::require_in(s.trace.prompt_fraction, 0.0, 1.0, m, "trace.prompt_fraction");
   if (model_of == nullptr && !preset_model) return;  // the rest needs the model: checked when it is read
   const model pm = model_of != nullptr ? *model_of : preset(s.model);  // a trace run has the trace's one label
-  detail::require_count(s.gpu.ep, 1, 64, m, "gpu.ep");
-  if (s.gpu.ep > 1 && s.gpu.gpus != 0 && s.gpu.gpus != s.gpu.ep) {
-    detail::require(false, m, "gpu.gpus", s.gpu.gpus, ("0 or gpu.ep (" + std::to_string(s.gpu.ep) + ")").c_str());
-  }
-  validate(s.gpu.parallel(), pm, s.gpu.ep, "gpu.");
+  for (const auto& b : blocks) detail::validate_machine_on(*b.gpu, b.at, pm);
   check_topic_cells(s.trace.path.empty() ? static_cast<std::int64_t>(s.requests.topics.size()) : 1, pm.moe_layers(),
                     pm.experts, s.trace.path.empty() ? "requests.topics" : "trace.label");
 }
@@ -264,16 +369,34 @@ template <class = void>
 inline serving_scenario read_serving_scenario(std::string_view text, const std::string& source = "scenario.json") {
   const json j = parse_json(text, source);
   auto s = from_json_at<serving_scenario>(j);
+  // One form or the other: a `gpu` block beside a machine list would be a machine not run.
+  detail::require(s.machines.empty() || !j.contains("gpu"), "strata.serving", "gpu", "a gpu block",
+                  "absent when machines is given (list every machine in machines)");
   validate(s);
   return s;
 }
 
-/// Results of a scenario: Stratum (unless its `system` is "none"), and the GPU baseline when asked.
+/// The results of one machine of a scenario's `machines` list, under its label.
+struct serving_machine_result {
+  std::string label;
+  serving_result result;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("label", s.label);
+    v("result", s.result);
+  }
+};
+
+/// Results of a scenario: Stratum (unless its `system` is "none"), and the GPU baseline when asked
+/// (`gpu`), or each machine of its `machines` list (`machines`, in the list's order; `has_gpu` is
+/// then false).
 struct serving_report {
   serving_result stratum;
   serving_result gpu;
   bool has_gpu = false;
   bool has_stratum = true;
+  std::vector<serving_machine_result> machines;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -281,6 +404,8 @@ struct serving_report {
     v("gpu", s.gpu);
     v("has_gpu", s.has_gpu);
     v("has_stratum", s.has_stratum);
+    // Only a scenario with a machine list has the key: a one-`gpu` scenario's JSON is unchanged.
+    if (!s.machines.empty()) v("machines", s.machines);
   }
 };
 
@@ -297,7 +422,64 @@ struct serving_inputs {
   const expert_count_table* counts = nullptr;
   const routing_trace* trace = nullptr;
   const model* served = nullptr;  ///< the model read from the scenario's config.json (a preset: null)
+  /// The machine of each machine block (`gpu`, or each of `machines`, in order), as
+  /// `load_scenario_machines` loads them; null: every block must name a GPU preset.
+  const std::vector<loaded_machine>* machines = nullptr;
 };
+
+namespace detail {
+/// The card a machine block serves on: its loaded machine, else its preset (with its knobs). A
+/// roofline_machine file is refused: the GPU baseline needs one card's figures (its memory sizes
+/// the KV cache and picks vLLM's engine defaults, its links carry the tensor- and expert-parallel
+/// collectives over `gpus` cards), which a ready machine of tiers does not give apart.
+template <class = void>
+inline gpu_params serving_card(const serving_gpu_spec& g, const std::string& at, const loaded_machine* loaded) {
+  const std::string name_at = at + ".name";
+  if (loaded == nullptr) {
+    require(!gpu_preset_named(g.name).empty(), "strata.serving", name_at, g.name, "a loaded machine file");
+    return baseline_gpu(gpu_preset(g.name), g.knobs);
+  }
+  if (!loaded->gpu) {
+    throw config_error(name_at, "[strata.serving] " + name_at + " '" + message_path(g.name) +
+                                    "' is a roofline_machine file (it has \"tiers\"); serving needs a gpu_params file: "
+                                    "the engine sizes its KV cache from one card's memory, takes vLLM's defaults by the "
+                                    "card and spreads the model over gpus cards by tensor or expert parallelism");
+  }
+  try {  // the library's loaders validate; a machine the caller built is checked here
+    validate(*loaded->gpu);
+  } catch (const config_error& e) {
+    throw config_error(name_at, "[strata.serving] " + name_at + " '" + message_path(g.name) + "': " + e.what());
+  }
+  return *loaded->gpu;
+}
+}  // namespace detail
+
+/// The machine of each machine block of `s` (`gpu`, or each of `machines`): a GPU preset with the
+/// block's knobs, or the machine file its `name` gives (`load_machine_file`), found by `resolve`
+/// (a relative path to the one opened). A file that cannot be read is a `config_error` naming the
+/// block's `name` (`gpu.name`, `machines[1].name`) and the file, the reader's message after it.
+template <class Resolve>
+std::vector<loaded_machine> load_scenario_machines(const serving_scenario& s, const Resolve& resolve) {
+  std::vector<loaded_machine> out;
+  for (const auto& b : detail::machine_blocks(s)) {
+    const serving_gpu_spec& g = *b.gpu;
+    if (!g.compare) {  // the one `gpu` block, not run: nothing to read
+      out.emplace_back();
+      continue;
+    }
+    if (const std::string n = gpu_preset_named(g.name); !n.empty()) {
+      out.push_back(load_machine(n, g.knobs));
+      continue;
+    }
+    const std::string name_at = b.at + ".name";
+    try {
+      out.push_back(load_machine_file(resolve(g.name), name_at));
+    } catch (const config_error& e) {
+      throw config_error(name_at, "[strata.serving] " + name_at + " '" + detail::message_path(g.name) + "': " + e.what());
+    }
+  }
+  return out;
+}
 
 /// Runs a scenario on inputs already loaded (`run_scenario(s, base_dir)` loads them).
 template <class = void>
@@ -341,12 +523,21 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
     r.stratum = simulate_stratum(setup, reqs, trace);
     add_stage_results(r.stratum, reqs, stages, overhead);
   }
-  if (s.gpu.compare) {
-    r.has_gpu = true;
-    const gpu_params card = gpu_preset(s.gpu.name);
-    r.gpu = simulate_gpu(baseline_gpu(card, s.gpu.knobs), setup.m, s.scheduler, reqs,
-                         s.gpu.gpus, s.gpu.engine, s.gpu.scheduler, s.gpu.parallel(), s.gpu.cluster());
-    add_stage_results(r.gpu, reqs, stages, overhead);
+  const auto blocks = detail::machine_blocks(s);
+  detail::require(in.machines == nullptr || in.machines->size() == blocks.size(), m, s.machines.empty() ? "gpu" : "machines",
+                  in.machines == nullptr ? 0 : in.machines->size(), "one loaded machine per machine block");
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const serving_gpu_spec& g = *blocks[i].gpu;
+    if (!g.compare) continue;  // the one `gpu` block, not asked for
+    const gpu_params card = detail::serving_card(g, blocks[i].at, in.machines != nullptr ? &(*in.machines)[i] : nullptr);
+    serving_result res = simulate_gpu(card, setup.m, s.scheduler, reqs, g.gpus, g.engine, g.scheduler, g.parallel(), g.cluster());
+    add_stage_results(res, reqs, stages, overhead);
+    if (s.machines.empty()) {
+      r.has_gpu = true;
+      r.gpu = std::move(res);
+    } else {
+      r.machines.push_back({blocks[i].label, std::move(res)});
+    }
   }
   return r;
 }
@@ -406,6 +597,8 @@ inline serving_report run_scenario(const serving_scenario& s, const std::string&
     }
     in.counts = &counts;
   }
+  const std::vector<loaded_machine> machines = load_scenario_machines(s, resolve);
+  in.machines = &machines;
   return run_scenario(s, in);
 }
 
@@ -465,6 +658,10 @@ inline void print_summary(std::ostream& os, const serving_report& r) {
   text.precision(4);
   if (r.has_stratum) detail::summary_line(text, r.stratum);
   if (r.has_gpu) detail::summary_line(text, r.gpu);
+  for (const auto& mr : r.machines) {
+    text << "[" << mr.label << "] ";
+    detail::summary_line(text, mr.result);
+  }
   os << text.str();
 }
 

@@ -19,6 +19,7 @@
 #include <fstream>    // std::ofstream
 #include <optional>   // std::optional
 #include <string>     // std::string
+#include <unordered_map>  // the key cache of json_to_pyobject
 #include <utility>    // std::move
 #include <vector>     // std::vector
 
@@ -42,26 +43,73 @@ namespace {
 
 // ---- JSON <-> Python ---------------------------------------------------------------------------
 
-py::object json_to_py(const strata::json& j) {
+// Written with the CPython API directly (a new reference per node, no wrapper objects): the
+// conversion is most of a call's overhead over the C++ evaluation (python/bench/overhead.py).
+// Object keys repeat across a result (name, time_s, energy_J, ...): each is made once, kept for
+// the module's lifetime (at most 4096 distinct keys; the GIL guards the table).
+PyObject* key_object(const std::string& k) {
+  static std::unordered_map<std::string, PyObject*> keys;
+  if (const auto it = keys.find(k); it != keys.end()) {
+    Py_INCREF(it->second);
+    return it->second;
+  }
+  PyObject* key = PyUnicode_DecodeUTF8(k.data(), static_cast<Py_ssize_t>(k.size()), "replace");
+  if (key != nullptr && keys.size() < 4096) {
+    Py_INCREF(key);
+    keys.emplace(k, key);
+  }
+  return key;
+}
+
+PyObject* json_to_pyobject(const strata::json& j) {
   switch (j.type()) {
-    case strata::json::value_t::null: return py::none();
-    case strata::json::value_t::boolean: return py::bool_(j.get<bool>());
-    case strata::json::value_t::number_integer: return py::int_(j.get<std::int64_t>());
-    case strata::json::value_t::number_unsigned: return py::int_(j.get<std::uint64_t>());
-    case strata::json::value_t::number_float: return py::float_(j.get<double>());
-    case strata::json::value_t::string: return py::str(j.get_ref<const std::string&>());
+    case strata::json::value_t::boolean: return PyBool_FromLong(j.get<bool>() ? 1 : 0);
+    case strata::json::value_t::number_integer: return PyLong_FromLongLong(j.get<std::int64_t>());
+    case strata::json::value_t::number_unsigned: return PyLong_FromUnsignedLongLong(j.get<std::uint64_t>());
+    case strata::json::value_t::number_float: return PyFloat_FromDouble(j.get<double>());
+    case strata::json::value_t::string: {
+      const auto& s = j.get_ref<const std::string&>();
+      // Names come from files: invalid UTF-8 is replaced (U+FFFD), as the CLI writes it.
+      return PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+    }
     case strata::json::value_t::array: {
-      py::list l;
-      for (const auto& e : j) l.append(json_to_py(e));
+      PyObject* l = PyList_New(static_cast<Py_ssize_t>(j.size()));
+      if (l == nullptr) return nullptr;
+      Py_ssize_t i = 0;
+      for (const auto& e : j) {
+        PyObject* v = json_to_pyobject(e);
+        if (v == nullptr) {
+          Py_DECREF(l);
+          return nullptr;
+        }
+        PyList_SET_ITEM(l, i++, v);  // steals v
+      }
       return l;
     }
     case strata::json::value_t::object: {
-      py::dict d;
-      for (const auto& [k, v] : j.items()) d[py::str(k)] = json_to_py(v);
+      PyObject* d = PyDict_New();
+      if (d == nullptr) return nullptr;
+      for (const auto& [k, e] : j.items()) {
+        PyObject* v = json_to_pyobject(e);
+        PyObject* key = v == nullptr ? nullptr : key_object(k);
+        const int rc = key == nullptr ? -1 : PyDict_SetItem(d, key, v);
+        Py_XDECREF(key);
+        Py_XDECREF(v);
+        if (rc != 0) {
+          Py_DECREF(d);
+          return nullptr;
+        }
+      }
       return d;
     }
-    default: return py::none();  // binary, discarded: never written by strata
+    default: Py_RETURN_NONE;  // null (and binary, never written by strata)
   }
+}
+
+py::object json_to_py(const strata::json& j) {
+  PyObject* o = json_to_pyobject(j);
+  if (o == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(o);
 }
 
 // A Python value as JSON (dict with str keys, list/tuple, str, bool, int, float, None); anything
@@ -348,6 +396,19 @@ double bench_cpp(const py_model& m, const strata::eval_machine& mach, const py::
   return dt.count() / n;
 }
 
+// Seconds per call of the C++ evaluation and of the conversion of its result into Python objects,
+// over `n` calls each: the parts of a call the benchmark separates from its fixed overhead.
+py::tuple bench_parts(const py_model& m, const strata::eval_machine& mach, const py::dict& kw, int n) {
+  const double eval = bench_cpp(m, mach, kw, n);
+  const strata::eval_request req = request_of(kw);
+  strata::json j = strata::eval_step_json(m.m, m.ignored_keys, mach, req, [](const std::string&) {});
+  strata::convert_units(j, strata::json_units::si);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) py::object o = json_to_py(j);
+  const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+  return py::make_tuple(eval, dt.count() / n);
+}
+
 // ---- serve and paper rows -------------------------------------------------------------------------
 
 py::object serve(const py::object& scenario, const std::string& base_dir, const std::string& data_dir) {
@@ -472,6 +533,7 @@ PYBIND11_MODULE(_strata, mod) {
 
   mod.def("evaluate", &evaluate);
   mod.def("bench_cpp", &bench_cpp);
+  mod.def("bench_parts", &bench_parts);
   mod.def("serve", &serve);
   mod.def("paper_rows", &paper_rows);
 }

@@ -41,7 +41,7 @@ class StrataWarning(UserWarning):
 
 def _warn(lines):
     for w in lines:
-        _warnings.warn(w, StrataWarning, stacklevel=3)
+        _warnings.warn(w[len("warning: "):] if w.startswith("warning: ") else w, StrataWarning, stacklevel=3)
 
 
 def _html_table(rows):

@@ -26,6 +26,7 @@
 #include <cstdint>      // std::uint32_t, std::uint64_t
 #include <filesystem>   // std::filesystem::exists
 #include <functional>   // std::function
+#include <initializer_list>  // std::initializer_list
 #include <optional>     // std::optional
 #include <string>       // std::string
 #include <system_error>  // std::error_code
@@ -42,6 +43,7 @@
 #include "strata/core/json.hpp"
 #include "strata/core/limits.hpp"
 #include "strata/stratum/system.hpp"
+#include "strata/stratum/usage.hpp"
 #include "strata/workload/expert_parallel.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"

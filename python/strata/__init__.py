@@ -164,9 +164,21 @@ def machine_names():
     return list(_strata.machine_names())
 
 
+def _installed_data_dir():
+    """<prefix>/share/strata for a package installed in <prefix>/lib/pythonX.Y/site-packages."""
+    here = _os.path.dirname(_os.path.abspath(__file__))
+    if _os.path.basename(_os.path.dirname(here)) not in ("site-packages", "dist-packages"):
+        return ""
+    d = _os.path.normpath(_os.path.join(here, "..", "..", "..", "..", "share", "strata"))
+    return d if _os.path.isdir(d) else ""
+
+
 def data_dir():
-    """strata's data directory (STRATA_DATA_DIR, else the one the module was built with)."""
-    return _strata.data_dir()
+    """strata's data directory, as the programs find it: STRATA_DATA_DIR (non-empty), else
+    <prefix>/share/strata for an installed package, else the source tree's tests/data for the
+    build tree's module (the directory it was built with)."""
+    env = _os.environ.get("STRATA_DATA_DIR")
+    return env or _installed_data_dir() or _strata.data_dir()
 
 
 def model(name_or_path):
@@ -235,7 +247,8 @@ def serve(scenario, base_dir=None, data_dir=None):
     directory."""
     if isinstance(scenario, (str, bytes, _os.PathLike)):
         raise ConfigError("serve takes the scenario as a dict (json.load the file; pass its folder as base_dir)", "scenario")
-    return Result(_strata.serve(scenario, _os.fspath(base_dir) if base_dir else "", _os.fspath(data_dir) if data_dir else ""))
+    data = _os.fspath(data_dir) if data_dir else globals()["data_dir"]()
+    return Result(_strata.serve(scenario, _os.fspath(base_dir) if base_dir else "", data))
 
 
 def paper_rows(only=None, threads=0, frame=False, data_dir=None):
@@ -244,5 +257,6 @@ def paper_rows(only=None, threads=0, frame=False, data_dir=None):
     program's ``--only`` names); every family when None (minutes: the HCRMap experiments run)."""
     if isinstance(only, str):
         only = [only]
-    rows = _strata.paper_rows(list(only or []), int(threads), _os.fspath(data_dir) if data_dir else "")
+    data = _os.fspath(data_dir) if data_dir else globals()["data_dir"]()
+    rows = _strata.paper_rows(list(only or []), int(threads), data)
     return _frame(rows) if frame else rows

@@ -196,7 +196,8 @@ inline std::optional<eval_misuse> eval_option_misuse(const eval_request& o, cons
                                                : "with --devices or --ep, which set the degree")};
   }
   if ((o.trace_position || o.trace_seed || o.trace_reuse) && prefill) {
-    return eval_misuse{"trace_position", "--trace-position, --trace-seed and --trace-reuse choose a decode step's "
+    return eval_misuse{o.trace_position ? "trace_position" : o.trace_seed ? "trace_seed" : "trace_reuse",
+                       "--trace-position, --trace-seed and --trace-reuse choose a decode step's "
                                          "tokens; a prefill step takes the trace's first batch x context tokens"};
   }
   if (o.ep_imbalance && !o.trace.empty()) {
@@ -271,7 +272,8 @@ inline void check_eval_strings(const eval_request& o) {
                        "[strata.eval] attention, redundant_experts and ep_imbalance apply with ep");
   }
   if (o.trace.empty() && (o.trace_position || o.trace_seed || o.trace_reuse)) {
-    throw config_error("trace_position", "[strata.eval] trace_position, trace_seed and trace_reuse apply with trace");
+    throw config_error(o.trace_position ? "trace_position" : o.trace_seed ? "trace_seed" : "trace_reuse",
+                       "[strata.eval] trace_position, trace_seed and trace_reuse apply with trace");
   }
   if (o.hit_rate && !o.trace.empty()) throw config_error("hit_rate", "[strata.eval] hit_rate and trace exclude each other");
 }

@@ -198,8 +198,9 @@ void value_from_py(py::handle h, X& out, const std::string& path) {
   } else if constexpr (d::has_fields<X>) {
     if (!py::isinstance<py::dict>(h)) throw strata::config_error(path, "[strata.python] " + path + " must be a dict");
     X next = out;
-    for (const auto& [k, v] : h.cast<py::dict>()) {
-      const std::string key = py::str(k).cast<std::string>();
+    for (const auto& item : h.cast<py::dict>()) {
+      const std::string key = py::str(item.first).cast<std::string>();
+      const py::handle v = item.second;  // not a structured binding: a lambda captures it (Clang 14)
       bool found = false;
       X::visit_fields(next, [&](const char* name, auto& f) {
         if (!found && key == name) {

@@ -57,27 +57,21 @@
 // exit 1, by the same rule for GPU presets and machine files. An option that does not apply to the
 // machine, the phase or the routing of the command line is refused (exit 2), never ignored.
 
-#include <algorithm>   // std::min
-#include <cstdint>     // std::uint32_t, histogram counts
+#include <cstdint>     // std::uint64_t
 #include <iostream>    // std::cout, std::cerr
 #include <memory>      // std::shared_ptr
 #include <optional>    // std::optional
-#include <stdexcept>   // std::logic_error
 #include <string>      // std::string
 #include <utility>     // std::move
 #include <vector>      // std::vector
 
 #include "cli.hpp"
 #include "strata/baseline/gpu.hpp"
-#include "strata/baseline/baseline_gpu.hpp"
-#include "strata/baseline/machine_json.hpp"
-#include "strata/baseline/validated_gpu.hpp"
+#include "strata/baseline/coverage.hpp"
+#include "strata/report/eval_step.hpp"
 #include "strata/stratum/system.hpp"
 #include "strata/workload/operator_table.hpp"
-#include "strata/workload/expert_parallel.hpp"
-#include "strata/workload/operators.hpp"
 #include "strata/workload/roofline.hpp"
-#include "strata/workload/trace_io.hpp"
 
 namespace strata_eval {
 namespace {
@@ -102,7 +96,8 @@ struct options {
   std::string gpu_knobs = "cited";  // --gpu-knobs: the knob set of a GPU preset or Stratum xPU
   // Options given on the command line whose defaults would not show it (an option that does not
   // apply to the run is refused, never ignored: check_applicable).
-  bool given_gpu_knobs = false, given_max_devices = false, given_ep_imbalance = false, given_trace_choice = false;
+  bool given_gpu_knobs = false, given_max_devices = false, given_ep_imbalance = false;
+  bool given_trace_position = false, given_trace_seed = false;
 };
 
 // The knob set of --gpu-knobs (checked against the two names by the option).
@@ -110,33 +105,34 @@ strata::gpu_knob_set knob_set_of(const options& o) {
   return o.gpu_knobs == "fitted" ? strata::gpu_knob_set::fitted : strata::gpu_knob_set::cited;
 }
 
-// The parallelism of the options (--ep and its companions; default: tensor parallelism).
-strata::parallelism parallelism_of(const options& o) {
-  strata::parallelism p;
-  p.ep = o.ep.value_or(1);
-  p.attention = o.attention == "dp" ? strata::attention_parallel::dp : strata::attention_parallel::tp;
-  p.redundant_experts = o.redundant_experts;
-  p.imbalance = o.ep_imbalance == "mean" ? strata::ep_imbalance::mean : strata::ep_imbalance::expected_max;
-  return p;
+// The request of the options (strata/report/eval_step.hpp: the library evaluates it for every
+// front end; this file prints it).
+strata::eval_request request_of(const options& o) {
+  strata::eval_request r;
+  r.mode = o.phase == "decode" ? strata::phase::decode : strata::phase::prefill;
+  r.batch = o.batch;
+  r.context = o.context;
+  r.devices = o.devices;
+  if (o.given_max_devices) r.max_devices = o.max_devices;
+  r.trace = o.trace;
+  if (o.given_trace_position) r.trace_position = o.trace_position;
+  if (o.given_trace_seed) r.trace_seed = o.trace_seed;
+  r.trace_reuse = o.trace_reuse;
+  r.no_tiering = o.no_tiering;
+  r.hbm_nmp = o.hbm_nmp;
+  r.detail = o.detail;
+  r.expert_mapping = o.expert_mapping;
+  r.hit_rate = o.hit_rate;
+  r.ep = o.ep;
+  r.attention = o.attention;
+  r.redundant_experts = o.redundant_experts;
+  if (o.given_ep_imbalance) r.ep_imbalance = o.ep_imbalance;
+  r.with_breakdown = o.json;  // the tree only for JSON (text prints none of it)
+  return r;
 }
 
-// One row of the per-operator table read off a step's breakdown: "layers 3-60 / routed_experts",
-// the layers it stands for, its time and energy per layer.
-struct tree_row {
-  std::string name;
-  std::size_t layers = 1;
-  const strata::cost<>* node = nullptr;
-};
-
-std::vector<tree_row> tree_rows(const strata::cost<>& step) {
-  std::vector<tree_row> rows;
-  for (const auto& part : step.parts) {
-    const bool rep = part.rule == strata::cost_rule::repeat && !part.parts.empty();
-    const strata::cost<>& one = rep ? part.parts.front() : part;
-    for (const auto& leaf : one.parts) rows.push_back({part.name + " / " + leaf.name, rep ? part.count : 1, &leaf});
-  }
-  return rows;
-}
+// The library's warnings and notes, on stderr as they arise.
+void print_warning(const std::string& line) { std::cerr << "strata-eval: " << line << "\n"; }
 
 // The coverage verdict of every preset on every GPU preset (strata::gpu_coverage): a matrix of
 // s/a/r, then each verdict with its reasons.
@@ -194,96 +190,18 @@ int run_list() {
   return 0;
 }
 
-// The machine argument: a GPU card (evaluated on n devices) or a ready roofline machine, by the
-// library's loader (strata/baseline/machine_json.hpp), which a serving scenario's gpu.name shares;
-// the message for an unknown name lists the Stratum systems too (--machine takes them).
-strata::loaded_machine load_machine(const std::string& arg, strata::gpu_knob_set knobs) {
-  return strata::load_machine(arg, knobs, "machine", strata::stratum_system_names());
-}
-
-// Routing counts of a step's tokens from a trace, per MoE layer: prefill the first `tokens`
-// tokens; decode one token from each of `tokens` sequences (`batch` receives the selection).
-strata::expert_histogram trace_histogram(const std::string& path, const strata::model& m, double tokens,
-                                         const options& o, strata::decode_batch* batch) {
-  if (m.experts == 0) throw strata::config_error("trace", "--trace given but " + m.name + " has no routed experts");
-  const auto t = strata::load_trace_csv(path, {.experts = m.experts});
-  if (t.empty()) throw strata::config_error("trace", path + ": no tokens (the trace has a header but no rows)");
-  strata::require_trace_of_model(t, m, path);
-  if (static_cast<double>(t.tokens()) < tokens) {
-    throw strata::config_error("trace", path + ": " + std::to_string(t.tokens()) + " tokens, but the step needs " +
-                                            std::to_string(static_cast<long long>(tokens)));
-  }
-  std::vector<std::size_t> list;
-  if (batch != nullptr) {
-    try {
-      *batch = strata::select_decode_batch(t, {.batch = static_cast<int>(tokens),
-                                               .position = o.trace_position,
-                                               .seed = o.trace_seed,
-                                               .allow_reuse = o.trace_reuse});
-    } catch (const strata::config_error& e) {
-      throw strata::config_error("trace", path + ": " + e.what() +
-                                              (e.field() == "batch" ? std::string(" (strata-eval: --trace-reuse)") : std::string()));
-    }
-    list = batch->tokens;
-  } else {
-    list.resize(static_cast<std::size_t>(tokens));
-    for (std::size_t i = 0; i < list.size(); ++i) list[i] = i;
-  }
-  strata::expert_histogram h(static_cast<std::size_t>(t.layers()),
-                             std::vector<std::uint32_t>(static_cast<std::size_t>(m.experts), 0));
-  for (const std::size_t i : list) {
-    for (int l = 0; l < t.layers(); ++l) {
-      for (const auto e : t.experts(i, l)) ++h[static_cast<std::size_t>(l)][e];
-    }
-  }
-  return h;
-}
-
-
-// Energy per token as every output writes it: tokens per joule (0 for a step of no energy).
-double tokens_per_J(const strata::basic_step_result<double>& r) { return r.energy.si() > 0.0 ? r.tokens / r.energy.si() : 0.0; }
-
-bool is_stratum(const std::string& machine) {
-  for (const auto& n : strata::stratum_system_names()) {
-    std::string a;
-    for (char c : machine) a += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (a == n) return true;
-  }
-  return false;
-}
-
 // Decode on the NMP or prefill on the xPU of a Stratum system.
-int run_stratum(const options& o, const strata::model& model, const strata::step_shape& shape,
-                const strata::coverage_verdict& verdict) {
-  auto sys = strata::stratum_system(o.machine);
-  sys.xpu = strata::baseline_gpu(sys.xpu, knob_set_of(o));
-  sys.tiering = !o.no_tiering;
-  if (o.expert_mapping == "all_chips") sys.mapping.experts = strata::expert_split::all_chips;
-  if (o.hbm_nmp) sys = strata::with_hbm_nmp(sys);
-  const char* phase = shape.mode == strata::phase::decode ? "decode" : "prefill";
-  // The inputs beside a result in --json output.
-  const auto add_inputs = [&](strata::json& j) {
-    j["model"] = model.name;
-    j["machine"] = sys.name;
-    j["phase"] = phase;
-    j["batch"] = shape.batch;
-    j["context"] = shape.context;
-    j["verdict"] = verdict.text();
-  };
-  if (!o.detail.empty() && shape.mode != strata::phase::decode) {
-    throw strata::config_error("detail", "--detail applies to a Stratum decode step's breakdown, not to prefill");
+int run_stratum(const options& o, const strata::model& model, const strata::coverage_verdict& verdict) {
+  const auto ma = strata::load_eval_machine(o.machine, knob_set_of(o));
+  const auto s = strata::evaluate_stratum_step(model, verdict, ma, request_of(o), print_warning);
+  if (o.json) {
+    print_json(strata::step_eval_json(s), units_of(o.units));
+    return 0;
   }
-  if (shape.mode == strata::phase::prefill) {
-    const auto r = strata::evaluate_prefill(sys, model, shape);
-    if (o.json) {
-      strata::json j = r;
-      // Energy per token as tokens per joule, as every output writes it (docs/cli.md, Output conventions).
-      j.erase("joules_per_token");
-      j["tokens_per_J"] = tokens_per_J(r);
-      add_inputs(j);
-      print_json(std::move(j), units_of(o.units));
-      return 0;
-    }
+  const auto& sys = s.sys;
+  const auto& shape = s.shape;
+  if (s.prefill) {
+    const auto& r = *s.prefill;
     std::cout << "strata-eval: " << model.name << " on " << sys.name << " (prefill on the xPU die), batch "
               << shape.batch << ", context " << shape.context << "\n"
               << "verdict: " << verdict.text() << "\n"
@@ -293,42 +211,7 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
               << "  tokens/s             " << num(r.tokens_per_s) << "\n";
     return 0;
   }
-  strata::stratum_usage usage;
-  const int moe_layers = model.moe_layers();
-  if ((o.hit_rate || !o.trace.empty()) && model.experts == 0) {
-    throw strata::config_error(o.hit_rate ? "hit_rate" : "trace", std::string(o.hit_rate ? "--hit-rate" : "--trace") +
-                                                                      " given but " + model.name +
-                                                                      " has no routed experts");
-  }
-  if (o.hit_rate && model.experts > 0) {
-    usage.routing = strata::usage_from_hit_rate(moe_layers, model.experts, model.top_k, *o.hit_rate);
-  } else if (!o.trace.empty() && model.experts > 0) {
-    std::optional<strata::decode_batch> batch;
-    batch.emplace();
-    const auto hist = trace_histogram(o.trace, model, double(shape.batch), o, &*batch);
-    if (!batch->note.empty()) std::cerr << "strata-eval: note: decode batch: " << batch->note << "\n";
-    // The step's routing as per-token probabilities (count / batch, at most 1).
-    usage.routing.assign(hist.size(), std::vector<double>(static_cast<std::size_t>(model.experts), 0.0));
-    for (std::size_t l = 0; l < hist.size(); ++l) {
-      for (std::size_t e = 0; e < hist[l].size(); ++e) {
-        usage.routing[l][e] = std::min(1.0, double(hist[l][e]) / double(shape.batch));
-      }
-    }
-  }
-  // The tree only for JSON (text prints none of it): a node per run of identical layers, and the
-  // experts' figures as columns with --detail experts.
-  const strata::breakdown_detail detail = !o.json                ? strata::breakdown_detail::none
-                                          : o.detail == "experts" ? strata::breakdown_detail::experts
-                                                                  : strata::breakdown_detail::layers;
-  const auto r = strata::evaluate_decode(sys, model, shape, usage, detail);
-  if (o.json) {
-    strata::json j = r;
-    add_inputs(j);
-    j["routing"] = o.hit_rate ? "hit_rate" : o.trace.empty() ? "uniform" : "trace";
-    j["breakdown"] = r.breakdown;
-    print_json(std::move(j), units_of(o.units));
-    return 0;
-  }
+  const auto& r = *s.decode;
   const auto& e = r.parts;
   std::cout << "strata-eval: " << model.name << " on " << sys.name << " (" << sys.chips * sys.stages
             << (sys.memory == strata::nmp_memory::hbm ? " HBM3 NMP stacks" : " Mono3D chips")
@@ -355,223 +238,44 @@ int run_stratum(const options& o, const strata::model& model, const strata::step
   return 0;
 }
 
-bool is_gpu_preset(const std::string& machine) {
-  for (const auto& n : strata::gpu_preset_names()) {
-    if (same_name(n, machine)) return true;
-  }
-  return false;
-}
-
-// An option that does not apply to the machine, the phase or the routing of the command line is a
-// bad command line (exit 2), never silently ignored.
-void check_applicable(const options& o) {
-  const bool stratum = is_stratum(o.machine), gpu = is_gpu_preset(o.machine);
-  const bool prefill = o.phase == "prefill";
-  if (o.given_gpu_knobs && !stratum && !gpu) {
-    throw usage_error{"--gpu-knobs applies to a GPU preset or a Stratum system's xPU, not to the machine file " +
-                      o.machine + " (its knobs are taken as written: set compute_efficiency, memory_efficiency and "
-                      "op_overhead in the file)"};
-  }
-  if (stratum && o.devices) {
-    throw usage_error{"--devices applies to a GPU or roofline machine, not to a Stratum machine (" + o.machine +
-                      "; its chips and stages are the system's)"};
-  }
-  if (o.given_max_devices && (stratum || !gpu || o.devices || o.ep)) {
-    throw usage_error{"--max-devices bounds the fit check's choice of a GPU preset's degree; it does not apply " +
-                      std::string(stratum ? "to a Stratum machine"
-                                  : !gpu  ? "to a machine file (" + o.machine + ")"
-                                          : "with --devices or --ep, which set the degree")};
-  }
-  if (o.given_trace_choice && prefill) {
-    throw usage_error{"--trace-position, --trace-seed and --trace-reuse choose a decode step's tokens; a prefill "
-                      "step takes the trace's first batch x context tokens"};
-  }
-  if (o.given_ep_imbalance && !o.trace.empty()) {
-    throw usage_error{"--ep-imbalance applies to uniform routing; with --trace the busiest device's load is the "
-                      "trace's"};
-  }
-  if (stratum && prefill && (o.hit_rate || !o.trace.empty())) {
-    throw usage_error{std::string(o.hit_rate ? "--hit-rate" : "--trace") +
-                      " applies to a Stratum decode step; its prefill runs on the xPU die, whose time routing does not "
-                      "change"};
-  }
-}
-
 int run_eval(const options& o) {
   if (o.list) return run_list();
-  check_applicable(o);
+  const strata::eval_request req = request_of(o);
+  const bool stratum = strata::is_stratum_system_name(o.machine);
+  // An option that does not apply to the machine, the phase or the routing of the command line is
+  // a bad command line (exit 2), never silently ignored.
+  if (auto bad = strata::eval_option_misuse(req, o.machine, stratum, strata::is_gpu_preset_name(o.machine), o.given_gpu_knobs)) {
+    throw usage_error{bad->message};
+  }
   const loaded_model loaded = load_model_with_keys(o.model);
   const strata::model& model = loaded.m;
-  const strata::step_shape shape{.mode = o.phase == "decode" ? strata::phase::decode : strata::phase::prefill,
-                                 .batch = o.batch,
-                                 .context = o.context};
+  const strata::step_shape shape{.mode = req.mode, .batch = o.batch, .context = o.context};
   // --batch and --context out of range are a bad command line (exit 2), as every range error.
   try {
     strata::validate(shape);
   } catch (const strata::config_error& e) {
     throw usage_error{"--" + e.field() + ": " + e.what()};
   }
-  if (is_stratum(o.machine) && o.ep) {
-    throw usage_error{"--ep applies to a GPU or roofline machine, not to a Stratum machine (" + o.machine +
-                      "; its experts are placed by --expert-mapping)"};
-  }
-  if (is_stratum(o.machine)) return run_stratum(o, model, shape, strata::stratum_coverage(model, loaded.ignored_keys));
-  if (o.no_tiering || o.hbm_nmp || o.hit_rate || !o.detail.empty() || !o.expert_mapping.empty()) {
-    throw usage_error{"--no-tiering, --hbm-nmp, --expert-mapping, --hit-rate and --detail apply to a Stratum machine "
-                      "(stratum-s, stratum-l, stratum-xl), not to " + o.machine};
-  }
-  const strata::loaded_machine ma = load_machine(o.machine, knob_set_of(o));
-
-  strata::roofline_machine machine = ma.machine;
-  std::optional<strata::gpu_fit> fit;
-  const strata::parallelism par = parallelism_of(o);
-  const bool ep = par.expert_parallel();
-  if (ma.gpu) {
-    int n = o.devices.value_or(o.ep.value_or(0));
-    if (!o.devices && !o.ep) {
-      std::string why;
-      n = strata::min_devices(*ma.gpu, model, shape, &why, o.max_devices);
-      if (n == 0) {
-        throw strata::config_error("devices", "refused: " + model.name + " " + why + " (pass --devices to evaluate anyway)");
-      }
-    }
-    strata::validate(par, model, n);
-    fit = strata::check_fit(*ma.gpu, n, model, shape, par);
-    machine = strata::make_machine(*ma.gpu, n);
-  } else if (o.devices || o.ep) {
-    machine.devices = o.devices.value_or(*o.ep);
-  }
-
-  // The coverage verdict of this point: the mapping (one rule for GPU presets, gpu_params and
-  // roofline machine files: strata::mapping_coverage), formats the machine has no path for, ignored
-  // config keys, knobs not validated on the card, a forced degree that does not fit. A mapping the
-  // model cannot do is refused as a model that fits nowhere is: no result, exit 1.
-  strata::coverage_verdict verdict = strata::model_coverage(model, machine, loaded.ignored_keys, par);
-  if (verdict.kind == strata::coverage_kind::refused) {
-    const bool by_ep = verdict.reasons.front().rfind("expert parallelism", 0) == 0;
-    const std::string from = o.devices || o.ep ? std::string(by_ep ? "--ep" : "--devices")
-                             : ma.gpu           ? std::string("the fit check")
-                                                : o.machine + "'s \"devices\"";
-    throw strata::config_error(by_ep ? "ep" : "devices", verdict.text() + " (" + model.name + " on " + machine.name +
-                                                             ", " + std::to_string(machine.devices) + " devices from " +
-                                                             from + ")");
-  }
-  if (fit && !fit->fits) std::cerr << "strata-eval: warning: " << fit->reason << "\n";
-  if (!ma.preset.empty()) strata::add_knobs_reason(verdict, ma.preset);
-  // A forced degree the memory does not hold (a degree the heads do not divide is the mapping's
-  // reason above, not a memory one).
-  if (fit && !fit->fits && fit->required_per_device > fit->usable_per_device) {
-    verdict.reasons.push_back("does not fit " + std::to_string(fit->devices) + " x " + ma.gpu->name +
-                              " (evaluated anyway)");
-    verdict.kind = strata::coverage_kind::approximated;
-  }
-
-  const double step_tokens = shape.mode == strata::phase::decode ? double(shape.batch)
-                                                                 : double(shape.batch) * double(shape.context);
-  std::optional<strata::decode_batch> batch;
-  if (!o.trace.empty() && shape.mode == strata::phase::decode) batch.emplace();
-  const strata::expert_histogram hist =
-      o.trace.empty() ? strata::expert_histogram{}
-                      : trace_histogram(o.trace, model, step_tokens, o, batch ? &*batch : nullptr);
-  // Totals (and, for JSON, the tree: a node per run of identical layers) from the distinct layers.
-  const auto r = strata::evaluate(model, shape, machine, par, hist,
-                                 o.json || ep ? strata::step_breakdown::tree : strata::step_breakdown::none);
-  const auto routings = strata::ep_routings(model, shape, par, hist);
-  // The busiest device's routing over the MoE layers (the largest imbalance) and one MoE layer's
-  // all-to-alls (each carries the same bytes under uniform routing).
-  const strata::ep_routing* worst = nullptr;
-  for (const auto& [layer, er] : routings) {
-    if (worst == nullptr || er.imbalance() > worst->imbalance()) worst = &er;
-  }
-  // Its busiest device: routings and expert copies read.
-  double busiest_load = 0.0, busiest_copies = 0.0;
-  if (worst != nullptr) {
-    const auto d = static_cast<std::size_t>(std::max_element(worst->load.begin(), worst->load.end()) - worst->load.begin());
-    busiest_load = worst->load[d];
-    busiest_copies = worst->touched[d];
-  }
-  const int moe_layers = model.moe_layers();
-  if (batch && !batch->note.empty()) std::cerr << "strata-eval: note: decode batch: " << batch->note << "\n";
-
-  // Per-operator time and energy, each including its all-reduce, so that the rows add up to the
-  // totals (strata::operator_results); under expert parallelism the rows are the tree's per layer.
-  const auto ops = ep ? std::vector<strata::operator_result>{} : strata::operator_results(model, shape, machine, hist);
-  const char* attention = par.attention == strata::attention_parallel::dp ? "dp" : "tp";
-
-  const char* phase = shape.mode == strata::phase::decode ? "decode" : "prefill";
+  if (auto bad = strata::eval_machine_misuse(req, o.machine, stratum)) throw usage_error{bad->message};
+  if (stratum) return run_stratum(o, model, strata::stratum_coverage(model, loaded.ignored_keys));
+  const strata::eval_machine ma = strata::load_eval_machine(o.machine, knob_set_of(o));
+  const strata::gpu_step_eval g = strata::evaluate_gpu_step(model, loaded.ignored_keys, ma, req, print_warning);
   if (o.json) {
-    strata::json j;
-    j["model"] = model.name;
-    j["machine"] = machine.name;
-    j["devices"] = machine.devices;
-    j["nodes"] = machine.nodes();
-    j["phase"] = phase;
-    j["batch"] = shape.batch;
-    j["context"] = shape.context;
-    j["routing"] = o.trace.empty() ? "uniform" : "trace";
-    if (fit) j["fit"] = *fit;
-    if (!ma.preset.empty()) j["knobs"] = strata::knobs_note(ma.preset, knob_set_of(o));
-    j["verdict"] = verdict.text();
-    j["feasible"] = r.feasible;
-    j["capacity"] = r.reason;
-    if (batch) {
-      j["decode_batch"] = {{"sequences", batch->sequences},
-                           {"max_per_sequence", batch->max_per_sequence},
-                           {"repeated_tokens", batch->repeated_tokens},
-                           {"note", batch->note}};
-    }
-    j["flops"] = r.flops.si();
-    j["bytes_B"] = {{"weights", r.weight_bytes.si()},
-                  {"kv", r.kv_bytes.si()},
-                  {"activations", r.activation_bytes.si()},
-                  {"links", r.link_bytes.si()}};
-    j["time_s"] = r.time.si();
-    j["energy_J"] = r.energy.si();
-    j["dynamic_energy_J"] = r.dynamic_energy.si();
-    // Every joule of the step by part: FLOPs, bytes out of the memory tiers, all-reduce bytes over
-    // the links (dynamic), and static power over the step (before the power cap).
-    j["energy_parts_J"] = {{"compute", r.compute_energy.si()},
-                           {"memory", r.memory_energy.si()},
-                           {"links", r.link_energy.si()},
-                           {"static", r.static_energy.si()}};
-    j["power_capped"] = r.power_capped;
-    j["tokens"] = r.tokens;
-    j["tokens_per_s"] = r.tokens_per_s;
-    j["tokens_per_J"] = tokens_per_J(r);
-    j["parallelism"] = par;
-    if (ep) {
-      const double per_layer = moe_layers > 0 ? r.alltoall_bytes.si() / (2.0 * moe_layers) : 0.0;
-      j["alltoall"] = {{"time_s", r.alltoall_time.si()},
-                       {"bytes_B", r.alltoall_bytes.si()},
-                       {"dispatch_bytes_per_layer_B", per_layer},
-                       {"combine_bytes_per_layer_B", per_layer},
-                       {"time_per_layer_s", moe_layers > 0 ? r.alltoall_time.si() / moe_layers : 0.0}};
-      j["busiest_device"] = {{"routings", busiest_load},
-                             {"mean_routings", worst ? worst->routings / worst->devices : 0.0},
-                             {"imbalance", worst ? worst->imbalance() : 1.0},
-                             {"expert_copies_read", busiest_copies}};
-    }
-    strata::json jops = strata::json::array();
-    for (const auto& row : ep ? tree_rows(r.breakdown) : std::vector<tree_row>{}) {
-      jops.push_back({{"name", row.name}, {"layers", row.layers}, {"time_s", row.node->time.si()}, {"energy_J", row.node->energy.si()}});
-    }
-    for (const auto& op : ops) {
-      jops.push_back({{"name", op.name},
-                      {"kind", strata::to_string(op.kind)},
-                      {"layer", op.layer},
-                      {"expert", op.expert},
-                      {"flops", op.flops.si()},
-                      {"bytes_B", op.bytes.si()},
-                      {"time_s", op.time.si()},
-                      {"energy_J", op.energy.si()},
-                      {"bound", op.compute_bound ? "compute" : "memory"}});
-    }
-    j["ops"] = std::move(jops);
-    j["breakdown"] = r.breakdown;
-    print_json(std::move(j), units_of(o.units));
+    print_json(strata::step_eval_json(g), units_of(o.units));
     return 0;
   }
-
+  const auto& r = g.r;
+  const auto& machine = g.machine;
+  const auto& fit = g.fit;
+  const auto& verdict = g.verdict;
+  const auto& batch = g.batch;
+  const auto& par = g.par;
+  const bool ep = g.ep();
+  const auto* worst = g.worst ? &*g.worst : nullptr;
+  const double busiest_load = g.busiest_load, busiest_copies = g.busiest_copies;
+  const int moe_layers = g.moe_layers;
+  const char* attention = par.attention == strata::attention_parallel::dp ? "dp" : "tp";
+  const char* phase = shape.mode == strata::phase::decode ? "decode" : "prefill";
   std::cout << "strata-eval: " << model.name << " on " << machine.name << " (" << machine.devices
             << (ep ? " devices, EP " + std::to_string(par.ep) + ", attention " + attention + ")"
                 : machine.devices > 1 ? std::string(" devices in tensor parallel)") : std::string(" device)"))
@@ -600,7 +304,7 @@ int run_eval(const options& o) {
             << "  energy               " << num(r.energy.si()) << " J (dynamic " << num(r.dynamic_energy.si())
             << " J" << (r.power_capped ? ", capped at the power limit" : "") << ")\n"
             << "  tokens/s             " << num(r.tokens_per_s) << "\n"
-            << "  tokens/J             " << num(tokens_per_J(r)) << "\n";
+            << "  tokens/J             " << num(strata::eval_tokens_per_J(r)) << "\n";
   if (ep) {
     std::cout << "\nexpert parallelism: EP " << par.ep << ", attention " << attention << ", " << par.redundant_experts
               << " redundant expert slots per device, imbalance " << (o.trace.empty() ? o.ep_imbalance : std::string("measured (trace)"))
@@ -622,7 +326,7 @@ int run_eval(const options& o) {
   if (ep) {
     std::cout << "\nper operator, per layer (time and energy include the operator's all-reduce or all-to-all)\n";
     std::cout << pad("op", 40) << pad("layers", 8, true) << pad("time (us)", 12, true) << pad("energy (mJ)", 13, true) << "\n";
-    for (const auto& row : tree_rows(r.breakdown)) {
+    for (const auto& row : strata::eval_tree_rows(r.breakdown)) {
       std::cout << pad(row.name, 40) << pad(std::to_string(row.layers), 8, true)
                 << pad(num(row.node->time.si() * 1e6, "%.3f"), 12, true)
                 << pad(num(row.node->energy.si() * 1e3, "%.4f"), 13, true) << "\n";
@@ -630,10 +334,9 @@ int run_eval(const options& o) {
     return 0;
   }
   std::cout << "\nper operator (time and energy include the operator's all-reduce)\n";
-  strata::write_operator_table(std::cout, ops);
+  strata::write_operator_table(std::cout, g.ops);
   return 0;
 }
-
 
 }  // namespace
 
@@ -673,7 +376,7 @@ command add_eval(CLI::App& app) {
       ->needs(trace);
   auto* trace_seed = sub->add_option("--trace-seed", o->trace_seed, "decode: seed of the random sequences and positions (default 0)")
       ->needs(trace);
-  auto* trace_reuse = sub->add_flag("--trace-reuse", o->trace_reuse,
+  sub->add_flag("--trace-reuse", o->trace_reuse,
                 "decode: allow fewer sequences than the batch (reported), else refused")
       ->needs(trace);
   auto* json = sub->add_flag("--json", o->json,
@@ -722,10 +425,11 @@ command add_eval(CLI::App& app) {
                   "maximum of the device loads) or mean (perfect balance)")
       ->check(CLI::IsMember({"expected_max", "mean"}))
       ->needs(ep);
-  return {sub, [o, required, max_devices, gpu_knobs, trace_position, trace_seed, trace_reuse, ep_imbalance]() -> int {
+  return {sub, [o, required, max_devices, gpu_knobs, trace_position, trace_seed, ep_imbalance]() -> int {
             o->given_max_devices = max_devices->count() > 0;
             o->given_gpu_knobs = gpu_knobs->count() > 0;
-            o->given_trace_choice = trace_position->count() + trace_seed->count() + trace_reuse->count() > 0;
+            o->given_trace_position = trace_position->count() > 0;
+            o->given_trace_seed = trace_seed->count() > 0;
             o->given_ep_imbalance = ep_imbalance->count() > 0;
             if (!o->list) {
               for (const auto* opt : required) {

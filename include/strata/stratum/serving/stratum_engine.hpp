@@ -113,7 +113,7 @@ class stratum_engine_costs {
         if (m_->uses_hits) h += m_->hit(r, std::max(0, s.gen[r] - 1), layout_);
       }
       const double b = static_cast<double>(running.size());
-      next_decode = m_->decode(static_cast<int>(running.size()), ctx / b, h / b).time_s;
+      next_decode = decode(static_cast<int>(running.size()), ctx / b, h / b).time_s;
     }
     const schedule_state state{t, owed_, static_cast<int>(running.size()), std::numeric_limits<std::int64_t>::max() / 4,
                                layout_, next_decode};
@@ -195,7 +195,7 @@ class stratum_engine_costs {
     if (ms.decodes > 0) {
       const double d = ms.decodes;
       const double h = m_->uses_hits ? hit_sum_ / d : 0.0;
-      const step_cost dc = m_->decode(ms.decodes, ms.decode_context / d, h);
+      const step_cost dc = decode(ms.decodes, ms.decode_context / d, h);
       c.time_s += dc.time_s;
       c.energy_j += dc.energy_j;
       c_.hit_tokens += h * d;
@@ -209,6 +209,17 @@ class stratum_engine_costs {
   [[nodiscard]] int layout() const { return layout_; }
 
  private:
+  /// The decode cost, the last one kept: a step's estimate (`admission`) and its charge (`mixed`)
+  /// ask for the same batch, context and hit rate when every running request decodes.
+  step_cost decode(int b, double ctx, double h) {
+    if (b != last_b_ || ctx != last_ctx_ || h != last_h_) {
+      last_decode_ = m_->decode(b, ctx, h);
+      last_b_ = b;
+      last_ctx_ = ctx;
+      last_h_ = h;
+    }
+    return last_decode_;
+  }
   /// A prefill of `g`'s prompts: b prompts of their mean length (as the paper's loop charges it).
   step_cost prefill_of(const std::vector<std::size_t>& g) const {
     double p = 0.0;
@@ -228,7 +239,9 @@ class stratum_engine_costs {
   std::vector<std::size_t> rest_;
   int layout_ = -1, pending_label_ = -1, chunks_ = 0;
   double owed_ = 0.0, hit_sum_ = 0.0;
-  step_cost swap_{};
+  step_cost swap_{}, last_decode_{};
+  int last_b_ = -1;
+  double last_ctx_ = -1.0, last_h_ = -1.0;
   stratum_engine_counts c_;
 };
 

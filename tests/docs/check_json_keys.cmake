@@ -67,6 +67,7 @@ _check(eval --model DeepSeek-V2-Lite --machine h100_sxm5 --phase decode --batch 
 _check(hcrmap --model DeepSeek-V2-Lite --trace tests/data/traces/dsv2lite_esft_trace_intent.csv --mode prefill
        --max-windows 1 --layers 2 --policy hcrmap)
 _check(serve examples/scenarios/serve_mixtral_stages.json)
+_check(serve examples/scenarios/serve_mixtral_engine.json)
 
 if(_findings)
   list(JOIN _findings "\n  " _text)

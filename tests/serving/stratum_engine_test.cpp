@@ -241,6 +241,44 @@ TEST_CASE("stratum engine: a request the KV cannot hold and an unchunked prompt 
   CHECK(r.reason.find("max_num_batched_tokens") != std::string::npos);
 }
 
+TEST_CASE("stratum engine: a KV cache too small for the batch preempts by recompute and still serves every token") {
+  auto m = se_hand_model(2);
+  m.kv_tokens = 64;  // 4 blocks of 16: each request alone needs ⌈(20 + 30 − 1)/16⌉ = 4
+  const std::vector<request> reqs{se_req(0.0, 20, 30, 0), se_req(0.0, 20, 30, 1), se_req(0.01, 20, 30, 0)};
+  const std::vector<int> labels{0, 1, 0};
+  const std::vector<double> ready{0.0, 0.0, 0.01}, device{0.0, 0.0, 0.0};
+  for (auto pol : {schedule_policy::fcfs, schedule_policy::topic}) {
+    CAPTURE(static_cast<int>(pol));
+    auto sp = se_engine_sched(pol);
+    auto small = se_hand_model(pol == schedule_policy::fcfs ? 1 : 2);
+    small.kv_tokens = m.kv_tokens;
+    const auto r = detail::run_stratum_engine(reqs, pol == schedule_policy::fcfs ? std::vector<int>(3, 0) : labels, ready,
+                                              device, sp, small);
+    REQUIRE(r.feasible);
+    CHECK(r.output_tokens == 90);
+    for (std::size_t i = 0; i < reqs.size(); ++i) {
+      CHECK(r.finish_s[i] > r.first_token_s[i]);
+      CHECK(r.first_token_s[i] >= reqs[i].arrival_s);
+    }
+    // The same requests with room for all: never slower with less KV (here strictly, recompute
+    // and smaller batches).
+    auto roomy = pol == schedule_policy::fcfs ? se_hand_model(1) : se_hand_model(2);
+    const auto big = detail::run_stratum_engine(reqs, pol == schedule_policy::fcfs ? std::vector<int>(3, 0) : labels,
+                                                ready, device, sp, roomy);
+    REQUIRE(big.feasible);
+    CHECK(big.preemptions == 0);
+    CHECK(r.makespan_s > big.makespan_s);
+  }
+  auto sp = se_engine_sched(schedule_policy::fcfs);
+  const auto r = detail::run_stratum_engine(reqs, std::vector<int>(3, 0), ready, device, sp, [] {
+    auto x = se_hand_model(1);
+    x.kv_tokens = 64;
+    return x;
+  }());
+  REQUIRE(r.feasible);
+  CHECK(r.preemptions > 0);  // FCFS admits both prompts (2 blocks each), and their decodes outgrow the 4 blocks
+}
+
 TEST_CASE("stratum engine: bad engine settings are config_errors naming the key") {
   scheduler_params sp;
   sp.engine.block_size = 0;

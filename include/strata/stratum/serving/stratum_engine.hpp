@@ -104,9 +104,9 @@ class stratum_engine_costs {
     if (q_.empty()) return 0;
     const auto& reqs = *reqs_;
     const auto& s = *st_;
-    // The next decode step's time, as the paper's loop estimates it.
+    // The next decode step's time, as the paper's loop estimates it (the topic batcher's; FCFS reads none).
     double next_decode = 0.0;
-    if (!running.empty()) {
+    if (!running.empty() && sp_.policy == schedule_policy::topic) {
       double ctx = 0.0, h = 0.0;
       for (std::size_t r : running) {
         ctx += static_cast<double>(s.computed[r]);

@@ -78,11 +78,14 @@ eigen_allowed() {
   esac
 }
 # A reader or writer of JSON is named *_json.hpp (STYLE rule 3: JSON only in io headers), and
-# report/scenario_files.hpp loads the files a scenario names (a DQN checkpoint among them).
+# report/scenario_files.hpp loads the files a scenario names (a DQN checkpoint among them), and
+# report/eval_step.hpp is the CLI's and the Python module's `eval`: it reads machine files and
+# writes the step as the CLI's JSON document.
 json_allowed() {
   case "$1" in
     strata/strata.hpp | strata/json.hpp | strata/core/json.hpp | strata/core/json_plain.hpp | \
-      strata/workload/hf_config.hpp | strata/report/scenario_files.hpp | strata/*_json.hpp) return 0 ;;
+      strata/workload/hf_config.hpp | strata/report/scenario_files.hpp | strata/report/eval_step.hpp | \
+      strata/*_json.hpp) return 0 ;;
     *) return 1 ;;
   esac
 }

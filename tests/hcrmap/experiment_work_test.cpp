@@ -62,8 +62,10 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
     CAPTURE(entry.path().string());
     const std::string text = text_of_file(entry.path());
     if (entry.path().filename().string().rfind("serve_", 0) == 0) {
-      // The shipped serving scenarios run within serving_limits().
-      const auto r = run_scenario(read_serving_scenario(text), (repo_root / "tests" / "data").string());
+      // The shipped serving scenarios run within serving_limits(); their paths resolve as the CLI
+      // resolves them: beside the scenario file first, then in the data directory.
+      const auto r = run_scenario(read_serving_scenario(text), (repo_root / "tests" / "data").string(),
+                                  entry.path().parent_path().string());
       CHECK((r.has_stratum ? r.stratum.feasible : r.gpu.feasible));
       ++serving;
       continue;

@@ -51,6 +51,18 @@ cat >"$sc/olmoe_list.json" <<'JSON'
  "scheduler": {"policy": "topic", "ttft_slo": "500 ms", "max_batch": 8, "max_prefill": 4, "kv_tokens": 4096},
  "gpu": {"name": "rtx_a6000", "gpus": 2, "compare": true}}
 JSON
+# The Stratum system through the engine (scheduler.loop "engine"): the example, and a small KV with
+# a small budget (chunked prompts, preemption by recompute, the topic batcher's swaps).
+sed 's/"count": 500/"count": 60/' "$root/examples/scenarios/serve_mixtral_engine.json" >"$sc/mixtral_engine.json"
+cat >"$sc/olmoe_engine_preempt.json" <<'JSON'
+{"system": "stratum-s", "model": "OLMoE-1B-7B-0924",
+ "requests": {"topics": ["arxiv", "github", "wikipedia"], "rate": 50, "count": 40,
+              "prompt": {"kind": "uniform", "min": 16, "max": 300}, "output": {"kind": "uniform", "min": 1, "max": 200}},
+ "usage": {"counts_model": "OLMoE-1B-7B-0824", "selection": "topk8", "checkpoint": "pretrained"},
+ "scheduler": {"policy": "topic", "max_batch": 8, "max_prefill": 4, "kv_tokens": 1024, "loop": "engine",
+               "engine": {"max_num_batched_tokens": 64, "block_size": 8}},
+ "gpu": {"compare": false}}
+JSON
 # Replicas behind a router and prefill/decode disaggregation (serving/cluster.hpp).
 cat >"$sc/gpu_replicas.json" <<'JSON'
 {"system": "none", "model": "Mixtral-8x7B", "requests": {"topics": ["t"], "rate": 20, "count": 60},

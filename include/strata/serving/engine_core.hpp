@@ -17,6 +17,13 @@
 /// costs a step from every rank's part (`ranked_step_cost_source`); `gpu_step_costs`
 /// (`step_costs.hpp`) is both, and any machine that supplies the two serves through the same core.
 ///
+/// A machine's own scheduling policy (`engine_policy_source`, detected with `requires`, so a
+/// source without it, the GPUs', steps exactly as before): before a rank admits waiting requests,
+/// `admission(waiting, running, t)` may reorder its waiting queue and returns how many at its head
+/// may join the step (0: none; the budget, blocks and cap still bound them); once the step is
+/// scheduled, `scheduled(sched)` sees its (request, tokens) pairs before `mixed` costs it (the
+/// Stratum system's topic batcher and row swaps, `stratum/serving/stratum_engine.hpp`). One rank only.
+///
 /// Roles. A `colocated` engine runs a request from prefill to its last token. A `prefill` engine
 /// (disaggregated serving) runs it to its first token and hands it off (its blocks freed). A
 /// `decode` engine admits handed-off requests whose prompt KV arrived from a prefill engine: their
@@ -55,6 +62,15 @@ template <class C>
 concept ranked_step_cost_source = step_cost_source<C> && requires(C& c, const std::vector<mixed_step>& v) {
   { c.mixed_ranks(v) } -> std::convertible_to<step_cost>;
 };
+
+/// A machine that also schedules: its admission order and a look at each scheduled step (file comment).
+template <class C>
+concept engine_policy_source =
+    step_cost_source<C> && requires(C& c, std::deque<std::size_t>& waiting, const std::vector<std::size_t>& running,
+                                    double t, const std::vector<std::pair<std::size_t, std::int64_t>>& sched) {
+      { c.admission(waiting, running, t) } -> std::convertible_to<std::size_t>;
+      c.scheduled(sched);
+    };
 
 /// What an engine does with its requests (file comment).
 enum class engine_role { colocated, prefill, decode };
@@ -168,6 +184,9 @@ class engine_core {
       detail::require(ranks == 1, "strata.engine", "ranks", ranks, "1: the step costs cost no DP ranks (mixed_ranks)");
     }
     detail::require(ranks >= 1, "strata.engine", "ranks", ranks, "at least 1");
+    if constexpr (engine_policy_source<Costs>) {
+      detail::require(ranks == 1, "strata.engine", "ranks", ranks, "1: a machine's own admission policy schedules one rank");
+    }
     bs_ = ep.block_size;
     shared_prefix_ = detail::engine_shared_prefix(reqs, ep);
     prefix_blocks_ = ep.enable_prefix_caching ? shared_prefix_ / bs_ : 0;
@@ -267,6 +286,7 @@ class engine_core {
     for (const auto& e : rk_) idle = idle && e.waiting.empty() && e.running.empty();
     if (idle) return out;
     bool any = false;
+    now_ = t;
     for (std::size_t k = 0; k < rk_.size(); ++k) {
       schedule(k);
       any = any || !rk_[k].sched.empty();
@@ -289,6 +309,7 @@ class engine_core {
       out.status = engine_step_status::preempted;
       return out;
     }
+    if constexpr (engine_policy_source<Costs>) costs_->scheduled(rk_.front().sched);
     // One pass over every scheduled token of every rank.
     const auto& reqs = *reqs_;
     auto& s_ = *st_;
@@ -489,7 +510,14 @@ class engine_core {
       budget -= nn;
       ++i;
     }
-    while (!preempted && !waiting.empty() && budget > 0 && static_cast<int>(running.size()) < lim_.max_num_seqs) {
+    // A machine's own policy picks which waiting requests may join, and how many (file comment).
+    std::size_t admit_left = std::numeric_limits<std::size_t>::max();
+    if constexpr (engine_policy_source<Costs>) {
+      if (!preempted) admit_left = costs_->admission(waiting, running, now_);
+    }
+    while (!preempted && admit_left > 0 && !waiting.empty() && budget > 0 &&
+           static_cast<int>(running.size()) < lim_.max_num_seqs) {
+      --admit_left;
       const std::size_t r = waiting.front();
       const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r];
       std::int64_t hit = 0, su = 0;
@@ -546,6 +574,7 @@ class engine_core {
   std::unordered_map<std::int64_t, detail::engine_turn_cache> turns_;  ///< conversation → its last finished turn
   bool conversations_ = false;  ///< some request belongs to a conversation
   double sched_t_ = 0.0;        ///< when the last step started (async scheduling's cutoff)
+  double now_ = 0.0;            ///< when the step being scheduled starts (a policy's clock)
   std::vector<std::pair<double, double>> gaps_, step_gaps_;
   engine_counters c_;
   std::int64_t bs_ = 16, shared_prefix_ = 0, prefix_blocks_ = 0;

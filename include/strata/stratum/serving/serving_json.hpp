@@ -19,7 +19,9 @@
 ///            "counts_model": "Mixtral-8x7B-v0.1", "selection": "topk2", "checkpoint": "pretrained"},
 ///  "classifier": {"accuracy": 0.945, "latency": "0 s", "on_device": true},
 ///  "scheduler": {"policy": "topic", "ttft_slo": "2 s", "tbt_slo": "200 ms", "max_batch": 64,
-///                "client_overhead": "0 s"},
+///                "client_overhead": "0 s", "loop": "stratum",
+///                "engine": {"max_num_batched_tokens": 2048, "block_size": 16, "enable_chunked_prefill": true,
+///                           "enable_prefix_caching": true}},
 ///  "gpu": {"name": "h100_sxm5", "gpus": 0, "compare": true, "scheduler": "engine",
 ///          "engine": {"max_num_batched_tokens": null, "max_num_seqs": null, "usage_context": "openai_api_server",
 ///                     "gpu_memory_utilization": 0.9, "block_size": 16, "enable_chunked_prefill": true,
@@ -623,7 +625,7 @@ inline void summary_line(std::ostream& os, const serving_result& r) {
      << "  mean TTFT " << r.ttft.mean_s * 1e3 << " ms, ITL " << r.itl.mean_s * 1e3 << " ms, TPOT " << r.tpot.mean_s * 1e3
      << " ms, E2E " << r.e2e.mean_s << " s (p50/p90/p99 " << r.e2e.p50_s << " / " << r.e2e.p90_s << " / " << r.e2e.p99_s
      << " s)\n";
-  if (r.policy == "engine") {
+  if (r.policy == "engine" || r.policy.starts_with("engine (")) {  // the GPUs', or Stratum's through the engine
     os << "  engine steps: " << r.mixed_steps << " mixed, " << r.decode_steps << " decode, " << r.prefill_steps
        << " prefill; " << r.preemptions << " preemptions, " << r.prefix_cached_tokens << " prompt tokens from the prefix cache, KV "
        << r.kv_tokens << " tokens\n";
@@ -642,7 +644,7 @@ inline void summary_line(std::ostream& os, const serving_result& r) {
        << " req/s, served " << st.served_rps << " req/s, mean TTFT " << st.ttft.mean_s * 1e3 << " ms, ITL "
        << st.itl_mean_s * 1e3 << " ms, E2E " << st.e2e.mean_s << " s\n";
   }
-  if (r.policy == "topic" || r.hot_hit_rate > 0.0) {
+  if (r.policy == "topic" || r.policy == "engine (topic)" || r.hot_hit_rate > 0.0) {
     os << "  hot-hit rate " << r.hot_hit_rate * 100 << " % (mix layout " << r.mix_hit_rate * 100 << " %), swaps " << r.swaps
        << " (" << r.swap_share * 100 << " % of busy time), classifier " << r.classifier_share * 100 << " % of busy time, labels right "
        << r.label_accuracy * 100 << " %\n";

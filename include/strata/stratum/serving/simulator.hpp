@@ -75,6 +75,7 @@
 #include "strata/stratum/serving/requests.hpp"
 #include "strata/stratum/serving/scheduler.hpp"
 #include "strata/stratum/serving/step_costs.hpp"
+#include "strata/stratum/serving/stratum_engine.hpp"
 #include "strata/stratum/serving/topic_usage.hpp"
 #include "strata/stratum/system.hpp"
 #include "strata/workload/trace.hpp"
@@ -986,6 +987,109 @@ inline serving_result run_engine_cluster(const std::vector<request>& reqs, const
   return out;
 }
 
+/// The engine settings of the Stratum system under `serving_loop::engine` (`scheduler.hpp`):
+/// `sp.engine`'s budget, blocks, chunking and prefix caching, `sp.max_batch` sequences, no host
+/// time (`stratum_engine.hpp`).
+template <class = void>
+inline engine_params stratum_engine_settings(const scheduler_params& sp) {
+  engine_params ep;
+  ep.max_num_batched_tokens = sp.engine.max_num_batched_tokens;
+  ep.max_num_seqs = sp.max_batch;
+  ep.block_size = sp.engine.block_size;
+  ep.enable_chunked_prefill = sp.engine.enable_chunked_prefill;
+  ep.enable_prefix_caching = sp.engine.enable_prefix_caching;
+  ep.host = engine_host_params::none();
+  return ep;
+}
+
+/// The Stratum system served through the engine (`stratum_engine.hpp`): `run_serving`'s inputs
+/// (`labels[r]`, `ready[r]` = arrival + classifier latency, `device_s[r]` the classifier's device
+/// time, the cost callbacks `sm`), one engine core of ⌊kv_tokens / block_size⌋ blocks under
+/// `sp.engine` and `sp.max_batch` (`stratum_engine_settings`), costed and scheduled by
+/// `stratum_engine_costs`; requests reach it at their ready times.
+template <class = void>
+inline serving_result run_stratum_engine(const std::vector<request>& reqs, const std::vector<int>& labels,
+                                         const std::vector<double>& ready, const std::vector<double>& device_s,
+                                         const scheduler_params& sp, const serving_model& sm) {
+  const std::size_t n = reqs.size();
+  serving_result out;
+  out.requests = static_cast<std::int64_t>(n);
+  const engine_params ep = stratum_engine_settings(sp);
+  const engine_limits lim{.max_num_batched_tokens = sp.engine.max_num_batched_tokens, .max_num_seqs = sp.max_batch};
+  const std::int64_t blocks = sm.kv_tokens / ep.block_size;
+  out.kv_tokens = blocks * ep.block_size;
+  const auto order = arrival_order(reqs);
+  std::vector<std::size_t> admit(n);
+  for (std::size_t i = 0; i < n; ++i) admit[i] = i;
+  std::stable_sort(admit.begin(), admit.end(), [&](std::size_t a, std::size_t b) { return ready[a] < ready[b]; });
+  engine_request_state st(n);
+  stratum_engine_costs<serving_model> costs(reqs, labels, st, sm, sp);
+  engine_core<stratum_engine_costs<serving_model>> core(reqs, st, ep, lim, blocks, costs);
+  for (std::size_t r = 0; r < n; ++r) {
+    auto why = core.unfit(r);
+    if (why.empty()) why = core.unfit_prompt(r);
+    if (!why.empty()) {
+      out.feasible = false;
+      out.reason = std::move(why);
+      return out;
+    }
+  }
+  double t = 0.0;
+  std::size_t next = 0, done = 0;
+  little_area little;
+  std::vector<std::size_t> finished, handed;
+  std::int64_t passes = 0;
+  const std::int64_t max_passes = engine_pass_bound(reqs, lim);
+  while (done < n) {
+    if (++passes > max_passes + core.counters().extra_passes) {
+      out.feasible = false;
+      out.reason = "the engine scheduler made no progress after " +
+                   std::to_string(max_passes + core.counters().extra_passes) + " steps";
+      return out;
+    }
+    while (next < n && ready[admit[next]] <= t) {
+      core.admit(admit[next], ready[admit[next]]);
+      costs.owe(device_s[admit[next]]);
+      ++next;
+    }
+    const engine_step step = core.begin_step(t);
+    if (step.status == engine_step_status::idle) {
+      if (next >= n) {
+        out.feasible = false;
+        out.reason = "the engine stopped with " + std::to_string(n - done) + " requests unfinished";
+        return out;
+      }
+      const double tn = std::max(t, ready[admit[next]]);
+      little.advance(reqs, order, tn);
+      t = tn;
+      continue;
+    }
+    if (step.status == engine_step_status::stuck) {
+      out.feasible = false;
+      out.reason = step.reason;
+      return out;
+    }
+    if (step.status == engine_step_status::preempted) continue;
+    const double t_end = t + step.time_s;
+    little.advance(reqs, order, t_end);
+    t = t_end;
+    finished.clear();
+    core.end_step(t, finished, handed);
+    little.in_system -= static_cast<std::int64_t>(finished.size());
+    done += finished.size();
+  }
+  out.engine_requests = {static_cast<std::int64_t>(n)};
+  engine_results(out, reqs, reqs[order.back()].arrival_s, st, core.gaps(), little.area, t, core.counters(), sp);
+  const auto& c = costs.counts();
+  out.swaps = c.swaps;
+  out.swap_time_s = c.swap_time_s;
+  out.classifier_time_s = c.classifier_time_s;
+  out.swap_share = out.busy_time_s > 0.0 ? out.swap_time_s / out.busy_time_s : 0.0;
+  out.classifier_share = out.busy_time_s > 0.0 ? out.classifier_time_s / out.busy_time_s : 0.0;
+  out.hot_hit_rate = c.decode_tokens > 0.0 ? c.hit_tokens / c.decode_tokens : 0.0;
+  return out;
+}
+
 /// KV tokens the rows between the packs hold (the smallest stage).
 template <class = void>
 inline std::int64_t stratum_kv_tokens(const stratum_machine<>& sm, const model& m, const stratum_placement& pl) {
@@ -1200,9 +1304,12 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
       return H[static_cast<std::size_t>(reqs[r].topic)][static_cast<std::size_t>(k < 0 ? T : k)];
     };
   }
-  auto out = detail::run_serving(reqs, labels, ready, device, setup.scheduler, model_cb);
+  // The paper's loop (Stratum §6, Fig. 6), or the engine the GPUs serve through (`scheduler.loop`).
+  const bool engine = setup.scheduler.loop == serving_loop::engine;
+  auto out = engine ? detail::run_stratum_engine(reqs, labels, ready, device, setup.scheduler, model_cb)
+                    : detail::run_serving(reqs, labels, ready, device, setup.scheduler, model_cb);
   out.system = res.system;
-  out.policy = res.policy;
+  out.policy = engine ? "engine (" + res.policy + ")" : res.policy;
   out.topic_hit_rates = res.topic_hit_rates;
   out.mix_hit_rate = res.mix_hit_rate;
   out.label_accuracy = res.label_accuracy;

@@ -81,8 +81,10 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
   }
   CHECK(studies == 6);  // fig7_budget, fig7_sram_capacity, fig7_hbm_capacity, fig8_pressure, decode_shape_kv_{hbm_first,dram}
   // serve_mixtral, serve_mixtral_stages, serve_mixtral_ep, serve_dsv2lite_trace, the three measured
-  // vLLM runs serve_mixtral_vllm_{general,codegen,roleplay} and serve_gpu_only_h200 (no Stratum)
-  CHECK(serving == 8);
+  // vLLM runs serve_mixtral_vllm_{general,codegen,roleplay}, serve_gpu_only_h200 (no Stratum),
+  // serve_machines (three machines, one a machine file) and serve_mixtral_engine (Stratum through
+  // the engine)
+  CHECK(serving == 10);
   CHECK(largest_study == 10616832);  // fig7_*: 6 points x 6 policies x 4 windows x 6 layers x 2048 x top-6 (docs/cli.md)
   // The paper report's suite: prefill 7 policies and decode 12, each with the greedy ablation.
   std::int64_t largest_experiment = 0;

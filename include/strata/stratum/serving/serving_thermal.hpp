@@ -64,6 +64,22 @@
 namespace strata {
 inline namespace v0 {
 
+/// Bounds of the thermal coupling's work (`serving_thermal_limits`).
+struct serving_thermal_input_limits {
+  /// Windows one run may take (its makespan / Δ): more is a `config_error` naming
+  /// `thermal.window_s`, raised before the windows are stepped. Each window costs at most two
+  /// solves of the stack's network (about 50 µs in the block model), a window of a settled, idle
+  /// stack almost nothing. [Design choice: 2^21, 10 485 s of serving at the 5 ms default]
+  std::int64_t windows = std::int64_t{1} << 21;
+};
+
+/// The process-wide bounds of the coupling (a fuzz target lowers them).
+template <class = void>
+inline serving_thermal_input_limits& serving_thermal_limits() {
+  static serving_thermal_input_limits l;
+  return l;
+}
+
 /// The thermal coupling of a Stratum serving run (file comment); the scenario key `thermal`.
 struct serving_thermal_params {
   /// Couple the run to the stack's temperature. [false: every result as without the model]
@@ -330,9 +346,6 @@ class stratum_stack_monitor {
     return r;
   }
 
-  /// The most windows a run may take (its makespan / Δ): more is a `config_error` naming
-  /// `thermal.window_s`. [2²¹: about 10 s of the block model's transient]
-  static constexpr std::int64_t max_windows = std::int64_t{1} << 21;
   static constexpr int steps_per_window = 2;
   /// A window that moves no node by more than this (K) leaves the stack settled: the next windows
   /// of the same power are not stepped (file comment of `close_window`).
@@ -367,6 +380,7 @@ class stratum_stack_monitor {
   void add_power(double until, double logic_W, double dram_W) {
     // The windows this closes, bounded before any is stepped.
     const double ahead = (until - w_start_) / p_.window_s;
+    const std::int64_t max_windows = serving_thermal_limits().windows;
     if (!(ahead < static_cast<double>(max_windows - r_.windows))) {
       throw config_error("thermal.window_s", "[strata.serving.thermal] thermal.window_s: the run spans more than " +
                                                  std::to_string(max_windows) + " windows of " +

@@ -31,8 +31,13 @@
 ///          "disaggregation": {"prefill": 0, "decode": 0,
 ///                             "link": {"kind": "network", "bandwidth": null, "latency": null}}},
 ///  "trace": {"path": "traces/dsv2lite_esft_trace_intent.csv", "experts": 64,
-///            "label": "intent", "prompt_fraction": 0.5}}
+///            "label": "intent", "prompt_fraction": 0.5},
+///  "thermal": {"enabled": false, "window_s": 0.005, "throttle_factor": 0.5, "limit_C": 85,
+///              "cold_plate_h_W_m2K": 1.11e5, "coolant_C": 45, "grid": 0, "max_series": 512}}
 /// \endcode
+/// `thermal` couples the Stratum run to its die stack's temperature (`serving_thermal.hpp`: refresh
+/// and throttling that follow the hottest DRAM cell; off by default, every result then unchanged);
+/// its results are `serving_report::thermal` (`has_thermal`), a `thermal` key only when it is on.
 /// `gpu.scheduler` is the GPU baseline's (`engine.hpp`: `engine`, vLLM V1's, or `fcfs`, the
 /// former one); `gpu.engine` its settings: an unset (null or absent) `max_num_batched_tokens` or
 /// `max_num_seqs` is vLLM's default for the card and `usage_context` (`engine_limits_of`; 8192 and

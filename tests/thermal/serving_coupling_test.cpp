@@ -109,7 +109,10 @@ TEST_CASE("serving thermal coupling: at low load nothing changes, to the bit") {
   CHECK(plain.thermal.windows == 0);
 }
 
-TEST_CASE("serving thermal coupling: reduced cooling at saturating load throttles and doubles refresh") {
+// Three runs of 150 requests; the sanitizer pass (suite `long` left out) still throttles in the
+// cases below.
+TEST_CASE("serving thermal coupling: reduced cooling at saturating load throttles and doubles refresh" *
+          doctest::test_suite("long")) {
   const auto setup = coupling_setup();
   const auto reqs = coupling_requests(100.0, 150);
   const auto off = simulate_stratum(setup, reqs);

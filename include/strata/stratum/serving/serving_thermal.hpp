@@ -299,7 +299,7 @@ class stratum_stack_monitor {
   /// it takes (file comment) and feeds its power to the stack.
   template <class = void>
   step_cost step(double t0, detail::serving_step_kind k, const step_cost& c) {
-    advance(t0, static_W_, refresh_W_ * refresh_multiplier());
+    advance(t0);
     const double m = refresh_multiplier();
     if (k == detail::serving_step_kind::decode) {
       if (!throttled_ && !hot_) {  // below every threshold: the step as costed, to the bit
@@ -328,7 +328,7 @@ class stratum_stack_monitor {
   /// returns the result; `busy_s` is the run's busy time (for `throughput_lost`).
   template <class = void>
   serving_thermal_result finish(double t_end, double busy_s) {
-    advance(t_end, static_W_, refresh_W_ * refresh_multiplier());
+    advance(t_end);
     if (now_ > w_start_ + 1e-9 * p_.window_s || r_.windows == 0) {
       add_power(w_start_ + p_.window_s, static_W_, refresh_W_ * refresh_multiplier());
     }
@@ -372,13 +372,9 @@ class stratum_stack_monitor {
     }
     add_power(now_ + dt, logic_J / dt, dram_J / dt);
   }
-  /// Fills [now, t) with the background at the current refresh rate.
-  void advance(double t, double logic_W, double dram_W) {
-    if (t > now_) add_power(t, logic_W, dram_W);
-  }
-  /// Constant power from now to `until`, closing every window that ends on the way.
-  void add_power(double until, double logic_W, double dram_W) {
-    // The windows this closes, bounded before any is stepped.
+  /// Throws `config_error` naming `thermal.window_s` when reaching `until` would close more
+  /// windows than `serving_thermal_limits()` allows: checked before any of them is stepped.
+  void check_windows(double until) const {
     const double ahead = (until - w_start_) / p_.window_s;
     const std::int64_t max_windows = serving_thermal_limits().windows;
     if (!(ahead < static_cast<double>(max_windows - r_.windows))) {
@@ -386,6 +382,20 @@ class stratum_stack_monitor {
                                                  std::to_string(max_windows) + " windows of " +
                                                  detail::to_text(p_.window_s) + " s; take a longer window");
     }
+  }
+  /// Fills [now, t) with the chips' background, window by window: each window at the refresh rate
+  /// the one before it left.
+  void advance(double t) {
+    check_windows(t);
+    while (t > now_) {
+      const double end = std::min(t, w_start_ + p_.window_s);
+      add_power(end, static_W_, refresh_W_ * refresh_multiplier());
+      if (end >= t) break;
+    }
+  }
+  /// Constant power from now to `until`, closing every window that ends on the way.
+  void add_power(double until, double logic_W, double dram_W) {
+    check_windows(until);
     while (until >= w_start_ + p_.window_s) {
       const double end = w_start_ + p_.window_s;
       e_logic_ += logic_W * (end - now_);

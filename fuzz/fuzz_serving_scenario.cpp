@@ -4,7 +4,8 @@
 // trace, on the first sequences of the DeepSeek-V2-Lite ESFT trace); every number of the results
 // must be finite, non-negative (`check_result_numbers`) and the shares must lie in [0, 1]. The serving limits are lowered so that one
 // input stays well inside the 10 s timeout: the loop takes at most 2·requests + Σ output passes
-// (simulator.hpp), so requests and tokens bound the work.
+// (simulator.hpp), so requests and tokens bound the work; a run coupled to the stack's temperature
+// (`thermal`) takes at most 2^12 windows of its transient.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -53,6 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     l.tokens = 4096;
     l.total_tokens = std::int64_t{1} << 17;
     l.batch = 256;
+    strata::serving_thermal_limits().windows = std::int64_t{1} << 12;  // a coupled run (thermal.enabled)
     return true;
   }();
   (void)limited;

@@ -41,6 +41,8 @@ sed 's/"count": 2000/"count": 60/' "$root/examples/scenarios/serve_mixtral.json"
 sed -e 's/"count": 2000/"count": 60/' -e 's/"policy": "topic"/"policy": "fcfs"/' -e 's/"rate": 8/"rate": 40/' \
   "$root/examples/scenarios/serve_mixtral.json" >"$sc/mixtral_fcfs_overload.json"
 cp "$root/examples/scenarios/serve_dsv2lite_trace.json" "$sc/dsv2lite_trace.json"
+# The serving run coupled to the Stratum stack's temperature (reduced cooling: it throttles).
+sed 's/"count": 600/"count": 60/' "$root/examples/scenarios/serve_mixtral_thermal.json" >"$sc/mixtral_thermal.json"
 cat >"$sc/olmoe_list.json" <<'JSON'
 {"system": "stratum-s", "model": "OLMoE-1B-7B-0924",
  "requests": {"topics": ["arxiv", "github", "wikipedia"], "arrivals": "gamma", "cv": 3, "rate": 2},

@@ -69,6 +69,7 @@ _check(hcrmap --model DeepSeek-V2-Lite --trace tests/data/traces/dsv2lite_esft_t
 _check(serve examples/scenarios/serve_mixtral_stages.json)
 _check(serve examples/scenarios/serve_machines.json)
 _check(serve examples/scenarios/serve_mixtral_engine.json)
+_check(serve examples/scenarios/serve_mixtral_thermal.json)
 
 if(_findings)
   list(JOIN _findings "\n  " _text)

@@ -33,8 +33,13 @@
 ///          "disaggregation": {"prefill": 0, "decode": 0,
 ///                             "link": {"kind": "network", "bandwidth": null, "latency": null}}},
 ///  "trace": {"path": "traces/dsv2lite_esft_trace_intent.csv", "experts": 64,
-///            "label": "intent", "prompt_fraction": 0.5}}
+///            "label": "intent", "prompt_fraction": 0.5},
+///  "thermal": {"enabled": false, "window_s": 0.005, "throttle_factor": 0.5, "limit_C": 85,
+///              "cold_plate_h_W_m2K": 1.11e5, "coolant_C": 45, "grid": 0, "max_series": 512}}
 /// \endcode
+/// `thermal` couples the Stratum run to its die stack's temperature (`serving_thermal.hpp`: refresh
+/// and throttling that follow the hottest DRAM cell; off by default, every result then unchanged);
+/// its results are `serving_report::thermal` (`has_thermal`), a `thermal` key only when it is on.
 /// `gpu.scheduler` is the GPU baseline's (`engine.hpp`: `engine`, vLLM V1's, or `fcfs`, the
 /// former one); `gpu.engine` its settings: an unset (null or absent) `max_num_batched_tokens` or
 /// `max_num_seqs` is vLLM's default for the card and `usage_context` (`engine_limits_of`; 8192 and
@@ -101,6 +106,7 @@
 #include "strata/core/json.hpp"
 #include "strata/stratum/serving/length_csv.hpp"
 #include "strata/stratum/serving/simulator.hpp"
+#include "strata/stratum/serving/serving_thermal.hpp"
 #include "strata/workload/hf_config.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_io.hpp"
@@ -218,6 +224,8 @@ struct serving_scenario {
   serving_trace_spec trace{};
   /// Several machines compared on the same load (file comment); non-empty: `gpu` is not used.
   std::vector<serving_machine_spec> machines;
+  /// The Stratum run coupled to its die stack's temperature (`serving_thermal.hpp`; off by default).
+  serving_thermal_params thermal{};
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -232,6 +240,7 @@ struct serving_scenario {
     v("gpu", s.gpu);
     v("machines", s.machines);
     v("trace", s.trace);
+    v("thermal", s.thermal);
   }
 };
 
@@ -359,6 +368,10 @@ inline void validate(const serving_scenario& s, const model* model_of = nullptr)
   detail::require_count(s.trace.experts, 0, 1 << 16, m, "trace.experts");
   detail::require(s.trace.label.size() <= 256, m, "trace.label", s.trace.label.size(), "a label of at most 256 characters");
   detail::require_in(s.trace.prompt_fraction, 0.0, 1.0, m, "trace.prompt_fraction");
+  validate(s.thermal, "thermal");  // a value given is checked, on or off
+  if (s.thermal.enabled) {
+    detail::require(s.system != "none", m, "thermal.enabled", "true", "false when system is \"none\" (the stack is a Stratum chip's)");
+  }
   if (model_of == nullptr && !preset_model) return;  // the rest needs the model: checked when it is read
   const model pm = model_of != nullptr ? *model_of : preset(s.model);  // a trace run has the trace's one label
   for (const auto& b : blocks) detail::validate_machine_on(*b.gpu, b.at, pm);
@@ -399,6 +412,9 @@ struct serving_report {
   bool has_gpu = false;
   bool has_stratum = true;
   std::vector<serving_machine_result> machines;
+  /// What the stack's temperature did to the Stratum run (`thermal.enabled`; `has_thermal`).
+  serving_thermal_result thermal;
+  bool has_thermal = false;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -408,6 +424,8 @@ struct serving_report {
     v("has_stratum", s.has_stratum);
     // Only a scenario with a machine list has the key: a one-`gpu` scenario's JSON is unchanged.
     if (!s.machines.empty()) v("machines", s.machines);
+    // Likewise the thermal coupling's results: only a scenario that turns it on.
+    if (s.has_thermal) v("thermal", s.thermal);
   }
 };
 
@@ -521,7 +539,13 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
   const auto& stages = trace == nullptr && s.request_list.empty() ? s.requests.stages : no_stages;
   const double overhead = s.scheduler.client_overhead.si();
   r.has_stratum = stratum;
-  if (stratum) {
+  if (stratum && s.thermal.enabled) {
+    auto run = simulate_stratum_thermal(setup, reqs, s.thermal, trace);
+    r.stratum = std::move(run.serving);
+    r.thermal = std::move(run.thermal);
+    r.has_thermal = r.stratum.feasible;
+    add_stage_results(r.stratum, reqs, stages, overhead);
+  } else if (stratum) {
     r.stratum = simulate_stratum(setup, reqs, trace);
     add_stage_results(r.stratum, reqs, stages, overhead);
   }
@@ -659,6 +683,13 @@ inline void print_summary(std::ostream& os, const serving_report& r) {
   std::ostringstream text;
   text.precision(4);
   if (r.has_stratum) detail::summary_line(text, r.stratum);
+  if (r.has_thermal) {
+    const auto& th = r.thermal;
+    text << "  thermal (" << th.model << ", " << th.windows << " windows of " << th.window_s * 1e3 << " ms): hottest DRAM cell "
+         << th.peak_dram_C << " degC (limit " << th.limit_C << "), logic " << th.peak_logic_C << " degC; "
+         << th.time_above_limit_s << " s above the limit, " << th.throttled_time_s << " s throttled, refresh "
+         << th.refresh_overhead_share * 100 << " % of bank time; throughput lost " << th.throughput_lost * 100 << " %\n";
+  }
   if (r.has_gpu) detail::summary_line(text, r.gpu);
   for (const auto& mr : r.machines) {
     text << "[" << mr.label << "] ";

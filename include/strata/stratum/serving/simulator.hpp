@@ -383,6 +383,10 @@ struct stratum_serving_setup {
 
 namespace detail {
 
+/// What a step of `run_serving` is, for the thermal hook: the classifier's device time, a row
+/// swap, a prefill on the xPU, a decode step on the NMP.
+enum class serving_step_kind { classifier, swap, prefill, decode };
+
 /// The cost callbacks of one run.
 struct serving_model {
   int labels = 1;
@@ -394,6 +398,9 @@ struct serving_model {
   /// Hit rate of running request r at its decode token j (0-based) on layout k (-1: mix).
   std::function<double(std::size_t, int, int)> hit;
   bool uses_hits = true;
+  /// The thermal coupling (`serving_thermal.hpp`; empty: none, the run as without it): called
+  /// with each step's start time, kind and cost as the step is charged, returns the cost it takes.
+  std::function<step_cost(double, serving_step_kind, const step_cost&)> thermal;
 };
 
 /// The event loop (file comment). `labels[r]` and `ready[r]` (arrival + classifier latency),
@@ -503,19 +510,24 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
       t = tn;
       continue;
     }
+    // The thermal hook sees each part of the step at its start (and may stretch a decode).
+    const auto charge = [&](double at, serving_step_kind k, const step_cost& c) {
+      return sm.thermal ? sm.thermal(at, k, c) : c;
+    };
+    if (sm.thermal && owed > 0.0) charge(t, serving_step_kind::classifier, step_cost{owed, 0.0});
     double dt = owed;
     out.classifier_time_s += owed;
     owed = 0.0;
     if (choice.prefill) {
       if (choice.label >= 0 && choice.label != layout) {
-        const auto sw = sm.swap(layout, choice.label);
+        const auto sw = charge(t + dt, serving_step_kind::swap, sm.swap(layout, choice.label));
         dt += sw.time_s;
         out.swap_time_s += sw.time_s;
         out.energy_j += sw.energy_j;
         ++out.swaps;
         layout = choice.label;
       }
-      const auto pc = prefill_of(choice.group);
+      const auto pc = charge(t + dt, serving_step_kind::prefill, prefill_of(choice.group));
       dt += pc.time_s;
       out.energy_j += pc.energy_j;
       ++out.prefill_steps;
@@ -536,7 +548,8 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
         }
       }
     } else {
-      const auto dc = sm.decode(static_cast<int>(running.size()), sum_ctx / static_cast<double>(running.size()), h);
+      const auto dc = charge(t + dt, serving_step_kind::decode,
+                             sm.decode(static_cast<int>(running.size()), sum_ctx / static_cast<double>(running.size()), h));
       dt += dc.time_s;
       out.energy_j += dc.energy_j;
       ++out.decode_steps;
@@ -1143,6 +1156,17 @@ struct stratum_serving_memo {
   }
 };
 
+namespace detail {
+/// Installs a run's extra hooks (the thermal coupling) given its prepared machine; empty: none.
+using serving_coupling = std::function<void(serving_model&, const stratum_machine<>&)>;
+
+/// `simulate_stratum` with `couple` called on the run's callbacks before it starts.
+template <class = void>
+inline serving_result simulate_stratum_impl(const stratum_serving_setup& setup, const std::vector<request>& reqs,
+                                            const routing_trace* trace, const topic_hook& hook,
+                                            stratum_serving_memo* memo, const serving_coupling& couple);
+}  // namespace detail
+
 /// Runs `reqs` (topic indices into `setup.usage.topics`) on the Stratum system (file comment).
 /// With a `trace`, requests made by `requests_from_trace` route by its recorded tokens; `hook`
 /// replaces the modelled classifier's labels (its latency is still charged). `memo`, when given,
@@ -1152,6 +1176,13 @@ template <class = void>
 inline serving_result simulate_stratum(const stratum_serving_setup& setup, const std::vector<request>& reqs,
                                        const routing_trace* trace = nullptr, const topic_hook& hook = {},
                                        stratum_serving_memo* memo = nullptr) {
+  return detail::simulate_stratum_impl(setup, reqs, trace, hook, memo, {});
+}
+
+template <class>
+inline serving_result detail::simulate_stratum_impl(const stratum_serving_setup& setup, const std::vector<request>& reqs,
+                                                    const routing_trace* trace, const topic_hook& hook,
+                                                    stratum_serving_memo* memo, const serving_coupling& couple) {
   constexpr const char* id = "strata.serving";
   const int T = static_cast<int>(setup.usage.topics.size());
   detail::require(T >= 1 && setup.usage.tables.size() == setup.usage.topics.size(), id, "usage.topics",
@@ -1290,6 +1321,7 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
           c.energy_j += e;
         }
       }
+      c.dram_j = c.energy_j;  // a row swap moves rows inside the memory dies
       memo = c;
     }
     return *memo;
@@ -1304,6 +1336,7 @@ inline serving_result simulate_stratum(const stratum_serving_setup& setup, const
       return H[static_cast<std::size_t>(reqs[r].topic)][static_cast<std::size_t>(k < 0 ? T : k)];
     };
   }
+  if (couple) couple(model_cb, sm);
   // The paper's loop (Stratum §6, Fig. 6), or the engine the GPUs serve through (`scheduler.loop`).
   const bool engine = setup.scheduler.loop == serving_loop::engine;
   auto out = engine ? detail::run_stratum_engine(reqs, labels, ready, device, setup.scheduler, model_cb)

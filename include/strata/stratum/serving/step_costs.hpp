@@ -43,10 +43,18 @@
 namespace strata {
 inline namespace v0 {
 
-/// Time and energy of one step.
+/// Time and energy of one step. `logic_j` and `dram_j` are the parts of `energy_j` spent on the
+/// Stratum chips' logic dies and memory dies (all chips of the system together), the power the
+/// thermal coupling feeds the die stack (`serving_thermal.hpp`): a Stratum decode step's
+/// `energy_parts` split as logic = MACs, SFE, SRAM, bond, ring, PHY and NMP static (the chips'
+/// leakage and DRAM background, which `nmp_params::static_power` does not split), memory = the
+/// DRAM access parts and refresh; a row swap's energy is the memory dies'. 0 where a step runs
+/// off the chips (a prefill on the xPU) or the machine has no such dies (the GPU).
 struct step_cost {
   double time_s = 0.0;
   double energy_j = 0.0;
+  double logic_j = 0.0;
+  double dram_j = 0.0;
 };
 
 namespace detail {
@@ -77,7 +85,8 @@ inline std::pair<int, double> ctx_bracket(double s) {
 
 template <class = void>
 inline step_cost lerp(const step_cost& a, const step_cost& b, double w) {
-  return {a.time_s + w * (b.time_s - a.time_s), a.energy_j + w * (b.energy_j - a.energy_j)};
+  return {a.time_s + w * (b.time_s - a.time_s), a.energy_j + w * (b.energy_j - a.energy_j),
+          a.logic_j + w * (b.logic_j - a.logic_j), a.dram_j + w * (b.dram_j - a.dram_j)};
 }
 
 }  // namespace detail
@@ -158,7 +167,10 @@ class stratum_step_costs {
     }
     const auto pl = place_model(sm_, m_, s, place);
     const auto r = evaluate_decode(sm_, pl, m_, s, route);
-    const step_cost c{r.time.si(), r.energy.si()};
+    const auto& e = r.parts;
+    const double logic = (e.mac + e.sfe + e.sram + e.bond + e.ring + e.phy + e.nmp_static).si();
+    const double dram = (e.dram() + e.refresh).si();
+    const step_cost c{r.time.si(), r.energy.si(), logic, dram};
     ++evaluations_;
     memo = c;
     return c;

@@ -550,9 +550,9 @@ py::tuple sweep(const std::vector<std::string>& names, const std::vector<py::lis
   for (const auto& [k, v] : fixed) {
     const std::string key = py::str(k).cast<std::string>();
     if (key == "model") {
-      fixed_model = &v.cast<const py_model&>();
+      if (!v.is_none()) fixed_model = &v.cast<const py_model&>();
     } else if (key == "machine") {
-      fixed_machine = &v.cast<const strata::eval_machine&>();
+      if (!v.is_none()) fixed_machine = &v.cast<const strata::eval_machine&>();
     } else {
       base.set(key, v);
       phase_given = phase_given || key == "phase";
@@ -576,23 +576,34 @@ py::tuple sweep(const std::vector<std::string>& names, const std::vector<py::lis
     const py_model* m;
     const strata::eval_machine* mach;
   };
-  std::vector<point> todo(points);
+  struct failure {
+    std::size_t point;
+    std::string field, message;
+  };
+  std::vector<failure> failures;
+  // A point whose arguments are refused (an axis value of the wrong type or out of the choices)
+  // is a failure like a refused evaluation: its m stays null and it is not evaluated.
+  std::vector<point> todo(points, point{{}, nullptr, nullptr});
   std::vector<std::size_t> idx(names.size(), 0);
-  for (std::size_t p = 0; p < points; ++p) {
-    request_builder b = base;
-    const py_model* m = fixed_model;
-    const strata::eval_machine* mach = fixed_machine;
-    for (std::size_t a = 0; a < names.size(); ++a) {
-      const py::handle v = values[a][idx[a]];
-      if (static_cast<int>(a) == model_axis) {
-        m = &v.cast<const py_model&>();
-      } else if (static_cast<int>(a) == machine_axis) {
-        mach = &v.cast<const strata::eval_machine&>();
-      } else {
-        b.set(names[a], v);
+  for (std::size_t p = 0; p < points && (keep_errors || failures.empty()); ++p) {
+    try {
+      request_builder b = base;
+      const py_model* m = fixed_model;
+      const strata::eval_machine* mach = fixed_machine;
+      for (std::size_t a = 0; a < names.size(); ++a) {
+        const py::object v = values[a][idx[a]];
+        if (static_cast<int>(a) == model_axis) {
+          m = &v.cast<const py_model&>();
+        } else if (static_cast<int>(a) == machine_axis) {
+          mach = &v.cast<const strata::eval_machine&>();
+        } else {
+          b.set(names[a], v);
+        }
       }
+      todo[p] = {b.done(), m, mach};
+    } catch (const strata::config_error& e) {
+      failures.push_back({p, e.field(), e.what()});
     }
-    todo[p] = {b.done(), m, mach};
     for (std::size_t a = names.size(); a-- > 0;) {  // the next index, the last axis fastest
       if (++idx[a] < values[a].size()) break;
       idx[a] = 0;
@@ -603,21 +614,21 @@ py::tuple sweep(const std::vector<std::string>& names, const std::vector<py::lis
   std::vector<strata::eval_row> rows(points);
   std::vector<std::string> warnings;
   std::unordered_map<std::string, bool> seen_warning;
-  struct failure {
-    std::size_t point;
-    std::string field, message;
-  };
-  std::vector<failure> failures;
-  {
+  if (keep_errors || failures.empty()) {
     py::gil_scoped_release release;
     const strata::eval_warning_sink warn = [&](const std::string& w) {
       if (seen_warning.emplace(w, true).second) warnings.push_back(w);
     };
+    std::size_t refused = 0;  // the failures so far are in point order
     for (std::size_t p = 0; p < points; ++p) {
+      if (todo[p].m == nullptr) {
+        ++refused;
+        continue;
+      }
       try {
         rows[p] = strata::eval_step_row(todo[p].m->m, todo[p].m->ignored_keys, *todo[p].mach, todo[p].req, warn);
       } catch (const strata::config_error& e) {
-        failures.push_back({p, e.field(), e.what()});
+        failures.insert(failures.begin() + static_cast<std::ptrdiff_t>(refused++), {p, e.field(), e.what()});
         if (!keep_errors) break;
       }
     }

@@ -170,6 +170,10 @@ def test_sweep_keeps_errors_when_asked():
     assert list(frame["error_field"]) == [None, "ep", None]
     assert frame["error"][1] and frame["time_s"][1] != frame["time_s"][1]  # NaN
     assert frame["time_s"][0] > 0 and frame["time_s"][2] > 0
+    # an axis value refused before the evaluation is kept the same way
+    phases = strata.sweep({"phase": ["decode", "both"]}, model="Mixtral-8x7B", machine="h100_sxm5", batch=8, context=2048,
+                          errors="keep")
+    assert list(phases["error_field"]) == [None, "phase"] and phases["time_s"][0] > 0
     with pytest.raises(strata.ConfigError) as e:
         strata.sweep({"batch": [1]}, model="Mixtral-8x7B", machine="h100_sxm5", phase="decode", context=8, errors="ignore")
     assert e.value.field == "errors"

@@ -4,7 +4,9 @@ Mixture-of-Experts LLMs on tiered memory) one call away from a notebook.
 The results are the JSON documents of the command-line program ``strata-eval`` as Python objects,
 built by the same C++ code (``_strata``, a pybind11 module over the same headers), in SI units:
 ``evaluate(...)`` equals ``strata-eval eval --json --units si`` and ``serve(scenario)`` equals
-``strata-eval serve --json``, to the last digit. See docs/python.md.
+``strata-eval serve --json``, to the last digit; ``sweep(axes, **fixed)`` evaluates a grid of
+points into a DataFrame with the same numbers, ``explain(row_id)`` and ``hcrmap(...)`` equal
+``strata-eval explain --json`` and ``strata-eval hcrmap --json``. See docs/python.md.
 
     >>> import strata
     >>> r = strata.evaluate(model="Mixtral-8x7B", machine="h100_sxm5", phase="decode",

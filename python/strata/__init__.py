@@ -322,7 +322,8 @@ def _sweep_frame_class():
                 _, ax = plt.subplots()
             kwargs.setdefault("marker", "o")
             if others:
-                for key, g in pandas.DataFrame(self).groupby(others, sort=False):
+                by = others[0] if len(others) == 1 else others  # one key: a scalar (pandas' FutureWarning)
+                for key, g in pandas.DataFrame(self).groupby(by, sort=False):
                     key = key if isinstance(key, tuple) else (key,)
                     label = ", ".join("%s=%s" % (a, v) for a, v in zip(others, key))
                     ax.plot(g[x], g[y], label=label, **kwargs)

@@ -198,3 +198,49 @@ def test_plot_draws_a_line_per_machine():
     with pytest.raises(strata.ConfigError) as e:
         frame.plot(y="nope")
     assert e.value.field == "y"
+
+
+class _StubAxes:
+    """Records what plot() draws (matplotlib is not installed on every test machine)."""
+
+    def __init__(self):
+        self.lines, self.labels, self.legend_shown, self.scales = [], {}, False, {}
+
+    def plot(self, x, y, label=None, **kwargs):
+        self.lines.append((list(x), list(y), label, kwargs))
+
+    def legend(self):
+        self.legend_shown = True
+
+    def set_xlabel(self, s):
+        self.labels["x"] = s
+
+    def set_ylabel(self, s):
+        self.labels["y"] = s
+
+    def set_xscale(self, s):
+        self.scales["x"] = s
+
+    def set_yscale(self, s):
+        self.scales["y"] = s
+
+
+def test_plot_groups_the_other_axes_into_lines(monkeypatch):
+    import types
+    ax = _StubAxes()
+    pyplot = types.ModuleType("matplotlib.pyplot")
+    pyplot.subplots = lambda: (None, ax)
+    mpl = types.ModuleType("matplotlib")
+    mpl.pyplot = pyplot
+    monkeypatch.setitem(sys.modules, "matplotlib", mpl)
+    monkeypatch.setitem(sys.modules, "matplotlib.pyplot", pyplot)
+    frame = strata.sweep({"machine": ["h100_sxm5", "stratum-s"], "phase": ["decode"], "batch": [1, 4, 16]},
+                         model="Mixtral-8x7B", context=2048)
+    assert frame.plot(y="tokens_per_J", logx=True) is ax
+    # batch (the last numeric axis that varies) on x, a line per machine; phase does not vary
+    assert [line[2] for line in ax.lines] == ["machine=h100_sxm5", "machine=stratum-s"]
+    assert ax.lines[0][0] == [1, 4, 16] and ax.lines[1][1] == list(frame["tokens_per_J"][3:])
+    assert ax.labels == {"x": "batch", "y": "tokens_per_J"} and ax.legend_shown and ax.scales == {"x": "log"}
+    with pytest.raises(strata.ConfigError) as e:
+        frame.plot(y="nope")
+    assert e.value.field == "y"

@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include "strata/json.hpp"
+#include "strata/report/eval_row.hpp"
 #include "strata/report/eval_step.hpp"
 #include "strata/workload/presets.hpp"
 
@@ -51,5 +52,23 @@ void BM_eval_step_json_stratum(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_eval_step_json_stratum)->Unit(benchmark::kMicrosecond);
+
+// A sweep's point (Python's strata.sweep): the step's scalars as a flat row, without the
+// breakdown tree, the operator rows or JSON (strata/report/eval_row.hpp).
+void BM_eval_step_row_gpu(benchmark::State& state) {
+  const strata::model m = strata::preset("Mixtral-8x7B");
+  const auto mach = strata::load_eval_machine("h100_sxm5");
+  const auto req = decode_request();
+  for (auto _ : state) benchmark::DoNotOptimize(strata::eval_step_row(m, {}, mach, req));
+}
+BENCHMARK(BM_eval_step_row_gpu)->Unit(benchmark::kMicrosecond);
+
+void BM_eval_step_row_stratum(benchmark::State& state) {
+  const strata::model m = strata::preset("Mixtral-8x7B");
+  const auto mach = strata::load_eval_machine("stratum-s");
+  const auto req = decode_request();
+  for (auto _ : state) benchmark::DoNotOptimize(strata::eval_step_row(m, {}, mach, req));
+}
+BENCHMARK(BM_eval_step_row_stratum)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -11,16 +11,19 @@
 // float). A strata::config_error becomes strata.ConfigError with its `field`.
 
 #include <pybind11/pybind11.h>
+#include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
 #include <chrono>     // std::chrono::steady_clock (the overhead benchmark)
 #include <cmath>      // std::isfinite
 #include <cstdint>    // std::int64_t, std::uint64_t
 #include <fstream>    // std::ofstream
+#include <limits>     // std::numeric_limits
 #include <optional>   // std::optional
 #include <string>     // std::string
 #include <unordered_map>  // the key cache of json_to_pyobject
 #include <utility>    // std::move
+#include <variant>    // std::get, std::holds_alternative
 #include <vector>     // std::vector
 
 #include "strata/core/data_dir.hpp"
@@ -29,7 +32,11 @@
 #include "strata/core/json.hpp"
 #include "strata/core/json_plain.hpp"
 #include "strata/core/limits.hpp"
+#include "strata/hcrmap/hcrmap_run.hpp"
+#include "strata/hcrmap/trace_replay_json.hpp"
+#include "strata/report/eval_row.hpp"
 #include "strata/report/eval_step.hpp"
+#include "strata/report/explain_row.hpp"
 #include "strata/report/paper_json.hpp"
 #include "strata/report/paper_rows.hpp"
 #include "strata/stratum/serving/serving_json.hpp"
@@ -315,61 +322,105 @@ strata::gpu_knob_set knobs_of(const std::string& s) {
 
 // ---- evaluate ---------------------------------------------------------------------------------
 
+// The eval options Python passes (besides model and machine), as the CLI's options with '_' for '-'.
+constexpr const char* eval_option_names[] = {"phase", "batch", "context", "devices", "max_devices", "trace",
+                                             "trace_position", "trace_seed", "trace_reuse", "no_tiering", "hbm_nmp",
+                                             "detail", "expert_mapping", "hit_rate", "ep", "attention",
+                                             "redundant_experts", "ep_imbalance"};
+
 template <class T>
-std::optional<T> opt(const py::dict& kw, const char* key) {
-  if (!kw.contains(key) || kw[key].is_none()) return std::nullopt;
+T cast_arg(py::handle v, const std::string& key) {
   try {
-    return kw[key].cast<T>();
+    return v.cast<T>();
   } catch (const py::cast_error&) {
-    throw strata::config_error(key, std::string("[strata.python] ") + key + " has the wrong type (" +
-                                        py::str(py::type::of(kw[key]).attr("__name__")).cast<std::string>() + ")");
+    throw strata::config_error(key, "[strata.python] " + key + " has the wrong type (" +
+                                        py::str(py::type::of(v).attr("__name__")).cast<std::string>() + ")");
   }
 }
 
+// The CLI's request built from keyword arguments one at a time (a sweep sets its axes on a copy of
+// the fixed arguments' builder); `done` checks that phase, batch and context were given.
+struct request_builder {
+  strata::eval_request r;
+  bool phase = false, batch = false, context = false;
+
+  request_builder() { r.with_breakdown = true; }
+
+  // Sets option `key` to `v` (None: the option's default, as if not given).
+  void set(const std::string& key, py::handle v) {
+    const bool none = v.is_none();
+    if (key == "phase") {
+      const std::string p = none ? std::string() : cast_arg<std::string>(v, key);
+      if (p != "decode" && p != "prefill") {
+        throw strata::config_error("phase", "[strata.python] phase must be decode or prefill, got " + strata::detail::quoted_path(p));
+      }
+      r.mode = p == "decode" ? strata::phase::decode : strata::phase::prefill;
+      phase = true;
+    } else if (key == "batch") {
+      batch = !none;
+      r.batch = none ? 0 : cast_arg<int>(v, key);
+    } else if (key == "context") {
+      context = !none;
+      r.context = none ? 0 : cast_arg<int>(v, key);
+    } else if (key == "devices") {
+      r.devices = none ? std::nullopt : std::optional<int>(cast_arg<int>(v, key));
+    } else if (key == "max_devices") {
+      r.max_devices = none ? std::nullopt : std::optional<int>(cast_arg<int>(v, key));
+    } else if (key == "trace") {
+      r.trace = none ? std::string() : cast_arg<std::string>(v, key);
+    } else if (key == "trace_position") {
+      r.trace_position = none ? std::nullopt : std::optional<int>(cast_arg<int>(v, key));
+    } else if (key == "trace_seed") {
+      r.trace_seed = none ? std::nullopt : std::optional<std::uint64_t>(cast_arg<std::uint64_t>(v, key));
+    } else if (key == "trace_reuse") {
+      r.trace_reuse = !none && cast_arg<bool>(v, key);
+    } else if (key == "no_tiering") {
+      r.no_tiering = !none && cast_arg<bool>(v, key);
+    } else if (key == "hbm_nmp") {
+      r.hbm_nmp = !none && cast_arg<bool>(v, key);
+    } else if (key == "detail") {
+      r.detail = none ? std::string() : cast_arg<std::string>(v, key);
+    } else if (key == "expert_mapping") {
+      r.expert_mapping = none ? std::string() : cast_arg<std::string>(v, key);
+    } else if (key == "hit_rate") {
+      r.hit_rate = none ? std::nullopt : std::optional<double>(cast_arg<double>(v, key));
+    } else if (key == "ep") {
+      r.ep = none ? std::nullopt : std::optional<int>(cast_arg<int>(v, key));
+    } else if (key == "attention") {
+      r.attention = none ? std::string("tp") : cast_arg<std::string>(v, key);
+    } else if (key == "redundant_experts") {
+      r.redundant_experts = none ? 0 : cast_arg<int>(v, key);
+    } else if (key == "ep_imbalance") {
+      r.ep_imbalance = none ? std::nullopt : std::optional<std::string>(cast_arg<std::string>(v, key));
+    } else {
+      std::string list;
+      for (const char* n : eval_option_names) list += (list.empty() ? "" : ", ") + std::string(n);
+      throw strata::config_error(key, "[strata.python] unknown argument " + key + " (known: model, machine, " + list + ")");
+    }
+  }
+
+  const strata::eval_request& done() const {
+    if (!phase) throw strata::config_error("phase", "[strata.python] phase must be decode or prefill, got " + strata::detail::quoted_path(std::string()));
+    if (!batch) throw strata::config_error("batch", "[strata.python] batch is required");
+    if (!context) throw strata::config_error("context", "[strata.python] context is required");
+    return r;
+  }
+};
+
 // The keyword arguments of strata.evaluate (besides model and machine) as the CLI's request.
 strata::eval_request request_of(const py::dict& kw) {
-  static const char* known[] = {"phase", "batch", "context", "devices", "max_devices", "trace", "trace_position",
-                                "trace_seed", "trace_reuse", "no_tiering", "hbm_nmp", "detail", "expert_mapping",
-                                "hit_rate", "ep", "attention", "redundant_experts", "ep_imbalance"};
+  request_builder b;
+  // Unknown keys first (the message lists the known ones), then the values in the CLI's order.
   for (const auto& [k, v] : kw) {
     const std::string key = py::str(k).cast<std::string>();
-    bool ok = false;
-    std::string list;
-    for (const char* n : known) {
-      ok = ok || key == n;
-      list += (list.empty() ? "" : ", ") + std::string(n);
-    }
-    if (!ok) throw strata::config_error(key, "[strata.python] unknown argument " + key + " (known: model, machine, " + list + ")");
+    bool known = false;
+    for (const char* n : eval_option_names) known = known || key == n;
+    if (!known) b.set(key, v);
   }
-  strata::eval_request r;
-  const std::string phase = opt<std::string>(kw, "phase").value_or("");
-  if (phase != "decode" && phase != "prefill") {
-    throw strata::config_error("phase", "[strata.python] phase must be decode or prefill, got " + strata::detail::quoted_path(phase));
+  for (const char* n : eval_option_names) {
+    if (kw.contains(n)) b.set(n, kw[n]);
   }
-  r.mode = phase == "decode" ? strata::phase::decode : strata::phase::prefill;
-  const auto batch = opt<int>(kw, "batch");
-  const auto context = opt<int>(kw, "context");
-  if (!batch) throw strata::config_error("batch", "[strata.python] batch is required");
-  if (!context) throw strata::config_error("context", "[strata.python] context is required");
-  r.batch = *batch;
-  r.context = *context;
-  r.devices = opt<int>(kw, "devices");
-  r.max_devices = opt<int>(kw, "max_devices");
-  r.trace = opt<std::string>(kw, "trace").value_or("");
-  r.trace_position = opt<int>(kw, "trace_position");
-  r.trace_seed = opt<std::uint64_t>(kw, "trace_seed");
-  r.trace_reuse = opt<bool>(kw, "trace_reuse").value_or(false);
-  r.no_tiering = opt<bool>(kw, "no_tiering").value_or(false);
-  r.hbm_nmp = opt<bool>(kw, "hbm_nmp").value_or(false);
-  r.detail = opt<std::string>(kw, "detail").value_or("");
-  r.expert_mapping = opt<std::string>(kw, "expert_mapping").value_or("");
-  r.hit_rate = opt<double>(kw, "hit_rate");
-  r.ep = opt<int>(kw, "ep");
-  r.attention = opt<std::string>(kw, "attention").value_or("tp");
-  r.redundant_experts = opt<int>(kw, "redundant_experts").value_or(0);
-  r.ep_imbalance = opt<std::string>(kw, "ep_imbalance");
-  r.with_breakdown = true;
-  return r;
+  return b.done();
 }
 
 // (result as SI dict, warnings)
@@ -410,6 +461,228 @@ py::tuple bench_parts(const py_model& m, const strata::eval_machine& mach, const
   return py::make_tuple(eval, dt.count() / n);
 }
 
+// ---- sweep ------------------------------------------------------------------------------------------
+
+// A column of a sweep's frame, filled row by row: numbers (float64, NaN where a row has none),
+// integers (int64 when every row has one), booleans (bool when every row has one), else objects.
+struct sweep_column {
+  std::vector<const strata::eval_cell*> cells;  // one per point (nullptr: the row has no such key)
+};
+
+// Python objects of one column: a NumPy array for numbers, integers and booleans present in every
+// row (integers with a gap become float64 with NaN, as pandas would make them), else a list.
+py::object column_to_py(const sweep_column& c) {
+  const std::size_t n = c.cells.size();
+  bool all_present = true, all_int = true, all_num = true, all_bool = true;
+  for (const auto* v : c.cells) {
+    if (v == nullptr) {
+      all_present = false;
+      continue;
+    }
+    const bool is_int = std::holds_alternative<std::int64_t>(*v), is_dbl = std::holds_alternative<double>(*v);
+    all_int = all_int && is_int;
+    all_num = all_num && (is_int || is_dbl);
+    all_bool = all_bool && std::holds_alternative<bool>(*v);
+  }
+  if (all_int && all_present) {
+    py::array_t<std::int64_t> a(static_cast<py::ssize_t>(n));
+    auto* p = a.mutable_data();
+    for (std::size_t i = 0; i < n; ++i) p[i] = std::get<std::int64_t>(*c.cells[i]);
+    return a;
+  }
+  if (all_num) {
+    py::array_t<double> a(static_cast<py::ssize_t>(n));
+    auto* p = a.mutable_data();
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto* v = c.cells[i];
+      p[i] = v == nullptr                            ? std::numeric_limits<double>::quiet_NaN()
+             : std::holds_alternative<double>(*v)    ? std::get<double>(*v)
+                                                     : static_cast<double>(std::get<std::int64_t>(*v));
+    }
+    return a;
+  }
+  if (all_bool && all_present) {
+    py::array_t<bool> a(static_cast<py::ssize_t>(n));
+    auto* p = a.mutable_data();
+    for (std::size_t i = 0; i < n; ++i) p[i] = std::get<bool>(*c.cells[i]);
+    return a;
+  }
+  // Strings (a verdict repeats across the rows: each distinct one is made once) and mixed columns.
+  std::unordered_map<std::string, py::object> made;
+  py::list out(static_cast<py::ssize_t>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto* v = c.cells[i];
+    py::object o;
+    if (v == nullptr) {
+      o = py::none();
+    } else if (const auto* str = std::get_if<std::string>(v)) {
+      auto it = made.find(*str);
+      if (it == made.end()) it = made.emplace(*str, py::reinterpret_steal<py::object>(
+                                                         PyUnicode_DecodeUTF8(str->data(), static_cast<Py_ssize_t>(str->size()), "replace"))).first;
+      if (!it->second) throw py::error_already_set();
+      o = it->second;
+    } else if (const auto* b = std::get_if<bool>(v)) {
+      o = py::bool_(*b);
+    } else if (const auto* i = std::get_if<std::int64_t>(v)) {
+      o = py::int_(*i);
+    } else {
+      o = py::float_(std::get<double>(*v));
+    }
+    out[static_cast<py::size_t>(i)] = std::move(o);
+  }
+  return out;
+}
+
+// The cartesian product of `axes` (names and value lists; the last axis varies fastest) with the
+// arguments `fixed`, each point evaluated as strata.evaluate would (`model` and `machine` are
+// _Model / _Machine handles, on an axis or fixed) but as a flat row (strata/report/eval_row.hpp):
+// no breakdown tree, no operator rows, no JSON. Returns (columns: a dict of key -> array or list
+// in the order the keys first appear, distinct warnings, errors: a list of (point, field,
+// message)). A point refused raises ConfigError naming the field, unless `keep_errors`: then its
+// row has no cells and its error is listed.
+py::tuple sweep(const std::vector<std::string>& names, const std::vector<py::list>& values, const py::dict& fixed,
+                bool keep_errors) {
+  if (names.size() != values.size()) throw strata::config_error("axes", "[strata.python] axes: names and values differ in number");
+  const py_model* fixed_model = nullptr;
+  const strata::eval_machine* fixed_machine = nullptr;
+  request_builder base;
+  bool phase_given = false;
+  for (const auto& [k, v] : fixed) {
+    const std::string key = py::str(k).cast<std::string>();
+    if (key == "model") {
+      if (!v.is_none()) fixed_model = &v.cast<const py_model&>();
+    } else if (key == "machine") {
+      if (!v.is_none()) fixed_machine = &v.cast<const strata::eval_machine&>();
+    } else {
+      base.set(key, v);
+      phase_given = phase_given || key == "phase";
+    }
+  }
+  std::size_t points = 1;
+  int model_axis = -1, machine_axis = -1;
+  for (std::size_t a = 0; a < names.size(); ++a) {
+    if (values[a].empty()) throw strata::config_error(names[a], "[strata.python] axis " + names[a] + " has no values");
+    points *= values[a].size();
+    if (points > 10'000'000) throw strata::config_error("axes", "[strata.python] more than 10 000 000 points");
+    if (names[a] == "model") model_axis = static_cast<int>(a);
+    if (names[a] == "machine") machine_axis = static_cast<int>(a);
+  }
+  if (model_axis < 0 && fixed_model == nullptr) throw strata::config_error("model", "[strata.python] model is required");
+  if (machine_axis < 0 && fixed_machine == nullptr) throw strata::config_error("machine", "[strata.python] machine is required");
+
+  // The points' requests, models and machines (with the GIL: the axis values are Python objects).
+  struct point {
+    strata::eval_request req;
+    const py_model* m;
+    const strata::eval_machine* mach;
+  };
+  struct failure {
+    std::size_t point;
+    std::string field, message;
+  };
+  std::vector<failure> failures;
+  // A point whose arguments are refused (an axis value of the wrong type or out of the choices)
+  // is a failure like a refused evaluation: its m stays null and it is not evaluated.
+  std::vector<point> todo(points, point{{}, nullptr, nullptr});
+  std::vector<std::size_t> idx(names.size(), 0);
+  for (std::size_t p = 0; p < points && (keep_errors || failures.empty()); ++p) {
+    try {
+      request_builder b = base;
+      const py_model* m = fixed_model;
+      const strata::eval_machine* mach = fixed_machine;
+      for (std::size_t a = 0; a < names.size(); ++a) {
+        const py::object v = values[a][idx[a]];
+        if (static_cast<int>(a) == model_axis) {
+          m = &v.cast<const py_model&>();
+        } else if (static_cast<int>(a) == machine_axis) {
+          mach = &v.cast<const strata::eval_machine&>();
+        } else {
+          b.set(names[a], v);
+        }
+      }
+      todo[p] = {b.done(), m, mach};
+    } catch (const strata::config_error& e) {
+      failures.push_back({p, e.field(), e.what()});
+    }
+    for (std::size_t a = names.size(); a-- > 0;) {  // the next index, the last axis fastest
+      if (++idx[a] < values[a].size()) break;
+      idx[a] = 0;
+    }
+  }
+
+  // The rows, without the GIL.
+  std::vector<strata::eval_row> rows(points);
+  std::vector<std::string> warnings;
+  std::unordered_map<std::string, bool> seen_warning;
+  if (keep_errors || failures.empty()) {
+    py::gil_scoped_release release;
+    const strata::eval_warning_sink warn = [&](const std::string& w) {
+      if (seen_warning.emplace(w, true).second) warnings.push_back(w);
+    };
+    std::size_t refused = 0;  // the failures so far are in point order
+    for (std::size_t p = 0; p < points; ++p) {
+      if (todo[p].m == nullptr) {
+        ++refused;
+        continue;
+      }
+      try {
+        rows[p] = strata::eval_step_row(todo[p].m->m, todo[p].m->ignored_keys, *todo[p].mach, todo[p].req, warn);
+      } catch (const strata::config_error& e) {
+        failures.insert(failures.begin() + static_cast<std::ptrdiff_t>(refused++), {p, e.field(), e.what()});
+        if (!keep_errors) break;
+      }
+    }
+  }
+  if (!keep_errors && !failures.empty()) {
+    const failure& f = failures.front();
+    // The point's axis values, so that the message says which point was refused.
+    std::string where;
+    std::size_t rest = f.point;
+    std::vector<std::size_t> at(names.size());
+    for (std::size_t a = names.size(); a-- > 0;) {
+      at[a] = rest % values[a].size();
+      rest /= values[a].size();
+    }
+    for (std::size_t a = 0; a < names.size(); ++a) {
+      where += (a == 0 ? "" : ", ") + names[a] + "=" + py::repr(values[a][at[a]]).cast<std::string>();
+    }
+    throw strata::config_error(f.field, f.message + " (sweep point " + std::to_string(f.point) + ": " + where + ")");
+  }
+
+  // Columns in the order their keys first appear.
+  std::unordered_map<std::string, std::size_t> index;
+  std::vector<std::string> keys;
+  std::vector<sweep_column> cols;
+  for (std::size_t p = 0; p < points; ++p) {
+    for (const auto& [k, v] : rows[p].cells) {
+      auto it = index.find(k);
+      if (it == index.end()) {
+        it = index.emplace(k, cols.size()).first;
+        keys.push_back(k);
+        cols.push_back({std::vector<const strata::eval_cell*>(points, nullptr)});
+      }
+      cols[it->second].cells[p] = &v;
+    }
+  }
+  py::dict out;
+  for (std::size_t c = 0; c < cols.size(); ++c) out[py::str(keys[c])] = column_to_py(cols[c]);
+  py::list errors;
+  for (const auto& f : failures) errors.append(py::make_tuple(f.point, f.field, f.message));
+  return py::make_tuple(out, warnings, errors);
+}
+
+// Seconds per point of the C++ side of a sweep (eval_step_row alone, no Python objects), over `n`
+// repeats of one point: the baseline of python/bench/sweep.py.
+double bench_row(const py_model& m, const strata::eval_machine& mach, const py::dict& kw, int n) {
+  const strata::eval_request req = request_of(kw);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t sink = 0;
+  for (int i = 0; i < n; ++i) sink += strata::eval_step_row(m.m, m.ignored_keys, mach, req, [](const std::string&) {}).cells.size();
+  const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+  if (sink == 0) return 0.0;
+  return dt.count() / n;
+}
+
 // ---- serve and paper rows -------------------------------------------------------------------------
 
 py::object serve(const py::object& scenario, const std::string& base_dir, const std::string& data_dir) {
@@ -447,6 +720,54 @@ py::object paper_rows(const std::vector<std::string>& only, unsigned threads, co
     rows = strata::paper_rows(o);
   }
   return json_to_py(strata::report_json(rows));
+}
+
+// ---- explain and hcrmap -----------------------------------------------------------------------------
+
+// strata-eval explain <row> --json (strata/report/explain_row.hpp).
+py::object explain(const std::string& row, unsigned threads) {
+  strata::json j;
+  {
+    py::gil_scoped_release release;
+    j = strata::explain_row_json(strata::explain_row(row, threads == 0 ? 1 : threads));
+  }
+  return json_to_py(j);
+}
+
+// strata-eval hcrmap ... --json --units si (strata/hcrmap/hcrmap_run.hpp): (result, warnings).
+py::tuple hcrmap(const py_model& m, const py::dict& kw) {
+  strata::hcrmap_request r;
+  for (const auto& [k, v] : kw) {
+    const std::string key = py::str(k).cast<std::string>();
+    if (v.is_none()) continue;
+    if (key == "mode") r.mode = cast_arg<std::string>(v, key);
+    else if (key == "policy") r.policy = cast_arg<std::string>(v, key);
+    else if (key == "trace") r.traces = cast_arg<std::vector<std::string>>(v, key);
+    else if (key == "drift_tasks") r.drift_tasks = cast_arg<int>(v, key);
+    else if (key == "drift_sequences") r.drift_sequences = cast_arg<int>(v, key);
+    else if (key == "drift_seed") r.drift_seed = cast_arg<long long>(v, key);
+    else if (key == "checkpoint") r.checkpoint = cast_arg<std::string>(v, key);
+    else if (key == "order") r.order = cast_arg<std::string>(v, key);
+    else if (key == "layers") r.layers = cast_arg<int>(v, key);
+    else if (key == "max_windows") r.max_windows = cast_arg<int>(v, key);
+    else if (key == "batch") r.batch = cast_arg<int>(v, key);
+    else if (key == "context") r.context = cast_arg<int>(v, key);
+    else if (key == "trace_reuse") r.trace_reuse = cast_arg<bool>(v, key);
+    else if (key == "data_dir") r.data_dir = cast_arg<std::string>(v, key);
+    else if (key == "data_hint") r.data_hint = cast_arg<std::string>(v, key);
+    else throw strata::config_error(key, "[strata.python] unknown argument " + key + " of hcrmap");
+  }
+  if (r.drift_tasks == 0 && kw.contains("drift_tasks") && !kw["drift_tasks"].is_none()) {
+    strata::detail::hcrmap_range("drift_tasks", 0, 2, 64);  // 0 is not "no drift" when given
+  }
+  std::vector<std::string> warnings;
+  strata::json j;
+  {
+    py::gil_scoped_release release;
+    const auto res = strata::run_hcrmap(m.m, r, [&](const std::string& w) { warnings.push_back(w); });
+    j = strata::replay_json(res);
+  }
+  return py::make_tuple(si_to_py(std::move(j)), warnings);
 }
 
 }  // namespace
@@ -535,6 +856,10 @@ PYBIND11_MODULE(_strata, mod) {
   mod.def("evaluate", &evaluate);
   mod.def("bench_cpp", &bench_cpp);
   mod.def("bench_parts", &bench_parts);
+  mod.def("sweep", &sweep);
+  mod.def("explain", &explain);
+  mod.def("hcrmap", &hcrmap);
+  mod.def("bench_row", &bench_row);
   mod.def("serve", &serve);
   mod.def("paper_rows", &paper_rows);
 }

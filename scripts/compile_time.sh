@@ -66,26 +66,30 @@ target_for() {
 }
 # Headers allowed to pull in Eigen / nlohmann/json (their models or readers use them; the thermal
 # network's sparse solve and the headers that solve it: the Stratum stack's cap, its report rows and
-# the report that holds them).
+# the report that holds them; the explainer of one report row, which computes its family's rows;
+# the HCRMap run of strata-eval hcrmap and Python, which loads the DQN checkpoint).
 eigen_allowed() {
   case "$1" in
     strata/strata.hpp | strata/hcrmap/q_network.hpp | strata/hcrmap/replay.hpp | \
       strata/hcrmap/dqn.hpp | strata/hcrmap/dqn_json.hpp | strata/hcrmap/dqn_train.hpp | strata/hcrmap/dqn_scorer.hpp | \
       strata/hcrmap/controller_training.hpp | strata/report/scenario_files.hpp | \
       strata/thermal/rc_network.hpp | strata/thermal/model.hpp | strata/thermal/hotspot_io.hpp | \
-      strata/thermal/stratum_stack.hpp | strata/report/thermal_rows.hpp | strata/report/paper_rows.hpp) return 0 ;;
+      strata/thermal/stratum_stack.hpp | strata/report/thermal_rows.hpp | strata/report/paper_rows.hpp | \
+      strata/report/explain_row.hpp | strata/hcrmap/hcrmap_run.hpp) return 0 ;;
     *) return 1 ;;
   esac
 }
-# A reader or writer of JSON is named *_json.hpp (STYLE rule 3: JSON only in io headers), and
-# report/scenario_files.hpp loads the files a scenario names (a DQN checkpoint among them), and
-# report/eval_step.hpp is the CLI's and the Python module's `eval`: it reads machine files and
-# writes the step as the CLI's JSON document.
+# A reader or writer of JSON is named *_json.hpp (STYLE rule 3: JSON only in io headers),
+# report/scenario_files.hpp loads the files a scenario names (a DQN checkpoint among them), and the
+# front-end headers shared by strata-eval and the Python module build a subcommand's JSON document
+# (eval_step.hpp, explain_row.hpp; eval_row.hpp is eval_step's lean row) or load its files
+# (hcrmap_run.hpp: traces and the DQN checkpoint).
 json_allowed() {
   case "$1" in
     strata/strata.hpp | strata/json.hpp | strata/core/json.hpp | strata/core/json_plain.hpp | \
-      strata/workload/hf_config.hpp | strata/report/scenario_files.hpp | strata/report/eval_step.hpp | \
-      strata/*_json.hpp) return 0 ;;
+      strata/workload/hf_config.hpp | strata/report/scenario_files.hpp | strata/*_json.hpp | \
+      strata/report/eval_step.hpp | strata/report/eval_row.hpp | strata/report/explain_row.hpp | \
+      strata/hcrmap/hcrmap_run.hpp) return 0 ;;
     *) return 1 ;;
   esac
 }

@@ -19,6 +19,7 @@
 #include "cli.hpp"
 #include "strata/report/explain_groups.hpp"
 #include "strata/report/explain_json.hpp"
+#include "strata/report/explain_row.hpp"
 #include "strata/report/paper_io.hpp"
 #include "strata/report/paper_rows.hpp"
 
@@ -30,16 +31,6 @@ struct explain_cli {
   bool json = false, ranges = false;
   std::size_t top = 10;
 };
-
-// The report family that computes row `id` (`paper_report_options::only`), or "" for none the
-// explainer re-evaluates.
-std::string family_of(const std::string& id) {
-  if (id.rfind("stratum.system.", 0) == 0 || id.rfind("stratum.placement.accurate_vs_uniform_m", 0) == 0) {
-    return "stratum-results";
-  }
-  if (id.rfind("validation.", 0) == 0) return "gpu-validation";
-  return "";
-}
 
 std::string num(double v) { return strata::detail::report_number(v); }
 
@@ -102,54 +93,32 @@ command add_explain(CLI::App& app) {
               return 0;
             }
             if (o->row.empty()) throw usage_error{"explain needs a row id (or --ranges)"};
-            const std::string fam = family_of(o->row);
-            if (fam.empty()) {
-              if (o->row.rfind("hcrmap.", 0) == 0 || o->row.rfind("stratum.thermal.", 0) == 0) {
-                const std::string why = strata::explain_unexplained_reason(o->row);
+            // The library's explainer (strata/report/explain_row.hpp), which Python's strata.explain shares.
+            const auto x = strata::explain_row(o->row, 1);
+            switch (x.status) {
+              case strata::explain_status::not_reevaluated:
                 if (o->json) {
-                  std::cout << strata::dump_json(strata::json{{"id", o->row}, {"explained", false}, {"reason", why}}, 2) << "\n";
+                  std::cout << strata::dump_json(strata::explain_row_json(x), 2) << "\n";
                 } else {
-                  std::cout << o->row << ": not re-evaluated by the explainer: " << why << "\n";
+                  std::cout << o->row << ": not re-evaluated by the explainer: " << x.reason << "\n";
                 }
                 return 0;
-              }
-              throw strata::config_error("row", "[strata.explain] row " + o->row +
-                                                    " is not a check row the explainer knows (stratum.system.*, "
-                                                    "stratum.placement.accurate_vs_uniform_*, validation.*, hcrmap.*, "
-                                                    "stratum.thermal.*)");
-            }
-            strata::paper_report_options po;
-            po.only = {fam};
-            po.threads = 1;
-            const auto rows = strata::paper_rows(po);
-            const strata::paper_row* row = nullptr;
-            for (const auto& r : rows) {
-              if (r.id == o->row) row = &r;
-            }
-            if (row == nullptr) throw strata::config_error("row", "[strata.explain] the paper report has no row " + o->row);
-            if (row->kind != strata::row_kind::check || row->ok().value_or(true)) {
-              const std::string why = row->kind != strata::row_kind::check
-                                          ? std::string("a ") + strata::to_string(row->kind) + " row, not a check"
-                                          : std::string("within tolerance");
-              if (o->json) {
-                std::cout << strata::dump_json(strata::json{{"id", o->row}, {"explained", false}, {"reason", why}}, 2) << "\n";
-              } else {
-                std::cout << o->row << ": " << why << ": nothing to explain\n";
-              }
-              return 0;
-            }
-            const auto x = strata::explain_report(rows, {o->row});
-            if (x.rows.empty()) {
-              const std::string why = x.unexplained.empty() ? std::string("no evaluator") : x.unexplained.front().reason;
-              std::cout << o->row << ": not re-evaluated by the explainer: " << why << "\n";
-              return 0;
+              case strata::explain_status::nothing_to_explain:
+                if (o->json) {
+                  std::cout << strata::dump_json(strata::explain_row_json(x), 2) << "\n";
+                } else {
+                  std::cout << o->row << ": " << x.reason << ": nothing to explain\n";
+                }
+                return 0;
+              case strata::explain_status::no_evaluator:
+                std::cout << o->row << ": not re-evaluated by the explainer: " << x.reason << "\n";
+                return 0;
+              case strata::explain_status::explained: break;
             }
             if (o->json) {
-              auto j = strata::row_explanation_json(x.rows.front());
-              j["family_line"] = x.families.empty() ? strata::json(nullptr) : strata::family_line_json(x.families.front());
-              std::cout << strata::dump_json(j, 2) << "\n";
+              std::cout << strata::dump_json(strata::explain_row_json(x), 2) << "\n";
             } else {
-              print_text(x.rows.front(), x.families, o->top);
+              print_text(*x.row, x.families, o->top);
             }
             return 0;
           }};

@@ -25,25 +25,16 @@
 // seed --drift-seed (1), in file order unless --order says otherwise.
 // Exit status: 0 on success, 1 on an input that cannot be loaded or replayed, 2 on a bad command line.
 
-#include <algorithm>  // std::any_of
-#include <cstdint>   // std::uint64_t
-#include <filesystem>  // std::filesystem::path, a trace's label
-#include <iostream>  // std::cout
+#include <iostream>  // std::cout, std::cerr
 #include <memory>    // std::make_shared
 #include <string>    // std::string
-#include <utility>   // std::move
 #include <vector>    // std::vector
 
 #include "cli.hpp"
 #include "data_location.hpp"
-#include "strata/core/data_dir.hpp"
-#include "strata/chiplet/substrate.hpp"
-#include "strata/hcrmap/dqn_json.hpp"
-#include "strata/hcrmap/dqn_scorer.hpp"
+#include "strata/hcrmap/hcrmap_run.hpp"
 #include "strata/hcrmap/trace_replay.hpp"
 #include "strata/hcrmap/trace_replay_json.hpp"
-#include "strata/workload/task_drift.hpp"
-#include "strata/workload/trace_io.hpp"
 
 namespace strata_eval {
 
@@ -103,13 +94,9 @@ command add_hcrmap(CLI::App& app) {
   return {sub, [o, sub, trace, drift]() -> int {
             if (trace->count() == 0 && drift->count() == 0) throw usage_error{"--trace or --drift-tasks is required"};
             // The value function's options are refused (exit 2) when no policy asked for decides with it.
-            const auto asked = strata::parse_policies(o->policy);
-            const bool uses_value = std::any_of(asked.begin(), asked.end(), [](strata::policy_kind k) {
-              // HCRMap and its ablations decide with the value function, but the greedy-rule
-              // ablation and the frozen layout do not.
-              return k >= strata::policy_kind::hcrmap && k != strata::policy_kind::hcrmap_greedy &&
-                     k != strata::policy_kind::hcrmap_frozen;
-            });
+            // HCRMap and its ablations decide with the value function, but the greedy-rule ablation
+            // and the frozen layout do not.
+            const bool uses_value = strata::hcrmap_uses_value(o->policy);
             if (!uses_value && sub->count("--checkpoint") > 0) {
               throw usage_error{"--checkpoint applies to a policy that decides with HCRMap's value function (hcrmap and its "
                                 "ablations but hcrmap_greedy and hcrmap_frozen), not to --policy " + o->policy};
@@ -130,72 +117,27 @@ command add_hcrmap(CLI::App& app) {
               }
             }
             const auto m = load_model(o->model);
-            // A synthetic task switch is served in file order unless --order is given.
-            const auto order = strata::parse_order(drift->count() > 0 && sub->count("--order") == 0 ? std::string("file") : o->order);
-            const auto label = [](const std::string& path) {
-              auto stem = std::filesystem::path(path).stem().string();
-              const auto cut = stem.rfind('_');
-              return cut == std::string::npos ? stem : stem.substr(cut + 1);
-            };
-            std::vector<strata::routing_trace> parts;
-            std::vector<std::string> labels;
+            // The run itself is the library's (strata/hcrmap/hcrmap_run.hpp), which Python's strata.hcrmap shares.
             const auto data = strata_programs::find_data(o->data_dir);
-            for (const auto& given : o->traces) {
-              // A relative path: in the working directory first, then in the data directory.
-              const std::string path = strata::resolve_input_path(given, ".", data.dir);
-              labels.push_back(label(path));
-              parts.push_back(strata::load_trace_csv(path, {.experts = m.experts, .label = labels.back()}));
-              strata::require_trace_of_model(parts.back(), m, path);
+            strata::hcrmap_request req;
+            req.mode = o->mode;
+            req.policy = o->policy;
+            req.traces = o->traces;
+            if (drift->count() > 0) {
+              req.drift_tasks = o->drift_tasks;
+              if (o->drift_sequences > 0) req.drift_sequences = o->drift_sequences;
+              req.drift_seed = o->drift_seed;
             }
-            const auto routing = [&] {
-              if (drift->count() == 0) {
-                return parts.size() == 1 ? std::move(parts.front()) : strata::concatenate_traces(parts, labels);
-              }
-              const int seqs = o->drift_sequences > 0 ? o->drift_sequences : 512 * o->drift_tasks;
-              return strata::generate_trace(strata::task_switch_gen_for(m, o->drift_tasks, seqs, 8, 16,
-                                                                        static_cast<std::uint64_t>(o->drift_seed)));
-            }();
-            std::string ck = o->checkpoint;
-            if (ck.empty()) {
-              const std::string path = data.dir.empty() ? std::string() : data.dir + "/hcrmap/dqn_checkpoint.json";
-              if (!path.empty() && is_file(path)) {
-                ck = path;
-              } else if (uses_value) {
-                std::cerr << "strata-eval hcrmap: warning: no controller checkpoint (hcrmap/dqn_checkpoint.json) in the "
-                          << strata_programs::data_hint(data)
-                          << "; HCRMap decides with the greedy one-step rule (--checkpoint FILE names one)\n";
-              }
-            }
-            strata::controller_value value;
-            if (!ck.empty()) {
-              const std::string text =
-                  strata::read_input_file(ck, "checkpoint", strata::limits().checkpoint_file_bytes, "checkpoint_file_bytes");
-              value.name = "masked Double DQN " + ck;
-              value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text, ck));
-            }
-            strata::replay_params rp;
-            rp.order = order;
-            // File order serves the whole trace unless --max-windows caps it.
-            rp.max_windows = order == strata::replay_order::file && sub->count("--max-windows") == 0 ? 1024 : o->max_windows;
-            rp.experiment.max_layers = o->layers;
-            // Decode's batch: Table 2's 512 unless given, at most the distinct sequences the trace
-            // holds for a window (`replay_batch_limit`), stated; --trace-reuse keeps 512.
-            rp.experiment.batch = o->batch;
-            if (o->mode == "decode" && sub->count("--batch") == 0 && !o->trace_reuse) {
-              const int limit = strata::replay_batch_limit(routing, order);
-              if (limit < o->batch) {
-                rp.experiment.batch = limit;
-                std::cerr << "strata-eval hcrmap: note: --batch " << o->batch << " (HCRMap Table 2) is more than the "
-                          << limit << " distinct sequences a window of this trace holds"
-                          << (order == strata::replay_order::split ? " in each split" : "") << "; batch " << limit
-                          << " (--batch sets it)\n";
-              }
-            }
-            rp.experiment.context = o->context;
-            rp.experiment.trace_reuse = o->trace_reuse;
-            const strata::substrate s;
-            const auto r = strata::replay_trace(s, m, routing, o->mode == "prefill" ? strata::phase::prefill : strata::phase::decode,
-                                                strata::parse_policies(o->policy), rp, value);
+            req.checkpoint = o->checkpoint;
+            if (sub->count("--order") > 0) req.order = o->order;
+            req.layers = o->layers;
+            if (sub->count("--max-windows") > 0) req.max_windows = o->max_windows;
+            if (sub->count("--batch") > 0) req.batch = o->batch;
+            if (sub->count("--context") > 0) req.context = o->context;
+            req.trace_reuse = o->trace_reuse;
+            req.data_dir = data.dir;
+            req.data_hint = strata_programs::data_hint(data);
+            const auto r = strata::run_hcrmap(m, req, [](const std::string& w) { std::cerr << "strata-eval hcrmap: " << w << "\n"; });
             if (o->json) {
               print_json(strata::replay_json(r), units_of(o->units));
             } else {

@@ -4,7 +4,9 @@ Mixture-of-Experts LLMs on tiered memory) one call away from a notebook.
 The results are the JSON documents of the command-line program ``strata-eval`` as Python objects,
 built by the same C++ code (``_strata``, a pybind11 module over the same headers), in SI units:
 ``evaluate(...)`` equals ``strata-eval eval --json --units si`` and ``serve(scenario)`` equals
-``strata-eval serve --json``, to the last digit. See docs/python.md.
+``strata-eval serve --json``, to the last digit; ``sweep(axes, **fixed)`` evaluates a grid of
+points into a DataFrame with the same numbers, ``explain(row_id)`` and ``hcrmap(...)`` equal
+``strata-eval explain --json`` and ``strata-eval hcrmap --json``. See docs/python.md.
 
     >>> import strata
     >>> r = strata.evaluate(model="Mixtral-8x7B", machine="h100_sxm5", phase="decode",
@@ -21,6 +23,7 @@ __version__ = _strata.__version__
 __all__ = [
     "ConfigError", "StrataWarning", "Model", "Machine", "Result",
     "preset_names", "machine_names", "model", "machine", "evaluate", "serve", "paper_rows", "data_dir",
+    "sweep", "SweepFrame", "explain", "hcrmap",
 ]
 
 
@@ -260,3 +263,232 @@ def paper_rows(only=None, threads=0, frame=False, data_dir=None):
     data = _os.fspath(data_dir) if data_dir else globals()["data_dir"]()
     rows = _strata.paper_rows(list(only or []), int(threads), data)
     return _frame(rows) if frame else rows
+
+
+# ---- sweeps ------------------------------------------------------------------------------------
+
+_PLOT_HINT = ("strata: plot() draws with matplotlib, which is not importable here "
+              "(Debian: apt-get install python3-matplotlib; elsewhere: pip install matplotlib)")
+
+
+def _require_pandas(what):
+    try:
+        import pandas
+    except ImportError as e:
+        raise ImportError("strata: %s returns a pandas DataFrame, and pandas is not importable here "
+                          "(Debian: apt-get install python3-pandas; elsewhere: pip install pandas)" % what) from e
+    return pandas
+
+
+def _sweep_frame_class():
+    """SweepFrame, made on first use (pandas is optional for the rest of the package)."""
+    global SweepFrame
+    if isinstance(SweepFrame, type):
+        return SweepFrame
+    pandas = _require_pandas("sweep")
+
+    class _SweepFrame(pandas.DataFrame):
+        """The DataFrame of ``sweep``: one row per point, the axis columns (``attrs["strata_axes"]``)
+        then the result columns, in SI units; ``plot()`` draws a result against an axis."""
+
+        @property
+        def _constructor(self):
+            return _SweepFrame
+
+        @property
+        def axes_names(self):
+            """The sweep's axes, in the order given."""
+            return list(self.attrs.get("strata_axes", []))
+
+        def plot(self, y="tokens_per_s", x=None, ax=None, logx=False, logy=False, **kwargs):
+            """``y`` against the axis ``x`` (default: the last numeric axis of more than one value),
+            one line per combination of the other axes that vary; returns the matplotlib Axes.
+            Needs matplotlib (an ImportError naming python3-matplotlib otherwise); ``kwargs`` go to
+            ``Axes.plot``."""
+            try:
+                import matplotlib.pyplot as plt
+            except ImportError as e:
+                raise ImportError(_PLOT_HINT) from e
+            if y not in self.columns:
+                raise ConfigError("plot: no column %r (columns: %s)" % (y, ", ".join(map(str, self.columns))), "y")
+            varying = [a for a in self.axes_names if a in self.columns and self[a].nunique(dropna=False) > 1]
+            if x is None:
+                numeric = [a for a in varying if pandas.api.types.is_numeric_dtype(self[a])]
+                x = numeric[-1] if numeric else (varying[-1] if varying else None)
+            if x is None or x not in self.columns:
+                raise ConfigError("plot: no axis to draw against (pass x=)", "x")
+            others = [a for a in varying if a != x]
+            if ax is None:
+                _, ax = plt.subplots()
+            kwargs.setdefault("marker", "o")
+            if others:
+                by = others[0] if len(others) == 1 else others  # one key: a scalar (pandas' FutureWarning)
+                for key, g in pandas.DataFrame(self).groupby(by, sort=False):
+                    key = key if isinstance(key, tuple) else (key,)
+                    label = ", ".join("%s=%s" % (a, v) for a, v in zip(others, key))
+                    ax.plot(g[x], g[y], label=label, **kwargs)
+                ax.legend()
+            else:
+                ax.plot(self[x], self[y], label=y, **kwargs)
+            ax.set_xlabel(x)
+            ax.set_ylabel(y)
+            if logx:
+                ax.set_xscale("log")
+            if logy:
+                ax.set_yscale("log")
+            return ax
+
+    _SweepFrame.__name__ = _SweepFrame.__qualname__ = "SweepFrame"
+    SweepFrame = _SweepFrame
+    return SweepFrame
+
+
+SweepFrame = None  # the class, once pandas is imported (``sweep`` makes it)
+
+
+def _axis_label(v):
+    """An axis value as its column shows it: a Model by its name, a Machine by how it was named."""
+    if isinstance(v, Model):
+        return v.name
+    if isinstance(v, Machine):
+        return v._h.arg
+    if isinstance(v, _os.PathLike):
+        return _os.fspath(v)
+    return v
+
+
+def _flat(r, prefix="", out=None):
+    """The scalars of a (nested) dict with '.'-joined keys; lists and frames are left out."""
+    out = {} if out is None else out
+    for k, v in r.items():
+        key = prefix + str(k)
+        if isinstance(v, dict):
+            _flat(v, key + ".", out)
+        elif not isinstance(v, (list, tuple)) and not _is_frame(v):
+            out[key] = v
+    return out
+
+
+def sweep(axes, fn=None, errors="raise", **fixed):
+    """Every point of the cartesian product of ``axes`` (a dict: name -> list of values; the last
+    axis varies fastest) as one row of a DataFrame (a ``SweepFrame``): the axis columns, then the
+    results in SI units.
+
+    Without ``fn``, each point is ``evaluate(**fixed, **point)`` computed in C++ as a flat row
+    (strata/report/eval_row.hpp): the scalar keys of ``strata-eval eval --json --units si`` for that
+    point, nested ones joined by '.' (``bytes_B.weights``), with the same numbers, without the
+    breakdown tree, the operator rows or a JSON document per point; ``model`` and ``machine`` may be
+    axes (names, paths, Model or Machine objects, each loaded once). With ``fn``, each point is
+    ``fn(**fixed, **point)``, whose dict (its scalars, nested keys joined by '.') or value (column
+    ``value``) is the row. ``errors="keep"`` keeps a refused point as a row with its message in the
+    column ``error`` (and ``error_field``) instead of raising ConfigError."""
+    pandas = _require_pandas("sweep")
+    import itertools
+    if not isinstance(axes, dict) or not axes:
+        raise ConfigError("axes must be a non-empty dict of name -> list of values", "axes")
+    if errors not in ("raise", "keep"):
+        raise ConfigError("errors must be raise or keep, got %r" % (errors,), "errors")
+    names = [str(n) for n in axes]
+    values = []
+    for n in names:
+        v = axes[n]
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__iter__"):
+            raise ConfigError("axis %s must be a list of values, got %r" % (n, v), n)
+        v = list(v)
+        if not v:
+            raise ConfigError("axis %s has no values" % n, n)
+        values.append(v)
+    for n in names:
+        if n in fixed:
+            raise ConfigError("%s is both an axis and a fixed argument" % n, n)
+    points = list(itertools.product(*values))
+    columns = {n: [_axis_label(p[i]) for p in points] for i, n in enumerate(names)}
+    error_rows = []
+    if fn is None:
+        load = {"model": globals()["model"], "machine": globals()["machine"]}
+        loaded = {}
+
+        def handle(kind, v):
+            if isinstance(v, (Model, Machine)):
+                return v._h
+            key = (kind, _os.fspath(v) if isinstance(v, _os.PathLike) else v)
+            if key not in loaded:
+                loaded[key] = load[kind](v)._h
+            return loaded[key]
+
+        vals = [[handle(n, v) for v in vs] if n in load else [_os.fspath(v) if isinstance(v, _os.PathLike) else v for v in vs]
+                for n, vs in zip(names, values)]
+        fix = {k: (handle(k, v) if k in load and v is not None else v) for k, v in fixed.items()}
+        if "trace" in fix and isinstance(fix["trace"], _os.PathLike):
+            fix["trace"] = _os.fspath(fix["trace"])
+        result, warns, error_rows = _strata.sweep(names, vals, fix, errors == "keep")
+        _warn(warns)
+    else:
+        rows = []
+        for i, p in enumerate(points):
+            kw = dict(fixed)
+            kw.update(zip(names, p))
+            try:
+                r = fn(**kw)
+            except ConfigError as e:
+                if errors != "keep":
+                    raise
+                error_rows.append((i, e.field, str(e)))
+                rows.append({})
+                continue
+            rows.append(_flat(r) if isinstance(r, dict) else {"value": r})
+        result = pandas.DataFrame(rows).to_dict(orient="series") if rows else {}
+    for k, col in result.items():
+        if k in columns:
+            if list(columns[k]) == list(col):
+                continue  # the axis's own value (devices): one column
+            k = "result." + k
+        columns[k] = col
+    if errors == "keep":
+        err = [None] * len(points)
+        field = [None] * len(points)
+        for i, f, msg in error_rows:
+            err[i], field[i] = msg, f
+        columns["error"] = err
+        columns["error_field"] = field
+    frame = _sweep_frame_class()(columns)
+    frame.attrs["strata_axes"] = names
+    return frame
+
+
+# ---- explain and hcrmap -------------------------------------------------------------------------
+
+def explain(row_id, threads=1):
+    """A check row of the paper report out of tolerance explained: the dict of ``strata-eval
+    explain ROW --json`` (its derivation, elasticities, the change of each parameter that closes
+    it, the family line), or ``{"id", "explained": False, "reason"}`` for a row within tolerance,
+    not a check, or not re-evaluated (hcrmap.*, stratum.thermal.*). Computes the report family
+    that holds the row (seconds). A row the explainer does not know raises ConfigError("row")."""
+    return Result(_strata.explain(str(row_id), int(threads)))
+
+
+def hcrmap(model, mode, trace=None, policy="all", drift_tasks=None, drift_sequences=None, drift_seed=None,
+           checkpoint=None, order=None, layers=None, max_windows=None, batch=None, context=None, trace_reuse=False,
+           data_dir=None):
+    """A routing trace replayed through HCRMap and the policies it is compared with: the dict of
+    ``strata-eval hcrmap --model MODEL --mode MODE ... --json --units si`` for the same arguments
+    (``trace``: one path or a list, served one after the other; relative paths in the working
+    directory, then in the data directory; or ``drift_tasks`` for the synthetic task switch).
+    HCRMap decides with ``checkpoint``, else the data directory's hcrmap/dqn_checkpoint.json, else
+    the greedy rule (a StrataWarning says so). Options that do not apply raise ConfigError naming
+    them."""
+    m = model if isinstance(model, Model) else globals()["model"](model)
+    if trace is not None:
+        trace = [_os.fspath(trace)] if isinstance(trace, (str, bytes, _os.PathLike)) else [_os.fspath(t) for t in trace]
+    explicit = data_dir is not None
+    data = _os.fspath(data_dir) if explicit else globals()["data_dir"]()
+    how = "data_dir= or STRATA_DATA_DIR chooses the data directory"
+    hint = ("data directory '%s' (from %s; %s)" % (data, "data_dir=" if explicit else "strata.data_dir()", how) if data
+            else "no data directory found (%s)" % how)
+    kw = dict(mode=mode, trace=trace, policy=policy, drift_tasks=drift_tasks, drift_sequences=drift_sequences,
+              drift_seed=drift_seed, checkpoint=_os.fspath(checkpoint) if checkpoint is not None else None, order=order,
+              layers=layers, max_windows=max_windows, batch=batch, context=context, trace_reuse=bool(trace_reuse),
+              data_dir=data, data_hint=hint)
+    out, warns = _strata.hcrmap(m._h, kw)
+    _warn(warns)
+    return Result(out)

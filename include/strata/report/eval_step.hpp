@@ -77,6 +77,7 @@ struct eval_request {
   int redundant_experts = 0;    ///< with ep: EPLB slots per device
   std::optional<std::string> ep_imbalance;  ///< with ep: "expected_max" (unset) or "mean"
   bool with_breakdown = true;   ///< compute the breakdown tree (the JSON output has it)
+  bool with_ops = true;         ///< GPU: compute the per-operator rows (the JSON output has them; a sweep's row not)
 };
 
 /// A machine to evaluate on: a GPU card (preset or file; evaluated on n devices), a ready
@@ -429,7 +430,7 @@ inline gpu_step_eval evaluate_gpu_step(const model& mdl, const std::vector<std::
   if (g.batch && !g.batch->note.empty() && warn) warn("note: decode batch: " + g.batch->note);
   // Per-operator time and energy, each including its all-reduce, so that the rows add up to the
   // totals (operator_results); under expert parallelism the rows are the tree's per layer.
-  if (!ep) g.ops = operator_results(mdl, shape, machine, hist);
+  if (!ep && o.with_ops) g.ops = operator_results(mdl, shape, machine, hist);
   g.machine = std::move(machine);
   return g;
 }

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+/// \file
+/// One check row of the paper report explained, as `strata-eval explain <row>` does it, for every
+/// front end: the command line (`examples/strata-eval/explain.cpp` prints it as text or JSON) and
+/// the Python module (`strata.explain(row_id)` returns its JSON as a dict). One implementation, so
+/// the two cannot drift.
+///
+/// `explain_row(id)` computes the report family that holds the row (`explain_family_of`:
+/// stratum-results or gpu-validation) with `paper_rows`, finds the row, and explains it with
+/// `explain_report` when it is a check out of tolerance. The outcome says which of four cases
+/// applies (`explain_status`); `explain_row_json` is the document of `strata-eval explain <row>
+/// --json`. A row the explainer does not know is a `config_error` naming "row".
+///
+/// \code
+///   const strata::explain_outcome x = strata::explain_row("stratum.system.olmoe.decode_speedup");
+///   const strata::json j = strata::explain_row_json(x);  // strata-eval explain ... --json
+/// \endcode
+
+#include <optional>  // std::optional
+#include <string>    // std::string
+#include <utility>   // std::move
+#include <vector>    // std::vector
+
+#include "strata/core/error.hpp"
+#include "strata/core/json.hpp"
+#include "strata/report/explain_groups.hpp"
+#include "strata/report/explain_json.hpp"
+#include "strata/report/paper_rows.hpp"
+
+namespace strata {
+inline namespace v0 {
+
+/// What `explain_row` found.
+enum class explain_status {
+  explained,          ///< a failing check row, explained (`row`, `families`)
+  not_reevaluated,    ///< an hcrmap.* or stratum.thermal.* row: the explainer does not re-evaluate it (`reason`)
+  nothing_to_explain, ///< a row that is not a check, or within tolerance (`reason`)
+  no_evaluator,       ///< a failing check row of a known family without an evaluator (`reason`)
+};
+
+/// The outcome of `explain_row`.
+struct explain_outcome {
+  std::string id;
+  explain_status status = explain_status::explained;
+  std::string reason;                       ///< why there is no explanation (all but `explained`)
+  std::optional<row_explanation> row;       ///< the explanation (`explained`)
+  std::vector<family_line> families;        ///< the family lines of `explain_report` (`explained`)
+};
+
+/// The report family (`paper_report_options::only`) that computes row `id`, or "" for a row the
+/// explainer does not re-evaluate.
+template <class = void>
+inline std::string explain_family_of(const std::string& id) {
+  if (id.rfind("stratum.system.", 0) == 0 || id.rfind("stratum.placement.accurate_vs_uniform_m", 0) == 0) {
+    return "stratum-results";
+  }
+  if (id.rfind("validation.", 0) == 0) return "gpu-validation";
+  return "";
+}
+
+/// Explains check row `id` of the paper report (the family that holds it computed with `threads`
+/// threads, default inputs, as `strata-eval explain` computes it). Throws `config_error` naming
+/// "row" for a row the explainer does not know or the report does not have.
+template <class = void>
+inline explain_outcome explain_row(const std::string& id, unsigned threads = 1) {
+  explain_outcome out;
+  out.id = id;
+  const std::string fam = explain_family_of(id);
+  if (fam.empty()) {
+    if (id.rfind("hcrmap.", 0) == 0 || id.rfind("stratum.thermal.", 0) == 0) {
+      out.status = explain_status::not_reevaluated;
+      out.reason = explain_unexplained_reason(id);
+      return out;
+    }
+    throw config_error("row", "[strata.explain] row " + id +
+                                  " is not a check row the explainer knows (stratum.system.*, "
+                                  "stratum.placement.accurate_vs_uniform_*, validation.*, hcrmap.*, "
+                                  "stratum.thermal.*)");
+  }
+  paper_report_options po;
+  po.only = {fam};
+  po.threads = threads;
+  const auto rows = paper_rows(po);
+  const paper_row* row = nullptr;
+  for (const auto& r : rows) {
+    if (r.id == id) row = &r;
+  }
+  if (row == nullptr) throw config_error("row", "[strata.explain] the paper report has no row " + id);
+  if (row->kind != row_kind::check || row->ok().value_or(true)) {
+    out.status = explain_status::nothing_to_explain;
+    out.reason = row->kind != row_kind::check ? std::string("a ") + to_string(row->kind) + " row, not a check"
+                                              : std::string("within tolerance");
+    return out;
+  }
+  auto x = explain_report(rows, {id});
+  if (x.rows.empty()) {
+    out.status = explain_status::no_evaluator;
+    out.reason = x.unexplained.empty() ? std::string("no evaluator") : x.unexplained.front().reason;
+    return out;
+  }
+  out.row = std::move(x.rows.front());
+  out.families = std::move(x.families);
+  return out;
+}
+
+/// The document of `strata-eval explain <row> --json`: the explanation with its family line
+/// (`row_explanation_json`, "family_line" null when there is none), or `{"id", "explained": false,
+/// "reason"}`.
+template <class = void>
+inline json explain_row_json(const explain_outcome& x) {
+  if (x.status != explain_status::explained || !x.row) return json{{"id", x.id}, {"explained", false}, {"reason", x.reason}};
+  json j = row_explanation_json(*x.row);
+  j["family_line"] = x.families.empty() ? json(nullptr) : family_line_json(x.families.front());
+  return j;
+}
+
+}  // namespace v0
+}  // namespace strata

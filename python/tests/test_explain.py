@@ -1,0 +1,38 @@
+"""strata.explain(row) against `strata-eval explain ROW --json`: the same document (the same C++
+code, strata/report/explain_row.hpp, produces both)."""
+
+import pytest
+
+import strata
+from conftest import cli_fails, cli_json
+
+
+@pytest.mark.parametrize("row", [
+    "stratum.system.olmoe.decode_speedup",                  # a failing check: explained
+    "stratum.system.mixtral.decode_speedup",                # within tolerance
+    "stratum.system.olmoe.energy_efficiency_gain.xpu_tdp",  # not a check
+    "hcrmap.premise.migration_delays_dispatch",             # not re-evaluated
+])
+def test_explain_equals_cli(row):
+    assert dict(strata.explain(row)) == cli_json("explain", row, "--json")
+
+
+def test_explained_row_has_its_gap():
+    x = strata.explain("stratum.system.olmoe.decode_speedup")
+    assert x["id"] == "stratum.system.olmoe.decode_speedup"
+    assert x["elasticities"] and x["gap"]
+    # A parameter that closes the row alone moves it by a finite number of its ranges.
+    assert any(g["closes"] for g in x["gap"]) == x["closed_by_one"]
+
+
+def test_within_tolerance_is_not_explained():
+    x = strata.explain("stratum.system.mixtral.decode_speedup")
+    assert x == {"id": "stratum.system.mixtral.decode_speedup", "explained": False, "reason": "within tolerance"}
+
+
+@pytest.mark.parametrize("row", ["stratum.composition.olmoe.b1.weight_stream", "nope.row", "validation.no.such.row"])
+def test_unknown_rows_name_the_field(row):
+    rc, err = cli_fails("explain", row, "--json")
+    with pytest.raises(strata.ConfigError) as e:
+        strata.explain(row)
+    assert e.value.field == "row" and rc == 1 and str(e.value) in err

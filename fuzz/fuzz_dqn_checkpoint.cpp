@@ -14,7 +14,7 @@
 #include "strata/hcrmap/dqn_json.hpp"
 #include "strata/hcrmap/dqn_scorer.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_dqn_checkpoint) {
   strata_fuzz::run([&] {
     const strata::dqn_agent agent = strata::parse_dqn_checkpoint(strata_fuzz::as_text(data, size), "fuzz.json");
     // Three candidates with features in [-1, 1] (the scale the controller's features have).

@@ -6,7 +6,7 @@
 #include "fuzz_support.hpp"
 #include "strata/workload/trace_io.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_expert_counts_csv) {
   return strata_fuzz::run([&] {
     const auto table = strata::parse_expert_counts_csv(strata_fuzz::as_text(data, size), "counts.csv");
     for (const auto& s : table.series) {

@@ -22,7 +22,7 @@
 #include "strata/workload/task_drift.hpp"
 #include "strata/workload/trace_io.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_hcrmap_replay) {
   if (size == 0) return 0;
   static const strata::substrate sub;
   const bool prefill = (data[0] & 1) != 0;

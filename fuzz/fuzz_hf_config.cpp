@@ -10,7 +10,7 @@
 #include "strata/workload/operators.hpp"
 #include "strata/workload/roofline.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_hf_config) {
   return strata_fuzz::run([&] {
     const strata::json j = strata::parse_json(strata_fuzz::as_text(data, size), "config.json");
     const strata::model m = strata::read_hf_config(j);

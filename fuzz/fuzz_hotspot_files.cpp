@@ -8,7 +8,7 @@
 #include "fuzz_support.hpp"
 #include "strata/thermal/hotspot_io.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_hotspot_files) {
   if (size == 0) return 0;
   namespace th = strata::thermal;
   const auto text = strata_fuzz::as_text(data + 1, size - 1);

@@ -8,7 +8,7 @@
 #include "fuzz_support.hpp"
 #include "strata/stratum/serving/length_csv.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_length_csv) {
   return strata_fuzz::run([&] {
     const auto t = strata::parse_length_csv(strata_fuzz::as_text(data, size), "lengths.csv");
     if (t.prompt.empty() && t.output.empty()) strata_fuzz::finding("no rows without an error");

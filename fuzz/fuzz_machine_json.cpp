@@ -18,7 +18,7 @@
 #include "strata/workload/presets.hpp"
 #include "strata/workload/roofline.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_machine_json) {
   strata_fuzz::run([&] {
     const strata::loaded_machine m = strata::parse_machine_json(strata_fuzz::as_text(data, size), "fuzz.json");
     if (!m.gpu) {

@@ -9,7 +9,7 @@
 #include "fuzz_support.hpp"
 #include "strata/baseline/validation.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_measurements_csv) {
   return strata_fuzz::run([&] {
     const auto rows = strata::parse_measurements_csv(strata_fuzz::as_text(data, size), "m.csv");
     if (rows.empty()) strata_fuzz::finding("no rows without an error");

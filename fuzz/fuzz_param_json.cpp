@@ -36,7 +36,7 @@ void check_machine(const strata::roofline_machine& m) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_param_json) {
   strata::json j;
   if (strata_fuzz::run([&] { j = strata::parse_json(strata_fuzz::as_text(data, size), "fuzz.json"); }) != 0 ||
       j.is_discarded()) {

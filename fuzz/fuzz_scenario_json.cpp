@@ -15,7 +15,7 @@
 #include "strata/report/scenario.hpp"
 #include "strata/report/scenario_json.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_scenario_json) {
   strata_fuzz::run([&] {
     const auto s = strata::read_scenario(strata_fuzz::as_text(data, size), "fuzz.json");
     if (s.study == strata::study_kind::optimise || strata::is_hcrmap_study(s.study)) return;

@@ -21,7 +21,7 @@
 #include "strata/report/scenario_files.hpp"
 #include "strata/report/scenario_json.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_scenario_run) {
   static const bool limited = [] {
     strata::hcrmap_limits().routes = std::int64_t{1} << 20;
     return true;

@@ -33,7 +33,7 @@ const strata::scenario& scenario_of(std::uint8_t which) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_scenario_table) {
   if (size == 0) return 0;
   return strata_fuzz::run([&] {
     const strata::scenario& s = scenario_of(data[0]);

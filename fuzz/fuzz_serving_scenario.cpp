@@ -47,7 +47,7 @@ void check_result(const strata::serving_result& r) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_serving_scenario) {
   static const bool limited = [] {
     auto& l = strata::serving_limits();
     l.requests = 256;

@@ -15,6 +15,15 @@
 
 #include "strata/core/json.hpp"
 
+/// A target's entry point: libFuzzer's `LLVMFuzzerTestOneInput` when the target is a program of its
+/// own; in the fused build (fuzz/CMakeLists.txt, STRATA_FUZZ_FUSED) a function `<name>_one_input`
+/// that the program `strata_fuzzers` calls for the target its name (`argv[0]`) selects.
+#if defined(STRATA_FUZZ_FUSED)
+#define STRATA_FUZZ_TARGET(name) int name##_one_input(const std::uint8_t* data, std::size_t size)
+#else
+#define STRATA_FUZZ_TARGET(name) extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+#endif
+
 namespace strata_fuzz {
 
 inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {

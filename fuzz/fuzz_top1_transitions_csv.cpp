@@ -8,7 +8,7 @@
 #include "fuzz_support.hpp"
 #include "strata/workload/trace_io.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_top1_transitions_csv) {
   return strata_fuzz::run([&] {
     const auto table = strata::parse_top1_transitions_csv(strata_fuzz::as_text(data, size), "top1.csv");
     for (const auto& t : table.series) {

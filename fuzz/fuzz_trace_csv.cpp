@@ -7,7 +7,7 @@
 #include "fuzz_support.hpp"
 #include "strata/workload/trace_io.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+STRATA_FUZZ_TARGET(fuzz_trace_csv) {
   if (size == 0) return 0;
   strata::trace_csv_options opt;
   opt.experts = (data[0] & 1) != 0 ? 64 : 0;

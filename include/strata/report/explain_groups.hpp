@@ -405,10 +405,6 @@ inline std::vector<explain_family_entry> explain_families() {
 /// Why a failing check row has no evaluator.
 template <class = void>
 inline std::string explain_unexplained_reason(const std::string& id) {
-  if (id == "hcrmap.premise.migration_delays_dispatch") {
-    return "a boolean set by the link arbitration (an enum: link_arbitration::shared closes it, as the row's derivation "
-           "shows); no real parameter moves it";
-  }
   if (id.rfind("hcrmap.", 0) == 0) {
     return "computed from the 16 HCRMap experiments: each re-evaluation runs them all (most of the report's time, "
            "about 20 s of CPU), and the elasticities alone would take one run per real parameter of the substrate: "

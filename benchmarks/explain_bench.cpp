@@ -1,9 +1,13 @@
-// Speed of the gap explainer (Google Benchmark, report/explain_groups.hpp): the Stratum family's
-// five out-of-tolerance rows (elasticities to 240 parameters, solves, pairs, the family line) and
-// the GPU validation's two measurement rows, each from its report rows computed once outside the
-// loop. The serving rows are not timed here (each re-evaluation simulates three vLLM runs, about
-// 0.2 s: docs/paper_report.md states their time). Goal: the explainer beside the report within the
-// report's time budget (issue 47).
+// Speed of the gap explainer (Google Benchmark, report/explain_groups.hpp), each family from its
+// report rows computed once outside the loop (one shared setup per family):
+// - the Stratum family's five out-of-tolerance rows (elasticities to 240 parameters, solves,
+//   pairs, the family line);
+// - the GPU validation's two measurement rows;
+// - the vLLM serving rows on both knob sets (each re-evaluation simulates three vLLM runs), on one
+//   thread and on two (`explain_options::threads`: the two knob sets' families side by side);
+// - the Stratum stack's thermal cap (each re-evaluation solves the 32 x 32 grid) and the HCRMap
+//   migration premise (a discrete parameter, scanned).
+// Goal: the explainer beside the report within the report's time budget (issue 47).
 //   ./build/benchmarks/explain_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
@@ -14,34 +18,59 @@
 
 namespace {
 
-void bm_explain_stratum_results(benchmark::State& state) {
+std::vector<strata::paper_row> bench_stratum_rows() {
   strata::paper_report_options po;
   po.only = {"stratum-results"};
   po.threads = 1;
-  const auto rows = strata::paper_rows(po);
-  std::size_t evaluations = 0;
-  for (auto _ : state) {
-    const auto x = strata::explain_report(rows);
-    evaluations = x.evaluations;
-    benchmark::DoNotOptimize(x);
-  }
-  state.counters["evaluations"] = static_cast<double>(evaluations);
+  return strata::paper_rows(po);
 }
-BENCHMARK(bm_explain_stratum_results)->Iterations(1)->Unit(benchmark::kSecond);
 
-void bm_explain_gpu_validation(benchmark::State& state) {
+std::vector<strata::paper_row> bench_validation_rows() {
   const strata::fit_options fo{};
   std::vector<strata::prepared_measurement> p;
   for (const auto& m : strata::published_gpu_measurements()) p.push_back(strata::prepare_measurement(m, fo.model));
-  const auto rows = strata::validation_rows(strata::report_gpu_baseline(p, strata::published_gpu_fit(), fo.model));
+  return strata::validation_rows(strata::report_gpu_baseline(p, strata::published_gpu_fit(), fo.model));
+}
+
+std::vector<strata::paper_row> bench_serving_rows() {
+  const std::string id0 = "validation.serving.mixtral_tp2_h100.";
+  auto rows = strata::serving_validation_rows(strata::baseline_gpu(strata::h100_sxm5()), id0, "cited knobs");
+  for (auto& r : strata::serving_validation_rows(strata::validated_gpu(strata::h100_sxm5()), id0 + "fitted_knobs.",
+                                                 "knobs fitted on tests/data/measurements")) {
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+// The explainer of every failing row of `rows` (the shared loop of every benchmark here).
+void bench_explain(benchmark::State& state, const std::vector<strata::paper_row>& rows, unsigned threads = 1) {
+  strata::explain_options o;
+  o.threads = threads;
   std::size_t evaluations = 0;
   for (auto _ : state) {
-    const auto x = strata::explain_report(rows);
+    const auto x = strata::explain_report(rows, {}, o);
     evaluations = x.evaluations;
     benchmark::DoNotOptimize(x);
   }
   state.counters["evaluations"] = static_cast<double>(evaluations);
 }
+
+void bm_explain_stratum_results(benchmark::State& state) { bench_explain(state, bench_stratum_rows()); }
+BENCHMARK(bm_explain_stratum_results)->Iterations(1)->Unit(benchmark::kSecond);
+
+void bm_explain_gpu_validation(benchmark::State& state) { bench_explain(state, bench_validation_rows()); }
 BENCHMARK(bm_explain_gpu_validation)->Unit(benchmark::kMillisecond);
+
+void bm_explain_serving(benchmark::State& state) {
+  bench_explain(state, bench_serving_rows(), static_cast<unsigned>(state.range(0)));
+}
+BENCHMARK(bm_explain_serving)->Arg(1)->Arg(2)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+void bm_explain_thermal_and_migration(benchmark::State& state) {
+  auto rows = strata::stratum_thermal_rows();
+  for (auto& r : strata::hcrmap_premise_rows({}, {})) rows.push_back(std::move(r));
+  bench_explain(state, rows);
+}
+BENCHMARK(bm_explain_thermal_and_migration)->Iterations(1)->Unit(benchmark::kSecond);
 
 }  // namespace

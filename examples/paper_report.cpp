@@ -239,7 +239,11 @@ int main(int argc, char** argv) {
     std::cerr << "strata-paper-report: --explain prints markdown only; ignored with --json\n";
   } else if (explain) {
     try {
-      const auto x = strata::explain_report(rows);
+      strata::explain_options eo;
+      eo.threads = threads;  // the families on the report's threads
+      eo.hf_dir = hf_dir;
+      eo.read_config = [](const std::string& path) { return strata::load_hf_config(path); };
+      const auto x = strata::explain_report(rows, {}, eo);
       std::cout << "\nGap families (strata-eval explain ROW for a row's elasticities and gap table):\n\n";
       for (const auto& f : x.families) std::cout << "- " << strata::family_line_text(f) << "\n";
       for (const auto& u : x.unexplained) std::cout << "- " << u.id << ": not re-evaluated: " << u.reason << "\n";

@@ -16,7 +16,12 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
+#include <filesystem>  // std::filesystem::exists (the config.json fixtures)
+#include <system_error>  // std::error_code
+
 #include "cli.hpp"
+#include "data_location.hpp"
+#include "strata/workload/hf_config.hpp"
 #include "strata/report/explain_groups.hpp"
 #include "strata/report/explain_json.hpp"
 #include "strata/report/explain_row.hpp"
@@ -50,6 +55,13 @@ void print_text(const strata::row_explanation& x, const std::vector<strata::fami
                "| parameter | cited | needed | relative change | range units | closes | range |\n"
                "| --- | ---: | ---: | ---: | ---: | --- | --- |\n";
   for (const auto& g : x.gap) {
+    if (g.cited_choice) {  // a discrete parameter, scanned
+      std::cout << "| " << g.parameter << " | " << *g.cited_choice << " | "
+                << (g.needed_choice ? *g.needed_choice : std::string("none")) << " | - | "
+                << (g.needed_choice ? std::string("a switch") : std::string("-")) << " | " << (g.closes ? "yes" : "no")
+                << " | " << g.range << " |\n";
+      continue;
+    }
     std::cout << "| " << g.parameter << " | " << num(g.cited) << " | " << (g.needed ? num(*g.needed) : std::string("none"))
               << " | " << (g.relative_change ? num(*g.relative_change) : std::string("-")) << " | "
               << (g.needed ? num(g.range_units) : std::string("> 10")) << " | " << (g.closes ? "yes" : "no") << " | "
@@ -67,6 +79,7 @@ void print_text(const strata::row_explanation& x, const std::vector<strata::fami
     }
     if (shown == 0) std::cout << "- none within ten ranges\n";
   }
+  if (!x.verdict.empty()) std::cout << "\nverdict: " << x.verdict << "\n";
   if (!x.left_out.empty()) std::cout << "\nleft out: " << x.left_out << "\n";
   for (const auto& f : families) {
     if (f.family == x.family) {
@@ -94,7 +107,13 @@ command add_explain(CLI::App& app) {
             }
             if (o->row.empty()) throw usage_error{"explain needs a row id (or --ranges)"};
             // The library's explainer (strata/report/explain_row.hpp), which Python's strata.explain shares.
-            const auto x = strata::explain_row(o->row, 1);
+            // The campaign runs of config.json fixtures, as the report finds them (examples/data_location.hpp).
+            std::optional<std::string> hf_dir;
+            const auto data = strata_programs::find_data("");
+            std::error_code ec;
+            if (!data.dir.empty() && std::filesystem::exists(data.dir + "/hf/qwen3-14b.config.json", ec)) hf_dir = data.dir + "/hf";
+            const auto x = strata::explain_row(o->row, 1, hf_dir,
+                                               [](const std::string& path) { return strata::load_hf_config(path); });
             switch (x.status) {
               case strata::explain_status::not_reevaluated:
                 if (o->json) {

@@ -57,6 +57,7 @@
 #include "strata/report/paper_io.hpp"
 #include "strata/report/paper_row.hpp"
 #include "strata/report/parameter_ranges.hpp"
+#include "strata/workload/model.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -70,10 +71,23 @@ struct explain_parameter {
   std::vector<std::string> feeds;   ///< the row ids it can move (empty: every row of the group)
 };
 
+/// One discrete parameter of a group (an enum or a switch): its allowed values, which the
+/// explainer scans (a change of a mode has no elasticity and no range: each allowed value is tried
+/// alone and the row re-evaluated; a switch counts one range, `gap_entry::range_units`).
+struct explain_choice {
+  std::string name;                  ///< "hcrmap.critical_path.arbitration"
+  std::vector<std::string> values;   ///< the allowed values by name ("per_class", "shared")
+  std::size_t cited = 0;             ///< index of the default in `values`
+  std::function<void(std::size_t)> set;  ///< writes value `values[i]` into the group's state
+  std::vector<std::string> feeds;    ///< the row ids it can move (empty: every row of the group)
+  std::string source;                ///< where the default and the values come from
+};
+
 /// Rows computed by one evaluator from parameter structs (file comment).
 struct explain_group {
   std::string family;                       ///< "stratum results: decode speedup and energy", ...
   std::vector<explain_parameter> parameters;
+  std::vector<explain_choice> choices;      ///< discrete parameters, scanned (`explain_choice`)
   std::vector<std::string> row_ids;         ///< every judged row the evaluator computes (failing and passing)
   /// The values of rows `ids` at the current state (the rows' own builders re-run).
   std::function<std::vector<double>(const std::vector<std::string>& ids)> evaluate;
@@ -107,6 +121,9 @@ struct gap_entry {
   double range_units = std::numeric_limits<double>::infinity();  ///< the change in units of the range
   bool closes = false;           ///< the row re-evaluated with `needed` alone passes
   std::string range;             ///< the range's source
+  /// A discrete parameter (`explain_choice`): the cited and the needed value by name (`cited` and
+  /// `needed` are then their indices in the allowed values, `range_units` 1 for a switch).
+  std::optional<std::string> cited_choice, needed_choice;
 };
 
 /// Two parameters moved together, each by `range_units` ranges in the direction it closes the gap.
@@ -132,12 +149,17 @@ struct row_explanation {
   bool closed_by_one = false;                  ///< some single change closes the row
   std::vector<gap_pair> pairs;                 ///< when no single change does: pairs that close it
   std::string left_out;
+  /// What the explainer found, in one sentence: the cheapest single change that closes the row; or
+  /// that no single change within ten ranges does, and the cheapest closing pair; or that no pair of
+  /// the most elastic parameters does either; or that no parameter moves the row.
+  std::string verdict;
 };
 
 /// One change of a family line.
 struct family_change {
   std::string parameter;
   double cited = 0.0, needed = 0.0, range_units = 0.0;
+  std::optional<std::string> cited_choice, needed_choice;  ///< a discrete parameter's values by name
 };
 
 /// A family line: the smallest set of changes closing the most failing rows of a group, verified
@@ -168,6 +190,14 @@ struct explain_options {
   std::size_t pair_k_costly = 3;  ///< `pair_k` of a costly group
   double rel_tol_costly = 1e-4;   ///< `rel_tol` of a costly group
   bool families = true;         ///< compute family lines
+  /// Threads over which `explain_report` spreads its families (0: the machine's hardware
+  /// threads). Each family runs on one thread with its own state; the explanation is the same for
+  /// every count.
+  unsigned threads = 1;
+  /// The `config.json` fixtures' directory and reader (`load_hf_config`) of the campaign runs that
+  /// need one (`explain_families`), as `paper_report_options::hf_dir` and `read_config`.
+  std::optional<std::string> hf_dir;
+  std::function<model(const std::string& path)> read_config;
 };
 
 namespace detail {
@@ -201,6 +231,24 @@ struct explain_runner {
   std::size_t* evaluations;
   std::map<std::string, std::optional<double>> memo{};  // by point and row id
 
+  /// Parameter `i` set to `v`: a real parameter below `parameters.size()`, above it the choice
+  /// `i - parameters.size()` set to the allowed value of index `v`.
+  void apply(std::size_t i, double v) {
+    const std::size_t n = group->parameters.size();
+    if (i < n) {
+      group->parameters[i].set(v);
+    } else {
+      group->choices[i - n].set(static_cast<std::size_t>(v));
+    }
+  }
+  void undo(std::size_t i) {
+    const std::size_t n = group->parameters.size();
+    if (i < n) {
+      group->parameters[i].set(group->parameters[i].cited);
+    } else {
+      group->choices[i - n].set(group->choices[i - n].cited);
+    }
+  }
   static std::string point_key(const std::vector<std::pair<std::size_t, double>>& changes) {
     std::string k;
     for (const auto& [i, v] : changes) k += std::to_string(i) + "=" + std::to_string(std::bit_cast<std::uint64_t>(v)) + ";";
@@ -217,7 +265,7 @@ struct explain_runner {
     }
     if (!missing.empty()) {
       if (group->costly) missing = group->row_ids;
-      for (const auto& [i, v] : changes) group->parameters[i].set(v);
+      for (const auto& [i, v] : changes) apply(i, v);
       std::optional<std::vector<double>> got;
       try {
         ++*evaluations;
@@ -227,7 +275,7 @@ struct explain_runner {
       } catch (const solver_error&) {
         got.reset();
       }
-      for (const auto& [i, v] : changes) group->parameters[i].set(group->parameters[i].cited);
+      for (const auto& [i, v] : changes) undo(i);
       for (std::size_t k = 0; k < missing.size(); ++k) {
         memo[key + missing[k]] = got && std::isfinite((*got)[k]) ? std::optional<double>((*got)[k]) : std::nullopt;
       }
@@ -300,6 +348,38 @@ std::optional<double> explain_walk(const paper_row& row, F&& value, const explai
     return s - 1.0;
   }
   return std::nullopt;
+}
+
+/// A change as text: "p 4e-06 -> 8.1e-06 (0.07 ranges)" or, discrete, "p per_class -> shared".
+template <class = void>
+inline std::string explain_change_text(const std::string& p, double cited, double needed, double units,
+                                       const std::optional<std::string>& cited_choice,
+                                       const std::optional<std::string>& needed_choice) {
+  if (cited_choice && needed_choice) return p + " " + *cited_choice + " -> " + *needed_choice + " (a switch)";
+  return p + " " + report_number(cited) + " -> " + report_number(needed) + " (" + fixed(units, 2) + " ranges)";
+}
+
+/// The verdict of a row's explanation (`row_explanation::verdict`).
+template <class = void>
+inline std::string explain_verdict(const row_explanation& x, const explain_options& o) {
+  if (x.closed_by_one) {
+    const auto& e = x.gap.front();
+    return "closed by one change: " +
+           explain_change_text(e.parameter, e.cited, *e.needed, e.range_units, e.cited_choice, e.needed_choice);
+  }
+  const std::string within = "within " + fixed(o.max_ranges, 0) + " ranges";
+  if (x.elasticities.empty() && x.gap.empty()) {
+    return "no parameter the explainer varies moves the row (every elasticity is 0 and no discrete parameter is "
+           "registered for it): no single change or pair closes it " + within;
+  }
+  for (const auto& p : x.pairs) {
+    if (!p.closes) continue;
+    return "no single change closes it " + within + "; the pair " + p.parameters[0] + " " + report_number(p.cited[0]) +
+           " -> " + report_number(p.needed[0]) + " and " + p.parameters[1] + " " + report_number(p.cited[1]) + " -> " +
+           report_number(p.needed[1]) + " does (" + fixed(p.range_units, 2) + " ranges each)";
+  }
+  return "no single change closes it " + within + " (of the " + std::to_string(x.gap.size()) +
+         " solved), nor any pair of its most elastic parameters";
 }
 
 }  // namespace detail
@@ -435,6 +515,27 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
       }
       x.gap.push_back(std::move(ge));
     }
+    // Discrete parameters: each allowed value alone, the first that passes (in the order given).
+    for (std::size_t c = 0; c < g.choices.size(); ++c) {
+      const auto& ch = g.choices[c];
+      if (!ch.feeds.empty() && std::find(ch.feeds.begin(), ch.feeds.end(), row.id) == ch.feeds.end()) continue;
+      gap_entry ge;
+      ge.parameter = ch.name;
+      ge.cited = static_cast<double>(ch.cited);
+      ge.cited_choice = ch.values.at(ch.cited);
+      ge.range = ch.source;
+      for (std::size_t v = 0; v < ch.values.size(); ++v) {
+        if (v == ch.cited) continue;
+        const auto y = run.one({{n + c, static_cast<double>(v)}}, row.id);
+        if (!y || !detail::explain_passes(row, *y)) continue;
+        ge.needed = static_cast<double>(v);
+        ge.needed_choice = ch.values[v];
+        ge.range_units = 1.0;
+        ge.closes = true;
+        break;
+      }
+      x.gap.push_back(std::move(ge));
+    }
     std::stable_sort(x.gap.begin(), x.gap.end(), [](const gap_entry& a, const gap_entry& b) {
       if (a.closes != b.closes) return a.closes;
       return a.range_units < b.range_units;
@@ -476,6 +577,7 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
       std::stable_sort(x.pairs.begin(), x.pairs.end(),
                        [](const gap_pair& a, const gap_pair& b) { return a.range_units < b.range_units; });
     }
+    x.verdict = detail::explain_verdict(x, o);
     out.push_back(std::move(x));
   }
   return out;
@@ -499,6 +601,9 @@ inline family_line explain_family(explain_group& g, const std::vector<paper_row>
   const auto index = [&](const std::string& name) {
     for (std::size_t p = 0; p < g.parameters.size(); ++p) {
       if (g.parameters[p].name == name) return p;
+    }
+    for (std::size_t c = 0; c < g.choices.size(); ++c) {
+      if (g.choices[c].name == name) return g.parameters.size() + c;
     }
     throw std::logic_error("[strata.explain] no parameter " + name);
   };
@@ -570,8 +675,15 @@ inline family_line explain_family(explain_group& g, const std::vector<paper_row>
     best_units = pu;
   }
   for (std::size_t k = 0; k < set.size(); ++k) {
-    const auto& par = g.parameters[set[k].first];
-    f.changes.push_back({par.name, par.cited, set[k].second, units[k]});
+    const std::size_t p = set[k].first;
+    if (p < g.parameters.size()) {
+      const auto& par = g.parameters[p];
+      f.changes.push_back({par.name, par.cited, set[k].second, units[k], std::nullopt, std::nullopt});
+    } else {
+      const auto& ch = g.choices[p - g.parameters.size()];
+      f.changes.push_back({ch.name, static_cast<double>(ch.cited), set[k].second, units[k], ch.values.at(ch.cited),
+                           ch.values.at(static_cast<std::size_t>(set[k].second))});
+    }
   }
   f.failing = failing.size();
   f.closes = best.closes;
@@ -587,8 +699,8 @@ inline std::string family_line_text(const family_line& f) {
   if (f.changes.empty()) return s + "no single change closes any of its " + std::to_string(f.failing) + " failing rows";
   for (std::size_t k = 0; k < f.changes.size(); ++k) {
     const auto& c = f.changes[k];
-    s += (k == 0 ? "" : " and ") + c.parameter + " " + detail::report_number(c.cited) + " -> " +
-         detail::report_number(c.needed) + " (" + detail::fixed(c.range_units, 2) + " ranges)";
+    s += (k == 0 ? "" : " and ") +
+         detail::explain_change_text(c.parameter, c.cited, c.needed, c.range_units, c.cited_choice, c.needed_choice);
   }
   const auto list = [](const std::vector<std::string>& v) {
     std::string t;

@@ -20,9 +20,20 @@
 ///   `validation.serving.mixtral_tp2_h100.*` (`serving_validation_rows`); parameters: the H100
 ///   card's time fields (its energy and power fields move no time).
 ///
-/// Not explained: the HCRMap rows computed from the 16 HCRMap experiments (each re-evaluation
-/// runs them all), the migration premise (a boolean set by the link arbitration, an enum) and the
-/// Stratum stack's thermal cap (`stratum.thermal.*`, its parameters not registered yet);
+/// - `vLLM campaign, <run>`: `validation.serving.campaign.<run>.*` (`vllm_campaign_run_rows`), one
+///   family per campaign run (one simulation gives the run's rows); parameters: the H100 card's
+///   time fields, as the serving runs'. The runs of `config.json` fixtures need
+///   `explain_options::hf_dir` and `read_config`, as the report does.
+/// - `stratum thermal cap`: `stratum.thermal.logic_power_limit_vs_paper_W` (`stratum_thermal_rows`);
+///   parameters: the stack's own real fields (`thermal::stratum_stack_params`: its layers'
+///   thicknesses and conductivities, the cold plate's h, the coolant, the DRAM limit and load, the
+///   refresh timings); the chip's fields and the heat capacities are left out (said why).
+/// - `hcrmap migration premise`: `hcrmap.premise.migration_delays_dispatch`
+///   (`hcrmap_premise_rows`, which computes it without the suite); no real parameter (the row is a
+///   boolean): the link arbitration, a discrete parameter, is scanned (`explain_choice`).
+///
+/// Not explained: the HCRMap rows computed from the 16 HCRMap experiments
+/// (`hcrmap.best_on_every_model`, `hcrmap.premise.hydra_*`): each re-evaluation runs them all;
 /// `explain_report` lists them with the reason.
 
 #include <algorithm>  // std::min_element, std::max_element, std::find
@@ -38,6 +49,10 @@
 #include "strata/baseline/gpu_measurements_data.hpp"
 #include "strata/baseline/validation.hpp"
 #include "strata/report/explain.hpp"
+#include "strata/report/hcrmap_premises.hpp"
+#include "strata/report/hcrmap_rows.hpp"
+#include "strata/report/thermal_rows.hpp"
+#include "strata/report/vllm_campaign_runs.hpp"
 #include "strata/report/serving_validation_rows.hpp"
 #include "strata/report/stratum_rows.hpp"
 #include "strata/report/validation_rows.hpp"
@@ -47,15 +62,30 @@ inline namespace v0 {
 
 namespace detail {
 
+/// Whether path `p` is named by `skip`: an entry equal to it, an entry ending in '.' that starts
+/// it (a nested struct), or an entry "*.x" that ends it (field x of every nested struct).
+template <class = void>
+inline bool explain_skipped(const std::vector<std::string>& skip, const std::string& p) {
+  for (const auto& k : skip) {
+    if (k == p) return true;
+    if (!k.empty() && k.back() == '.' && p.compare(0, k.size(), k) == 0) return true;
+    if (k.size() > 2 && k.compare(0, 2, "*.") == 0 && p.size() > k.size() - 1 &&
+        p.compare(p.size() - (k.size() - 1), k.size() - 1, k.substr(1)) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 /// Adds every real field of `obj` (which the group's state owns) as parameters `root.<path>`,
-/// ranges read as `type.<path>`; fields named in `skip` are left out.
+/// ranges read as `type.<path>`; fields named in `skip` are left out (`explain_skipped`).
 template <class P>
 void explain_add_struct(explain_group& g, P& obj, const std::string& root, const std::string& type,
                         const std::vector<std::string>& feeds, const std::vector<std::string>& skip = {}) {
   std::vector<sens_leaf<double>> leaves;
   collect_leaves<double>(obj, std::string(), leaves);
   for (auto& l : leaves) {
-    if (std::find(skip.begin(), skip.end(), l.path) != skip.end()) continue;
+    if (explain_skipped(skip, l.path)) continue;
     auto set = l.set;
     g.parameters.push_back({root + "." + l.path, type + "." + l.path, l.value, [set](double v) { set(v); }, feeds});
   }
@@ -216,6 +246,107 @@ inline explain_group serving_explain_group(const gpu_params& card, const std::st
   return g;
 }
 
+/// The card fields a serving run's time does not read (its energy and power fields).
+template <class = void>
+inline const std::vector<std::string>& explain_serving_card_skip() {
+  static const std::vector<std::string> skip{"memory_energy", "tdp", "static_power", "energy_per_flop", "link_energy",
+                                             "node_link_energy"};
+  return skip;
+}
+
+/// A `vLLM campaign, <run>` group: the rows of campaign run `run` (model `m`) as
+/// `vllm_campaign_run_rows` builds them on a changed H100 card (file comment).
+template <class = void>
+inline explain_group campaign_explain_group(const vllm_campaign_run& run, const model& m) {
+  struct state {
+    gpu_params card = baseline_gpu(h100_sxm5());
+    std::vector<paper_row> last;
+    std::optional<gpu_params> last_card;
+  };
+  auto st = std::make_shared<state>();
+  explain_group g;
+  g.family = "vLLM campaign, " + run.key;
+  for (const auto& r : vllm_campaign_run_rows(run, m, st->card)) {
+    if (r.check != row_check::predict) g.row_ids.push_back(r.id);
+  }
+  detail::explain_add_struct(g, st->card, "h100_sxm5", "gpu_params", {}, explain_serving_card_skip());
+  g.left_out = "the card's energy and power fields (the rows are times and rates), integer fields (gpus_per_node); "
+               "the run's settings (the measured run's, not beliefs)";
+  g.costly = true;  // one simulation of the run gives every row
+  g.evaluate = [st, run, m](const std::vector<std::string>& ids) {
+    if (!st->last_card || !(*st->last_card == st->card)) {
+      st->last = vllm_campaign_run_rows(run, m, st->card);
+      st->last_card = st->card;
+    }
+    std::vector<double> out;
+    for (const auto& id : ids) {
+      const auto* r = detail::explain_find(st->last, id);
+      if (r == nullptr) throw config_error("id", "[strata.explain] not a row of campaign run " + run.key + ": " + id);
+      out.push_back(r->value);
+    }
+    return out;
+  };
+  return g;
+}
+
+/// The `stratum thermal cap` group (file comment): `stratum.thermal.logic_power_limit_vs_paper_W`
+/// on a changed `thermal::stratum_stack_params`.
+template <class = void>
+inline explain_group thermal_explain_group() {
+  auto st = std::make_shared<thermal::stratum_stack_params>();
+  explain_group g;
+  g.family = "stratum thermal cap";
+  const std::string id = "stratum.thermal.logic_power_limit_vs_paper_W";
+  g.row_ids = {id};
+  detail::explain_add_struct(g, *st, "stack", "stratum_stack_params", {}, {"chip.", "*.heat_capacity_J_m3K"});
+  g.left_out = "the chip's fields (stack.chip.*, the Eq. 1-3 sizing and the memory die: each re-evaluation solves the "
+               "32 x 32 grid, and their elasticities are the sizing's, docs/thermal.md), the layers' heat capacities "
+               "(the cap is a steady state: they move nothing), the discretisation (integers and an enum)";
+  g.costly = true;  // one solve of the stack (about 0.1 s) per re-evaluation
+  g.evaluate = [st, id](const std::vector<std::string>& ids) {
+    const auto rows = stratum_thermal_rows(*st);
+    const auto* r = detail::explain_find(rows, id);
+    std::vector<double> out;
+    for (const auto& i : ids) {
+      if (i != id || r == nullptr) throw config_error("id", "[strata.explain] not a row of the thermal cap: " + i);
+      out.push_back(r->value);
+    }
+    return out;
+  };
+  return g;
+}
+
+/// The `hcrmap migration premise` group (file comment): `hcrmap.premise.migration_delays_dispatch`
+/// as `hcrmap_premise_rows` computes it (without the suite) under a scanned link arbitration.
+template <class = void>
+inline explain_group migration_explain_group() {
+  auto cp = std::make_shared<critical_path_params>();
+  explain_group g;
+  g.family = "hcrmap migration premise";
+  const std::string id = "hcrmap.premise.migration_delays_dispatch";
+  g.row_ids = {id};
+  explain_choice ch;
+  ch.name = "hcrmap.critical_path.arbitration";
+  for (const auto& [e, name] : enum_names(link_arbitration{})) ch.values.emplace_back(name);
+  ch.cited = static_cast<std::size_t>(cp->arbitration);
+  ch.set = [cp](std::size_t i) { cp->arbitration = enum_names(link_arbitration{}).at(i).first; };
+  ch.source = "chiplet/link_model.hpp link_arbitration: per_class (the report's default) or shared";
+  g.choices.push_back(std::move(ch));
+  g.left_out = "the substrate's real fields: the row is a boolean (an exact rule), no real change has an elasticity; "
+               "the link arbitration is scanned";
+  g.evaluate = [cp, id](const std::vector<std::string>& ids) {
+    const auto rows = hcrmap_premise_rows({}, {}, substrate_params{}, *cp);
+    const auto* r = detail::explain_find(rows, id);
+    std::vector<double> out;
+    for (const auto& i : ids) {
+      if (i != id || r == nullptr) throw config_error("id", "[strata.explain] not a row of the migration premise: " + i);
+      out.push_back(r->value);
+    }
+    return out;
+  };
+  return g;
+}
+
 /// The families of the report's rows the explainer re-evaluates: the id prefix that selects a
 /// family and how to build its group.
 struct explain_family_entry {
@@ -224,10 +355,13 @@ struct explain_family_entry {
   std::function<explain_group()> make;
 };
 
+/// The families (`explain_family_entry`); `o.hf_dir` and `o.read_config` rebuild the campaign runs
+/// of `config.json` fixtures (without them those runs have no family, as the report then has no
+/// rows of them).
 template <class = void>
-inline std::vector<explain_family_entry> explain_families() {
+inline std::vector<explain_family_entry> explain_families(const explain_options& o) {
   const std::string sv = "validation.serving.mixtral_tp2_h100.";
-  return {
+  std::vector<explain_family_entry> out{
       {"stratum results",
        [](const std::string& id) {
          return id.rfind("stratum.system.olmoe.", 0) == 0 || id.rfind("stratum.system.mixtral.", 0) == 0 ||
@@ -246,23 +380,39 @@ inline std::vector<explain_family_entry> explain_families() {
          return serving_explain_group(validated_gpu(h100_sxm5()), sv + "fitted_knobs.",
                                       "knobs fitted on tests/data/measurements", "vLLM serving, fitted knobs");
        }},
+      {"stratum thermal cap", [](const std::string& id) { return id == "stratum.thermal.logic_power_limit_vs_paper_W"; },
+       [] { return thermal_explain_group(); }},
+      {"hcrmap migration premise", [](const std::string& id) { return id == "hcrmap.premise.migration_delays_dispatch"; },
+       [] { return migration_explain_group(); }},
   };
+  for (const auto& run : vllm_campaign_runs()) {
+    if (!run.hf_fixture.empty() && (!o.hf_dir || !o.read_config)) continue;
+    const std::string prefix = "validation.serving.campaign." + run.key + ".";
+    out.push_back({"vLLM campaign, " + run.key, [prefix](const std::string& id) { return id.rfind(prefix, 0) == 0; },
+                   [run, hf = o.hf_dir, read = o.read_config] {
+                     return campaign_explain_group(run, vllm_campaign_model(run, hf, read));
+                   }});
+  }
+  return out;
+}
+
+/// The families with the default options (the campaign runs of preset models only).
+template <class = void>
+inline std::vector<explain_family_entry> explain_families() {
+  return explain_families(explain_options{});
 }
 
 /// Why a failing check row has no evaluator.
 template <class = void>
 inline std::string explain_unexplained_reason(const std::string& id) {
-  if (id == "hcrmap.premise.migration_delays_dispatch") {
-    return "a boolean set by the link arbitration (an enum: link_arbitration::shared closes it, as the row's derivation "
-           "shows); no real parameter moves it";
-  }
   if (id.rfind("hcrmap.", 0) == 0) {
-    return "computed from the 16 HCRMap experiments: each re-evaluation runs them all (most of the report's time), "
-           "beyond the explainer's time budget";
+    return "computed from the 16 HCRMap experiments: each re-evaluation runs them all (most of the report's time, "
+           "about 20 s of CPU), and the elasticities alone would take one run per real parameter of the substrate: "
+           "beyond the explainer's time budget, so no gap is verified; the row's derivation is the hand-written one";
   }
-  if (id.rfind("stratum.thermal.", 0) == 0) {
-    return "the Stratum stack's thermal parameters are not registered with the explainer yet; docs/thermal.md gives "
-           "the cap's sensitivity to each and the cold plate's h that yields the paper's 45 W";
+  if (id.rfind("validation.serving.campaign.", 0) == 0) {
+    return "a campaign run of a config.json fixture: the explainer was given no hf_dir and config reader "
+           "(explain_options::hf_dir, read_config)";
   }
   return "no evaluator registered for this row's family (explain_families)";
 }
@@ -280,25 +430,43 @@ inline explanation explain_report(const std::vector<paper_row>& report, const st
     failing.push_back(r.id);
   }
   std::vector<bool> taken(failing.size(), false);
-  for (const auto& fam : explain_families()) {
+  // The families with failing rows, each explained on one thread with its own group (its own
+  // state), then gathered in family order: the same explanation for every thread count.
+  struct task {
+    const explain_family_entry* fam;
     std::vector<std::string> ids;
+    std::vector<row_explanation> rows;
+    std::optional<family_line> line;
+    std::size_t evaluations = 0;
+  };
+  const auto families = explain_families(o);
+  std::vector<task> tasks;
+  for (const auto& fam : families) {
+    task t{&fam, {}, {}, std::nullopt, 0};
     for (std::size_t i = 0; i < failing.size(); ++i) {
       if (fam.owns(failing[i])) {
-        ids.push_back(failing[i]);
+        t.ids.push_back(failing[i]);
         taken[i] = true;
       }
     }
-    if (ids.empty()) continue;
-    auto g = fam.make();
+    if (!t.ids.empty()) tasks.push_back(std::move(t));
+  }
+  detail::run_tasks(tasks.size(), o.threads, [&](std::size_t k) {
+    auto& t = tasks[k];
+    auto g = t.fam->make();
     // The group's rows the report does not hold cannot be judged: leave them out of the family line.
     std::vector<std::string> held;
     for (const auto& id : g.row_ids) {
       if (detail::explain_find(report, id) != nullptr) held.push_back(id);
     }
     g.row_ids = held;
-    auto rows = explain_group_rows(g, report, ids, o, out.evaluations);
-    if (o.families) out.families.push_back(explain_family(g, report, rows, out.evaluations));
-    for (auto& r : rows) out.rows.push_back(std::move(r));
+    t.rows = explain_group_rows(g, report, t.ids, o, t.evaluations);
+    if (o.families) t.line = explain_family(g, report, t.rows, t.evaluations);
+  });
+  for (auto& t : tasks) {
+    out.evaluations += t.evaluations;
+    if (t.line) out.families.push_back(std::move(*t.line));
+    for (auto& r : t.rows) out.rows.push_back(std::move(r));
   }
   for (std::size_t i = 0; i < failing.size(); ++i) {
     if (!taken[i]) out.unexplained.push_back({failing[i], explain_unexplained_reason(failing[i])});

@@ -13,7 +13,9 @@
 /// \endcode
 ///
 /// `needed`, `relative_change` and `range_units` are null when no value within ten ranges brings
-/// the row into tolerance; `paper` is null for a row without one.
+/// the row into tolerance; `paper` is null for a row without one. A discrete parameter's entry
+/// (`explain_choice`) has `cited` and `needed` as the values' names (strings) and `range_units` 1
+/// (a switch). `verdict` says in one sentence what the explainer found (`row_explanation::verdict`).
 
 #include <cmath>  // std::isfinite
 
@@ -43,9 +45,12 @@ inline const char* explain_scheme(difference_scheme s) {
 /// One gap entry (file comment).
 template <class = void>
 inline json gap_entry_json(const gap_entry& e) {
+  const bool discrete = e.cited_choice.has_value();
+  const json needed = discrete ? (e.needed_choice ? json(*e.needed_choice) : json(nullptr))
+                               : (e.needed ? json(*e.needed) : json(nullptr));
   return json{{"parameter", e.parameter},
-              {"cited", e.cited},
-              {"needed", e.needed ? json(*e.needed) : json(nullptr)},
+              {"cited", discrete ? json(*e.cited_choice) : json(e.cited)},
+              {"needed", needed},
               {"relative_change", e.relative_change ? json(*e.relative_change) : json(nullptr)},
               {"range_units", detail::explain_number(e.range_units)},
               {"closes", e.closes},
@@ -80,7 +85,8 @@ inline json row_explanation_json(const row_explanation& x) {
               {"gap", gap},
               {"closed_by_one", x.closed_by_one},
               {"pairs", pairs},
-              {"left_out", x.left_out}};
+              {"left_out", x.left_out},
+              {"verdict", x.verdict}};
 }
 
 /// A family line: `{"family", "changes": [{"parameter", "cited", "needed", "range_units"}],
@@ -89,7 +95,11 @@ template <class = void>
 inline json family_line_json(const family_line& f) {
   json ch = json::array();
   for (const auto& c : f.changes) {
-    ch.push_back(json{{"parameter", c.parameter}, {"cited", c.cited}, {"needed", c.needed}, {"range_units", c.range_units}});
+    const bool discrete = c.cited_choice && c.needed_choice;
+    ch.push_back(json{{"parameter", c.parameter},
+                      {"cited", discrete ? json(*c.cited_choice) : json(c.cited)},
+                      {"needed", discrete ? json(*c.needed_choice) : json(c.needed)},
+                      {"range_units", c.range_units}});
   }
   return json{{"family", f.family},       {"changes", ch},      {"closes", f.closes},
               {"still_failing", f.still_failing}, {"breaks", f.breaks}, {"failing", f.failing}};

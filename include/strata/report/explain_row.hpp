@@ -34,7 +34,7 @@ inline namespace v0 {
 /// What `explain_row` found.
 enum class explain_status {
   explained,          ///< a failing check row, explained (`row`, `families`)
-  not_reevaluated,    ///< an hcrmap.* or stratum.thermal.* row: the explainer does not re-evaluate it (`reason`)
+  not_reevaluated,    ///< an hcrmap.* row computed from the 16 experiments: the explainer does not re-evaluate it (`reason`)
   nothing_to_explain, ///< a row that is not a check, or within tolerance (`reason`)
   no_evaluator,       ///< a failing check row of a known family without an evaluator (`reason`)
 };
@@ -56,19 +56,25 @@ inline std::string explain_family_of(const std::string& id) {
     return "stratum-results";
   }
   if (id.rfind("validation.", 0) == 0) return "gpu-validation";
+  if (id.rfind("stratum.thermal.", 0) == 0) return "stratum-chip";
   return "";
 }
 
 /// Explains check row `id` of the paper report (the family that holds it computed with `threads`
-/// threads, default inputs, as `strata-eval explain` computes it). Throws `config_error` naming
-/// "row" for a row the explainer does not know or the report does not have.
+/// threads, default inputs, as `strata-eval explain` computes it; `hf_dir` and `read` the
+/// `config.json` fixtures of the campaign runs that need one, as the report's). Throws
+/// `config_error` naming "row" for a row the explainer does not know or the report does not have.
+/// `hcrmap.premise.migration_delays_dispatch` is computed by `hcrmap_premise_rows` without the
+/// suite (the row does not read it).
 template <class = void>
-inline explain_outcome explain_row(const std::string& id, unsigned threads = 1) {
+inline explain_outcome explain_row(const std::string& id, unsigned threads, const std::optional<std::string>& hf_dir,
+                                   const config_reader& read) {
   explain_outcome out;
   out.id = id;
   const std::string fam = explain_family_of(id);
-  if (fam.empty()) {
-    if (id.rfind("hcrmap.", 0) == 0 || id.rfind("stratum.thermal.", 0) == 0) {
+  const bool migration = id == "hcrmap.premise.migration_delays_dispatch";
+  if (fam.empty() && !migration) {
+    if (id.rfind("hcrmap.", 0) == 0) {
       out.status = explain_status::not_reevaluated;
       out.reason = explain_unexplained_reason(id);
       return out;
@@ -81,7 +87,9 @@ inline explain_outcome explain_row(const std::string& id, unsigned threads = 1) 
   paper_report_options po;
   po.only = {fam};
   po.threads = threads;
-  const auto rows = paper_rows(po);
+  po.hf_dir = hf_dir;
+  po.read_config = read;
+  const auto rows = migration ? hcrmap_premise_rows({}, {}) : paper_rows(po);
   const paper_row* row = nullptr;
   for (const auto& r : rows) {
     if (r.id == id) row = &r;
@@ -93,7 +101,11 @@ inline explain_outcome explain_row(const std::string& id, unsigned threads = 1) 
                                               : std::string("within tolerance");
     return out;
   }
-  auto x = explain_report(rows, {id});
+  explain_options eo;
+  eo.threads = threads;
+  eo.hf_dir = hf_dir;
+  eo.read_config = read;
+  auto x = explain_report(rows, {id}, eo);
   if (x.rows.empty()) {
     out.status = explain_status::no_evaluator;
     out.reason = x.unexplained.empty() ? std::string("no evaluator") : x.unexplained.front().reason;
@@ -102,6 +114,12 @@ inline explain_outcome explain_row(const std::string& id, unsigned threads = 1) 
   out.row = std::move(x.rows.front());
   out.families = std::move(x.families);
   return out;
+}
+
+/// `explain_row` without `config.json` fixtures (the campaign runs of preset models only).
+template <class = void>
+inline explain_outcome explain_row(const std::string& id, unsigned threads = 1) {
+  return explain_row(id, threads, std::nullopt, config_reader{});
 }
 
 /// The document of `strata-eval explain <row> --json`: the explanation with its family line

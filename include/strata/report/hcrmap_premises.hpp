@@ -61,11 +61,13 @@ double premise_geomean(const std::vector<experiment_result>& a, const std::vecto
 }  // namespace detail
 
 /// Rows `hcrmap.premise.*` (file comment) from the suite's results `prefill` and `decode` and the
-/// substrate `sp`.
+/// substrate `sp`; `cp` is the critical-path model of the migration premise's layer (default: the
+/// report's, per-class link arbitration; the gap explainer scans its arbitration,
+/// `report/explain_groups.hpp`).
 template <class = void>
 inline std::vector<paper_row> hcrmap_premise_rows(const std::vector<experiment_result>& prefill,
                                                   const std::vector<experiment_result>& decode,
-                                                  const substrate_params& sp = {}) {
+                                                  const substrate_params& sp = {}, const critical_path_params& cp = {}) {
   using namespace detail;
   using P = policy_kind;
   const substrate s(sp);
@@ -216,17 +218,20 @@ inline std::vector<paper_row> hcrmap_premise_rows(const std::vector<experiment_r
     const std::vector<replica> r{{0, 0, dst, sram, sram_n}};
     const int from = s.home_banks(tier_kind::dram, first_home(tier_kind::dram)).first;
     const std::vector<migration> mig{{from, sram, shape.weight_bytes, true}};
-    const auto quiet = evaluate_layer(s, shape, g, r, {0});
-    const auto busy = evaluate_layer(s, shape, g, r, {0}, {}, mig);
-    critical_path_params shared;
+    const auto quiet = evaluate_layer(s, shape, g, r, {0}, cp);
+    const auto busy = evaluate_layer(s, shape, g, r, {0}, cp, mig);
+    critical_path_params shared = cp;
     shared.arbitration = link_arbitration::shared;
     const auto quiet_s = evaluate_layer(s, shape, g, r, {0}, shared);
     const auto busy_s = evaluate_layer(s, shape, g, r, {0}, shared, mig);
     const bool delayed = busy.critical.dispatch.si() > quiet.critical.dispatch.si() * (1.0 + 1e-9);
     rows.push_back(with("hcrmap.premise.migration_delays_dispatch", delayed ? 1.0 : 0.0, "bool", 1.0, row_check::exact,
                         "HCRMap §2.3, §7.3 Fig. 6 (a " + premise_num(shape.weight_bytes.si() / 1e6) +
-                            " MB migration over a dispatch's two links, default link arbitration)"));
-    rows.back().known_disagreement =
+                            " MB migration over a dispatch's two links, " +
+                            (cp.arbitration == link_arbitration::per_class ? std::string("default")
+                                                                           : std::string("shared")) +
+                            " link arbitration)"));
+    if (!delayed) rows.back().known_disagreement =
         "the default link arbitration (per_class) gives dispatch, gather, memory and migration their own virtual "
         "channel at the full link rate, so the dispatch never queues behind the migration: its stage stays " +
         premise_num(busy.critical.dispatch.si() * 1e6) + " us, and the migration shows only in Eq. 8's T^net (" +

@@ -36,6 +36,7 @@
 #include "strata/core/sensitivity.hpp"
 #include "strata/report/paper_io.hpp"
 #include "strata/stratum/system.hpp"
+#include "strata/thermal/stratum_stack.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -100,6 +101,10 @@ inline const std::vector<parameter_range>& parameter_ranges() {
        "vLLM engine arguments: --gpu-memory-utilization in (0, 1]"},
       {"stratum_system_params.xpu_wait_power_fraction", range_scale::absolute, 0.0, 1.0,
        "stratum/system.hpp: 0 the die at its static power, 1 at its TDP (the upper bound); Stratum §6.3 states nothing"},
+      {"stratum_stack_params.coolant_K", range_scale::absolute, 290.15, 318.15,
+       "ASHRAE TC 9.9 liquid-cooling classes W17 to W45: facility water supplied at up to 17 to 45 degC"},
+      {"stratum_stack_params.dram_limit_C", range_scale::absolute, 85.0, 95.0,
+       "JESD79-5 DDR5: normal temperature range up to 85 degC, extended up to 95 degC"},
   };
   return table;
 }
@@ -154,11 +159,12 @@ namespace detail {
 /// Table rows of one struct: every real field (`visit_fields`, as the sensitivity machinery
 /// collects them), its default and its range.
 template <class P>
-void range_table_rows(std::string& out, const std::string& type, const P& defaults) {
+void range_table_rows(std::string& out, const std::string& type, const P& defaults, const std::string& skip_prefix = {}) {
   P copy = defaults;
   std::vector<sens_leaf<double>> leaves;
   collect_leaves<double>(copy, std::string(), leaves);
   for (const auto& l : leaves) {
+    if (!skip_prefix.empty() && l.path.compare(0, skip_prefix.size(), skip_prefix) == 0) continue;
     const std::string key = type + "." + l.path;
     const auto r = range_of(key, l.value);
     out += "| " + key + " | " + report_number(l.value) + " | ";
@@ -169,14 +175,16 @@ void range_table_rows(std::string& out, const std::string& type, const P& defaul
 }  // namespace detail
 
 /// The markdown table of every real parameter of the report's parameter structs (a default
-/// `gpu_params`: the H100 SXM5; `gpu_knobs`; a default `stratum_system_params`: Stratum-L) with
-/// its default and range, SI units (file comment).
+/// `gpu_params`: the H100 SXM5; `gpu_knobs`; a default `stratum_system_params`: Stratum-L; the
+/// Stratum stack's thermal parameters, `thermal::stratum_stack_params`, without its chip, whose
+/// fields are the system's `nmp.chip`) with its default and range, SI units (file comment).
 template <class = void>
 inline std::string parameter_range_table_markdown() {
   std::string out = "| parameter | default (SI) | range (SI) | range source |\n| --- | ---: | --- | --- |\n";
   detail::range_table_rows(out, "gpu_params", gpu_params{});
   detail::range_table_rows(out, "gpu_knobs", gpu_knobs{});
   detail::range_table_rows(out, "stratum_system_params", stratum_system_params<>{});
+  detail::range_table_rows(out, "stratum_stack_params", thermal::stratum_stack_params{}, "chip.");
   return out;
 }
 

@@ -233,12 +233,14 @@ inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, co
 /// A run that needs a `config.json` fixture is rebuilt only with `hf_dir`. A row out of tolerance is
 /// a known disagreement stating where the model's time goes (nothing is tuned to these runs).
 template <class = void>
-inline std::vector<paper_row> vllm_campaign_rows(const std::optional<std::string>& hf_dir, const config_reader& read = {}) {
-  const gpu_params card = baseline_gpu(h100_sxm5());
+inline std::vector<paper_row> vllm_campaign_rows(const std::optional<std::string>& hf_dir, const config_reader& read = {});
+
+/// The rows of one campaign run `run` of model `m` rebuilt on `card` (`vllm_campaign_rows` on the
+/// H100's cited knobs; the gap explainer on a changed card, `report/explain_groups.hpp`).
+template <class = void>
+inline std::vector<paper_row> vllm_campaign_run_rows(const vllm_campaign_run& run, const model& m, const gpu_params& card) {
   std::vector<paper_row> rows;
-  for (const auto& run : vllm_campaign_runs()) {
-    if (!run.hf_fixture.empty() && (!hf_dir || !read)) continue;
-    const model m = vllm_campaign_model(run, hf_dir, read);
+  {
     const auto r = simulate_vllm_campaign_run(run, m, card);
     const std::string id0 = "validation.serving.campaign." + run.key + ".";
     const std::string src = run.settings_source + "; measured: " + run.measured_source + " (" + run.key + ", stage -1)";
@@ -291,7 +293,7 @@ inline std::vector<paper_row> vllm_campaign_rows(const std::optional<std::string
       }
       rows.back().known_disagreement = std::move(why);
     }
-    if (!run.steady) continue;
+    if (!run.steady) return rows;
     for (const auto& st : r.stages) {
       const double frac = st.offered_rps > 0 ? st.served_rps / st.offered_rps : 0.0;
       rows.push_back(detail::rel(id0 + "stage" + std::to_string(st.stage) + ".served_over_offered", frac, "fraction", 1.0, 0.05,
@@ -302,6 +304,17 @@ inline std::vector<paper_row> vllm_campaign_rows(const std::optional<std::string
                                          " req/s, its steps too slow for the offered tokens";
       }
     }
+  }
+  return rows;
+}
+
+template <class>
+inline std::vector<paper_row> vllm_campaign_rows(const std::optional<std::string>& hf_dir, const config_reader& read) {
+  const gpu_params card = baseline_gpu(h100_sxm5());
+  std::vector<paper_row> rows;
+  for (const auto& run : vllm_campaign_runs()) {
+    if (!run.hf_fixture.empty() && (!hf_dir || !read)) continue;
+    for (auto& r : vllm_campaign_run_rows(run, vllm_campaign_model(run, hf_dir, read), card)) rows.push_back(std::move(r));
   }
   return rows;
 }

@@ -128,6 +128,13 @@ struct stack_material {
   T conductivity_W_mK = T(0);
   T heat_capacity_J_m3K = T(0);
   friend bool operator==(const stack_material&, const stack_material&) = default;
+  /// The fields by name (the sensitivity machinery's and the gap explainer's parameters).
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("thickness_m", s.thickness_m);
+    v("conductivity_W_mK", s.conductivity_W_mK);
+    v("heat_capacity_J_m3K", s.heat_capacity_J_m3K);
+  }
 };
 
 /// The Mono3D cell stack's materials per word-line tier (the device model sets the tier count,
@@ -155,6 +162,16 @@ struct mono3d_stack_materials {
   /// 745 = 1.65 MJ/(m³·K), and HotSpot 6's silicon 1.75 MJ/(m³·K): their mean]
   T heat_capacity_J_m3K = T(1.70e6);
   friend bool operator==(const mono3d_stack_materials&, const mono3d_stack_materials&) = default;
+  /// The fields by name (the sensitivity machinery's and the gap explainer's parameters).
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("tier_pitch_m", s.tier_pitch_m);
+    v("oxide_fraction", s.oxide_fraction);
+    v("oxide_conductivity_W_mK", s.oxide_conductivity_W_mK);
+    v("cell_conductivity_W_mK", s.cell_conductivity_W_mK);
+    v("bitline_temperature_K", s.bitline_temperature_K);
+    v("heat_capacity_J_m3K", s.heat_capacity_J_m3K);
+  }
 };
 
 /// The vertical conductivity of the Mono3D cell stack (file comment): the oxide / cell laminate
@@ -229,6 +246,25 @@ struct stratum_stack_params {
   dram_refresh_params<double> refresh{};
   /// Discretisation. [Grid 32 × 32 (0.34 mm cells on the 121 mm² die), HotSpot's node lumping]
   thermal_options model{thermal_model_kind::grid, 32, 32, 0.0};
+  /// The fields by name (the gap explainer's parameters, `report/explain_groups.hpp`); the
+  /// discretisation is visited as a whole (its kind and grid are no real parameters).
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("chip", s.chip);
+    v("logic_substrate", s.logic_substrate);
+    v("logic_beol", s.logic_beol);
+    v("bond", s.bond);
+    v("memory_beol", s.memory_beol);
+    v("array", s.array);
+    v("memory_substrate", s.memory_substrate);
+    v("tim", s.tim);
+    v("cold_plate_h_W_m2K", s.cold_plate_h_W_m2K);
+    v("coolant_K", s.coolant_K);
+    v("dram_limit_C", s.dram_limit_C);
+    v("dram_load", s.dram_load);
+    v("refresh", s.refresh);
+    v("model", s.model);
+  }
 };
 
 /// The layer names of the stack, in order (first farthest from the cold plate).

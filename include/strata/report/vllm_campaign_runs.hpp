@@ -45,7 +45,9 @@
 /// Modelling choices (the same as `serving_validation_rows.hpp`'s three runs, per run):
 /// - the system prompt is the cached shared prefix; every prompt is system prompt + question
 ///   (single-turn reading of `enable_multi_turn_chat`);
-/// - no client overhead, no per-step host time (`scheduler_params{}`, the library's defaults);
+/// - no client overhead (`scheduler_params{}`); the engine's host time and sampler at the library's
+///   defaults, the sampler top-p filtered where the model's generation config asks for it
+///   (`vllm_campaign_top_p`, `baseline/gpu_sampler.hpp`);
 /// - `--cpu-offload-gb 4` (the record's `cpu_offload` true) is not modelled: every weight in HBM
 ///   (`serving_validation_rows.hpp` states why the measured step rules out a weight stream per step).
 

@@ -137,3 +137,33 @@ TEST_CASE("sampler: the scenario's gpu.engine.sampler is read and slows the serv
   // the mean batch, well under a millisecond here.
   CHECK(r2.itl.mean_s - r0.itl.mean_s < 1e-3);
 }
+
+TEST_CASE("sampler: the terms of one Llama-3.1-8B decode step of the campaign (docs/serving.md) are these") {
+  // Run 16's mean batch 25 at a context of 671 tokens on one H100 with its cited knobs: the figures
+  // docs/serving.md lists term by term.
+  const gpu_params g = h100_sxm5();
+  const model m = preset("Llama-3.1-8B");
+  const auto machine = make_machine(g, 1);
+  const step_shape s{.mode = phase::decode, .batch = 25, .context = 671};
+  const auto ops = step_operators(m, s);
+  double w = 0.0, kv = 0.0, lm = 0.0;
+  for (const auto& o : ops) {
+    w += o.weight_bytes.si();
+    kv += o.kv_bytes.si();
+    if (o.kind == op_kind::lm_head) lm += cost_of(o, machine).memory_time.si();
+  }
+  const double bw = g.memory_bandwidth.si() * g.memory_efficiency;
+  CHECK(w / 1e9 == Approx(15.0).epsilon(0.01));
+  CHECK(w / bw * 1e3 == Approx(5.00).epsilon(0.01));
+  CHECK(lm * 1e3 == Approx(0.35).epsilon(0.02));
+  CHECK(kv / 1e9 == Approx(2.2).epsilon(0.02));
+  CHECK(kv / bw * 1e3 == Approx(0.73).epsilon(0.01));
+  CHECK(ops.size() == 195);
+  const double smp = sampler_time(gpu_sampler_params{.top_p = true}, 25.0, double(m.vocab), g.memory_bandwidth.si(),
+                                  g.memory_efficiency, g.op_overhead.si());
+  CHECK(smp * 1e3 == Approx(0.32).epsilon(0.02));
+  CHECK(host_step_time(engine_host_params{}, 25.0) * 1e3 == Approx(0.43).epsilon(0.01));
+  const auto r = evaluate(ops, s, m.hidden, machine);
+  CHECK(r.time.si() * 1e3 == Approx(6.5).epsilon(0.01));
+  CHECK(host_step_time(engine_host_params{}, 25.0) < r.time.si() / 3.0);  // hidden under async scheduling
+}

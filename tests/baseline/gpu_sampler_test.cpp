@@ -7,6 +7,7 @@
 #include <boost/math/differentiation/autodiff.hpp>
 
 #include <string>
+#include <vector>
 
 #include "strata/stratum/serving/serving_json.hpp"
 #include "strata/workload/presets.hpp"
@@ -166,4 +167,26 @@ TEST_CASE("sampler: the terms of one Llama-3.1-8B decode step of the campaign (d
   const auto r = evaluate(ops, s, m.hidden, machine);
   CHECK(r.time.si() * 1e3 == Approx(6.5).epsilon(0.01));
   CHECK(host_step_time(engine_host_params{}, 25.0) < r.time.si() / 3.0);  // hidden under async scheduling
+}
+
+TEST_CASE("sampler under DP attention: each rank samples its own rows, the busiest bounds the step") {
+  // DeepSeek-V2-Lite on EP 8 with DP attention: rank 0 samples 10 rows, the others 2 each. The
+  // sampler adds t_sample(10, V) (the busiest rank) to the step's time and the bytes of all 24
+  // rows, once each, to its energy.
+  const model m = preset("DeepSeek-V2-Lite");
+  const parallelism par{.ep = 8, .attention = attention_parallel::dp};
+  const gpu_params g = h100_sxm5();
+  gpu_step_costs bare(g, 8, m, par), topp(g, 8, m, par, gpu_sampler_params{.top_p = true});
+  std::vector<mixed_step> ranks(8);
+  for (std::size_t k = 0; k < ranks.size(); ++k) {
+    const int rows = k == 0 ? 10 : 2;
+    ranks[k].tokens = ranks[k].sampled = ranks[k].decodes = rows;
+    ranks[k].decode_context = rows * 500.0;
+  }
+  const double want = sampler_time(gpu_sampler_params{.top_p = true}, 10.0, double(m.vocab), g.memory_bandwidth.si(),
+                                   g.memory_efficiency, g.op_overhead.si());
+  const auto a = bare.mixed_ranks(ranks), b = topp.mixed_ranks(ranks);
+  CHECK(b.time_s - a.time_s == Approx(want).epsilon(1e-9));
+  const double bytes = 24.0 * m.vocab * 224.0;
+  CHECK(b.energy_j - a.energy_j == Approx(bytes * g.memory_energy.si() + 8.0 * g.static_power.si() * want).epsilon(1e-6));
 }

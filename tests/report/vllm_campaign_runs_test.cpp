@@ -204,3 +204,16 @@ TEST_CASE("vLLM campaign: peer errors are the record's absolute errors, present 
   // The two records' roofline differ (the older one at 96.21 % on run 9): kept apart.
   CHECK(r9.roofline_e2e_pct == Approx(96.21).epsilon(1e-4));
 }
+
+TEST_CASE("vLLM campaign: the sampler follows each model's generation config (top-p where it sets one)") {
+  const auto runs = vllm_campaign_runs();
+  for (const auto& r : runs) {
+    CAPTURE(r.key);
+    const bool want = r.model == "Llama-3.1-8B" || r.model == "Qwen3-14B" || r.model == "Llama-2-70B";
+    CHECK(vllm_campaign_top_p(r) == want);
+    CHECK(vllm_campaign_engine(r).sampler.top_p == want);
+    // The byte counts stay the library's cited ones: nothing per run.
+    CHECK(vllm_campaign_engine(r).sampler.plain_bytes_per_logit == gpu_sampler_params{}.plain_bytes_per_logit);
+    CHECK(vllm_campaign_engine(r).sampler.filter_bytes_per_logit == gpu_sampler_params{}.filter_bytes_per_logit);
+  }
+}

@@ -90,7 +90,7 @@ TEST_CASE("engine: a long prompt prefills in budget-sized chunks; without chunki
   CHECK(r.policy == "engine");
   CHECK(r.prefill_steps == 3);  // 2048 + 2048 + 904
   CHECK(r.decode_steps == 1);
-  gpu_step_costs c(g, 2, m);
+  gpu_step_costs c(g, 2, m, {}, budget.sampler);  // the engine's sampler (vLLM's defaults)
   const double ttft = c.mixed(chunk(2048, 0, false)).time_s + c.mixed(chunk(2048, 2048, false)).time_s +
                       c.mixed(chunk(904, 4096, true)).time_s;
   // vLLM's host time by default (engine_host.hpp): the prompt's tokenisation before the engine;

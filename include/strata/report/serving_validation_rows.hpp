@@ -251,15 +251,18 @@ inline std::vector<paper_row> vllm_campaign_run_rows(const vllm_campaign_run& ru
                                    detail::fixed(1e3 * ttft, 1) + " ms, ITL " + detail::fixed(1e3 * itl, 2) + " ms, E2E " +
                                    detail::fixed(1e3 * e2e, 0) + " ms against the run's " + detail::fixed(run.ttft_mean_ms, 1) +
                                    ", " + detail::fixed(run.itl_mean_ms, 2) + " and " + detail::fixed(run.e2e_mean_ms, 0) + " ms";
-    // The measured inter-token gap beyond the rebuild's step: a fixed cost per step (vLLM's host
-    // work) is a larger share of a small model's step, hence the larger shortfall on small models.
+    // The measured inter-token gap beyond the rebuild's step, with the sampler (gpu_sampler.hpp)
+    // and the host work (engine_host.hpp) modelled: a fixed cost per step would be a larger share of
+    // a small model's step, hence the larger shortfall on small models.
     const std::string per_token = "the measured inter-token gap is " + detail::fixed(run.itl_mean_ms - 1e3 * itl, 2) +
                                   " ms longer than the rebuild's step (" +
                                   detail::fixed(100.0 * (run.itl_mean_ms - 1e3 * itl) / run.itl_mean_ms, 0) +
-                                  " % of the measured gap): host work per step beyond the cited terms of "
-                                  "engine_host.hpp (114 us + 12.7 us per request, hidden under the GPU step by async "
-                                  "scheduling) would be a fixed cost per step and so the larger share of a small "
-                                  "model's step";
+                                  " % of the measured gap) with the sampler modelled (gpu_sampler.hpp: "
+                                  "the logits' passes through HBM every step, " +
+                                  std::string(vllm_campaign_top_p(run) ? "top-p sort path" : "random sampling") +
+                                  ", a lower bound) and the host work of engine_host.hpp (114 us + 12.7 us per "
+                                  "request, hidden under the GPU step by async scheduling); what remains is not "
+                                  "identified: a fixed cost per step would be the larger share of a small model's step";
     rows.push_back(detail::rel(id0 + "e2e_mean_s", e2e, "s", run.e2e_mean_ms * 1e-3, 0.15, src));
     if (!rows.back().ok().value_or(true)) {
       std::string why = model_says;

@@ -45,7 +45,9 @@
 /// Modelling choices (the same as `serving_validation_rows.hpp`'s three runs, per run):
 /// - the system prompt is the cached shared prefix; every prompt is system prompt + question
 ///   (single-turn reading of `enable_multi_turn_chat`);
-/// - no client overhead, no per-step host time (`scheduler_params{}`, the library's defaults);
+/// - no client overhead (`scheduler_params{}`); the engine's host time and sampler at the library's
+///   defaults, the sampler top-p filtered where the model's generation config asks for it
+///   (`vllm_campaign_top_p`, `baseline/gpu_sampler.hpp`);
 /// - `--cpu-offload-gb 4` (the record's `cpu_offload` true) is not modelled: every weight in HBM
 ///   (`serving_validation_rows.hpp` states why the measured step rules out a weight stream per step).
 
@@ -318,11 +320,25 @@ inline std::vector<request> vllm_campaign_requests(const vllm_campaign_run& run)
   return generate_requests(g);
 }
 
+/// Whether the run's requests are top-p filtered (`gpu_sampler_params::top_p`, the sampler's sort
+/// path). inference-perf sends no sampling parameters (the values.yaml `api`/`server` blocks set
+/// only streaming and `ignore_eos`), so vLLM v0.15.1 applies the model's `generation_config.json`
+/// (`--generation-config auto`, the default): meta-llama/Llama-3.1-8B-Instruct temperature 0.6,
+/// top_p 0.9; Qwen/Qwen3-14B temperature 0.6, top_k 20, top_p 0.95; meta-llama/Llama-2-70b-hf
+/// temperature 0.6, top_p 0.9. The Mixtral instruct models and CodeLlama-34b-Instruct-hf set no
+/// sampling defaults: plain random sampling.
+template <class = void>
+inline bool vllm_campaign_top_p(const vllm_campaign_run& run) {
+  return run.model == "Llama-3.1-8B" || run.model == "Qwen3-14B" || run.model == "Llama-2-70B";
+}
+
 /// vLLM's engine settings of the run: the record's batch budget and memory share, `MAX_NUM_SEQS`
-/// 128, the system prompt as the cached shared prefix.
+/// 128, the system prompt as the cached shared prefix, the sampler of the model's generation
+/// config (`vllm_campaign_top_p`).
 template <class = void>
 inline engine_params vllm_campaign_engine(const vllm_campaign_run& run) {
   engine_params e;
+  e.sampler.top_p = vllm_campaign_top_p(run);
   e.max_num_batched_tokens = run.max_num_batched_tokens;
   e.max_num_seqs = 128;
   e.gpu_memory_utilization = run.gpu_memory_utilization;

@@ -83,6 +83,7 @@
 #include <string_view>  // std::string_view, a device name
 #include <utility>      // std::pair
 
+#include "strata/baseline/gpu_sampler.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/units.hpp"
 #include "strata/stratum/serving/engine_host.hpp"
@@ -136,6 +137,9 @@ struct engine_params {
   /// The engine's host time: per-step work, its overlap and the prompt's tokenisation
   /// (`engine_host.hpp`; `engine_host_params::none()`: the GPU's time alone).
   engine_host_params host{};
+  /// The sampler's GPU time after the LM head, every step (`baseline/gpu_sampler.hpp`; vLLM's
+  /// request defaults: random sampling, no top-p; `gpu_sampler_params::none()`: no sampler time).
+  gpu_sampler_params sampler{};
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -148,6 +152,7 @@ struct engine_params {
     v("enable_prefix_caching", s.enable_prefix_caching);
     v("shared_prefix_tokens", s.shared_prefix_tokens);
     v("host", s.host);
+    v("sampler", s.sampler);
   }
   friend bool operator==(const engine_params&, const engine_params&) = default;
 };
@@ -221,6 +226,7 @@ inline void validate(const engine_params& p, const std::string& at = {}) {
   detail::require_count(p.block_size, 1, 1 << 12, m, detail::at_field(at, "block_size"));
   detail::require_count(p.shared_prefix_tokens, 0, lim.tokens, m, detail::at_field(at, "shared_prefix_tokens"));
   validate(p.host, detail::at_field(at, "host"));
+  validate(p.sampler, detail::at_field(at, "sampler"));
 }
 
 }  // namespace v0

@@ -27,7 +27,9 @@
 ///                     "gpu_memory_utilization": 0.9, "block_size": 16, "enable_chunked_prefill": true,
 ///                     "enable_prefix_caching": true, "shared_prefix_tokens": 0,
 ///                     "host": {"async_scheduling": true, "step_s": 114e-6, "per_sequence_s": 12.7e-6,
-///                              "tokenize_s_per_token": 2.2e-6}},
+///                              "tokenize_s_per_token": 2.2e-6},
+///                     "sampler": {"top_p": false, "plain_bytes_per_logit": 50, "plain_kernels": 6,
+///                                 "filter_bytes_per_logit": 174, "filter_kernels": 13}},
 ///          "ep": 1, "attention": "tp", "redundant_experts": 0, "ep_imbalance": "expected_max",
 ///          "replicas": {"count": 1, "router": "round_robin"},
 ///          "disaggregation": {"prefill": 0, "decode": 0,
@@ -59,7 +61,8 @@
 /// `paired`); not with a `request_list` or a trace. `requests.prefix_groups` builds inference-perf's
 /// shared-prefix workload: `groups` system prompts of `system_prompt` tokens, `users` users each,
 /// `multi_turn` rounds resending the conversation (`requests.hpp`). `gpu.engine.host` is the
-/// engine's host time (`engine_host.hpp`: per-step work, async scheduling, tokenisation).
+/// engine's host time (`engine_host.hpp`: per-step work, async scheduling, tokenisation);
+/// `gpu.engine.sampler` the sampler's GPU time every step (`baseline/gpu_sampler.hpp`).
 /// A non-empty `request_list` replaces the generator (its topics are `requests.topics`). The
 /// usage topics are the requests' topics; a topic the count file does not hold is a
 /// `config_error` naming `requests.topics[i]`. A `trace.path` replays a per-token routing trace

@@ -1436,7 +1436,7 @@ inline serving_result simulate_gpu(const gpu_params& g, const model& m, const sc
     const double per_block = kv_bytes_per_token_layer(served).in(units::B) * served.layers * ep.block_size;
     const std::int64_t blocks = sp.kv_tokens > 0 ? sp.kv_tokens / ep.block_size
                                                  : static_cast<std::int64_t>(std::max(0.0, std::min(room / per_block, 1e15)));
-    gpu_step_costs costs(g, n, served, par);
+    gpu_step_costs costs(g, n, served, par, ep.sampler);  // the engine's sampler (gpu_sampler.hpp)
     // DP attention: one engine core per rank, each with its own scheduler and 1/n of the blocks
     // (every GPU holds the KV of its own sequences), stepping together (`run_engine`).
     const int ranks = dp ? n : 1;

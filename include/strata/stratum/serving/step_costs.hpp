@@ -33,6 +33,7 @@
 #include <vector>         // std::vector
 
 #include "strata/baseline/gpu.hpp"
+#include "strata/baseline/gpu_sampler.hpp"
 #include "strata/stratum/system.hpp"
 #include "strata/stratum/usage.hpp"
 #include "strata/workload/expert_parallel.hpp"
@@ -230,9 +231,11 @@ struct mixed_step {
 class gpu_step_costs {
  public:
   template <class = void>
-  gpu_step_costs(const gpu_params& g, int devices, const model& m, const parallelism& par = {})
-      : machine_(make_machine(g, devices)), device_(machine_), m_(m), par_(par) {
+  gpu_step_costs(const gpu_params& g, int devices, const model& m, const parallelism& par = {},
+                 const gpu_sampler_params& sampler = gpu_sampler_params::none())
+      : machine_(make_machine(g, devices)), device_(machine_), m_(m), par_(par), sampler_(sampler) {
     validate(m_);
+    validate(sampler_, "sampler");
     validate(par_, m_, devices, "gpu.");
     device_.devices = 1;  // one rank's GPU (DP attention, `mixed_ranks`)
     device_.devices_per_node = 0;
@@ -243,7 +246,8 @@ class gpu_step_costs {
     if (!attn_ready_) attention_coefficients();
     const part lin = s.tokens > 0 ? linear_part(s.tokens) : part{};
     const part head = s.sampled > 0 ? head_part(s.sampled) : part{};
-    double t = lin.time + head.time, e = lin.energy + head.energy;
+    const part smp = sampler_part(s.sampled, s.sampled, machine_.devices);
+    double t = lin.time + head.time + smp.time, e = lin.energy + head.energy + smp.energy;
     if (s.decodes + s.prefill_tokens > 0.0) {
       const auto c = cost_of(attention_op(s), machine_);
       t += c.time.si() * m_.layers;
@@ -280,7 +284,9 @@ class gpu_step_costs {
       t_attn = std::max(t_attn, c.time.si());
       e_attn += c.energy.si();
     }
-    double t = lin.time + head_time.time, e = lin.energy + head_energy.energy;
+    // Each rank samples its own rows: the busiest bounds the step, every row costs energy.
+    const part smp = sampler_part(busiest, B, 1);
+    double t = lin.time + head_time.time + smp.time, e = lin.energy + head_energy.energy + smp.energy;
     t += t_attn * m_.layers;
     e += e_attn * m_.layers;
     return with_static(t, e);
@@ -311,6 +317,19 @@ class gpu_step_costs {
   static std::optional<part>& memo_at(std::vector<std::optional<part>>& v, int i) {
     if (static_cast<std::size_t>(i) >= v.size()) v.resize(static_cast<std::size_t>(i) + 1);
     return v[static_cast<std::size_t>(i)];
+  }
+  /// The sampler (`baseline/gpu_sampler.hpp`) after the LM head: its time at `rows` sampled rows on
+  /// one device (every TP rank samples the gathered logits itself), its energy the HBM bytes of
+  /// `energy_rows` rows on each of `copies` devices.
+  template <class = void>
+  part sampler_part(int rows, int energy_rows, int copies) const {
+    if (rows <= 0) return {};
+    const auto& hbm = machine_.tiers.front();
+    const double vocab = m_.vocab;
+    const double t = sampler_time(sampler_, double(rows), vocab, hbm.bandwidth.si(), machine_.memory_efficiency,
+                                  machine_.op_overhead.si());
+    const double bytes = double(energy_rows) * vocab * sampler_bytes_per_logit(sampler_) * copies;
+    return {t, bytes * hbm.energy_per_byte.si()};
   }
   /// Every operator but attention, final norm and LM head at T tokens, with the all-reduces.
   template <class = void>
@@ -424,6 +443,7 @@ class gpu_step_costs {
   roofline_machine device_;  ///< one device of `machine_`
   model m_;
   parallelism par_;
+  gpu_sampler_params sampler_;
   std::unordered_map<std::uint64_t, step_cost> cache_;
   std::vector<std::optional<part>> linear_, head_;
   op attn_{};

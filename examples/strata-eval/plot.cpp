@@ -10,7 +10,8 @@
 // With --csv the table is any sweep's CSV (stream_sweep's csv_writer, strata-eval run's table):
 // read under the opening rule (role `csv`, strata::limits().table_file_bytes) and bounded by
 // strata/report/sweep_plot.hpp (columns, cell length, cells); an unknown column is an error naming
-// it and the table's columns, a cell of x or y that is not a number one naming file:line.
+// it and the table's columns, a cell of x or y that is not a number one naming file:line. Standard
+// output: one line saying what is plotted, then "wrote <file>" per file written.
 //
 // The files are those `strata-eval run SCENARIO.json --plot DIR` writes, byte for byte, for the
 // table that run writes. The table is read under the opening rule (a regular file within
@@ -22,7 +23,7 @@
 // is written; the files are written to temporary files renamed when complete.
 
 #include <filesystem>  // std::filesystem::create_directories
-#include <iostream>    // std::cerr
+#include <iostream>    // std::cout, std::cerr
 #include <memory>      // std::make_shared
 #include <sstream>     // std::ostringstream
 #include <string>      // std::string
@@ -62,6 +63,12 @@ int write_csv_plot(const strata::sweep_csv_table& table, const strata::sweep_plo
   if (ec) throw strata::config_error("plot", "[strata.sweep_plot] cannot create " + quoted(dir) + ": " + ec.message());
   strata::output_file::write(stem + ".dat", "plot", dat.str());
   strata::output_file::write(stem + ".gp", "plot", gp.str());
+  // Standard output: what was plotted and each file written (file comment).
+  std::cout << "strata-eval plot: " << points.rows.size() << " rows of " << csv_path << ", x " << spec.x << ", y ";
+  for (std::size_t c = 0; c < spec.y.size(); ++c) std::cout << (c ? "," : "") << spec.y[c];
+  if (!spec.by.empty()) std::cout << ", one line per value of " << spec.by << " (" << points.groups.size() << ")";
+  std::cout << ": " << points.groups.size() * spec.y.size() << " line(s)\n";
+  std::cout << "wrote " << stem << ".dat\nwrote " << stem << ".gp\n";
   if (!gnuplot_on_path()) {
     std::cerr << "strata-eval: gnuplot is not on PATH: wrote " << stem << ".dat and .gp, no PNG or SVG "
               << "(install gnuplot, e.g. apt-get install gnuplot-nox, and run gnuplot " << spec.name << ".gp in "
@@ -78,8 +85,7 @@ int write_csv_plot(const strata::sweep_csv_table& table, const strata::sweep_plo
               << ".png and .svg are left as they were\n";
     return 1;
   }
-  std::cerr << "strata-eval: wrote " << stem << ".dat, .gp, .png and .svg (" << points.rows.size() << " rows, "
-            << points.groups.size() * spec.y.size() << " line(s))\n";
+  std::cout << "wrote " << stem << ".png\nwrote " << stem << ".svg\n";
   return 0;
 }
 

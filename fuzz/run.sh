@@ -15,14 +15,14 @@ targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
   targets=(fuzz_param_json fuzz_hf_config fuzz_trace_csv fuzz_expert_counts_csv fuzz_top1_transitions_csv
            fuzz_measurements_csv fuzz_dqn_checkpoint fuzz_serving_scenario fuzz_scenario_json fuzz_hcrmap_replay fuzz_scenario_run
-           fuzz_scenario_table fuzz_length_csv fuzz_hotspot_files fuzz_machine_json)
+           fuzz_scenario_table fuzz_length_csv fuzz_hotspot_files fuzz_machine_json fuzz_sweep_csv)
 fi
 data="$root/tests/data"
 seeds="$dir/seeds"
 if [[ "${STRATA_FUZZ_SKIP_SEEDS:-0}" != 1 ]]; then
-mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint,fuzz_serving_scenario,fuzz_scenario_json,fuzz_hcrmap_replay,fuzz_scenario_run,fuzz_scenario_table,fuzz_length_csv,fuzz_hotspot_files,fuzz_machine_json} \
+mkdir -p "$seeds"/{fuzz_param_json,fuzz_hf_config,fuzz_trace_csv,fuzz_expert_counts_csv,fuzz_top1_transitions_csv,fuzz_measurements_csv,fuzz_dqn_checkpoint,fuzz_serving_scenario,fuzz_scenario_json,fuzz_hcrmap_replay,fuzz_scenario_run,fuzz_scenario_table,fuzz_length_csv,fuzz_hotspot_files,fuzz_machine_json,fuzz_sweep_csv} \
   "$dir/artifacts"
-"$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json" "$seeds/fuzz_dqn_checkpoint"
+"$dir/fuzz/fuzz_make_seeds" "$seeds/fuzz_param_json" "$seeds/fuzz_dqn_checkpoint" "$seeds/fuzz_sweep_csv"
 # fuzz_machine_json: the cards and the machine of fuzz_param_json, the example machine file.
 cp "$seeds/fuzz_param_json"/{h100_sxm5,rtx_a6000,machine_h100x2,h100_nvl}.json "$seeds/fuzz_machine_json/"
 cp "$root/examples/scenarios/machines/h100_nvl.json" "$seeds/fuzz_machine_json/h100_nvl_example.json"

@@ -8,6 +8,7 @@
 #error "src/compiled.cpp is built with STRATA_COMPILED=1 (the strata_compiled target sets it)"
 #endif
 
+#include "strata/baseline/gpu.hpp"
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/chiplet/residency.hpp"
 #include "strata/chiplet/substrate.hpp"
@@ -17,11 +18,20 @@
 #include "strata/device/stratum_chip.hpp"
 #include "strata/stratum/system.hpp"
 #include "strata/stratum/usage.hpp"
+#include "strata/workload/hf_config.hpp"
 #include "strata/workload/model.hpp"
+#include "strata/workload/presets.hpp"
 #include "strata/workload/roofline.hpp"
 
 namespace strata {
 inline namespace v0 {
+
+// baseline/gpu.hpp (issue 46: the step program of docs/using.md, on the fewest GPUs that hold a model)
+template void validate<void>(const gpu_params&);
+template roofline_machine make_machine<void>(const gpu_params&, int);
+template gpu_fit check_fit<void>(const gpu_params&, int, const model&, const step_shape&);
+template gpu_fit check_fit<void>(const gpu_params&, int, const model&, const step_shape&, const parallelism&);
+template int min_devices<void>(const gpu_params&, const model&, const step_shape&, std::string*, int);
 
 // baseline/validated_gpu.hpp
 template const fit_result& detail::published_gpu_fit<double>();
@@ -38,6 +48,13 @@ template window_result evaluate_window<double>(const substrate&, const model&, c
                                                const std::vector<std::vector<token_group>>&, const window_spec&,
                                                const critical_path_params&, const token_mapper&,
                                                const std::vector<migration>&);
+
+// workload/hf_config.hpp (issue 46: a step from a config.json), workload/presets.hpp
+template hf_read_result read_hf_config_with_warnings<void>(const json&, std::string);
+template model read_hf_config<void>(const json&, std::string);
+template hf_read_result load_hf_config_with_warnings<void>(const std::string&);
+template model load_hf_config<void>(const std::string&);
+template model preset<void>(std::string_view);
 
 // workload/model.hpp
 template void detail::validate_model<double>(const model&);

@@ -3,7 +3,7 @@
 // gnuplot is started with fork and execvp and an argument vector (`gnuplot -`), in the plot's
 // directory, the script on its standard input and its standard output sent to standard error (a
 // table on standard output stays clean). No text reaches a shell; the script's own strings are
-// escaped by strata::gnuplot_string and strata::gnuplot_file (report/scenario_io.hpp).
+// escaped by strata::gnuplot_string and strata::gnuplot_file (report/gnuplot_text.hpp).
 //
 // The images are drawn to temporary names beside their targets (`.<name>.<pid>.render`) and
 // renamed over them only when gnuplot exits 0, so a failed render leaves an existing plot as it

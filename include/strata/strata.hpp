@@ -133,6 +133,8 @@
 #include "strata/report/placement.hpp"
 #include "strata/report/hcrmap_rows.hpp"
 #include "strata/report/serving_rows.hpp"
+#include "strata/report/gnuplot_text.hpp"
+#include "strata/report/sweep_plot.hpp"
 #include "strata/report/serving_validation_rows.hpp"
 #include "strata/report/vllm_campaign_runs.hpp"
 

@@ -451,8 +451,10 @@ inline gpu_params gpu_preset(std::string_view name) {
 }
 
 /// Checks a card; throws `config_error` naming the field.
+// Not `inline`: strata::compiled holds its instantiation (end of file; also `make_machine`, `check_fit`, `min_devices`), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline void validate(const gpu_params& g) {
+void validate(const gpu_params& g) {
   constexpr const char* id = "strata.gpu";
   detail::require(!g.name.empty(), id, "name", "\"\"", "non-empty");
   detail::require_positive(g.peak_flops.si(), id, "peak_flops", "FLOP/s");
@@ -486,7 +488,7 @@ inline void validate(const gpu_params& g) {
 /// latency is zero because the kernels' deep memory pipelines hide it (fixed per-kernel costs are
 /// in `op_overhead`). Throws `config_error` for a bad card or `devices` < 1.
 template <class = void>
-inline roofline_machine make_machine(const gpu_params& g, int devices) {
+roofline_machine make_machine(const gpu_params& g, int devices) {
   validate(g);
   detail::require(devices >= 1, "strata.gpu", "devices", devices, ">= 1");
   roofline_machine m;
@@ -568,7 +570,7 @@ inline std::string gb_text(data_size<> b) {
 /// MLA and min(n, kv_heads) otherwise, and heads divisible by n. Throws `config_error` for bad
 /// inputs; an infeasible point is `fits == false` with a `reason`.
 template <class = void>
-inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const step_shape& s) {
+gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const step_shape& s) {
   validate(g);
   validate(m);
   validate(s);
@@ -609,7 +611,7 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
 /// `check_fit` (TP attention) or that of its own ⌈B/n⌉ sequences, unsplit (DP attention); the
 /// workspace as `check_fit`. TP attention needs the heads divisible by n, DP attention does not.
 template <class = void>
-inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const step_shape& s, const parallelism& p) {
+gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const step_shape& s, const parallelism& p) {
   if (!p.expert_parallel()) return check_fit(g, devices, m, s);
   validate(g);
   validate(m);
@@ -652,7 +654,7 @@ inline gpu_fit check_fit(const gpu_params& g, int devices, const model& m, const
 /// `m` running `s` fits `g`; degrees beyond `gpus_per_node` are multi-node. 0 if none does, with
 /// the reason for the largest degree in `*reason` (when given).
 template <class = void>
-inline int min_devices(const gpu_params& g, const model& m, const step_shape& s,
+int min_devices(const gpu_params& g, const model& m, const step_shape& s,
                        std::string* reason = nullptr, int max_devices = 64) {
   detail::require(max_devices >= 1, "strata.gpu", "max_devices", max_devices, ">= 1");
   gpu_fit last;
@@ -671,3 +673,19 @@ inline int min_devices(const gpu_params& g, const model& m, const step_shape& s,
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiations below;
+// STRATA_COMPILED=1, which that target puts on its users, keeps their translation units from
+// instantiating them again (issue 46: a step on the fewest GPUs that hold a model). Without it this
+// header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template void validate<void>(const gpu_params&);
+extern template roofline_machine make_machine<void>(const gpu_params&, int);
+extern template gpu_fit check_fit<void>(const gpu_params&, int, const model&, const step_shape&);
+extern template gpu_fit check_fit<void>(const gpu_params&, int, const model&, const step_shape&, const parallelism&);
+extern template int min_devices<void>(const gpu_params&, const model&, const step_shape&, std::string*, int);
+}  // namespace v0
+}  // namespace strata
+#endif

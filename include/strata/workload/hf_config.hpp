@@ -758,15 +758,17 @@ inline hf_read_result read_hf_config_in(const json& cfg, std::string name, const
 /// Reads a model from a parsed Hugging Face `config.json` and names every key it ignored that may
 /// change time or memory (`hf_read_result::warnings`; programs print them). `name` overrides
 /// `_name_or_path`. Throws `config_error` naming the JSON key path (see the file comment).
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline hf_read_result read_hf_config_with_warnings(const json& cfg, std::string name = {}) {
+hf_read_result read_hf_config_with_warnings(const json& cfg, std::string name = {}) {
   return detail::read_hf_config_in(cfg, std::move(name), std::string{}, std::string{});
 }
 
 /// Reads a model from a parsed Hugging Face `config.json`; `name` overrides `_name_or_path`.
 /// Throws `config_error` naming the JSON key path (see the file comment for the keys read).
 template <class = void>
-inline model read_hf_config(const json& cfg, std::string name = {}) {
+model read_hf_config(const json& cfg, std::string name = {}) {
   return read_hf_config_with_warnings(cfg, std::move(name)).m;
 }
 
@@ -776,7 +778,7 @@ inline model read_hf_config(const json& cfg, std::string name = {}) {
 /// The file is opened under the opening rule (`core/files.hpp`): a regular file within
 /// `limits().json_file_bytes`, else a `config_error` of field `"config.json"` naming the file.
 template <class = void>
-inline hf_read_result load_hf_config_with_warnings(const std::string& path) {
+hf_read_result load_hf_config_with_warnings(const std::string& path) {
   const std::string text = read_input_file(path, "config.json", limits().json_file_bytes, "json_file_bytes");
   json cfg;
   try {
@@ -791,7 +793,22 @@ inline hf_read_result load_hf_config_with_warnings(const std::string& path) {
 
 /// `load_hf_config_with_warnings` without the warnings.
 template <class = void>
-inline model load_hf_config(const std::string& path) { return load_hf_config_with_warnings(path).m; }
+model load_hf_config(const std::string& path) { return load_hf_config_with_warnings(path).m; }
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the reader's instantiations;
+// STRATA_COMPILED=1, which that target puts on its users, keeps their translation units from
+// instantiating the reader and nlohmann/json's parser (issue 46: a step from a config.json). Without
+// it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template hf_read_result read_hf_config_with_warnings<void>(const json&, std::string);
+extern template model read_hf_config<void>(const json&, std::string);
+extern template hf_read_result load_hf_config_with_warnings<void>(const std::string&);
+extern template model load_hf_config<void>(const std::string&);
+}  // namespace v0
+}  // namespace strata
+#endif

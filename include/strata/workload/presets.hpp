@@ -328,8 +328,10 @@ inline std::vector<std::string> preset_names() {
 
 /// The preset called `name` (case-insensitive, '-' and '_' equal: "deepseek_v3" is DeepSeek-V3);
 /// throws `config_error` listing the known names.
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline model preset(std::string_view name) {
+model preset(std::string_view name) {
   for (const auto& [known, make] : detail::preset_table()) {
     if (detail::iequal(known, name)) return make();
   }
@@ -343,3 +345,14 @@ inline model preset(std::string_view name) {
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds `preset`'s instantiation, and with
+// it the preset table's builders; STRATA_COMPILED=1, which that target puts on its users, keeps
+// their translation units from generating them. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template model preset<void>(std::string_view);
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -83,6 +83,9 @@ class stratum_engine_costs {
 
   /// Classifier device time `s` owed by a request that became ready: charged before the next step.
   void owe(double s) { owed_ += s; }
+  /// The start of the step the engine schedules next (the driver's clock, `drive_engine`): where
+  /// the thermal hook sees its parts begin.
+  void at(double t) { now_ = t; }
 
   /// The engine's admission hook (`engine_policy_source`, file comment): the group `choose_next`
   /// picks moved to the head of `waiting`, and its size; a preempted request at the head first.
@@ -238,7 +241,7 @@ class stratum_engine_costs {
   std::vector<unsigned char> in_queue_;  ///< in the batcher's queue (1), in the group being moved (2)
   std::vector<std::size_t> rest_;
   int layout_ = -1, pending_label_ = -1, chunks_ = 0;
-  double owed_ = 0.0, hit_sum_ = 0.0;
+  double owed_ = 0.0, hit_sum_ = 0.0, now_ = 0.0;
   step_cost swap_{}, last_decode_{};
   int last_b_ = -1;
   double last_ctx_ = -1.0, last_h_ = -1.0;

@@ -429,10 +429,6 @@ struct stratum_serving_setup {
 
 namespace detail {
 
-/// What a step of `run_serving` is, for the thermal hook: the classifier's device time, a row
-/// swap, a prefill on the xPU, a decode step on the NMP.
-enum class serving_step_kind { classifier, swap, prefill, decode };
-
 /// The cost callbacks of one run.
 struct serving_model {
   int labels = 1;

@@ -88,9 +88,9 @@ TEST_CASE("hcrmap engine: two requests apart, TTFT and E2E are the sums of the w
   CHECK(r.energy_j > 0.0);
   // Context 40 and 41 round up to the same block of 16: one memo entry, one cost.
   CHECK(d40 == d41);
-  // The memo: r1's prefill of 20 tokens is a window of 32, evaluated once on the trace.
+  // The memo: r1's prefill of 20 tokens is a window of 32 (17 too), evaluated once on the trace.
   CHECK(src.window_cost(phase::prefill, 17, 17).time_s == p20.time_s);
-  CHECK(src.counts().evaluated == 3);  // prefill 48, decode 16, prefill 32
+  CHECK(src.counts().evaluated == 3);  // prefill 48, decode 1, prefill 32
 }
 
 TEST_CASE("hcrmap engine: the controller acts between steps, and more requests never finish sooner") {
@@ -127,7 +127,8 @@ TEST_CASE("hcrmap engine: the controller acts between steps, and more requests n
   }
   CHECK(src.counts().controls >= 30);  // every step, each stage
   CHECK(src.counts().windows == 30);
-  CHECK(src.counts().evaluated < 30);
+  CHECK(src.counts().evaluated >= 1);
+  CHECK(src.counts().evaluated <= 30);  // at most one a step (the memo: test above)
   CHECK(src.kv_tokens() == 16 * 2048);
 }
 

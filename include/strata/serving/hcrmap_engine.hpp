@@ -32,9 +32,9 @@
 /// split (`decode_token_groups`; sequences are reused when the split has fewer than D, as
 /// `trace_reuse` allows), both cut into token blocks (`fast_map.block_tokens`).
 ///
-/// **Memo.** A window's cost is memoised by (phase, tokens rounded up to `block_tokens`, and for
-/// the non-routed part the context rounded up likewise): a window of 37 tokens costs one of 48 at
-/// 16. The routed part of a (phase, tokens) key is evaluated on the trace the first time it is
+/// **Memo.** A window's cost is memoised by (phase, tokens: a prefill's rounded up to
+/// `block_tokens`, a decode's batch as it is, at most `max_batch`; and for the non-routed part the
+/// decode context rounded up to `block_tokens`): a prefill of 37 tokens costs one of 48 at 16. The routed part of a (phase, tokens) key is evaluated on the trace the first time it is
 /// met and reused until the residency changes: the memo of routed costs is cleared whenever the
 /// controller edits the layout, publishes a copy or has copies in flight (they are charged to the
 /// windows as migrations). So a run evaluates a window on the trace at most once per key per
@@ -239,8 +239,10 @@ class hcrmap_step_costs {
   /// sequences at `context`) on the current layout, from the memo or evaluated on the trace (file
   /// comment).
   step_cost window_cost(phase mode, int tokens, int context) {
+    // Prefill tokens and decode contexts round up to a block; a decode batch is at most
+    // `max_batch` sequences and is kept as it is (a decode of 1 is not costed as one of 16).
     const int b = p_.block_tokens;
-    const int n = round_up(tokens, b), ctx = round_up(context, b);
+    const int n = mode == phase::prefill ? round_up(tokens, b) : std::max(1, tokens), ctx = round_up(context, b);
     ++c_.windows;
     // The non-routed work and the hand-offs of the window's shape.
     const auto key = std::make_tuple(mode == phase::prefill ? 0 : 1, n, mode == phase::prefill ? 0 : ctx);

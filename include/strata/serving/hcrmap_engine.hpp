@@ -52,7 +52,8 @@
 /// top-k; the profile and planning as (profile windows + planning rounds + 2) windows of 2048
 /// tokens), and every controller action its candidates (the stage's evaluated layers × experts ×
 /// `controller.max_decisions`, about the cost of as many routes), against
-/// `hcrmap_limits().routes`; a run that would exceed it is a `config_error` naming `hcrmap`. Bad parameters are `config_error`s naming `hcrmap.<field>`.
+/// `hcrmap_limits().routes`; a run that would exceed it is a `config_error` naming `hcrmap`. Bad
+/// parameters are `config_error`s naming `hcrmap.<field>`.
 
 #include <algorithm>  // std::max, std::min
 #include <cmath>      // std::ceil
@@ -60,6 +61,7 @@
 #include <cstdint>    // std::int64_t
 #include <map>        // std::map, the memo
 #include <memory>     // std::unique_ptr, a policy session (neither copied nor moved)
+#include <optional>   // std::optional, a stage residency and its last window
 #include <string>     // std::string
 #include <tuple>      // std::tuple, a memo key
 #include <utility>    // std::move

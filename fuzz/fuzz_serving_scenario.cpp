@@ -5,7 +5,9 @@
 // must be finite, non-negative (`check_result_numbers`) and the shares must lie in [0, 1]. The serving limits are lowered so that one
 // input stays well inside the 10 s timeout: the loop takes at most 2·requests + Σ output passes
 // (simulator.hpp), so requests and tokens bound the work; a run coupled to the stack's temperature
-// (`thermal`) takes at most 2^12 windows of its transient.
+// (`thermal`) takes at most 2^12 windows of its transient; an HCRMap package (`hcrmap`, served on
+// the same trace sequences) at most 2^22 expert routes and controller candidates
+// (`hcrmap_limits().routes`, hcrmap_engine.hpp).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -55,6 +57,7 @@ STRATA_FUZZ_TARGET(fuzz_serving_scenario) {
     l.total_tokens = std::int64_t{1} << 17;
     l.batch = 256;
     strata::serving_thermal_limits().windows = std::int64_t{1} << 12;  // a coupled run (thermal.enabled)
+    strata::hcrmap_limits().routes = std::int64_t{1} << 22;  // an HCRMap package (hcrmap.enabled)
     return true;
   }();
   (void)limited;
@@ -62,10 +65,13 @@ STRATA_FUZZ_TARGET(fuzz_serving_scenario) {
   (void)trace();
   strata_fuzz::run([&] {
     const auto s = strata::read_serving_scenario(strata_fuzz::as_text(data, size), "fuzz.json");
-    const auto r = strata::run_scenario(s, strata::serving_inputs{&counts(), &trace()});
+    strata::serving_inputs in{&counts(), &trace()};
+    in.hcrmap_trace = &trace();
+    const auto r = strata::run_scenario(s, in);
     strata_fuzz::require_finite_json(strata::json(r), "serving result");
     check_result(r.stratum);
     if (r.has_gpu) check_result(r.gpu);
+    if (r.has_hcrmap) check_result(r.hcrmap);
   });
   return 0;
 }

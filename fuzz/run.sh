@@ -65,6 +65,20 @@ cat >"$sc/olmoe_engine_preempt.json" <<'JSON'
                "engine": {"max_num_batched_tokens": 64, "block_size": 8}},
  "gpu": {"compare": false}}
 JSON
+# An HCRMap package through the engine (hcrmap, serving/hcrmap_engine.hpp): the example, fewer
+# requests, and a small one of two layers acting after every step; the thermal coupling through
+# the engine loop.
+sed 's/"count": 300/"count": 40/' "$root/examples/scenarios/serve_hcrmap_engine.json" >"$sc/hcrmap_engine.json"
+cat >"$sc/hcrmap_engine_small.json" <<'JSON'
+{"system": "none", "model": "DeepSeek-V2-Lite", "gpu": {"compare": false},
+ "requests": {"topics": ["intent"], "rate": 30, "count": 30,
+              "prompt": {"kind": "uniform", "min": 8, "max": 400}, "output": {"kind": "uniform", "min": 1, "max": 60}},
+ "scheduler": {"max_batch": 16, "engine": {"max_num_batched_tokens": 256, "block_size": 8}},
+ "hcrmap": {"enabled": true, "policy": "moentwine", "max_layers": 2, "planning_rounds": 2, "block_tokens": 32,
+            "control_s": 0}}
+JSON
+sed -e 's/"count": 600/"count": 60/' -e 's/"scheduler": {/"scheduler": {"loop": "engine", /' \
+  "$root/examples/scenarios/serve_mixtral_thermal.json" >"$sc/mixtral_thermal_engine.json"
 # Replicas behind a router and prefill/decode disaggregation (serving/cluster.hpp).
 cat >"$sc/gpu_replicas.json" <<'JSON'
 {"system": "none", "model": "Mixtral-8x7B", "requests": {"topics": ["t"], "rate": 20, "count": 60},

@@ -70,6 +70,7 @@ _check(serve examples/scenarios/serve_mixtral_stages.json)
 _check(serve examples/scenarios/serve_machines.json)
 _check(serve examples/scenarios/serve_mixtral_engine.json)
 _check(serve examples/scenarios/serve_mixtral_thermal.json)
+_check(serve examples/scenarios/serve_hcrmap_engine.json)
 
 if(_findings)
   list(JOIN _findings "\n  " _text)

@@ -67,6 +67,7 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
       const auto r = run_scenario(read_serving_scenario(text), (repo_root / "tests" / "data").string(),
                                   entry.path().parent_path().string());
       CHECK((r.has_stratum ? r.stratum.feasible : r.gpu.feasible));
+      CHECK((!r.has_hcrmap || r.hcrmap.feasible));
       ++serving;
       continue;
     }
@@ -82,9 +83,10 @@ TEST_CASE("the default admits every shipped scenario and the paper report's expe
   CHECK(studies == 6);  // fig7_budget, fig7_sram_capacity, fig7_hbm_capacity, fig8_pressure, decode_shape_kv_{hbm_first,dram}
   // serve_mixtral, serve_mixtral_stages, serve_mixtral_ep, serve_dsv2lite_trace, the three measured
   // vLLM runs serve_mixtral_vllm_{general,codegen,roleplay}, serve_gpu_only_h200 (no Stratum),
-  // serve_machines (three machines, one a machine file) and serve_mixtral_engine (Stratum through
-  // the engine)
-  CHECK(serving == 10);
+  // serve_machines (three machines, one a machine file), serve_mixtral_engine (Stratum through
+  // the engine), serve_mixtral_thermal (the stack's temperature) and serve_hcrmap_engine (an HCRMap
+  // package through the engine)
+  CHECK(serving == 12);
   CHECK(largest_study == 10616832);  // fig7_*: 6 points x 6 policies x 4 windows x 6 layers x 2048 x top-6 (docs/cli.md)
   // The paper report's suite: prefill 7 policies and decode 12, each with the greedy ablation.
   std::int64_t largest_experiment = 0;

@@ -34,8 +34,8 @@ void machine_files_test_same(const serving_result& a, const serving_result& b) {
   CHECK(a.ttft.mean_s == b.ttft.mean_s);
   CHECK(a.e2e.p99_s == b.e2e.p99_s);
   CHECK(a.energy_j == b.energy_j);
-  CHECK(serving_json(serving_report{.stratum = {}, .gpu = a, .has_gpu = true, .has_stratum = false, .machines = {}, .thermal = {}, .has_thermal = false}) ==
-        serving_json(serving_report{.stratum = {}, .gpu = b, .has_gpu = true, .has_stratum = false, .machines = {}, .thermal = {}, .has_thermal = false}));
+  CHECK(serving_json(serving_report{.stratum = {}, .gpu = a, .has_gpu = true, .has_stratum = false, .machines = {}, .thermal = {}, .has_thermal = false, .hcrmap = {}, .has_hcrmap = false}) ==
+        serving_json(serving_report{.stratum = {}, .gpu = b, .has_gpu = true, .has_stratum = false, .machines = {}, .thermal = {}, .has_thermal = false, .hcrmap = {}, .has_hcrmap = false}));
 }
 
 }  // namespace

@@ -278,3 +278,158 @@ TEST_CASE("serving thermal coupling: the scenario key, the report's JSON and sum
   CHECK_FALSE(r0.has_thermal);
   CHECK(serving_json(r0).find("\"thermal\"") == std::string::npos);
 }
+
+// The coupling through the engine loop (`scheduler.loop: "engine"`, stratum_engine.hpp): the same
+// hook sees each part of a mixed step in sequence, at its own start.
+namespace {
+
+// Hand costs: prefill(b, p) = 1 ms per prompt token; decode(b, S) = 10 ms + 2 ms per sequence +
+// 10 µs per context token; a swap 50 ms and 2 J.
+strata::detail::serving_model coupling_engine_model() {
+  strata::detail::serving_model m;
+  m.labels = 2;
+  m.kv_tokens = 1 << 20;
+  m.prefill = [](int b, double p) { return step_cost{1e-3 * b * p, 1.0 * b}; };
+  m.decode = [](int b, double c, double) { return step_cost{0.010 + 0.002 * b + 1e-5 * c, 0.5}; };
+  m.swap = [](int a, int b) { return a == b ? step_cost{} : step_cost{0.05, 2.0}; };
+  m.hit = [](std::size_t r, int, int k) { return static_cast<int>(r % 2) == k ? 0.9 : 0.3; };
+  return m;
+}
+
+request coupling_engine_req(double at, int prompt, int output, int topic = 0) {
+  request q;
+  q.arrival_s = at;
+  q.prompt = prompt;
+  q.output = output;
+  q.topic = topic;
+  return q;
+}
+
+struct coupling_engine_call {
+  double t0 = 0.0;
+  strata::detail::serving_step_kind kind{};
+  double time_s = 0.0;
+};
+
+}  // namespace
+
+TEST_CASE("serving thermal coupling through the engine: throttling stretches each decode part by 1/throttle_factor") {
+  // r0 decodes while r1 arrives (owing 5 ms of classifier time): one mixed step runs r1's prompt
+  // and r0's last decode, its parts in sequence.
+  const std::vector<request> reqs{coupling_engine_req(0.0, 100, 3), coupling_engine_req(0.105, 100, 2)};
+  const std::vector<int> labels{0, 0};
+  const std::vector<double> ready{0.0, 0.105}, device{0.0, 0.005};
+  scheduler_params sp;
+  sp.policy = schedule_policy::fcfs;
+  sp.loop = serving_loop::engine;
+  const double f = 0.5;  // every decode part throttled: t / f
+  std::vector<coupling_engine_call> calls;
+  auto m = coupling_engine_model();
+  m.thermal = [&](double t0, strata::detail::serving_step_kind k, const step_cost& c) {
+    calls.push_back({t0, k, c.time_s});
+    step_cost out = c;
+    if (k == strata::detail::serving_step_kind::decode) out.time_s = c.time_s / f;
+    return out;
+  };
+  const auto r = strata::detail::run_stratum_engine(reqs, labels, ready, device, sp, m);
+  REQUIRE(r.feasible);
+  // 0 → 0.1 prefill r0; → 0.1 + 0.013/f decode (1, 100); at 0.126 r1 is ready: classifier 5 ms,
+  // prefill(1, 100) 0.1, decode(1, 101) 0.01301/f; then r1's decode (1, 100) 0.013/f.
+  const double a = 0.1, b = a + 0.013 / f, c = b + 0.005 + 0.1 + 0.01301 / f, d = c + 0.013 / f;
+  CHECK(r.mixed_steps == 1);
+  CHECK(r.first_token_s[0] == Approx(a).epsilon(1e-12));
+  CHECK(r.finish_s[0] == Approx(c).epsilon(1e-12));
+  CHECK(r.first_token_s[1] == Approx(c).epsilon(1e-12));
+  CHECK(r.finish_s[1] == Approx(d).epsilon(1e-12));
+  CHECK(r.busy_time_s == Approx(d).epsilon(1e-12));
+  CHECK(r.classifier_time_s == Approx(0.005).epsilon(1e-12));
+  using K = strata::detail::serving_step_kind;
+  const std::vector<coupling_engine_call> want{{0.0, K::prefill, 0.1},
+                                               {a, K::decode, 0.013},
+                                               {b, K::classifier, 0.005},
+                                               {b + 0.005, K::prefill, 0.1},
+                                               {b + 0.105, K::decode, 0.01301},
+                                               {c, K::decode, 0.013}};
+  REQUIRE(calls.size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    CAPTURE(i);
+    CHECK(calls[i].kind == want[i].kind);
+    CHECK(calls[i].t0 == Approx(want[i].t0).epsilon(1e-12));
+    CHECK(calls[i].time_s == Approx(want[i].time_s).epsilon(1e-12));
+  }
+  // Without the stretch (f = 1) the run is the unhooked one, to the bit.
+  auto plain = coupling_engine_model();
+  auto ident = coupling_engine_model();
+  ident.thermal = [](double, strata::detail::serving_step_kind, const step_cost& x) { return x; };
+  const auto r0 = strata::detail::run_stratum_engine(reqs, labels, ready, device, sp, plain);
+  const auto r1 = strata::detail::run_stratum_engine(reqs, labels, ready, device, sp, ident);
+  CHECK(coupling_json(r1) == coupling_json(r0));
+  CHECK(r0.finish_s[1] == Approx(0.1 + 0.013 + 0.005 + 0.1 + 0.01301 + 0.013).epsilon(1e-12));
+}
+
+TEST_CASE("serving thermal coupling through the engine: a row swap is charged before its group's prefill") {
+  // Two topics on the topic batcher: each group of a new label swaps first.
+  std::vector<request> reqs;
+  for (int i = 0; i < 6; ++i) reqs.push_back(coupling_engine_req(0.03 * i, 64, 4, i % 2));
+  const std::vector<int> labels{0, 1, 0, 1, 0, 1};
+  const std::vector<double> ready{0.0, 0.03, 0.06, 0.09, 0.12, 0.15}, device(6, 0.0);
+  scheduler_params sp;
+  sp.policy = schedule_policy::topic;
+  sp.loop = serving_loop::engine;
+  std::vector<coupling_engine_call> calls;
+  auto m = coupling_engine_model();
+  m.thermal = [&](double t0, strata::detail::serving_step_kind k, const step_cost& c) {
+    calls.push_back({t0, k, c.time_s});
+    return c;
+  };
+  const auto r = strata::detail::run_stratum_engine(reqs, labels, ready, device, sp, m);
+  const auto r0 = strata::detail::run_stratum_engine(reqs, labels, ready, device, sp, coupling_engine_model());
+  REQUIRE(r.feasible);
+  CHECK(coupling_json(r) == coupling_json(r0));
+  REQUIRE(r.swaps >= 1);
+  std::int64_t swaps = 0;
+  double charged = 0.0;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    charged += calls[i].time_s;
+    if (i > 0) CHECK(calls[i].t0 >= calls[i - 1].t0);
+    if (calls[i].kind != strata::detail::serving_step_kind::swap) continue;
+    ++swaps;
+    CHECK(calls[i].time_s == 0.05);
+    REQUIRE(i + 1 < calls.size());
+    CHECK(calls[i + 1].kind == strata::detail::serving_step_kind::prefill);
+    CHECK(calls[i + 1].t0 == Approx(calls[i].t0 + 0.05).epsilon(1e-12));
+  }
+  CHECK(swaps == r.swaps);
+  CHECK(charged == Approx(r.busy_time_s).epsilon(1e-12));  // every part of every step, once
+}
+
+TEST_CASE("serving thermal coupling through the engine: the stack's monitor, cool and hot") {
+  auto setup = coupling_setup();
+  setup.scheduler.loop = serving_loop::engine;
+  {
+    const auto reqs = coupling_requests(1.0, 40);
+    const auto off = simulate_stratum(setup, reqs);
+    const auto on = simulate_stratum_thermal(setup, reqs, coupling_on());
+    REQUIRE(off.feasible);
+    CHECK(off.policy == "engine (topic)");
+    CHECK(coupling_json(on.serving) == coupling_json(off));  // below every threshold: to the bit
+    CHECK(on.thermal.windows > 0);
+    CHECK(on.thermal.peak_dram_C > on.thermal.idle_dram_C);
+    CHECK(on.thermal.stretched_steps == 0);
+  }
+  {
+    const auto reqs = coupling_requests(100.0, 60);
+    const auto off = simulate_stratum(setup, reqs);
+    const auto on = simulate_stratum_thermal(setup, reqs, coupling_on(2.5e3));
+    REQUIRE(on.serving.feasible);
+    const auto& th = on.thermal;
+    CHECK(th.peak_dram_C > 85.0);
+    CHECK(th.throttled_time_s > 0.0);
+    CHECK(th.stretched_steps > 0);
+    CHECK(th.added_time_s > 0.0);
+    CHECK(th.throughput_lost == Approx(th.added_time_s / on.serving.busy_time_s));
+    CHECK(on.serving.busy_time_s > off.busy_time_s);
+    CHECK(on.serving.output_tokens == off.output_tokens);
+    CHECK(th.energy_in_J == Approx(th.energy_stored_J + th.energy_out_J).epsilon(1e-9));
+  }
+}

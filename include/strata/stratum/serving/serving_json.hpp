@@ -37,8 +37,16 @@
 ///  "trace": {"path": "traces/dsv2lite_esft_trace_intent.csv", "experts": 64,
 ///            "label": "intent", "prompt_fraction": 0.5},
 ///  "thermal": {"enabled": false, "window_s": 0.005, "throttle_factor": 0.5, "limit_C": 85,
-///              "cold_plate_h_W_m2K": 1.11e5, "coolant_C": 45, "grid": 0, "max_series": 512}}
+///              "cold_plate_h_W_m2K": 1.11e5, "coolant_C": 45, "grid": 0, "max_series": 512},
+///  "hcrmap": {"enabled": false, "trace": "traces/dsv2lite_esft_trace_intent.csv", "experts": 0,
+///             "policy": "hcrmap", "max_layers": 65536, "context": 2048, "profile_windows": 1,
+///             "planning_rounds": 16, "block_tokens": 16, "control_s": 1}}
 /// \endcode
+/// `hcrmap` serves the same requests on an HCRMap chiplet package through the engine
+/// (`serving/hcrmap_engine.hpp`: its windows as steps, its residency controller between them; the
+/// routing trace gives the experts each window routes, the model must be the trace's); its results
+/// are `serving_report::hcrmap` (`has_hcrmap`), a `hcrmap` key only when it is on. With `system`
+/// "none" it may be the scenario's only machine.
 /// `thermal` couples the Stratum run to its die stack's temperature (`serving_thermal.hpp`: refresh
 /// and throttling that follow the hottest DRAM cell; off by default, every result then unchanged);
 /// its results are `serving_report::thermal` (`has_thermal`), a `thermal` key only when it is on.
@@ -107,6 +115,7 @@
 #include "strata/baseline/baseline_gpu.hpp"
 #include "strata/baseline/machine_json.hpp"
 #include "strata/core/json.hpp"
+#include "strata/serving/hcrmap_engine.hpp"
 #include "strata/stratum/serving/length_csv.hpp"
 #include "strata/stratum/serving/simulator.hpp"
 #include "strata/stratum/serving/serving_thermal.hpp"
@@ -209,6 +218,25 @@ struct serving_trace_spec {
   }
 };
 
+/// An HCRMap chiplet package served through the engine (`serving/hcrmap_engine.hpp`; file
+/// comment): its routing trace and its knobs, flat beside `enabled`.
+struct serving_hcrmap_spec {
+  bool enabled = false;
+  /// The routing trace of the served model (which experts each window routes; file comment of
+  /// `hcrmap_engine.hpp`). [DeepSeek-V2-Lite's ESFT intent trace, tests/data/traces/README.md]
+  std::string trace = "traces/dsv2lite_esft_trace_intent.csv";
+  int experts = 0;  ///< routed experts per layer of the trace (0: the largest id + 1)
+  hcrmap_serving_params params{};
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("enabled", s.enabled);
+    v("trace", s.trace);
+    v("experts", s.experts);
+    hcrmap_serving_params::visit_fields(s.params, v);  // the package's knobs, flat beside `trace`
+  }
+};
+
 /// A serving scenario (file comment).
 struct serving_scenario {
   std::string system = "stratum-l";  ///< a Stratum system, or "none" (the GPU alone)
@@ -229,6 +257,8 @@ struct serving_scenario {
   std::vector<serving_machine_spec> machines;
   /// The Stratum run coupled to its die stack's temperature (`serving_thermal.hpp`; off by default).
   serving_thermal_params thermal{};
+  /// An HCRMap package serving the same requests through the engine (off by default).
+  serving_hcrmap_spec hcrmap{};
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -244,6 +274,7 @@ struct serving_scenario {
     v("machines", s.machines);
     v("trace", s.trace);
     v("thermal", s.thermal);
+    v("hcrmap", s.hcrmap);
   }
 };
 
@@ -351,8 +382,8 @@ template <class = void>
 inline void validate(const serving_scenario& s, const model* model_of = nullptr) {
   constexpr const char* m = "strata.serving";
   if (s.system != "none") (void)stratum_system(s.system);  // "machine" on an unknown name
-  detail::require(s.system != "none" || s.gpu.compare || !s.machines.empty(), m, "gpu.compare", "false",
-                  "true when system is \"none\" (the scenario has no other machine)");
+  detail::require(s.system != "none" || s.gpu.compare || !s.machines.empty() || s.hcrmap.enabled, m, "gpu.compare",
+                  "false", "true when system is \"none\" (the scenario has no other machine)");
   const bool preset_model = detail::is_preset_name(s.model);
   detail::require(preset_model || detail::is_config_path(s.model), m, "model", s.model,
                   "a preset model name or a Hugging Face config.json path (ending in .json)");
@@ -372,6 +403,10 @@ inline void validate(const serving_scenario& s, const model* model_of = nullptr)
   detail::require(s.trace.label.size() <= 256, m, "trace.label", s.trace.label.size(), "a label of at most 256 characters");
   detail::require_in(s.trace.prompt_fraction, 0.0, 1.0, m, "trace.prompt_fraction");
   validate(s.thermal, "thermal");  // a value given is checked, on or off
+  validate(s.hcrmap.params, "hcrmap");  // likewise
+  detail::require(!s.hcrmap.enabled || !s.hcrmap.trace.empty(), m, "hcrmap.trace", "", "a routing trace CSV path");
+  detail::require(s.hcrmap.trace.size() <= 4096, m, "hcrmap.trace", s.hcrmap.trace.size(), "a path of at most 4096 characters");
+  detail::require_count(s.hcrmap.experts, 0, 1 << 16, m, "hcrmap.experts");
   if (s.thermal.enabled) {
     detail::require(s.system != "none", m, "thermal.enabled", "true", "false when system is \"none\" (the stack is a Stratum chip's)");
   }
@@ -418,6 +453,9 @@ struct serving_report {
   /// What the stack's temperature did to the Stratum run (`thermal.enabled`; `has_thermal`).
   serving_thermal_result thermal;
   bool has_thermal = false;
+  /// The HCRMap package's run through the engine (`hcrmap.enabled`; `has_hcrmap`).
+  serving_result hcrmap;
+  bool has_hcrmap = false;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -429,6 +467,8 @@ struct serving_report {
     if (!s.machines.empty()) v("machines", s.machines);
     // Likewise the thermal coupling's results: only a scenario that turns it on.
     if (s.has_thermal) v("thermal", s.thermal);
+    // Likewise the HCRMap package's run.
+    if (s.has_hcrmap) v("hcrmap", s.hcrmap);
   }
 };
 
@@ -448,6 +488,7 @@ struct serving_inputs {
   /// The machine of each machine block (`gpu`, or each of `machines`, in order), as
   /// `load_scenario_machines` loads them; null: every block must name a GPU preset.
   const std::vector<loaded_machine>* machines = nullptr;
+  const routing_trace* hcrmap_trace = nullptr;  ///< `hcrmap.trace`, loaded (needed when `hcrmap.enabled`)
 };
 
 namespace detail {
@@ -552,6 +593,12 @@ inline serving_report run_scenario(const serving_scenario& s, const serving_inpu
     r.stratum = simulate_stratum(setup, reqs, trace);
     add_stage_results(r.stratum, reqs, stages, overhead);
   }
+  if (s.hcrmap.enabled) {
+    detail::require(in.hcrmap_trace != nullptr, m, "hcrmap.trace", s.hcrmap.trace, "a loaded routing trace");
+    r.hcrmap = simulate_hcrmap_serving({setup.m, in.hcrmap_trace, s.hcrmap.params, s.scheduler}, reqs);
+    add_stage_results(r.hcrmap, reqs, stages, overhead);
+    r.has_hcrmap = true;
+  }
   const auto blocks = detail::machine_blocks(s);
   detail::require(in.machines == nullptr || in.machines->size() == blocks.size(), m, s.machines.empty() ? "gpu" : "machines",
                   in.machines == nullptr ? 0 : in.machines->size(), "one loaded machine per machine block");
@@ -626,6 +673,15 @@ inline serving_report run_scenario(const serving_scenario& s, const std::string&
     }
     in.counts = &counts;
   }
+  routing_trace hcrmap_trace;
+  if (s.hcrmap.enabled) {
+    try {
+      hcrmap_trace = load_trace_csv(resolve(s.hcrmap.trace), {.experts = s.hcrmap.experts, .k = 0, .label = {}});
+    } catch (const config_error& e) {
+      throw config_error("hcrmap.trace", "[strata.serving] hcrmap.trace '" + s.hcrmap.trace + "': " + e.what());
+    }
+    in.hcrmap_trace = &hcrmap_trace;
+  }
   const std::vector<loaded_machine> machines = load_scenario_machines(s, resolve);
   in.machines = &machines;
   return run_scenario(s, in);
@@ -693,6 +749,7 @@ inline void print_summary(std::ostream& os, const serving_report& r) {
          << th.time_above_limit_s << " s above the limit, " << th.throttled_time_s << " s throttled, refresh "
          << th.refresh_overhead_share * 100 << " % of bank time; throughput lost " << th.throughput_lost * 100 << " %\n";
   }
+  if (r.has_hcrmap) detail::summary_line(text, r.hcrmap);
   if (r.has_gpu) detail::summary_line(text, r.gpu);
   for (const auto& mr : r.machines) {
     text << "[" << mr.label << "] ";

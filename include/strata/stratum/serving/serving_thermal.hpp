@@ -9,9 +9,11 @@
 /// limit gives the same result to the last bit (the coupling only changes a step once a window
 /// ended above a threshold).
 ///
-/// **The power trace.** Every step of the run (`run_serving`) reports its start, its time and the
-/// energy it spends on the chips' logic and memory dies (`step_cost::logic_j`, `dram_j`: a decode
-/// step's energy parts; a row swap's energy on the memory dies); time outside decode steps (the
+/// **The power trace.** Every step of the run reports its start, its time and the energy it spends
+/// on the chips' logic and memory dies (`step_cost::logic_j`, `dram_j`: a decode step's energy
+/// parts; a row swap's energy on the memory dies): in the paper's loop (`run_serving`) each step,
+/// in the engine loop (`scheduler.loop: "engine"`, `stratum_engine.hpp`) each part of a mixed step
+/// in sequence at its own start (classifier time, swap, prefill, decode); time outside decode steps (the
 /// xPU's prefill, the classifier, idle gaps between requests) adds the chips' background, their
 /// static power `nmp_params::static_power` on the logic die and their refresh power on the memory
 /// die. The system's energy is shared evenly by its chips × stages (one stack stands for every
@@ -521,7 +523,7 @@ struct stratum_thermal_run {
 
 /// `simulate_stratum` with the thermal coupling `p` (file comment). With `p.enabled` false it is
 /// `simulate_stratum` and `thermal` is empty. Throws `config_error` naming `thermal.*` on bad
-/// coupling parameters or a system of HBM stacks, and naming `thermal` with `scheduler.loop` engine.
+/// coupling parameters or a system of HBM stacks. Either serving loop (`scheduler.loop`) is coupled.
 template <class = void>
 inline stratum_thermal_run simulate_stratum_thermal(const stratum_serving_setup& setup, const std::vector<request>& reqs,
                                                     const serving_thermal_params& p,
@@ -533,10 +535,8 @@ inline stratum_thermal_run simulate_stratum_thermal(const stratum_serving_setup&
     return out;
   }
   validate(p, "thermal");
-  // The coupling charges each step of the paper's loop (Stratum §6) as it runs; the engine loop's
-  // mixed steps have no such hook yet, so the two are refused together rather than run uncoupled.
-  detail::require(setup.scheduler.loop != serving_loop::engine, "strata.serving.thermal", "scheduler.loop", "engine",
-                  "the paper's loop (the thermal coupling charges its steps; the engine loop has no such hook)");
+  // The coupling charges each part of every step as it runs: the paper's loop (Stratum §6) and the
+  // engine loop (`scheduler.loop: "engine"`, `stratum_engine.hpp`: a mixed step's parts in sequence).
   std::optional<stratum_stack_monitor> mon;
   const auto couple = [&](detail::serving_model& cb, const stratum_machine<>& sm) {
     mon.emplace(setup.system, p, sm.device.static_power.si(), sm.device.refresh_power.si());

@@ -338,6 +338,52 @@ inline void fill_latencies(serving_result& out, const std::vector<request>& reqs
   out.first_token_s = std::move(first);
   out.finish_s = std::move(finish);
 }
+
+/// The per-request results every serving loop reports (`run_serving`, and the engine's drivers
+/// through `engine_results`), from the requests' first-token and finish times `first`, `finish`
+/// (engine time, no client overhead), the run's inter-token gaps (value, count; sorted in place),
+/// its Little's-law area ∫ N dt, its end `t` and its last arrival: makespan, throughput, TTFT and
+/// ITL percentiles, SLO attainment, tokens per joule (of `out.energy_j`, set before), λ, L, W and
+/// the latency statistics (`fill_latencies`). The loop's own counters (steps, batch, hit rate,
+/// swaps) are its caller's.
+template <class = void>
+inline void request_results(serving_result& out, const std::vector<request>& reqs, double last_arrival,
+                            std::vector<double> first, std::vector<double> finish,
+                            std::vector<std::pair<double, double>>& gaps, double area, double t,
+                            const scheduler_params& sp) {
+  const std::size_t n = reqs.size();
+  out.makespan_s = t;
+  const double overhead = sp.client_overhead.si();
+  std::vector<double> ttft(n);
+  double sojourn = 0.0;
+  std::int64_t ok_ttft = 0, ok_slo = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    ttft[r] = first[r] - reqs[r].arrival_s + overhead;
+    sojourn += finish[r] - reqs[r].arrival_s;
+    out.output_tokens += reqs[r].output;
+    const bool a = ttft[r] <= sp.ttft_slo.si();
+    const double tbt = reqs[r].output > 1 ? (finish[r] - first[r]) / (reqs[r].output - 1) : 0.0;
+    ok_ttft += a ? 1 : 0;
+    ok_slo += (a && tbt <= sp.tbt_slo.si()) ? 1 : 0;
+  }
+  const double nn = static_cast<double>(n);
+  out.throughput_rps = t > 0.0 ? nn / t : 0.0;
+  out.throughput_tps = t > 0.0 ? static_cast<double>(out.output_tokens) / t : 0.0;
+  out.ttft_p50_s = percentile(ttft, 0.50);
+  out.ttft_p90_s = percentile(ttft, 0.90);
+  out.ttft_p99_s = percentile(ttft, 0.99);
+  out.ttft_max_s = ttft.empty() ? 0.0 : ttft.back();
+  out.tbt_p50_s = weighted_percentile(gaps, 0.50);
+  out.tbt_p90_s = weighted_percentile(gaps, 0.90);
+  out.tbt_p99_s = weighted_percentile(gaps, 0.99);
+  out.ttft_attainment = static_cast<double>(ok_ttft) / nn;
+  out.slo_attainment = static_cast<double>(ok_slo) / nn;
+  out.tokens_per_joule = out.energy_j > 0.0 ? static_cast<double>(out.output_tokens) / out.energy_j : 0.0;
+  out.arrival_rate = last_arrival > 0.0 ? nn / last_arrival : 0.0;
+  out.mean_in_system = t > 0.0 ? area / t : 0.0;
+  out.mean_sojourn_s = sojourn / nn;
+  fill_latencies(out, reqs, std::move(first), std::move(finish), gaps, overhead);
+}
 }  // namespace detail
 
 /// Per-stage results of a run of `reqs` (the requests it ran, in its order) under the staged
@@ -382,10 +428,6 @@ struct stratum_serving_setup {
 };
 
 namespace detail {
-
-/// What a step of `run_serving` is, for the thermal hook: the classifier's device time, a row
-/// swap, a prefill on the xPU, a decode step on the NMP.
-enum class serving_step_kind { classifier, swap, prefill, decode };
 
 /// The cost callbacks of one run.
 struct serving_model {
@@ -589,41 +631,11 @@ inline serving_result run_serving(const std::vector<request>& reqs, const std::v
     out.busy_time_s += dt;
   }
   // Results.
-  out.makespan_s = t;
-  std::vector<double> ttft(n);
-  double sojourn = 0.0;
-  std::int64_t ok_ttft = 0, ok_slo = 0;
-  const double overhead = sp.client_overhead.si();
-  for (std::size_t r = 0; r < n; ++r) {
-    ttft[r] = first[r] - reqs[r].arrival_s + overhead;
-    sojourn += finish[r] - reqs[r].arrival_s;
-    out.output_tokens += reqs[r].output;
-    const bool a = ttft[r] <= slo;
-    const double tbt = reqs[r].output > 1 ? (finish[r] - first[r]) / (reqs[r].output - 1) : 0.0;
-    ok_ttft += a ? 1 : 0;
-    ok_slo += (a && tbt <= sp.tbt_slo.si()) ? 1 : 0;
-  }
-  const double nn = static_cast<double>(n);
-  out.throughput_rps = t > 0.0 ? nn / t : 0.0;
-  out.throughput_tps = t > 0.0 ? static_cast<double>(out.output_tokens) / t : 0.0;
-  out.ttft_p50_s = percentile(ttft, 0.50);
-  out.ttft_p90_s = percentile(ttft, 0.90);
-  out.ttft_p99_s = percentile(ttft, 0.99);
-  out.ttft_max_s = ttft.empty() ? 0.0 : ttft.back();
-  out.tbt_p50_s = weighted_percentile(gaps, 0.50);
-  out.tbt_p90_s = weighted_percentile(gaps, 0.90);
-  out.tbt_p99_s = weighted_percentile(gaps, 0.99);
-  out.ttft_attainment = static_cast<double>(ok_ttft) / nn;
-  out.slo_attainment = static_cast<double>(ok_slo) / nn;
   out.hot_hit_rate = hit_den > 0.0 ? hit_num / hit_den : 0.0;
   out.swap_share = out.busy_time_s > 0.0 ? out.swap_time_s / out.busy_time_s : 0.0;
   out.classifier_share = out.busy_time_s > 0.0 ? out.classifier_time_s / out.busy_time_s : 0.0;
   out.mean_batch = out.decode_steps > 0 ? batch_sum / static_cast<double>(out.decode_steps) : 0.0;
-  out.tokens_per_joule = out.energy_j > 0.0 ? static_cast<double>(out.output_tokens) / out.energy_j : 0.0;
-  out.arrival_rate = reqs.back().arrival_s > 0.0 ? nn / reqs.back().arrival_s : 0.0;
-  out.mean_in_system = t > 0.0 ? area / t : 0.0;
-  out.mean_sojourn_s = sojourn / nn;
-  fill_latencies(out, reqs, std::move(first), std::move(finish), gaps, overhead);
+  request_results(out, reqs, reqs.back().arrival_s, std::move(first), std::move(finish), gaps, area, t, sp);
   return out;
 }
 
@@ -633,7 +645,6 @@ template <class = void>
 inline void engine_results(serving_result& out, const std::vector<request>& reqs, double last_arrival,
                            engine_request_state& st, std::vector<std::pair<double, double>>& gaps, double area,
                            double t, const engine_counters& c, const scheduler_params& sp) {
-  const std::size_t n = reqs.size();
   out.decode_steps = c.decode_steps;
   out.prefill_steps = c.prefill_steps;
   out.mixed_steps = c.mixed_steps;
@@ -641,41 +652,9 @@ inline void engine_results(serving_result& out, const std::vector<request>& reqs
   out.prefix_cached_tokens = c.prefix_cached_tokens;
   out.energy_j = c.energy_j;
   out.busy_time_s = c.busy_time_s;
-  out.makespan_s = t;
-  const double overhead = sp.client_overhead.si();
-  std::vector<double> ttft(n);
-  double sojourn = 0.0;
-  std::int64_t ok_ttft = 0, ok_slo = 0;
-  const auto& first = st.first;
-  const auto& finish = st.finish;
-  for (std::size_t r = 0; r < n; ++r) {
-    ttft[r] = first[r] - reqs[r].arrival_s + overhead;
-    sojourn += finish[r] - reqs[r].arrival_s;
-    out.output_tokens += reqs[r].output;
-    const bool a = ttft[r] <= sp.ttft_slo.si();
-    const double tbt = reqs[r].output > 1 ? (finish[r] - first[r]) / (reqs[r].output - 1) : 0.0;
-    ok_ttft += a ? 1 : 0;
-    ok_slo += (a && tbt <= sp.tbt_slo.si()) ? 1 : 0;
-  }
-  const double nn = static_cast<double>(n);
-  out.throughput_rps = t > 0.0 ? nn / t : 0.0;
-  out.throughput_tps = t > 0.0 ? static_cast<double>(out.output_tokens) / t : 0.0;
-  out.ttft_p50_s = percentile(ttft, 0.50);
-  out.ttft_p90_s = percentile(ttft, 0.90);
-  out.ttft_p99_s = percentile(ttft, 0.99);
-  out.ttft_max_s = ttft.empty() ? 0.0 : ttft.back();
-  out.tbt_p50_s = weighted_percentile(gaps, 0.50);
-  out.tbt_p90_s = weighted_percentile(gaps, 0.90);
-  out.tbt_p99_s = weighted_percentile(gaps, 0.99);
-  out.ttft_attainment = static_cast<double>(ok_ttft) / nn;
-  out.slo_attainment = static_cast<double>(ok_slo) / nn;
   const auto steps = out.decode_steps + out.prefill_steps + out.mixed_steps;
   out.mean_batch = steps > 0 ? c.batch_sum / static_cast<double>(steps) : 0.0;
-  out.tokens_per_joule = out.energy_j > 0.0 ? static_cast<double>(out.output_tokens) / out.energy_j : 0.0;
-  out.arrival_rate = last_arrival > 0.0 ? nn / last_arrival : 0.0;
-  out.mean_in_system = t > 0.0 ? area / t : 0.0;
-  out.mean_sojourn_s = sojourn / nn;
-  fill_latencies(out, reqs, std::move(st.first), std::move(st.finish), gaps, overhead);
+  request_results(out, reqs, last_arrival, std::move(st.first), std::move(st.finish), gaps, area, t, sp);
 }
 
 /// The run's note on a shared prefix longer than the shortest prompt (`engine.hpp`), if any.
@@ -751,6 +730,67 @@ inline std::vector<std::size_t> engine_admission_order(const std::vector<request
   return admit;
 }
 
+/// The drive loop of one engine, written once for every machine that serves through it (the GPUs'
+/// `run_engine`, the Stratum system's `run_stratum_engine`, an HCRMap package's
+/// `simulate_hcrmap_serving`): time advances step by step; before each step every request whose
+/// `ready_at(r)` has come (in the order `admit`) joins the engine and `on_admit(r)` is called; the
+/// engine schedules and costs a step at `t` (`before_step(t)` first, for a machine whose costs
+/// depend on the time: the thermal coupling), and the step ends `time_s` later; an idle engine
+/// jumps to the next arrival. `order` is the arrival order (Little's law). More than `max_passes`
+/// passes (plus those the preemptions add) is a scheduler fault, reported as an infeasible run.
+/// Fills `out`'s results (`engine_results`, one engine) and returns true, or sets `out.feasible`
+/// false with the reason and returns false.
+template <class Core, class ReadyAt, class OnAdmit, class BeforeStep>
+inline bool drive_engine(serving_result& out, Core& core, engine_request_state& st, const std::vector<request>& reqs,
+                         const std::vector<std::size_t>& order, const std::vector<std::size_t>& admit,
+                         std::int64_t max_passes, const scheduler_params& sp, ReadyAt&& ready_at, OnAdmit&& on_admit,
+                         BeforeStep&& before_step) {
+  const std::size_t n = reqs.size();
+  const auto fail = [&](std::string why) {
+    out.feasible = false;
+    out.reason = std::move(why);
+    return false;
+  };
+  double t = 0.0;
+  std::size_t next = 0, done = 0;
+  little_area little;
+  std::vector<std::size_t> finished, handed;
+  std::int64_t passes = 0;
+  while (done < n) {
+    if (++passes > max_passes + core.counters().extra_passes) {
+      return fail("the engine scheduler made no progress after " +
+                  std::to_string(max_passes + core.counters().extra_passes) + " steps");
+    }
+    while (next < n && ready_at(admit[next]) <= t) {
+      core.admit(admit[next], ready_at(admit[next]));
+      on_admit(admit[next]);
+      ++next;
+    }
+    before_step(t);
+    const engine_step step = core.begin_step(t);
+    if (step.status == engine_step_status::idle) {
+      // Nothing to run: the engine schedules the next arrival at once.
+      if (next >= n) return fail("the engine stopped with " + std::to_string(n - done) + " requests unfinished");
+      const double tn = std::max(t, ready_at(admit[next]));
+      little.advance(reqs, order, tn);
+      t = tn;
+      continue;
+    }
+    if (step.status == engine_step_status::stuck) return fail(step.reason);
+    if (step.status == engine_step_status::preempted) continue;
+    const double t_end = t + step.time_s;
+    little.advance(reqs, order, t_end);
+    t = t_end;
+    finished.clear();
+    core.end_step(t, finished, handed);
+    little.in_system -= static_cast<std::int64_t>(finished.size());
+    done += finished.size();
+  }
+  out.engine_requests = {static_cast<std::int64_t>(n)};
+  engine_results(out, reqs, reqs[order.back()].arrival_s, st, core.gaps(), little.area, t, core.counters(), sp);
+  return true;
+}
+
 /// The engine scheduler's loop (`engine.hpp`): one engine (`engine_core`) of `ranks` engine
 /// cores (1, or the DP attention ranks) of `blocks` KV blocks each under the budget and cap `lim`,
 /// stepping together, each step costed by `costs` (one rank: `mixed`; several: `mixed_ranks`).
@@ -786,47 +826,9 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   // A request reaches the engine after its prompt's tokenisation (engine_host.hpp): `admit`
   // holds the requests in that order.
   const auto admit = engine_admission_order(reqs, ep, order);
-  double t = 0.0;
-  std::size_t next = 0, done = 0;
-  little_area little;
-  std::vector<std::size_t> finished, handed;
-  std::int64_t passes = 0;
-  const std::int64_t max_passes = engine_pass_bound(reqs, lim);
-  while (done < n) {
-    if (++passes > max_passes + core.counters().extra_passes) {
-      out.feasible = false;
-      out.reason = "the engine scheduler made no progress after " +
-                   std::to_string(max_passes + core.counters().extra_passes) + " steps";
-      return out;
-    }
-    while (next < n && engine_ready_time(reqs[admit[next]], ep) <= t) {
-      core.admit(admit[next], engine_ready_time(reqs[admit[next]], ep));
-      ++next;
-    }
-    const engine_step step = core.begin_step(t);
-    if (step.status == engine_step_status::idle) {
-      // Nothing to run: the engine schedules the next arrival at once.
-      const double tn = std::max(t, engine_ready_time(reqs[admit[next]], ep));
-      little.advance(reqs, order, tn);
-      t = tn;
-      continue;
-    }
-    if (step.status == engine_step_status::stuck) {
-      out.feasible = false;
-      out.reason = step.reason;
-      return out;
-    }
-    if (step.status == engine_step_status::preempted) continue;
-    const double t_end = t + step.time_s;
-    little.advance(reqs, order, t_end);
-    t = t_end;
-    finished.clear();
-    core.end_step(t, finished, handed);
-    little.in_system -= static_cast<std::int64_t>(finished.size());
-    done += finished.size();
-  }
-  out.engine_requests = {static_cast<std::int64_t>(n)};
-  engine_results(out, reqs, reqs[order.back()].arrival_s, st, core.gaps(), little.area, t, core.counters(), sp);
+  drive_engine(
+      out, core, st, reqs, order, admit, engine_pass_bound(reqs, lim), sp,
+      [&](std::size_t r) { return engine_ready_time(reqs[r], ep); }, [](std::size_t) {}, [](double) {});
   return out;
 }
 
@@ -1047,52 +1049,11 @@ inline serving_result run_stratum_engine(const std::vector<request>& reqs, const
       return out;
     }
   }
-  double t = 0.0;
-  std::size_t next = 0, done = 0;
-  little_area little;
-  std::vector<std::size_t> finished, handed;
-  std::int64_t passes = 0;
-  const std::int64_t max_passes = engine_pass_bound(reqs, lim);
-  while (done < n) {
-    if (++passes > max_passes + core.counters().extra_passes) {
-      out.feasible = false;
-      out.reason = "the engine scheduler made no progress after " +
-                   std::to_string(max_passes + core.counters().extra_passes) + " steps";
-      return out;
-    }
-    while (next < n && ready[admit[next]] <= t) {
-      core.admit(admit[next], ready[admit[next]]);
-      costs.owe(device_s[admit[next]]);
-      ++next;
-    }
-    const engine_step step = core.begin_step(t);
-    if (step.status == engine_step_status::idle) {
-      if (next >= n) {
-        out.feasible = false;
-        out.reason = "the engine stopped with " + std::to_string(n - done) + " requests unfinished";
-        return out;
-      }
-      const double tn = std::max(t, ready[admit[next]]);
-      little.advance(reqs, order, tn);
-      t = tn;
-      continue;
-    }
-    if (step.status == engine_step_status::stuck) {
-      out.feasible = false;
-      out.reason = step.reason;
-      return out;
-    }
-    if (step.status == engine_step_status::preempted) continue;
-    const double t_end = t + step.time_s;
-    little.advance(reqs, order, t_end);
-    t = t_end;
-    finished.clear();
-    core.end_step(t, finished, handed);
-    little.in_system -= static_cast<std::int64_t>(finished.size());
-    done += finished.size();
+  if (!drive_engine(
+          out, core, st, reqs, order, admit, engine_pass_bound(reqs, lim), sp, [&](std::size_t r) { return ready[r]; },
+          [&](std::size_t r) { costs.owe(device_s[r]); }, [&](double t) { costs.at(t); })) {
+    return out;
   }
-  out.engine_requests = {static_cast<std::int64_t>(n)};
-  engine_results(out, reqs, reqs[order.back()].arrival_s, st, core.gaps(), little.area, t, core.counters(), sp);
   const auto& c = costs.counts();
   out.swaps = c.swaps;
   out.swap_time_s = c.swap_time_s;

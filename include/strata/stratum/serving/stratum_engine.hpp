@@ -59,6 +59,13 @@
 namespace strata {
 inline namespace v0 {
 
+namespace detail {
+/// What a part of a Stratum serving step is, for the thermal hook (`serving_thermal.hpp`), in the
+/// paper's loop (`run_serving`) and through the engine alike: the classifier's device time, a row
+/// swap, a prefill on the xPU, a decode step on the NMP.
+enum class serving_step_kind { classifier, swap, prefill, decode };
+}  // namespace detail
+
 /// What a Stratum run through the engine charged besides prefill and decode (file comment).
 struct stratum_engine_counts {
   std::int64_t swaps = 0;
@@ -83,6 +90,9 @@ class stratum_engine_costs {
 
   /// Classifier device time `s` owed by a request that became ready: charged before the next step.
   void owe(double s) { owed_ += s; }
+  /// The start of the step the engine schedules next (the driver's clock, `drive_engine`): where
+  /// the thermal hook sees its parts begin.
+  void at(double t) { now_ = t; }
 
   /// The engine's admission hook (`engine_policy_source`, file comment): the group `choose_next`
   /// picks moved to the head of `waiting`, and its size; a preempted request at the head first.
@@ -160,8 +170,8 @@ class stratum_engine_costs {
     }
     if (admitted > 0 && pending_label_ >= 0 && pending_label_ != layout_) {
       swap_ = m_->swap(layout_, pending_label_);
+      swapped_ = true;
       ++c_.swaps;
-      c_.swap_time_s += swap_.time_s;
       layout_ = pending_label_;
     }
     pending_label_ = -1;
@@ -178,24 +188,36 @@ class stratum_engine_costs {
   }
 
   /// The step the engine scheduled (file comment): classifier time owed, the swap, prefill, then
-  /// decode, one after the other.
+  /// decode, one after the other. With the model's thermal hook (`Model::thermal`, when it has one
+  /// and it is set; `serving_thermal.hpp`), each part is charged through it at its start (the
+  /// step's start `at`, plus the parts before it), as the paper's loop charges its steps: the
+  /// classifier's time, a swap, the prefill, then the decode, which the hook may stretch.
   step_cost mixed(const mixed_step& ms) {
+    const bool hooked = has_thermal();
     step_cost c{owed_, 0.0};
+    if (hooked && owed_ > 0.0) (void)charge(now_, detail::serving_step_kind::classifier, step_cost{owed_, 0.0});
     c_.classifier_time_s += owed_;
     owed_ = 0.0;
-    c.time_s += swap_.time_s;
-    c.energy_j += swap_.energy_j;
+    if (swapped_) {
+      const step_cost sw = hooked ? charge(now_ + c.time_s, detail::serving_step_kind::swap, swap_) : swap_;
+      c.time_s += sw.time_s;
+      c.energy_j += sw.energy_j;
+      c_.swap_time_s += sw.time_s;
+    }
     swap_ = {};
+    swapped_ = false;
     if (ms.prefill_tokens > 0.0) {
       const int b = std::max(1, chunks_);
-      const step_cost p = m_->prefill(b, ms.prefill_tokens / b);
+      step_cost p = m_->prefill(b, ms.prefill_tokens / b);
+      if (hooked) p = charge(now_ + c.time_s, detail::serving_step_kind::prefill, p);
       c.time_s += p.time_s;
       c.energy_j += p.energy_j;
     }
     if (ms.decodes > 0) {
       const double d = ms.decodes;
       const double h = m_->uses_hits ? hit_sum_ / d : 0.0;
-      const step_cost dc = decode(ms.decodes, ms.decode_context / d, h);
+      step_cost dc = decode(ms.decodes, ms.decode_context / d, h);
+      if (hooked) dc = charge(now_ + c.time_s, detail::serving_step_kind::decode, dc);
       c.time_s += dc.time_s;
       c.energy_j += dc.energy_j;
       c_.hit_tokens += h * d;
@@ -220,6 +242,22 @@ class stratum_engine_costs {
     }
     return last_decode_;
   }
+  /// Whether the model has a thermal hook and it is set.
+  [[nodiscard]] bool has_thermal() const {
+    if constexpr (requires(const Model& m) { static_cast<bool>(m.thermal); }) {
+      return static_cast<bool>(m_->thermal);
+    } else {
+      return false;
+    }
+  }
+  /// A part of a step of kind `k` starting at `t0` through the thermal hook (`has_thermal()`).
+  step_cost charge(double t0, detail::serving_step_kind k, const step_cost& c) const {
+    if constexpr (requires(const Model& m, double t, detail::serving_step_kind kk, const step_cost& x) { m.thermal(t, kk, x); }) {
+      return m_->thermal(t0, k, c);
+    } else {
+      return c;
+    }
+  }
   /// A prefill of `g`'s prompts: b prompts of their mean length (as the paper's loop charges it).
   step_cost prefill_of(const std::vector<std::size_t>& g) const {
     double p = 0.0;
@@ -238,7 +276,8 @@ class stratum_engine_costs {
   std::vector<unsigned char> in_queue_;  ///< in the batcher's queue (1), in the group being moved (2)
   std::vector<std::size_t> rest_;
   int layout_ = -1, pending_label_ = -1, chunks_ = 0;
-  double owed_ = 0.0, hit_sum_ = 0.0;
+  bool swapped_ = false;  ///< the step admitted a group of a new label: `swap_` before it
+  double owed_ = 0.0, hit_sum_ = 0.0, now_ = 0.0;
   step_cost swap_{}, last_decode_{};
   int last_b_ = -1;
   double last_ctx_ = -1.0, last_h_ = -1.0;

@@ -23,6 +23,7 @@ void bm_hcrmap_engine_2k(benchmark::State& state) {
   s.m = strata::preset("DeepSeek-V2-Lite");
   s.trace = &trace;
   s.params.policy = state.range(0) == 0 ? strata::policy_kind::single_copy_static : strata::policy_kind::hcrmap;
+  s.params.control_s = 1.0;  // the example scenario's setting (the default, 0, acts after every step)
   strata::request_gen_params g;
   g.rate = 20.0;
   g.count = 2000;

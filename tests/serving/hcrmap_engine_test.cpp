@@ -34,6 +34,7 @@ hcrmap_serving_setup he_setup(policy_kind k) {
   s.params.policy = k;
   s.params.max_layers = 2;
   s.params.planning_rounds = 2;
+  s.params.control_s = 1.0;  // once a served second (the example's setting); every step below
   s.scheduler.max_batch = 16;
   return s;
 }

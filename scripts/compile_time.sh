@@ -67,7 +67,9 @@ target_for() {
 # Headers allowed to pull in Eigen / nlohmann/json (their models or readers use them; the thermal
 # network's sparse solve and the headers that solve it: the Stratum stack's cap, its report rows and
 # the report that holds them; the explainer of one report row, which computes its family's rows;
-# the HCRMap run of strata-eval hcrmap and Python, which loads the DQN checkpoint).
+# the HCRMap run of strata-eval hcrmap and Python, which loads the DQN checkpoint; the explainer and
+# its ranges, which re-evaluate the stack's cap and list its parameters; the serving run coupled
+# to the stack's temperature, and the serving scenario reader that runs it).
 eigen_allowed() {
   case "$1" in
     strata/strata.hpp | strata/hcrmap/q_network.hpp | strata/hcrmap/replay.hpp | \
@@ -75,7 +77,10 @@ eigen_allowed() {
       strata/hcrmap/controller_training.hpp | strata/report/scenario_files.hpp | \
       strata/thermal/rc_network.hpp | strata/thermal/model.hpp | strata/thermal/hotspot_io.hpp | \
       strata/thermal/stratum_stack.hpp | strata/report/thermal_rows.hpp | strata/report/paper_rows.hpp | \
-      strata/report/explain_row.hpp | strata/hcrmap/hcrmap_run.hpp) return 0 ;;
+      strata/report/explain_row.hpp | strata/hcrmap/hcrmap_run.hpp | \
+      strata/report/explain.hpp | strata/report/explain_groups.hpp | strata/report/explain_json.hpp | \
+      strata/report/parameter_ranges.hpp | strata/stratum/serving/serving_thermal.hpp | \
+      strata/stratum/serving/serving_json.hpp) return 0 ;;
     *) return 1 ;;
   esac
 }

@@ -142,9 +142,10 @@ TEST_CASE("explain: every failing check row of the re-evaluated families has a v
   for (const auto& r : rows) {
     if (r.kind == strata::row_kind::check && !r.ok().value_or(true)) failing.push_back(r.id);
   }
-  // The known misses of these families (docs/paper_report.md): five Stratum rows, two validation
-  // rows, one serving row on the cited knobs.
-  CHECK(failing.size() == 8);
+  // The known misses of these families (docs/paper_report.md): five Stratum rows and two
+  // validation rows. The serving rows on the cited knobs are within tolerance since the engine
+  // charges vLLM's sampler (`baseline/gpu_sampler.hpp`: the three-run mean TTFT -24.99 %).
+  CHECK(failing.size() == 7);
   const auto x = strata::explain_report(rows);
   CHECK(x.unexplained.empty());
   REQUIRE(x.rows.size() == failing.size());

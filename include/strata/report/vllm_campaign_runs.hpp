@@ -325,7 +325,8 @@ inline std::vector<request> vllm_campaign_requests(const vllm_campaign_run& run)
 /// only streaming and `ignore_eos`), so vLLM v0.15.1 applies the model's `generation_config.json`
 /// (`--generation-config auto`, the default): meta-llama/Llama-3.1-8B-Instruct temperature 0.6,
 /// top_p 0.9; Qwen/Qwen3-14B temperature 0.6, top_k 20, top_p 0.95; meta-llama/Llama-2-70b-hf
-/// temperature 0.6, top_p 0.9. The Mixtral instruct models and CodeLlama-34b-Instruct-hf set no
+/// temperature 0.6, top_p 0.9 (the Llama 2 files' first revision had temperature 0.9, top_p 0.6:
+/// top-p filtered either way). The Mixtral instruct models and CodeLlama-34b-Instruct-hf set no
 /// sampling defaults: plain random sampling.
 template <class = void>
 inline bool vllm_campaign_top_p(const vllm_campaign_run& run) {

@@ -14,9 +14,9 @@
 namespace {
 
 // 100 000 requests (Poisson, 12 req/s, prompts 128–1024, outputs 32–256 tokens, five topics) of
-// Mixtral 8x7B on Stratum-L with the topic batcher and the real per-domain usage tables; the step
-// cost tables are built inside the timed region (target < 2 s).
-void bm_serving_100k_mixtral_topic(benchmark::State& state) {
+// Mixtral 8x7B on Stratum-L with the real per-domain usage tables, served by `loop`; Arg 0 FCFS,
+// Arg 1 the topic batcher. The step cost tables are built inside the timed region (target < 2 s).
+void serving_100k_mixtral(benchmark::State& state, strata::serving_loop loop) {
   const auto counts = strata::load_expert_counts_csv(std::string(STRATA_BENCH_DATA_DIR) +
                                                      "/traces/olmoe_mixtral_expert_counts_by_domain.csv");
   const std::vector<std::string> topics{"arxiv", "book", "c4", "github", "wikipedia"};
@@ -24,6 +24,7 @@ void bm_serving_100k_mixtral_topic(benchmark::State& state) {
   s.m = strata::preset("Mixtral-8x7B");
   s.usage = strata::topic_usage_from_counts(counts, "Mixtral-8x7B-v0.1", "topk2", "pretrained", topics, s.m.moe_layers());
   s.scheduler.policy = state.range(0) == 0 ? strata::schedule_policy::fcfs : strata::schedule_policy::topic;
+  s.scheduler.loop = loop;
   strata::request_gen_params g;
   g.rate = 12.0;
   g.count = 100000;
@@ -34,30 +35,14 @@ void bm_serving_100k_mixtral_topic(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(strata::simulate_stratum(s, reqs));
   state.SetItemsProcessed(state.iterations() * g.count);
 }
+
+// The paper's loop (Stratum §6, Fig. 6).
+void bm_serving_100k_mixtral_topic(benchmark::State& state) { serving_100k_mixtral(state, strata::serving_loop::stratum); }
 BENCHMARK(bm_serving_100k_mixtral_topic)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
-// The same 100 000 requests with the Stratum system served through the engine
-// (`scheduler.loop: "engine"`, stratum_engine.hpp: token-budget steps, the topic batcher as the
-// engine's admission policy); Arg 0 FCFS, Arg 1 the topic batcher (target < 2 s, issue 45).
-void bm_serving_100k_stratum_engine(benchmark::State& state) {
-  const auto counts = strata::load_expert_counts_csv(std::string(STRATA_BENCH_DATA_DIR) +
-                                                     "/traces/olmoe_mixtral_expert_counts_by_domain.csv");
-  const std::vector<std::string> topics{"arxiv", "book", "c4", "github", "wikipedia"};
-  strata::stratum_serving_setup s;
-  s.m = strata::preset("Mixtral-8x7B");
-  s.usage = strata::topic_usage_from_counts(counts, "Mixtral-8x7B-v0.1", "topk2", "pretrained", topics, s.m.moe_layers());
-  s.scheduler.policy = state.range(0) == 0 ? strata::schedule_policy::fcfs : strata::schedule_policy::topic;
-  s.scheduler.loop = strata::serving_loop::engine;
-  strata::request_gen_params g;
-  g.rate = 12.0;
-  g.count = 100000;
-  g.topics = topics;
-  g.prompt = {.kind = strata::length_kind::uniform, .value = 0, .min = 128, .max = 1024, .values = {}};
-  g.output = {.kind = strata::length_kind::uniform, .value = 0, .min = 32, .max = 256, .values = {}};
-  const auto reqs = strata::generate_requests(g);
-  for (auto _ : state) benchmark::DoNotOptimize(strata::simulate_stratum(s, reqs));
-  state.SetItemsProcessed(state.iterations() * g.count);
-}
+// Through the engine (`scheduler.loop: "engine"`, stratum_engine.hpp: token-budget steps, the
+// topic batcher as the engine's admission policy; issue 45).
+void bm_serving_100k_stratum_engine(benchmark::State& state) { serving_100k_mixtral(state, strata::serving_loop::engine); }
 BENCHMARK(bm_serving_100k_stratum_engine)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // What `strata-eval serve` runs on examples/scenarios/serve_mixtral.json at 12 req/s and 100 000

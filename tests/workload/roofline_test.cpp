@@ -511,3 +511,71 @@ TEST_CASE("the resident footprint stores MXFP4 experts at 4.25 bits and holds on
   CHECK(fit.kv_bytes.in(units::B) == f.kv.in(units::B));
   CHECK(fit.weight_bytes.in(units::B) == doctest::Approx(weight_storage_bytes(m).in(units::B)));
 }
+
+TEST_CASE("vLLM's custom all-reduce: the measured H100 latencies, between them linear, where vLLM takes it") {
+  using strata_test::field_of;
+  // At the table's sizes, its values (sglang pull request 2904, vLLM's kernel on H100).
+  CHECK(vllm_custom_allreduce_time(units::KiB(64.0), 2).in(units::us) == Approx(8.7));
+  CHECK(vllm_custom_allreduce_time(units::KiB(512.0), 4).in(units::us) == Approx(20.6));
+  CHECK(vllm_custom_allreduce_time(units::MiB(1.0), 8).in(units::us) == Approx(30.4));
+  // By hand between 64 KiB and 512 KiB at 4 ranks: 288 KiB is half-way, (9.2 + 20.6)/2 = 14.9 µs.
+  CHECK(vllm_custom_allreduce_time(units::KiB(288.0), 4).in(units::us) == Approx(14.9));
+  // Six ranks (not measured): half-way between 4 and 8: (20.6 + 24.1)/2 at 512 KiB.
+  CHECK(vllm_custom_allreduce_time(units::KiB(512.0), 6).in(units::us) == Approx(22.35));
+  // Below the smallest size: its value; above 2 MiB the last segment's slope, (45.0 − 30.4) µs per MiB at 8.
+  CHECK(vllm_custom_allreduce_time(units::B(16.0), 2).in(units::us) == Approx(9.5));
+  CHECK(vllm_custom_allreduce_time(units::MiB(4.0), 8).in(units::us) == Approx(45.0 + 2.0 * 14.6));
+  // Where vLLM uses NCCL instead (3 ranks, 8 MiB or more): negative, the caller's ring.
+  CHECK(vllm_custom_allreduce_time(units::KiB(64.0), 3).si() < 0.0);
+  CHECK(vllm_custom_allreduce_time(units::MiB(8.0), 2).si() < 0.0);
+  // Invariant: from 64 KiB on, more bytes never take less time, at every rank count.
+  for (const int n : {2, 4, 6, 8}) {
+    double last = 0.0;
+    for (double kib = 64.0; kib < 8192.0; kib *= 1.5) {
+      const double t = vllm_custom_allreduce_time(units::KiB(kib), n).si();
+      CHECK(t >= last);
+      last = t;
+    }
+  }
+
+  SUBCASE("a machine set to it charges it in place of the ring, inside one node only") {
+    auto m = toy(4);
+    m.allreduce = allreduce_algorithm::vllm_custom;
+    CHECK(allreduce(m, units::KiB(512.0)).time.in(units::us) == Approx(20.6));
+    // The link bytes (and energy) stay the ring's.
+    CHECK(allreduce(m, 1_MB).link_bytes.in(units::MB) == Approx(6.0));
+    // Beyond its 8 MiB buffer: the ring (2·3/4 · 1e7 / 1e11 = 150 µs + 6 µs).
+    CHECK(allreduce(m, 10_MB).time.in(units::us) == Approx(156.0));
+    // Across nodes vLLM does not take it: the hierarchical ring, as without it.
+    auto two_nodes = toy(8);
+    two_nodes.devices_per_node = 4;
+    two_nodes.node_link_bandwidth = units::GBps(50.0);
+    auto custom = two_nodes;
+    custom.allreduce = allreduce_algorithm::vllm_custom;
+    CHECK(allreduce(custom, 1_MB).time.si() == Approx(allreduce(two_nodes, 1_MB).time.si()));
+    // A GPU card carries it into its machine; the default stays the ring.
+    gpu_params g = h100_sxm5();
+    CHECK(make_machine(g, 2).allreduce == allreduce_algorithm::ring);
+    g.allreduce = allreduce_algorithm::vllm_custom;
+    CHECK(make_machine(g, 2).allreduce == allreduce_algorithm::vllm_custom);
+  }
+
+  SUBCASE("in JSON it is a name; another name is a config_error naming the field") {
+    gpu_params g = h100_sxm5();
+    g.allreduce = allreduce_algorithm::vllm_custom;
+    json j = g;
+    CHECK(j["allreduce"] == "vllm_custom");
+    CHECK(j.get<gpu_params>() == g);
+    j["allreduce"] = "tree";
+    CHECK(field_of([&] { (void)j.get<gpu_params>(); }) == "allreduce");
+  }
+
+  SUBCASE("with autodiff: the derivative in the bytes is the segment's slope") {
+    using boost::math::differentiation::make_fvar;
+    using F = boost::math::differentiation::autodiff_fvar<double, 1>;
+    const F b = make_fvar<double, 1>(288.0 * 1024.0);
+    const auto t = vllm_custom_allreduce_time(data_size<F>::from_si(b), 4);
+    CHECK(t.si().derivative(0) == Approx(14.9e-6));
+    CHECK(t.si().derivative(1) == Approx((20.6 - 9.2) * 1e-6 / (448.0 * 1024.0)));
+  }
+}

@@ -177,6 +177,12 @@ struct gpu_params {
   /// Energy per byte over the inter-node link. [Assumed 20 pJ/bit: SerDes at both ends
   /// (≈ 5.5 pJ/bit each, as `link_energy`) plus NIC and switch logic; optics not counted]
   energy_per_data<> node_link_energy = units::pJ_per_bit(20.0);
+  /// The all-reduce inside a node: `ring` (NCCL's ring over `link_bandwidth` and `link_latency`)
+  /// or `vllm_custom` (vLLM's custom all-reduce at its measured H100 latencies, where vLLM uses it:
+  /// 2, 4, 6 or 8 GPUs of one node, messages under 8 MiB; `vllm_custom_allreduce_time`,
+  /// `workload/roofline.hpp`). [ring: the default the Stratum comparison was built on; vLLM
+  /// custom_all_reduce.py for when vLLM takes the custom kernel instead of NCCL]
+  allreduce_algorithm allreduce = allreduce_algorithm::ring;
 
   /// Field list for JSON (strata/core/json.hpp).
   template <class S, class V>
@@ -203,6 +209,7 @@ struct gpu_params {
     v("node_link_bandwidth", s.node_link_bandwidth);
     v("node_link_latency", s.node_link_latency);
     v("node_link_energy", s.node_link_energy);
+    v("allreduce", s.allreduce);
   }
   friend bool operator==(const gpu_params&, const gpu_params&) = default;
 };
@@ -518,6 +525,7 @@ roofline_machine make_machine(const gpu_params& g, int devices) {
   m.node_link_bandwidth = g.node_link_bandwidth;
   m.node_link_latency = g.node_link_latency;
   m.node_link_energy = g.node_link_energy;
+  m.allreduce = g.allreduce;
   if (m.devices_per_node > 0) {
     detail::require(devices % m.devices_per_node == 0, "strata.gpu", "devices", devices,
                     ("a multiple of gpus_per_node (" + std::to_string(m.devices_per_node) + ") beyond one node").c_str());

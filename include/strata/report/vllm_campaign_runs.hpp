@@ -48,6 +48,9 @@
 /// - no client overhead (`scheduler_params{}`); the engine's host time and sampler at the library's
 ///   defaults, the sampler top-p filtered where the model's generation config asks for it
 ///   (`vllm_campaign_top_p`, `baseline/gpu_sampler.hpp`);
+/// - the tensor-parallel all-reduce is vLLM's custom all-reduce (`vllm_campaign_card`,
+///   `allreduce_algorithm::vllm_custom`: what vLLM v0.15.1 runs on 2, 4 or 8 NVLinked H100s), at its
+///   published H100 latencies instead of the NCCL ring's 2(n − 1) steps;
 /// - `--cpu-offload-gb 4` (the record's `cpu_offload` true) is not modelled: every weight in HBM
 ///   (`serving_validation_rows.hpp` states why the measured step rules out a weight stream per step).
 
@@ -369,13 +372,24 @@ inline model vllm_campaign_model(const vllm_campaign_run& run, const std::option
   return m;
 }
 
-/// The rebuild: the run on `card` (default the H100 SXM5 with its cited knobs) with vLLM's engine
-/// scheduler and the library's default scheduler parameters; the result carries the stages.
+/// The card a run is served on: `card` with the all-reduce vLLM v0.15.1 runs on one H100 node,
+/// its custom all-reduce (`allreduce_algorithm::vllm_custom`, `workload/roofline.hpp`: vLLM takes
+/// it over NCCL for 2, 4, 6 or 8 fully NVLinked GPUs and messages under 8 MiB, every TP run here).
+template <class = void>
+inline gpu_params vllm_campaign_card(gpu_params card) {
+  card.allreduce = allreduce_algorithm::vllm_custom;
+  return card;
+}
+
+/// The rebuild: the run on `card` (default the H100 SXM5 with its cited knobs; its all-reduce
+/// vLLM's, `vllm_campaign_card`) with vLLM's engine scheduler and the library's default scheduler
+/// parameters; the result carries the stages.
 template <class = void>
 inline serving_result simulate_vllm_campaign_run(const vllm_campaign_run& run, const model& m,
                                                  const gpu_params& card = baseline_gpu(h100_sxm5())) {
   const auto reqs = vllm_campaign_requests(run);
-  auto r = simulate_gpu(card, m, scheduler_params{}, reqs, run.tp, vllm_campaign_engine(run), gpu_scheduler::engine);
+  auto r = simulate_gpu(vllm_campaign_card(card), m, scheduler_params{}, reqs, run.tp, vllm_campaign_engine(run),
+                        gpu_scheduler::engine);
   add_stage_results(r, reqs, vllm_campaign_stages(run.workload));
   return r;
 }

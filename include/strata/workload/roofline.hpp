@@ -39,6 +39,7 @@
 /// (the card cannot draw more than its limit; a roofline cannot model the clock drop itself).
 /// Tokens per second: decode B / t_step; prefill B·S / t_step.
 
+#include <array>    // std::array, the custom all-reduce's measured table
 #include <cstddef>  // std::size_t
 #include <string>   // std::string
 #include <utility>  // std::move
@@ -78,6 +79,14 @@ struct tier_map {
 /// Generic in the scalar `T` (its rates, bandwidths, latencies, energies and efficiencies), so that
 /// a model that builds a machine from its own parameters (the Stratum xPU over the interposer)
 /// keeps their derivatives; `roofline_machine` is the `double` machine.
+/// The all-reduce a tensor-parallel step runs inside a node (`allreduce`): `ring`, NCCL's ring of
+/// 2(n − 1) steps over the links (`ring_allreduce_time`); `vllm_custom`, vLLM's custom all-reduce
+/// at its published H100 latencies (`vllm_custom_allreduce_time`).
+enum class allreduce_algorithm { ring, vllm_custom };
+constexpr auto enum_names(allreduce_algorithm) {
+  return std::array{std::pair{allreduce_algorithm::ring, "ring"}, std::pair{allreduce_algorithm::vllm_custom, "vllm_custom"}};
+}
+
 template <class T = double>
 struct basic_roofline_machine {
   std::string name;
@@ -103,6 +112,7 @@ struct basic_roofline_machine {
   bandwidth<T> node_link_bandwidth{};      ///< inter-node link per device, one direction
   duration<T> node_link_latency{};         ///< per inter-node ring step
   energy_per_data<T> node_link_energy{};   ///< per byte crossing an inter-node link
+  allreduce_algorithm allreduce = allreduce_algorithm::ring;  ///< the all-reduce inside a node
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -126,6 +136,7 @@ struct basic_roofline_machine {
     v("node_link_bandwidth", s.node_link_bandwidth);
     v("node_link_latency", s.node_link_latency);
     v("node_link_energy", s.node_link_energy);
+    v("allreduce", s.allreduce);
   }
   friend bool operator==(const basic_roofline_machine&, const basic_roofline_machine&) = default;
 
@@ -165,6 +176,7 @@ basic_roofline_machine<T> machine_cast(const roofline_machine& m) {
   r.node_link_bandwidth = quantity_cast<T>(m.node_link_bandwidth);
   r.node_link_latency = quantity_cast<T>(m.node_link_latency);
   r.node_link_energy = quantity_cast<T>(m.node_link_energy);
+  r.allreduce = m.allreduce;
   return r;
 }
 
@@ -324,8 +336,60 @@ duration<T> ring_allreduce_time(const data_size<T>& bytes, const T& n, const ban
   return bytes * (2.0 * (n - 1.0) / n) / bw + latency * (2.0 * (n - 1.0));
 }
 
-/// Ring all-reduce within a node; hierarchical across nodes (file comment): the inter-node stage
-/// is a ring over the N nodes of each device's 1/g shard.
+/// vLLM's custom all-reduce (vllm/distributed/device_communicators/custom_all_reduce.py and
+/// csrc/custom_all_reduce.cuh, v0.4 to v0.15.x): a single kernel that reads every peer's buffer over
+/// NVLink, one-shot (`cross_device_reduce_1stage`: at 2 ranks, and at 4 below 512 KiB or 8 below
+/// 256 KiB) or two-shot (reduce-scatter then all-gather, `cross_device_reduce_2stage`), with no ring
+/// steps. vLLM uses it for tensor parallelism of 2, 4, 6 or 8 GPUs of one fully NVLinked node for
+/// messages under its 8 MiB buffer (`CustomAllreduce` max_size), else NCCL.
+///
+/// Its time is the published measurement of vLLM's kernel on H100 SXM (sgl-project/sglang pull
+/// request 2904, "unit test performance in H100", table "vllm"; message sizes are bf16 elements:
+/// 512 to 1 048 576, 1 KiB to 2 MiB), per rank count, linear between the measured sizes, the
+/// smallest size's below them and the last segment's slope (the bandwidth regime) above:
+///
+///     bytes   1 KiB  8 KiB  64 KiB  512 KiB  1 MiB  2 MiB
+///     n = 2    9.5    8.8    8.7    12.9     17.7   26.6  µs
+///     n = 4    9.1    8.5    9.2    20.6     26.9   40.2
+///     n = 8   10.1    9.3   11.8    24.1     30.4   45.0
+///
+/// Simplified: the measurement ran without CUDA graphs (the kernel's launch and the copy into the
+/// registered buffer included, which vLLM's graph replay saves), so it is an upper bound on a
+/// decode step's call; 6 ranks is linear between 4 and 8 (not measured); vLLM v0.11+'s symmetric-
+/// memory all-reduce, which takes some sizes on Hopper, is not modelled. Returns a negative time
+/// where vLLM would not use the kernel (other rank counts, 8 MiB or more): the caller's ring then.
+template <class T>
+duration<T> vllm_custom_allreduce_time(const data_size<T>& bytes, int n) {
+  constexpr double kib = 1024.0;
+  static constexpr std::array<double, 6> size{1 * kib, 8 * kib, 64 * kib, 512 * kib, 1024 * kib, 2048 * kib};
+  static constexpr std::array<std::array<double, 6>, 3> us{{{9.5, 8.8, 8.7, 12.9, 17.7, 26.6},
+                                                             {9.1, 8.5, 9.2, 20.6, 26.9, 40.2},
+                                                             {10.1, 9.3, 11.8, 24.1, 30.4, 45.0}}};
+  if (!(n == 2 || n == 4 || n == 6 || n == 8) || !(value_of(bytes.si()) < 8.0 * 1024.0 * kib)) return duration<T>::from_si(T(-1.0));
+  const auto at = [&](std::size_t row) -> T {
+    const T b = bytes.si();
+    if (!(value_of(b) > size[0])) return T(us[row][0]);
+    std::size_t i = 1;
+    while (i + 1 < size.size() && value_of(b) > size[i]) ++i;
+    const double slope = (us[row][i] - us[row][i - 1]) / (size[i] - size[i - 1]);
+    return T(us[row][i - 1]) + (b - T(size[i - 1])) * T(slope);
+  };
+  T t_us;
+  if (n == 2) {
+    t_us = at(0);
+  } else if (n == 4) {
+    t_us = at(1);
+  } else if (n == 8) {
+    t_us = at(2);
+  } else {
+    t_us = (at(1) + at(2)) * T(0.5);
+  }
+  return duration<T>::from_si(t_us * T(1e-6));
+}
+
+/// Ring all-reduce within a node (or vLLM's custom all-reduce, `m.allreduce`, where vLLM uses it);
+/// hierarchical across nodes (file comment): the inter-node stage is a ring over the N nodes of each
+/// device's 1/g shard.
 template <class T>
 basic_allreduce_cost<T> allreduce(const basic_roofline_machine<T>& m, data_size<> bytes) {
   basic_allreduce_cost<T> a;
@@ -334,6 +398,11 @@ basic_allreduce_cost<T> allreduce(const basic_roofline_machine<T>& m, data_size<
   const double g = nodes > 1 ? double(m.devices_per_node) : double(m.devices);
   const data_size<T> b = quantity_cast<T>(bytes);
   a.time = ring_allreduce_time(b, T(g), m.link_bandwidth, m.link_latency);
+  if (m.allreduce == allreduce_algorithm::vllm_custom && nodes == 1) {
+    // Its link bytes (and energy) are the ring's: a one-shot reads more, a two-shot the same.
+    const duration<T> custom = vllm_custom_allreduce_time(b, m.devices);
+    if (value_of(custom.si()) >= 0.0) a.time = custom;
+  }
   a.link_bytes = bytes * (2.0 * (g - 1.0) * nodes);
   if (nodes > 1) {
     const double N = nodes;

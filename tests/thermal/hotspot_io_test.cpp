@@ -192,3 +192,35 @@ TEST_CASE("A layered stack reads from an .lcf, names blocks layer_N_block and so
   // Plain names map when a block name is unique among the power layers: here it is not.
   CHECK_THROWS_WITH_AS(map_power(m, {"core"}, {1.0}), doctest::Contains("'core'"), strata::config_error);
 }
+
+TEST_CASE("The steady state by conjugate gradients equals the factorisation within 1e-9") {
+  const auto cfg = read_hotspot_config(hotspot_io_dir + "hotspot.config");
+  const auto m = hotspot_2d_model(cfg, read_flp(hotspot_io_dir + "ev6.flp"));
+  const auto tr = read_ptrace(hotspot_io_dir + "gcc.ptrace");
+  const auto p = map_power(m, tr.names, tr.mean());
+  for (const int g : {8, 32}) {
+    thermal_options o;
+    o.model = thermal_model_kind::grid;
+    o.grid_rows = o.grid_cols = g;
+    const auto net = build_thermal_network(m.stack, o);
+    const auto direct = steady_state(net, p, steady_method::direct);
+    const auto iter = steady_state(net, p, steady_method::iterative);
+    double peak = 0, worst = 0;
+    for (double v : direct.node_rise_K) peak = std::max(peak, std::abs(v));
+    for (std::size_t i = 0; i < direct.node_rise_K.size(); ++i)
+      worst = std::max(worst, std::abs(iter.node_rise_K[i] - direct.node_rise_K[i]));
+    CHECK(worst / peak < 1e-9);
+    // automatic: the factorisation below 2 048 nodes, the iteration from there up (8 x 8: 268 nodes,
+    // 32 x 32: 4 108).
+    CHECK(steady_solver<>(net.net, steady_method::automatic).iterative() == (net.net.size() >= steady_iterative_min_nodes));
+    const auto autom = steady_state(net, p);
+    CHECK(autom.node_rise_K == (net.net.size() >= steady_iterative_min_nodes ? iter.node_rise_K : direct.node_rise_K));
+  }
+  // No power: both give the ambient exactly.
+  thermal_options o;
+  o.model = thermal_model_kind::grid;
+  o.grid_rows = o.grid_cols = 4;
+  const auto net = build_thermal_network(m.stack, o);
+  const steady_solver<> s(net.net, steady_method::iterative);
+  for (double v : s.rise(std::vector<double>(static_cast<std::size_t>(net.net.size()), 0.0))) CHECK(v == 0.0);
+}

@@ -42,17 +42,24 @@ void BM_thermal_block_steady(benchmark::State& state) {
 }
 BENCHMARK(BM_thermal_block_steady)->Unit(benchmark::kMicrosecond);
 
+// range(1): 0 the default solve (conjugate gradients from 2 048 nodes up), 1 the factorisation.
 void BM_thermal_grid_steady(benchmark::State& state) {
   const auto& in = ev6();
   th::thermal_options o;
   o.model = th::thermal_model_kind::grid;
   o.grid_rows = o.grid_cols = static_cast<int>(state.range(0));
+  const auto method = state.range(1) == 0 ? th::steady_method::automatic : th::steady_method::direct;
   for (auto _ : state) {
-    const auto r = th::steady_state(th::build_thermal_network(in.model.stack, o), in.power);
+    const auto r = th::steady_state(th::build_thermal_network(in.model.stack, o), in.power, method);
     benchmark::DoNotOptimize(r.max_node_K);
   }
 }
-BENCHMARK(BM_thermal_grid_steady)->Arg(32)->Arg(64)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_thermal_grid_steady)
+    ->Args({32, 0})
+    ->Args({32, 1})
+    ->Args({64, 0})
+    ->Args({64, 1})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_thermal_grid_transient_step(benchmark::State& state) {
   const auto& in = ev6();

@@ -59,6 +59,7 @@ command add_thermal(CLI::App& app) {
             opt.model = o->model == "grid" ? th::thermal_model_kind::grid : th::thermal_model_kind::block;
             opt.grid_rows = o->grid > 0 ? o->grid : cfg.grid_rows;
             opt.grid_cols = o->grid > 0 ? o->grid : cfg.grid_cols;
+            opt.grid_map = cfg.grid_map;
             const auto net = th::build_thermal_network(m.stack, opt);
             const auto steady = th::steady_state(net, th::map_power(m, trace.names, trace.mean()));
             // Output blocks: the die's in 2D (HotSpot's steady file starts with them), every layer's with --layers.

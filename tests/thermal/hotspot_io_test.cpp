@@ -29,7 +29,8 @@ TEST_CASE("HotSpot's EV6 example reads and solves; the block temperatures are co
   const auto cfg = read_hotspot_config(hotspot_io_dir + "hotspot.config");
   CHECK(cfg.package.convection_resistance_K_W == doctest::Approx(0.1));
   CHECK(cfg.grid_rows == 64);
-  CHECK(cfg.ignored == std::vector<std::string>{"grid_map_mode"});
+  CHECK(cfg.ignored.empty());
+  CHECK(cfg.grid_map == grid_map_mode::avg);
   const auto f = read_flp(hotspot_io_dir + "ev6.flp");
   REQUIRE(f.blocks.size() == 30);
   CHECK(f.blocks[1].name == "L2");
@@ -44,9 +45,29 @@ TEST_CASE("HotSpot's EV6 example reads and solves; the block temperatures are co
   CHECK(total == doctest::Approx(40.21).epsilon(1e-3));
   const auto ref = hotspot_io_reference();
   REQUIRE(ref.size() == 30);
-  // Measured against HotSpot 6's gcc.steady (its block model): worst block 3.5 K (IntReg_1) for
-  // our block model, 1.7 K for our 64 × 64 grid; the goal of 1 K is not met (docs/thermal.md).
-  // These bounds hold the present agreement so a regression shows.
+  // gcc.steady is HotSpot 6's grid model (64 × 64, grid_map_mode center): its block temperatures are
+  // the centre cells of gcc.grid.steady (docs/thermal.md). strata's 64 × 64 grid with the same map
+  // reproduces every block to the file's rounding; the block model differs from HotSpot's grid by
+  // the block model's own discretisation (worst 2.6 K, IntReg_1).
+  SUBCASE("grid model 64 x 64, HotSpot's center map: every block within 0.01 K") {
+    thermal_options o;
+    o.model = thermal_model_kind::grid;
+    o.grid_map = grid_map_mode::center;
+    const auto r = steady_state(build_thermal_network(m.stack, o), p);
+    double worst = 0;
+    for (std::size_t b = 0; b < 30; ++b) worst = std::max(worst, std::abs(r.block_K[0][b] - ref.at(f.blocks[b].name)));
+    CHECK(worst < 0.01);  // measured 0.005 K: gcc.steady prints two decimals
+    // The other maps read the same cells differently: min <= center <= max, and no map changes a node.
+    for (const auto mode : {grid_map_mode::avg, grid_map_mode::min, grid_map_mode::max, grid_map_mode::area}) {
+      o.grid_map = mode;
+      const auto q = steady_state(build_thermal_network(m.stack, o), p);
+      CHECK(q.node_rise_K == r.node_rise_K);
+      if (mode == grid_map_mode::min)
+        for (std::size_t b = 0; b < 30; ++b) CHECK(q.block_K[0][b] <= r.block_K[0][b] + 1e-12);
+      if (mode == grid_map_mode::max)
+        for (std::size_t b = 0; b < 30; ++b) CHECK(q.block_K[0][b] >= r.block_K[0][b] - 1e-12);
+    }
+  }
   SUBCASE("block model") {
     const auto net = build_thermal_network(m.stack, {});
     CHECK(net.net.size() == 4 * 30 + 12);  // HotSpot's block model: 4 layers of 30 blocks + 12 package nodes
@@ -54,7 +75,7 @@ TEST_CASE("HotSpot's EV6 example reads and solves; the block temperatures are co
     double worst = 0, l2 = 0;
     for (std::size_t b = 0; b < 30; ++b) worst = std::max(worst, std::abs(r.block_K[0][b] - ref.at(f.blocks[b].name)));
     l2 = r.block_K[0][1] - ref.at("L2");
-    CHECK(worst < 3.6);
+    CHECK(worst < 2.6);  // measured 2.59 K (IntReg_1, hotter) against HotSpot's grid model
     CHECK(std::abs(l2) < 0.2);
   }
   SUBCASE("where the heat goes (the figures docs/thermal.md quotes)") {
@@ -74,14 +95,14 @@ TEST_CASE("HotSpot's EV6 example reads and solves; the block temperatures are co
     CHECK(under == doctest::Approx(4.0).epsilon(0.02));
     CHECK(inner == doctest::Approx(8.1).epsilon(0.02));
     CHECK(outer == doctest::Approx(28.0).epsilon(0.02));
-    // IntReg_1 (block 24): 27 K above ambient; 4 K in the die, 13 K across the interface, 3 K in
-    // the spreader, 7 K from the sink to the air.
+    // IntReg_1 (block 24): 26 K above ambient; 4 K in the die, 13 K across the interface, 2.4 K in
+    // the spreader, 6.6 K from the sink to the air.
     const auto rise = [&](int node) { return r.node_rise_K[static_cast<std::size_t>(node)]; };
-    CHECK(rise(24) == doctest::Approx(27.1).epsilon(0.01));
+    CHECK(rise(24) == doctest::Approx(26.1).epsilon(0.01));
     CHECK(rise(24) - rise(n + 24) == doctest::Approx(3.9).epsilon(0.03));
     CHECK(rise(n + 24) - rise(pkg + 24) == doctest::Approx(13.1).epsilon(0.02));
-    CHECK(rise(pkg + 24) - rise(pkg + n + 24) == doctest::Approx(2.9).epsilon(0.05));
-    CHECK(rise(pkg + n + 24) == doctest::Approx(7.1).epsilon(0.02));
+    CHECK(rise(pkg + 24) - rise(pkg + n + 24) == doctest::Approx(2.4).epsilon(0.05));
+    CHECK(rise(pkg + n + 24) == doctest::Approx(6.6).epsilon(0.02));
   }
   SUBCASE("grid model") {
     thermal_options o;
@@ -90,7 +111,7 @@ TEST_CASE("HotSpot's EV6 example reads and solves; the block temperatures are co
     const auto r = steady_state(build_thermal_network(m.stack, o), p);
     double worst = 0;
     for (std::size_t b = 0; b < 30; ++b) worst = std::max(worst, std::abs(r.block_K[0][b] - ref.at(f.blocks[b].name)));
-    CHECK(worst < 2.0);
+    CHECK(worst < 2.05);  // measured 2.01 K with the area-weighted map (grid_map_mode::area)
   }
 }
 
@@ -170,4 +191,36 @@ TEST_CASE("A layered stack reads from an .lcf, names blocks layer_N_block and so
   }
   // Plain names map when a block name is unique among the power layers: here it is not.
   CHECK_THROWS_WITH_AS(map_power(m, {"core"}, {1.0}), doctest::Contains("'core'"), strata::config_error);
+}
+
+TEST_CASE("The steady state by conjugate gradients equals the factorisation within 1e-9") {
+  const auto cfg = read_hotspot_config(hotspot_io_dir + "hotspot.config");
+  const auto m = hotspot_2d_model(cfg, read_flp(hotspot_io_dir + "ev6.flp"));
+  const auto tr = read_ptrace(hotspot_io_dir + "gcc.ptrace");
+  const auto p = map_power(m, tr.names, tr.mean());
+  for (const int g : {8, 32}) {
+    thermal_options o;
+    o.model = thermal_model_kind::grid;
+    o.grid_rows = o.grid_cols = g;
+    const auto net = build_thermal_network(m.stack, o);
+    const auto direct = steady_state(net, p, steady_method::direct);
+    const auto iter = steady_state(net, p, steady_method::iterative);
+    double peak = 0, worst = 0;
+    for (double v : direct.node_rise_K) peak = std::max(peak, std::abs(v));
+    for (std::size_t i = 0; i < direct.node_rise_K.size(); ++i)
+      worst = std::max(worst, std::abs(iter.node_rise_K[i] - direct.node_rise_K[i]));
+    CHECK(worst / peak < 1e-9);
+    // automatic: the factorisation below 2 048 nodes, the iteration from there up (8 x 8: 268 nodes,
+    // 32 x 32: 4 108).
+    CHECK(steady_solver<>(net.net, steady_method::automatic).iterative() == (net.net.size() >= steady_iterative_min_nodes));
+    const auto autom = steady_state(net, p);
+    CHECK(autom.node_rise_K == (net.net.size() >= steady_iterative_min_nodes ? iter.node_rise_K : direct.node_rise_K));
+  }
+  // No power: both give the ambient exactly.
+  thermal_options o;
+  o.model = thermal_model_kind::grid;
+  o.grid_rows = o.grid_cols = 4;
+  const auto net = build_thermal_network(m.stack, o);
+  const steady_solver<> s(net.net, steady_method::iterative);
+  for (double v : s.rise(std::vector<double>(static_cast<std::size_t>(net.net.size()), 0.0))) CHECK(v == 0.0);
 }

@@ -8,8 +8,8 @@
 ///   resistivity]` (metres; J/(m³·K); m·K/W), `#` comments and blank lines ignored;
 /// - **power trace** `.ptrace`: a line of block names, then one line of watts per interval;
 /// - **configuration** `.config`: `-name value` lines (HotSpot's command-line options); the
-///   package, the die, the interface, the ambient, the sampling interval and the grid size are
-///   read, every other option is listed in `hotspot_config::ignored`;
+///   package, the die, the interface, the ambient, the sampling interval, the grid size and the
+///   grid-to-block map (`grid_map_mode`) are read, every other option is listed in `hotspot_config::ignored`;
 /// - **layer file** `.lcf`: seven lines per layer, top (farthest from the sink) first: layer
 ///   number, lateral heat flow Y/N, power dissipation Y/N, specific heat J/(m³·K), resistivity
 ///   m·K/W, thickness m, floorplan file (relative to the `.lcf`'s directory).
@@ -68,6 +68,8 @@ struct hotspot_config {
   int grid_rows = 64;                      ///< -grid_rows
   int grid_cols = 64;                      ///< -grid_cols
   std::string model_type = "block";        ///< -model_type
+  /// -grid_map_mode (avg|min|max|center); HotSpot 6's example configuration says avg.
+  grid_map_mode grid_map = grid_map_mode::avg;
   std::vector<std::string> ignored;        ///< options read but not modelled
 };
 
@@ -240,6 +242,12 @@ hotspot_config parse_hotspot_config(std::string_view text, const std::string& fi
     else if (key == "model_type") {
       if (v != "block" && v != "grid") detail::hotspot_fail(file, line, key, "model_type must be block or grid");
       c.model_type = v;
+    } else if (key == "grid_map_mode") {
+      if (v == "avg") c.grid_map = grid_map_mode::avg;
+      else if (v == "min") c.grid_map = grid_map_mode::min;
+      else if (v == "max") c.grid_map = grid_map_mode::max;
+      else if (v == "center") c.grid_map = grid_map_mode::center;
+      else detail::hotspot_fail(file, line, key, "grid_map_mode must be avg, min, max or center");
     } else {
       if (c.ignored.size() < 1024) c.ignored.push_back(key);
     }

@@ -25,10 +25,11 @@
 /// copper spreader (side s_sp, centred under the die) and a heat sink (side s_hs), each with one
 /// node under every rectangle of the last layer plus its overhang: four trapezoids of the
 /// spreader around the die, four of the sink under them and four beyond the spreader's edge
-/// (the 12 extra nodes of HotSpot's block model). A die edge joins its trapezoid through the
-/// trapezoid's inner half (`trapezoid_resistance`, from the die edge to the trapezoid's
-/// mid-line), the inner sink trapezoid joins the outer one through their halves, and each sink
-/// node reaches the ambient through its half thickness and its share by area of the lumped
+/// (the 12 extra nodes of HotSpot's block model). The overhangs' lateral resistances are HotSpot
+/// 6's (`populate_package_R`, temperature.c): slabs half a trapezoid deep, as wide as the trapezoid
+/// a quarter (or three quarters) of the way across; a die edge's tiles share the edge-to-trapezoid
+/// resistance in proportion to their own half-tile conductances (`populate_R_model_block`), and
+/// each sink node reaches the ambient through its thickness and its share by area of the lumped
 /// convection resistance r_convec (its capacity takes the same share of c_convec).
 /// **Cold plate** (`cooling_kind::cold_plate`): no spreader or sink; the last layer's far face
 /// is cooled with coefficient h (R = 1/(h·A) per node), the liquid-cooled plate of a
@@ -40,12 +41,13 @@
 /// 30 mm × 1 mm and sink 60 mm × 6.9 mm, both k = 400, c = 3.55 MJ/(m³·K); r_convec 0.1 K/W,
 /// c_convec 140.4 J/K; ambient 318.15 K.
 ///
-/// **Differences from HotSpot's code**, which we did not copy: our lateral and package
-/// conductances are the finite-volume half-cell sums above (HotSpot's block model computes its
-/// own; its transient scales capacities by a fitting factor we do not apply). Where they differ
-/// the comparison in `docs/thermal.md` says by how much.
+/// **Against HotSpot's code**, which we did not copy: with `node_depth` 0 the conductances are
+/// HotSpot 6's block and grid equations term by term (docs/thermal.md traces them); its transient
+/// scales capacities by a fitting factor we do not apply. On HotSpot's EV6 example the 64 × 64 grid
+/// with HotSpot's `center` map reproduces HotSpot's own output to its printed rounding.
 
 #include <algorithm>  // std::min, std::max
+#include <array>      // std::array
 #include <cmath>      // std::floor, std::abs
 #include <cstdint>    // std::int64_t
 #include <string>     // std::string
@@ -112,6 +114,19 @@ thermal_stack hotspot_2d_stack(const floorplan& plan, const package_params& pkg 
 
 enum class thermal_model_kind { block, grid };
 
+/// How the grid model reads a block's temperature from its cells (HotSpot's `-grid_map_mode`;
+/// the rules of HotSpot 6's `xlate_temp_g2b` and `set_bgmap`, temperature_grid.c, commit a7a3286e).
+/// A block's cells are those its rectangle touches: rows and columns from HotSpot's
+/// `tolerant_floor`/`tolerant_ceil` of its edges in cell units (within 1e-6 of a whole number counts
+/// as whole, util.c).
+enum class grid_map_mode {
+  area,    ///< strata's: the mean of the cells weighted by the block's area in each (the default)
+  avg,     ///< HotSpot's avg: the plain mean of every cell the block touches
+  min,     ///< HotSpot's min over those cells
+  max,     ///< HotSpot's max over those cells
+  center,  ///< HotSpot's center: the mean of the one, two or four cells at the middle of that range
+};
+
 /// How the stack is discretised.
 struct thermal_options {
   thermal_model_kind model = thermal_model_kind::block;
@@ -122,6 +137,8 @@ struct thermal_options {
   /// and the next layer's; the node's temperature is that of the layer's top face), 0.5 the
   /// finite-volume mid-plane. Either is exact for 1D conduction at its own depth.
   double node_depth = 0.0;
+  /// Grid model: how a block's temperature is read from its cells (ignored by the block model).
+  grid_map_mode grid_map = grid_map_mode::area;
 };
 
 /// A built network: the RC network and how blocks map onto its nodes.
@@ -135,6 +152,10 @@ struct thermal_network {
   };
   /// [layer][block] → covers.
   std::vector<std::vector<std::vector<cover>>> blocks;
+  /// The cells a block's temperature is read from when `map` is one of HotSpot's modes
+  /// ([layer][block]; empty with `grid_map_mode::area`, which reads `blocks`).
+  std::vector<std::vector<std::vector<cover>>> probes;
+  grid_map_mode map = grid_map_mode::area;
   /// First node of each layer, and the first package node (== net.size() for a cold plate).
   std::vector<int> layer_first_node;
   int package_first_node = 0;
@@ -210,6 +231,47 @@ void validate_stack(const thermal_stack& s, const thermal_options& o) {
     require(o.grid_rows >= 1 && o.grid_rows <= 4096, thermal_model_id, "grid_rows", o.grid_rows, "in [1, 4096]");
     require(o.grid_cols >= 1 && o.grid_cols <= 4096, thermal_model_id, "grid_cols", o.grid_cols, "in [1, 4096]");
   }
+}
+
+/// HotSpot 6's `tolerant_floor` / `tolerant_ceil` (util.c): a value within 1e-6 of a whole number
+/// is that number.
+template <class = void>
+int tolerant_floor(double v) {
+  const double nearest = std::floor(v + 0.5);
+  return static_cast<int>(std::abs(v - nearest) < 1e-6 ? nearest : std::floor(v));
+}
+template <class = void>
+int tolerant_ceil(double v) {
+  const double nearest = std::floor(v + 0.5);
+  return static_cast<int>(std::abs(v - nearest) < 1e-6 ? nearest : std::ceil(v));
+}
+
+/// The cells a block is read from under HotSpot's map modes (`grid_map_mode`): HotSpot's row index
+/// i counts from the top (i = R − 1 − r), so i1 = R − ⌈top/dy⌉, i2 = R − ⌊bottom/dy⌋, j1 = ⌊left/dx⌋,
+/// j2 = ⌈right/dx⌉ (set_bgmap); `center` takes the cells (ci1|ci2, cj1|cj2) with ci1 = (i1 + i2)/2,
+/// ci2 = ci1 − 1 when the range is even (xlate_temp_g2b), each a quarter.
+template <class = void>
+std::vector<thermal_network::cover> hotspot_probe(const flp_block& b, const flp_box& box, int R, int C, grid_map_mode m,
+                                                  int first_node) {
+  const double dx = box.width_m() / C, dy = box.height_m() / R;
+  const auto clampi = [](int v, int lo, int hi) { return std::max(lo, std::min(hi, v)); };
+  const int i1 = clampi(R - tolerant_ceil((b.top_m() - box.bottom_m) / dy), 0, R - 1);
+  const int i2 = clampi(R - tolerant_floor((b.bottom_m - box.bottom_m) / dy), i1 + 1, R);
+  const int j1 = clampi(tolerant_floor((b.left_m - box.left_m) / dx), 0, C - 1);
+  const int j2 = clampi(tolerant_ceil((b.right_m() - box.left_m) / dx), j1 + 1, C);
+  const auto node = [&](int i, int j) { return first_node + (R - 1 - i) * C + j; };
+  std::vector<thermal_network::cover> out;
+  if (m == grid_map_mode::center) {
+    const int ci1 = (i1 + i2) / 2, cj1 = (j1 + j2) / 2;
+    const int ci2 = ci1 - ((i2 - i1) % 2 == 0 ? 1 : 0), cj2 = cj1 - ((j2 - j1) % 2 == 0 ? 1 : 0);
+    for (const auto& [i, j] : {std::pair{ci1, cj1}, std::pair{ci2, cj1}, std::pair{ci1, cj2}, std::pair{ci2, cj2}})
+      out.push_back({node(i, j), 0.25});
+    return out;
+  }
+  const double share = 1.0 / (static_cast<double>(i2 - i1) * static_cast<double>(j2 - j1));
+  for (int i = i1; i < i2; ++i)
+    for (int j = j1; j < j2; ++j) out.push_back({node(i, j), share});
+  return out;
 }
 
 /// Rectangles (and their materials) of layer `L` in the chosen model over `box`, and the covers of
@@ -348,13 +410,20 @@ void add_package(rc_network& n, const std::vector<tile>& last, int first_last, d
     n.connect(first_last + ii, first_sp + ii, 1.0 / (u * t_last / (last[i].k * A) + phi * tsp / (ksp * A)));
     n.connect(first_sp + ii, first_hs + ii, 1.0 / (u * tsp / (ksp * A) + phi * ths / (khs * A)));
   }
-  // Periphery: north, south, east, west trapezoids (inner edge = die edge).
+  // Periphery: north, south, east, west trapezoids (inner edge = die edge). Their lateral
+  // resistances are HotSpot 6's (`populate_package_R`, temperature.c, commit a7a3286e): a slab of
+  // length d/2 (d: the overhang's depth) and of the trapezoid's width a quarter of the way from its
+  // inner edge, (s_sp + 3·L)/4 (die edge to the trapezoid's middle, r_sp1 and r_hs1), or three
+  // quarters, (3·s_sp + L)/4 (its middle to the spreader's edge, r_hs2); the sink's rim from the
+  // spreader's edge to its middle, (s_sink − s_sp)/4 long and (s_sink + 3·s_sp)/4 wide (r_hs).
   struct side {
     double inner, d_sp, d_hs;  // die edge length, spreader overhang depth, sink rim depth
   };
   const side sides[4] = {{W, (s1 - H) / 2, (s2 - s1) / 2}, {W, (s1 - H) / 2, (s2 - s1) / 2},
                          {H, (s1 - W) / 2, (s2 - s1) / 2}, {H, (s1 - W) / 2, (s2 - s1) / 2}};
+  const auto quarter_slab = [](double len, double width, double t, double k) { return len / (k * t * width); };
   int sp_per[4], hs_in[4], hs_out[4];
+  double r_sp1[4], r_hs1[4];
   for (int s = 0; s < 4; ++s) {
     const auto& S = sides[s];
     const double a_in = (S.inner + s1) / 2 * S.d_sp;             // spreader trapezoid area
@@ -363,30 +432,40 @@ void add_package(rc_network& n, const std::vector<tile>& last, int first_last, d
     hs_in[s] = n.add_node(sink_cap(a_in), sink_to_air(a_in));
     hs_out[s] = n.add_node(sink_cap(a_out), sink_to_air(a_out));
     n.connect(sp_per[s], hs_in[s], 1.0 / (u * tsp / (ksp * a_in) + phi * ths / (khs * a_in)));
-    const double mid_in = (S.inner + s1) / 2, mid_out = (s1 + s2) / 2;
-    const double r_hs_in_out = trapezoid_resistance(S.d_sp / 2, mid_in, s1, ths, khs) +
-                               trapezoid_resistance(S.d_hs / 2, s1, mid_out, ths, khs);
-    n.connect(hs_in[s], hs_out[s], 1.0 / r_hs_in_out);
+    r_sp1[s] = quarter_slab(S.d_sp / 2, (s1 + 3 * S.inner) / 4, tsp, ksp);
+    r_hs1[s] = quarter_slab(S.d_sp / 2, (s1 + 3 * S.inner) / 4, ths, khs);
+    const double r_hs2 = quarter_slab(S.d_sp / 2, (3 * s1 + S.inner) / 4, ths, khs);
+    const double r_hs = quarter_slab(S.d_hs / 2, (s2 + 3 * s1) / 4, ths, khs);
+    n.connect(hs_in[s], hs_out[s], 1.0 / (r_hs2 + r_hs));
   }
-  // Die-edge tiles to their trapezoid, in spreader and sink, by the share of the edge they hold.
+  // Die-edge tiles to their trapezoid, in spreader and sink. Tile i reaches the die edge through
+  // its half-width, g_i = k·t·L_i/(w_i/2) (L_i: its length on the edge), and the trapezoid's
+  // resistance r1 is shared among the edge's tiles in proportion to g_i: R_i = (1 + r1·Σg)/g_i,
+  // which puts r1 in series with the edge's tiles in parallel (HotSpot 6 `populate_R_model_block`;
+  // for the grid's equal cells it is ry/2 + n·r1, `single_iteration_steady_grid`).
   const double tol = 2e-6;
+  std::vector<std::array<double, 4>> seg(last.size()), half(last.size());
+  double g_sum_sp[4] = {0, 0, 0, 0}, g_sum_hs[4] = {0, 0, 0, 0};
   for (std::size_t i = 0; i < last.size(); ++i) {
     const auto& t = last[i];
+    seg[i] = {std::abs(t.t - box.top_m) <= tol ? t.r - t.l : 0.0, std::abs(t.b - box.bottom_m) <= tol ? t.r - t.l : 0.0,
+              std::abs(t.r - box.right_m) <= tol ? t.t - t.b : 0.0, std::abs(t.l - box.left_m) <= tol ? t.t - t.b : 0.0};
+    half[i] = {(t.t - t.b) / 2, (t.t - t.b) / 2, (t.r - t.l) / 2, (t.r - t.l) / 2};
+    for (int s = 0; s < 4; ++s)
+      if (seg[i][static_cast<std::size_t>(s)] > 0.0) {
+        g_sum_sp[s] += ksp * tsp * seg[i][static_cast<std::size_t>(s)] / half[i][static_cast<std::size_t>(s)];
+        g_sum_hs[s] += khs * ths * seg[i][static_cast<std::size_t>(s)] / half[i][static_cast<std::size_t>(s)];
+      }
+  }
+  for (std::size_t i = 0; i < last.size(); ++i) {
     const int ii = static_cast<int>(i);
-    const double seg[4] = {std::abs(t.t - box.top_m) <= tol ? t.r - t.l : 0.0,
-                           std::abs(t.b - box.bottom_m) <= tol ? t.r - t.l : 0.0,
-                           std::abs(t.r - box.right_m) <= tol ? t.t - t.b : 0.0,
-                           std::abs(t.l - box.left_m) <= tol ? t.t - t.b : 0.0};
-    const double half[4] = {(t.t - t.b) / 2, (t.t - t.b) / 2, (t.r - t.l) / 2, (t.r - t.l) / 2};
     for (int s = 0; s < 4; ++s) {
-      if (seg[s] <= 0.0) continue;
-      const auto& S = sides[s];
-      const double share = seg[s] / S.inner;  // this tile feeds `share` of the trapezoid's width
-      const double mid = (S.inner + s1) / 2;
-      const double r_sp = half[s] / (ksp * tsp * seg[s]) + trapezoid_resistance(S.d_sp / 2, S.inner, mid, tsp, ksp) / share;
-      const double r_hs = half[s] / (khs * ths * seg[s]) + trapezoid_resistance(S.d_sp / 2, S.inner, mid, ths, khs) / share;
-      n.connect(first_sp + ii, sp_per[s], 1.0 / r_sp);
-      n.connect(first_hs + ii, hs_in[s], 1.0 / r_hs);
+      const double L = seg[i][static_cast<std::size_t>(s)];
+      if (L <= 0.0) continue;
+      const double g_sp = ksp * tsp * L / half[i][static_cast<std::size_t>(s)];
+      const double g_hs = khs * ths * L / half[i][static_cast<std::size_t>(s)];
+      n.connect(first_sp + ii, sp_per[s], g_sp / (1.0 + r_sp1[s] * g_sum_sp[s]));
+      n.connect(first_hs + ii, hs_in[s], g_hs / (1.0 + r_hs1[s] * g_sum_hs[s]));
     }
   }
 }
@@ -428,6 +507,12 @@ thermal_network build_thermal_network(const thermal_stack& s, const thermal_opti
     const int first = n.size();
     tn.layer_first_node.push_back(first);
     tiles[l] = detail::layer_tiles(L, o, box, tn.blocks[l], first);
+    if (o.model == thermal_model_kind::grid && o.grid_map != grid_map_mode::area) {
+      tn.probes.resize(s.layers.size());
+      for (const auto& b : L.plan.blocks)
+        tn.probes[l].push_back(detail::hotspot_probe(b, box, o.grid_rows, o.grid_cols, o.grid_map, first));
+      tn.map = o.grid_map;
+    }
     for (const auto& t : tiles[l]) n.add_node(t.c * L.thickness_m * t.area(), 0.0);
     if (L.lateral) detail::connect_lateral(n, tiles[l], first, L.thickness_m, o);
     if (l > 0)
@@ -486,9 +571,20 @@ block_power block_temperatures(const thermal_network& tn, const std::vector<doub
   block_power t(tn.blocks.size());
   for (std::size_t l = 0; l < tn.blocks.size(); ++l) {
     t[l].resize(tn.blocks[l].size());
+    const bool probed = tn.map != grid_map_mode::area && l < tn.probes.size();
     for (std::size_t b = 0; b < tn.blocks[l].size(); ++b) {
+      const auto& cells = probed ? tn.probes[l][b] : tn.blocks[l][b];
+      if (probed && (tn.map == grid_map_mode::min || tn.map == grid_map_mode::max)) {
+        double m = rise_K[static_cast<std::size_t>(cells.front().node)];
+        for (const auto& c : cells) {
+          const double v = rise_K[static_cast<std::size_t>(c.node)];
+          m = tn.map == grid_map_mode::min ? std::min(m, v) : std::max(m, v);
+        }
+        t[l][b] = tn.ambient_K + m;
+        continue;
+      }
       double s = 0.0, w = 0.0;
-      for (const auto& c : tn.blocks[l][b]) {
+      for (const auto& c : cells) {
         s += c.share * rise_K[static_cast<std::size_t>(c.node)];
         w += c.share;
       }
@@ -505,10 +601,12 @@ struct steady_result {
   double max_node_K = 0.0;      ///< hottest node (grid: hottest cell)
 };
 
-/// Steady state under block powers `p` (W).
+/// Steady state under block powers `p` (W); `method` chooses the solve (`steady_method`:
+/// conjugate gradients from 2 048 nodes up by default, within 1e-9 of the factorisation).
 template <class = void>
-steady_result steady_state(const thermal_network& tn, const block_power& p) {
-  const steady_solver<> solver(tn.net);
+steady_result steady_state(const thermal_network& tn, const block_power& p,
+                           steady_method method = steady_method::automatic) {
+  const steady_solver<> solver(tn.net, method);
   steady_result r;
   r.node_rise_K = solver.rise(node_power(tn, p));
   r.block_K = block_temperatures(tn, r.node_rise_K);

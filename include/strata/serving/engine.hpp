@@ -86,8 +86,8 @@
 #include "strata/baseline/gpu_sampler.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/units.hpp"
-#include "strata/stratum/serving/engine_host.hpp"
-#include "strata/stratum/serving/requests.hpp"
+#include "strata/serving/engine_host.hpp"
+#include "strata/serving/requests.hpp"
 #include "strata/tech/bounds.hpp"
 
 namespace strata {

@@ -52,9 +52,10 @@
 #include <vector>     // std::vector
 
 #include "strata/serving/engine_core.hpp"
-#include "strata/stratum/serving/requests.hpp"
-#include "strata/stratum/serving/scheduler.hpp"
-#include "strata/stratum/serving/step_costs.hpp"
+#include "strata/serving/requests.hpp"
+#include "strata/serving/scheduler.hpp"
+#include "strata/serving/step_costs.hpp"
+#include "strata/stratum/serving/topic_batcher.hpp"
 
 namespace strata {
 inline namespace v0 {

@@ -2,8 +2,8 @@
 #pragma once
 /// \file
 /// Discrete-event serving simulation (Stratum §6, Fig. 6): requests arrive, the classifier labels
-/// them, the scheduler (`scheduler.hpp`) forms prefill groups that join a continuously decoding
-/// batch, the memory mapper swaps experts before a group with a new topic label, prefill runs on
+/// them, the scheduler (`stratum/serving/topic_batcher.hpp`) forms prefill groups that join a
+/// continuously decoding batch, the memory mapper swaps experts before a group with a new topic label, prefill runs on
 /// the xPU and decode on the NMP; and the same requests on a GPU baseline with vLLM V1's engine
 /// scheduler (`engine.hpp`, `run_engine`: token-budget steps mixing decodes with prefill chunks,
 /// KV blocks, preemption by recompute, prefix caching) or the former FCFS continuous batching.
@@ -42,6 +42,11 @@
 /// `tbt_*` are the ITL percentiles (kept for the former readers). A staged load's results
 /// (`add_stage_results`) give each stage its requests' TTFT/TPOT/E2E, their mean ITL and the
 /// served rate in its window.
+///
+/// Where it lives (docs/serving.md, "Where the code lives"): this header holds what every machine
+/// shares (the results, the paper's loop `run_serving`, the engine's drivers) and the GPU's run
+/// (`simulate_gpu`); the Stratum system's run (`simulate_stratum`, its setup and memo,
+/// `run_stratum_engine`) is `stratum/serving/stratum_serving.hpp`.
 ///
 /// Simplifications (Stratum and the GPU's `fcfs`): no preemption or chunked prefill; KV is
 /// reserved for a request's whole length on admission; Stratum-XL's two pipeline stages are charged as one decode step of the batch

@@ -6,8 +6,9 @@
 #include <vector>
 
 #include "strata/core/files.hpp"
-#include "strata/stratum/serving/serving_json.hpp"
-#include "strata/stratum/serving/simulator.hpp"
+#include "strata/serving/serving_json.hpp"
+#include "strata/serving/simulator.hpp"
+#include "strata/stratum/serving/stratum_serving.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_io.hpp"
 

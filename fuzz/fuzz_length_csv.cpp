@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
-// Fuzz target: a length CSV (stratum/serving/length_csv.hpp), then requests drawn from it
+// Fuzz target: a length CSV (serving/length_csv.hpp), then requests drawn from it
 // (requests.hpp, `apply_length_csv`): every length within [1, serving_limits().tokens], paired
 // rows drawn together. The reader bounds the rows (2^20) and each count; 64 requests are drawn.
 #include <cstddef>
 #include <cstdint>
 
 #include "fuzz_support.hpp"
-#include "strata/stratum/serving/length_csv.hpp"
+#include "strata/serving/length_csv.hpp"
 
 STRATA_FUZZ_TARGET(fuzz_length_csv) {
   return strata_fuzz::run([&] {

@@ -13,7 +13,7 @@
 #include "fuzz_support.hpp"
 #include "strata/baseline/machine_json.hpp"
 #include "strata/core/result_check.hpp"
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 #include "strata/workload/operators.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/roofline.hpp"

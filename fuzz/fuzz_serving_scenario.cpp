@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Fuzz target: a serving scenario (strata/stratum/serving/serving_json.hpp). The input is read
+// Fuzz target: a serving scenario (strata/serving/serving_json.hpp). The input is read
 // with read_serving_scenario and run on the bundled Mixtral/OLMoE count table (or, when it names a
 // trace, on the first sequences of the DeepSeek-V2-Lite ESFT trace); every number of the results
 // must be finite, non-negative (`check_result_numbers`) and the shares must lie in [0, 1]. The serving limits are lowered so that one
@@ -14,7 +14,7 @@
 
 #include "fuzz_support.hpp"
 #include "strata/core/result_check.hpp"
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 #include "strata/workload/trace_io.hpp"
 
 namespace {

@@ -39,7 +39,7 @@
 #include "strata/report/explain_row.hpp"
 #include "strata/report/paper_json.hpp"
 #include "strata/report/paper_rows.hpp"
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 #include "strata/version.hpp"
 #include "strata/workload/hf_config.hpp"
 #include "strata/workload/presets.hpp"

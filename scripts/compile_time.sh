@@ -69,7 +69,8 @@ target_for() {
 # the report that holds them; the explainer of one report row, which computes its family's rows;
 # the HCRMap run of strata-eval hcrmap and Python, which loads the DQN checkpoint; the explainer and
 # its ranges, which re-evaluate the stack's cap and list its parameters; the serving run coupled
-# to the stack's temperature, and the serving scenario reader that runs it).
+# to the stack's temperature, and the serving scenario reader that runs it, with its deprecated
+# forwarding header at the former path).
 eigen_allowed() {
   case "$1" in
     strata/strata.hpp | strata/hcrmap/q_network.hpp | strata/hcrmap/replay.hpp | \
@@ -80,7 +81,7 @@ eigen_allowed() {
       strata/report/explain_row.hpp | strata/hcrmap/hcrmap_run.hpp | \
       strata/report/explain.hpp | strata/report/explain_groups.hpp | strata/report/explain_json.hpp | \
       strata/report/parameter_ranges.hpp | strata/stratum/serving/serving_thermal.hpp | \
-      strata/stratum/serving/serving_json.hpp) return 0 ;;
+      strata/serving/serving_json.hpp | strata/stratum/serving/serving_json.hpp) return 0 ;;
     *) return 1 ;;
   esac
 }

@@ -1,5 +1,5 @@
 // strata-eval serve: a serving scenario on a Stratum system and its GPU baseline
-// (stratum/serving/serving_json.hpp).
+// (serving/serving_json.hpp).
 //
 //   strata-eval serve SCENARIO.json          a few summary lines per system
 //   strata-eval serve SCENARIO.json --json   the full results as JSON (--units display|si: the same
@@ -20,7 +20,7 @@
 
 #include "cli.hpp"
 #include "data_location.hpp"
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 #include "strata/workload/trace_io.hpp"
 
 namespace strata_eval {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 #include "strata/workload/presets.hpp"
 
 using namespace strata;

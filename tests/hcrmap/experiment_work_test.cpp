@@ -12,7 +12,7 @@
 #include "strata/hcrmap/trace_replay.hpp"
 #include "strata/report/paper.hpp"
 #include "strata/report/scenario_json.hpp"
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_io.hpp"
 #include "support/field_of.hpp"

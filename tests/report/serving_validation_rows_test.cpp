@@ -5,7 +5,7 @@
 #include <string>  // std::string
 #include <vector>  // std::vector
 
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 #include "support/field_of.hpp"
 #include "support/text_file.hpp"
 

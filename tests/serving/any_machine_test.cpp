@@ -1,6 +1,6 @@
-// Serving on any machine (stratum/serving/serving_json.hpp): a GPU alone (system "none"), any GPU
+// Serving on any machine (serving/serving_json.hpp): a GPU alone (system "none"), any GPU
 // preset, a model from a config.json resolved beside the scenario file, then the data directory.
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,7 +1,7 @@
 // Beyond one engine (serving/engine_core.hpp, serving/cluster.hpp): the steppable engine core,
 // replicas behind a router, prefill/decode disaggregation; hand-checked small cases on a step
 // cost of a + b x tokens, invariants on the H100 costs, bad input.
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
-// The GPU baseline's engine scheduler (stratum/serving/engine.hpp): one-pass mixed steps, chunked
+// The GPU baseline's engine scheduler (serving/engine.hpp): one-pass mixed steps, chunked
 // prefill, preemption by recompute, prefix caching; staged loads and the latency metrics.
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // Expert parallelism in the GPU serving baseline (workload/expert_parallel.hpp through
 // serving/step_costs.hpp, simulator.hpp and the scenario's gpu.* keys).
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 
 #include <doctest/doctest.h>
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_io.hpp"
 #include "support/field_of.hpp"

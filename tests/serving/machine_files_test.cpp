@@ -1,6 +1,6 @@
-// Serving on machine files and on several machines in one scenario (stratum/serving/serving_json.hpp,
+// Serving on machine files and on several machines in one scenario (serving/serving_json.hpp,
 // baseline/machine_json.hpp): `gpu.name` a gpu_params file, `machines` a labelled list of gpu blocks.
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 
 #include <doctest/doctest.h>
 

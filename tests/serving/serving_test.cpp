@@ -1,4 +1,6 @@
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
+#include "strata/stratum/serving/stratum_serving.hpp"
+#include "strata/stratum/serving/stratum_step_costs.hpp"
 
 #include <doctest/doctest.h>
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "strata/stratum/serving/requests.hpp"
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/requests.hpp"
+#include "strata/serving/serving_json.hpp"
 #include "strata/workload/trace_io.hpp"
 #include "support/field_of.hpp"
 

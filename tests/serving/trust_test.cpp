@@ -1,6 +1,6 @@
 // Trust (issue 44): no "not computed" marker becomes a result, simulated time advances at every
 // magnitude the inputs allow, integer searches cannot overflow, settings that do not apply are said.
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 
 #include <doctest/doctest.h>
 

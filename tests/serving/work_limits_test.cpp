@@ -1,11 +1,12 @@
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-#include "strata/stratum/serving/simulator.hpp"
+#include "strata/serving/simulator.hpp"
+#include "strata/stratum/serving/stratum_serving.hpp"
 #include "strata/workload/presets.hpp"
 #include "support/field_of.hpp"
 

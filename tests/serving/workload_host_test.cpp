@@ -1,7 +1,7 @@
 // Workloads as benchmark tools generate them (requests.hpp: normal and lognormal lengths, prefix
 // groups and multi-turn conversations; length_csv.hpp: lengths from a CSV) and the engine's host
 // time and first-token path (engine_host.hpp, run_engine).
-#include "strata/stratum/serving/length_csv.hpp"
+#include "strata/serving/length_csv.hpp"
 
 #include <doctest/doctest.h>
 
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <vector>
 
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 #include "strata/workload/presets.hpp"
 #include "support/scalars.hpp"
 

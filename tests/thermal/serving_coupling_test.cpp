@@ -11,7 +11,7 @@
 #include <string>     // std::string
 #include <vector>     // std::vector
 
-#include "strata/stratum/serving/serving_json.hpp"
+#include "strata/serving/serving_json.hpp"
 #include "strata/workload/presets.hpp"
 #include "support/field_of.hpp"
 

@@ -3,7 +3,7 @@
 /// \file
 /// A machine named by a preset or read from a machine file: the one loader of `strata-eval eval
 /// --machine` and of a serving scenario's `gpu.name` / `machines[i].name`
-/// (`stratum/serving/serving_json.hpp`).
+/// (`serving/serving_json.hpp`).
 ///
 /// A machine file is a JSON object holding either
 /// - a `gpu_params` object (`baseline/gpu.hpp`): one card, every key optional (a missing key keeps

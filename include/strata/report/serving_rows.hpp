@@ -34,7 +34,8 @@
 
 #include "strata/report/paper.hpp"
 #include "strata/report/stratum_rows.hpp"
-#include "strata/stratum/serving/simulator.hpp"
+#include "strata/serving/simulator.hpp"
+#include "strata/stratum/serving/stratum_serving.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_io.hpp"
 

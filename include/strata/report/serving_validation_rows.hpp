@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 /// \file
-/// Rows `validation.serving.*`: the GPU baseline's serving engine (`stratum/serving/engine.hpp`)
+/// Rows `validation.serving.*`: the GPU baseline's serving engine (`serving/engine.hpp`)
 /// against three measured vLLM runs of Mixtral-8x7B on 2 × H100 80 GB (FP16, tensor parallel 2),
 /// rebuilt from the settings their authors state. No parameter is fitted to them: the step costs
 /// are the GPU baseline's (`baseline_gpu`, `baseline/baseline_gpu.hpp`), the engine settings vLLM's.
@@ -73,7 +73,7 @@
 #include "strata/report/paper.hpp"
 #include "strata/report/validation_rows.hpp"
 #include "strata/report/vllm_campaign_runs.hpp"
-#include "strata/stratum/serving/simulator.hpp"
+#include "strata/serving/simulator.hpp"
 #include "strata/workload/presets.hpp"
 
 namespace strata {

@@ -65,7 +65,7 @@
 #include "strata/baseline/baseline_gpu.hpp"
 #include "strata/baseline/gpu.hpp"
 #include "strata/core/error.hpp"
-#include "strata/stratum/serving/simulator.hpp"
+#include "strata/serving/simulator.hpp"
 #include "strata/workload/presets.hpp"
 
 namespace strata {

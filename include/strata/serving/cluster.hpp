@@ -3,7 +3,7 @@
 /// \file
 /// Beyond one engine (the serving wing): N engine replicas behind a router, and prefill/decode
 /// disaggregation (P prefill and D decode engines, the prompt's KV moved between them over a
-/// link). The settings here; the run is `run_engine_cluster` (`stratum/serving/simulator.hpp`),
+/// link). The settings here; the run is `run_engine_cluster` (`serving/simulator.hpp`),
 /// an event loop over engines (`engine_core.hpp`) in time order, each stepping on its own clock.
 ///
 /// Routers (`replica_router`), applied at each request's arrival to the engines that take
@@ -56,7 +56,7 @@
 
 #include "strata/core/error.hpp"
 #include "strata/core/units.hpp"
-#include "strata/stratum/serving/requests.hpp"
+#include "strata/serving/requests.hpp"
 
 namespace strata {
 inline namespace v0 {

@@ -86,15 +86,15 @@
 #include "strata/baseline/gpu_sampler.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/units.hpp"
-#include "strata/stratum/serving/engine_host.hpp"
-#include "strata/stratum/serving/requests.hpp"
+#include "strata/serving/engine_host.hpp"
+#include "strata/serving/requests.hpp"
 #include "strata/tech/bounds.hpp"
 
 namespace strata {
 inline namespace v0 {
 
 /// The GPU baseline's schedulers: vLLM V1's (file comment) or the former FCFS continuous batching
-/// (`scheduler.hpp`: whole-prompt prefill steps apart from decode steps, KV reserved for a
+/// (`stratum/serving/topic_batcher.hpp`: whole-prompt prefill steps apart from decode steps, KV reserved for a
 /// request's whole length on admission, no preemption).
 enum class gpu_scheduler { engine, fcfs };
 constexpr auto enum_names(gpu_scheduler) {

@@ -44,9 +44,9 @@
 #include <vector>     // std::vector
 
 #include "strata/core/error.hpp"
-#include "strata/stratum/serving/engine.hpp"
-#include "strata/stratum/serving/requests.hpp"
-#include "strata/stratum/serving/step_costs.hpp"
+#include "strata/serving/engine.hpp"
+#include "strata/serving/requests.hpp"
+#include "strata/serving/step_costs.hpp"
 
 namespace strata {
 inline namespace v0 {

@@ -5,7 +5,7 @@
 /// the engine's steps, its residency controller acting between them (issue 45, item 1: a GPU, a
 /// Stratum system and an HCRMap package serve through the same engine). `simulate_hcrmap_serving`
 /// serves requests on the package through `detail::drive_engine`, the drive loop the GPUs' and the
-/// Stratum system's engine runs share (`stratum/serving/simulator.hpp`).
+/// Stratum system's engine runs share (`serving/simulator.hpp`).
 ///
 /// **The package.** The model runs on the pipeline of packages `plan_packages` gives for a decode
 /// window of `scheduler.max_batch` sequences at `context` tokens (`experiment.hpp`,
@@ -79,9 +79,9 @@
 #include "strata/hcrmap/serving.hpp"
 #include "strata/hcrmap/trace_split.hpp"
 #include "strata/serving/engine_core.hpp"
-#include "strata/stratum/serving/requests.hpp"
-#include "strata/stratum/serving/scheduler.hpp"
-#include "strata/stratum/serving/simulator.hpp"
+#include "strata/serving/requests.hpp"
+#include "strata/serving/scheduler.hpp"
+#include "strata/serving/simulator.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/trace.hpp"
 

@@ -25,7 +25,7 @@
 #include "strata/core/error.hpp"
 #include "strata/core/files.hpp"
 #include "strata/core/limits.hpp"
-#include "strata/stratum/serving/requests.hpp"
+#include "strata/serving/requests.hpp"
 
 namespace strata {
 inline namespace v0 {

@@ -37,7 +37,7 @@
 #include "strata/core/error.hpp"
 #include "strata/core/rng.hpp"
 #include "strata/core/units.hpp"
-#include "strata/stratum/serving/requests.hpp"
+#include "strata/serving/requests.hpp"
 #include "strata/tech/bounds.hpp"
 #include "strata/workload/model.hpp"
 #include "strata/workload/operators.hpp"

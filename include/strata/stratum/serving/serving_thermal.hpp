@@ -58,7 +58,8 @@
 
 #include "strata/core/error.hpp"
 #include "strata/device/dram_refresh.hpp"
-#include "strata/stratum/serving/simulator.hpp"
+#include "strata/serving/simulator.hpp"
+#include "strata/stratum/serving/stratum_serving.hpp"
 #include "strata/thermal/model.hpp"
 #include "strata/thermal/rc_network.hpp"
 #include "strata/thermal/stratum_stack.hpp"

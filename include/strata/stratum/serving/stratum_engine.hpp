@@ -2,9 +2,9 @@
 #pragma once
 /// \file
 /// The Stratum system as a machine of the engine (`serving/engine_core.hpp`): its step costs and
-/// its scheduling policy, for `scheduler.loop: "engine"` (`scheduler.hpp`, `serving_loop`;
-/// `simulator.hpp`, `simulate_stratum`). The paper's own loop (`detail::run_serving`, Stratum §6,
-/// Fig. 6) stays the default.
+/// its scheduling policy, for `scheduler.loop: "engine"` (`serving/scheduler.hpp`, `serving_loop`;
+/// `stratum_serving.hpp`, `simulate_stratum`). The paper's own loop (`detail::run_serving`,
+/// Stratum §6, Fig. 6) stays the default.
 ///
 /// **A step's cost.** The engine schedules a step of decodes and prefill chunks (its token budget,
 /// KV blocks, preemption by recompute, chunked prefill). On Stratum prefill and decode do not
@@ -15,7 +15,7 @@
 ///     step = classifier time owed + swap (if the step admits a group of a new label)
 ///            + prefill(b, P / b) on the xPU + decode(D, S̄, h̄) on the NMP
 ///
-/// with `step_costs.hpp`'s `stratum_step_costs` (through the run's callbacks): b the step's prefill
+/// with `stratum_step_costs.hpp`'s `stratum_step_costs` (through the run's callbacks): b the step's prefill
 /// chunks and P their tokens (b prompts of the chunks' mean length, as the paper's loop charges a
 /// group of b prompts of its mean length; a chunk after p computed tokens is charged as a prompt
 /// of its own tokens, so its attention to the p tokens before it is not charged, an underestimate
@@ -26,7 +26,7 @@
 ///
 /// **The policy.** The classifier's latency delays a request's readiness (the driver admits it at
 /// arrival + latency) and the device time it owes is charged before the next step, as the paper's
-/// loop does. Before the engine admits waiting requests, `choose_next` (`scheduler.hpp`, the topic
+/// loop does. Before the engine admits waiting requests, `choose_next` (`topic_batcher.hpp`, the topic
 /// batcher or FCFS) picks the group, at most `max_prefill` prompts and `max_batch` − running
 /// slots, with the same deadlines, prefill and swap estimates as the paper's loop (KV is the
 /// engine's: the group is not cut by KV, the engine's blocks stop it); the group moves to the head
@@ -52,9 +52,10 @@
 #include <vector>     // std::vector
 
 #include "strata/serving/engine_core.hpp"
-#include "strata/stratum/serving/requests.hpp"
-#include "strata/stratum/serving/scheduler.hpp"
-#include "strata/stratum/serving/step_costs.hpp"
+#include "strata/serving/requests.hpp"
+#include "strata/serving/scheduler.hpp"
+#include "strata/serving/step_costs.hpp"
+#include "strata/stratum/serving/topic_batcher.hpp"
 
 namespace strata {
 inline namespace v0 {

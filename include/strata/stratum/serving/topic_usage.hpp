@@ -29,7 +29,7 @@
 #include "strata/core/error.hpp"
 #include "strata/core/scalar.hpp"
 #include "strata/stratum/placement.hpp"
-#include "strata/stratum/serving/requests.hpp"  // detail::at_field
+#include "strata/serving/requests.hpp"  // detail::at_field
 #include "strata/stratum/system.hpp"
 #include "strata/stratum/usage.hpp"
 #include "strata/workload/model.hpp"

@@ -18,11 +18,14 @@
 ///   datasheet fields (`<card>.*`; the knobs and `energy_per_flop` the fit overwrites are not).
 /// - `vLLM serving, cited knobs` and `vLLM serving, fitted knobs`:
 ///   `validation.serving.mixtral_tp2_h100.*` (`serving_validation_rows`); parameters: the H100
-///   card's time fields (its energy and power fields move no time).
+///   card's time fields (its energy and power fields move no time). Each vLLM run's rows are a part
+///   (`explain_group::parts`): a row of one run re-runs that run, the pooled TTFT and time per
+///   output token all three.
 ///
 /// - `vLLM campaign, <run>`: `validation.serving.campaign.<run>.*` (`vllm_campaign_run_rows`), one
 ///   family per campaign run (one simulation gives the run's rows); parameters: the H100 card's
-///   time fields, as the serving runs'. The runs of `config.json` fixtures need
+///   time fields, as the serving runs', those the run does not read registered so
+///   (`explain_mark_unread_card_fields`: no run differences them). The runs of `config.json` fixtures need
 ///   `explain_options::hf_dir` and `read_config`, as the report does.
 /// - `stratum thermal cap`: `stratum.thermal.logic_power_limit_vs_paper_W` (`stratum_thermal_rows`);
 ///   parameters: the stack's own real fields (`thermal::stratum_stack_params`: its layers'

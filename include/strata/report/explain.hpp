@@ -31,6 +31,15 @@
 /// its band between that point and the one before. A value the model refuses (`config_error`) or
 /// that gives a non-finite row ends the walk. The solved value is re-evaluated alone: `closes`.
 ///
+/// What runs (`explain_counts` counts it by phase). Every point (a set of parameter changes) is
+/// run once per group: the rows' elasticities, walks and solves and the family line share one
+/// memo (`detail::explain_runner`), a change to a parameter's cited value is no change, and a row
+/// no change of a point feeds (`explain_parameter::feeds`, or a parameter the evaluator does not
+/// read, `explain_parameter::read`) is its cited value, not re-run. A costly group runs, for a
+/// row, the part of its rows one run gives (`explain_group::parts`: one vLLM run's rows; every row
+/// when no part is stated), not every row. None of this moves a number: the same points, the same
+/// builders.
+///
 /// Limits (stated, not hidden): a row that passes through its band between two grid points of a
 /// walk is missed; the walk goes at most ten ranges each way; a parameter cited at 0 with no stated
 /// range has no scale and is left out.
@@ -48,7 +57,7 @@
 #include <optional>    // std::optional
 #include <stdexcept>   // std::logic_error
 #include <string>      // std::string
-#include <utility>     // std::move, std::pair
+#include <utility>     // std::move, std::pair, std::forward
 #include <vector>      // std::vector
 
 #include "strata/core/error.hpp"
@@ -69,6 +78,9 @@ struct explain_parameter {
   double cited = 0.0;      ///< the default (SI)
   std::function<void(double)> set;  ///< writes the value into the group's state
   std::vector<std::string> feeds;   ///< the row ids it can move (empty: every row of the group)
+  /// False: the group's evaluator does not read it at all (registered so, e.g. the link of a run on
+  /// one GPU): its elasticity is 0 without a run, and a point changing it is the point without it.
+  bool read = true;
 };
 
 /// One discrete parameter of a group (an enum or a switch): its allowed values, which the
@@ -96,6 +108,10 @@ struct explain_group {
   /// simulation): the explainer then asks for all rows at each point, solves fewer parameters
   /// (`explain_options::top_k_costly`), differentiates one-sided and solves to `rel_tol_costly`.
   bool costly = false;
+  /// Of a costly group: the rows one run of the evaluator gives together (the rows of one
+  /// simulated vLLM run; the rows pooled over every run are a part of all rows). A point asked for
+  /// some rows runs the parts that hold them, each part whole; empty: one part, every row.
+  std::vector<std::vector<std::string>> parts;
 };
 
 /// A row the explainer does not explain, and why.
@@ -171,12 +187,35 @@ struct family_line {
   std::size_t failing = 0;  ///< failing rows of the group
 };
 
+/// Row-builder runs of an explanation by what asked for them (`explanation::counts`): the
+/// elasticities' differences, the walks over the range grid, the root solves between two grid
+/// points (with the run that checks the solved point passes), the scans of discrete parameters,
+/// the pairs' walks and solves, and the family lines' verifications. `solves` counts the root
+/// solves (one per bracketed walk), so `solve / solves` is the runs per solve.
+struct explain_counts {
+  std::size_t elasticity = 0, walk = 0, solve = 0, scan = 0, pairs = 0, family = 0;
+  std::size_t solves = 0;  ///< root solves run (single parameters and pairs)
+  /// Every run (the sum of the phases): `explanation::evaluations`.
+  [[nodiscard]] std::size_t total() const { return elasticity + walk + solve + scan + pairs + family; }
+  explain_counts& operator+=(const explain_counts& o) {
+    elasticity += o.elasticity;
+    walk += o.walk;
+    solve += o.solve;
+    scan += o.scan;
+    pairs += o.pairs;
+    family += o.family;
+    solves += o.solves;
+    return *this;
+  }
+};
+
 /// Everything the explainer says about a set of rows.
 struct explanation {
   std::vector<row_explanation> rows;
   std::vector<family_line> families;
   std::vector<unexplained_row> unexplained;
   std::size_t evaluations = 0;  ///< row-builder runs
+  explain_counts counts;        ///< the runs by phase (`explain_counts`; `counts.total()` is `evaluations`)
 };
 
 /// Numerics of the explainer.
@@ -227,9 +266,31 @@ inline bool explain_passes(const paper_row& r, double v) {
 /// A group's evaluator with parameter changes applied and undone, counting runs; a point already
 /// run is answered from memory (the walks of the rows of a group share their grid points).
 struct explain_runner {
+  /// What the runs are asked for (`explain_counts`).
+  enum class phase { elasticity, walk, solve, scan, pairs, family };
   explain_group* group;
   std::size_t* evaluations;
   std::map<std::string, std::optional<double>> memo{};  // by point and row id
+  explain_counts counts{};
+  phase now = phase::elasticity;
+
+  void count() {
+    switch (now) {
+      case phase::elasticity: ++counts.elasticity; break;
+      case phase::walk: ++counts.walk; break;
+      case phase::solve: ++counts.solve; break;
+      case phase::scan: ++counts.scan; break;
+      case phase::pairs: ++counts.pairs; break;
+      case phase::family: ++counts.family; break;
+    }
+  }
+  /// Whether change (i, v) sets parameter i to its cited value (the group's state already holds
+  /// it: the change is no change, and the point is the one without it).
+  [[nodiscard]] bool at_cited(std::size_t i, double v) const {
+    const std::size_t n = group->parameters.size();
+    const double c = i < n ? group->parameters[i].cited : static_cast<double>(group->choices[i - n].cited);
+    return std::bit_cast<std::uint64_t>(v) == std::bit_cast<std::uint64_t>(c);
+  }
 
   /// Parameter `i` set to `v`: a real parameter below `parameters.size()`, above it the choice
   /// `i - parameters.size()` set to the allowed value of index `v`.
@@ -249,10 +310,45 @@ struct explain_runner {
       group->choices[i - n].set(group->choices[i - n].cited);
     }
   }
-  static std::string point_key(const std::vector<std::pair<std::size_t, double>>& changes) {
+  /// Whether parameter i (a choice above `parameters.size()`) can move row `id`.
+  [[nodiscard]] bool feeds(std::size_t i, const std::string& id) const {
+    const std::size_t n = group->parameters.size();
+    if (i < n && !group->parameters[i].read) return false;
+    const auto& f = i < n ? group->parameters[i].feeds : group->choices[i - n].feeds;
+    return f.empty() || std::find(f.begin(), f.end(), id) != f.end();
+  }
+  /// The point's memo key: its changes that are a change (`at_cited`), so a walk's or a solve's
+  /// end at zero ranges is the cited point the elasticities ran.
+  std::string point_key(const std::vector<std::pair<std::size_t, double>>& changes) const {
     std::string k;
-    for (const auto& [i, v] : changes) k += std::to_string(i) + "=" + std::to_string(std::bit_cast<std::uint64_t>(v)) + ";";
+    for (const auto& [i, v] : changes) {
+      if (at_cited(i, v)) continue;
+      k += std::to_string(i) + "=" + std::to_string(std::bit_cast<std::uint64_t>(v)) + ";";
+    }
     return k;
+  }
+  /// The rows a costly group's run gives with rows `ids`: every row of the parts (`explain_group::parts`)
+  /// that hold one of them, in the group's order; every row when a part is not stated.
+  std::vector<std::string> costly_rows(const std::vector<std::string>& ids) const {
+    const auto& parts = group->parts;
+    if (parts.empty()) return group->row_ids;
+    std::vector<bool> take(parts.size(), false);
+    for (const auto& id : ids) {
+      bool held = false;
+      for (std::size_t k = 0; k < parts.size(); ++k) {
+        if (std::find(parts[k].begin(), parts[k].end(), id) != parts[k].end()) take[k] = held = true;
+      }
+      if (!held) return group->row_ids;
+    }
+    std::vector<std::string> out;
+    for (const auto& id : group->row_ids) {
+      bool in = false;
+      for (std::size_t k = 0; k < parts.size() && !in; ++k) {
+        in = take[k] && std::find(parts[k].begin(), parts[k].end(), id) != parts[k].end();
+      }
+      if (in) out.push_back(id);
+    }
+    return out;
   }
   /// Row values with `changes` (parameter index, value) applied; nullopt when the model refuses
   /// them (`config_error`) or a value is not finite.
@@ -261,14 +357,24 @@ struct explain_runner {
     const std::string key = point_key(changes);
     std::vector<std::string> missing;
     for (const auto& id : ids) {
-      if (memo.find(key + id) == memo.end()) missing.push_back(id);
+      if (memo.find(key + id) != memo.end()) continue;
+      // A row no change feeds (`explain_parameter::feeds`) is its value at the cited point.
+      bool fed = false;
+      for (const auto& [i, v] : changes) fed = fed || (!at_cited(i, v) && feeds(i, id));
+      const auto base = fed ? memo.end() : memo.find(id);
+      if (base != memo.end()) {
+        memo[key + id] = base->second;
+      } else {
+        missing.push_back(id);
+      }
     }
     if (!missing.empty()) {
-      if (group->costly) missing = group->row_ids;
+      if (group->costly) missing = costly_rows(missing);
       for (const auto& [i, v] : changes) apply(i, v);
       std::optional<std::vector<double>> got;
       try {
         ++*evaluations;
+        count();
         got = group->evaluate(missing);
       } catch (const config_error&) {
         got.reset();
@@ -309,10 +415,14 @@ inline std::vector<double> explain_grid(double max_ranges) {
 /// Walks `t` over the grid from 0 (where the row fails) in one direction; `value(t)` is the row's
 /// value at t (nullopt: refused). Returns the t where the row first passes, solved between grid
 /// points, and verified by one more run; nullopt when no t ≤ max passes.
-template <class F>
-std::optional<double> explain_walk(const paper_row& row, F&& value, const explain_options& o) {
+///
+/// `solving(b)` is told whether the runs that follow are the root solve's (true) or the grid's
+/// (false), which `explain_counts` counts apart.
+template <class F, class S>
+std::optional<double> explain_walk(const paper_row& row, F&& value, const explain_options& o, S&& solving) {
   double prev = 0.0;
   for (double t : explain_grid(o.max_ranges)) {
+    solving(false);
     const auto v = value(t);
     if (!v) return std::nullopt;
     if (explain_margin(row, *v) < 0.0) {
@@ -325,6 +435,7 @@ std::optional<double> explain_walk(const paper_row& row, F&& value, const explai
       return y ? explain_margin(row, *y) : -1.0;
     };
     double s = t + 1.0;
+    solving(true);
     if (prev < t) {
       solve_options so;
       so.rel_tol = o.rel_tol;
@@ -348,6 +459,12 @@ std::optional<double> explain_walk(const paper_row& row, F&& value, const explai
     return s - 1.0;
   }
   return std::nullopt;
+}
+
+/// `explain_walk` without telling the grid's runs from the solve's.
+template <class F>
+std::optional<double> explain_walk(const paper_row& row, F&& value, const explain_options& o) {
+  return explain_walk(row, std::forward<F>(value), o, [](bool) {});
 }
 
 /// A change as text: "p 4e-06 -> 8.1e-06 (0.07 ranges)" or, discrete, "p per_class -> shared".
@@ -384,13 +501,13 @@ inline std::string explain_verdict(const row_explanation& x, const explain_optio
 
 }  // namespace detail
 
-/// Explains the failing rows `ids` of group `g` whose report rows are `report` (file comment).
-/// Throws `std::logic_error` when the group's evaluator does not reproduce a report row's value
-/// (the evaluator must re-run the row's builder).
+/// `explain_group_rows` on the runner `run` (its memo of points already run, its counts), which
+/// `explain_family` then shares: the family line's verifications of single changes are the points
+/// the rows' `closes` ran.
 template <class = void>
 inline std::vector<row_explanation> explain_group_rows(explain_group& g, const std::vector<paper_row>& report,
                                                        const std::vector<std::string>& ids, const explain_options& options,
-                                                       std::size_t& evaluations) {
+                                                       detail::explain_runner& run) {
   const auto find = [&](const std::string& id) -> const paper_row& {
     for (const auto& r : report) {
       if (r.id == id) return r;
@@ -403,7 +520,8 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
     o.pair_k = std::min(o.pair_k, o.pair_k_costly);
     o.rel_tol = std::max(o.rel_tol, o.rel_tol_costly);
   }
-  detail::explain_runner run{&g, &evaluations};
+  using phase = detail::explain_runner::phase;
+  run.now = phase::elasticity;
   const auto base = run.at({}, ids);
   if (!base) throw std::logic_error("[strata.explain] the evaluator of " + g.family + " fails at the defaults");
   for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -430,6 +548,14 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
     }
     if (fed.empty() || !range.usable()) continue;
     const double c = par.cited;
+    if (!par.read) {
+      // Not read by the evaluator: both differences would re-run the cited rows, ε = 0 exactly.
+      for (const std::size_t i : at) {
+        el[i].push_back({par.name, c, 0.0, g.costly ? difference_scheme::forward : difference_scheme::central});
+        usable[i].push_back(p);
+      }
+      continue;
+    }
     const double h = c != 0.0 ? o.relative_step * std::abs(c) : o.relative_step * (range.hi - range.lo);
     const auto up = run.at({{p, c + h}}, fed);
     const auto down = g.costly ? std::nullopt : run.at({{p, c - h}}, fed);  // a costly group: forward differences
@@ -502,7 +628,10 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
           if (!(xv >= 0.0) || !std::isfinite(xv)) return std::nullopt;
           return run.one({{p, xv}}, row.id);
         };
-        const auto t = detail::explain_walk(row, value, o);
+        const auto t = detail::explain_walk(row, value, o, [&](bool solving) {
+          if (solving) ++run.counts.solves;
+          run.now = solving ? phase::solve : phase::walk;
+        });
         if (!t) continue;
         const double xv = range.at(par.cited, *t, dir);
         ge.needed = xv;
@@ -516,6 +645,7 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
       x.gap.push_back(std::move(ge));
     }
     // Discrete parameters: each allowed value alone, the first that passes (in the order given).
+    run.now = phase::scan;
     for (std::size_t c = 0; c < g.choices.size(); ++c) {
       const auto& ch = g.choices[c];
       if (!ch.feeds.empty() && std::find(ch.feeds.begin(), ch.feeds.end(), row.id) == ch.feeds.end()) continue;
@@ -562,7 +692,10 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
             if (!(xv[0] >= 0.0) || !(xv[1] >= 0.0)) return std::nullopt;
             return run.one({{cand[a].first, xv[0]}, {cand[b].first, xv[1]}}, row.id);
           };
-          const auto t = detail::explain_walk(row, value, o);
+          run.now = phase::pairs;
+          const auto t = detail::explain_walk(row, value, o, [&](bool solving) {
+            if (solving) ++run.counts.solves;
+          });
           if (!t) continue;
           gap_pair gp;
           gp.parameters = {pa.name, pb.name};
@@ -583,13 +716,23 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
   return out;
 }
 
-/// The family line of group `g` from the explanations `rows` of its failing rows (file comment):
-/// every closing single change is a candidate; the one closing the most failing rows (then
-/// breaking the fewest passing rows, then the smallest in ranges) starts the set, and a change
-/// joins while it closes more rows together. Every set is verified by re-running the group.
+/// Explains the failing rows `ids` of group `g` whose report rows are `report` (file comment).
+/// Throws `std::logic_error` when the group's evaluator does not reproduce a report row's value
+/// (the evaluator must re-run the row's builder).
+template <class = void>
+inline std::vector<row_explanation> explain_group_rows(explain_group& g, const std::vector<paper_row>& report,
+                                                       const std::vector<std::string>& ids, const explain_options& options,
+                                                       std::size_t& evaluations) {
+  detail::explain_runner run{&g, &evaluations};
+  return explain_group_rows(g, report, ids, options, run);
+}
+
+/// `explain_family` on the runner `run` that explained the rows (`explain_group_rows`): a set
+/// the rows' solves already ran is not run again.
 template <class = void>
 inline family_line explain_family(explain_group& g, const std::vector<paper_row>& report,
-                                  const std::vector<row_explanation>& rows, std::size_t& evaluations) {
+                                  const std::vector<row_explanation>& rows, detail::explain_runner& run) {
+  run.now = detail::explain_runner::phase::family;
   family_line f;
   f.family = g.family;
   const auto find = [&](const std::string& id) -> const paper_row& {
@@ -622,7 +765,6 @@ inline family_line explain_family(explain_group& g, const std::vector<paper_row>
     const auto& r = find(id);
     (r.ok().value_or(true) ? passing : failing).push_back(id);
   }
-  detail::explain_runner run{&g, &evaluations};
   struct verdict {
     std::vector<std::string> closes, still, breaks;
     bool valid = false;
@@ -690,6 +832,17 @@ inline family_line explain_family(explain_group& g, const std::vector<paper_row>
   f.still_failing = best.still;
   f.breaks = best.breaks;
   return f;
+}
+
+/// The family line of group `g` from the explanations `rows` of its failing rows (file comment):
+/// every closing single change is a candidate; the one closing the most failing rows (then
+/// breaking the fewest passing rows, then the smallest in ranges) starts the set, and a change
+/// joins while it closes more rows together. Every set is verified by re-running the group.
+template <class = void>
+inline family_line explain_family(explain_group& g, const std::vector<paper_row>& report,
+                                  const std::vector<row_explanation>& rows, std::size_t& evaluations) {
+  detail::explain_runner run{&g, &evaluations};
+  return explain_family(g, report, rows, run);
 }
 
 /// The family line as one line of text.

@@ -18,11 +18,14 @@
 ///   datasheet fields (`<card>.*`; the knobs and `energy_per_flop` the fit overwrites are not).
 /// - `vLLM serving, cited knobs` and `vLLM serving, fitted knobs`:
 ///   `validation.serving.mixtral_tp2_h100.*` (`serving_validation_rows`); parameters: the H100
-///   card's time fields (its energy and power fields move no time).
+///   card's time fields (its energy and power fields move no time). Each vLLM run's rows are a part
+///   (`explain_group::parts`): a row of one run re-runs that run, the pooled TTFT and time per
+///   output token all three.
 ///
 /// - `vLLM campaign, <run>`: `validation.serving.campaign.<run>.*` (`vllm_campaign_run_rows`), one
 ///   family per campaign run (one simulation gives the run's rows); parameters: the H100 card's
-///   time fields, as the serving runs'. The runs of `config.json` fixtures need
+///   time fields, as the serving runs', those the run does not read registered so
+///   (`explain_mark_unread_card_fields`: no run differences them). The runs of `config.json` fixtures need
 ///   `explain_options::hf_dir` and `read_config`, as the report does.
 /// - `stratum thermal cap`: `stratum.thermal.logic_power_limit_vs_paper_W` (`stratum_thermal_rows`);
 ///   parameters: the stack's own real fields (`thermal::stratum_stack_params`: its layers'
@@ -209,6 +212,40 @@ inline explain_group validation_explain_group() {
   return g;
 }
 
+/// Marks the card fields that vLLM runs `runs` (each its tensor-parallel GPUs and its model) on
+/// `card` under vLLM's engine scheduler do not read as not read (`explain_parameter::read`): the FP8
+/// and FP4 peaks where no run's weights are in that format, the GPU link where every run is on one
+/// GPU, the node link where every run is within one node, and the usable memory fraction (the
+/// engine's `gpu_memory_utilization` replaces it in `simulate_gpu`). A test re-runs each with a
+/// changed value and finds the rows unchanged, bit for bit.
+template <class = void>
+inline void explain_mark_unread_card_fields(explain_group& g, const std::string& root, const gpu_params& card,
+                                            const std::vector<std::pair<int, model>>& runs) {
+  const auto unread = [&](const std::string& field) {
+    for (auto& p : g.parameters) {
+      if (p.name == root + "." + field) p.read = false;
+    }
+  };
+  bool fp8 = false, fp4 = false, link = false, node = false;
+  for (const auto& [tp, m] : runs) {
+    fp8 = fp8 || m.weight_bits == 8;
+    fp4 = fp4 || m.weight_bits == 4;
+    link = link || tp > 1;
+    node = node || (card.gpus_per_node > 0 && tp > card.gpus_per_node);
+  }
+  if (!fp8) unread("peak_flops_fp8");
+  if (!fp4) unread("peak_flops_fp4");
+  if (!link) {
+    unread("link_bandwidth");
+    unread("link_latency");
+  }
+  if (!node) {
+    unread("node_link_bandwidth");
+    unread("node_link_latency");
+  }
+  unread("usable_memory_fraction");
+}
+
 /// A `vLLM serving` group: the runs on `card` as `serving_validation_rows(card, id0, knobs)` (file
 /// comment).
 template <class = void>
@@ -226,13 +263,42 @@ inline explain_group serving_explain_group(const gpu_params& card, const std::st
   for (const auto& r : serving_validation_rows(card, id0, knobs)) {
     if (r.check != row_check::predict) g.row_ids.push_back(r.id);
   }
+  // Each vLLM run's rows are one part (one simulation); the rows pooled over the runs need them all.
+  const auto runs = mixtral_tp2_h100_vllm_runs();
+  const auto run_of = [id0, runs](const std::string& id) -> std::optional<std::string> {
+    for (const auto& run : runs) {
+      if (id.rfind(id0 + run.key + ".", 0) == 0) return run.key;
+    }
+    return std::nullopt;
+  };
+  for (const auto& run : runs) {
+    std::vector<std::string> part;
+    for (const auto& id : g.row_ids) {
+      if (run_of(id) == run.key) part.push_back(id);
+    }
+    g.parts.push_back(std::move(part));
+  }
+  g.parts.push_back(g.row_ids);
   detail::explain_add_struct(g, st->card, "h100_sxm5", "gpu_params", {},
                              {"memory_energy", "tdp", "static_power", "energy_per_flop", "link_energy", "node_link_energy"});
+  std::vector<std::pair<int, model>> served;
+  for (const auto& run : mixtral_tp2_h100_vllm_runs()) served.emplace_back(run.gpus, preset(run.model));
+  explain_mark_unread_card_fields(g, "h100_sxm5", card, served);
   g.left_out = "the card's energy and power fields (the rows are times), integer fields (gpus_per_node)";
-  g.costly = true;  // one run simulates the three vLLM runs and gives every row
-  g.evaluate = [st, id0, knobs](const std::vector<std::string>& ids) {
-    if (!st->last_card || !(*st->last_card == st->card)) {
-      st->last = serving_validation_rows(st->card, id0, knobs);
+  g.costly = true;  // a run of one vLLM run gives its rows; the pooled rows need the three
+  g.evaluate = [st, id0, knobs, run_of](const std::vector<std::string>& ids) {
+    bool held = st->last_card && *st->last_card == st->card;
+    for (const auto& id : ids) held = held && detail::explain_find(st->last, id) != nullptr;
+    if (!held) {
+      // The runs the rows come from; a pooled row (no run of its own) needs every run.
+      std::vector<std::string> keys;
+      bool every = false;
+      for (const auto& id : ids) {
+        const auto k = run_of(id);
+        if (!k) every = true;
+        if (k && std::find(keys.begin(), keys.end(), *k) == keys.end()) keys.push_back(*k);
+      }
+      st->last = serving_validation_rows(st->card, id0, knobs, every ? std::vector<std::string>{} : keys);
       st->last_card = st->card;
     }
     std::vector<double> out;
@@ -270,6 +336,7 @@ inline explain_group campaign_explain_group(const vllm_campaign_run& run, const 
     if (r.check != row_check::predict) g.row_ids.push_back(r.id);
   }
   detail::explain_add_struct(g, st->card, "h100_sxm5", "gpu_params", {}, explain_serving_card_skip());
+  explain_mark_unread_card_fields(g, "h100_sxm5", st->card, {{run.tp, m}});
   g.left_out = "the card's energy and power fields (the rows are times and rates), integer fields (gpus_per_node); "
                "the run's settings (the measured run's, not beliefs)";
   g.costly = true;  // one simulation of the run gives every row
@@ -438,11 +505,12 @@ inline explanation explain_report(const std::vector<paper_row>& report, const st
     std::vector<row_explanation> rows;
     std::optional<family_line> line;
     std::size_t evaluations = 0;
+    explain_counts counts{};
   };
   const auto families = explain_families(o);
   std::vector<task> tasks;
   for (const auto& fam : families) {
-    task t{&fam, {}, {}, std::nullopt, 0};
+    task t{&fam, {}, {}, std::nullopt, 0, {}};
     for (std::size_t i = 0; i < failing.size(); ++i) {
       if (fam.owns(failing[i])) {
         t.ids.push_back(failing[i]);
@@ -460,11 +528,15 @@ inline explanation explain_report(const std::vector<paper_row>& report, const st
       if (detail::explain_find(report, id) != nullptr) held.push_back(id);
     }
     g.row_ids = held;
-    t.rows = explain_group_rows(g, report, t.ids, o, t.evaluations);
-    if (o.families) t.line = explain_family(g, report, t.rows, t.evaluations);
+    // One runner for the rows and the family line: the line's single changes are points the rows ran.
+    detail::explain_runner run{&g, &t.evaluations};
+    t.rows = explain_group_rows(g, report, t.ids, o, run);
+    if (o.families) t.line = explain_family(g, report, t.rows, run);
+    t.counts = run.counts;
   });
   for (auto& t : tasks) {
     out.evaluations += t.evaluations;
+    out.counts += t.counts;
     if (t.line) out.families.push_back(std::move(*t.line));
     for (auto& r : t.rows) out.rows.push_back(std::move(r));
   }

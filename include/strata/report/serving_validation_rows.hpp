@@ -59,7 +59,7 @@
 /// short with the cited set (46.9 ms against 62.8 ms): the server's request handling, IPC and
 /// streaming are not modelled.
 
-#include <algorithm>  // std::max
+#include <algorithm>  // std::max, std::find
 #include <optional>   // std::optional
 #include <cmath>    // std::isfinite, std::lround
 #include <cstdint>  // std::int64_t
@@ -70,6 +70,7 @@
 #include "strata/baseline/baseline_gpu.hpp"
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/validated_gpu.hpp"
+#include "strata/core/error.hpp"
 #include "strata/report/paper.hpp"
 #include "strata/report/validation_rows.hpp"
 #include "strata/report/vllm_campaign_runs.hpp"
@@ -147,14 +148,23 @@ inline serving_result simulate_vllm_run(const vllm_serving_run& run, const gpu_p
   return r;
 }
 
-/// Rows `<id0><run>.*` of the runs on `card` (`knobs` names its knob set in the texts): per run
-/// the mean E2E and each stage's served rate over the offered one; over the three runs' requests
-/// the mean TTFT and the mean time per output token. A row out of tolerance carries, as its known
-/// disagreement, where the model's time goes: the decode step at the run's mean batch and the share
-/// of it that is the per-operator overhead.
+/// `serving_validation_rows(card, id0, knobs)` (below) of the runs named in `runs` only (their keys,
+/// `vllm_serving_run::key`; empty: every run): those runs' own rows, and the rows pooled over the
+/// runs (`ttft_mean_s`, `time_per_output_token_s`) only when every run is named. The gap
+/// explainer re-runs one run for a row of it (`report/explain_groups.hpp`). A key that names no
+/// run is a `config_error` naming "runs".
 template <class = void>
 inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, const std::string& id0,
-                                                      const std::string& knobs) {
+                                                      const std::string& knobs, const std::vector<std::string>& runs) {
+  const auto all = mixtral_tp2_h100_vllm_runs();
+  for (const auto& k : runs) {
+    bool known = false;
+    for (const auto& run : all) known = known || run.key == k;
+    if (!known) throw config_error("runs", "[strata.serving_validation] runs: no vLLM run " + k);
+  }
+  const auto named = [&](const std::string& k) { return runs.empty() || std::find(runs.begin(), runs.end(), k) != runs.end(); };
+  bool every_run = true;
+  for (const auto& run : all) every_run = every_run && named(run.key);
   gpu_params no_overhead = card;
   no_overhead.op_overhead = units::s(0.0);
   std::vector<paper_row> rows;
@@ -162,7 +172,8 @@ inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, co
   std::int64_t n = 0;
   std::string steps;  // the decode step at each run's mean batch, for the known disagreements
   std::string ttfts;  // each run's mean TTFT
-  for (const auto& run : mixtral_tp2_h100_vllm_runs()) {
+  for (const auto& run : all) {
+    if (!named(run.key)) continue;
     const auto r = simulate_vllm_run(run, card);
     const model m = preset(run.model);
     gpu_step_costs full(card, run.gpus, m), bare(no_overhead, run.gpus, m);
@@ -204,6 +215,7 @@ inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, co
       n += r.requests;
     }
   }
+  if (!every_run) return rows;
   const double ttft = n > 0 ? ttft_sum / static_cast<double>(n) : 0.0;
   const double per_token = out_sum > 0 ? (e2e_sum - ttft_sum) / out_sum : 0.0;
   const std::string pooled =
@@ -223,6 +235,17 @@ inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, co
                              pooled + "target_step = (E2E - TTFT) / output over the three runs"));
   if (!rows.back().ok().value_or(true)) rows.back().known_disagreement = steps;
   return rows;
+}
+
+/// Rows `<id0><run>.*` of the runs on `card` (`knobs` names its knob set in the texts): per run
+/// the mean E2E and each stage's served rate over the offered one; over the three runs' requests
+/// the mean TTFT and the mean time per output token. A row out of tolerance carries, as its known
+/// disagreement, where the model's time goes: the decode step at the run's mean batch and the share
+/// of it that is the per-operator overhead.
+template <class = void>
+inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, const std::string& id0,
+                                                      const std::string& knobs) {
+  return serving_validation_rows(card, id0, knobs, std::vector<std::string>{});
 }
 
 /// Rows `validation.serving.campaign.<run>.{e2e_mean_s, ttft_mean_s, itl_mean_s,

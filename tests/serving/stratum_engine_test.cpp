@@ -14,6 +14,7 @@
 #include "strata/stratum/serving/stratum_serving.hpp"
 #include "strata/workload/presets.hpp"
 #include "support/field_of.hpp"
+#include "support/serving_hand_model.hpp"
 
 using namespace strata;
 using doctest::Approx;
@@ -21,30 +22,8 @@ using strata_test::field_of;
 
 namespace {
 
-// Hand costs: prefill(b, p) = 1 ms per prompt token; decode(b, S, h) = 10 ms + 2 ms per sequence
-// + 10 µs per context token (h ignored); a swap between two layouts 50 ms and 2 J.
-detail::serving_model se_hand_model(int labels, bool context_costs = true) {
-  detail::serving_model m;
-  m.labels = labels;
-  m.kv_tokens = 1 << 20;
-  m.prefill = [](int b, double p) { return step_cost{1e-3 * b * p, 1.0 * b}; };
-  m.decode = [context_costs](int b, double c, double) {
-    return step_cost{0.010 + 0.002 * b + (context_costs ? 1e-5 * c : 0.0), 0.5};
-  };
-  m.swap = [](int a, int b) { return a == b ? step_cost{} : step_cost{0.05, 2.0}; };
-  m.hit = [](std::size_t r, int, int k) { return static_cast<int>(r % 2) == k ? 0.9 : 0.3; };
-  m.uses_hits = true;
-  return m;
-}
-
-request se_req(double at, int prompt, int output, int topic = 0) {
-  request q;
-  q.arrival_s = at;
-  q.prompt = prompt;
-  q.output = output;
-  q.topic = topic;
-  return q;
-}
+using strata_test::hand_request;
+using strata_test::hand_serving_model;
 
 scheduler_params se_engine_sched(schedule_policy p) {
   scheduler_params sp;
@@ -56,11 +35,11 @@ scheduler_params se_engine_sched(schedule_policy p) {
 }  // namespace
 
 TEST_CASE("stratum engine: two requests at once, TTFT and E2E are the hand sum of the step costs") {
-  const std::vector<request> reqs{se_req(0.0, 100, 3), se_req(0.0, 100, 3)};
+  const std::vector<request> reqs{hand_request(0.0, 100, 3), hand_request(0.0, 100, 3)};
   const std::vector<int> labels{0, 0};
   const std::vector<double> ready{0.0, 0.0}, device{0.0, 0.0};
   const auto r = detail::run_stratum_engine(reqs, labels, ready, device, se_engine_sched(schedule_policy::fcfs),
-                                            se_hand_model(1));
+                                            hand_serving_model(1));
   REQUIRE(r.feasible);
   // Step 1: both prompts, prefill(2, 100) = 0.2 s. Step 2: decode of 2 at context 100 (prompt +
   // 1 − 1) = 0.010 + 0.004 + 0.001. Step 3: context 101.
@@ -80,11 +59,11 @@ TEST_CASE("stratum engine: two requests at once, TTFT and E2E are the hand sum o
 
 TEST_CASE("stratum engine: a mixed step costs prefill plus decode, one after the other") {
   // r0 decodes while r1 arrives; the engine runs r1's prompt with r0's last decode in one step.
-  const std::vector<request> reqs{se_req(0.0, 100, 3), se_req(0.105, 100, 2)};
+  const std::vector<request> reqs{hand_request(0.0, 100, 3), hand_request(0.105, 100, 2)};
   const std::vector<int> labels{0, 0};
   const std::vector<double> ready{0.0, 0.105}, device{0.0, 0.0};
   const auto r = detail::run_stratum_engine(reqs, labels, ready, device, se_engine_sched(schedule_policy::fcfs),
-                                            se_hand_model(1));
+                                            hand_serving_model(1));
   REQUIRE(r.feasible);
   // 0 → 0.1 prefill r0; → 0.113 decode (1, 100); at 0.113 r1 is ready: prefill(1, 100) + decode(1, 101)
   // = 0.1 + 0.01301 (the sum, not the max 0.1); then r1's decode (1, 100) 0.013.
@@ -98,7 +77,7 @@ TEST_CASE("stratum engine: a mixed step costs prefill plus decode, one after the
   // The paper's loop runs the prompt as a step of its own: r1's first token 0.1 s after 0.113.
   auto sp = se_engine_sched(schedule_policy::fcfs);
   sp.loop = serving_loop::stratum;
-  const auto p = detail::run_serving(reqs, labels, ready, device, sp, se_hand_model(1));
+  const auto p = detail::run_serving(reqs, labels, ready, device, sp, hand_serving_model(1));
   // (its decode at 0.1 read context 101, prompt + 1: 0.01301)
   CHECK(p.first_token_s[1] == Approx(a + 0.01301 + 0.1).epsilon(1e-12));
   CHECK(p.mixed_steps == 0);
@@ -106,11 +85,11 @@ TEST_CASE("stratum engine: a mixed step costs prefill plus decode, one after the
 
 TEST_CASE("stratum engine: the topic batcher groups by label, swaps before a new label, the classifier delays readiness") {
   // r0 (label 0) at 0, r1 (label 1) at 0.05; classifier 10 ms, on the device.
-  const std::vector<request> reqs{se_req(0.0, 100, 3, 0), se_req(0.05, 100, 3, 1)};
+  const std::vector<request> reqs{hand_request(0.0, 100, 3, 0), hand_request(0.05, 100, 3, 1)};
   const std::vector<int> labels{0, 1};
   const std::vector<double> ready{0.01, 0.06}, device{0.01, 0.01};
   const auto r = detail::run_stratum_engine(reqs, labels, ready, device, se_engine_sched(schedule_policy::topic),
-                                            se_hand_model(2));
+                                            hand_serving_model(2));
   REQUIRE(r.feasible);
   // 0.01: r0 ready; owed 10 ms + swap mix → 0 (50 ms) + prefill 0.1: first token at 0.17.
   // 0.17: r1 ready (owed 10 ms); the batcher lets it wait (its deadline is far) while r0 decodes:
@@ -137,13 +116,13 @@ TEST_CASE("stratum engine: one label, all at once, a budget that holds every pro
   // token apart) every request's first and last token agree exactly.
   std::vector<request> reqs;
   const int outs[] = {2, 5, 3, 7, 1, 4};
-  for (int i = 0; i < 6; ++i) reqs.push_back(se_req(0.0, 64 + 16 * i, outs[i]));
+  for (int i = 0; i < 6; ++i) reqs.push_back(hand_request(0.0, 64 + 16 * i, outs[i]));
   const std::vector<int> labels(6, 0);
   const std::vector<double> ready(6, 0.0), device(6, 0.0);
   for (auto pol : {schedule_policy::fcfs, schedule_policy::topic}) {
     CAPTURE(static_cast<int>(pol));
     auto sp = se_engine_sched(pol);
-    const auto m = se_hand_model(1, false);
+    const auto m = hand_serving_model(1, false);
     const auto e = detail::run_stratum_engine(reqs, labels, ready, device, sp, m);
     sp.loop = serving_loop::stratum;
     const auto p = detail::run_serving(reqs, labels, ready, device, sp, m);
@@ -161,7 +140,7 @@ TEST_CASE("stratum engine: one label, all at once, a budget that holds every pro
   // first tokens come later than one whole-prompt group's.
   auto sp = se_engine_sched(schedule_policy::fcfs);
   sp.engine.max_num_batched_tokens = 100;
-  const auto e = detail::run_stratum_engine(reqs, labels, ready, device, sp, se_hand_model(1, false));
+  const auto e = detail::run_stratum_engine(reqs, labels, ready, device, sp, hand_serving_model(1, false));
   REQUIRE(e.feasible);
   CHECK(e.prefill_steps + e.mixed_steps > 1);
 }
@@ -226,9 +205,9 @@ TEST_CASE("stratum engine: five topics through the engine swap, hit their layout
 }
 
 TEST_CASE("stratum engine: a request the KV cannot hold and an unchunked prompt over the budget are infeasible, said why") {
-  auto m = se_hand_model(1);
+  auto m = hand_serving_model(1);
   m.kv_tokens = 160;  // 10 blocks of 16
-  const std::vector<request> reqs{se_req(0.0, 150, 20)};
+  const std::vector<request> reqs{hand_request(0.0, 150, 20)};
   const std::vector<int> labels{0};
   const std::vector<double> ready{0.0}, device{0.0};
   auto r = detail::run_stratum_engine(reqs, labels, ready, device, se_engine_sched(schedule_policy::fcfs), m);
@@ -237,21 +216,21 @@ TEST_CASE("stratum engine: a request the KV cannot hold and an unchunked prompt 
   auto sp = se_engine_sched(schedule_policy::fcfs);
   sp.engine.enable_chunked_prefill = false;
   sp.engine.max_num_batched_tokens = 100;
-  r = detail::run_stratum_engine(reqs, labels, ready, device, sp, se_hand_model(1));
+  r = detail::run_stratum_engine(reqs, labels, ready, device, sp, hand_serving_model(1));
   CHECK_FALSE(r.feasible);
   CHECK(r.reason.find("max_num_batched_tokens") != std::string::npos);
 }
 
 TEST_CASE("stratum engine: a KV cache too small for the batch preempts by recompute and still serves every token") {
-  auto m = se_hand_model(2);
+  auto m = hand_serving_model(2);
   m.kv_tokens = 64;  // 4 blocks of 16: each request alone needs ⌈(20 + 30 − 1)/16⌉ = 4
-  const std::vector<request> reqs{se_req(0.0, 20, 30, 0), se_req(0.0, 20, 30, 1), se_req(0.01, 20, 30, 0)};
+  const std::vector<request> reqs{hand_request(0.0, 20, 30, 0), hand_request(0.0, 20, 30, 1), hand_request(0.01, 20, 30, 0)};
   const std::vector<int> labels{0, 1, 0};
   const std::vector<double> ready{0.0, 0.0, 0.01}, device{0.0, 0.0, 0.0};
   for (auto pol : {schedule_policy::fcfs, schedule_policy::topic}) {
     CAPTURE(static_cast<int>(pol));
     auto sp = se_engine_sched(pol);
-    auto small = se_hand_model(pol == schedule_policy::fcfs ? 1 : 2);
+    auto small = hand_serving_model(pol == schedule_policy::fcfs ? 1 : 2);
     small.kv_tokens = m.kv_tokens;
     const auto r = detail::run_stratum_engine(reqs, pol == schedule_policy::fcfs ? std::vector<int>(3, 0) : labels, ready,
                                               device, sp, small);
@@ -263,7 +242,7 @@ TEST_CASE("stratum engine: a KV cache too small for the batch preempts by recomp
     }
     // The same requests with room for all: never slower with less KV (here strictly, recompute
     // and smaller batches).
-    auto roomy = pol == schedule_policy::fcfs ? se_hand_model(1) : se_hand_model(2);
+    auto roomy = pol == schedule_policy::fcfs ? hand_serving_model(1) : hand_serving_model(2);
     const auto big = detail::run_stratum_engine(reqs, pol == schedule_policy::fcfs ? std::vector<int>(3, 0) : labels,
                                                 ready, device, sp, roomy);
     REQUIRE(big.feasible);
@@ -272,7 +251,7 @@ TEST_CASE("stratum engine: a KV cache too small for the batch preempts by recomp
   }
   auto sp = se_engine_sched(schedule_policy::fcfs);
   const auto r = detail::run_stratum_engine(reqs, std::vector<int>(3, 0), ready, device, sp, [] {
-    auto x = se_hand_model(1);
+    auto x = hand_serving_model(1);
     x.kv_tokens = 64;
     return x;
   }());

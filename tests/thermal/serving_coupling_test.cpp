@@ -14,6 +14,7 @@
 #include "strata/serving/serving_json.hpp"
 #include "strata/workload/presets.hpp"
 #include "support/field_of.hpp"
+#include "support/serving_hand_model.hpp"
 
 using namespace strata;
 using doctest::Approx;
@@ -283,28 +284,6 @@ TEST_CASE("serving thermal coupling: the scenario key, the report's JSON and sum
 // hook sees each part of a mixed step in sequence, at its own start.
 namespace {
 
-// Hand costs: prefill(b, p) = 1 ms per prompt token; decode(b, S) = 10 ms + 2 ms per sequence +
-// 10 µs per context token; a swap 50 ms and 2 J.
-strata::detail::serving_model coupling_engine_model() {
-  strata::detail::serving_model m;
-  m.labels = 2;
-  m.kv_tokens = 1 << 20;
-  m.prefill = [](int b, double p) { return step_cost{1e-3 * b * p, 1.0 * b}; };
-  m.decode = [](int b, double c, double) { return step_cost{0.010 + 0.002 * b + 1e-5 * c, 0.5}; };
-  m.swap = [](int a, int b) { return a == b ? step_cost{} : step_cost{0.05, 2.0}; };
-  m.hit = [](std::size_t r, int, int k) { return static_cast<int>(r % 2) == k ? 0.9 : 0.3; };
-  return m;
-}
-
-request coupling_engine_req(double at, int prompt, int output, int topic = 0) {
-  request q;
-  q.arrival_s = at;
-  q.prompt = prompt;
-  q.output = output;
-  q.topic = topic;
-  return q;
-}
-
 struct coupling_engine_call {
   double t0 = 0.0;
   strata::detail::serving_step_kind kind{};
@@ -316,7 +295,7 @@ struct coupling_engine_call {
 TEST_CASE("serving thermal coupling through the engine: throttling stretches each decode part by 1/throttle_factor") {
   // r0 decodes while r1 arrives (owing 5 ms of classifier time): one mixed step runs r1's prompt
   // and r0's last decode, its parts in sequence.
-  const std::vector<request> reqs{coupling_engine_req(0.0, 100, 3), coupling_engine_req(0.105, 100, 2)};
+  const std::vector<request> reqs{strata_test::hand_request(0.0, 100, 3), strata_test::hand_request(0.105, 100, 2)};
   const std::vector<int> labels{0, 0};
   const std::vector<double> ready{0.0, 0.105}, device{0.0, 0.005};
   scheduler_params sp;
@@ -324,7 +303,7 @@ TEST_CASE("serving thermal coupling through the engine: throttling stretches eac
   sp.loop = serving_loop::engine;
   const double f = 0.5;  // every decode part throttled: t / f
   std::vector<coupling_engine_call> calls;
-  auto m = coupling_engine_model();
+  auto m = strata_test::hand_serving_model(2);
   m.thermal = [&](double t0, strata::detail::serving_step_kind k, const step_cost& c) {
     calls.push_back({t0, k, c.time_s});
     step_cost out = c;
@@ -358,8 +337,8 @@ TEST_CASE("serving thermal coupling through the engine: throttling stretches eac
     CHECK(calls[i].time_s == Approx(want[i].time_s).epsilon(1e-12));
   }
   // Without the stretch (f = 1) the run is the unhooked one, to the bit.
-  auto plain = coupling_engine_model();
-  auto ident = coupling_engine_model();
+  auto plain = strata_test::hand_serving_model(2);
+  auto ident = strata_test::hand_serving_model(2);
   ident.thermal = [](double, strata::detail::serving_step_kind, const step_cost& x) { return x; };
   const auto r0 = strata::detail::run_stratum_engine(reqs, labels, ready, device, sp, plain);
   const auto r1 = strata::detail::run_stratum_engine(reqs, labels, ready, device, sp, ident);
@@ -370,20 +349,20 @@ TEST_CASE("serving thermal coupling through the engine: throttling stretches eac
 TEST_CASE("serving thermal coupling through the engine: a row swap is charged before its group's prefill") {
   // Two topics on the topic batcher: each group of a new label swaps first.
   std::vector<request> reqs;
-  for (int i = 0; i < 6; ++i) reqs.push_back(coupling_engine_req(0.03 * i, 64, 4, i % 2));
+  for (int i = 0; i < 6; ++i) reqs.push_back(strata_test::hand_request(0.03 * i, 64, 4, i % 2));
   const std::vector<int> labels{0, 1, 0, 1, 0, 1};
   const std::vector<double> ready{0.0, 0.03, 0.06, 0.09, 0.12, 0.15}, device(6, 0.0);
   scheduler_params sp;
   sp.policy = schedule_policy::topic;
   sp.loop = serving_loop::engine;
   std::vector<coupling_engine_call> calls;
-  auto m = coupling_engine_model();
+  auto m = strata_test::hand_serving_model(2);
   m.thermal = [&](double t0, strata::detail::serving_step_kind k, const step_cost& c) {
     calls.push_back({t0, k, c.time_s});
     return c;
   };
   const auto r = strata::detail::run_stratum_engine(reqs, labels, ready, device, sp, m);
-  const auto r0 = strata::detail::run_stratum_engine(reqs, labels, ready, device, sp, coupling_engine_model());
+  const auto r0 = strata::detail::run_stratum_engine(reqs, labels, ready, device, sp, strata_test::hand_serving_model(2));
   REQUIRE(r.feasible);
   CHECK(coupling_json(r) == coupling_json(r0));
   REQUIRE(r.swaps >= 1);

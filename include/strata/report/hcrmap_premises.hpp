@@ -31,7 +31,7 @@
 #include "strata/chiplet/window.hpp"
 #include "strata/hcrmap/experiment.hpp"
 #include "strata/hcrmap/sweeps.hpp"
-#include "strata/report/paper.hpp"
+#include "strata/report/paper_row.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_gen.hpp"
 

@@ -45,7 +45,8 @@
 #include "strata/chiplet/substrate.hpp"
 #include "strata/hcrmap/experiment.hpp"
 #include "strata/report/hcrmap_premises.hpp"
-#include "strata/report/paper.hpp"
+#include "strata/report/hcrmap_models.hpp"
+#include "strata/report/paper_row.hpp"
 #include "strata/workload/presets.hpp"
 #include "strata/workload/trace_gen.hpp"
 #include "strata/workload/trace_io.hpp"
@@ -210,8 +211,10 @@ double geomean(const std::vector<experiment_result>& rs, F&& f) {
 
 /// Rows `hcrmap.best_on_every_model`, `hcrmap.reduction_vs_*`, `hcrmap.edp_reduction_vs_*` and
 /// `hcrmap.ablation.*` from a suite; `value_name` names HCRMap's value function in the sources.
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, const std::string& value_name = "greedy") {
+std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, const std::string& value_name = "greedy") {
   using namespace detail;
   using P = policy_kind;
   const auto lat = [](P a, P b) { return [a, b](const experiment_result& r) { return r.of(a).latency_s / r.of(b).latency_s; }; };
@@ -325,8 +328,10 @@ inline std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, cons
 /// for its result, callers of other keys are not held up; a computation that throws is not
 /// cached, and its callers see the exception. The tasks `beside` run in the suite's pool (or, when
 /// the rows are cached, on `threads` threads of their own) before this returns.
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
+std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
                                                  const controller_value& value = {},
                                                  const hcrmap_suite_progress& progress = {},
                                                  unsigned threads = 0, const std::vector<suite_side_task>& beside = {}) {
@@ -366,3 +371,17 @@ inline std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled_report.cpp) holds the family's
+// instantiations; STRATA_COMPILED=1, which that target puts on its users, keeps their translation
+// units from generating them. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template std::vector<paper_row> hcrmap_policy_rows<void>(const hcrmap_suite&, const std::string&);
+extern template std::vector<paper_row> hcrmap_policy_rows<void>(const std::optional<std::string>&, const controller_value&,
+                                                                const hcrmap_suite_progress&, unsigned,
+                                                                const std::vector<suite_side_task>&);
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -20,11 +20,15 @@
 #include <vector>       // std::vector
 
 #include "strata/report/hcrmap_rows.hpp"
-#include "strata/report/paper.hpp"
+#include "strata/report/hcrmap_metadata_rows.hpp"
 #include "strata/report/placement.hpp"
 #include "strata/report/serving_rows.hpp"
 #include "strata/report/serving_validation_rows.hpp"
+#include "strata/report/stratum_chip_rows.hpp"
+#include "strata/report/stratum_device_rows.hpp"
+#include "strata/report/stratum_logic_rows.hpp"
 #include "strata/report/stratum_rows.hpp"
+#include "strata/report/stratum_system_rows.hpp"
 #include "strata/report/thermal_rows.hpp"
 #include "strata/report/validation_rows.hpp"
 
@@ -151,8 +155,10 @@ struct paper_report_options {
 ///   o.only = {"stratum-device", "hcrmap-metadata"};
 ///   const auto rows = strata::paper_rows(o);   // 16 rows, no experiment run
 /// \endcode
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> paper_rows(const paper_report_options& options = {}) {
+std::vector<paper_row> paper_rows(const paper_report_options& options = {}) {
   check_paper_families(options.only);
   const auto& domain_counts = options.domain_counts;
   const unsigned threads = options.threads;
@@ -262,3 +268,14 @@ inline std::vector<paper_row> paper_rows(const paper_report_options& options = {
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled_report.cpp) holds the family's
+// instantiations; STRATA_COMPILED=1, which that target puts on its users, keeps their translation
+// units from generating them. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template std::vector<paper_row> paper_rows<void>(const paper_report_options&);
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -21,7 +21,7 @@
 
 #include "strata/device/logic_die_params.hpp"
 #include "strata/device/mono3d.hpp"
-#include "strata/report/paper.hpp"
+#include "strata/report/paper_row.hpp"
 #include "strata/stratum/placement.hpp"
 #include "strata/stratum/row_swap.hpp"
 #include "strata/stratum/tiering.hpp"
@@ -67,8 +67,10 @@ inline std::vector<memory_tier<>> system_tiers(const mono3d_params<>& mp, int ch
 
 /// Rows `stratum.tiering.*` (the default chip's tiering table) and `stratum.placement.<model>.*`
 /// (Algorithm 1 with the paper's hit rates on the Stratum systems, and a topic switch).
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> stratum_placement_rows(const mono3d_params<>& mp = {},
+std::vector<paper_row> stratum_placement_rows(const mono3d_params<>& mp = {},
                                                      const logic_die_params<>& lp = {}) {
   using namespace detail;
   std::vector<paper_row> rows;
@@ -128,8 +130,10 @@ inline std::vector<paper_row> stratum_placement_rows(const mono3d_params<>& mp =
 /// each domain, averaged over the domains, when Algorithm 1 places with that domain's table
 /// (own), the equal mix of all five (mix), another domain's table (other, mean over the four) and
 /// the uniform table.
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> stratum_placement_count_rows(const expert_count_table& counts) {
+std::vector<paper_row> stratum_placement_count_rows(const expert_count_table& counts) {
   using namespace detail;
   struct series_case {
     const char* id;
@@ -182,3 +186,15 @@ inline std::vector<paper_row> stratum_placement_count_rows(const expert_count_ta
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled_report.cpp) holds the family's
+// instantiations; STRATA_COMPILED=1, which that target puts on its users, keeps their translation
+// units from generating them. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template std::vector<paper_row> stratum_placement_rows<void>(const mono3d_params<>&, const logic_die_params<>&);
+extern template std::vector<paper_row> stratum_placement_count_rows<void>(const expert_count_table&);
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -32,7 +32,7 @@
 #include <utility>   // std::move
 #include <vector>    // std::vector
 
-#include "strata/report/paper.hpp"
+#include "strata/report/paper_row.hpp"
 #include "strata/report/stratum_rows.hpp"
 #include "strata/serving/simulator.hpp"
 #include "strata/stratum/serving/stratum_serving.hpp"
@@ -89,8 +89,10 @@ double sustained_rate(Run run, double target, double lo = 0.25, double hi = 256.
 
 /// The serving rows (file comment); `counts_csv` is the OLMoE/Mixtral per-domain count file
 /// (tests/data/traces/olmoe_mixtral_expert_counts_by_domain.csv).
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> serving_rows(const std::string& counts_csv, std::int64_t requests = 600) {
+std::vector<paper_row> serving_rows(const std::string& counts_csv, std::int64_t requests = 600) {
   using namespace detail;
   std::vector<paper_row> rows;
   // Inputs.
@@ -156,3 +158,14 @@ inline std::vector<paper_row> serving_rows(const std::string& counts_csv, std::i
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled_report.cpp) holds the family's
+// instantiations; STRATA_COMPILED=1, which that target puts on its users, keeps their translation
+// units from generating them. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template std::vector<paper_row> serving_rows<void>(const std::string&, std::int64_t);
+}  // namespace v0
+}  // namespace strata
+#endif

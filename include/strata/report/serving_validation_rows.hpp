@@ -71,7 +71,7 @@
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/core/error.hpp"
-#include "strata/report/paper.hpp"
+#include "strata/report/paper_row.hpp"
 #include "strata/report/validation_rows.hpp"
 #include "strata/report/vllm_campaign_runs.hpp"
 #include "strata/serving/simulator.hpp"
@@ -242,9 +242,11 @@ inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, co
 /// the mean TTFT and the mean time per output token. A row out of tolerance carries, as its known
 /// disagreement, where the model's time goes: the decode step at the run's mean batch and the share
 /// of it that is the per-operator overhead.
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, const std::string& id0,
-                                                      const std::string& knobs) {
+std::vector<paper_row> serving_validation_rows(const gpu_params& card, const std::string& id0,
+                                               const std::string& knobs) {
   return serving_validation_rows(card, id0, knobs, std::vector<std::string>{});
 }
 
@@ -352,8 +354,10 @@ inline std::vector<paper_row> vllm_campaign_rows(const std::optional<std::string
 /// fitted on `tests/data/measurements` (`validated_gpu`). Both are checks: neither knob set was
 /// fitted with these runs. Then the campaign rows (`vllm_campaign_rows`; with `hf_dir`, `tests/data/hf`, also
 /// the runs of models strata has only as `config.json` fixtures).
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> serving_validation_rows(const std::optional<std::string>& hf_dir, const config_reader& read = {}) {
+std::vector<paper_row> serving_validation_rows(const std::optional<std::string>& hf_dir, const config_reader& read = {}) {
   const std::string id0 = "validation.serving.mixtral_tp2_h100.";
   auto rows = serving_validation_rows(baseline_gpu(h100_sxm5()), id0, "cited knobs");
   for (auto& r : serving_validation_rows(validated_gpu(h100_sxm5()), id0 + "fitted_knobs.", "knobs fitted on tests/data/measurements")) {
@@ -364,10 +368,25 @@ inline std::vector<paper_row> serving_validation_rows(const std::optional<std::s
 }
 
 /// `serving_validation_rows` without `hf_dir`: the campaign runs of preset models only.
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> serving_validation_rows() {
+std::vector<paper_row> serving_validation_rows() {
   return serving_validation_rows(std::optional<std::string>{});
 }
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled_report.cpp) holds the family's
+// instantiations; STRATA_COMPILED=1, which that target puts on its users, keeps their translation
+// units from generating them. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template std::vector<paper_row> serving_validation_rows<void>(const gpu_params&, const std::string&, const std::string&);
+extern template std::vector<paper_row> serving_validation_rows<void>(const std::optional<std::string>&, const config_reader&);
+extern template std::vector<paper_row> serving_validation_rows<void>();
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -48,7 +48,7 @@
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/baseline_gpu.hpp"
-#include "strata/report/paper.hpp"
+#include "strata/report/paper_row.hpp"
 #include "strata/stratum/prediction_gain.hpp"
 #include "strata/stratum/row_swap.hpp"
 #include "strata/stratum/usage.hpp"
@@ -625,8 +625,10 @@ inline step_shares composition_of(const stratum_system_params<>& sys, const stra
 }
 
 /// Rows of the Stratum systems (file comment). `base` carries the calibrated parameters.
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>& base = {}) {
+std::vector<paper_row> stratum_result_rows(const stratum_system_params<>& base = {}) {
   using namespace detail;
   std::vector<paper_row> rows;
   const auto ws = stratum_workloads();
@@ -844,3 +846,14 @@ inline std::vector<paper_row> stratum_result_rows(const stratum_system_params<>&
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled_report.cpp) holds the family's
+// instantiations; STRATA_COMPILED=1, which that target puts on its users, keeps their translation
+// units from generating them. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template std::vector<paper_row> stratum_result_rows<void>(const stratum_system_params<>&);
+}  // namespace v0
+}  // namespace strata
+#endif

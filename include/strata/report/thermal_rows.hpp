@@ -30,8 +30,10 @@ inline constexpr double stratum_power_cap_tolerance = 0.25;     // [issue 48 ite
 ///   `stratum.thermal.logic_junction_at_limit_C` (predictions): the terms;
 /// - `stratum.thermal.max_macs_under_derived_cap` (prediction): Eq. 1–3's largest N_mac with the
 ///   derived cap in place of 45 W (`with_derived_power_cap`, `max_macs_within_budget`).
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> stratum_thermal_rows(const thermal::stratum_stack_params& s = {}) {
+std::vector<paper_row> stratum_thermal_rows(const thermal::stratum_stack_params& s = {}) {
   using namespace detail;
   const auto r = thermal::logic_power_limit(s);
   std::vector<paper_row> rows;
@@ -73,3 +75,14 @@ inline std::vector<paper_row> stratum_thermal_rows(const thermal::stratum_stack_
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled_report.cpp) holds the family's
+// instantiations; STRATA_COMPILED=1, which that target puts on its users, keeps their translation
+// units from generating them. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template std::vector<paper_row> stratum_thermal_rows<void>(const thermal::stratum_stack_params&);
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -26,7 +26,7 @@
 #include "strata/baseline/gpu_measurements_data.hpp"
 #include "strata/baseline/validated_gpu.hpp"
 #include "strata/baseline/validation.hpp"
-#include "strata/report/paper.hpp"
+#include "strata/report/paper_row.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -50,8 +50,10 @@ inline std::vector<std::pair<std::string, std::string>> validation_known_misses(
 }
 
 /// Rows `validation.*` of a validation report (file comment).
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> validation_rows(const validation_report& rep) {
+std::vector<paper_row> validation_rows(const validation_report& rep) {
   std::vector<paper_row> rows;
   const std::string fit_src = "tests/data/measurements fit set (" + std::to_string(rep.fit.fit_rows) +
                               " rows), least squares on log error (baseline/validation.hpp)";
@@ -92,10 +94,24 @@ inline std::vector<paper_row> validation_rows(const validation_report& rep) {
 
 /// Rows `validation.*` of the published measurement set (`published_gpu_measurements`), fitted
 /// with the default options (the fit every validated GPU uses, `published_gpu_fit`, made once).
+// Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
+// not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::vector<paper_row> validation_rows() {
+std::vector<paper_row> validation_rows() {
   return validation_rows(validate_gpu_baseline(published_gpu_measurements(), {}, &published_gpu_fit()));
 }
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled_report.cpp) holds the family's
+// instantiations; STRATA_COMPILED=1, which that target puts on its users, keeps their translation
+// units from generating them. Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template std::vector<paper_row> validation_rows<void>(const validation_report&);
+extern template std::vector<paper_row> validation_rows<void>();
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -14,12 +14,15 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>  // std::copy
 #include <chrono>     // std::chrono::steady_clock (the overhead benchmark)
-#include <cmath>      // std::isfinite
+#include <cmath>      // std::isfinite, std::floor, std::fabs
 #include <cstdint>    // std::int64_t, std::uint64_t
+#include <filesystem>  // std::filesystem::path (a scenario file's folder)
 #include <fstream>    // std::ofstream
 #include <limits>     // std::numeric_limits
 #include <optional>   // std::optional
+#include <sstream>    // std::ostringstream (the optimise study's summary)
 #include <string>     // std::string
 #include <unordered_map>  // the key cache of json_to_pyobject
 #include <utility>    // std::move
@@ -39,6 +42,11 @@
 #include "strata/report/explain_row.hpp"
 #include "strata/report/paper_json.hpp"
 #include "strata/report/paper_rows.hpp"
+#include "strata/report/scenario.hpp"
+#include "strata/report/scenario_files.hpp"
+#include "strata/report/scenario_io.hpp"
+#include "strata/report/scenario_json.hpp"
+#include "strata/core/sweep.hpp"
 #include "strata/serving/serving_json.hpp"
 #include "strata/version.hpp"
 #include "strata/workload/hf_config.hpp"
@@ -683,6 +691,116 @@ double bench_row(const py_model& m, const strata::eval_machine& mach, const py::
   return dt.count() / n;
 }
 
+// ---- run: a scenario file's study (strata-eval run) ----------------------------------------------
+
+// The table `strata-eval run SCENARIO` writes (report/scenario_io.hpp: `index`, the axes, the
+// outputs; the optimise study: `design` and optimise_columns()), as columns: the names in order and
+// a dict of name -> NumPy array (int64 for `index` and the study's integer axes, whose values are
+// integers; float64 else, NaN where the CLI writes nan / null) or a list of str (`design`), and the
+// optimise study's summary text (empty for the others). `scenario` is a path (read under the
+// opening rule within limits().json_file_bytes, its paths resolved beside it first, then in
+// `data_dir`) or the scenario as a dict (its paths resolved in `base_dir`, default the working
+// directory, then in `data_dir`). `data_hint` ends a message about a file the scenario names.
+// The points are evaluated by the CLI's code (scenario_model + stream_sweep on `threads` threads,
+// 0: the machine's cores) without the GIL.
+py::tuple run_scenario(const py::object& scenario, const std::string& base_dir, const std::string& data_dir,
+                       const std::string& data_hint, unsigned threads) {
+  std::string text, source, dir;
+  if (py::isinstance<py::str>(scenario)) {
+    source = scenario.cast<std::string>();
+    text = strata::read_input_file(source, "scenario", strata::limits().json_file_bytes, "json_file_bytes");
+    dir = std::filesystem::path(source).parent_path().string();
+  } else {
+    text = strata::dump_json(py_to_json(scenario, ""), -1);
+    if (text.size() > static_cast<std::size_t>(strata::limits().json_file_bytes)) {
+      throw strata::config_error("scenario", "[strata.python] the scenario is larger than limits().json_file_bytes");
+    }
+    source = "scenario";
+    dir = base_dir;
+  }
+  if (dir.empty()) dir = ".";
+  const strata::scenario s = strata::read_scenario(text, source);
+
+  std::vector<std::string> names;
+  std::vector<std::vector<double>> cols;
+  std::vector<bool> integer;
+  std::string summary;
+  std::vector<std::string> designs;
+  {
+    py::gil_scoped_release release;
+    if (s.study == strata::study_kind::optimise) {
+      const auto r = strata::run_optimise_study(s, threads);
+      std::ostringstream os;
+      strata::write_optimise_summary(os, s, r);
+      summary = os.str();
+      designs = {"optimum", "baseline"};
+      names = strata::optimise_columns();
+      cols.assign(names.size(), {});
+      integer.assign(names.size(), false);
+      for (const auto& row : r.rows) {
+        for (std::size_t c = 0; c < names.size(); ++c) cols[c].push_back(row.at(c));
+      }
+    } else {
+      strata::scenario_inputs in;
+      try {
+        in = strata::load_scenario_inputs(s, data_dir, dir);
+      } catch (const strata::config_error& e) {
+        throw strata::config_error(e.field(), std::string(e.what()) + "; " + data_hint);
+      }
+      const strata::scenario_model model(s, std::move(in));
+      const auto& space = model.space();
+      const auto columns = strata::scenario_columns(s.study);
+      const auto pick = strata::detail::output_indices(s, columns);
+      const auto specs = strata::scenario_axes(s.study);
+      names.push_back("index");
+      integer.push_back(true);
+      for (const auto& a : space.axes()) {
+        names.push_back(a.name);
+        bool is_int = false;
+        for (const auto& spec : specs) is_int = is_int || (a.name == spec.name && spec.integer);
+        integer.push_back(is_int);
+      }
+      for (std::size_t i : pick) {
+        names.push_back(columns[i]);
+        integer.push_back(false);
+      }
+      cols.assign(names.size(), {});
+      const std::size_t n_axes = space.axes().size();
+      strata::stream_sweep(
+          space, model,
+          [&](const strata::design_point& x, const std::vector<double>& row) {
+            cols[0].push_back(static_cast<double>(x.index()));
+            for (std::size_t a = 0; a < n_axes; ++a) cols[1 + a].push_back(x.values()[a]);
+            for (std::size_t k = 0; k < pick.size(); ++k) cols[1 + n_axes + k].push_back(row.at(pick[k]));
+          },
+          strata::sweep_options{.threads = threads});
+    }
+  }
+  py::dict out;
+  py::list order;
+  if (!designs.empty()) {
+    order.append("design");
+    out["design"] = designs;
+  }
+  for (std::size_t c = 0; c < names.size(); ++c) {
+    order.append(names[c]);
+    const std::size_t n = cols[c].size();
+    bool whole = integer[c];  // the reader checks an integer axis's values; kept float if one is not
+    for (std::size_t i = 0; whole && i < n; ++i) whole = cols[c][i] == std::floor(cols[c][i]) && std::fabs(cols[c][i]) < 9.0e15;
+    if (whole) {
+      py::array_t<std::int64_t> a(static_cast<py::ssize_t>(n));
+      auto* p = a.mutable_data();
+      for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<std::int64_t>(cols[c][i]);  // integers by the reader's check
+      out[py::str(names[c])] = a;
+    } else {
+      py::array_t<double> a(static_cast<py::ssize_t>(n));
+      std::copy(cols[c].begin(), cols[c].end(), a.mutable_data());
+      out[py::str(names[c])] = a;
+    }
+  }
+  return py::make_tuple(order, out, summary, s.name, strata::study_name(s.study));
+}
+
 // ---- serve and paper rows -------------------------------------------------------------------------
 
 py::object serve(const py::object& scenario, const std::string& base_dir, const std::string& data_dir) {
@@ -861,5 +979,6 @@ PYBIND11_MODULE(_strata, mod) {
   mod.def("hcrmap", &hcrmap);
   mod.def("bench_row", &bench_row);
   mod.def("serve", &serve);
+  mod.def("run", &run_scenario);
   mod.def("paper_rows", &paper_rows);
 }

@@ -14,7 +14,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
-#include <algorithm>  // std::copy
+#include <algorithm>  // std::copy, std::min
 #include <chrono>     // std::chrono::steady_clock (the overhead benchmark)
 #include <cmath>      // std::isfinite, std::floor, std::fabs
 #include <cstdint>    // std::int64_t, std::uint64_t
@@ -25,7 +25,7 @@
 #include <sstream>    // std::ostringstream (the optimise study's summary)
 #include <string>     // std::string
 #include <unordered_map>  // the key cache of json_to_pyobject
-#include <utility>    // std::move
+#include <utility>    // std::move, std::pair
 #include <variant>    // std::get, std::holds_alternative
 #include <vector>     // std::vector
 
@@ -694,18 +694,21 @@ double bench_row(const py_model& m, const strata::eval_machine& mach, const py::
 // ---- run: a scenario file's study (strata-eval run) ----------------------------------------------
 
 // The table `strata-eval run SCENARIO` writes (report/scenario_io.hpp: `index`, the axes, the
-// outputs; the optimise study: `design` and optimise_columns()), as columns: the names in order and
-// a dict of name -> NumPy array (int64 for `index` and the study's integer axes, whose values are
-// integers; float64 else, NaN where the CLI writes nan / null) or a list of str (`design`), and the
-// optimise study's summary text (empty for the others). `scenario` is a path (read under the
-// opening rule within limits().json_file_bytes, its paths resolved beside it first, then in
-// `data_dir`) or the scenario as a dict (its paths resolved in `base_dir`, default the working
-// directory, then in `data_dir`). `data_hint` ends a message about a file the scenario names.
-// The points are evaluated by the CLI's code (scenario_model + stream_sweep on `threads` threads,
-// 0: the machine's cores) without the GIL.
-py::tuple run_scenario(const py::object& scenario, const std::string& base_dir, const std::string& data_dir,
-                       const std::string& data_hint, unsigned threads) {
-  std::string text, source, dir;
+// outputs; the optimise study: `design` and optimise_columns()), column by column.
+struct scenario_table {
+  std::string name, study, summary;  // summary: the optimise study's text (the CLI's standard output)
+  std::vector<std::string> designs;  // the optimise study's `design` column
+  std::vector<std::string> names;    // the numeric columns, in order
+  std::vector<std::vector<double>> cols;
+  std::vector<bool> integer;  // `index` and the study's integer axes
+};
+
+// The scenario's text and the folder its relative paths are taken in first: a path (read under the
+// opening rule within limits().json_file_bytes; its own folder) or the scenario as a dict (`base_dir`,
+// default the working directory).
+std::pair<std::string, std::string> scenario_text(const py::object& scenario, const std::string& base_dir,
+                                                  std::string& source) {
+  std::string text, dir;
   if (py::isinstance<py::str>(scenario)) {
     source = scenario.cast<std::string>();
     text = strata::read_input_file(source, "scenario", strata::limits().json_file_bytes, "json_file_bytes");
@@ -718,87 +721,123 @@ py::tuple run_scenario(const py::object& scenario, const std::string& base_dir, 
     source = "scenario";
     dir = base_dir;
   }
-  if (dir.empty()) dir = ".";
-  const strata::scenario s = strata::read_scenario(text, source);
+  return {std::move(text), dir.empty() ? std::string(".") : dir};
+}
 
-  std::vector<std::string> names;
-  std::vector<std::vector<double>> cols;
-  std::vector<bool> integer;
-  std::string summary;
-  std::vector<std::string> designs;
+// The CLI's code on a scenario's text (read_scenario; the optimise study, or scenario_model +
+// stream_sweep on `threads` threads, 0: the machine's cores); no Python object, callable without
+// the GIL. `data_hint` ends a message about a file the scenario names.
+scenario_table compute_scenario_table(const std::string& text, const std::string& source, const std::string& dir,
+                                      const std::string& data_dir, const std::string& data_hint, unsigned threads) {
+  const strata::scenario s = strata::read_scenario(text, source);
+  scenario_table t;
+  t.name = s.name;
+  t.study = strata::study_name(s.study);
+  if (s.study == strata::study_kind::optimise) {
+    const auto r = strata::run_optimise_study(s, threads);
+    std::ostringstream os;
+    strata::write_optimise_summary(os, s, r);
+    t.summary = os.str();
+    t.designs = {"optimum", "baseline"};
+    t.names = strata::optimise_columns();
+    t.cols.assign(t.names.size(), {});
+    t.integer.assign(t.names.size(), false);
+    for (const auto& row : r.rows) {
+      for (std::size_t c = 0; c < t.names.size(); ++c) t.cols[c].push_back(row.at(c));
+    }
+    return t;
+  }
+  strata::scenario_inputs in;
+  try {
+    in = strata::load_scenario_inputs(s, data_dir, dir);
+  } catch (const strata::config_error& e) {
+    throw strata::config_error(e.field(), std::string(e.what()) + "; " + data_hint);
+  }
+  const strata::scenario_model model(s, std::move(in));
+  const auto& space = model.space();
+  const auto columns = strata::scenario_columns(s.study);
+  const auto pick = strata::detail::output_indices(s, columns);
+  const auto specs = strata::scenario_axes(s.study);
+  t.names.push_back("index");
+  t.integer.push_back(true);
+  for (const auto& a : space.axes()) {
+    t.names.push_back(a.name);
+    bool is_int = false;
+    for (const auto& spec : specs) is_int = is_int || (a.name == spec.name && spec.integer);
+    t.integer.push_back(is_int);
+  }
+  for (std::size_t i : pick) {
+    t.names.push_back(columns[i]);
+    t.integer.push_back(false);
+  }
+  t.cols.assign(t.names.size(), {});
+  for (auto& c : t.cols) c.reserve(space.size());
+  const std::size_t n_axes = space.axes().size();
+  strata::stream_sweep(
+      space, model,
+      [&](const strata::design_point& x, const std::vector<double>& row) {
+        t.cols[0].push_back(static_cast<double>(x.index()));
+        for (std::size_t a = 0; a < n_axes; ++a) t.cols[1 + a].push_back(x.values()[a]);
+        for (std::size_t k = 0; k < pick.size(); ++k) t.cols[1 + n_axes + k].push_back(row.at(pick[k]));
+      },
+      strata::sweep_options{.threads = threads});
+  return t;
+}
+
+// strata.run: (column names in order, dict of name -> NumPy array (int64 for `index` and the
+// study's integer axes, whose values are integers; float64 else, NaN where the CLI writes nan /
+// null) or list of str (`design`), the optimise study's summary, the scenario's name, its study).
+// The scenario's relative paths: beside a scenario file, or in `base_dir` for a dict; then in
+// `data_dir`. The points are evaluated without the GIL.
+py::tuple run_scenario(const py::object& scenario, const std::string& base_dir, const std::string& data_dir,
+                       const std::string& data_hint, unsigned threads) {
+  std::string source;
+  const auto [text, dir] = scenario_text(scenario, base_dir, source);
+  scenario_table t;
   {
     py::gil_scoped_release release;
-    if (s.study == strata::study_kind::optimise) {
-      const auto r = strata::run_optimise_study(s, threads);
-      std::ostringstream os;
-      strata::write_optimise_summary(os, s, r);
-      summary = os.str();
-      designs = {"optimum", "baseline"};
-      names = strata::optimise_columns();
-      cols.assign(names.size(), {});
-      integer.assign(names.size(), false);
-      for (const auto& row : r.rows) {
-        for (std::size_t c = 0; c < names.size(); ++c) cols[c].push_back(row.at(c));
-      }
-    } else {
-      strata::scenario_inputs in;
-      try {
-        in = strata::load_scenario_inputs(s, data_dir, dir);
-      } catch (const strata::config_error& e) {
-        throw strata::config_error(e.field(), std::string(e.what()) + "; " + data_hint);
-      }
-      const strata::scenario_model model(s, std::move(in));
-      const auto& space = model.space();
-      const auto columns = strata::scenario_columns(s.study);
-      const auto pick = strata::detail::output_indices(s, columns);
-      const auto specs = strata::scenario_axes(s.study);
-      names.push_back("index");
-      integer.push_back(true);
-      for (const auto& a : space.axes()) {
-        names.push_back(a.name);
-        bool is_int = false;
-        for (const auto& spec : specs) is_int = is_int || (a.name == spec.name && spec.integer);
-        integer.push_back(is_int);
-      }
-      for (std::size_t i : pick) {
-        names.push_back(columns[i]);
-        integer.push_back(false);
-      }
-      cols.assign(names.size(), {});
-      const std::size_t n_axes = space.axes().size();
-      strata::stream_sweep(
-          space, model,
-          [&](const strata::design_point& x, const std::vector<double>& row) {
-            cols[0].push_back(static_cast<double>(x.index()));
-            for (std::size_t a = 0; a < n_axes; ++a) cols[1 + a].push_back(x.values()[a]);
-            for (std::size_t k = 0; k < pick.size(); ++k) cols[1 + n_axes + k].push_back(row.at(pick[k]));
-          },
-          strata::sweep_options{.threads = threads});
-    }
+    t = compute_scenario_table(text, source, dir, data_dir, data_hint, threads);
   }
   py::dict out;
   py::list order;
-  if (!designs.empty()) {
+  if (!t.designs.empty()) {
     order.append("design");
-    out["design"] = designs;
+    out["design"] = t.designs;
   }
-  for (std::size_t c = 0; c < names.size(); ++c) {
-    order.append(names[c]);
-    const std::size_t n = cols[c].size();
-    bool whole = integer[c];  // the reader checks an integer axis's values; kept float if one is not
-    for (std::size_t i = 0; whole && i < n; ++i) whole = cols[c][i] == std::floor(cols[c][i]) && std::fabs(cols[c][i]) < 9.0e15;
+  for (std::size_t c = 0; c < t.names.size(); ++c) {
+    order.append(t.names[c]);
+    const auto& col = t.cols[c];
+    bool whole = t.integer[c];  // the reader checks an integer axis's values; kept float if one is not
+    for (std::size_t i = 0; whole && i < col.size(); ++i) whole = col[i] == std::floor(col[i]) && std::fabs(col[i]) < 9.0e15;
     if (whole) {
-      py::array_t<std::int64_t> a(static_cast<py::ssize_t>(n));
+      py::array_t<std::int64_t> a(static_cast<py::ssize_t>(col.size()));
       auto* p = a.mutable_data();
-      for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<std::int64_t>(cols[c][i]);  // integers by the reader's check
-      out[py::str(names[c])] = a;
+      for (std::size_t i = 0; i < col.size(); ++i) p[i] = static_cast<std::int64_t>(col[i]);
+      out[py::str(t.names[c])] = a;
     } else {
-      py::array_t<double> a(static_cast<py::ssize_t>(n));
-      std::copy(cols[c].begin(), cols[c].end(), a.mutable_data());
-      out[py::str(names[c])] = a;
+      py::array_t<double> a(static_cast<py::ssize_t>(col.size()));
+      std::copy(col.begin(), col.end(), a.mutable_data());
+      out[py::str(t.names[c])] = a;
     }
   }
-  return py::make_tuple(order, out, summary, s.name, strata::study_name(s.study));
+  return py::make_tuple(order, out, t.summary, t.name, t.study);
+}
+
+// Seconds per run of the C++ side of strata.run (compute_scenario_table: reading the scenario and
+// its files, evaluating every point, the columns; no Python object), best of `n`: the baseline of
+// python/bench/run.py.
+double bench_run(const py::object& scenario, const std::string& data_dir, unsigned threads, int n) {
+  std::string source;
+  const auto [text, dir] = scenario_text(scenario, "", source);
+  py::gil_scoped_release release;
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const scenario_table t = compute_scenario_table(text, source, dir, data_dir, "", threads);
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    if (!t.cols.empty()) best = std::min(best, dt.count());
+  }
+  return best;
 }
 
 // ---- serve and paper rows -------------------------------------------------------------------------
@@ -980,5 +1019,6 @@ PYBIND11_MODULE(_strata, mod) {
   mod.def("bench_row", &bench_row);
   mod.def("serve", &serve);
   mod.def("run", &run_scenario);
+  mod.def("bench_run", &bench_run);
   mod.def("paper_rows", &paper_rows);
 }

@@ -244,10 +244,11 @@ class StepResult(Result):
 
     def by_kind(self, frame=True):
         """The operator rows summed per class: one row per ``kind`` (per ``name`` where the rows
-        have no kind: the layer runs of an expert-parallel step) with ``operators`` (rows),
-        ``time_s``, ``time_share`` (of the rows' summed time, which is the step's on a GPU; a
-        Stratum step's stages overlap) and ``energy_J`` when the rows have it, the most time first
-        (ties in order of first appearance). A DataFrame when pandas is importable and ``frame``,
+        have no kind: the layer runs of an expert-parallel step, each row's time and energy per
+        layer, counted ``layers`` times) with ``operators``, ``time_s``, ``time_share`` (of the
+        summed time, which is the step's on a GPU; a Stratum step's stages overlap) and
+        ``energy_J`` when the rows have it (a GPU's dynamic energy, a Stratum step's whole energy),
+        the most time first (ties in order of first appearance). A DataFrame when pandas is importable and ``frame``,
         else a list of dicts; empty when the result has no operator rows."""
         rows = self._op_rows()
         by = "kind" if rows and all("kind" in r for r in rows) else "name"
@@ -255,10 +256,11 @@ class StepResult(Result):
         groups = {}
         for r in rows:
             g = groups.setdefault(r.get(by), {by: r.get(by), "operators": 0, "time_s": 0.0})
-            g["operators"] += 1
-            g["time_s"] += r.get("time_s", 0.0)
+            n = r.get("layers", 1)  # a layer run's row: per layer, for `layers` layers
+            g["operators"] += n
+            g["time_s"] += r.get("time_s", 0.0) * n if n != 1 else r.get("time_s", 0.0)
             if energy:
-                g["energy_J"] = g.get("energy_J", 0.0) + r["energy_J"]
+                g["energy_J"] = g.get("energy_J", 0.0) + (r["energy_J"] * n if n != 1 else r["energy_J"])
         total = sum(g["time_s"] for g in groups.values())
         out = sorted(groups.values(), key=lambda g: -g["time_s"])  # stable: ties keep their order
         for g in out:

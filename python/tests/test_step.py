@@ -40,9 +40,11 @@ def test_by_kind_sums_the_cli_rows(case):
 def test_by_kind_conserves_the_step():
     g = strata.evaluate(**GPU)
     rows = g.by_kind(frame=False)
-    # GPU: each row includes its all-reduce, so the classes add up to the step's time and energy.
+    # GPU: each row includes its all-reduce, so the classes add up to the step's time and its
+    # dynamic energy (the static power is the step's, no operator's).
     assert sum(r["time_s"] for r in rows) == pytest.approx(g["time_s"], rel=1e-9)
-    assert sum(r["energy_J"] for r in rows) == pytest.approx(g["energy_J"], rel=1e-9)
+    assert sum(r["energy_J"] for r in rows) == pytest.approx(g["dynamic_energy_J"], rel=1e-9)
+    assert g["dynamic_energy_J"] < g["energy_J"]
     s = strata.evaluate(**STRATUM)
     # Stratum: the energies add up to the step's (the stages' times overlap, the energies do not).
     assert sum(r["energy_J"] for r in s.by_kind(frame=False)) == pytest.approx(s["energy_J"], rel=1e-9)
@@ -53,8 +55,12 @@ def test_by_kind_of_expert_parallel_rows_is_by_name():
     rows = r.by_kind(frame=False)
     ops = r._op_rows()
     assert "kind" not in ops[0] and list(rows[0])[0] == "name"
-    assert sum(x["operators"] for x in rows) == len(ops)
+    # A layer run's row is per layer: counted once per layer it stands for, the step is conserved.
+    assert sum(x["operators"] for x in rows) == sum(o["layers"] for o in ops) > len(ops)
     assert sum(x["time_s"] for x in rows) == pytest.approx(r["time_s"], rel=1e-9)
+    assert sum(x["energy_J"] for x in rows) == pytest.approx(r["dynamic_energy_J"], rel=1e-9)
+    run = next(x for x in rows if x["name"] == "layers 0-31 / routed_experts")
+    assert run["operators"] == 32 and run["time_s"] == 32 * next(o for o in ops if o["name"] == run["name"])["time_s"]
 
 
 def test_by_kind_frame_and_list_agree():

@@ -40,21 +40,25 @@ def cli_run(path, *extra, cwd=None):
     return p.returncode, p.stdout, p.stderr
 
 
+def cli_table(path, fmt, cwd=None):
+    """The table strata-eval run PATH --format FMT writes to --out (the optimise study prints only
+    its summary on standard output)."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "table." + fmt)
+        rc, _, err = cli_run(path, "--format", fmt, "--out", out, cwd=cwd)
+        assert rc == 0, err
+        with open(out, encoding="utf-8") as f:
+            return f.read()
+
+
 def cli_lines(path, cwd=None):
     """The JSON Lines table of strata-eval run PATH, one dict per line."""
-    rc, out, err = cli_run(path, "--format", "jsonl", cwd=cwd)
-    assert rc == 0, err
-    if path.endswith(".json") and json.load(open(path, encoding="utf-8")).get("study") == "optimise":
-        out = out[out.index("{"):]  # the optimise study prints its summary first
-    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return [json.loads(line) for line in cli_table(path, "jsonl", cwd=cwd).splitlines()]
 
 
 def cli_header(path):
-    rc, out, err = cli_run(path)
-    assert rc == 0, err
-    lines = out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("index,") or line.startswith("design,"))
-    return next(csv.reader(io.StringIO(lines[start])))
+    return next(csv.reader(io.StringIO(cli_table(path, "csv"))))
 
 
 def same(a, b):

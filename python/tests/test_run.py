@@ -9,6 +9,7 @@ import io
 import json
 import math
 import os
+import pathlib
 import shutil
 import subprocess
 
@@ -115,6 +116,7 @@ def test_run_dict_equals_the_file_and_does_not_change_it():
     before = copy.deepcopy(scenario)
     assert strata.run(scenario, frame=False) == strata.run(path, frame=False)
     assert scenario == before
+    assert strata.run(pathlib.Path(path), frame=False) == strata.run(path, frame=False)
 
 
 def test_run_values_are_the_study_columns():

@@ -14,15 +14,18 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>  // std::copy, std::min
 #include <chrono>     // std::chrono::steady_clock (the overhead benchmark)
-#include <cmath>      // std::isfinite
+#include <cmath>      // std::isfinite, std::floor, std::fabs
 #include <cstdint>    // std::int64_t, std::uint64_t
+#include <filesystem>  // std::filesystem::path (a scenario file's folder)
 #include <fstream>    // std::ofstream
 #include <limits>     // std::numeric_limits
 #include <optional>   // std::optional
+#include <sstream>    // std::ostringstream (the optimise study's summary)
 #include <string>     // std::string
 #include <unordered_map>  // the key cache of json_to_pyobject
-#include <utility>    // std::move
+#include <utility>    // std::move, std::pair
 #include <variant>    // std::get, std::holds_alternative
 #include <vector>     // std::vector
 
@@ -39,6 +42,11 @@
 #include "strata/report/explain_row.hpp"
 #include "strata/report/paper_json.hpp"
 #include "strata/report/paper_rows.hpp"
+#include "strata/report/scenario.hpp"
+#include "strata/report/scenario_files.hpp"
+#include "strata/report/scenario_io.hpp"
+#include "strata/report/scenario_json.hpp"
+#include "strata/core/sweep.hpp"
 #include "strata/serving/serving_json.hpp"
 #include "strata/version.hpp"
 #include "strata/workload/hf_config.hpp"
@@ -683,6 +691,158 @@ double bench_row(const py_model& m, const strata::eval_machine& mach, const py::
   return dt.count() / n;
 }
 
+// ---- run: a scenario file's study (strata-eval run) ----------------------------------------------
+
+// The table `strata-eval run SCENARIO` writes (report/scenario_io.hpp: `index`, the axes, the
+// outputs; the optimise study: `design` and optimise_columns()), column by column.
+struct scenario_table {
+  std::string name, study, summary;  // summary: the optimise study's text (the CLI's standard output)
+  std::vector<std::string> designs;  // the optimise study's `design` column
+  std::vector<std::string> names;    // the numeric columns, in order
+  std::vector<std::vector<double>> cols;
+  std::vector<bool> integer;  // `index` and the study's integer axes
+};
+
+// The scenario's text and the folder its relative paths are taken in first: a path (read under the
+// opening rule within limits().json_file_bytes; its own folder) or the scenario as a dict (`base_dir`,
+// default the working directory).
+std::pair<std::string, std::string> scenario_text(const py::object& scenario, const std::string& base_dir,
+                                                  std::string& source) {
+  std::string text, dir;
+  if (py::isinstance<py::str>(scenario)) {
+    source = scenario.cast<std::string>();
+    text = strata::read_input_file(source, "scenario", strata::limits().json_file_bytes, "json_file_bytes");
+    dir = std::filesystem::path(source).parent_path().string();
+  } else {
+    text = strata::dump_json(py_to_json(scenario, ""), -1);
+    if (text.size() > static_cast<std::size_t>(strata::limits().json_file_bytes)) {
+      throw strata::config_error("scenario", "[strata.python] the scenario is larger than limits().json_file_bytes");
+    }
+    source = "scenario";
+    dir = base_dir;
+  }
+  return {std::move(text), dir.empty() ? std::string(".") : dir};
+}
+
+// The CLI's code on a scenario's text (read_scenario; the optimise study, or scenario_model +
+// stream_sweep on `threads` threads, 0: the machine's cores); no Python object, callable without
+// the GIL. `data_hint` ends a message about a file the scenario names.
+scenario_table compute_scenario_table(const std::string& text, const std::string& source, const std::string& dir,
+                                      const std::string& data_dir, const std::string& data_hint, unsigned threads) {
+  const strata::scenario s = strata::read_scenario(text, source);
+  scenario_table t;
+  t.name = s.name;
+  t.study = strata::study_name(s.study);
+  if (s.study == strata::study_kind::optimise) {
+    const auto r = strata::run_optimise_study(s, threads);
+    std::ostringstream os;
+    strata::write_optimise_summary(os, s, r);
+    t.summary = os.str();
+    t.designs = {"optimum", "baseline"};
+    t.names = strata::optimise_columns();
+    t.cols.assign(t.names.size(), {});
+    t.integer.assign(t.names.size(), false);
+    for (const auto& row : r.rows) {
+      for (std::size_t c = 0; c < t.names.size(); ++c) t.cols[c].push_back(row.at(c));
+    }
+    return t;
+  }
+  strata::scenario_inputs in;
+  try {
+    in = strata::load_scenario_inputs(s, data_dir, dir);
+  } catch (const strata::config_error& e) {
+    throw strata::config_error(e.field(), std::string(e.what()) + "; " + data_hint);
+  }
+  const strata::scenario_model model(s, std::move(in));
+  const auto& space = model.space();
+  const auto columns = strata::scenario_columns(s.study);
+  const auto pick = strata::detail::output_indices(s, columns);
+  const auto specs = strata::scenario_axes(s.study);
+  t.names.push_back("index");
+  t.integer.push_back(true);
+  for (const auto& a : space.axes()) {
+    t.names.push_back(a.name);
+    bool is_int = false;
+    for (const auto& spec : specs) is_int = is_int || (a.name == spec.name && spec.integer);
+    t.integer.push_back(is_int);
+  }
+  for (std::size_t i : pick) {
+    t.names.push_back(columns[i]);
+    t.integer.push_back(false);
+  }
+  t.cols.assign(t.names.size(), {});
+  for (auto& c : t.cols) c.reserve(space.size());
+  const std::size_t n_axes = space.axes().size();
+  strata::stream_sweep(
+      space, model,
+      [&](const strata::design_point& x, const std::vector<double>& row) {
+        t.cols[0].push_back(static_cast<double>(x.index()));
+        for (std::size_t a = 0; a < n_axes; ++a) t.cols[1 + a].push_back(x.values()[a]);
+        for (std::size_t k = 0; k < pick.size(); ++k) t.cols[1 + n_axes + k].push_back(row.at(pick[k]));
+      },
+      strata::sweep_options{.threads = threads});
+  return t;
+}
+
+// strata.run: (column names in order, dict of name -> NumPy array (int64 for `index` and the
+// study's integer axes, whose values are integers; float64 else, NaN where the CLI writes nan /
+// null) or list of str (`design`), the optimise study's summary, the scenario's name, its study).
+// The scenario's relative paths: beside a scenario file, or in `base_dir` for a dict; then in
+// `data_dir`. The points are evaluated without the GIL.
+py::tuple run_scenario(const py::object& scenario, const std::string& base_dir, const std::string& data_dir,
+                       const std::string& data_hint, unsigned threads) {
+  std::string source;
+  const auto [text, dir] = scenario_text(scenario, base_dir, source);
+  scenario_table t;
+  {
+    py::gil_scoped_release release;
+    t = compute_scenario_table(text, source, dir, data_dir, data_hint, threads);
+  }
+  py::dict out;
+  py::list order;
+  if (!t.designs.empty()) {
+    order.append("design");
+    out["design"] = t.designs;
+  }
+  for (std::size_t c = 0; c < t.names.size(); ++c) {
+    order.append(t.names[c]);
+    const auto& col = t.cols[c];
+    bool whole = t.integer[c];  // the reader checks an integer axis's values; kept float if one is not
+    for (std::size_t i = 0; whole && i < col.size(); ++i) whole = col[i] == std::floor(col[i]) && std::fabs(col[i]) < 9.0e15;
+    if (whole) {
+      py::array_t<std::int64_t> a(static_cast<py::ssize_t>(col.size()));
+      auto* p = a.mutable_data();
+      for (std::size_t i = 0; i < col.size(); ++i) p[i] = static_cast<std::int64_t>(col[i]);
+      out[py::str(t.names[c])] = a;
+    } else {
+      py::array_t<double> a(static_cast<py::ssize_t>(col.size()));
+      std::copy(col.begin(), col.end(), a.mutable_data());
+      out[py::str(t.names[c])] = a;
+    }
+  }
+  return py::make_tuple(order, out, t.summary, t.name, t.study);
+}
+
+// Seconds per run of the C++ side of strata.run (the scenario file read, its files loaded, every
+// point evaluated, the columns: scenario_text + compute_scenario_table; no Python object), best of
+// `n`: the baseline of python/bench/run.py.
+double bench_run(const py::object& scenario, const std::string& data_dir, unsigned threads, int n) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string source;
+    const auto [text, dir] = scenario_text(scenario, "", source);
+    std::size_t rows = 0;
+    {
+      py::gil_scoped_release release;
+      rows = compute_scenario_table(text, source, dir, data_dir, "", threads).cols.size();
+    }
+    const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+    if (rows > 0) best = std::min(best, dt.count());
+  }
+  return best;
+}
+
 // ---- serve and paper rows -------------------------------------------------------------------------
 
 py::object serve(const py::object& scenario, const std::string& base_dir, const std::string& data_dir) {
@@ -861,5 +1021,7 @@ PYBIND11_MODULE(_strata, mod) {
   mod.def("hcrmap", &hcrmap);
   mod.def("bench_row", &bench_row);
   mod.def("serve", &serve);
+  mod.def("run", &run_scenario);
+  mod.def("bench_run", &bench_run);
   mod.def("paper_rows", &paper_rows);
 }

@@ -6,7 +6,8 @@ built by the same C++ code (``_strata``, a pybind11 module over the same headers
 ``evaluate(...)`` equals ``strata-eval eval --json --units si`` and ``serve(scenario)`` equals
 ``strata-eval serve --json``, to the last digit; ``sweep(axes, **fixed)`` evaluates a grid of
 points into a DataFrame with the same numbers, ``explain(row_id)`` and ``hcrmap(...)`` equal
-``strata-eval explain --json`` and ``strata-eval hcrmap --json``. See docs/python.md.
+``strata-eval explain --json`` and ``strata-eval hcrmap --json``; ``run(scenario)`` is the table of
+``strata-eval run SCENARIO`` as a DataFrame. See docs/python.md.
 
     >>> import strata
     >>> r = strata.evaluate(model="Mixtral-8x7B", machine="h100_sxm5", phase="decode",
@@ -23,7 +24,7 @@ __version__ = _strata.__version__
 __all__ = [
     "ConfigError", "StrataWarning", "Model", "Machine", "Result",
     "preset_names", "machine_names", "model", "machine", "evaluate", "serve", "paper_rows", "data_dir",
-    "sweep", "SweepFrame", "explain", "hcrmap",
+    "sweep", "SweepFrame", "explain", "hcrmap", "run", "StepResult",
 ]
 
 
@@ -222,13 +223,119 @@ def _is_frame(v):
     return type(v).__name__ == "DataFrame"
 
 
+def _number_text(v):
+    """A number for a notebook table: 4 significant digits (the CLI's human text), else as is."""
+    return "%.4g" % v if isinstance(v, float) else v
+
+
+class StepResult(Result):
+    """The result of ``evaluate``: the dict of ``strata-eval eval --json --units si``, whose operator
+    rows (``ops``) ``by_kind()`` sums per operator class, ``plot()`` draws as bars and a notebook
+    shows under the step's scalars (``_repr_html_``)."""
+
+    def _op_rows(self):
+        ops = self.get("ops")
+        if ops is None:
+            return []
+        if _is_frame(ops):  # a row lacks a column another row has: NaN in the frame
+            return [{k: v for k, v in r.items() if not (isinstance(v, float) and v != v)}
+                    for r in ops.to_dict(orient="records")]
+        return list(ops)
+
+    def by_kind(self, frame=True):
+        """The operator rows summed per class: one row per ``kind`` (per ``name`` where the rows
+        have no kind: the layer runs of an expert-parallel step, each row's time and energy per
+        layer, counted ``layers`` times) with ``operators``, ``time_s``, ``time_share`` (of the
+        summed time, which is the step's on a GPU; a Stratum step's stages overlap) and
+        ``energy_J`` when the rows have it (a GPU's dynamic energy, a Stratum step's whole energy),
+        the most time first (ties in order of first appearance). A DataFrame when pandas is importable and ``frame``,
+        else a list of dicts; empty when the result has no operator rows."""
+        rows = self._op_rows()
+        by = "kind" if rows and all("kind" in r for r in rows) else "name"
+        energy = bool(rows) and all("energy_J" in r for r in rows)
+        groups = {}
+        for r in rows:
+            g = groups.setdefault(r.get(by), {by: r.get(by), "operators": 0, "time_s": 0.0})
+            n = r.get("layers", 1)  # a layer run's row: per layer, for `layers` layers
+            g["operators"] += n
+            g["time_s"] += r.get("time_s", 0.0) * n if n != 1 else r.get("time_s", 0.0)
+            if energy:
+                g["energy_J"] = g.get("energy_J", 0.0) + (r["energy_J"] * n if n != 1 else r["energy_J"])
+        total = sum(g["time_s"] for g in groups.values())
+        out = sorted(groups.values(), key=lambda g: -g["time_s"])  # stable: ties keep their order
+        for g in out:
+            g["time_share"] = g["time_s"] / total if total > 0 else float("nan")
+        cols = [by, "operators", "time_s", "time_share"] + (["energy_J"] if energy else [])
+        out = [{c: g[c] for c in cols} for g in out]
+        if not frame:
+            return out
+        try:
+            import pandas
+        except ImportError:
+            return out
+        return pandas.DataFrame(out, columns=cols)
+
+    def plot(self, y=None, ax=None, **kwargs):
+        """The step's operator time (and energy, when the rows have it) by operator class as
+        horizontal bars, the class of most time on top (``by_kind()``), one panel per column of
+        ``y`` (``"time_s"``, ``"energy_J"`` or a list; default: both that are present). Returns the
+        matplotlib Axes (a list of them for more than one column); ``ax`` draws into given Axes
+        (one per column). Needs matplotlib (an ImportError naming python3-matplotlib otherwise);
+        ``kwargs`` go to ``Axes.barh``."""
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as e:
+            raise ImportError(_PLOT_HINT) from e
+        rows = self.by_kind(frame=False)
+        if not rows:
+            raise ConfigError("plot: the result has no operator rows (ops) to draw", "ops")
+        by = next(iter(rows[0]))
+        present = [c for c in ("time_s", "energy_J") if c in rows[0]]
+        ys = present if y is None else ([y] if isinstance(y, str) else list(y))
+        for c in ys:
+            if c not in present:
+                raise ConfigError("plot: no operator column %r (columns: %s)" % (c, ", ".join(present)), "y")
+        if not ys:
+            raise ConfigError("plot: no column to draw", "y")
+        if ax is None:
+            _, axes = plt.subplots(1, len(ys), squeeze=False, figsize=(6.0 * len(ys), 1.0 + 0.3 * len(rows)))
+            axes = list(axes[0])
+        else:
+            axes = [ax] if len(ys) == 1 and not isinstance(ax, (list, tuple)) else list(ax)
+            if len(axes) != len(ys):
+                raise ConfigError("plot: %d Axes for %d columns (%s)" % (len(axes), len(ys), ", ".join(ys)), "ax")
+        labels = [str(r[by]) for r in rows]
+        where = list(range(len(rows)))
+        what = "%s on %s, %s, batch %s, context %s" % (self.get("model", "?"), self.get("machine", "?"),
+                                                      self.get("phase", "?"), self.get("batch", "?"),
+                                                      self.get("context", "?"))
+        for a, c in zip(axes, ys):
+            a.barh(where, [r[c] for r in rows], **kwargs)
+            a.set_yticks(where)
+            a.set_yticklabels(labels)
+            a.invert_yaxis()  # the class of most time on top
+            a.set_xlabel(c)
+            a.set_ylabel(by)
+            a.set_title(what)
+        return axes[0] if len(axes) == 1 else axes
+
+    def _repr_html_(self):
+        html = Result._repr_html_(self)
+        rows = self.by_kind(frame=False)
+        if rows:
+            html += "<p>operators by class (<code>by_kind()</code>)</p>" + _html_table(
+                [{k: _number_text(v) for k, v in r.items()} for r in rows])
+        return html
+
+
 def evaluate(model, machine, phase, batch, context, ops_frame=True, **options):
     """One serving step, as ``strata-eval eval --json --units si``: a dict with the same keys and
     numbers. ``model``/``machine``: a name, a path, or a Model/Machine. ``options``: the CLI's
     options with '_' for '-': devices, max_devices, ep, attention, redundant_experts,
     ep_imbalance, trace, trace_position, trace_seed, trace_reuse, no_tiering, hbm_nmp, detail,
     expert_mapping, hit_rate. ``ops`` is a pandas DataFrame when pandas is importable (and
-    ``ops_frame``), else a list of dicts."""
+    ``ops_frame``), else a list of dicts. The result is a ``StepResult``: ``by_kind()`` sums the
+    operator rows per class, ``plot()`` draws them."""
     m = model if isinstance(model, Model) else globals()["model"](model)
     mach = machine if isinstance(machine, Machine) else globals()["machine"](machine)
     kw = dict(options)
@@ -237,7 +344,7 @@ def evaluate(model, machine, phase, batch, context, ops_frame=True, **options):
         kw["trace"] = _os.fspath(kw["trace"])
     out, warns = _strata.evaluate(m._h, mach._h, kw)
     _warn(warns)
-    r = Result(out)
+    r = StepResult(out)
     if ops_frame and "ops" in r:
         r["ops"] = _frame(r["ops"])
     return r
@@ -252,6 +359,65 @@ def serve(scenario, base_dir=None, data_dir=None):
         raise ConfigError("serve takes the scenario as a dict (json.load the file; pass its folder as base_dir)", "scenario")
     data = _os.fspath(data_dir) if data_dir else globals()["data_dir"]()
     return Result(_strata.serve(scenario, _os.fspath(base_dir) if base_dir else "", data))
+
+
+def _data_dir_and_hint(data_dir):
+    """The data directory (``data_dir=``, else ``data_dir()``) and how a message names it."""
+    explicit = data_dir is not None
+    data = _os.fspath(data_dir) if explicit else globals()["data_dir"]()
+    how = "data_dir= or STRATA_DATA_DIR chooses the data directory"
+    hint = ("data directory '%s' (from %s; %s)" % (data, "data_dir=" if explicit else "strata.data_dir()", how) if data
+            else "no data directory found (%s)" % how)
+    return data, hint
+
+
+def run(scenario, base_dir=None, data_dir=None, threads=0, frame=True):
+    """A design-space study from a scenario (``strata-eval run SCENARIO``; the studies of
+    examples/scenarios/, read by strata/report/scenario_json.hpp): its table, the rows and columns
+    the CLI writes as CSV or JSON Lines (``index``, the axes, the outputs; the optimise study:
+    ``design`` and its columns), the same numbers, as a pandas DataFrame (``attrs``: ``scenario``,
+    ``study`` and, for optimise, the CLI's ``summary``); a list of dicts, each equal to a line of
+    ``--format jsonl`` (None where it writes null), when pandas is absent or ``frame=False``.
+
+    ``scenario`` is a file's path (read as the CLI reads it: a regular file within
+    ``limits().json_file_bytes``; its trace and checkpoint paths are taken beside it first, then in
+    the data directory) or its JSON as a dict (paths taken in ``base_dir``, default the working
+    directory, then in the data directory). ``data_dir``: default ``data_dir()``. ``threads``: as
+    ``--threads`` (0: the machine's cores). A bad key, value or point raises ConfigError naming the
+    JSON path or the point's field, as the CLI's message does."""
+    if isinstance(scenario, bytes):
+        scenario = _os.fsdecode(scenario)
+    if isinstance(scenario, (str, _os.PathLike)):
+        arg = _os.fspath(scenario)
+        if base_dir is not None:
+            raise ConfigError("base_dir is for a scenario given as a dict: a file's paths are taken beside it", "base_dir")
+    elif isinstance(scenario, dict):
+        arg = scenario
+    else:
+        raise ConfigError("run takes a scenario file's path or its JSON as a dict, got %s" % type(scenario).__name__,
+                          "scenario")
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 1024:
+        raise ConfigError("threads must be an integer in [0, 1024] (0: the machine's cores), got %r" % (threads,),
+                          "threads")
+    data, hint = _data_dir_and_hint(data_dir)
+    order, cols, summary, name, study = _strata.run(arg, _os.fspath(base_dir) if base_dir is not None else "", data,
+                                                    hint, threads)
+    pandas = None
+    if frame:
+        try:
+            import pandas
+        except ImportError:
+            pandas = None
+    if pandas is not None:
+        df = pandas.DataFrame({c: cols[c] for c in order}, columns=list(order))
+        df.attrs["scenario"] = name
+        df.attrs["study"] = study
+        if summary:
+            df.attrs["summary"] = summary
+        return df
+    lists = [cols[c].tolist() if hasattr(cols[c], "tolist") else list(cols[c]) for c in order]
+    finite = lambda v: v if not isinstance(v, float) or v - v == 0 else None  # nan, inf: null, as the JSON Lines
+    return [{c: finite(col[i]) for c, col in zip(order, lists)} for i in range(len(lists[0]) if lists else 0)]
 
 
 def paper_rows(only=None, threads=0, frame=False, data_dir=None):
@@ -480,11 +646,7 @@ def hcrmap(model, mode, trace=None, policy="all", drift_tasks=None, drift_sequen
     m = model if isinstance(model, Model) else globals()["model"](model)
     if trace is not None:
         trace = [_os.fspath(trace)] if isinstance(trace, (str, bytes, _os.PathLike)) else [_os.fspath(t) for t in trace]
-    explicit = data_dir is not None
-    data = _os.fspath(data_dir) if explicit else globals()["data_dir"]()
-    how = "data_dir= or STRATA_DATA_DIR chooses the data directory"
-    hint = ("data directory '%s' (from %s; %s)" % (data, "data_dir=" if explicit else "strata.data_dir()", how) if data
-            else "no data directory found (%s)" % how)
+    data, hint = _data_dir_and_hint(data_dir)
     kw = dict(mode=mode, trace=trace, policy=policy, drift_tasks=drift_tasks, drift_sequences=drift_sequences,
               drift_seed=drift_seed, checkpoint=_os.fspath(checkpoint) if checkpoint is not None else None, order=order,
               layers=layers, max_windows=max_windows, batch=batch, context=context, trace_reuse=bool(trace_reuse),

@@ -43,6 +43,10 @@ sed -e 's/"count": 2000/"count": 60/' -e 's/"policy": "topic"/"policy": "fcfs"/'
 cp "$root/examples/scenarios/serve_dsv2lite_trace.json" "$sc/dsv2lite_trace.json"
 # The serving run coupled to the Stratum stack's temperature (reduced cooling: it throttles).
 sed 's/"count": 600/"count": 60/' "$root/examples/scenarios/serve_mixtral_thermal.json" >"$sc/mixtral_thermal.json"
+# The same with the stack's layers set field by field (thermal.stack).
+sed -e 's/"count": 600/"count": 60/' \
+  -e 's/"max_series": 64}/"max_series": 64, "stack": {"tim": {"conductivity_W_mK": 0.4}, "array": {"tier_pitch_m": 1e-7, "oxide_fraction": 0.6}, "bond": {"thickness_m": 2e-6}}}/' \
+  "$root/examples/scenarios/serve_mixtral_thermal.json" >"$sc/mixtral_thermal_stack.json"
 cat >"$sc/olmoe_list.json" <<'JSON'
 {"system": "stratum-s", "model": "OLMoE-1B-7B-0924",
  "requests": {"topics": ["arxiv", "github", "wikipedia"], "arrivals": "gamma", "cv": 3, "rate": 2},

@@ -2,17 +2,21 @@
 // (include/strata/thermal/; docs/thermal.md).
 //
 //   strata-eval thermal --config C --floorplan F --power P [--layers L] [--model block|grid]
-//                       [--grid N] [--transient] [--json]
+//                       [--grid N] [--grid-steady-file FILE] [--transient] [--json]
 //
 // Steady state (default) from the trace's mean power: one `name<TAB>kelvin` line per block, as
 // HotSpot's -steady_file writes them (2D: the die's blocks; with --layers: every layer's blocks,
 // named layer_<N>_<block>). --transient: the trace over time, from that steady state, one row of
-// block temperatures per trace interval (HotSpot's -o trace format). Exit status: 0 on success,
+// block temperatures per trace interval (HotSpot's -o trace format). --grid-steady-file FILE (grid
+// model only) also writes the steady state's cells as HotSpot's -grid_steady_file does
+// (thermal::write_grid_steady), through strata::output_file: a temporary file renamed over FILE
+// once complete, so a failed run leaves an existing FILE as it was. Exit status: 0 on success,
 // 1 on a bad input file (config_error naming the file, line and field), 2 on a bad command line.
 
 #include <cstdio>    // std::snprintf
 #include <iostream>  // std::cout
 #include <memory>    // std::make_shared
+#include <optional>  // std::optional (the grid steady file)
 #include <string>    // std::string
 #include <vector>    // std::vector
 
@@ -33,7 +37,7 @@ std::string thermal_kelvin(double k) {
 
 command add_thermal(CLI::App& app) {
   struct options {
-    std::string config, floorplan, power, layers, model = "block";
+    std::string config, floorplan, power, layers, model = "block", grid_steady_file;
     int grid = 0;
     bool json = false, transient = false;
   };
@@ -47,10 +51,24 @@ command add_thermal(CLI::App& app) {
   sub->add_option("--model", o->model, "block or grid")->check(CLI::IsMember({"block", "grid"}));
   sub->add_option("--grid", o->grid, "grid rows and columns (default: the config's grid_rows x grid_cols)")
       ->check(CLI::Range(1, 4096));
+  sub->add_option("--grid-steady-file", o->grid_steady_file,
+                  "write the grid model's steady cell temperatures to FILE as HotSpot's -grid_steady_file "
+                  "(every layer: 'Layer n:', then index<TAB>kelvin per cell; needs --model grid)");
   sub->add_flag("--transient", o->transient, "the trace over time (from the steady state of its mean power)");
   sub->add_flag("--json", o->json, "print the results as JSON");
   return {sub, [o]() -> int {
             namespace th = strata::thermal;
+            if (!o->grid_steady_file.empty() && o->model != "grid") {
+              std::cerr << "strata-eval thermal: --grid-steady-file needs --model grid (HotSpot writes it only for "
+                           "its grid model)\n";
+              return 2;
+            }
+            // A bad output path fails before the solve, and never names an input of this run.
+            std::optional<strata::output_file> grid_file;
+            if (!o->grid_steady_file.empty()) {
+              strata::refuse_input(o->grid_steady_file, "grid-steady-file", {o->config, o->floorplan, o->power, o->layers});
+              grid_file.emplace(o->grid_steady_file, "grid-steady-file");
+            }
             const auto cfg = th::read_hotspot_config(o->config);
             const auto m = o->layers.empty() ? th::hotspot_2d_model(cfg, th::read_flp(o->floorplan))
                                              : th::read_hotspot_layers(cfg, o->layers);
@@ -62,6 +80,10 @@ command add_thermal(CLI::App& app) {
             opt.grid_map = cfg.grid_map;
             const auto net = th::build_thermal_network(m.stack, opt);
             const auto steady = th::steady_state(net, th::map_power(m, trace.names, trace.mean()));
+            if (grid_file) {
+              th::write_grid_steady(grid_file->stream(), net, opt, steady.node_rise_K);
+              grid_file->commit();
+            }
             // Output blocks: the die's in 2D (HotSpot's steady file starts with them), every layer's with --layers.
             const std::size_t shown = m.layered ? m.names.size() : 1;
             std::vector<std::string> names;

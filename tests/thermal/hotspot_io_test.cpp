@@ -6,7 +6,10 @@
 #include <cmath>    // std::abs
 #include <fstream>  // the reference steady file
 #include <map>      // name -> kelvin
+#include <sstream>  // write_grid_steady's output
 #include <string>   // std::string
+#include <utility>  // std::pair
+#include <vector>   // std::vector
 
 using namespace strata::thermal;
 
@@ -223,4 +226,70 @@ TEST_CASE("The steady state by conjugate gradients equals the factorisation with
   const auto net = build_thermal_network(m.stack, o);
   const steady_solver<> s(net.net, steady_method::iterative);
   for (double v : s.rise(std::vector<double>(static_cast<std::size_t>(net.net.size()), 0.0))) CHECK(v == 0.0);
+}
+
+TEST_CASE("write_grid_steady writes HotSpot's -grid_steady_file: every layer's cells, row 0 at the die's top") {
+  const auto cfg = read_hotspot_config(hotspot_io_dir + "hotspot.config");
+  const auto m = hotspot_2d_model(cfg, read_flp(hotspot_io_dir + "ev6.flp"));
+  const auto tr = read_ptrace(hotspot_io_dir + "gcc.ptrace");
+  thermal_options o;
+  o.model = thermal_model_kind::grid;
+  o.grid_rows = 8;
+  o.grid_cols = 6;  // not square: rows and columns must not be swapped
+  const auto net = build_thermal_network(m.stack, o);
+  const auto st = steady_state(net, map_power(m, tr.names, tr.mean()));
+  std::ostringstream os;
+  write_grid_steady(os, net, o, st.node_rise_K);
+  std::istringstream in(os.str());
+  std::string line;
+  std::vector<std::vector<std::pair<long, double>>> layers;
+  while (std::getline(in, line)) {
+    if (line.rfind("Layer ", 0) == 0) {
+      CHECK(line == "Layer " + std::to_string(layers.size()) + ":");
+      layers.emplace_back();
+      continue;
+    }
+    REQUIRE(!layers.empty());
+    const auto tab = line.find('\t');
+    REQUIRE(tab != std::string::npos);
+    layers.back().emplace_back(std::stol(line.substr(0, tab)), std::stod(line.substr(tab + 1)));
+    CHECK(line.size() - line.find('.') == 3);  // HotSpot's %.2f
+  }
+  // Die, interface, spreader and sink (HotSpot's four grid layers in 2D), 48 cells each, in index order.
+  REQUIRE(layers.size() == 4);
+  for (const auto& l : layers) {
+    REQUIRE(l.size() == 48);
+    for (std::size_t k = 0; k < l.size(); ++k) CHECK(l[k].first == static_cast<long>(k));
+  }
+  // A known cell: HotSpot's row 0 is the top row (our row 7), index i*cols + j.
+  const auto kelvin = [&](int layer_first, int r, int c) {
+    return net.ambient_K + st.node_rise_K[static_cast<std::size_t>(layer_first + r * o.grid_cols + c)];
+  };
+  CHECK(std::abs(layers[0][0 * 6 + 2].second - kelvin(net.layer_first_node[0], 7, 2)) <= 0.005 + 1e-9);
+  CHECK(std::abs(layers[0][5 * 6 + 4].second - kelvin(net.layer_first_node[0], 2, 4)) <= 0.005 + 1e-9);
+  CHECK(std::abs(layers[1][7 * 6 + 0].second - kelvin(net.layer_first_node[1], 0, 0)) <= 0.005 + 1e-9);
+  CHECK(std::abs(layers[2][3].second - kelvin(net.package_first_node, 7, 3)) <= 0.005 + 1e-9);
+  CHECK(std::abs(layers[3][3].second - kelvin(net.package_first_node + 48, 7, 3)) <= 0.005 + 1e-9);
+  // The die's hottest written cell is the model's hottest die node; heat flows down the stack.
+  double die_max = 0, sink_max = 0;
+  for (const auto& [k, v] : layers[0]) die_max = std::max(die_max, v);
+  for (const auto& [k, v] : layers[3]) sink_max = std::max(sink_max, v);
+  double node_max = 0;
+  for (int i = 0; i < 48; ++i) node_max = std::max(node_max, st.node_rise_K[static_cast<std::size_t>(i)]);
+  CHECK(std::abs(die_max - (net.ambient_K + node_max)) <= 0.005 + 1e-9);
+  CHECK(sink_max < die_max);
+
+  // Refused: the block model, options that do not match the network, a rise vector of another size.
+  thermal_options b;
+  const auto bnet = build_thermal_network(m.stack, b);
+  std::ostringstream sink;
+  CHECK_THROWS_WITH_AS(write_grid_steady(sink, bnet, b, steady_state(bnet, map_power(m, tr.names, tr.mean())).node_rise_K),
+                       doctest::Contains("model"), strata::config_error);
+  thermal_options other = o;
+  other.grid_rows = 6;
+  other.grid_cols = 6;
+  CHECK_THROWS_WITH_AS(write_grid_steady(sink, net, other, st.node_rise_K), doctest::Contains("model"),
+                       strata::config_error);
+  CHECK_THROWS_WITH_AS(write_grid_steady(sink, net, o, std::vector<double>(3, 0.0)), doctest::Contains("rise_K"),
+                       strata::config_error);
 }

@@ -412,3 +412,59 @@ TEST_CASE("serving thermal coupling through the engine: the stack's monitor, coo
     CHECK(th.energy_in_J == Approx(th.energy_stored_J + th.energy_out_J).epsilon(1e-9));
   }
 }
+
+TEST_CASE("serving thermal coupling: the scenario's thermal.stack sets the stack's layers field by field") {
+  // Defaults are stratum_stack_params' own.
+  const serving_stack_layers d;
+  const thermal::stratum_stack_params sp0;
+  CHECK(d.tim == sp0.tim);
+  CHECK(d.array == sp0.array);
+  CHECK(d.logic_beol == sp0.logic_beol);
+  const auto s = read_serving_scenario(R"({"model": "Mixtral-8x7B", "usage": {"counts": "traces/olmoe_mixtral_expert_counts_by_domain.csv"},
+      "requests": {"rate": 100, "count": 40, "output": {"kind": "fixed", "value": 64}},
+      "thermal": {"enabled": true, "window_s": 0.01,
+                  "stack": {"tim": {"conductivity_W_mK": 0.4}, "array": {"tier_pitch_m": 1e-7}}}})");
+  CHECK(s.thermal.stack.tim.conductivity_W_mK == 0.4);
+  CHECK(s.thermal.stack.tim.thickness_m == sp0.tim.thickness_m);  // the fields not given keep their defaults
+  CHECK(s.thermal.stack.array.tier_pitch_m == 1e-7);
+  CHECK(s.thermal.stack.array.oxide_fraction == sp0.array.oxide_fraction);
+  CHECK(s.thermal.stack.bond == sp0.bond);
+  // They reach the stack the coupling builds.
+  const auto sp = serving_stack_params(stratum_l(), s.thermal);
+  CHECK(sp.tim.conductivity_W_mK == 0.4);
+  CHECK(sp.array.tier_pitch_m == 1e-7);
+  CHECK(sp.memory_substrate == sp0.memory_substrate);
+  // A tenfold worse TIM and a thicker cell stack: the same power heats the DRAM more (steady state
+  // by hand, and the run's peak).
+  auto base = s.thermal;
+  base.stack = {};
+  CHECK(coupling_steady_dram_C(s.thermal, 20.0, 5.0) > coupling_steady_dram_C(base, 20.0, 5.0) + 1.0);
+  auto s0 = s;
+  s0.thermal.stack = {};
+  const auto r = run_scenario(s, STRATA_TEST_DATA_DIR);
+  const auto r0 = run_scenario(s0, STRATA_TEST_DATA_DIR);
+  REQUIRE(r.has_thermal);
+  REQUIRE(r0.has_thermal);
+  CHECK(r.thermal.peak_dram_C > r0.thermal.peak_dram_C);
+  CHECK(r.thermal.idle_dram_C > r0.thermal.idle_dram_C);
+  // Unknown keys and out-of-range numbers name their field.
+  const auto with_stack = [](const std::string& stack) {
+    return std::string(R"({"usage": {"counts": "x.csv"}, "thermal": {"stack": )") + stack + "}}";
+  };
+  CHECK(field_of([&] { (void)read_serving_scenario(with_stack(R"({"tim": {"k": 4}})")); }) == "thermal.stack.tim.k");
+  CHECK(field_of([&] { (void)read_serving_scenario(with_stack(R"({"heatsink": {}})")); }) == "thermal.stack.heatsink");
+  CHECK(field_of([&] { (void)read_serving_scenario(with_stack(R"({"chip": {}})")); }) == "thermal.stack.chip");
+  CHECK(field_of([&] { (void)read_serving_scenario(with_stack(R"({"tim": {"conductivity_W_mK": 0}})")); }) ==
+        "thermal.stack.tim.conductivity_W_mK");
+  CHECK(field_of([&] { (void)read_serving_scenario(with_stack(R"({"bond": {"thickness_m": 1}})")); }) ==
+        "thermal.stack.bond.thickness_m");
+  CHECK(field_of([&] { (void)read_serving_scenario(with_stack(R"({"array": {"oxide_fraction": 1.5}})")); }) ==
+        "thermal.stack.array.oxide_fraction");
+  CHECK(field_of([&] { (void)read_serving_scenario(with_stack(R"({"memory_substrate": {"heat_capacity_J_m3K": 1e12}})")); }) ==
+        "thermal.stack.memory_substrate.heat_capacity_J_m3K");
+  CHECK(field_of([&] { (void)read_serving_scenario(with_stack(R"({"logic_beol": {"thickness_m": "thin"}})")); }) ==
+        "thermal.stack.logic_beol.thickness_m");
+  auto p = coupling_on();
+  p.stack.array.tier_pitch_m = 0.0;
+  CHECK(field_of([&] { validate(p); }) == "thermal.stack.array.tier_pitch_m");
+}

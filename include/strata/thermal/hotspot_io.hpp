@@ -21,10 +21,12 @@
 
 #include <cmath>        // std::isfinite
 #include <cstdint>      // std::int64_t
+#include <cstdio>       // std::snprintf (write_grid_steady)
 #include <cstdlib>      // std::strtod
 #include <filesystem>   // the .lcf's directory
 #include <map>          // name lookup
 #include <optional>     // std::optional
+#include <ostream>      // std::ostream (write_grid_steady)
 #include <string>       // std::string
 #include <string_view>  // std::string_view
 #include <utility>      // std::move, std::make_pair
@@ -408,6 +410,49 @@ block_power map_power(const hotspot_model& m, const std::vector<std::string>& na
                                               m.names[l][b] + "'");
   }
   return p;
+}
+
+/// HotSpot's `-grid_steady_file` (temperature_grid.c `dump_steady_temp_grid`, uvahotspot/HotSpot
+/// commit 270ee6e7): for every layer n of the grid model, the stack's layers first (0: the one
+/// farthest from the sink, the die in 2D) and then, with HotSpot's package, the spreader and the
+/// sink under the die, a line `Layer n:` followed by one line `index<TAB>kelvin` per cell (kelvin
+/// as `%.2f`), index = i·cols + j with row i counted from the die's top edge (HotSpot's cuboid
+/// order) and column j from its left edge. `rise_K` is the network's node rises (e.g.
+/// `steady_result::node_rise_K`), `o` the options the network was built with (a grid). The
+/// package's periphery nodes (HotSpot's extra nodes) are not cells and are not written, as in
+/// HotSpot. Throws `config_error` naming `model` for a block-model network or options that do not
+/// match it, `rise_K` for a vector of the wrong size.
+template <class = void>
+void write_grid_steady(std::ostream& os, const thermal_network& tn, const thermal_options& o,
+                       const std::vector<double>& rise_K) {
+  constexpr const char* id = "strata.thermal.hotspot";
+  strata::detail::require(o.model == thermal_model_kind::grid, id, "model", 0,
+                          "the grid model (HotSpot writes -grid_steady_file only with -model_type grid)");
+  const std::int64_t cells = std::int64_t{o.grid_rows} * o.grid_cols;
+  const std::size_t L = tn.layer_first_node.size();
+  strata::detail::require(L > 0 && tn.package_first_node == tn.layer_first_node.back() + cells &&
+                              tn.layer_first_node.front() == 0,
+                          id, "model", o.grid_rows, "the options the grid network was built with");
+  strata::detail::require(rise_K.size() == static_cast<std::size_t>(tn.net.size()), id, "rise_K", rise_K.size(),
+                          "one rise per node of the network");
+  // Layers with cells: the stack's, then the spreader and the sink when the package has them.
+  std::vector<int> first(tn.layer_first_node.begin(), tn.layer_first_node.end());
+  if (static_cast<std::int64_t>(tn.net.size()) >= tn.package_first_node + 2 * cells) {
+    first.push_back(tn.package_first_node);
+    first.push_back(static_cast<int>(tn.package_first_node + cells));
+  }
+  char buf[64];
+  for (std::size_t n = 0; n < first.size(); ++n) {
+    os << "Layer " << n << ":\n";
+    for (int i = 0; i < o.grid_rows; ++i)
+      for (int j = 0; j < o.grid_cols; ++j) {
+        // Our row r counts from the bottom edge: HotSpot's row i is r = rows - 1 - i.
+        const auto node = static_cast<std::size_t>(first[n] + (o.grid_rows - 1 - i) * o.grid_cols + j);
+        std::snprintf(buf, sizeof buf, "%lld\t%.2f\n", static_cast<long long>(i) * o.grid_cols + j,
+                      tn.ambient_K + rise_K[node]);
+        os << buf;
+      }
+  }
 }
 
 }  // namespace thermal

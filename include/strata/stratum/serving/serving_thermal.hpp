@@ -22,10 +22,12 @@
 ///
 /// **The transient.** The stack's RC network (the block model of `stratum_stack.hpp`'s layers by
 /// default, or an n × n grid) starts at the steady state of the background power and is advanced
-/// one window at a time by backward Euler (`transient_solver`, two steps per window), under the
-/// window's mean logic power in Eq. 1's proportions over the logic floorplan and its mean DRAM
-/// power spread over the cell stack by area. Its energy books (injected = stored + removed) are
-/// reported.
+/// one window at a time under the window's mean logic power in Eq. 1's proportions over the logic
+/// floorplan and its mean DRAM power spread over the cell stack by area: exactly, in the network's
+/// modes (`thermal::window_integrator`: the window's power is constant, so each mode's response is
+/// a closed form; only the modes a window does not relax are stepped) for networks of up to 1 024
+/// nodes (the block model, grids up to 12 × 12), by backward Euler (`transient_solver`, two steps
+/// per window) above. Its energy books (injected = stored + removed) are reported.
 ///
 /// **What temperature does** (at the end of window w, the hottest DRAM cell at T_w):
 /// - *Refresh* (JESD79-5 §4.13, `refresh_at_temperature`): above 85 °C tREFI halves, so in window
@@ -70,9 +72,9 @@ inline namespace v0 {
 /// Bounds of the thermal coupling's work (`serving_thermal_limits`).
 struct serving_thermal_input_limits {
   /// Windows one run may take (its makespan / Δ): more is a `config_error` naming
-  /// `thermal.window_s`, raised before the windows are stepped. Each window costs at most two
-  /// solves of the stack's network (about 50 µs in the block model), a window of a settled, idle
-  /// stack almost nothing. [Design choice: 2^21, 10 485 s of serving at the 5 ms default]
+  /// `thermal.window_s`, raised before the windows are stepped. Each window costs one step of the
+  /// window integrator (about 3 µs in the block model) or, above 1 024 nodes, two backward-Euler
+  /// solves. [Design choice: 2^21, 10 485 s of serving at the 5 ms default]
   std::int64_t windows = std::int64_t{1} << 21;
 };
 
@@ -81,6 +83,65 @@ template <class = void>
 inline serving_thermal_input_limits& serving_thermal_limits() {
   static serving_thermal_input_limits l;
   return l;
+}
+
+/// The default Stratum stack (`thermal::stratum_stack_params`, every value cited there).
+template <class = void>
+inline const thermal::stratum_stack_params& serving_stack_defaults() {
+  static const thermal::stratum_stack_params d{};
+  return d;
+}
+
+/// The layers of the Stratum stack a serving scenario sets (the key `thermal.stack`): the
+/// materials of `thermal::stratum_stack_params`, field by field, their defaults and sources there.
+/// The stack's chip and refresh are the system's, its cooling, limit and discretisation the
+/// coupling's own keys (`cold_plate_h_W_m2K`, `coolant_C`, `limit_C`, `grid`).
+struct serving_stack_layers {
+  thermal::stack_material<double> logic_substrate = serving_stack_defaults().logic_substrate;
+  thermal::stack_material<double> logic_beol = serving_stack_defaults().logic_beol;
+  thermal::stack_material<double> bond = serving_stack_defaults().bond;
+  thermal::stack_material<double> memory_beol = serving_stack_defaults().memory_beol;
+  thermal::mono3d_stack_materials<double> array = serving_stack_defaults().array;
+  thermal::stack_material<double> memory_substrate = serving_stack_defaults().memory_substrate;
+  thermal::stack_material<double> tim = serving_stack_defaults().tim;
+
+  template <class S, class V>
+  static void visit_fields(S& s, V&& v) {
+    v("logic_substrate", s.logic_substrate);
+    v("logic_beol", s.logic_beol);
+    v("bond", s.bond);
+    v("memory_beol", s.memory_beol);
+    v("array", s.array);
+    v("memory_substrate", s.memory_substrate);
+    v("tim", s.tim);
+  }
+  friend bool operator==(const serving_stack_layers&, const serving_stack_layers&) = default;
+};
+
+/// Checks the layers (the bounds of `thermal::validate(stratum_stack_params)` and of the cell
+/// stack's conductivity); throws `config_error` naming `<path>.<layer>.<field>`.
+template <class = void>
+inline void validate(const serving_stack_layers& s, const std::string& path = "thermal.stack") {
+  constexpr const char* id = "strata.serving.thermal";
+  const auto material = [&](const thermal::stack_material<double>& m, const std::string& name) {
+    const std::string at = path + "." + name + ".";
+    detail::require_in(m.thickness_m, 1e-9, 1e-3, id, at + "thickness_m");
+    detail::require_in(m.conductivity_W_mK, 1e-3, 1e4, id, at + "conductivity_W_mK");
+    detail::require_in(m.heat_capacity_J_m3K, 1.0, 1e9, id, at + "heat_capacity_J_m3K");
+  };
+  material(s.logic_substrate, "logic_substrate");
+  material(s.logic_beol, "logic_beol");
+  material(s.bond, "bond");
+  material(s.memory_beol, "memory_beol");
+  material(s.memory_substrate, "memory_substrate");
+  material(s.tim, "tim");
+  const std::string at = path + ".array.";
+  detail::require_in(s.array.tier_pitch_m, 1e-9, 1e-5, id, at + "tier_pitch_m");
+  detail::require_in(s.array.oxide_fraction, 0.0, 1.0, id, at + "oxide_fraction");
+  detail::require_in(s.array.oxide_conductivity_W_mK, 1e-3, 1e4, id, at + "oxide_conductivity_W_mK");
+  detail::require_in(s.array.cell_conductivity_W_mK, 1e-3, 1e4, id, at + "cell_conductivity_W_mK");
+  detail::require_in(s.array.bitline_temperature_K, 1.0, 2000.0, id, at + "bitline_temperature_K");
+  detail::require_in(s.array.heat_capacity_J_m3K, 1.0, 1e9, id, at + "heat_capacity_J_m3K");
 }
 
 /// The thermal coupling of a Stratum serving run (file comment); the scenario key `thermal`.
@@ -109,6 +170,8 @@ struct serving_thermal_params {
   int grid = 0;
   /// Points of the reported series at most (windows are merged in pairs to stay within it). [512]
   int max_series = 512;
+  /// The stack's layers (`serving_stack_layers`). [`thermal::stratum_stack_params`' defaults]
+  serving_stack_layers stack{};
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {
@@ -120,6 +183,7 @@ struct serving_thermal_params {
     v("coolant_C", s.coolant_C);
     v("grid", s.grid);
     v("max_series", s.max_series);
+    v("stack", s.stack);
   }
   friend bool operator==(const serving_thermal_params&, const serving_thermal_params&) = default;
 };
@@ -127,7 +191,7 @@ struct serving_thermal_params {
 /// Checks the coupling's own fields; throws `config_error` naming `<path>.<field>`: window in
 /// [10 µs, 10 s], throttle factor in (0, 1], limit in [−40, 95] °C (JESD79-5 specifies no operation
 /// above) and above the coolant, h in [1, 10⁸] W/(m²·K), coolant in [−70, 200] °C, grid in
-/// [0, 64], series in [2, 100 000].
+/// [0, 64], series in [2, 100 000], the stack's layers (`validate(serving_stack_layers)`).
 template <class = void>
 inline void validate(const serving_thermal_params& p, const std::string& path = "thermal") {
   constexpr const char* id = "strata.serving.thermal";
@@ -141,6 +205,7 @@ inline void validate(const serving_thermal_params& p, const std::string& path = 
   detail::require(p.grid >= 0 && p.grid <= 64, id, path + ".grid", p.grid, "in [0, 64] (0: the block model)");
   detail::require(p.max_series >= 2 && p.max_series <= 100000, id, path + ".max_series", p.max_series,
                   "in [2, 100000]");
+  validate(p.stack, path + ".stack");
 }
 
 /// One point of the series: `windows` consecutive windows merged.
@@ -224,13 +289,20 @@ struct serving_thermal_result {
 };
 
 /// The stack's parameters for a serving system: its chip and refresh, the coupling's cooling,
-/// limit and discretisation, `stratum_stack_params`' materials.
+/// limit and discretisation, its layers' materials (`thermal.stack`).
 template <class = void>
 inline thermal::stratum_stack_params serving_stack_params(const stratum_system_params<>& sys,
                                                           const serving_thermal_params& p) {
   thermal::stratum_stack_params s;
   s.chip = sys.nmp.chip;
   s.refresh = sys.nmp.refresh;
+  s.logic_substrate = p.stack.logic_substrate;
+  s.logic_beol = p.stack.logic_beol;
+  s.bond = p.stack.bond;
+  s.memory_beol = p.stack.memory_beol;
+  s.array = p.stack.array;
+  s.memory_substrate = p.stack.memory_substrate;
+  s.tim = p.stack.tim;
   s.cold_plate_h_W_m2K = p.cold_plate_h_W_m2K;
   s.coolant_K = p.coolant_C + 273.15;
   s.dram_limit_C = p.limit_C;
@@ -284,7 +356,16 @@ class stratum_stack_monitor {
     // Start at the steady state of the background (the chips idle before the first request).
     const thermal::steady_solver<> steady(net_.net);
     theta_ = steady.rise(power_of(static_W_, refresh_W_));
-    solver_.emplace(net_.net, p.window_s / steps_per_window);
+    if (net_.net.size() <= thermal::window_integrator_max_nodes) {
+      // The exact window integrator (rc_network.hpp): outputs the DRAM cells, then the logic nodes.
+      std::vector<int> outs;
+      for (int i = array_first_; i < array_end_; ++i) outs.push_back(i);
+      for (int i = logic_first_; i < logic_end_; ++i) outs.push_back(i);
+      modal_.emplace(net_.net, p.window_s, std::vector<std::vector<double>>{unit_logic_, unit_dram_}, outs);
+      modal_->start_steady({static_W_, refresh_W_});
+    } else {
+      solver_.emplace(net_.net, p.window_s / steps_per_window);
+    }
     a_nominal_ = refresh_availability(refresh_);
     a_now_ = a_nominal_;
     r_.model = p.grid > 0 ? "grid " + std::to_string(p.grid) + "x" + std::to_string(p.grid) : "block";
@@ -415,7 +496,19 @@ class stratum_stack_monitor {
     const double dt = p_.window_s;
     const double pl = e_logic_ / dt, pd = e_dram_ / dt;
     const auto same = [](double a, double b) { return std::abs(a - b) <= 1e-12 * (std::abs(a) + std::abs(b)); };
-    if (settled_ && same(pl, settled_logic_W_) && same(pd, settled_dram_W_)) {
+    double t_dram = 0.0, t_logic = 0.0;
+    if (modal_) {
+      weights_[0] = pl;
+      weights_[1] = pd;
+      modal_->advance(weights_, books_);
+      const auto& y = modal_->outputs();
+      const auto n_array = static_cast<std::size_t>(array_end_ - array_first_);
+      double md = y.front(), ml = y[n_array];
+      for (std::size_t i = 0; i < n_array; ++i) md = std::max(md, y[i]);
+      for (std::size_t i = n_array; i < y.size(); ++i) ml = std::max(ml, y[i]);
+      t_dram = coolant_K_ + md - 273.15;
+      t_logic = coolant_K_ + ml - 273.15;
+    } else if (settled_ && same(pl, settled_logic_W_) && same(pd, settled_dram_W_)) {
       // The stack sits at the steady state of this very power (the last window changed no node
       // by more than `settle_K`): another window changes nothing but the books.
       books_.injected_J += dt * (pl + pd);
@@ -434,7 +527,10 @@ class stratum_stack_monitor {
         for (std::size_t i = 0; i < theta_.size(); ++i) settled_removed_W_ += net_.net.ambient_W_K[i] * theta_[i];
       }
     }
-    const double t_dram = max_C(array_first_, array_end_), t_logic = max_C(logic_first_, logic_end_);
+    if (!modal_) {
+      t_dram = max_C(array_first_, array_end_);
+      t_logic = max_C(logic_first_, logic_end_);
+    }
     // What this window ran under.
     if (throttled_) r_.throttled_time_s += dt;
     if (hot_) r_.hot_refresh_time_s += dt;
@@ -500,7 +596,9 @@ class stratum_stack_monitor {
   dram_refresh_params<double> refresh_{};
   thermal::thermal_network net_;
   std::vector<double> unit_logic_, unit_dram_, theta_;
-  std::optional<thermal::transient_solver<>> solver_;
+  std::optional<thermal::transient_solver<>> solver_;  // backward Euler, networks over 1024 nodes
+  std::optional<thermal::window_integrator<>> modal_;  // the exact window integrator, up to 1024 nodes
+  std::vector<double> weights_ = std::vector<double>(2, 0.0);  // a window's logic and DRAM power
   thermal::transient_energy books_;
   int array_first_ = 0, array_end_ = 0, logic_first_ = 0, logic_end_ = 0;
   double coolant_K_ = 0.0;

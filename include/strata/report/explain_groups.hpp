@@ -222,8 +222,11 @@ template <class = void>
 inline void explain_mark_unread_card_fields(explain_group& g, const std::string& root, const gpu_params& card,
                                             const std::vector<std::pair<int, model>>& runs) {
   const auto unread = [&](const std::string& field) {
+    std::string name = root;
+    name += '.';
+    name += field;
     for (auto& p : g.parameters) {
-      if (p.name == root + "." + field) p.read = false;
+      if (p.name == name) p.read = false;
     }
   };
   bool fp8 = false, fp4 = false, link = false, node = false;

@@ -447,7 +447,9 @@ void write_grid_steady(std::ostream& os, const thermal_network& tn, const therma
     for (int i = 0; i < o.grid_rows; ++i)
       for (int j = 0; j < o.grid_cols; ++j) {
         // Our row r counts from the bottom edge: HotSpot's row i is r = rows - 1 - i.
-        const auto node = static_cast<std::size_t>(first[n] + (o.grid_rows - 1 - i) * o.grid_cols + j);
+        const auto node = static_cast<std::size_t>(first[n]) +
+                          static_cast<std::size_t>(o.grid_rows - 1 - i) * static_cast<std::size_t>(o.grid_cols) +
+                          static_cast<std::size_t>(j);
         std::snprintf(buf, sizeof buf, "%lld\t%.2f\n", static_cast<long long>(i) * o.grid_cols + j,
                       tn.ambient_K + rise_K[node]);
         os << buf;

@@ -7,7 +7,8 @@
 # share/strata from their own path, so a prefix can be moved), and from an empty directory with
 # STRATA_DATA_DIR unset runs the shipped scenarios (`run`, `serve`) and `hcrmap` with its default
 # checkpoint. An installed program never reads the source tree (examples/data_location.hpp): the
-# checkpoint it names must be the prefix's. Then, with STRATA_DATA_DIR naming an empty directory,
+# checkpoint it names must be the prefix's; then every `$ strata-eval` command of the installed README
+# and docs, as written (source-tree paths included). Then, with STRATA_DATA_DIR naming an empty directory,
 # a missing file is an error or a warning that names its role, the data directory and --data-dir.
 set -euo pipefail
 build=${1:?usage: installed_data.sh BUILD_DIR WORK_DIR}
@@ -43,6 +44,26 @@ done
 grep -qF "masked Double DQN $data/hcrmap/dqn_checkpoint.json" hcrmap.txt ||
   fail "hcrmap did not use the installed checkpoint: $(head -n 1 hcrmap.txt)"
 
+# Every `$ strata-eval ...` command of the installed README and docs (the first line of a ```text
+# block, as tests/docs/check_cli_output.cmake runs them in the source tree) runs here too, from an
+# empty directory with the prefix alone: paths spelt as in the source tree (examples/scenarios/...,
+# tests/data/...) are found under their installed names in share/strata (strata::resolve_input_path).
+# An output under /tmp is written in this test's own directory instead.
+docdir="$p/share/doc/strata"
+[[ -f "$docdir/README.md" && -f "$docdir/cli.md" ]] || fail "share/doc/strata has no README.md or cli.md"
+commands=0
+while IFS= read -r line; do
+  read -r -a args <<<"${line#\$ strata-eval }"
+  for i in "${!args[@]}"; do
+    if [[ "${args[$i]}" == /tmp/* ]]; then args[$i]="$work/empty dir/out-$(basename "${args[$i]}")"; fi
+  done
+  "$eval_bin" "${args[@]}" >command.out 2>command.err ||
+    fail "from the prefix alone, '${line#\$ }' failed: $(head -n 3 command.err)"
+  commands=$((commands + 1))
+done < <(awk '/^```text *$/ { first = 1; next } first { first = 0; if ($0 ~ /^\$ strata-eval /) print }' \
+           "$docdir/README.md" "$docdir"/*.md)
+[[ $commands -ge 8 ]] || fail "only $commands strata-eval commands found in the installed README and docs"
+
 # A data directory without the files: errors and warnings name the role, the directory and --data-dir.
 export STRATA_DATA_DIR="$work/no data"
 if "$eval_bin" serve "$data/scenarios/serve_mixtral.json" >/dev/null 2>err.txt; then
@@ -58,4 +79,4 @@ grep -q 'greedy' hcrmap.txt || fail "hcrmap's output does not name the greedy ru
 # --data-dir names the directory explicitly.
 "$eval_bin" serve "$data/scenarios/serve_mixtral_stages.json" --data-dir "$data" >/dev/null ||
   fail "serve --data-dir failed"
-echo "installed_data.sh: the installed programs ran the scenarios, serve and hcrmap from the moved prefix's share/strata"
+echo "installed_data.sh: the installed programs ran the scenarios, serve, hcrmap and the ${commands} strata-eval commands of the installed README and docs from the moved prefix's share/strata"

@@ -20,7 +20,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "data_location.hpp"  // strata_programs::find_data
 #include "strata/baseline/coverage.hpp"
+#include "strata/core/data_dir.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/files.hpp"
 #include "strata/core/json.hpp"
@@ -68,6 +70,15 @@ inline bool path_exists(const std::string& path) {
   return std::filesystem::exists(path, ec);
 }
 
+// A file named on the command line (`run`'s and `serve`'s scenario, `plot`'s files, `thermal`'s
+// inputs, a config.json `--model`): in the working directory, else in the data directory
+// (`data_dir_option`: --data-dir, else STRATA_DATA_DIR, else the installed share/strata), where a
+// source-tree name such as `examples/scenarios/x.json` is also looked for under its installed name
+// (strata::resolve_input_path), so README's and docs/' commands run from an installed prefix.
+inline std::string input_arg(const std::string& path, const std::string& data_dir_option = {}) {
+  return strata::resolve_input_path(path, ".", strata_programs::find_data(data_dir_option).dir);
+}
+
 // A model and the config keys its reader ignored although they may change cost (a preset: the
 // keys of the config it was written from, strata::preset_ignored_keys).
 struct loaded_model {
@@ -81,8 +92,8 @@ inline loaded_model load_model_with_keys(const std::string& arg) {
   for (const auto& n : strata::preset_names()) {
     if (same_name(n, arg)) return {strata::preset(n), strata::preset_ignored_keys(n)};
   }
-  if (path_exists(arg)) {
-    strata::hf_read_result r = strata::load_hf_config_with_warnings(arg);
+  if (const std::string path = input_arg(arg); path_exists(path)) {
+    strata::hf_read_result r = strata::load_hf_config_with_warnings(path);
     for (const auto& w : r.warnings) std::cerr << "strata-eval: warning: " << w.message << "\n";
     return {std::move(r.m), strata::warning_keys(r.warnings)};
   }

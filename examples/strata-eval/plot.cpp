@@ -114,6 +114,8 @@ command add_plot(CLI::App& app) {
   sub->add_flag("--log-x", o->log_x, "with --csv: a logarithmic x axis");
   sub->add_flag("--log-y", o->log_y, "with --csv: a logarithmic y axis");
   return {sub, [o]() -> int {
+            // Relative input paths: the working directory, then the data directory (input_arg).
+            for (std::string* p : {&o->csv, &o->scenario, &o->table}) *p = input_arg(*p);
             const bool csv_only = !o->x.empty() || !o->y.empty() || !o->by.empty() || !o->name.empty() ||
                                   !o->title.empty() || o->log_x || o->log_y;
             if (!o->csv.empty()) {

@@ -100,6 +100,8 @@ command add_run(CLI::App& app) {
                                             "(default: STRATA_DATA_DIR, else the installed share/strata)");
   sub->add_option("--plot", o->plot, "write DIR/<name>.csv, .dat, .gp and render .png and .svg with gnuplot");
   return {sub, [o]() -> int {
+            // A relative scenario path: the working directory, then the data directory (input_arg).
+            o->scenario = input_arg(o->scenario, o->data_dir);
             strata::sweep_shard shard;
             try {
               shard = strata::parse_shard(o->shard);

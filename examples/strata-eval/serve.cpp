@@ -39,6 +39,8 @@ command add_serve(CLI::App& app) {
   sub->add_option("--data-dir", o->data_dir, "the data directory the scenario's file paths are relative to "
                                             "(default: STRATA_DATA_DIR, else the installed share/strata)");
   return {sub, [o]() -> int {
+            // A relative scenario path: the working directory, then the data directory (input_arg).
+            o->scenario = input_arg(o->scenario, o->data_dir);
             const auto s = strata::read_serving_scenario(
                 strata::read_input_file(o->scenario, "scenario", strata::limits().json_file_bytes, "json_file_bytes"),
                 o->scenario);

@@ -57,6 +57,8 @@ command add_thermal(CLI::App& app) {
   sub->add_flag("--transient", o->transient, "the trace over time (from the steady state of its mean power)");
   sub->add_flag("--json", o->json, "print the results as JSON");
   return {sub, [o]() -> int {
+            // Relative input paths: the working directory, then the data directory (input_arg).
+            for (std::string* p : {&o->config, &o->floorplan, &o->power, &o->layers}) *p = input_arg(*p);
             namespace th = strata::thermal;
             if (!o->grid_steady_file.empty() && o->model != "grid") {
               std::cerr << "strata-eval thermal: --grid-steady-file needs --model grid (HotSpot writes it only for "

@@ -1,6 +1,7 @@
 // strata/report/eval_step.hpp: one step as strata-eval eval and Python's strata.evaluate compute it.
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -116,4 +117,45 @@ TEST_CASE("eval_step: a Stratum prefill writes tokens per joule, not joules per 
   CHECK_FALSE(j.contains("joules_per_token"));
   CHECK(j.at("phase") == "prefill");
   CHECK(j.at("tokens_per_J").get<double>() > 0.0);
+}
+
+TEST_CASE("eval_step: a Stratum decode step's --json lists every operator (name, kind, layer, time, energy) summing to the step") {
+  // Issue 46, "Done when": `eval --json` on a Stratum machine has ops[] whose times add up to the
+  // step's time and whose energies add up to its energy. Mixtral-8x7B on Stratum-L (one stage):
+  // six entries per layer, then the embedding and final norm, the LM head and the static energy.
+  const strata::model m = strata::preset("Mixtral-8x7B");
+  const auto mach = strata::load_eval_machine("stratum-l");
+  strata::json j = strata::eval_step_json(m, {}, mach, eval_step_decode(16, 2048));
+  strata::convert_units(j, strata::json_units::si);  // what `--units si` prints: time_s, energy_J
+  const auto& ops = j.at("ops");
+  REQUIRE(ops.size() == static_cast<std::size_t>(6 * m.layers + 3));
+  double t = 0.0, e = 0.0;
+  int attention = 0;
+  for (const auto& o : ops) {
+    CAPTURE(o.dump());
+    REQUIRE(o.at("name").is_string());
+    REQUIRE(o.at("kind").is_string());
+    REQUIRE(o.at("layer").is_number_integer());
+    t += o.at("time_s").get<double>();
+    e += o.at("energy_J").get<double>();
+    if (o.at("kind") == "attention") {
+      // Every layer's attention is its own, named after it (not "L0 attention" for every run).
+      CHECK(o.at("layer").get<int>() == attention);
+      CHECK(o.at("name") == "L" + std::to_string(attention) + ".attention");
+      ++attention;
+    }
+  }
+  CHECK(attention == m.layers);
+  CHECK(ops.back().at("kind") == "static_power");
+  CHECK(t == doctest::Approx(j.at("time_s").get<double>()).epsilon(1e-12));
+  CHECK(e == doctest::Approx(j.at("energy_J").get<double>()).epsilon(1e-12));
+  CHECK(t > 0.0);
+  // The text output computes no tree and no list; the totals are the same numbers.
+  strata::eval_request text = eval_step_decode(16, 2048);
+  text.with_breakdown = false;
+  strata::json plain = strata::eval_step_json(m, {}, mach, text);
+  strata::convert_units(plain, strata::json_units::si);
+  CHECK((!plain.contains("ops") || plain.at("ops").empty()));
+  CHECK(plain.at("time_s").get<double>() == j.at("time_s").get<double>());
+  CHECK(plain.at("energy_J").get<double>() == j.at("energy_J").get<double>());
 }

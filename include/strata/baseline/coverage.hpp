@@ -76,17 +76,23 @@ struct coverage_verdict {
 
   /// "supported", "approximated: a; b" or "refused: why".
   template <class = void>
-  [[nodiscard]] std::string text() const {
-    std::string t = kind == coverage_kind::supported ? "supported" : kind == coverage_kind::approximated ? "approximated" : "refused";
-    for (std::size_t i = 0; i < reasons.size(); ++i) t += (i == 0 ? ": " : "; ") + reasons[i];
-    return t;
-  }
+  [[nodiscard]] std::string text() const;
 };
+
+// Defined outside the class, so not `inline` (a member defined in its class is): strata::compiled
+// holds its instantiation (end of file), which an `inline` one would not spare a STRATA_COMPILED
+// consumer (GCC instantiates inline functions for inlining). The same for every function below.
+template <class>
+std::string coverage_verdict::text() const {
+  std::string t = kind == coverage_kind::supported ? "supported" : kind == coverage_kind::approximated ? "approximated" : "refused";
+  for (std::size_t i = 0; i < reasons.size(); ++i) t += (i == 0 ? ": " : "; ") + reasons[i];
+  return t;
+}
 
 /// The keys each preset's source config has that the reader ignores although they may change
 /// cost (the warnings `load_hf_config_with_warnings` gives for its fixture).
 template <class = void>
-inline std::vector<std::string> preset_ignored_keys(std::string_view preset_name) {
+std::vector<std::string> preset_ignored_keys(std::string_view preset_name) {
   if (preset_name == "DeepSeek-V3" || preset_name == "GLM-4.5-Air") return {"num_nextn_predict_layers"};
   if (preset_name == "Llama-4-Scout-17B-16E") return {"vision_config", "text_config.attention_chunk_size"};
   return {};
@@ -94,7 +100,7 @@ inline std::vector<std::string> preset_ignored_keys(std::string_view preset_name
 
 namespace detail {
 template <class = void>
-inline std::string coverage_key_reason(const std::string& key) {
+std::string coverage_key_reason(const std::string& key) {
   if (key == "num_nextn_predict_layers" || key == "text_config.num_nextn_predict_layers") {
     return "multi-token-prediction layers not modelled (num_nextn_predict_layers)";
   }
@@ -117,7 +123,7 @@ struct mapping_check {
 
 /// The mapping check of `m` on `devices` devices under `p` (file comment; `devices` >= 1).
 template <class = void>
-inline mapping_check mapping_coverage(const model& m, int devices, const parallelism& p = {}) {
+mapping_check mapping_coverage(const model& m, int devices, const parallelism& p = {}) {
   validate(m);
   detail::require(devices >= 1, "strata.coverage", "devices", devices, ">= 1");
   mapping_check c;
@@ -161,9 +167,8 @@ inline mapping_check mapping_coverage(const model& m, int devices, const paralle
 /// path for, and `ignored_keys` of the model's config. The same rule for a GPU preset
 /// (`gpu_coverage`), a machine file, a config and a preset.
 template <class = void>
-inline coverage_verdict model_coverage(const model& m, const roofline_machine& machine,
-                                       const std::vector<std::string>& ignored_keys = {},
-                                       const parallelism& p = {}) {
+coverage_verdict model_coverage(const model& m, const roofline_machine& machine,
+                                const std::vector<std::string>& ignored_keys = {}, const parallelism& p = {}) {
   validate(m);
   coverage_verdict v;
   v.devices = machine.devices;
@@ -196,7 +201,7 @@ inline coverage_verdict model_coverage(const model& m, const roofline_machine& m
 
 /// Adds the knobs' approximation for GPU preset `gpu` when the published set has no row of it.
 template <class = void>
-inline void add_knobs_reason(coverage_verdict& v, std::string_view gpu) {
+void add_knobs_reason(coverage_verdict& v, std::string_view gpu) {
   if (v.kind == coverage_kind::refused || published_rows_on(gpu) > 0) return;
   v.reasons.insert(v.reasons.begin(), "serving knobs not checked on " + gpu_preset(gpu).name +
                                           " (no measured serving run of it)");
@@ -205,7 +210,7 @@ inline void add_knobs_reason(coverage_verdict& v, std::string_view gpu) {
 
 /// The keys of reader warnings, for `model_coverage`.
 template <class = void>
-inline std::vector<std::string> warning_keys(const std::vector<hf_warning>& warnings) {
+std::vector<std::string> warning_keys(const std::vector<hf_warning>& warnings) {
   std::vector<std::string> keys;
   keys.reserve(warnings.size());
   for (const auto& w : warnings) keys.push_back(w.key);
@@ -216,9 +221,9 @@ inline std::vector<std::string> warning_keys(const std::vector<hf_warning>& warn
 /// for step `shape` on up to `max_devices` cards (default: one node of 8). `ignored_keys`: the
 /// config's ignored keys (`warning_keys`, or `preset_ignored_keys` for a preset).
 template <class = void>
-inline coverage_verdict gpu_coverage(const model& m, std::string_view gpu, const std::vector<std::string>& ignored_keys = {},
-                                     const step_shape& shape = {.mode = phase::decode, .batch = 1, .context = 2048},
-                                     int max_devices = 8) {
+coverage_verdict gpu_coverage(const model& m, std::string_view gpu, const std::vector<std::string>& ignored_keys = {},
+                              const step_shape& shape = {.mode = phase::decode, .batch = 1, .context = 2048},
+                              int max_devices = 8) {
   const gpu_params card = baseline_gpu(gpu_preset(gpu));
   coverage_verdict v;
   const int n = min_devices(card, m, shape, nullptr, max_devices);
@@ -237,7 +242,7 @@ inline coverage_verdict gpu_coverage(const model& m, std::string_view gpu, const
 /// On a Stratum system (`stratum/system.hpp`), which takes every layer as full attention and every
 /// weight at `weight_bits`: those approximations for `m`, and its `ignored_keys`.
 template <class = void>
-inline coverage_verdict stratum_coverage(const model& m, const std::vector<std::string>& ignored_keys = {}) {
+coverage_verdict stratum_coverage(const model& m, const std::vector<std::string>& ignored_keys = {}) {
   validate(m);
   coverage_verdict v;
   bool sliding = false;
@@ -254,3 +259,26 @@ inline coverage_verdict stratum_coverage(const model& m, const std::vector<std::
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiations below;
+// STRATA_COMPILED=1, which that target puts on its users, keeps their translation units from
+// instantiating them again (the coverage check of `strata-eval eval`: with them, the GPU presets,
+// the published measurement set's reader and the mapping check). Without it this header is
+// unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template std::string coverage_verdict::text<void>() const;
+extern template std::vector<std::string> preset_ignored_keys<void>(std::string_view);
+extern template std::string detail::coverage_key_reason<void>(const std::string&);
+extern template mapping_check mapping_coverage<void>(const model&, int, const parallelism&);
+extern template coverage_verdict model_coverage<void>(const model&, const roofline_machine&,
+                                                      const std::vector<std::string>&, const parallelism&);
+extern template void add_knobs_reason<void>(coverage_verdict&, std::string_view);
+extern template std::vector<std::string> warning_keys<void>(const std::vector<hf_warning>&);
+extern template coverage_verdict gpu_coverage<void>(const model&, std::string_view, const std::vector<std::string>&,
+                                                    const step_shape&, int);
+extern template coverage_verdict stratum_coverage<void>(const model&, const std::vector<std::string>&);
+}  // namespace v0
+}  // namespace strata
+#endif

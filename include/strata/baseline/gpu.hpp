@@ -438,8 +438,9 @@ inline std::vector<std::string> gpu_preset_names() {
 
 /// The GPU preset called `name` (case-insensitive; "-" and "_" are the same); throws
 /// `config_error` listing the known names.
+// Not `inline`: strata::compiled holds its instantiation (end of file), as `validate` below.
 template <class = void>
-inline gpu_params gpu_preset(std::string_view name) {
+gpu_params gpu_preset(std::string_view name) {
   auto canon = [](std::string_view s) {
     std::string c;
     for (const char ch : s) c += ch == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
@@ -690,6 +691,7 @@ int min_devices(const gpu_params& g, const model& m, const step_shape& s,
 namespace strata {
 inline namespace v0 {
 extern template void validate<void>(const gpu_params&);
+extern template gpu_params gpu_preset<void>(std::string_view);
 extern template roofline_machine make_machine<void>(const gpu_params&, int);
 extern template gpu_fit check_fit<void>(const gpu_params&, int, const model&, const step_shape&);
 extern template gpu_fit check_fit<void>(const gpu_params&, int, const model&, const step_shape&, const parallelism&);

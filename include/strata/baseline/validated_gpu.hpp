@@ -61,8 +61,11 @@ gpu_params detail::with_published_knobs(gpu_params card) {
 /// Rows of the published measurement set measured on GPU preset `preset` (case-insensitive,
 /// "-" = "_"). A card with none (H200, B200, MI300X, MI325X) runs with the knobs fitted on the
 /// other cards' rows: its datasheet is its own, its serving software's efficiency is not measured.
+// Not `inline`: strata::compiled holds its instantiation (end of file; also `knobs_note`'s), which an
+// `inline` one would not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for
+// inlining); a consumer then compiles neither it nor the measurement set's reader under it.
 template <class = void>
-inline int published_rows_on(std::string_view preset) {
+int published_rows_on(std::string_view preset) {
   // The published set's GPU of every row, canonical, parsed once per process.
   static const std::vector<std::string> gpus = [&] {
     std::vector<std::string> g;
@@ -79,7 +82,7 @@ inline int published_rows_on(std::string_view preset) {
 /// "validated on N published rows of this card" or "knobs fitted on other cards (...), not
 /// validated on this card".
 template <class = void>
-inline std::string knobs_note(std::string_view preset) {
+std::string knobs_note(std::string_view preset) {
   const int n = published_rows_on(preset);
   if (n > 0) return "serving knobs fitted on the published set, " + std::to_string(n) + " rows on this card";
   return "serving knobs fitted on H100 SXM5 and A100 SXM4 rows, not validated on " + std::string(preset) +
@@ -90,7 +93,7 @@ inline std::string knobs_note(std::string_view preset) {
 /// Where the serving knobs of GPU preset `preset` come from under `knobs`, one line for a result
 /// (the fitted set's note is `knobs_note(preset)` above).
 template <class = void>
-inline std::string knobs_note(std::string_view preset, gpu_knob_set knobs) {
+std::string knobs_note(std::string_view preset, gpu_knob_set knobs) {
   if (knobs == gpu_knob_set::fitted) return knobs_note(preset);
   const std::string canon = detail::canonical_gpu_name(preset);
   const std::string note = "the card's cited serving knobs (baseline/gpu.hpp), fitted to nothing";
@@ -101,13 +104,16 @@ inline std::string knobs_note(std::string_view preset, gpu_knob_set knobs) {
 }  // namespace v0
 }  // namespace strata
 
-// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiation below;
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiations below;
 // STRATA_COMPILED=1, which that target puts on its users, keeps their translation units from
 // instantiating it again. Without it this header is unchanged (header-only).
 #if defined(STRATA_COMPILED) && STRATA_COMPILED
 namespace strata {
 inline namespace v0 {
 extern template const fit_result& detail::published_gpu_fit<double>();
+extern template int published_rows_on<void>(std::string_view);
+extern template std::string knobs_note<void>(std::string_view);
+extern template std::string knobs_note<void>(std::string_view, gpu_knob_set);
 }  // namespace v0
 }  // namespace strata
 #endif

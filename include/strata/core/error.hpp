@@ -5,6 +5,7 @@
 /// (README, Conventions: bad input is a `config_error`, an infeasible point a result).
 
 #include <cmath>      // std::isfinite
+#include <cstddef>    // std::size_t
 #include <sstream>    // std::ostringstream, for the messages
 #include <stdexcept>  // std::invalid_argument, std::runtime_error
 #include <string>     // std::string
@@ -125,3 +126,25 @@ void require_in(const T& x, double lo, double hi, const char* model, const field
 }  // namespace detail
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiations below, the
+// failing path of `require` for the value types the library's checks name (every model's
+// validation, the sweep engine's bounds); STRATA_COMPILED=1, which that target puts on its users,
+// keeps their translation units from instantiating them again. Without it this header is
+// unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template std::string detail::to_text<double>(const double&);
+extern template void detail::fail_require<double>(const char*, const detail::field_path&, const double&, const char*);
+extern template void detail::fail_require<int>(const char*, const detail::field_path&, const int&, const char*);
+extern template void detail::fail_require<unsigned>(const char*, const detail::field_path&, const unsigned&, const char*);
+extern template void detail::fail_require<long long>(const char*, const detail::field_path&, const long long&,
+                                                     const char*);
+extern template void detail::fail_require<std::size_t>(const char*, const detail::field_path&, const std::size_t&,
+                                                       const char*);
+extern template void detail::fail_require<std::string>(const char*, const detail::field_path&, const std::string&,
+                                                       const char*);
+}  // namespace v0
+}  // namespace strata
+#endif

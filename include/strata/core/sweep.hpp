@@ -107,8 +107,12 @@ inline void check_axis_bound(const std::string& name, const char* which, double 
 }  // namespace detail
 
 /// An axis of the given values (finite, 1 to 2²⁴ of them).
+// Not `inline`, as none of the functions of this file that do not depend on the caller's model (the
+// axes, the space's and the design point's members defined outside their class, the shard logic):
+// strata::compiled holds their instantiations (end of file), which an `inline` one would not spare
+// a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline sweep_axis list_axis(std::string name, std::vector<double> values) {
+sweep_axis list_axis(std::string name, std::vector<double> values) {
   detail::check_axis_name(name);
   detail::check_axis_count(name, values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -122,7 +126,7 @@ inline sweep_axis list_axis(std::string name, std::vector<double> values) {
 /// `count` values equally spaced from `first` to `last`, both included (count 1: first, which
 /// must then equal last).
 template <class = void>
-inline sweep_axis linear_axis(std::string name, double first, double last, std::size_t count) {
+sweep_axis linear_axis(std::string name, double first, double last, std::size_t count) {
   detail::check_axis_name(name);
   detail::check_axis_bound(name, "first", first, false);
   detail::check_axis_bound(name, "last", last, false);
@@ -142,7 +146,7 @@ inline sweep_axis linear_axis(std::string name, double first, double last, std::
 
 /// `count` values equally spaced in ln from `first` to `last` (both > 0), both included.
 template <class = void>
-inline sweep_axis log_axis(std::string name, double first, double last, std::size_t count) {
+sweep_axis log_axis(std::string name, double first, double last, std::size_t count) {
   detail::check_axis_name(name);
   detail::check_axis_bound(name, "first", first, true);
   detail::check_axis_bound(name, "last", last, true);
@@ -162,7 +166,7 @@ inline sweep_axis log_axis(std::string name, double first, double last, std::siz
 
 /// first, first + step, … while not past `last` (step ≠ 0, towards last; |values| ≤ 2⁵³).
 template <class = void>
-inline sweep_axis integer_axis(std::string name, long long first, long long last, long long step = 1) {
+sweep_axis integer_axis(std::string name, long long first, long long last, long long step = 1) {
   detail::check_axis_name(name);
   constexpr long long exact = 1LL << 53;
   detail::require(first >= -exact && first <= exact, "strata.sweep", detail::axis_field(name, "first"),
@@ -201,32 +205,13 @@ class sweep_space {
   [[nodiscard]] const std::vector<sweep_axis>& axes() const { return axes_; }
   /// Coordinate index of axis `name`; `config_error` (field "axis") if there is none.
   template <class = void>
-  [[nodiscard]] std::size_t index_of(std::string_view name) const {
-    for (std::size_t a = 0; a < axes_.size(); ++a) {
-      if (axes_[a].name == name) return a;
-    }
-    throw config_error("axis", "[strata.sweep] axis must name an axis of the space, got '" +
-                                   std::string(name) + "'");
-  }
+  [[nodiscard]] std::size_t index_of(std::string_view name) const;
   /// Coordinates of point `i` (< size()) into `out` (resized to dimensions()).
   template <class = void>
-  void point(std::size_t i, std::vector<double>& out) const {
-    detail::require(i < size_, "strata.sweep", "index", i, "below the size of the space");
-    out.resize(axes_.size());
-    for (std::size_t g = groups_.size(); g-- > 0;) {
-      const group& gr = groups_[g];
-      const std::size_t k = i % gr.length;
-      i /= gr.length;
-      for (std::size_t a = gr.first_axis; a < gr.first_axis + gr.axes; ++a) out[a] = axes_[a].values[k];
-    }
-  }
+  void point(std::size_t i, std::vector<double>& out) const;
   /// Coordinates of point `i`.
   template <class = void>
-  [[nodiscard]] std::vector<double> point(std::size_t i) const {
-    std::vector<double> out;
-    point(i, out);
-    return out;
-  }
+  [[nodiscard]] std::vector<double> point(std::size_t i) const;
 
   friend sweep_space cartesian(std::vector<sweep_axis> axes);
   friend sweep_space zip(std::vector<sweep_axis> axes);
@@ -239,36 +224,69 @@ class sweep_space {
     std::size_t length = 1;      ///< values per axis
   };
   template <class = void>
-  void add_group(std::vector<sweep_axis> axes) {
-    for (const auto& a : axes) {
-      for (const auto& b : axes_) {
-        detail::require(a.name != b.name, "strata.sweep", "axes." + a.name, a.name,
-                        "a name not used by another axis of the space");
-      }
-      detail::check_axis_name(a.name);
-      detail::check_axis_count(a.name, a.values.size());
-    }
-    group g{axes_.size(), axes.size(), axes.front().values.size()};
-    for (std::size_t i = 0; i < axes.size(); ++i) {
-      for (std::size_t j = i + 1; j < axes.size(); ++j) {
-        detail::require(axes[i].name != axes[j].name, "strata.sweep", "axes." + axes[j].name, axes[j].name,
-                        "a name not used by another axis of the space");
-      }
-    }
-    multiply(g.length);
-    for (auto& a : axes) axes_.push_back(std::move(a));
-    groups_.push_back(g);
-  }
+  void add_group(std::vector<sweep_axis> axes);
   template <class = void>
-  void multiply(std::size_t n) {
-    detail::require(n > 0 && size_ <= sweep_max_points / n, "strata.sweep", "axes", size_,
-                    "a space of at most 2^40 points (the product of the axis sizes would exceed it)");
-    size_ *= n;
-  }
+  void multiply(std::size_t n);
   std::vector<sweep_axis> axes_;
   std::vector<group> groups_;
   std::size_t size_ = 1;
 };
+
+template <class>
+std::size_t sweep_space::index_of(std::string_view name) const {
+  for (std::size_t a = 0; a < axes_.size(); ++a) {
+    if (axes_[a].name == name) return a;
+  }
+  throw config_error("axis", "[strata.sweep] axis must name an axis of the space, got '" + std::string(name) + "'");
+}
+
+template <class>
+void sweep_space::point(std::size_t i, std::vector<double>& out) const {
+  detail::require(i < size_, "strata.sweep", "index", i, "below the size of the space");
+  out.resize(axes_.size());
+  for (std::size_t g = groups_.size(); g-- > 0;) {
+    const group& gr = groups_[g];
+    const std::size_t k = i % gr.length;
+    i /= gr.length;
+    for (std::size_t a = gr.first_axis; a < gr.first_axis + gr.axes; ++a) out[a] = axes_[a].values[k];
+  }
+}
+
+template <class>
+std::vector<double> sweep_space::point(std::size_t i) const {
+  std::vector<double> out;
+  point(i, out);
+  return out;
+}
+
+template <class>
+void sweep_space::add_group(std::vector<sweep_axis> axes) {
+  for (const auto& a : axes) {
+    for (const auto& b : axes_) {
+      detail::require(a.name != b.name, "strata.sweep", "axes." + a.name, a.name,
+                      "a name not used by another axis of the space");
+    }
+    detail::check_axis_name(a.name);
+    detail::check_axis_count(a.name, a.values.size());
+  }
+  group g{axes_.size(), axes.size(), axes.front().values.size()};
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    for (std::size_t j = i + 1; j < axes.size(); ++j) {
+      detail::require(axes[i].name != axes[j].name, "strata.sweep", "axes." + axes[j].name, axes[j].name,
+                      "a name not used by another axis of the space");
+    }
+  }
+  multiply(g.length);
+  for (auto& a : axes) axes_.push_back(std::move(a));
+  groups_.push_back(g);
+}
+
+template <class>
+void sweep_space::multiply(std::size_t n) {
+  detail::require(n > 0 && size_ <= sweep_max_points / n, "strata.sweep", "axes", size_,
+                  "a space of at most 2^40 points (the product of the axis sizes would exceed it)");
+  size_ *= n;
+}
 
 /// Every combination of the axes' values, the first axis outermost (at least one axis).
 inline sweep_space cartesian(std::vector<sweep_axis> axes) {
@@ -309,7 +327,7 @@ inline sweep_space product(const sweep_space& a, const sweep_space& b) {
 class design_point {
  public:
   template <class = void>
-  design_point(const sweep_space& s, std::size_t index) : space_(&s) { set(index); }
+  design_point(const sweep_space& s, std::size_t index);
   /// Index of the point in the whole space (not in the shard).
   template <class = void>
   [[nodiscard]] std::size_t index() const { return index_; }
@@ -326,25 +344,36 @@ class design_point {
   /// Coordinate of `name` as an int; `config_error` naming the axis unless it is an integer in
   /// the int range.
   template <class = void>
-  [[nodiscard]] int as_int(std::string_view name) const {
-    const double v = (*this)[name];
-    detail::require(v == std::floor(v) && v >= double(std::numeric_limits<int>::min()) &&
-                        v <= double(std::numeric_limits<int>::max()),
-                    "strata.sweep", "axes." + std::string(name), v, "an integer in the int range");
-    return static_cast<int>(v);
-  }
+  [[nodiscard]] int as_int(std::string_view name) const;
   /// Moves to point `index` of the same space.
   template <class = void>
-  void set(std::size_t index) {
-    index_ = index;
-    space_->point(index, values_);
-  }
+  void set(std::size_t index);
 
  private:
   const sweep_space* space_;
   std::size_t index_ = 0;
   std::vector<double> values_;
 };
+
+template <class>
+design_point::design_point(const sweep_space& s, std::size_t index) : space_(&s) {
+  set(index);
+}
+
+template <class>
+int design_point::as_int(std::string_view name) const {
+  const double v = (*this)[name];
+  detail::require(v == std::floor(v) && v >= double(std::numeric_limits<int>::min()) &&
+                      v <= double(std::numeric_limits<int>::max()),
+                  "strata.sweep", "axes." + std::string(name), v, "an integer in the int range");
+  return static_cast<int>(v);
+}
+
+template <class>
+void design_point::set(std::size_t index) {
+  index_ = index;
+  space_->point(index, values_);
+}
 
 /// How a shard picks its points (file comment).
 enum class shard_layout {
@@ -363,7 +392,7 @@ struct sweep_shard {
 /// Checks a shard: count in [1, 2²⁰], index in [1, count]; `config_error` naming
 /// "shard.count" or "shard.index".
 template <class = void>
-inline void validate(const sweep_shard& s) {
+void validate(const sweep_shard& s) {
   detail::require(s.count >= 1 && s.count <= sweep_max_shards, "strata.sweep", "shard.count", s.count,
                   "in [1, 2^20]");
   detail::require(s.index >= 1 && s.index <= s.count, "strata.sweep", "shard.index", s.index,
@@ -373,7 +402,7 @@ inline void validate(const sweep_shard& s) {
 /// Parses "i/n" (decimal, 1 ≤ i ≤ n ≤ 2²⁰) into a contiguous shard; `config_error` (field
 /// "shard") on anything else.
 template <class = void>
-inline sweep_shard parse_shard(std::string_view text, shard_layout layout = shard_layout::contiguous) {
+sweep_shard parse_shard(std::string_view text, shard_layout layout = shard_layout::contiguous) {
   const auto bad = [&]() {
     return config_error("shard", "[strata.sweep] shard must be i/n with 1 <= i <= n <= 1048576, got '" +
                                      std::string(text) + "'");
@@ -406,7 +435,7 @@ struct shard_points {
 
 /// The points of shard `s` of a space of `total` points (file comment).
 template <class = void>
-inline shard_points points_of(const sweep_shard& s, std::size_t total) {
+shard_points points_of(const sweep_shard& s, std::size_t total) {
   validate(s);
   const std::size_t i = s.index - 1;
   if (s.layout == shard_layout::strided) {
@@ -441,7 +470,7 @@ struct sweep_options {
 namespace detail {
 
 template <class = void>
-inline unsigned sweep_threads(const sweep_options& o) {
+unsigned sweep_threads(const sweep_options& o) {
   require(o.threads <= 1024, "strata.sweep", "threads", o.threads, "in [0, 1024] (0: the machine's cores)");
   unsigned t = o.threads;
   if (t == 0) t = std::max(1U, std::thread::hardware_concurrency());
@@ -450,7 +479,7 @@ inline unsigned sweep_threads(const sweep_options& o) {
 
 /// The shard's points, checked against the run's bounds.
 template <class = void>
-inline shard_points sweep_plan(const sweep_space& space, const sweep_options& o) {
+shard_points sweep_plan(const sweep_space& space, const sweep_options& o) {
   require(o.max_points >= 1 && o.max_points <= sweep_max_points, "strata.sweep", "max_points", o.max_points,
           "in [1, 2^40]");
   require(o.block <= (std::size_t{1} << 24), "strata.sweep", "block", o.block, "in [0, 2^24] (0: automatic)");
@@ -562,3 +591,32 @@ auto run_sweep(const sweep_space& space, F&& fn, const sweep_options& options = 
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiations below, the
+// part of a sweep that does not depend on the caller's model; STRATA_COMPILED=1, which that target
+// puts on its users, keeps their translation units from instantiating them again (`stream_sweep`
+// and `run_sweep` are instantiated with the caller's function, where it is called). Without it
+// this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template sweep_axis list_axis<void>(std::string, std::vector<double>);
+extern template sweep_axis linear_axis<void>(std::string, double, double, std::size_t);
+extern template sweep_axis log_axis<void>(std::string, double, double, std::size_t);
+extern template sweep_axis integer_axis<void>(std::string, long long, long long, long long);
+extern template std::size_t sweep_space::index_of<void>(std::string_view) const;
+extern template void sweep_space::point<void>(std::size_t, std::vector<double>&) const;
+extern template std::vector<double> sweep_space::point<void>(std::size_t) const;
+extern template void sweep_space::add_group<void>(std::vector<sweep_axis>);
+extern template void sweep_space::multiply<void>(std::size_t);
+extern template design_point::design_point(const sweep_space&, std::size_t);
+extern template int design_point::as_int<void>(std::string_view) const;
+extern template void design_point::set<void>(std::size_t);
+extern template void validate<void>(const sweep_shard&);
+extern template sweep_shard parse_shard<void>(std::string_view, shard_layout);
+extern template shard_points points_of<void>(const sweep_shard&, std::size_t);
+extern template unsigned detail::sweep_threads<void>(const sweep_options&);
+extern template shard_points detail::sweep_plan<void>(const sweep_space&, const sweep_options&);
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -86,15 +86,19 @@ template <class Out>
 concept sweep_notes_dynamic = requires(Out& o) { o.dynamic(); };
 
 /// Shortest round-trip text of a double (non-finite: "nan", "inf", "-inf").
+// Not `inline`, as none of the functions of this file that do not depend on the result type (the
+// number and string writers, the writers' constructors, the progress line): strata::compiled holds
+// their instantiations (end of file), which an `inline` one would not spare a STRATA_COMPILED
+// consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-inline std::string_view number_text(double v, std::array<char, 32>& buf) {
+std::string_view number_text(double v, std::array<char, 32>& buf) {
   if (std::isnan(v)) return "nan";
   if (!std::isfinite(v)) return v > 0 ? "inf" : "-inf";
   const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
   return {buf.data(), static_cast<std::size_t>(r.ptr - buf.data())};
 }
 template <class = void>
-inline std::string_view integer_text(long long v, std::array<char, 32>& buf) {
+std::string_view integer_text(long long v, std::array<char, 32>& buf) {
   const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
   return {buf.data(), static_cast<std::size_t>(r.ptr - buf.data())};
 }
@@ -161,7 +165,7 @@ void flatten_row(const R& r, Out& out) {
 }
 
 template <class = void>
-inline void write_csv_text(std::ostream& os, std::string_view s) {
+void write_csv_text(std::ostream& os, std::string_view s) {
   if (s.find_first_of(",\"\n\r") == std::string_view::npos) {
     os << s;
     return;
@@ -178,7 +182,7 @@ inline void write_csv_text(std::ostream& os, std::string_view s) {
 /// (a stray continuation byte, a truncated sequence, an overlong form, a surrogate, or a code
 /// point past U+10FFFF; the ranges of Unicode Table 3-7).
 template <class = void>
-inline std::size_t utf8_char_length(std::string_view s, std::size_t i) {
+std::size_t utf8_char_length(std::string_view s, std::size_t i) {
   const auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0U; };
   const unsigned c = b(0);
   const auto cont = [&](std::size_t k, unsigned lo = 0x80U, unsigned hi = 0xBFU) { return b(k) >= lo && b(k) <= hi; };
@@ -197,7 +201,7 @@ inline std::size_t utf8_char_length(std::string_view s, std::size_t i) {
 /// does not begin a well-formed UTF-8 character replaced by U+FFFD (as `dump_json` does), so the
 /// line is valid UTF-8 whatever the name.
 template <class = void>
-inline void write_json_string(std::ostream& os, std::string_view s) {
+void write_json_string(std::ostream& os, std::string_view s) {
   os << '"';
   for (std::size_t i = 0; i < s.size();) {
     const char c = s[i];
@@ -226,7 +230,7 @@ inline void write_json_string(std::ostream& os, std::string_view s) {
 }
 
 template <class = void>
-inline bool writes_header(header_policy h, const sweep_shard& s) {
+bool writes_header(header_policy h, const sweep_shard& s) {
   return h == header_policy::always || (h == header_policy::first_shard && s.index == 1);
 }
 
@@ -236,11 +240,7 @@ inline bool writes_header(header_policy h, const sweep_shard& s) {
 class csv_writer {
  public:
   template <class = void>
-  csv_writer(std::ostream& os, const sweep_space& space, const sweep_shard& shard = {},
-             table_options options = {})
-      : os_(&os), space_(&space), options_(options), header_(detail::writes_header(options.header, shard)) {
-    validate(shard);
-  }
+  csv_writer(std::ostream& os, const sweep_space& space, const sweep_shard& shard = {}, table_options options = {});
 
   /// Writes the row of point `x` with result `r` (and the header before the first row).
   template <class R>
@@ -366,6 +366,12 @@ class csv_writer {
   bool counted_ = false;
 };
 
+template <class>
+csv_writer::csv_writer(std::ostream& os, const sweep_space& space, const sweep_shard& shard, table_options options)
+    : os_(&os), space_(&space), options_(options), header_(detail::writes_header(options.header, shard)) {
+  validate(shard);
+}
+
 /// A `stream_sweep` sink writing one JSON object per line: {"index":…, <axis>:…, <result>…}.
 class jsonl_writer {
  public:
@@ -475,9 +481,28 @@ class progress_printer {
 
 /// The progress callback programs use: a `progress_printer` on stderr.
 template <class = void>
-inline std::function<void(const sweep_progress&)> stderr_progress(std::string label = "sweep") {
+std::function<void(const sweep_progress&)> stderr_progress(std::string label = "sweep") {
   return progress_printer(std::cerr, std::move(label));
 }
 
 }  // namespace v0
 }  // namespace strata
+
+// strata::compiled (STRATA_BUILD_COMPILED, src/compiled.cpp) holds the instantiations below;
+// STRATA_COMPILED=1, which that target puts on its users, keeps their translation units from
+// instantiating them again (the writers' `operator()` and the flattening are instantiated with the
+// caller's result type, where it is called). Without it this header is unchanged (header-only).
+#if defined(STRATA_COMPILED) && STRATA_COMPILED
+namespace strata {
+inline namespace v0 {
+extern template std::string_view detail::number_text<void>(double, std::array<char, 32>&);
+extern template std::string_view detail::integer_text<void>(long long, std::array<char, 32>&);
+extern template void detail::write_csv_text<void>(std::ostream&, std::string_view);
+extern template std::size_t detail::utf8_char_length<void>(std::string_view, std::size_t);
+extern template void detail::write_json_string<void>(std::ostream&, std::string_view);
+extern template bool detail::writes_header<void>(header_policy, const sweep_shard&);
+extern template csv_writer::csv_writer(std::ostream&, const sweep_space&, const sweep_shard&, table_options);
+extern template std::function<void(const sweep_progress&)> stderr_progress<void>(std::string);
+}  // namespace v0
+}  // namespace strata
+#endif

@@ -53,7 +53,8 @@
 /// (`evaluate_decode`'s step time), not as two half batches in flight; a prefill's cost is that of
 /// b prompts of the group's mean length.
 
-#include <algorithm>  // std::sort, std::min, std::max
+#include <algorithm>  // std::sort, std::nth_element, std::min, std::max
+#include <array>      // std::array (the percentiles selected together)
 #include <cmath>      // std::ceil
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t
@@ -278,7 +279,28 @@ inline double weighted_percentile(std::vector<std::pair<double, double>>& x, dou
 }
 
 namespace detail {
-/// Mean and percentiles of `x` (sorted in place).
+/// The nearest-rank percentiles `p` (ascending, in [0, 1]) of `x`, as `percentile` gives them, by
+/// selection: `x` is reordered, not sorted (each a partition of what the one before left above
+/// it, O(n) where a sort is O(n log n); the same element of the sorted order, so the same value).
+template <std::size_t N>
+inline std::array<double, N> select_percentiles(std::vector<double>& x, const std::array<double, N>& p) {
+  std::array<double, N> out{};
+  if (x.empty()) return out;
+  const auto n = static_cast<double>(x.size());
+  auto from = x.begin();
+  for (std::size_t i = 0; i < N; ++i) {
+    const auto k = static_cast<std::size_t>(std::max(1.0, std::ceil(p[i] * n)));
+    const auto at = x.begin() + static_cast<std::ptrdiff_t>(std::min(k, x.size()) - 1);
+    if (at >= from) {
+      std::nth_element(from, at, x.end());
+      from = at;
+    }
+    out[i] = *at;
+  }
+  return out;
+}
+
+/// Mean and percentiles of `x` (reordered: `select_percentiles`).
 template <class = void>
 inline latency_stats latency_of(std::vector<double>& x) {
   latency_stats l;
@@ -286,9 +308,10 @@ inline latency_stats latency_of(std::vector<double>& x) {
   double sum = 0.0;
   for (double v : x) sum += v;
   l.mean_s = sum / static_cast<double>(x.size());
-  l.p50_s = percentile(x, 0.50);
-  l.p90_s = percentile(x, 0.90);
-  l.p99_s = percentile(x, 0.99);
+  const auto q = select_percentiles(x, std::array<double, 3>{0.50, 0.90, 0.99});
+  l.p50_s = q[0];
+  l.p90_s = q[1];
+  l.p99_s = q[2];
   return l;
 }
 
@@ -369,10 +392,11 @@ inline void request_results(serving_result& out, const std::vector<request>& req
   const double nn = static_cast<double>(n);
   out.throughput_rps = t > 0.0 ? nn / t : 0.0;
   out.throughput_tps = t > 0.0 ? static_cast<double>(out.output_tokens) / t : 0.0;
-  out.ttft_p50_s = percentile(ttft, 0.50);
-  out.ttft_p90_s = percentile(ttft, 0.90);
-  out.ttft_p99_s = percentile(ttft, 0.99);
-  out.ttft_max_s = ttft.empty() ? 0.0 : ttft.back();
+  const auto q = select_percentiles(ttft, std::array<double, 3>{0.50, 0.90, 0.99});
+  out.ttft_p50_s = q[0];
+  out.ttft_p90_s = q[1];
+  out.ttft_p99_s = q[2];
+  out.ttft_max_s = ttft.empty() ? 0.0 : *std::max_element(ttft.begin(), ttft.end());
   out.tbt_p50_s = weighted_percentile(gaps, 0.50);
   out.tbt_p90_s = weighted_percentile(gaps, 0.90);
   out.tbt_p99_s = weighted_percentile(gaps, 0.99);
@@ -729,12 +753,14 @@ inline std::vector<std::size_t> engine_admission_order(const std::vector<request
 /// jumps to the next arrival. `order` is the arrival order (Little's law). More than `max_passes`
 /// passes (plus those the preemptions add) is a scheduler fault, reported as an infeasible run.
 /// Fills `out`'s results (`engine_results`, one engine) and returns true, or sets `out.feasible`
-/// false with the reason and returns false.
+/// false with the reason and returns false. `decode_runs`: a run of pure decode steps goes through
+/// `engine_core::run_decode_steps` (the same steps, the same numbers; only where `before_step`
+/// does nothing and `on_admit` nothing the steps need).
 template <class Core, class ReadyAt, class OnAdmit, class BeforeStep>
 inline bool drive_engine(serving_result& out, Core& core, engine_request_state& st, const std::vector<request>& reqs,
                          const std::vector<std::size_t>& order, const std::vector<std::size_t>& admit,
                          std::int64_t max_passes, const scheduler_params& sp, ReadyAt&& ready_at, OnAdmit&& on_admit,
-                         BeforeStep&& before_step) {
+                         BeforeStep&& before_step, bool decode_runs = false) {
   const std::size_t n = reqs.size();
   const auto fail = [&](std::string why) {
     out.feasible = false;
@@ -755,6 +781,24 @@ inline bool drive_engine(serving_result& out, Core& core, engine_request_state& 
       core.admit(admit[next], ready_at(admit[next]));
       on_admit(admit[next]);
       ++next;
+    }
+    if (decode_runs) {
+      // The step at t and those after it, while they are pure decode steps of the same requests.
+      const auto ran = core.run_decode_steps(
+          t,
+          [&](double ts, bool full) {
+            if (passes + 1 > max_passes + core.counters().extra_passes) return false;
+            if (!full && next < n && ready_at(admit[next]) <= ts) return false;
+            ++passes;
+            while (next < n && ready_at(admit[next]) <= ts) {
+              core.admit(admit[next], ready_at(admit[next]));
+              on_admit(admit[next]);
+              ++next;
+            }
+            return true;
+          },
+          [&](double t_end) { little.advance(reqs, order, t_end); });
+      if (ran > 0) continue;
     }
     before_step(t);
     const engine_step step = core.begin_step(t);
@@ -818,7 +862,7 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   const auto admit = engine_admission_order(reqs, ep, order);
   drive_engine(
       out, core, st, reqs, order, admit, engine_pass_bound(reqs, lim), sp,
-      [&](std::size_t r) { return engine_ready_time(reqs[r], ep); }, [](std::size_t) {}, [](double) {});
+      [&](std::size_t r) { return engine_ready_time(reqs[r], ep); }, [](std::size_t) {}, [](double) {}, true);
   return out;
 }
 

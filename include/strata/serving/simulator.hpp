@@ -55,7 +55,8 @@
 
 #include <algorithm>  // std::sort, std::nth_element, std::min, std::max
 #include <array>      // std::array (the percentiles selected together)
-#include <cmath>      // std::ceil
+#include <bit>        // std::bit_cast (the radix sort of the inter-token gaps)
+#include <cmath>      // std::ceil, std::isfinite, std::signbit
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t
 #include <deque>      // std::deque
@@ -262,11 +263,51 @@ inline double percentile(std::vector<double>& x, double p) {
   return x[std::min(k, x.size()) - 1];
 }
 
+namespace detail {
+/// Sorts `x` as `std::sort` does (by value, then weight) when every number is finite and not
+/// negative, by an LSD radix sort of the numbers' bits (which order such doubles as their values
+/// do; O(n) where a sort is O(n log n): a run's inter-token gaps are one entry per step); returns
+/// false, `x` untouched, otherwise.
+template <class = void>
+inline bool radix_sort_samples(std::vector<std::pair<double, double>>& x) {
+  for (const auto& e : x) {
+    if (!std::isfinite(e.first) || !std::isfinite(e.second) || std::signbit(e.first) || std::signbit(e.second)) return false;
+  }
+  const std::size_t n = x.size();
+  if (n < 2) return true;
+  std::vector<std::pair<double, double>> tmp(n);
+  std::vector<std::size_t> count(std::size_t{1} << 16);
+  auto* from = &x;
+  auto* to = &tmp;
+  // The weight's four 16-bit digits, then the value's (the last pass the most significant).
+  for (int pass = 0; pass < 8; ++pass) {
+    const bool value = pass >= 4;
+    const int shift = 16 * (pass % 4);
+    const auto digit = [&](const std::pair<double, double>& e) {
+      return static_cast<std::size_t>((std::bit_cast<std::uint64_t>(value ? e.first : e.second) >> shift) & 0xFFFFu);
+    };
+    std::fill(count.begin(), count.end(), std::size_t{0});
+    for (const auto& e : *from) ++count[digit(e)];
+    if (count[digit(from->front())] == n) continue;  // one digit for all: the pass moves nothing
+    std::size_t sum = 0;
+    for (auto& c : count) {
+      const std::size_t k = c;
+      c = sum;
+      sum += k;
+    }
+    for (const auto& e : *from) (*to)[count[digit(e)]++] = e;
+    std::swap(from, to);
+  }
+  if (from != &x) x.swap(tmp);
+  return true;
+}
+}  // namespace detail
+
 /// Nearest-rank percentile of weighted samples (value, weight), sorted in place.
 template <class = void>
 inline double weighted_percentile(std::vector<std::pair<double, double>>& x, double p) {
   if (x.empty()) return 0.0;
-  if (!std::is_sorted(x.begin(), x.end())) std::sort(x.begin(), x.end());
+  if (!std::is_sorted(x.begin(), x.end()) && !detail::radix_sort_samples(x)) std::sort(x.begin(), x.end());
   double total = 0.0;
   for (const auto& e : x) total += e.second;
   const double target = p * total;
@@ -828,9 +869,12 @@ inline bool drive_engine(serving_result& out, Core& core, engine_request_state& 
 /// The engine scheduler's loop (`engine.hpp`): one engine (`engine_core`) of `ranks` engine
 /// cores (1, or the DP attention ranks) of `blocks` KV blocks each under the budget and cap `lim`,
 /// stepping together, each step costed by `costs` (one rank: `mixed`; several: `mixed_ranks`).
+/// `decode_runs` (`drive_engine`): runs of pure decode steps in one pass each, the same result
+/// (false: every step through `begin_step`, as the tests compare).
 template <step_cost_source Costs>
 inline serving_result run_engine(const std::vector<request>& reqs, const engine_params& ep, const engine_limits& lim,
-                                 std::int64_t blocks, Costs& costs, const scheduler_params& sp, int ranks = 1) {
+                                 std::int64_t blocks, Costs& costs, const scheduler_params& sp, int ranks = 1,
+                                 bool decode_runs = true) {
   const std::size_t n = reqs.size();
   serving_result out;
   out.requests = static_cast<std::int64_t>(n);
@@ -862,7 +906,7 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   const auto admit = engine_admission_order(reqs, ep, order);
   drive_engine(
       out, core, st, reqs, order, admit, engine_pass_bound(reqs, lim), sp,
-      [&](std::size_t r) { return engine_ready_time(reqs[r], ep); }, [](std::size_t) {}, [](double) {}, true);
+      [&](std::size_t r) { return engine_ready_time(reqs[r], ep); }, [](std::size_t) {}, [](double) {}, decode_runs);
   return out;
 }
 

@@ -474,13 +474,20 @@ class engine_core {
       const bool full = D >= lim_.max_num_seqs;  // no request can join
       // The step at `t`: what `begin_step` would route to the queue must not join.
       if (!full && (!e.waiting.empty() || routable(t))) return 0;
+      // The request admitted last is the one most likely still in its prompt: asked first.
+      const auto decoding = [&](std::size_t r) {
+        return s.gen[r] >= 1 && s.computed[r] == static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r] - 1 && s.last[r] == t;
+      };
+      if (!decoding(e.running.back())) return 0;
       // Steps before a request's last token or a block the free ones cannot give.
       std::int64_t k_max = std::numeric_limits<std::int64_t>::max(), context = 0;
       for (const std::size_t r : e.running) {
-        const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r];
-        if (s.gen[r] < 1 || s.computed[r] != num_tokens - 1 || !(s.last[r] == t)) return 0;
-        const std::int64_t pb = pblocks(r);
-        if (e.prefix_cached[key_of(r)] == 0 && pb > 0 && reqs[r].prompt >= pb * bs_ && s.shared[r] == 0) return 0;
+        if (!decoding(r)) return 0;
+        // A prefix its end would cache (`end_step`): not such a step.
+        if (e.prefix_cached[key_of(r)] == 0 && s.shared[r] == 0) {
+          const std::int64_t pb = pblocks(r);
+          if (pb > 0 && reqs[r].prompt >= pb * bs_) return 0;
+        }
         k_max = std::min<std::int64_t>(k_max, reqs[r].output - s.gen[r] - 1);
         context += s.computed[r];
       }

@@ -9,12 +9,18 @@
 //   migration premise (a discrete parameter, scanned);
 // - the first vLLM campaign run of a preset model with a failing row (each re-evaluation simulates
 //   the run).
+// - one simulation of that campaign run, the unit a campaign or serving re-evaluation costs (the
+//   serving engine's run of the measured load: `engine_core::run_decode_steps` runs its pure
+//   decode steps in one pass each, `Arg(1)`, or every step through `begin_step`, `Arg(0)`; the
+//   same result).
 // Counters: `evaluations` (row-builder runs) and, by phase (`explain_counts`), `elasticity`,
-// `walk`, `solve`, `family`, and `runs_per_solve` (the root solves' runs over the solves).
+// `walk`, `solve`, `family`, `runs_per_solve` (the root solves' runs over the solves) and
+// `s_per_run` (the family's time over its runs).
 // Goal: the explainer beside the report within the report's time budget (issue 47).
 //   ./build/benchmarks/explain_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +60,7 @@ void bench_explain(benchmark::State& state, const std::vector<strata::paper_row>
   o.threads = threads;
   std::size_t evaluations = 0;
   strata::explain_counts counts;
+  const auto t0 = std::chrono::steady_clock::now();
   for (auto _ : state) {
     const auto x = strata::explain_report(rows, {}, o);
     evaluations = x.evaluations;
@@ -67,6 +74,9 @@ void bench_explain(benchmark::State& state, const std::vector<strata::paper_row>
   state.counters["family"] = static_cast<double>(counts.family);
   state.counters["runs_per_solve"] =
       counts.solves > 0 ? static_cast<double>(counts.solve) / static_cast<double>(counts.solves) : 0.0;
+  const std::chrono::duration<double> dt = std::chrono::steady_clock::now() - t0;
+  state.counters["s_per_run"] =
+      evaluations > 0 ? dt.count() / static_cast<double>(evaluations * state.iterations()) : 0.0;
 }
 
 // The rows of the first vLLM campaign run of a preset model with a failing check row (all rows of
@@ -109,5 +119,40 @@ BENCHMARK(bm_explain_thermal_and_migration)->Iterations(1)->Unit(benchmark::kSec
 
 void bm_explain_campaign_run(benchmark::State& state) { bench_explain(state, bench_campaign_run_rows()); }
 BENCHMARK(bm_explain_campaign_run)->Iterations(1)->Unit(benchmark::kSecond);
+
+// One simulation of the first failing campaign run as `simulate_vllm_campaign_run` runs it (its
+// requests, card and engine), through `detail::run_engine` with the decode runs on (1) or off (0).
+void bm_campaign_run_simulation(benchmark::State& state) {
+  const auto rows = bench_campaign_run_rows();
+  const std::string head = "validation.serving.campaign.";
+  const std::string key = rows.front().id.substr(head.size(), rows.front().id.find('.', head.size()) - head.size());
+  std::optional<strata::vllm_campaign_run> run;
+  for (const auto& r : strata::vllm_campaign_runs()) {
+    if (r.key == key) run = r;
+  }
+  if (!run) {
+    state.SkipWithError("no campaign run");
+    return;
+  }
+  const auto m = strata::vllm_campaign_model(*run, std::nullopt, {});
+  const auto reqs = strata::vllm_campaign_requests(*run);
+  const auto card = strata::vllm_campaign_card(strata::baseline_gpu(strata::h100_sxm5()));
+  const auto ep = strata::vllm_campaign_engine(*run);
+  const auto served = strata::gpu_serving_baseline(card, m, run->tp);
+  // The blocks of the run's memory share (`simulate_gpu`), for a result to compare with it.
+  const auto ref = strata::simulate_gpu(card, m, strata::scheduler_params{}, reqs, run->tp, ep);
+  const std::int64_t blocks = ref.kv_tokens / ep.block_size;
+  const auto lim = strata::engine_limits_of(ep, card.memory_capacity, card.name);
+  double e2e = 0.0;
+  for (auto _ : state) {
+    strata::gpu_step_costs costs(card, served.second, served.first, {}, ep.sampler);
+    const auto r = strata::detail::run_engine(reqs, ep, lim, blocks, costs, strata::scheduler_params{}, 1, state.range(0) != 0);
+    e2e = r.e2e.mean_s;
+    benchmark::DoNotOptimize(e2e);
+  }
+  if (e2e != ref.e2e.mean_s) state.SkipWithError("the run differs from simulate_gpu's");
+  state.counters["steps"] = static_cast<double>(ref.decode_steps + ref.mixed_steps + ref.prefill_steps);
+}
+BENCHMARK(bm_campaign_run_simulation)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -443,10 +443,125 @@ class engine_core {
         }
       }
     }
-    gaps_.insert(gaps_.end(), step_gaps_.begin(), step_gaps_.end());
+    for (const auto& x : step_gaps_) gaps_.push_back(x);
+  }
+
+  /// Runs, from time `t` (the start of a step; the driver has admitted what arrived by then), the
+  /// pure decode steps that follow each other with the same running requests, each step exactly as
+  /// `begin_step` and `end_step` run it, the same doubles in the same order; returns how many (0:
+  /// the step at `t` is not such a step: run it with `begin_step`). Such a step: one rank, a
+  /// colocated engine with no scheduling policy of its machine and no conversations; every running
+  /// request decoding one token, its last token sampled at `t`, none reaching its last token; no
+  /// request joins (none routed to the queue, or the cap `max_num_seqs` reached); the KV blocks the
+  /// steps take within the free ones (no preemption). Between two such steps only the decode
+  /// context grows (by the running count; a sum of integers, exact in a double), so the step's
+  /// scheduling is done once for all of them: per step only its cost, its host time, its gap and
+  /// the counters (O(1) instead of O(running)). `next(t, full)` is asked before each step after the first,
+  /// at its start t: false stops (the driver's pass bound; an arrival, unless `full`, the cap
+  /// reached, when the driver admits it as before `begin_step`); `stepped(t_end)` is told each
+  /// step's end (the driver's Little's-law area). `t` ends at the last step's end.
+  template <class Next, class Stepped>
+  std::int64_t run_decode_steps(double& t, Next&& next, Stepped&& stepped) {
+    if constexpr (engine_policy_source<Costs>) {
+      return 0;
+    } else {
+      if (rk_.size() != 1 || role_ != engine_role::colocated || conversations_) return 0;
+      auto& e = rk_.front();
+      const auto& reqs = *reqs_;
+      auto& s = *st_;
+      const auto D = static_cast<std::int64_t>(e.running.size());
+      if (D == 0 || D > lim_.max_num_batched_tokens) return 0;
+      const bool full = D >= lim_.max_num_seqs;  // no request can join
+      // The step at `t`: what `begin_step` would route to the queue must not join.
+      if (!full && (!e.waiting.empty() || routable(t))) return 0;
+      // The request admitted last is the one most likely still in its prompt: asked first.
+      const auto decoding = [&](std::size_t r) {
+        return s.gen[r] >= 1 && s.computed[r] == static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r] - 1 && s.last[r] == t;
+      };
+      if (!decoding(e.running.back())) return 0;
+      // Steps before a request's last token or a block the free ones cannot give.
+      std::int64_t k_max = std::numeric_limits<std::int64_t>::max(), context = 0;
+      for (const std::size_t r : e.running) {
+        if (!decoding(r)) return 0;
+        // A prefix its end would cache (`end_step`): not such a step.
+        if (e.prefix_cached[key_of(r)] == 0 && s.shared[r] == 0) {
+          const std::int64_t pb = pblocks(r);
+          if (pb > 0 && reqs[r].prompt >= pb * bs_) return 0;
+        }
+        k_max = std::min<std::int64_t>(k_max, reqs[r].output - s.gen[r] - 1);
+        context += s.computed[r];
+      }
+      if (k_max <= 0) return 0;
+      const auto new_blocks = [&](std::int64_t k) {
+        std::int64_t b = 0;
+        for (const std::size_t r : e.running) b += std::max<std::int64_t>(0, blocks_of(s.computed[r] + k) - s.shared[r] - s.held[r]);
+        return b;
+      };
+      if (new_blocks(k_max) > e.free_blocks) {
+        // Up to the first block any of them takes.
+        for (const std::size_t r : e.running) {
+          k_max = std::min<std::int64_t>(k_max, std::max<std::int64_t>(0, (s.shared[r] + s.held[r]) * bs_ - s.computed[r]));
+        }
+        if (k_max <= 0) return 0;
+      }
+      mixed_step ms;
+      ms.tokens = static_cast<int>(D);
+      ms.sampled = static_cast<int>(D);
+      ms.decodes = static_cast<int>(D);
+      const double host_s = std::max(0.0, host_step_time(ep_.host, static_cast<double>(D)));
+      std::int64_t k = 0;
+      for (; k < k_max; ++k) {
+        if (k > 0) {
+          if (!next(t, full)) break;
+          if (!full && routable(t)) break;
+        }
+        if (full) {
+          // Arrivals join the queue behind the full running set (`begin_step`'s routing).
+          const double cutoff = ep_.host.async_scheduling ? sched_t_ : t;
+          std::size_t taken = 0;
+          while (taken < inbox_.size() && inbox_[taken].second <= cutoff) e.waiting.push_back(inbox_[taken++].first);
+          inbox_.erase(inbox_.begin(), inbox_.begin() + static_cast<std::ptrdiff_t>(taken));
+        }
+        ms.decode_context = static_cast<double>(context + k * D);
+        const step_cost cost = costs_->mixed(ms);
+        ++c_.decode_steps;
+        c_.batch_sum += static_cast<double>(D);
+        c_.energy_j += cost.energy_j;
+        c_.busy_time_s += cost.time_s;
+        sched_t_ = t;
+        const double t_end = t + engine_step_time(ep_.host, cost.time_s, host_s);
+        stepped(t_end);
+        gaps_.emplace_back(t_end - t, static_cast<double>(D));
+        t = t_end;
+      }
+      if (k == 0) return 0;
+      // The requests after k steps: k tokens each, the blocks those took, the last at `t`.
+      std::int64_t taken = 0;
+      e.sched.clear();
+      for (const std::size_t r : e.running) {
+        const std::int64_t need = std::max<std::int64_t>(0, blocks_of(s.computed[r] + k) - s.shared[r] - s.held[r]);
+        s.held[r] += need;
+        taken += need;
+        s.computed[r] += k;
+        s.gen[r] += static_cast<int>(k);
+        s.last[r] = t;
+        e.sched.emplace_back(r, 1);
+      }
+      e.free_blocks -= taken;
+      e.allocated += taken;
+      e.preempted = false;
+      rank_steps_.front() = ms;
+      step_gaps_.assign(1, gaps_.back());
+      return k;
+    }
   }
 
  private:
+  /// Whether `begin_step` at time `t` would route an admitted request to the queue.
+  [[nodiscard]] bool routable(double t) const {
+    const double cutoff = ep_.host.async_scheduling ? sched_t_ : t;
+    return !inbox_.empty() && inbox_.front().second <= cutoff;
+  }
   [[nodiscard]] std::int64_t blocks_of(std::int64_t tokens) const { return (tokens + bs_ - 1) / bs_; }
   /// Request `r`'s prefix-cache key: its group's system prompt (g + 1), else the shared prefix (0).
   [[nodiscard]] std::size_t key_of(std::size_t r) const {

@@ -53,8 +53,10 @@
 /// (`evaluate_decode`'s step time), not as two half batches in flight; a prefill's cost is that of
 /// b prompts of the group's mean length.
 
-#include <algorithm>  // std::sort, std::min, std::max
-#include <cmath>      // std::ceil
+#include <algorithm>  // std::sort, std::nth_element, std::min, std::max
+#include <array>      // std::array (the percentiles selected together)
+#include <bit>        // std::bit_cast (the radix sort of the inter-token gaps)
+#include <cmath>      // std::ceil, std::isfinite, std::signbit
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t
 #include <deque>      // std::deque
@@ -261,11 +263,51 @@ inline double percentile(std::vector<double>& x, double p) {
   return x[std::min(k, x.size()) - 1];
 }
 
+namespace detail {
+/// Sorts `x` as `std::sort` does (by value, then weight) when every number is finite and not
+/// negative, by an LSD radix sort of the numbers' bits (which order such doubles as their values
+/// do; O(n) where a sort is O(n log n): a run's inter-token gaps are one entry per step); returns
+/// false, `x` untouched, otherwise.
+template <class = void>
+inline bool radix_sort_samples(std::vector<std::pair<double, double>>& x) {
+  for (const auto& e : x) {
+    if (!std::isfinite(e.first) || !std::isfinite(e.second) || std::signbit(e.first) || std::signbit(e.second)) return false;
+  }
+  const std::size_t n = x.size();
+  if (n < 2) return true;
+  std::vector<std::pair<double, double>> tmp(n);
+  std::vector<std::size_t> count(std::size_t{1} << 16);
+  auto* from = &x;
+  auto* to = &tmp;
+  // The weight's four 16-bit digits, then the value's (the last pass the most significant).
+  for (int pass = 0; pass < 8; ++pass) {
+    const bool value = pass >= 4;
+    const int shift = 16 * (pass % 4);
+    const auto digit = [&](const std::pair<double, double>& e) {
+      return static_cast<std::size_t>((std::bit_cast<std::uint64_t>(value ? e.first : e.second) >> shift) & 0xFFFFu);
+    };
+    std::fill(count.begin(), count.end(), std::size_t{0});
+    for (const auto& e : *from) ++count[digit(e)];
+    if (count[digit(from->front())] == n) continue;  // one digit for all: the pass moves nothing
+    std::size_t sum = 0;
+    for (auto& c : count) {
+      const std::size_t k = c;
+      c = sum;
+      sum += k;
+    }
+    for (const auto& e : *from) (*to)[count[digit(e)]++] = e;
+    std::swap(from, to);
+  }
+  if (from != &x) x.swap(tmp);
+  return true;
+}
+}  // namespace detail
+
 /// Nearest-rank percentile of weighted samples (value, weight), sorted in place.
 template <class = void>
 inline double weighted_percentile(std::vector<std::pair<double, double>>& x, double p) {
   if (x.empty()) return 0.0;
-  if (!std::is_sorted(x.begin(), x.end())) std::sort(x.begin(), x.end());
+  if (!std::is_sorted(x.begin(), x.end()) && !detail::radix_sort_samples(x)) std::sort(x.begin(), x.end());
   double total = 0.0;
   for (const auto& e : x) total += e.second;
   const double target = p * total;
@@ -278,7 +320,28 @@ inline double weighted_percentile(std::vector<std::pair<double, double>>& x, dou
 }
 
 namespace detail {
-/// Mean and percentiles of `x` (sorted in place).
+/// The nearest-rank percentiles `p` (ascending, in [0, 1]) of `x`, as `percentile` gives them, by
+/// selection: `x` is reordered, not sorted (each a partition of what the one before left above
+/// it, O(n) where a sort is O(n log n); the same element of the sorted order, so the same value).
+template <std::size_t N>
+inline std::array<double, N> select_percentiles(std::vector<double>& x, const std::array<double, N>& p) {
+  std::array<double, N> out{};
+  if (x.empty()) return out;
+  const auto n = static_cast<double>(x.size());
+  auto from = x.begin();
+  for (std::size_t i = 0; i < N; ++i) {
+    const auto k = static_cast<std::size_t>(std::max(1.0, std::ceil(p[i] * n)));
+    const auto at = x.begin() + static_cast<std::ptrdiff_t>(std::min(k, x.size()) - 1);
+    if (at >= from) {
+      std::nth_element(from, at, x.end());
+      from = at;
+    }
+    out[i] = *at;
+  }
+  return out;
+}
+
+/// Mean and percentiles of `x` (reordered: `select_percentiles`).
 template <class = void>
 inline latency_stats latency_of(std::vector<double>& x) {
   latency_stats l;
@@ -286,9 +349,10 @@ inline latency_stats latency_of(std::vector<double>& x) {
   double sum = 0.0;
   for (double v : x) sum += v;
   l.mean_s = sum / static_cast<double>(x.size());
-  l.p50_s = percentile(x, 0.50);
-  l.p90_s = percentile(x, 0.90);
-  l.p99_s = percentile(x, 0.99);
+  const auto q = select_percentiles(x, std::array<double, 3>{0.50, 0.90, 0.99});
+  l.p50_s = q[0];
+  l.p90_s = q[1];
+  l.p99_s = q[2];
   return l;
 }
 
@@ -369,10 +433,11 @@ inline void request_results(serving_result& out, const std::vector<request>& req
   const double nn = static_cast<double>(n);
   out.throughput_rps = t > 0.0 ? nn / t : 0.0;
   out.throughput_tps = t > 0.0 ? static_cast<double>(out.output_tokens) / t : 0.0;
-  out.ttft_p50_s = percentile(ttft, 0.50);
-  out.ttft_p90_s = percentile(ttft, 0.90);
-  out.ttft_p99_s = percentile(ttft, 0.99);
-  out.ttft_max_s = ttft.empty() ? 0.0 : ttft.back();
+  const auto q = select_percentiles(ttft, std::array<double, 3>{0.50, 0.90, 0.99});
+  out.ttft_p50_s = q[0];
+  out.ttft_p90_s = q[1];
+  out.ttft_p99_s = q[2];
+  out.ttft_max_s = ttft.empty() ? 0.0 : *std::max_element(ttft.begin(), ttft.end());
   out.tbt_p50_s = weighted_percentile(gaps, 0.50);
   out.tbt_p90_s = weighted_percentile(gaps, 0.90);
   out.tbt_p99_s = weighted_percentile(gaps, 0.99);
@@ -729,12 +794,14 @@ inline std::vector<std::size_t> engine_admission_order(const std::vector<request
 /// jumps to the next arrival. `order` is the arrival order (Little's law). More than `max_passes`
 /// passes (plus those the preemptions add) is a scheduler fault, reported as an infeasible run.
 /// Fills `out`'s results (`engine_results`, one engine) and returns true, or sets `out.feasible`
-/// false with the reason and returns false.
+/// false with the reason and returns false. `decode_runs`: a run of pure decode steps goes through
+/// `engine_core::run_decode_steps` (the same steps, the same numbers; only where `before_step`
+/// does nothing and `on_admit` nothing the steps need).
 template <class Core, class ReadyAt, class OnAdmit, class BeforeStep>
 inline bool drive_engine(serving_result& out, Core& core, engine_request_state& st, const std::vector<request>& reqs,
                          const std::vector<std::size_t>& order, const std::vector<std::size_t>& admit,
                          std::int64_t max_passes, const scheduler_params& sp, ReadyAt&& ready_at, OnAdmit&& on_admit,
-                         BeforeStep&& before_step) {
+                         BeforeStep&& before_step, bool decode_runs = false) {
   const std::size_t n = reqs.size();
   const auto fail = [&](std::string why) {
     out.feasible = false;
@@ -755,6 +822,24 @@ inline bool drive_engine(serving_result& out, Core& core, engine_request_state& 
       core.admit(admit[next], ready_at(admit[next]));
       on_admit(admit[next]);
       ++next;
+    }
+    if (decode_runs) {
+      // The step at t and those after it, while they are pure decode steps of the same requests.
+      const auto ran = core.run_decode_steps(
+          t,
+          [&](double ts, bool full) {
+            if (passes + 1 > max_passes + core.counters().extra_passes) return false;
+            if (!full && next < n && ready_at(admit[next]) <= ts) return false;
+            ++passes;
+            while (next < n && ready_at(admit[next]) <= ts) {
+              core.admit(admit[next], ready_at(admit[next]));
+              on_admit(admit[next]);
+              ++next;
+            }
+            return true;
+          },
+          [&](double t_end) { little.advance(reqs, order, t_end); });
+      if (ran > 0) continue;
     }
     before_step(t);
     const engine_step step = core.begin_step(t);
@@ -784,9 +869,12 @@ inline bool drive_engine(serving_result& out, Core& core, engine_request_state& 
 /// The engine scheduler's loop (`engine.hpp`): one engine (`engine_core`) of `ranks` engine
 /// cores (1, or the DP attention ranks) of `blocks` KV blocks each under the budget and cap `lim`,
 /// stepping together, each step costed by `costs` (one rank: `mixed`; several: `mixed_ranks`).
+/// `decode_runs` (`drive_engine`): runs of pure decode steps in one pass each, the same result
+/// (false: every step through `begin_step`, as the tests compare).
 template <step_cost_source Costs>
 inline serving_result run_engine(const std::vector<request>& reqs, const engine_params& ep, const engine_limits& lim,
-                                 std::int64_t blocks, Costs& costs, const scheduler_params& sp, int ranks = 1) {
+                                 std::int64_t blocks, Costs& costs, const scheduler_params& sp, int ranks = 1,
+                                 bool decode_runs = true) {
   const std::size_t n = reqs.size();
   serving_result out;
   out.requests = static_cast<std::int64_t>(n);
@@ -818,7 +906,7 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   const auto admit = engine_admission_order(reqs, ep, order);
   drive_engine(
       out, core, st, reqs, order, admit, engine_pass_bound(reqs, lim), sp,
-      [&](std::size_t r) { return engine_ready_time(reqs[r], ep); }, [](std::size_t) {}, [](double) {});
+      [&](std::size_t r) { return engine_ready_time(reqs[r], ep); }, [](std::size_t) {}, [](double) {}, decode_runs);
   return out;
 }
 

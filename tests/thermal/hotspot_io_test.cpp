@@ -260,7 +260,7 @@ TEST_CASE("The multigrid preconditioner: the 64 x 64 EV6 grid in 49 iterations w
   }
   CHECK(worst / peak < 1e-9);
   // The hierarchy: each level under 85 % of the one above, the last at most coarse_nodes.
-  const multigrid_cg<> h(detail::conductance_matrix<Eigen::RowMajor>(net.net, 0.0));
+  const multigrid_cg<> h(strata::thermal::detail::conductance_matrix<Eigen::RowMajor>(net.net, 0.0));
   const auto sizes = h.level_sizes();
   REQUIRE(sizes.size() >= 2);
   CHECK(sizes.front() == net.net.size());
@@ -277,13 +277,13 @@ TEST_CASE("conductance_matrix: G by hand for three nodes, a repeated link summed
   n.connect(2, 1, 1.0);
   n.connect(1, 0, 0.5);  // the same pair again: g = 2.5 between 0 and 1
   const Eigen::MatrixXd expect = (Eigen::MatrixXd(3, 3) << 3.0, -2.5, 0.0, -2.5, 3.5, -1.0, 0.0, -1.0, 1.25).finished();
-  const auto g = detail::conductance_matrix(n, 0.0);
+  const auto g = strata::thermal::detail::conductance_matrix(n, 0.0);
   CHECK(g.nonZeros() == 7);
   CHECK((Eigen::MatrixXd(g) - expect).cwiseAbs().maxCoeff() == 0.0);
-  const auto gr = detail::conductance_matrix<Eigen::RowMajor>(n, 0.0);
+  const auto gr = strata::thermal::detail::conductance_matrix<Eigen::RowMajor>(n, 0.0);
   CHECK((Eigen::MatrixXd(gr) - expect).cwiseAbs().maxCoeff() == 0.0);
   // With C/h (h = 0.5 s): the diagonal gains 2 C.
-  const auto gh = detail::conductance_matrix(n, 2.0);
+  const auto gh = strata::thermal::detail::conductance_matrix(n, 2.0);
   CHECK(gh.coeff(0, 0) == 5.0);
   CHECK(gh.coeff(1, 1) == 7.5);
   CHECK(gh.coeff(2, 2) == 7.25);

@@ -14,7 +14,8 @@
 /// **The cycle** (unsmoothed aggregation; Vaněk, Mandel & Brezina, Computing 56, 1996, §3 for the
 /// aggregation; Notay, ETNA 37, 2010, for plain aggregates as a CG preconditioner):
 /// - *strength*: nodes i and j are strongly coupled when −G_ij ≥ θ √(G_ii G_jj), θ = 0.02
-///   (`strength`; measured on the EV6 64 × 64 grid: 43 iterations, against 52 at Vaněk's 0.08);
+///   (`strength`; measured on the EV6 64 × 64 grid with Gauss–Seidel smoothing: 43 iterations,
+///   against 52 at Vaněk's 0.08);
 /// - *aggregates* (Vaněk's three passes): a node whose strong neighbours are all free starts an
 ///   aggregate with them; a node left over joins the aggregate of its strongest aggregated
 ///   neighbour; what is still left forms aggregates of its free strong neighbours;

@@ -19,9 +19,9 @@
 /// by an aggregation multigrid V-cycle (`steady_method::multigrid`, `thermal/multigrid.hpp`) or by
 /// the diagonal (`steady_method::iterative`, Jacobi; Eigen's `ConjugateGradient`). On HotSpot's
 /// EV6 grids (4 108 and 16 396 nodes) both put every node within 5e-14 of the direct solve,
-/// relative to the largest rise (tests hold 1e-9): Jacobi in 180 and 345 iterations, multigrid in
-/// 31 and 43, about 2 × faster than Jacobi and 5–10 × faster than the factorisation (the simplicial
-/// LDLᵀ of a layered grid fills in heavily). `steady_method::automatic` takes the multigrid solve
+/// relative to the largest rise (tests hold 1e-9): Jacobi in 179 and 345 iterations, multigrid in
+/// 45 and 49; at 64 × 64 the multigrid solve is 1.6 × faster than Jacobi and 4–6 × faster than the
+/// factorisation (the simplicial LDLᵀ of a layered grid fills in heavily; docs/thermal.md). `steady_method::automatic` takes the multigrid solve
 /// from `steady_iterative_min_nodes` (2 048) nodes up; an iteration that does not converge (Jacobi:
 /// 2N steps; multigrid: `steady_multigrid_max_iterations`) falls back to the factorisation.
 ///
@@ -201,7 +201,7 @@ enum class steady_method {
 inline constexpr int steady_iterative_min_nodes = 2048;
 /// Relative residual ‖Gθ − P‖/‖P‖ at which the iterative solve stops.
 inline constexpr double steady_cg_tolerance = 1e-12;
-/// The multigrid iteration gives up (and factorises) after this many steps (EV6 64 × 64: 43).
+/// The multigrid iteration gives up (and factorises) after this many steps (EV6 64 × 64: 49).
 inline constexpr int steady_multigrid_max_iterations = 1000;
 
 /// The steady state of a network: `rise(P)` returns θ = G⁻¹ P (kelvin above ambient) for any

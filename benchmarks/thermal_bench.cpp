@@ -5,15 +5,19 @@
 // factorisation, Jacobi CG), the 64 x 64 case's parts (build, assembly, multigrid hierarchy), and
 // one backward-Euler step of the 64 x 64 grid once factorised; and the Stratum stack's derived
 // logic-power cap (thermal/stratum_stack.hpp: chip evaluation, floorplan, 7-layer network, one
-// factorisation, three solves) in the block model and the default 32 x 32 grid.
+// factorisation, three solves) in the block model and the default 32 x 32 grid; HCRMap's package
+// under the model (thermal/chiplet_package.hpp) over four decode windows.
 #include <benchmark/benchmark.h>
 
 #include <ctime>    // clock_gettime
 #include <string>   // std::string
 #include <utility>  // std::move
 
+#include "strata/thermal/chiplet_package.hpp"
 #include "strata/thermal/hotspot_io.hpp"
 #include "strata/thermal/stratum_stack.hpp"
+#include "strata/workload/presets.hpp"
+#include "strata/workload/trace_io.hpp"
 
 namespace {
 
@@ -165,5 +169,30 @@ void BM_stratum_stack_limit(benchmark::State& state) {
   state.SetLabel(state.range(0) == 0 ? "block" : "grid");
 }
 BENCHMARK(BM_stratum_stack_limit)->Arg(0)->Arg(16)->Arg(32)->Unit(benchmark::kMillisecond);
+
+// HCRMap's package under the thermal model (thermal/chiplet_package.hpp): 4 DeepSeek-V2-Lite
+// decode windows (64 sequences) on the real trace, range(0) 0 uncoupled (`evaluate_windows`), 1
+// with the package's temperature at the default cooling (never throttles), 2 at h = 100 W/(m^2 K)
+// (throttles: each throttled window is evaluated twice).
+void BM_chiplet_package_windows(benchmark::State& state) {
+  namespace sv = strata;
+  static const sv::routing_trace trace = sv::load_trace_csv(
+      std::string(STRATA_BENCH_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv", {.experts = 64});
+  const sv::substrate s;
+  const auto m = sv::preset("DeepSeek-V2-Lite");
+  const auto res = sv::single_copy_static(s, m.moe_layers(), m.experts, sv::expert_bytes(m));
+  sv::critical_path_params cp;
+  cp.window = sv::units::ms(10.0);
+  const sv::window_spec w{sv::phase::decode, 64, 2048, {}};
+  th::chiplet_thermal_params tp;
+  tp.enabled = state.range(0) > 0;
+  if (state.range(0) == 2) tp.cold_plate_h_W_m2K = 100.0;
+  for (auto _ : state) {
+    const auto r = th::evaluate_windows_thermal(s, m, res, trace, w, 4, sv::units::W(1000.0), cp, sv::least_loaded, tp);
+    benchmark::DoNotOptimize(r.thermal.peak_C);
+  }
+  state.SetLabel(state.range(0) == 0 ? "off" : state.range(0) == 1 ? "on, cool" : "on, throttling");
+}
+BENCHMARK(BM_chiplet_package_windows)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -27,8 +27,8 @@
 /// - h = 1/(r_convec · s_sink²) = 2 778 W/(m²·K): HotSpot 6's lumped convection (0.1 K/W) over
 ///   its 60 mm sink, spread evenly over the sink's face; the package (about 58 mm × 60 mm) is
 ///   that sink's size. The ambient is HotSpot 6's 45 °C.
-/// - the grid model (`grid` × `grid` cells per layer, 12 by default: 288 nodes, cells of about
-///   5 mm, two to a compute chiplet).
+/// - the grid model (`grid` × `grid` cells per layer, 12 by default: 432 nodes in 3 layers,
+///   cells of about 5 mm, two to a compute chiplet).
 ///
 /// **Power** (`window_block_power`). A window's energy E(w) (HCRMap Eq. 17–18, `window_result`)
 /// over its time T_E2E(w) (Eq. 16; windows back to back): compute, gate, NoC, D2D, SRAM (stacked
@@ -144,8 +144,8 @@ void validate_chiplet_thermal(const chiplet_thermal_params& p) {
   in(p.dram_on_package_share, 0.0, 1.0, "dram_on_package_share");
   require(p.throttle_factor > 0.0 && p.throttle_factor <= 1.0, chiplet_thermal_id, "throttle_factor",
           p.throttle_factor, "in (0, 1]");
-  require(p.grid >= 2 && p.grid <= 20, chiplet_thermal_id, "grid", p.grid,
-          "in [2, 20] (2 grid² nodes, diagonalised once: at most 800)");
+  require(p.grid >= 2 && p.grid <= 18, chiplet_thermal_id, "grid", p.grid,
+          "in [2, 18] (3 grid² nodes, diagonalised once: at most 972)");
 }
 }  // namespace detail
 

@@ -85,6 +85,7 @@ class multigrid_cg {
   /// The finest level's matrix (G).
   [[nodiscard]] const row_matrix& matrix_g() const { return levels_.front().a; }
 
+  /// Builds (or rebuilds) the hierarchy of `g`, taking the matrix over.
   void compute(row_matrix g) {
     strata::detail::require(g.isCompressed() && g.rows() == g.cols(), "strata.thermal", "matrix", g.rows(),
                             "a square compressed matrix");
@@ -108,9 +109,9 @@ class multigrid_cg {
       const auto& fine = levels_[levels_.size() - 2];
       galerkin(fine.a, fine.agg, nc, levels_.back().a);
     }
-    // The coarsest level is dense after a few aggregations: a dense factorisation up to
-    // `dense_coarse_nodes` (Eigen's sparse ordering of a dense 257-node matrix took 20 ms, the
-    // dense LLT well under one), a sparse one above (where coarsening stalled).
+    // The coarsest level is nearly dense after a few aggregations (each coarse row sums whole
+    // aggregates' rows): a dense factorisation up to `dense_coarse_nodes`, a sparse one above
+    // (where coarsening stalled).
     const matrix last(levels_.back().a);
     if (last.rows() <= dense_coarse_nodes) {
       dense_coarse_.compute(Eigen::MatrixXd(last));

@@ -500,6 +500,12 @@ thermal_network build_thermal_network(const thermal_stack& s, const thermal_opti
   thermal_network tn;
   tn.ambient_K = s.package.ambient_K;
   auto& n = tn.net;
+  // Reserved once (a grid node has at most two lateral and one downward link of its own, plus a
+  // die-edge cell's two to the overhangs; the block model's links are not known before the
+  // overlaps are found and grow as needed).
+  n.capacity_J_K.reserve(static_cast<std::size_t>(nodes));
+  n.ambient_W_K.reserve(static_cast<std::size_t>(nodes));
+  if (o.model == thermal_model_kind::grid) n.links.reserve(static_cast<std::size_t>(4 * nodes));
   std::vector<std::vector<detail::tile>> tiles(s.layers.size());
   tn.blocks.resize(s.layers.size());
   for (std::size_t l = 0; l < s.layers.size(); ++l) {

@@ -15,14 +15,15 @@
 /// **Steady state.** G θ = P, solved by a sparse LDLᵀ factorisation (Eigen's
 /// `SimplicialLDLT` with its approximate-minimum-degree ordering; the factorisation is kept, so
 /// another power vector costs two triangular solves), or, for large networks, by conjugate
-/// gradients with a diagonal (Jacobi) preconditioner (`steady_method::iterative`; Eigen's
-/// `ConjugateGradient`) to a relative residual ‖Gθ − P‖/‖P‖ ≤ `steady_cg_tolerance` = 1e-12. On
-/// HotSpot's EV6 grids (4 108 and 16 396 nodes) that puts every node within 5e-14 of the direct
-/// solve, relative to the largest rise (tests hold 1e-9), in 180–350 iterations, 4–6 × faster than
-/// the factorisation: the simplicial LDLᵀ of a layered grid fills in heavily, while an iteration
-/// is one sparse product. `steady_method::automatic` takes the iterative solve from
-/// `steady_iterative_min_nodes` (2 048) nodes up; an iteration that does not converge within 2N
-/// steps falls back to the factorisation.
+/// gradients to a relative residual ‖Gθ − P‖/‖P‖ ≤ `steady_cg_tolerance` = 1e-12, preconditioned
+/// by an aggregation multigrid V-cycle (`steady_method::multigrid`, `thermal/multigrid.hpp`) or by
+/// the diagonal (`steady_method::iterative`, Jacobi; Eigen's `ConjugateGradient`). On HotSpot's
+/// EV6 grids (4 108 and 16 396 nodes) both put every node within 5e-14 of the direct solve,
+/// relative to the largest rise (tests hold 1e-9): Jacobi in 179 and 345 iterations, multigrid in
+/// 45 and 49; at 64 × 64 the multigrid solve is 1.6 × faster than Jacobi and 4–6 × faster than the
+/// factorisation (the simplicial LDLᵀ of a layered grid fills in heavily; docs/thermal.md). `steady_method::automatic` takes the multigrid solve
+/// from `steady_iterative_min_nodes` (2 048) nodes up; an iteration that does not converge (Jacobi:
+/// 2N steps; multigrid: `steady_multigrid_max_iterations`) falls back to the factorisation.
 ///
 /// **Transient.** Backward Euler with step h: (C/h + G) θ_{n+1} = (C/h) θ_n + P_{n+1}, also SPD,
 /// factorised once per step size; unconditionally stable, first-order in h. It conserves energy
@@ -39,6 +40,7 @@
 #include <cmath>    // std::isfinite, std::exp, std::expm1, std::sqrt
 #include <cstdint>  // std::int64_t
 #include <string>   // std::string
+#include <utility>  // std::swap
 #include <vector>   // std::vector
 
 #include <Eigen/Core>
@@ -49,6 +51,7 @@
 
 #include "strata/core/error.hpp"
 #include "strata/core/limits.hpp"
+#include "strata/thermal/multigrid.hpp"
 
 namespace strata {
 inline namespace v0 {
@@ -123,24 +126,63 @@ void validate_network(const rc_network& n) {
                             "connected to the ambient (a node with no path to the heat sink has no steady state)");
 }
 
-/// G (+ C/h if `inv_h` > 0) as a sparse symmetric matrix.
-template <class = void>
-Eigen::SparseMatrix<double> conductance_matrix(const rc_network& n, double inv_h) {
+/// G (+ C/h if `inv_h` > 0) as a sparse symmetric matrix, both triangles stored. Assembled in
+/// the matrix's own arrays, column by column (each node's links counted, placed, sorted by row,
+/// a repeated pair summed), not through Eigen's triplet list, whose sort and two copies touched
+/// three times the memory (fresh pages are most of what an assembly costs on the build machine).
+/// `Order`: Eigen::ColMajor or Eigen::RowMajor (the same arrays: G is symmetric).
+template <int Order = Eigen::ColMajor>
+Eigen::SparseMatrix<double, Order> conductance_matrix(const rc_network& n, double inv_h) {
   const int N = n.size();
-  std::vector<Eigen::Triplet<double>> t;
-  t.reserve(static_cast<std::size_t>(N) + 4 * n.links.size());
+  Eigen::SparseMatrix<double, Order> g(N, N);
+  int* outer = g.outerIndexPtr();  // N + 1 zeros
+  for (const auto& l : n.links) {
+    ++outer[l.a + 1];
+    ++outer[l.b + 1];
+  }
+  for (int i = 0; i < N; ++i) outer[i + 1] += outer[i] + 1;  // + the diagonal
+  g.resizeNonZeros(outer[N]);
+  int* inner = g.innerIndexPtr();
+  double* value = g.valuePtr();
+  // The diagonal first in every column: g_i0 (+ C_i/h), then each link's g in the links' order.
+  std::vector<int> fill(static_cast<std::size_t>(N));
   for (int i = 0; i < N; ++i) {
     const auto k = static_cast<std::size_t>(i);
-    t.emplace_back(i, i, n.ambient_W_K[k] + inv_h * n.capacity_J_K[k]);
+    inner[outer[i]] = i;
+    value[outer[i]] = n.ambient_W_K[k] + inv_h * n.capacity_J_K[k];
+    fill[k] = outer[i] + 1;
   }
   for (const auto& l : n.links) {
-    t.emplace_back(l.a, l.a, l.g_W_K);
-    t.emplace_back(l.b, l.b, l.g_W_K);
-    t.emplace_back(l.a, l.b, -l.g_W_K);
-    t.emplace_back(l.b, l.a, -l.g_W_K);
+    value[outer[l.a]] += l.g_W_K;
+    value[outer[l.b]] += l.g_W_K;
+    const int ka = fill[static_cast<std::size_t>(l.a)]++, kb = fill[static_cast<std::size_t>(l.b)]++;
+    inner[ka] = l.b;
+    value[ka] = -l.g_W_K;
+    inner[kb] = l.a;
+    value[kb] = -l.g_W_K;
   }
-  Eigen::SparseMatrix<double> g(N, N);
-  g.setFromTriplets(t.begin(), t.end());
+  // Sort every column by row (a few entries: insertion sort) and sum a pair linked twice.
+  int w = 0;
+  for (int j = 0; j < N; ++j) {
+    const int b = outer[j], e = outer[j + 1];
+    for (int k = b + 1; k < e; ++k)
+      for (int m = k; m > b && inner[m - 1] > inner[m]; --m) {
+        std::swap(inner[m - 1], inner[m]);
+        std::swap(value[m - 1], value[m]);
+      }
+    outer[j] = w;
+    for (int k = b; k < e; ++k) {
+      if (w > outer[j] && inner[w - 1] == inner[k]) {
+        value[w - 1] += value[k];
+        continue;
+      }
+      inner[w] = inner[k];
+      value[w] = value[k];
+      ++w;
+    }
+  }
+  outer[N] = w;
+  g.resizeNonZeros(w);
   return g;
 }
 
@@ -148,15 +190,19 @@ Eigen::SparseMatrix<double> conductance_matrix(const rc_network& n, double inv_h
 
 /// How the steady state is solved (file comment).
 enum class steady_method {
-  automatic,  ///< iterative from `steady_iterative_min_nodes` nodes up, direct below
+  automatic,  ///< multigrid from `steady_iterative_min_nodes` nodes up, direct below
   direct,     ///< sparse LDLᵀ, factorised once (many power vectors, small networks)
   iterative,  ///< Jacobi-preconditioned conjugate gradients, per power vector
+  multigrid,  ///< conjugate gradients preconditioned by an aggregation V-cycle (`multigrid.hpp`)
 };
-/// Networks of at least this many nodes take the iterative solve under `steady_method::automatic`
-/// (measured: on HotSpot's EV6 grid of 4 108 nodes the iteration is already 5 × faster).
+/// Networks of at least this many nodes take the multigrid solve under `steady_method::automatic`
+/// (measured: on HotSpot's EV6 grid of 4 108 nodes an iteration is already 5 × faster than the
+/// factorisation).
 inline constexpr int steady_iterative_min_nodes = 2048;
 /// Relative residual ‖Gθ − P‖/‖P‖ at which the iterative solve stops.
 inline constexpr double steady_cg_tolerance = 1e-12;
+/// The multigrid iteration gives up (and factorises) after this many steps (EV6 64 × 64: 49).
+inline constexpr int steady_multigrid_max_iterations = 1000;
 
 /// The steady state of a network: `rise(P)` returns θ = G⁻¹ P (kelvin above ambient) for any
 /// power vector, by a factorisation made once (`direct`) or by conjugate gradients
@@ -166,7 +212,12 @@ class steady_solver {
  public:
   explicit steady_solver(const rc_network& n, steady_method m = steady_method::direct) : n_(n.size()) {
     detail::validate_network(n);
-    iterative_ = m == steady_method::iterative || (m == steady_method::automatic && n_ >= steady_iterative_min_nodes);
+    multigrid_ = m == steady_method::multigrid || (m == steady_method::automatic && n_ >= steady_iterative_min_nodes);
+    iterative_ = multigrid_ || m == steady_method::iterative;
+    if (multigrid_) {  // the hierarchy keeps G (row-major: the same arrays)
+      mg_.compute(detail::conductance_matrix<Eigen::RowMajor>(n, 0.0));
+      return;
+    }
     g_ = detail::conductance_matrix(n, 0.0);
     if (iterative_) {
       cg_.setTolerance(steady_cg_tolerance);
@@ -175,16 +226,29 @@ class steady_solver {
     }
     factorise();
   }
-  /// Whether `rise` iterates (else it uses the factorisation).
+  /// Whether `rise` iterates (Jacobi or multigrid; else it uses the factorisation).
   [[nodiscard]] bool iterative() const { return iterative_; }
+  /// Whether `rise` iterates with the multigrid preconditioner.
+  [[nodiscard]] bool multigrid() const { return multigrid_ && iterative_; }
+  /// Iterations of the last iterative `rise` (0 for the factorisation).
+  [[nodiscard]] int iterations() const { return iterations_; }
   /// θ = G⁻¹ P (K above ambient); `power_W` has one entry per node.
   [[nodiscard]] std::vector<double> rise(const std::vector<double>& power_W) const {
     strata::detail::require(static_cast<int>(power_W.size()) == n_, "strata.thermal", "power", power_W.size(),
                             "one value per node");
     const Eigen::Map<const Eigen::VectorXd> p(power_W.data(), n_);
     Eigen::VectorXd x;
-    if (iterative_) {
+    iterations_ = 0;
+    if (iterative_ && multigrid_) {
+      const bool ok = mg_.solve(p, x, steady_cg_tolerance, steady_multigrid_max_iterations);
+      iterations_ = mg_.iterations();
+      if (!ok) {  // not converged: factorise after all
+        iterative_ = false;
+        factorise();
+      }
+    } else if (iterative_) {
       x = cg_.solve(p);
+      iterations_ = static_cast<int>(cg_.iterations());
       if (cg_.info() != Eigen::Success) {  // not converged within 2N steps: factorise after all
         iterative_ = false;
         factorise();
@@ -201,11 +265,20 @@ class steady_solver {
 
  private:
   void factorise() const {
-    ldlt_.compute(g_);
+    if (multigrid_) {  // G is held by the hierarchy, row-major: the same arrays read as columns
+      const auto& a = mg_.matrix_g();
+      ldlt_.compute(Eigen::Map<const Eigen::SparseMatrix<double>>(a.rows(), a.cols(), a.nonZeros(), a.outerIndexPtr(),
+                                                                  a.innerIndexPtr(), a.valuePtr()));
+    } else {
+      ldlt_.compute(g_);
+    }
     if (ldlt_.info() != Eigen::Success) throw solver_error("[strata.thermal] steady-state factorisation failed");
   }
   int n_;
+  bool multigrid_ = false;
   mutable bool iterative_ = false;
+  mutable int iterations_ = 0;
+  multigrid_cg<> mg_;
   Eigen::SparseMatrix<double> g_;
   mutable Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
   Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper> cg_;

@@ -1,7 +1,7 @@
 // strata-eval thermal: HotSpot's inputs through strata's compact thermal model
 // (include/strata/thermal/; docs/thermal.md).
 //
-//   strata-eval thermal --config C --floorplan F --power P [--layers L] [--model block|grid]
+//   strata-eval thermal --config C (--floorplan F | --layers L) --power P [--model block|grid]
 //                       [--grid N] [--grid-steady-file FILE] [--transient] [--json]
 //
 // Steady state (default) from the trace's mean power: one `name<TAB>kelvin` line per block, as
@@ -10,7 +10,8 @@
 // block temperatures per trace interval (HotSpot's -o trace format). --grid-steady-file FILE (grid
 // model only) also writes the steady state's cells as HotSpot's -grid_steady_file does
 // (thermal::write_grid_steady), through strata::output_file: a temporary file renamed over FILE
-// once complete, so a failed run leaves an existing FILE as it was. Exit status: 0 on success,
+// once complete, so a failed run leaves an existing FILE as it was. With --layers the floorplans
+// are the .lcf's and --floorplan may be left out (HotSpot's 3D example runs without -f). Exit status: 0 on success,
 // 1 on a bad input file (config_error naming the file, line and field), 2 on a bad command line.
 
 #include <cstdio>    // std::snprintf
@@ -45,7 +46,7 @@ command add_thermal(CLI::App& app) {
   CLI::App* sub = app.add_subcommand("thermal", "HotSpot-format inputs (.config, .flp, .ptrace, .lcf) through the "
                                                 "compact thermal model: steady or transient block temperatures");
   sub->add_option("--config", o->config, "HotSpot .config (package, die, ambient, grid size)")->required();
-  sub->add_option("--floorplan", o->floorplan, "HotSpot .flp of the die (ignored with --layers)")->required();
+  sub->add_option("--floorplan", o->floorplan, "HotSpot .flp of the die (needed without --layers, ignored with it)");
   sub->add_option("--power", o->power, "HotSpot .ptrace (block names, then watts per interval)")->required();
   sub->add_option("--layers", o->layers, "HotSpot .lcf layer file (a 3D stack; floorplans beside it)");
   sub->add_option("--model", o->model, "block or grid")->check(CLI::IsMember({"block", "grid"}));
@@ -60,6 +61,10 @@ command add_thermal(CLI::App& app) {
             // Relative input paths: the working directory, then the data directory (input_arg).
             for (std::string* p : {&o->config, &o->floorplan, &o->power, &o->layers}) *p = input_arg(*p);
             namespace th = strata::thermal;
+            if (o->floorplan.empty() && o->layers.empty()) {
+              std::cerr << "strata-eval thermal: --floorplan is required without --layers\n";
+              return 2;
+            }
             if (!o->grid_steady_file.empty() && o->model != "grid") {
               std::cerr << "strata-eval thermal: --grid-steady-file needs --model grid (HotSpot writes it only for "
                            "its grid model)\n";

@@ -65,7 +65,8 @@ target_for() {
   esac
 }
 # Headers allowed to pull in Eigen / nlohmann/json (their models or readers use them; the thermal
-# network's sparse solve and the headers that solve it: the Stratum stack's cap, its report rows and
+# network's sparse solve, its multigrid preconditioner and the headers that solve it: HCRMap's
+# package under the thermal model, the Stratum stack's cap, its report rows and
 # the report that holds them; the explainer of one report row, which computes its family's rows;
 # the HCRMap run of strata-eval hcrmap and Python, which loads the DQN checkpoint; the explainer and
 # its ranges, which re-evaluate the stack's cap and list its parameters; the serving run coupled
@@ -77,7 +78,8 @@ eigen_allowed() {
       strata/hcrmap/dqn.hpp | strata/hcrmap/dqn_json.hpp | strata/hcrmap/dqn_train.hpp | strata/hcrmap/dqn_scorer.hpp | \
       strata/hcrmap/controller_training.hpp | strata/report/scenario_files.hpp | \
       strata/thermal/rc_network.hpp | strata/thermal/model.hpp | strata/thermal/hotspot_io.hpp | \
-      strata/thermal/stratum_stack.hpp | strata/report/thermal_rows.hpp | strata/report/paper_rows.hpp | \
+      strata/thermal/stratum_stack.hpp | strata/thermal/multigrid.hpp | strata/thermal/chiplet_package.hpp | \
+      strata/report/thermal_rows.hpp | strata/report/paper_rows.hpp | \
       strata/report/explain_row.hpp | strata/hcrmap/hcrmap_run.hpp | \
       strata/report/explain.hpp | strata/report/explain_groups.hpp | strata/report/explain_json.hpp | \
       strata/report/parameter_ranges.hpp | strata/stratum/serving/serving_thermal.hpp | \

@@ -297,8 +297,9 @@ class StepResult(Result):
                 raise ConfigError("plot: no operator column %r (columns: %s)" % (c, ", ".join(present)), "y")
         if not ys:
             raise ConfigError("plot: no column to draw", "y")
+        fig = None
         if ax is None:
-            _, axes = plt.subplots(1, len(ys), squeeze=False, figsize=(6.0 * len(ys), 1.0 + 0.3 * len(rows)))
+            fig, axes = plt.subplots(1, len(ys), squeeze=False, figsize=(6.0 * len(ys), 1.0 + 0.3 * len(rows)))
             axes = list(axes[0])
         else:
             axes = [ax] if len(ys) == 1 and not isinstance(ax, (list, tuple)) else list(ax)
@@ -306,7 +307,8 @@ class StepResult(Result):
                 raise ConfigError("plot: %d Axes for %d columns (%s)" % (len(axes), len(ys), ", ".join(ys)), "ax")
         labels = [str(r[by]) for r in rows]
         where = list(range(len(rows)))
-        what = "%s on %s, %s, batch %s, context %s" % (self.get("model", "?"), self.get("machine", "?"),
+        # Two lines: side by side, one line each would run into the next panel's title.
+        what = "%s on %s\n%s, batch %s, context %s" % (self.get("model", "?"), self.get("machine", "?"),
                                                       self.get("phase", "?"), self.get("batch", "?"),
                                                       self.get("context", "?"))
         for a, c in zip(axes, ys):
@@ -317,6 +319,8 @@ class StepResult(Result):
             a.set_xlabel(c)
             a.set_ylabel(by)
             a.set_title(what)
+        if fig is not None:
+            fig.tight_layout()  # the class names and the titles inside the figure
         return axes[0] if len(axes) == 1 else axes
 
     def _repr_html_(self):

@@ -23,7 +23,7 @@ from . import _strata
 __version__ = _strata.__version__
 __all__ = [
     "ConfigError", "StrataWarning", "Model", "Machine", "Result",
-    "preset_names", "machine_names", "model", "machine", "evaluate", "serve", "paper_rows", "data_dir",
+    "preset_names", "machine_names", "model", "machine", "preset", "load_hf_config", "load_machine", "evaluate", "serve", "paper_rows", "data_dir",
     "sweep", "SweepFrame", "explain", "hcrmap", "run", "StepResult",
 ]
 
@@ -193,6 +193,30 @@ def model(name_or_path):
     h = _strata._Model.load(_os.fspath(name_or_path))
     _warn(h.warnings)
     return Model(h)
+
+
+def preset(name):
+    """The model preset ``name`` (``preset_names()``; case-insensitive, '-' = '_'), as the library's
+    ``strata::preset`` gives it; a path is refused (``load_hf_config`` reads a config.json)."""
+    if isinstance(name, Model) or _os.path.exists(_os.fspath(name)):
+        raise ConfigError("preset: %r is not a preset name (strata.load_hf_config reads a config.json)" % (name,), "model")
+    return model(name)
+
+
+def load_hf_config(path):
+    """The model of a Hugging Face ``config.json`` at ``path`` (``strata::load_hf_config``); the
+    reader's warnings become StrataWarning. A path that is not a regular file is refused."""
+    if not _os.path.isfile(_os.fspath(path)):
+        raise ConfigError("load_hf_config: %r is not a regular file" % (_os.fspath(path),), "model")
+    return model(path)
+
+
+def load_machine(path, knobs=None):
+    """The machine of a machine JSON file at ``path`` (as ``strata-eval --machine FILE`` reads it; a
+    GPU, a Stratum system). A path that is not a regular file is refused (``machine`` takes presets)."""
+    if not _os.path.isfile(_os.fspath(path)):
+        raise ConfigError("load_machine: %r is not a regular file" % (_os.fspath(path),), "machine")
+    return machine(path, knobs)
 
 
 def machine(preset_or_path, knobs=None):

@@ -116,3 +116,24 @@ def test_html_reprs():
     r = strata.evaluate(model="Mixtral-8x7B", machine="h100_sxm5", **STEP)
     html = r._repr_html_()
     assert "time_s" in html and "<table>" in html
+
+
+def test_preset_load_hf_config_and_load_machine_are_model_and_machine(source_dir, tmp_path):
+    assert strata.preset("mixtral-8x7b").to_dict() == strata.model("Mixtral-8x7B").to_dict()
+    path = source_dir + "/tests/data/hf/dbrx.config.json"
+    assert strata.load_hf_config(path).to_dict() == strata.model(path).to_dict()
+    g = strata.machine("h100_sxm5")
+    f = tmp_path / "card.json"
+    g.save(f)
+    assert strata.load_machine(f).to_dict() == g.to_dict()
+    with pytest.raises(strata.ConfigError) as e:
+        strata.preset(path)  # a file is not a preset name
+    assert e.value.field == "model"
+    with pytest.raises(strata.ConfigError) as e:
+        strata.load_hf_config("Mixtral-8x7B")  # a preset name is not a file
+    assert e.value.field == "model"
+    with pytest.raises(strata.ConfigError) as e:
+        strata.load_machine(tmp_path)  # a directory
+    assert e.value.field == "machine"
+    with pytest.raises(strata.ConfigError):
+        strata.preset("NoSuchModel")

@@ -368,6 +368,21 @@ inline double next_compute_scale(strata::energy<> window_energy, power<> cap, du
   return window_energy.si() <= budget ? 1.0 : budget / window_energy.si();
 }
 
+namespace detail {
+/// The token groups of window `i` of a run (`evaluate_windows`): decode draws batch `i` of
+/// `w.tokens` sequences (`batch` gets its note), prefill takes the trace's `i`-th `w.tokens` tokens.
+template <class = void>
+inline auto window_groups(const routing_trace& trace, const substrate& s, const window_spec& w, int i,
+                          decode_batch& batch) {
+  auto spec = w.decode;
+  spec.batch = w.tokens;
+  spec.step = i;
+  return w.mode == phase::decode
+             ? decode_token_groups(trace, s.chiplets(), spec, &batch)
+             : token_groups(trace, s.chiplets(), {static_cast<std::size_t>(i) * static_cast<std::size_t>(w.tokens), w.tokens});
+}
+}  // namespace detail
+
 template <class>
 inline std::vector<window_result> evaluate_windows(const substrate& s, const model& m, const residency& res,
                                                    const routing_trace& trace, const window_spec& w, int windows,
@@ -378,13 +393,7 @@ inline std::vector<window_result> evaluate_windows(const substrate& s, const mod
   const double nominal = cp.compute_scale;
   for (int i = 0; i < windows; ++i) {
     decode_batch batch;
-    auto spec = w.decode;
-    spec.batch = w.tokens;
-    spec.step = i;
-    const auto groups =
-        w.mode == phase::decode
-            ? decode_token_groups(trace, s.chiplets(), spec, &batch)
-            : token_groups(trace, s.chiplets(), {static_cast<std::size_t>(i) * static_cast<std::size_t>(w.tokens), w.tokens});
+    const auto groups = detail::window_groups(trace, s, w, i, batch);
     out.push_back(evaluate_window(s, m, res, groups, w, cp, mapper));
     out.back().note = batch.note;
     cp.compute_scale = nominal * next_compute_scale(out.back().total_energy(), cap, cp.window);

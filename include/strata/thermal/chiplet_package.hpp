@@ -353,13 +353,7 @@ chiplet_thermal_run evaluate_windows_thermal(const substrate& s, const model& m,
   double rapl = 1.0, thermal_scale = 1.0, unthrottled_time = 0.0;
   for (int i = 0; i < windows; ++i) {
     decode_batch batch;
-    auto spec = w.decode;
-    spec.batch = w.tokens;
-    spec.step = i;
-    const auto groups =
-        w.mode == phase::decode
-            ? decode_token_groups(trace, s.chiplets(), spec, &batch)
-            : token_groups(trace, s.chiplets(), {static_cast<std::size_t>(i) * static_cast<std::size_t>(w.tokens), w.tokens});
+    const auto groups = strata::detail::window_groups(trace, s, w, i, batch);
     critical_path_params here = cp;
     here.compute_scale = nominal * rapl * thermal_scale;
     out.windows.push_back(evaluate_window(s, m, res, groups, w, here, mapper));

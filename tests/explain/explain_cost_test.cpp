@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -108,10 +109,17 @@ TEST_CASE("explain cost: the runs by phase add up, and the family line reruns no
   // a1 = pa reaches its band's lower edge at pa = 1.4 (and a2 = 2 pa = 2.8 leaves its band);
   // b = pb at pb = 2.1 (the walks' first passing grid points, 100^0.1 = 1.58 and 100^0.25 = 3.16
   // of the one-decade-each-way ranges, bracket them).
+  // A costly group's solve (Illinois) stops at a passing value: within 10^-4 of the paper's value
+  // of the band's edge (`edge_tol_costly`: a1 = pa up to 1.4002, b = pb up to 2.1003), or at the
+  // bracket of 10^-4 (1 + t) ranges (t ~ 0.1 of a 100x range: pa within 1.4 * 100^1.1e-4, 0.05 %).
   REQUIRE(x[0].gap.front().needed);
   REQUIRE(x[1].gap.front().needed);
   CHECK(*x[0].gap.front().needed == doctest::Approx(1.4).epsilon(1e-3));
   CHECK(*x[1].gap.front().needed == doctest::Approx(2.1).epsilon(1e-3));
+  CHECK(*x[0].gap.front().needed >= 1.4);
+  CHECK(*x[0].gap.front().needed <= 1.4 * (1.0 + 6e-4));
+  CHECK(*x[1].gap.front().needed >= 2.1);
+  CHECK(*x[1].gap.front().needed <= 2.1 * (1.0 + 6e-4));
   const std::size_t before = n;
   CHECK(run.counts.total() == n);
   CHECK(run.counts.elasticity == 3);  // the base point and one forward difference per parameter
@@ -226,5 +234,42 @@ TEST_CASE("explain cost: the card fields registered as not read leave the vLLM r
                 {"h100_sxm5.link_bandwidth", "h100_sxm5.link_latency", "h100_sxm5.node_link_bandwidth",
                  "h100_sxm5.node_link_latency", "h100_sxm5.peak_flops_fp4", "h100_sxm5.peak_flops_fp8",
                  "h100_sxm5.usable_memory_fraction"});
+  }
+}
+
+TEST_CASE("explain cost: the Illinois solve returns a passing point at the band's edge in few runs") {
+  using strata::detail::explain_edge_solve;
+  SUBCASE("a smooth margin: stops once the passing end is within the edge tolerance") {
+    // margin(x) = x^3 - 0.3 on [0, 1]: edge at x = 0.3^(1/3) = 0.66943...
+    int runs = 0;
+    const auto g = [&](double x) {
+      ++runs;
+      return x * x * x - 0.3;
+    };
+    const double x = explain_edge_solve(g, 0.0, -0.3, 1.0, 0.7, 1e-4, 1e-4, 100);
+    CHECK(g(x) >= 0.0);
+    CHECK(g(x) <= 1e-4);
+    CHECK(x == doctest::Approx(std::cbrt(0.3)).epsilon(1e-4));
+    CHECK(runs - 1 <= 8);  // bisection to the same margin (slope 1.3) would take 14
+  }
+  SUBCASE("a cliff: no point near the edge, stops at the bracket's tolerance on the passing side") {
+    int runs = 0;
+    const auto g = [&](double x) {
+      ++runs;
+      return x >= 0.4 ? 0.25 : -10.0;
+    };
+    const double x = explain_edge_solve(g, 0.0, -10.0, 1.0, 0.25, 1e-4, 1e-4, 100);
+    CHECK(x >= 0.4);
+    CHECK(x - 0.4 <= 1e-4 * 1.4);
+    CHECK(runs <= 40);
+  }
+  SUBCASE("the passing end already within the tolerance: no run") {
+    int runs = 0;
+    const auto g = [&](double) {
+      ++runs;
+      return 0.0;
+    };
+    CHECK(explain_edge_solve(g, 0.0, -1.0, 1.0, 5e-5, 1e-4, 1e-4, 100) == 1.0);
+    CHECK(runs == 0);
   }
 }

@@ -1,12 +1,14 @@
 // The engine's runs of pure decode steps in one pass (`engine_core::run_decode_steps`, driven by
 // `drive_engine` with `decode_runs`) give the result every step through `begin_step` gives, to
 // the last bit, and the latency percentiles by selection (`detail::select_percentiles`) are the
-// nearest-rank percentiles of the sorted samples.
+// nearest-rank percentiles of the sorted samples, and the weighted ones of one scan
+// (`detail::weighted_percentiles`) `weighted_percentile` at each p.
 #include "strata/serving/serving_json.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
 #include <string>
@@ -146,4 +148,32 @@ TEST_CASE("inter-token gaps by radix sort: the order std::sort gives, a negative
   std::vector<std::pair<double, double>> s{{3.0, 1.0}, {2.0, 3.0}, {1.0, 1.0}};
   CHECK(weighted_percentile(s, 0.5) == 2.0);
   CHECK(weighted_percentile(neg, 0.5) == -1.0);
+}
+
+TEST_CASE("weighted percentiles in one scan: weighted_percentile at each p, for any order of p and any weights") {
+  std::mt19937_64 rng(13);
+  std::uniform_int_distribution<int> d(0, 60), w(0, 4);  // ties, and weights of 0
+  for (const std::size_t n : {1u, 2u, 3u, 10u, 101u, 2000u}) {
+    std::vector<std::pair<double, double>> x(n);
+    for (auto& e : x) e = {0.5 * d(rng), double(w(rng))};
+    for (const auto& p : {std::array<double, 4>{0.5, 0.9, 0.99, 1.0}, std::array<double, 4>{0.99, 0.5, 0.5, 0.0},
+                          std::array<double, 4>{0.0, 0.25, 0.9, 0.1}}) {
+      auto one = x, all = x;
+      const auto q = detail::weighted_percentiles(all, p);
+      CAPTURE(n);
+      for (std::size_t k = 0; k < p.size(); ++k) {
+        CAPTURE(p[k]);
+        CHECK(q[k] == weighted_percentile(one, p[k]));
+      }
+      CHECK(all == one);  // sorted the same way
+    }
+  }
+  // Negative weights (std::sort's path): a running sum that falls, rescanned where a target is lower.
+  std::vector<std::pair<double, double>> neg{{1.0, 2.0}, {2.0, -1.5}, {3.0, 1.0}, {4.0, 0.5}}, one = neg;
+  const auto q = detail::weighted_percentiles(neg, std::array<double, 3>{0.4, 0.6, 1.0});
+  CHECK(q[0] == weighted_percentile(one, 0.4));
+  CHECK(q[1] == weighted_percentile(one, 0.6));
+  CHECK(q[2] == weighted_percentile(one, 1.0));
+  std::vector<std::pair<double, double>> none;
+  CHECK(detail::weighted_percentiles(none, std::array<double, 2>{0.5, 0.9}) == std::array<double, 2>{0.0, 0.0});
 }

@@ -27,9 +27,13 @@
 /// machinery's `finite_difference_elasticities` scheme. Then, for the `top_k` parameters by
 /// |elasticity|, a walk from the cited value in the direction the elasticity says closes the gap
 /// (then the other) over a grid of {1/20, 1/10, 1/4, 1/2, 1, 2, 4, 7, 10} ranges, and at the first
-/// grid point where the row passes, TOMS 748 (`detail::solve_bracketed`) on the row's margin to
-/// its band between that point and the one before. A value the model refuses (`config_error`) or
-/// that gives a non-finite row ends the walk. The solved value is re-evaluated alone: `closes`.
+/// grid point where the row passes, a root solve of the row's margin to its band between that
+/// point and the one before: TOMS 748 (`detail::solve_bracketed`) to a relative bracket of
+/// `rel_tol`; in a costly group (a simulation a run) the Illinois method
+/// (`detail::explain_edge_solve`), which stops at the first passing point within
+/// `edge_tol_costly` of the band's edge (or at the bracket of `rel_tol_costly`), about half the
+/// runs. A value the model refuses (`config_error`) or that gives a non-finite row ends the walk.
+/// The solved value is re-evaluated alone: `closes`.
 ///
 /// What runs (`explain_counts` counts it by phase). Every point (a set of parameter changes) is
 /// run once per group: the rows' elasticities, walks and solves and the family line share one
@@ -228,6 +232,14 @@ struct explain_options {
   std::size_t top_k_costly = 3; ///< `top_k` of a costly group (`explain_group::costly`)
   std::size_t pair_k_costly = 3;  ///< `pair_k` of a costly group
   double rel_tol_costly = 1e-4;   ///< `rel_tol` of a costly group
+  /// Of a costly group's root solve (Illinois, `detail::explain_edge_solve`): it stops at the first
+  /// point that passes with a margin to its band's edge of at most this (the margin in units of
+  /// the paper's value: a row of value v and band edge e stops within 10^-4·|paper| of e inside
+  /// the band), or at the bracket of `rel_tol_costly`, whichever comes first.
+  double edge_tol_costly = 1e-4;
+  /// `edge_tol_costly` as the walk reads it: 0 (a cheap group) solves with TOMS 748 to `rel_tol`,
+  /// > 0 with the Illinois method to this margin (`explain_group_rows` sets it for a costly group).
+  double edge_tol = 0.0;
   bool families = true;         ///< compute family lines
   /// Threads over which `explain_report` spreads its families (0: the machine's hardware
   /// threads). Each family runs on one thread with its own state; the explanation is the same for
@@ -412,6 +424,51 @@ inline std::vector<double> explain_grid(double max_ranges) {
   return g;
 }
 
+/// The Illinois method (Dowell and Jarratt, "A modified regula falsi method for computing the
+/// root of an equation", BIT 11 (1971) 168-174) on the margin `g(s)` over the bracket [a, b]
+/// (g(a) = fa < 0 fails, g(b) = fb >= 0 passes): regula falsi, the retained end's value halved
+/// when the same end is kept twice (superlinear, order about 1.44, where plain regula falsi stalls
+/// on a curved margin). It returns the passing end, which it ran, once that end's margin is at
+/// most `edge_tol` (the row within `edge_tol` of its band's edge), or the bracket is narrower than
+/// `rel_tol`·(1 + |b|) (the walk's t, shifted by one as for TOMS 748), or after `max_iter` runs:
+/// always a point that passes. A run the
+/// model refuses (`g` gives a negative margin) counts as failing. Only the passing end is wanted,
+/// so unlike a bracket-width stop (TOMS 748) the failing end need not come close.
+template <class G>
+double explain_edge_solve(G&& g, double a, double fa, double b, double fb, double rel_tol, double edge_tol,
+                          std::size_t max_iter) {
+  double wa = fa, wb = fb;  // the working values (halved by the Illinois rule), fa and fb the true ones
+  int kept = 0;             // +1: the passing end b was replaced last, -1: the failing end a
+  bool bisect = false;      // the step before moved the passing end without halving its margin
+  for (std::size_t it = 0; it < max_iter; ++it) {
+    if (fb <= edge_tol || std::abs(b - a) <= rel_tol * (1.0 + std::abs(b))) break;
+    double x = b - wb * (b - a) / (wb - wa);
+    // A secant point on or outside the bracket (a value that is not finite), or after a step that
+    // brought the passing end little closer to the edge (a margin flat on the passing side, a
+    // cliff to the failing one, where regula falsi creeps): bisect, the Illinois state restarted.
+    if (bisect || !(x > std::min(a, b) && x < std::max(a, b))) {
+      x = 0.5 * (a + b);
+      wa = fa;
+      wb = fb;
+      kept = 0;
+    }
+    const double fx = g(x);
+    bisect = fx >= 0.0 && fx > 0.5 * fb;
+    if (fx >= 0.0) {
+      b = x;
+      fb = wb = fx;
+      if (kept == +1) wa *= 0.5;
+      kept = +1;
+    } else {
+      a = x;
+      fa = wa = fx;
+      if (kept == -1) wb *= 0.5;
+      kept = -1;
+    }
+  }
+  return b;
+}
+
 /// Walks `t` over the grid from 0 (where the row fails) in one direction; `value(t)` is the row's
 /// value at t (nullopt: refused). Returns the t where the row first passes, solved between grid
 /// points, and verified by one more run; nullopt when no t ≤ max passes.
@@ -436,6 +493,18 @@ std::optional<double> explain_walk(const paper_row& row, F&& value, const explai
     };
     double s = t + 1.0;
     solving(true);
+    if (prev < t && o.edge_tol > 0.0) {
+      // In t itself (its ends are the walk's grid points, or the cited point at t = 0: run
+      // already), the bracket's width relative to 1 + t as the shifted bracket below.
+      // A point passes by the row's own rule (`explain_passes`), its margin then at least 0.
+      const auto margin = [&](double x) {
+        const auto y = value(x);
+        if (!y) return -1.0;
+        const double m = explain_margin(row, *y);
+        return explain_passes(row, *y) ? std::max(m, 0.0) : std::min(m, -std::numeric_limits<double>::min());
+      };
+      return explain_edge_solve(margin, prev, margin(prev), t, margin(t), o.rel_tol, o.edge_tol, 100);
+    }
     if (prev < t) {
       solve_options so;
       so.rel_tol = o.rel_tol;
@@ -519,6 +588,7 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
     o.top_k = std::min(o.top_k, o.top_k_costly);
     o.pair_k = std::min(o.pair_k, o.pair_k_costly);
     o.rel_tol = std::max(o.rel_tol, o.rel_tol_costly);
+    o.edge_tol = o.edge_tol_costly;
   }
   using phase = detail::explain_runner::phase;
   run.now = phase::elasticity;

@@ -33,6 +33,7 @@
 /// decode of one token; a preempted one recomputes prompt and generated tokens there.
 
 #include <algorithm>  // std::min, std::max
+#include <bit>        // std::countr_zero (a power-of-two block size)
 #include <concepts>   // std::convertible_to
 #include <cstddef>    // std::size_t, std::ptrdiff_t
 #include <cstdint>    // std::int64_t
@@ -188,6 +189,7 @@ class engine_core {
       detail::require(ranks == 1, "strata.engine", "ranks", ranks, "1: a machine's own admission policy schedules one rank");
     }
     bs_ = ep.block_size;
+    if (bs_ > 0 && (bs_ & (bs_ - 1)) == 0) bs_shift_ = std::countr_zero(static_cast<std::uint64_t>(bs_));
     shared_prefix_ = detail::engine_shared_prefix(reqs, ep);
     prefix_blocks_ = ep.enable_prefix_caching ? shared_prefix_ / bs_ : 0;
     // Each request's cached prefix (engine.hpp): its group's system prompt, else the shared prefix.
@@ -318,13 +320,16 @@ class engine_core {
     for (std::size_t k = 0; k < rk_.size(); ++k) {
       mixed_step& s = rank_steps_[k];
       s = mixed_step{};
+      // The decodes' context summed in integers: a sum of integers below 2^53, so the same double
+      // as adding each to `decode_context` (which, a chain of dependent additions, bound the loop).
+      std::int64_t decode_context = 0;
       for (const auto& [r, nn] : rk_[k].sched) {
         const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s_.gen[r];
         s.tokens += static_cast<int>(nn);
         if (s_.computed[r] + nn == num_tokens) ++s.sampled;
         if (s_.gen[r] >= 1 && nn == 1 && s_.computed[r] == num_tokens - 1) {
           ++s.decodes;
-          s.decode_context += static_cast<double>(s_.computed[r]);
+          decode_context += s_.computed[r];
         } else {
           const double c = static_cast<double>(nn), p = static_cast<double>(s_.computed[r]);
           s.prefill_tokens += c;
@@ -332,6 +337,7 @@ class engine_core {
           s.prefill_prior += p;
         }
       }
+      s.decode_context = static_cast<double>(decode_context);
       step_batch += rk_[k].sched.size();
       if (k == 0) {
         ms = s;
@@ -379,6 +385,11 @@ class engine_core {
     const auto& reqs = *reqs_;
     auto& s = *st_;
     step_gaps_.clear();
+    // The entry of `step_gaps_` the last gap went to and the gaps to it not yet added: its count
+    // kept in a register while the gaps repeat (they mostly do: the requests decoding since the
+    // step before); counts of ones, integers, so the same doubles as adding 1 per gap.
+    std::size_t cur = std::numeric_limits<std::size_t>::max();
+    std::int64_t cur_n = 0;
     for (std::size_t k = 0; k < rk_.size(); ++k) {
       auto& e = rk_[k];
       bool finished_any = false;
@@ -399,15 +410,15 @@ class engine_core {
           s.first[r] = t;
         } else {
           const double g = t - s.last[r];
-          bool merged = false;
-          for (auto& x : step_gaps_) {
-            if (x.first == g) {
-              x.second += 1.0;
-              merged = true;
-              break;
-            }
+          if (cur < step_gaps_.size() && step_gaps_[cur].first == g) {
+            ++cur_n;
+          } else {
+            if (cur < step_gaps_.size()) step_gaps_[cur].second += static_cast<double>(cur_n);
+            cur = 0;
+            while (cur < step_gaps_.size() && !(step_gaps_[cur].first == g)) ++cur;
+            if (cur == step_gaps_.size()) step_gaps_.emplace_back(g, 0.0);
+            cur_n = 1;
           }
-          if (!merged) step_gaps_.emplace_back(g, 1.0);
         }
         s.last[r] = t;
         const bool last_token = s.gen[r] >= reqs[r].output;
@@ -443,6 +454,7 @@ class engine_core {
         }
       }
     }
+    if (cur < step_gaps_.size()) step_gaps_[cur].second += static_cast<double>(cur_n);
     for (const auto& x : step_gaps_) gaps_.push_back(x);
   }
 
@@ -562,7 +574,12 @@ class engine_core {
     const double cutoff = ep_.host.async_scheduling ? sched_t_ : t;
     return !inbox_.empty() && inbox_.front().second <= cutoff;
   }
-  [[nodiscard]] std::int64_t blocks_of(std::int64_t tokens) const { return (tokens + bs_ - 1) / bs_; }
+  [[nodiscard]] std::int64_t blocks_of(std::int64_t tokens) const {
+    const std::int64_t n = tokens + bs_ - 1;
+    // A block size that is a power of two (vLLM's 16): a shift, the same quotient for n >= 0 (the
+    // division was most of a decode's scheduling).
+    return bs_shift_ >= 0 && n >= 0 ? n >> bs_shift_ : n / bs_;
+  }
   /// Request `r`'s prefix-cache key: its group's system prompt (g + 1), else the shared prefix (0).
   [[nodiscard]] std::size_t key_of(std::size_t r) const {
     const auto g = (*reqs_)[r].prefix_group;
@@ -693,6 +710,7 @@ class engine_core {
   std::vector<std::pair<double, double>> gaps_, step_gaps_;
   engine_counters c_;
   std::int64_t bs_ = 16, shared_prefix_ = 0, prefix_blocks_ = 0;
+  int bs_shift_ = -1;  ///< log2 of `bs_` when it is a power of two, else -1 (`blocks_of`)
   std::int64_t outstanding_ = 0;
 };
 

@@ -320,6 +320,44 @@ inline double weighted_percentile(std::vector<std::pair<double, double>>& x, dou
 }
 
 namespace detail {
+/// `weighted_percentile` of `x` at each of `p` (sorted in place once, its weights summed once,
+/// one scan): the same values. A target p·total at least the one before starts the scan where
+/// that one stopped (every sample before it missed the smaller target, so misses this one);
+/// another restarts it.
+template <std::size_t N>
+inline std::array<double, N> weighted_percentiles(std::vector<std::pair<double, double>>& x, const std::array<double, N>& p) {
+  std::array<double, N> out{};
+  if (x.empty()) return out;
+  if (!std::is_sorted(x.begin(), x.end()) && !radix_sort_samples(x)) std::sort(x.begin(), x.end());
+  double total = 0.0;
+  for (const auto& e : x) total += e.second;
+  std::size_t i = 0;
+  double acc = 0.0, before = -std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < N; ++k) {
+    const double target = p[k] * total;
+    if (!(target >= before)) {
+      i = 0;
+      acc = 0.0;
+    }
+    before = target;
+    out[k] = x.back().first;
+    // `acc` holds the sum through x[i - 1]; x[i - 1] was the previous answer (its sum rechecked).
+    if (i > 0 && acc >= target && acc > 0.0) {
+      out[k] = x[i - 1].first;
+      continue;
+    }
+    for (; i < x.size();) {
+      acc += x[i].second;
+      ++i;
+      if (acc >= target && acc > 0.0) {
+        out[k] = x[i - 1].first;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 /// The nearest-rank percentiles `p` (ascending, in [0, 1]) of `x`, as `percentile` gives them, by
 /// selection: `x` is reordered, not sorted (each a partition of what the one before left above
 /// it, O(n) where a sort is O(n log n); the same element of the sorted order, so the same value).
@@ -395,9 +433,10 @@ inline void fill_latencies(serving_result& out, const std::vector<request>& reqs
     den += g.second;
   }
   out.itl.mean_s = den > 0.0 ? num / den : 0.0;
-  out.itl.p50_s = weighted_percentile(gaps, 0.50);
-  out.itl.p90_s = weighted_percentile(gaps, 0.90);
-  out.itl.p99_s = weighted_percentile(gaps, 0.99);
+  const auto itl = weighted_percentiles(gaps, std::array<double, 3>{0.50, 0.90, 0.99});
+  out.itl.p50_s = itl[0];
+  out.itl.p90_s = itl[1];
+  out.itl.p99_s = itl[2];
   out.client_overhead_s = overhead;
   out.first_token_s = std::move(first);
   out.finish_s = std::move(finish);
@@ -438,9 +477,10 @@ inline void request_results(serving_result& out, const std::vector<request>& req
   out.ttft_p90_s = q[1];
   out.ttft_p99_s = q[2];
   out.ttft_max_s = ttft.empty() ? 0.0 : *std::max_element(ttft.begin(), ttft.end());
-  out.tbt_p50_s = weighted_percentile(gaps, 0.50);
-  out.tbt_p90_s = weighted_percentile(gaps, 0.90);
-  out.tbt_p99_s = weighted_percentile(gaps, 0.99);
+  const auto tbt = weighted_percentiles(gaps, std::array<double, 3>{0.50, 0.90, 0.99});
+  out.tbt_p50_s = tbt[0];
+  out.tbt_p90_s = tbt[1];
+  out.tbt_p99_s = tbt[2];
   out.ttft_attainment = static_cast<double>(ok_ttft) / nn;
   out.slo_attainment = static_cast<double>(ok_slo) / nn;
   out.tokens_per_joule = out.energy_j > 0.0 ? static_cast<double>(out.output_tokens) / out.energy_j : 0.0;

@@ -149,6 +149,30 @@ TEST_CASE("the modelled time falls with either efficiency and grows with the per
   CHECK(model_measurement(p, k).value > t0);
 }
 
+TEST_CASE("the fit's cached row value is bit-identical to model_measurement as one knob moves at a time") {
+  // Every published row (dense and MoE, TP 1 to 8, every metric), knobs moved one at a time as the
+  // coordinate descent moves them, so the cached compute and memory terms are reused and renewed.
+  const std::vector<gpu_knobs> path = {
+      {.memory_efficiency = 0.6, .compute_efficiency = 0.5, .op_overhead = units::us(5.0)},
+      {.memory_efficiency = 0.83, .compute_efficiency = 0.5, .op_overhead = units::us(5.0)},
+      {.memory_efficiency = 0.83, .compute_efficiency = 0.31, .op_overhead = units::us(5.0)},
+      {.memory_efficiency = 0.83, .compute_efficiency = 0.31, .op_overhead = units::us(17.5)},
+      {.memory_efficiency = 0.83, .compute_efficiency = 0.31, .op_overhead = units::us(0.0)},
+      {.memory_efficiency = 0.21, .compute_efficiency = 0.97, .op_overhead = units::us(3.25)}};
+  int rows = 0;
+  for (const auto& m : published_gpu_measurements()) {
+    const auto p = prepare_measurement(m);
+    detail::fit_row cached(p);
+    for (const auto& k : path) {
+      const double v = cached.value(k, validation_options{});
+      CHECK(v == model_measurement(p, k).value);  // exact: the same arithmetic, no tolerance
+      CHECK(v > 0.0);
+    }
+    ++rows;
+  }
+  CHECK(rows >= 30);
+}
+
 TEST_CASE("the fit recovers known knobs from rows the model itself generated") {
   const gpu_knobs truth{.memory_efficiency = 0.72, .compute_efficiency = 0.55, .op_overhead = units::us(11.0)};
   std::vector<measurement> rows = {

@@ -223,14 +223,10 @@ struct modelled_measurement {
   serving_regime regime = serving_regime::decode_small_batch;
 };
 
-/// Evaluates a prepared row with knobs `k` (file comment).
+namespace detail {
+/// `model_measurement`'s value and regime from its prefill and decode times.
 template <class = void>
-inline modelled_measurement model_measurement(const prepared_measurement& p, const gpu_knobs& k,
-                                              const validation_options& o = {}) {
-  const roofline_machine mach = make_machine(with_knobs(p.gpu, k), p.row.devices);
-  modelled_measurement r;
-  for (const auto& s : p.prefill) r.prefill_time += evaluate(s.ops, s.shape, p.mdl.hidden, mach).time * s.weight;
-  for (const auto& s : p.decode) r.decode_time += evaluate(s.ops, s.shape, p.mdl.hidden, mach).time * s.weight;
+inline void finish_measurement(modelled_measurement& r, const prepared_measurement& p, const validation_options& o) {
   const double total = (r.prefill_time + r.decode_time).si();
   switch (p.row.metric) {
     case measured_metric::e2e_latency: r.value = total; break;
@@ -243,8 +239,91 @@ inline modelled_measurement model_measurement(const prepared_measurement& p, con
   } else {
     r.regime = p.row.batch <= o.small_batch ? serving_regime::decode_small_batch : serving_regime::decode_large_batch;
   }
+}
+}  // namespace detail
+
+/// Evaluates a prepared row with knobs `k` (file comment).
+template <class = void>
+inline modelled_measurement model_measurement(const prepared_measurement& p, const gpu_knobs& k,
+                                              const validation_options& o = {}) {
+  const roofline_machine mach = make_machine(with_knobs(p.gpu, k), p.row.devices);
+  modelled_measurement r;
+  for (const auto& s : p.prefill) r.prefill_time += evaluate(s.ops, s.shape, p.mdl.hidden, mach).time * s.weight;
+  for (const auto& s : p.decode) r.decode_time += evaluate(s.ops, s.shape, p.mdl.hidden, mach).time * s.weight;
+  detail::finish_measurement(r, p, o);
   return r;
 }
+
+namespace detail {
+/// `model_measurement` of one prepared row as the fit calls it, over and over with knobs that
+/// differ in one knob at a time (coordinate descent): the same arithmetic as `evaluate`'s step time
+/// (`add_op`: per operator max(compute, memory) + overhead, less the overhead of a grouped expert,
+/// then the all-reduce after it; in operator order), with each operator's compute time
+/// (`op_compute_time`) kept while η_c does not change and its memory time (`op_memory_time`)
+/// while η_m does not, and no energy. Bit-identical to `model_measurement(p, k, o).value`
+/// (`validation_test`).
+class fit_row {
+ public:
+  explicit fit_row(const prepared_measurement& p) : p_(&p) {
+    const auto add = [&](const std::vector<prepared_step>& steps) {
+      for (const auto& s : steps) {
+        step st;
+        st.s = &s;
+        st.compute.resize(s.ops.size());
+        st.memory.resize(s.ops.size());
+        st.grouped.resize(s.ops.size());
+        for (std::size_t i = 0; i < s.ops.size(); ++i) {
+          st.grouped[i] = grouped_with_previous(s.ops[i], i > 0 ? &s.ops[i - 1] : nullptr) ? 1 : 0;
+        }
+        steps_.push_back(std::move(st));
+      }
+    };
+    add(p.prefill);
+    add(p.decode);
+  }
+
+  /// `model_measurement(p, k, o).value`.
+  double value(const gpu_knobs& k, const validation_options& o) {
+    const roofline_machine mach = make_machine(with_knobs(p_->gpu, k), p_->row.devices);
+    const bool new_compute = !(has_ && mach.compute_efficiency == compute_efficiency_);
+    const bool new_memory = !(has_ && mach.memory_efficiency == memory_efficiency_);
+    modelled_measurement r;
+    const std::size_t n_prefill = p_->prefill.size();
+    for (std::size_t si = 0; si < steps_.size(); ++si) {
+      step& st = steps_[si];
+      const auto& ops = st.s->ops;
+      const auto ar = step_allreduce(st.s->shape, p_->mdl.hidden, mach);
+      duration<> t{};
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (new_compute) st.compute[i] = op_compute_time(ops[i], mach);
+        if (new_memory) st.memory[i] = op_memory_time(ops[i], mach);
+        duration<> c = max_of(st.compute[i], st.memory[i]) + mach.op_overhead;
+        if (st.grouped[i] != 0) c -= mach.op_overhead;
+        t += c;
+        if (reduces_after(ops[i], mach)) t += ar.time;
+      }
+      (si < n_prefill ? r.prefill_time : r.decode_time) += t * st.s->weight;
+    }
+    has_ = true;
+    compute_efficiency_ = mach.compute_efficiency;
+    memory_efficiency_ = mach.memory_efficiency;
+    finish_measurement(r, *p_, o);
+    return r.value;
+  }
+
+ private:
+  struct step {
+    const prepared_step* s = nullptr;
+    std::vector<duration<>> compute, memory;  ///< per operator, at the cached η_c and η_m
+    std::vector<char> grouped;                ///< `grouped_with_previous`
+  };
+  const prepared_measurement* p_;
+  std::vector<step> steps_;
+  bool has_ = false;
+  double compute_efficiency_ = 0.0, memory_efficiency_ = 0.0;
+};
+}  // namespace detail
+
 
 /// Bounds of the fitted knobs. Design choice: the physical range of an efficiency (η ≤ 1; η_m
 /// above 0.2 and η_c above 0.1, far below any tuned kernel) and of a per-operator cost up to an
@@ -342,11 +421,14 @@ template <class = void>
 inline fit_result fit_knobs_on(const std::vector<const prepared_measurement*>& fit, const fit_options& o) {
   fit_result r;
   r.fit_rows = static_cast<int>(fit.size());
+  std::vector<fit_row> rows;
+  rows.reserve(fit.size());
+  for (const auto* p : fit) rows.emplace_back(*p);
   auto objective = [&](const gpu_knobs& k) {
     ++r.evaluations;
     double s = 0.0;
-    for (const auto* p : fit) {
-      const double e = std::log(model_measurement(*p, k, o.model).value / p->row.value);
+    for (std::size_t j = 0; j < fit.size(); ++j) {
+      const double e = std::log(rows[j].value(k, o.model) / fit[j]->row.value);
       s += e * e;
     }
     return s;

@@ -284,33 +284,52 @@ double kv_read_factor(const op& o, const basic_roofline_machine<T>& m) {
   return o.kv_shards > 0 && m.devices > o.kv_shards ? double(m.devices) / double(o.kv_shards) : 1.0;
 }
 
-/// Roofline cost of one operator (unchecked: validate the machine first). The operator's counts
-/// are plain numbers; the machine's scalar is the result's. KV bytes count as read by every
-/// device that holds them (`kv_read_factor`).
+/// Compute side of operator `o`'s roofline cost on `m` (`cost_of`'s `compute_time`): it depends on
+/// the machine's compute efficiency, not its memory efficiency or overhead.
 template <class T>
-basic_op_cost<T> cost_of(const op& o, const basic_roofline_machine<T>& m) {
-  const T n = T(m.devices);
-  basic_op_cost<T> c;
+duration<T> op_compute_time(const op& o, const basic_roofline_machine<T>& m) {
   // Compute peak per precision (`peak_of`): the operator's format where the machine has a path
   // for it, else the dequantised 16-bit path.
-  const op_rate<T>& peak = peak_of(m, o.bits);
-  const op_count<T> flops = quantity_cast<T>(o.flops);
-  c.compute_time = roofline_compute_time(flops, peak, m.compute_efficiency, n);
+  return roofline_compute_time(quantity_cast<T>(o.flops), peak_of(m, o.bits), m.compute_efficiency, T(m.devices));
+}
+
+/// Memory side of operator `o`'s roofline cost on `m` (`cost_of`'s `memory_time`): its weights and
+/// KV from their tier, its activations from theirs; it depends on the machine's memory efficiency,
+/// not its compute efficiency or overhead.
+template <class T>
+duration<T> op_memory_time(const op& o, const basic_roofline_machine<T>& m) {
+  const T n = T(m.devices);
   const auto& main_tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
   const auto& act_tier = m.tiers[static_cast<std::size_t>(m.placement.activations)];
   const data_size<> main_bytes_d = o.weight_bytes + o.kv_bytes * kv_read_factor(o, m);
   const data_size<T> main_bytes = quantity_cast<T>(main_bytes_d);
   const data_size<T> act_bytes = quantity_cast<T>(o.activation_bytes);
-  c.memory_time = roofline_memory_time(main_bytes, main_tier.bandwidth, main_tier.latency, m.memory_efficiency, n);
+  duration<T> t = roofline_memory_time(main_bytes, main_tier.bandwidth, main_tier.latency, m.memory_efficiency, n);
   if (o.activation_bytes.si() > 0.0) {
     const duration<T> t_act = act_bytes / (act_tier.bandwidth * (n * m.memory_efficiency));
     // Activations from the same tier share its bandwidth; from another tier they overlap.
     if (&act_tier == &main_tier || main_bytes_d.si() == 0.0) {
-      c.memory_time += t_act + (main_bytes_d.si() == 0.0 ? act_tier.latency : duration<T>{});
+      t += t_act + (main_bytes_d.si() == 0.0 ? act_tier.latency : duration<T>{});
     } else {
-      c.memory_time = detail::max_of(c.memory_time, act_tier.latency + t_act);
+      t = detail::max_of(t, act_tier.latency + t_act);
     }
   }
+  return t;
+}
+
+/// Roofline cost of one operator (unchecked: validate the machine first). The operator's counts
+/// are plain numbers; the machine's scalar is the result's. KV bytes count as read by every
+/// device that holds them (`kv_read_factor`).
+template <class T>
+basic_op_cost<T> cost_of(const op& o, const basic_roofline_machine<T>& m) {
+  basic_op_cost<T> c;
+  const op_count<T> flops = quantity_cast<T>(o.flops);
+  c.compute_time = op_compute_time(o, m);
+  const auto& main_tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
+  const auto& act_tier = m.tiers[static_cast<std::size_t>(m.placement.activations)];
+  const data_size<T> main_bytes = quantity_cast<T>(o.weight_bytes + o.kv_bytes * kv_read_factor(o, m));
+  const data_size<T> act_bytes = quantity_cast<T>(o.activation_bytes);
+  c.memory_time = op_memory_time(o, m);
   c.compute_bound = c.compute_time > c.memory_time;
   c.time = detail::max_of(c.compute_time, c.memory_time) + m.op_overhead;
   c.energy = flops * m.energy_per_flop + main_bytes * main_tier.energy_per_byte + act_bytes * act_tier.energy_per_byte;

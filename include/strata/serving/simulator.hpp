@@ -303,25 +303,9 @@ inline bool radix_sort_samples(std::vector<std::pair<double, double>>& x) {
 }
 }  // namespace detail
 
-/// Nearest-rank percentile of weighted samples (value, weight), sorted in place.
-template <class = void>
-inline double weighted_percentile(std::vector<std::pair<double, double>>& x, double p) {
-  if (x.empty()) return 0.0;
-  if (!std::is_sorted(x.begin(), x.end()) && !detail::radix_sort_samples(x)) std::sort(x.begin(), x.end());
-  double total = 0.0;
-  for (const auto& e : x) total += e.second;
-  const double target = p * total;
-  double acc = 0.0;
-  for (const auto& e : x) {
-    acc += e.second;
-    if (acc >= target && acc > 0.0) return e.first;
-  }
-  return x.back().first;
-}
-
 namespace detail {
-/// `weighted_percentile` of `x` at each of `p` (sorted in place once, its weights summed once,
-/// one scan): the same values. A target p·total at least the one before starts the scan where
+/// Nearest-rank percentiles of weighted samples (value, weight) at each of `p` (`x` sorted in
+/// place once, its weights summed once, one scan); 0 for no samples. A target p·total at least the one before starts the scan where
 /// that one stopped (every sample before it missed the smaller target, so misses this one);
 /// another restarts it.
 template <std::size_t N>
@@ -357,7 +341,16 @@ inline std::array<double, N> weighted_percentiles(std::vector<std::pair<double, 
   }
   return out;
 }
+}  // namespace detail
 
+/// Nearest-rank percentile of weighted samples (value, weight), sorted in place
+/// (`detail::weighted_percentiles` at one p).
+template <class = void>
+inline double weighted_percentile(std::vector<std::pair<double, double>>& x, double p) {
+  return detail::weighted_percentiles(x, std::array<double, 1>{p})[0];
+}
+
+namespace detail {
 /// The nearest-rank percentiles `p` (ascending, in [0, 1]) of `x`, as `percentile` gives them, by
 /// selection: `x` is reordered, not sorted (each a partition of what the one before left above
 /// it, O(n) where a sort is O(n log n); the same element of the sorted order, so the same value).

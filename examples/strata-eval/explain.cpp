@@ -21,6 +21,9 @@
 
 #include "cli.hpp"
 #include "data_location.hpp"
+#include "strata/core/files.hpp"
+#include "strata/hcrmap/dqn_json.hpp"
+#include "strata/hcrmap/dqn_scorer.hpp"
 #include "strata/workload/hf_config.hpp"
 #include "strata/report/explain_groups.hpp"
 #include "strata/report/explain_json.hpp"
@@ -108,12 +111,24 @@ command add_explain(CLI::App& app) {
             if (o->row.empty()) throw usage_error{"explain needs a row id (or --ranges)"};
             // The library's explainer (strata/report/explain_row.hpp), which Python's strata.explain shares.
             // The campaign runs of config.json fixtures, as the report finds them (examples/data_location.hpp).
-            std::optional<std::string> hf_dir;
+            // The HCRMap rows' inputs likewise: the real DeepSeek-V2-Lite trace and the controller's
+            // checkpoint (without them those rows fall back as the report's do).
+            std::optional<std::string> hf_dir, trace;
             const auto data = strata_programs::find_data("");
             std::error_code ec;
             if (!data.dir.empty() && std::filesystem::exists(data.dir + "/hf/qwen3-14b.config.json", ec)) hf_dir = data.dir + "/hf";
-            const auto x = strata::explain_row(o->row, 1, hf_dir,
-                                               [](const std::string& path) { return strata::load_hf_config(path); });
+            const std::string csv = data.dir + "/traces/dsv2lite_esft_trace_intent.csv";
+            if (!data.dir.empty() && std::filesystem::exists(csv, ec)) trace = csv;
+            strata::controller_value value;
+            const std::string ck = data.dir + "/hcrmap/dqn_checkpoint.json";
+            if (!data.dir.empty() && std::filesystem::exists(ck, ec)) {
+              const std::string text =
+                  strata::read_input_file(ck, "checkpoint", strata::limits().checkpoint_file_bytes, "checkpoint_file_bytes");
+              value.name = "masked Double DQN checkpoint";
+              value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text, ck));
+            }
+            const auto x = strata::explain_row(
+                o->row, 1, hf_dir, [](const std::string& path) { return strata::load_hf_config(path); }, trace, value);
             switch (x.status) {
               case strata::explain_status::not_reevaluated:
                 if (o->json) {

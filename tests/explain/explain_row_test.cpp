@@ -13,12 +13,15 @@ TEST_CASE("explain_row: the family of a row, the rows it does not re-evaluate, u
   CHECK(strata::explain_family_of("validation.check.x") == "gpu-validation");
   CHECK(strata::explain_family_of("hcrmap.premise.x").empty());
   CHECK(strata::explain_family_of("stratum.thermal.logic_power_limit_vs_paper_W") == "stratum-chip");
-  const auto h = strata::explain_row("hcrmap.premise.hydra_d2d_ratio");
+  CHECK(strata::explain_family_of("hcrmap.best_on_every_model") == "hcrmap-policies");
+  CHECK(strata::explain_family_of("hcrmap.premise.hydra_d2d_ratio") == "hcrmap-policies");
+  CHECK(strata::explain_family_of("hcrmap.premise.hydra_latency_ratio") == "hcrmap-policies");
+  const auto h = strata::explain_row("hcrmap.premise.copies_cut_queueing");
   CHECK(h.status == strata::explain_status::not_reevaluated);
-  CHECK(h.reason == strata::explain_unexplained_reason("hcrmap.premise.hydra_d2d_ratio"));
+  CHECK(h.reason == strata::explain_unexplained_reason("hcrmap.premise.copies_cut_queueing"));
   const strata::json j = strata::explain_row_json(h);
   CHECK(j.at("explained") == false);
-  CHECK(j.at("id") == "hcrmap.premise.hydra_d2d_ratio");
+  CHECK(j.at("id") == "hcrmap.premise.copies_cut_queueing");
   std::string field;
   try {
     (void)strata::explain_row("stratum.composition.olmoe.b1.weight_stream");

@@ -1,4 +1,5 @@
 #include "strata/report/hcrmap_rows.hpp"
+#include "strata/report/explain_groups.hpp"
 
 #include <doctest/doctest.h>
 
@@ -236,4 +237,19 @@ TEST_CASE("run_hcrmap_suite gives the same results, field for field, on one thre
   // A bad parameter fails every experiment: the suite raises its config_error on two threads too.
   xp.windows = 0;
   CHECK_THROWS_WITH_AS(run_hcrmap_suite(trace_csv, xp, {}, value.score, {}, 2), doctest::Contains("windows"), config_error);
+}
+
+TEST_CASE("the gap explainer's HCRMap families give the report's rows exactly at the cited parameters") {
+  // report/explain_groups.hpp: the Hydra premise from the suite's experiments with static and
+  // Hydra alone, best_on_every_model from its experiments with the compared policies and HCRMap
+  // (stopped at the first HCRMap does not lead), on the report's inputs.
+  hcrmap_explain_setup setup;
+  setup.dsv2lite_trace = trace_csv;
+  setup.value = checkpoint_value();
+  auto hydra = hydra_explain_group(setup);
+  const auto h = hydra.evaluate({"hcrmap.premise.hydra_d2d_ratio", "hcrmap.premise.hydra_latency_ratio"});
+  CHECK(h.at(0) == row("hcrmap.premise.hydra_d2d_ratio").value);  // exact
+  CHECK(h.at(1) == row("hcrmap.premise.hydra_latency_ratio").value);
+  auto best = best_explain_group(setup);
+  CHECK(best.evaluate({"hcrmap.best_on_every_model"}).at(0) == row("hcrmap.best_on_every_model").value);
 }

@@ -67,6 +67,7 @@
 #include "strata/core/error.hpp"
 #include "strata/core/sensitivity.hpp"
 #include "strata/core/solve.hpp"
+#include "strata/hcrmap/scorer.hpp"
 #include "strata/report/paper_io.hpp"
 #include "strata/report/paper_row.hpp"
 #include "strata/report/parameter_ranges.hpp"
@@ -249,6 +250,20 @@ struct explain_options {
   /// need one (`explain_families`), as `paper_report_options::hf_dir` and `read_config`.
   std::optional<std::string> hf_dir;
   std::function<model(const std::string& path)> read_config;
+  /// The inputs of the report's HCRMap rows (`paper_report_options::dsv2lite_trace` and
+  /// `hcrmap_value`: the real DeepSeek-V2-Lite trace and the controller's value function), which
+  /// the families that rerun the HCRMap experiments need to reproduce those rows
+  /// (`explain_families`).
+  std::optional<std::string> dsv2lite_trace;
+  controller_value hcrmap_value;
+  /// Whether `explain_report` re-evaluates the `hcrmap hydra premise` family
+  /// (`report/explain_groups.hpp`: `hcrmap.premise.hydra_*`, each point the suite's 16
+  /// experiments with two policies, about 1 s of CPU, 66 runs: about 67 s of CPU, far over the
+  /// report's time budget; docs/paper_report.md). False (the default, as
+  /// `strata-paper-report --explain` runs without `--explain-all`): its rows are listed as not
+  /// re-evaluated, with the reason; `strata-eval explain ROW` (`explain_row`) always runs it. The
+  /// `hcrmap best on every model` family (under a second) always runs.
+  bool hcrmap_hydra_premise = false;
 };
 
 namespace detail {

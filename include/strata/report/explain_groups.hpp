@@ -417,6 +417,201 @@ inline explain_group migration_explain_group() {
   return g;
 }
 
+/// What the families that rerun the HCRMap experiments reproduce: the report's inputs of the
+/// `hcrmap.*` rows and, for a test, a smaller suite (the report: every Table 2 model, the default
+/// knobs).
+struct hcrmap_explain_setup {
+  std::optional<std::string> dsv2lite_trace;  ///< the real DeepSeek-V2-Lite trace (`paper_report_options::dsv2lite_trace`)
+  controller_value value;                      ///< HCRMap's value function (`paper_report_options::hcrmap_value`)
+  std::vector<std::string> models = hcrmap_models();  ///< the suite's models, in its order
+  experiment_params xp{};                      ///< the suite's knobs (the report's: the defaults)
+};
+
+namespace detail {
+/// The suite's models of `setup` with their traces (`hcrmap_trace`), each built when first asked for.
+struct hcrmap_explain_cases {
+  std::optional<std::string> csv;
+  std::vector<model> models;
+  std::vector<std::optional<routing_trace>> traces;
+
+  explicit hcrmap_explain_cases(const hcrmap_explain_setup& setup) : csv(setup.dsv2lite_trace) {
+    for (const auto& name : setup.models) models.push_back(preset(name));
+    traces.resize(models.size());
+  }
+  const routing_trace& trace(std::size_t i) {
+    if (!traces[i]) traces[i] = hcrmap_trace(models[i], csv);
+    return *traces[i];
+  }
+};
+}  // namespace detail
+
+/// The `hcrmap hydra premise` group (file comment): `hcrmap.premise.hydra_d2d_ratio` and
+/// `hydra_latency_ratio` as `hcrmap_hydra_ratios` computes them, on the suite's experiments run
+/// with single-copy static and Hydra alone (`run_hcrmap_case`; the two rows read no other policy,
+/// and a policy's result does not depend on which others run beside it: a test compares them with
+/// the whole suite's). Parameters: the real fields of the substrate (`hcrmap.substrate.*`), of
+/// the critical path (`hcrmap.critical_path.*`) and of the package plan (`hcrmap.scale_out.*`),
+/// their energies left out. Only fields that size the package plan and the tiers (capacities,
+/// reserves, the copy budget) feed the D2D row: a token's D2D bytes are its activation bytes times
+/// the XY hops from its source to the chiplet of the expert's one copy, and that chiplet is set by
+/// the layout (static: round-robin over a stage's (layer, expert); Hydra: the profile's dominant
+/// source), which reads the stages of `plan_packages` (capacities only) and never a time.
+template <class = void>
+inline explain_group hydra_explain_group(const hcrmap_explain_setup& setup = {}) {
+  struct state {
+    substrate_params sp;
+    experiment_params xp;
+    detail::hcrmap_explain_cases cases;
+    explicit state(const hcrmap_explain_setup& s) : xp(s.xp), cases(s) {}
+  };
+  auto st = std::make_shared<state>(setup);
+  explain_group g;
+  g.family = "hcrmap hydra premise";
+  const std::string d2d = "hcrmap.premise.hydra_d2d_ratio", lat = "hcrmap.premise.hydra_latency_ratio";
+  g.row_ids = {d2d, lat};
+  const std::vector<std::string> time_only{lat};
+  // The energies move neither row; the times move the latency only (file comment).
+  detail::explain_add_struct(g, st->sp, "hcrmap.substrate", "substrate_params", {}, {"*.energy"});
+  for (auto& p : g.parameters) {
+    const bool sizes = p.name.ends_with(".capacity");
+    if (!sizes) p.feeds = time_only;
+    if (p.name == "hcrmap.substrate.chiplet_buffer") p.read = false;  // no model reads it (validated only)
+  }
+  const std::size_t substrate_fields = g.parameters.size();
+  detail::explain_add_struct(g, st->xp.critical_path, "hcrmap.critical_path", "critical_path_params", time_only,
+                             {"energy_per_flop", "noc_energy", "migration_control_energy"});
+  detail::explain_add_struct(g, st->xp.scale_out, "hcrmap.scale_out", "scale_out_params", {}, {"*.energy"});
+  for (std::size_t i = substrate_fields; i < g.parameters.size(); ++i) {
+    if (g.parameters[i].name.rfind("hcrmap.scale_out.link.", 0) == 0) g.parameters[i].feeds = time_only;
+  }
+  g.left_out = "the energy fields (the rows are a byte count and a time); integer, boolean and enum fields (the mesh, "
+               "the cores, the flits, the attachments, the HBM placement, the arbitration, the KV placement); the "
+               "fast mapper's, the controller's and PIM's knobs (read by HCRMap and PIMoE, not by static or Hydra). "
+               "Only the fields that size the package plan and the tiers feed the D2D row (a copy's chiplet is set by "
+               "the layout, which reads no time); the substrate's chiplet_buffer is read by no model";
+  g.costly = true;  // one run: the suite's 16 experiments with two policies (about 1 s of CPU)
+  g.evaluate = [st, d2d, lat](const std::vector<std::string>& ids) {
+    const substrate s(st->sp);
+    const std::vector<policy_kind> pol{policy_kind::single_copy_static, policy_kind::hydra};
+    std::vector<experiment_result> prefill, decode;
+    for (const bool pre : {true, false}) {
+      for (std::size_t i = 0; i < st->cases.models.size(); ++i) {
+        (pre ? prefill : decode)
+            .push_back(run_hcrmap_case(s, st->cases.models[i], st->cases.trace(i), pre, st->cases.csv, pol, st->xp));
+      }
+    }
+    const auto h = hcrmap_hydra_ratios(prefill, decode);
+    std::vector<double> out;
+    for (const auto& id : ids) {
+      if (id != d2d && id != lat) throw config_error("id", "[strata.explain] not a row of the hydra premise: " + id);
+      out.push_back(id == d2d ? h.d2d : h.latency);
+    }
+    return out;
+  };
+  return g;
+}
+
+/// The `hcrmap best on every model` group (file comment): `hcrmap.best_on_every_model` as
+/// `hcrmap_policy_rows` computes it (`hcrmap_leads` in every experiment of the suite), its
+/// experiments run with the compared policies and HCRMap alone (`run_hcrmap_case`). The row is a
+/// boolean: no real change has an elasticity, so its discrete parameters are scanned
+/// (`explain_choice`): the link arbitration, the weight stream's overlap, the KV cache's tier, the
+/// HBM tier's placement and (when the report's HCRMap decides with a learned value) the value
+/// function. A run stops at the first experiment HCRMap does not lead, where the row is 0 whatever
+/// the others give; the experiments run cheapest first (the suite's work measure), the ones a
+/// run found HCRMap not leading moved to the front. The value is the same in any order, and a row
+/// of 1 has run every experiment.
+template <class = void>
+inline explain_group best_explain_group(const hcrmap_explain_setup& setup = {}) {
+  struct state {
+    substrate_params sp;
+    experiment_params xp;
+    controller_value value;
+    bool learned = true;  ///< HCRMap decides with `value` (false: the greedy rule)
+    detail::hcrmap_explain_cases cases;
+    std::vector<std::pair<std::size_t, bool>> order;  ///< (model, prefill), the next run's order
+    explicit state(const hcrmap_explain_setup& s) : xp(s.xp), value(s.value), cases(s) {}
+  };
+  auto st = std::make_shared<state>(setup);
+  std::vector<policy_kind> pol = hcrmap_compared_policies();
+  pol.push_back(policy_kind::hcrmap);
+  for (const bool pre : {true, false}) {
+    for (std::size_t i = 0; i < st->cases.models.size(); ++i) st->order.emplace_back(i, pre);
+  }
+  // Cheapest first: MoE layers x experts (the suite's work per policy), prefill (2048 tokens)
+  // after decode (512) of the same model.
+  std::stable_sort(st->order.begin(), st->order.end(), [st](const auto& a, const auto& b) {
+    const auto work = [st](const std::pair<std::size_t, bool>& c) {
+      const model& m = st->cases.models[c.first];
+      return double(m.moe_layers()) * double(m.experts) * (c.second ? 4.0 : 1.0);
+    };
+    return work(a) < work(b);
+  });
+  explain_group g;
+  g.family = "hcrmap best on every model";
+  const std::string id = "hcrmap.best_on_every_model";
+  g.row_ids = {id};
+  const auto add = [&g](std::string name, auto cited, auto names, auto set, std::string source) {
+    explain_choice ch;
+    ch.name = std::move(name);
+    for (const auto& [e, n] : names) {
+      if (e == cited) ch.cited = ch.values.size();
+      ch.values.emplace_back(n);
+    }
+    ch.set = [names, set](std::size_t i) { set(names.at(i).first); };
+    ch.source = std::move(source);
+    g.choices.push_back(std::move(ch));
+  };
+  add("hcrmap.critical_path.arbitration", st->xp.critical_path.arbitration, enum_names(link_arbitration{}),
+      [st](link_arbitration a) { st->xp.critical_path.arbitration = a; },
+      "chiplet/link_model.hpp link_arbitration: per_class (HCRMap §4.4 separates the classes K_L) or shared");
+  add("hcrmap.critical_path.memory_overlap", st->xp.critical_path.overlap, enum_names(memory_overlap{}),
+      [st](memory_overlap m) { st->xp.critical_path.overlap = m; },
+      "chiplet/layer_model.hpp memory_overlap: compute_only (HCRMap Eq. 15) or dispatch_and_queue");
+  add("hcrmap.scale_out.residency.kv", st->xp.scale_out.residency.kv, enum_names(kv_placement{}),
+      [st](kv_placement k) { st->xp.scale_out.residency.kv = k; },
+      "chiplet/residency.hpp kv_placement: hbm_first (the default: KV is read every decode step), dram or by_pressure");
+  add("hcrmap.substrate.hbm_placement", st->sp.hbm_at, enum_names(hbm_placement{}),
+      [st](hbm_placement h) { st->sp.hbm_at = h; },
+      "chiplet/substrate.hpp hbm_placement: chiplet_local (HCRMap §4.2, Fig. 4) or behind_io");
+  if (setup.value.score) {
+    explain_choice ch;
+    ch.name = "hcrmap.controller.value";
+    ch.values = {setup.value.name, "greedy"};
+    ch.cited = 0;
+    ch.set = [st](std::size_t i) { st->learned = i == 0; };
+    ch.source = "report/hcrmap_rows.hpp: the report's value function, or the greedy one-step rule (HCRMap §6.4, "
+                "the ablation hcrmap.ablation.greedy_scorer.*)";
+    g.choices.push_back(std::move(ch));
+  }
+  g.left_out = "the real fields of the substrate and the knobs: the row is a boolean (an exact rule), no real change "
+               "has an elasticity, and a scan of one would rerun the suite per point; the discrete parameters are "
+               "scanned; the package plan's scale-out kind (none: the larger models fit no single package)";
+  g.costly = true;  // a run is up to the suite's 16 experiments with six policies
+  g.evaluate = [st, id, pol](const std::vector<std::string>& ids) {
+    const substrate s(st->sp);
+    const action_scorer value = st->learned ? st->value.score : action_scorer{};
+    double best = 1.0;
+    for (std::size_t k = 0; k < st->order.size(); ++k) {
+      const auto [i, pre] = st->order[k];
+      if (hcrmap_leads(run_hcrmap_case(s, st->cases.models[i], st->cases.trace(i), pre, st->cases.csv, pol, st->xp, value))) {
+        continue;
+      }
+      best = 0.0;  // not led here: the row is 0 whatever the other experiments give
+      std::rotate(st->order.begin(), st->order.begin() + static_cast<std::ptrdiff_t>(k),
+                  st->order.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+      break;
+    }
+    std::vector<double> out;
+    for (const auto& i : ids) {
+      if (i != id) throw config_error("id", "[strata.explain] not a row of the best-on-every-model family: " + i);
+      out.push_back(best);
+    }
+    return out;
+  };
+  return g;
+}
+
 /// The families of the report's rows the explainer re-evaluates: the id prefix that selects a
 /// family and how to build its group.
 struct explain_family_entry {
@@ -455,6 +650,18 @@ inline std::vector<explain_family_entry> explain_families(const explain_options&
       {"hcrmap migration premise", [](const std::string& id) { return id == "hcrmap.premise.migration_delays_dispatch"; },
        [] { return migration_explain_group(); }},
   };
+  hcrmap_explain_setup hs;
+  hs.dsv2lite_trace = o.dsv2lite_trace;
+  hs.value = o.hcrmap_value;
+  out.push_back({"hcrmap best on every model", [](const std::string& id) { return id == "hcrmap.best_on_every_model"; },
+                 [hs] { return best_explain_group(hs); }});
+  if (o.hcrmap_hydra_premise) {
+    out.push_back({"hcrmap hydra premise",
+                   [](const std::string& id) {
+                     return id == "hcrmap.premise.hydra_d2d_ratio" || id == "hcrmap.premise.hydra_latency_ratio";
+                   },
+                   [hs] { return hydra_explain_group(hs); }});
+  }
   for (const auto& run : vllm_campaign_runs()) {
     if (!run.hf_fixture.empty() && (!o.hf_dir || !o.read_config)) continue;
     const std::string prefix = "validation.serving.campaign." + run.key + ".";
@@ -475,6 +682,11 @@ inline std::vector<explain_family_entry> explain_families() {
 /// Why a failing check row has no evaluator.
 template <class = void>
 inline std::string explain_unexplained_reason(const std::string& id) {
+  if (id == "hcrmap.premise.hydra_d2d_ratio" || id == "hcrmap.premise.hydra_latency_ratio") {
+    return "computed from the 16 HCRMap experiments: its family reruns them with static and Hydra at every point "
+           "(about 67 s of CPU, far over the report's time budget, docs/paper_report.md), so it runs only when asked: "
+           "strata-eval explain " + id + ", strata-paper-report --explain-all (explain_options::hcrmap_hydra_premise)";
+  }
   if (id.rfind("hcrmap.", 0) == 0) {
     return "computed from the 16 HCRMap experiments: each re-evaluation runs them all (most of the report's time, "
            "about 20 s of CPU), and the elasticities alone would take one run per real parameter of the substrate: "

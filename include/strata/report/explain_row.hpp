@@ -7,7 +7,7 @@
 /// the two cannot drift.
 ///
 /// `explain_row(id)` computes the report family that holds the row (`explain_family_of`:
-/// stratum-results or gpu-validation) with `paper_rows`, finds the row, and explains it with
+/// stratum-results, gpu-validation, stratum-chip or hcrmap-policies) with `paper_rows`, finds the row, and explains it with
 /// `explain_report` when it is a check out of tolerance. The outcome says which of four cases
 /// applies (`explain_status`); `explain_row_json` is the document of `strata-eval explain <row>
 /// --json`. A row the explainer does not know is a `config_error` naming "row".
@@ -34,7 +34,7 @@ inline namespace v0 {
 /// What `explain_row` found.
 enum class explain_status {
   explained,          ///< a failing check row, explained (`row`, `families`)
-  not_reevaluated,    ///< an hcrmap.* row computed from the 16 experiments: the explainer does not re-evaluate it (`reason`)
+  not_reevaluated,    ///< an hcrmap.* row the explainer has no family for (`reason`)
   nothing_to_explain, ///< a row that is not a check, or within tolerance (`reason`)
   no_evaluator,       ///< a failing check row of a known family without an evaluator (`reason`)
 };
@@ -57,18 +57,26 @@ inline std::string explain_family_of(const std::string& id) {
   }
   if (id.rfind("validation.", 0) == 0) return "gpu-validation";
   if (id.rfind("stratum.thermal.", 0) == 0) return "stratum-chip";
+  if (id == "hcrmap.best_on_every_model" || id == "hcrmap.premise.hydra_d2d_ratio" ||
+      id == "hcrmap.premise.hydra_latency_ratio") {
+    return "hcrmap-policies";
+  }
   return "";
 }
 
 /// Explains check row `id` of the paper report (the family that holds it computed with `threads`
 /// threads, default inputs, as `strata-eval explain` computes it; `hf_dir` and `read` the
-/// `config.json` fixtures of the campaign runs that need one, as the report's). Throws
-/// `config_error` naming "row" for a row the explainer does not know or the report does not have.
+/// `config.json` fixtures of the campaign runs that need one, `dsv2lite_trace` and `hcrmap_value`
+/// the inputs of the HCRMap rows, as the report's). Throws `config_error` naming "row" for a row
+/// the explainer does not know or the report does not have.
 /// `hcrmap.premise.migration_delays_dispatch` is computed by `hcrmap_premise_rows` without the
-/// suite (the row does not read it).
+/// suite (the row does not read it); `hcrmap.best_on_every_model` and the two Hydra premise rows
+/// run the 16 HCRMap experiments (the report's) and their families rerun them at every point
+/// (`explain_options::hcrmap_hydra_premise`, on here).
 template <class = void>
 inline explain_outcome explain_row(const std::string& id, unsigned threads, const std::optional<std::string>& hf_dir,
-                                   const config_reader& read) {
+                                   const config_reader& read, const std::optional<std::string>& dsv2lite_trace,
+                                   const controller_value& hcrmap_value) {
   explain_outcome out;
   out.id = id;
   const std::string fam = explain_family_of(id);
@@ -89,6 +97,8 @@ inline explain_outcome explain_row(const std::string& id, unsigned threads, cons
   po.threads = threads;
   po.hf_dir = hf_dir;
   po.read_config = read;
+  po.dsv2lite_trace = dsv2lite_trace;
+  po.hcrmap_value = hcrmap_value;
   const auto rows = migration ? hcrmap_premise_rows({}, {}) : paper_rows(po);
   const paper_row* row = nullptr;
   for (const auto& r : rows) {
@@ -105,6 +115,9 @@ inline explain_outcome explain_row(const std::string& id, unsigned threads, cons
   eo.threads = threads;
   eo.hf_dir = hf_dir;
   eo.read_config = read;
+  eo.dsv2lite_trace = dsv2lite_trace;
+  eo.hcrmap_value = hcrmap_value;
+  eo.hcrmap_hydra_premise = true;
   auto x = explain_report(rows, {id}, eo);
   if (x.rows.empty()) {
     out.status = explain_status::no_evaluator;
@@ -114,6 +127,14 @@ inline explain_outcome explain_row(const std::string& id, unsigned threads, cons
   out.row = std::move(x.rows.front());
   out.families = std::move(x.families);
   return out;
+}
+
+/// `explain_row` without the HCRMap inputs (the synthetic DeepSeek-V2-Lite trace and the greedy
+/// value, as a report computed without them).
+template <class = void>
+inline explain_outcome explain_row(const std::string& id, unsigned threads, const std::optional<std::string>& hf_dir,
+                                   const config_reader& read) {
+  return explain_row(id, threads, hf_dir, read, std::nullopt, controller_value{});
 }
 
 /// `explain_row` without `config.json` fixtures (the campaign runs of preset models only).

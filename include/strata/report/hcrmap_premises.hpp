@@ -60,6 +60,28 @@ double premise_geomean(const std::vector<experiment_result>& a, const std::vecto
 }
 }  // namespace detail
 
+/// Fig. 2(a)'s two ratios of Hydra against single-copy static: geomeans over both modes'
+/// experiments.
+struct hydra_premise {
+  double d2d = 1.0;      ///< Hydra's dispatch + gather D2D bytes over static's (`hydra_d2d_ratio`)
+  double latency = 1.0;  ///< Hydra's latency over static's (`hydra_latency_ratio`)
+};
+
+/// The rows `hcrmap.premise.hydra_d2d_ratio` and `hydra_latency_ratio` of the results `prefill`
+/// and `decode`: only their single-copy static and Hydra results are read (the gap explainer runs
+/// those two policies alone, `report/explain_groups.hpp`).
+template <class = void>
+inline hydra_premise hcrmap_hydra_ratios(const std::vector<experiment_result>& prefill,
+                                         const std::vector<experiment_result>& decode) {
+  using P = policy_kind;
+  hydra_premise out;
+  out.d2d = detail::premise_geomean(prefill, decode, [](const experiment_result& r) {
+    return std::max(r.of(P::hydra).d2d_token_bytes, 1.0) / std::max(r.of(P::single_copy_static).d2d_token_bytes, 1.0);
+  });
+  out.latency = detail::premise_geomean(prefill, decode, [](const experiment_result& r) { return r.normalised(P::hydra); });
+  return out;
+}
+
 /// Rows `hcrmap.premise.*` (file comment) from the suite's results `prefill` and `decode` and the
 /// substrate `sp`; `cp` is the critical-path model of the migration premise's layer (default: the
 /// report's, per-class link arbitration; the gap explainer scans its arbitration,
@@ -109,10 +131,8 @@ inline std::vector<paper_row> hcrmap_premise_rows(const std::vector<experiment_r
   }
 
   // Fig. 2(a): Hydra against single-copy static.
-  const double d2d = premise_geomean(prefill, decode, [](const experiment_result& r) {
-    return std::max(r.of(P::hydra).d2d_token_bytes, 1.0) / std::max(r.of(P::single_copy_static).d2d_token_bytes, 1.0);
-  });
-  const double lat = premise_geomean(prefill, decode, [](const experiment_result& r) { return r.normalised(P::hydra); });
+  const auto hydra = hcrmap_hydra_ratios(prefill, decode);
+  const double d2d = hydra.d2d, lat = hydra.latency;
   rows.push_back(with("hcrmap.premise.hydra_d2d_ratio", d2d, "x", 1.0, row_check::at_most,
                       "HCRMap §3 Fig. 2(a) (Hydra's dispatch + gather D2D bytes over static's, geomean of 16)"));
   {

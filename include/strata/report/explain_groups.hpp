@@ -34,10 +34,22 @@
 /// - `hcrmap migration premise`: `hcrmap.premise.migration_delays_dispatch`
 ///   (`hcrmap_premise_rows`, which computes it without the suite); no real parameter (the row is a
 ///   boolean): the link arbitration, a discrete parameter, is scanned (`explain_choice`).
+/// - `hcrmap best on every model`: `hcrmap.best_on_every_model` (`hcrmap_leads` over the suite's
+///   16 experiments, run with the compared policies and HCRMap alone, `run_hcrmap_case`; a run
+///   stops at the first experiment HCRMap does not lead); no real parameter (a boolean): the link
+///   arbitration, the weight stream's overlap, the KV cache's tier, the HBM tier's placement and
+///   the value function are scanned. Under a second of CPU.
+/// - `hcrmap hydra premise`: `hcrmap.premise.hydra_{d2d,latency}_ratio` (`hcrmap_hydra_ratios`
+///   over the 16 experiments run with single-copy static and Hydra alone, about 1 s of CPU a
+///   run); parameters: the real fields of the substrate, the critical path and the package plan
+///   (`hcrmap.substrate.*`, `hcrmap.critical_path.*`, `hcrmap.scale_out.*`), their energies left
+///   out, a time feeding the latency row only (a copy's chiplet, hence a token's D2D hops, reads no
+///   time). About a minute of CPU in all: `explain_report` runs it only with
+///   `explain_options::hcrmap_hydra_premise` (`explain_row` always), else lists its rows with the
+///   reason.
 ///
-/// Not explained: the HCRMap rows computed from the 16 HCRMap experiments
-/// (`hcrmap.best_on_every_model`, `hcrmap.premise.hydra_*`): each re-evaluation runs them all;
-/// `explain_report` lists them with the reason.
+/// The two HCRMap families need the report's inputs of those rows (`explain_options::dsv2lite_trace`
+/// and `hcrmap_value`) to reproduce them; other HCRMap rows computed from the suite have no family.
 
 #include <algorithm>  // std::min_element, std::max_element, std::find
 #include <functional>  // std::function

@@ -155,6 +155,7 @@ TEST_CASE("explain hcrmap: a gap entry's closes agrees with a direct re-evaluati
   REQUIRE(y.size() == 1);
   CHECK(y[0].elasticities.empty());
   REQUIRE(y[0].gap.size() == b.choices.size());
+  if (!y[0].closed_by_one) CHECK(y[0].verdict.rfind("no single switch of its 5 discrete parameters closes it", 0) == 0);
   auto fresh = strata::best_explain_group(hcrmap_short_setup());
   for (const auto& e : y[0].gap) {
     CAPTURE(e.parameter);

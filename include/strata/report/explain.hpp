@@ -573,6 +573,10 @@ inline std::string explain_verdict(const row_explanation& x, const explain_optio
     return "no parameter the explainer varies moves the row (every elasticity is 0 and no discrete parameter is "
            "registered for it): no single change or pair closes it " + within;
   }
+  if (x.elasticities.empty()) {  // only discrete parameters (scanned); pairs are of real ones
+    return "no single switch of its " + std::to_string(x.gap.size()) +
+           " discrete parameters closes it (each allowed value tried alone)";
+  }
   for (const auto& p : x.pairs) {
     if (!p.closes) continue;
     return "no single change closes it " + within + "; the pair " + p.parameters[0] + " " + report_number(p.cited[0]) +

@@ -17,7 +17,7 @@
 //                                tolerance, the smallest set of parameter changes closing the most of
 //                                them, verified together, and the rows it breaks (markdown only)
 //   --explain-all                --explain with the families over the report's time budget too
-//                                (the HCRMap Hydra premise, about 67 s of CPU:
+//                                (the HCRMap Hydra premise, about a minute of CPU:
 //                                explain_options::hcrmap_hydra_premise)
 //
 // Every row carries its kind: input (echoes a parameter), fit (a named parameter was solved from

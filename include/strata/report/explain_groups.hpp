@@ -696,7 +696,7 @@ template <class = void>
 inline std::string explain_unexplained_reason(const std::string& id) {
   if (id == "hcrmap.premise.hydra_d2d_ratio" || id == "hcrmap.premise.hydra_latency_ratio") {
     return "computed from the 16 HCRMap experiments: its family reruns them with static and Hydra at every point "
-           "(about 67 s of CPU, far over the report's time budget, docs/paper_report.md), so it runs only when asked: "
+           "(66 runs of about 1 s of CPU, far over the report's time budget, docs/paper_report.md), so it runs only when asked: "
            "strata-eval explain " + id + ", strata-paper-report --explain-all (explain_options::hcrmap_hydra_premise)";
   }
   if (id.rfind("hcrmap.", 0) == 0) {

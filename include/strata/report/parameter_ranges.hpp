@@ -32,6 +32,9 @@
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/validation.hpp"
+#include "strata/chiplet/layer_model.hpp"
+#include "strata/chiplet/scale_out.hpp"
+#include "strata/chiplet/substrate.hpp"
 #include "strata/core/error.hpp"
 #include "strata/core/sensitivity.hpp"
 #include "strata/report/paper_io.hpp"
@@ -177,7 +180,9 @@ void range_table_rows(std::string& out, const std::string& type, const P& defaul
 /// The markdown table of every real parameter of the report's parameter structs (a default
 /// `gpu_params`: the H100 SXM5; `gpu_knobs`; a default `stratum_system_params`: Stratum-L; the
 /// Stratum stack's thermal parameters, `thermal::stratum_stack_params`, without its chip, whose
-/// fields are the system's `nmp.chip`) with its default and range, SI units (file comment).
+/// fields are the system's `nmp.chip`; the HCRMap substrate, critical path and package plan,
+/// `substrate_params`, `critical_path_params`, `scale_out_params`) with its default and range, SI
+/// units (file comment).
 template <class = void>
 inline std::string parameter_range_table_markdown() {
   std::string out = "| parameter | default (SI) | range (SI) | range source |\n| --- | ---: | --- | --- |\n";
@@ -185,6 +190,9 @@ inline std::string parameter_range_table_markdown() {
   detail::range_table_rows(out, "gpu_knobs", gpu_knobs{});
   detail::range_table_rows(out, "stratum_system_params", stratum_system_params<>{});
   detail::range_table_rows(out, "stratum_stack_params", thermal::stratum_stack_params{}, "chip.");
+  detail::range_table_rows(out, "substrate_params", substrate_params{});
+  detail::range_table_rows(out, "critical_path_params", critical_path_params{});
+  detail::range_table_rows(out, "scale_out_params", scale_out_params{});
   return out;
 }
 

@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
 # strata-paper-report on one thread and on two (run by CTest, examples/CMakeLists.txt):
-#   paper_report_threads.sh <strata-paper-report>
+#   paper_report_threads.sh <strata-paper-report> <run directory>
 # The markdown report is byte-identical, and stderr too once the progress lines (they carry the
 # time, and with two threads the experiments end in another order) are left out; every HCRMap
 # experiment is reported once either way. A bad --threads is exit 2.
+# The run on two threads is the one the fixture strata_paper_report_run kept (examples/
+# paper_report_run.sh: `--threads 2`, its stdout, stderr and exit status in <run directory>/out,
+# err and rc), which docs.paper_report checks too; this script runs the report on one thread.
 # Paths are passed as quoted words and arrays only: any source, build or temporary directory works.
 set -euo pipefail
 prog=$1
+run=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+[[ -f "$run/rc" && -f "$run/out" && -f "$run/err" ]] ||
+  { echo "no kept run of strata-paper-report --threads 2 in $run (the fixture examples.strata-paper-report.run)" >&2; exit 1; }
 for n in 1 2; do
   rc=0
-  "$prog" --threads "$n" >"$tmp/out.$n" 2>"$tmp/err.$n" || rc=$?
+  if [[ $n -eq 2 ]]; then
+    cp "$run/out" "$tmp/out.2"
+    cp "$run/err" "$tmp/err.2"
+    rc=$(<"$run/rc")
+  else
+    "$prog" --threads "$n" >"$tmp/out.$n" 2>"$tmp/err.$n" || rc=$?
+  fi
   [[ $rc -eq 0 ]] || { echo "--threads $n: exit status $rc" >&2; cat "$tmp/err.$n" >&2; exit 1; }
   # Progress lines end with the time so far, "(<seconds> s)".
   grep -v -E '^strata-paper-report: .* \([0-9.e+-]+ s\)$' "$tmp/err.$n" >"$tmp/notes.$n" || true

@@ -3,17 +3,35 @@
 # lines between "<!-- paper_report:begin -->" and "<!-- paper_report:end -->" are exactly what
 # `strata-paper-report` prints.
 #
-#   scripts/report_block.sh --check  <strata-paper-report>   # exit 1 if the page differs (CTest docs.paper_report)
+#   scripts/report_block.sh --check  <strata-paper-report>   # exit 1 if the page differs
 #   scripts/report_block.sh --update <strata-paper-report>   # rewrite the block
+#   scripts/report_block.sh --check-run <directory>          # the same check on a kept run (CTest docs.paper_report)
+# --check-run reads the stdout and exit status that examples/paper_report_run.sh kept (<directory>/out
+# and rc: the CTest fixture strata_paper_report_run, one run of the report that several cases check)
+# instead of running the program; like --check it fails when the program did not exit 0.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+page_dir="$(cd "$(dirname "$0")/.." && pwd)"
+usage="usage: report_block.sh --check|--update <strata-paper-report> | --check-run <directory>"
+mode=${1:?$usage}
+prog=${2:?$usage}
+if [[ "$mode" == --check-run ]]; then
+  prog="$(cd "$prog" && pwd)"  # a directory relative to the caller's
+fi
+cd "$page_dir"
 page=docs/paper_report.md
-mode=${1:?usage: report_block.sh --check|--update <strata-paper-report>}
-prog=${2:?usage: report_block.sh --check|--update <strata-paper-report>}
 report=$(mktemp)
 block=$(mktemp)
 trap 'rm -f "$report" "$block"' EXIT
-"$prog" >"$report"
+if [[ "$mode" == --check-run ]]; then
+  [[ -f "$prog/rc" && -f "$prog/out" ]] ||
+    { echo "no kept run of strata-paper-report in $prog (examples/paper_report_run.sh)" >&2; exit 1; }
+  rc=$(<"$prog/rc")
+  [[ "$rc" == 0 ]] || { echo "strata-paper-report exited with $rc (the kept run in $prog)" >&2; cat "$prog/err" >&2 || true; exit 1; }
+  cp "$prog/out" "$report"
+  mode=--check
+else
+  "$prog" >"$report"
+fi
 awk '/^<!-- paper_report:end -->/ { inside = 0 } inside { print } /^<!-- paper_report:begin -->/ { inside = 1 }' \
   "$page" >"$block"
 case "$mode" in

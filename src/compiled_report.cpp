@@ -22,6 +22,8 @@ template std::vector<paper_row> stratum_device_rows<void>(const mono3d_params<>&
 template std::vector<paper_row> stratum_logic_rows<void>(const logic_die_params<>&, const mono3d_params<>&);
 template std::vector<paper_row> stratum_chip_rows<void>(const stratum_chip_params<>&);
 template std::vector<paper_row> stratum_thermal_rows<void>(const thermal::stratum_stack_params&);
+template std::vector<paper_row> stratum_thermal_rows<void>(const thermal::stratum_stack_params&,
+                                                           thermal::steady_factorisation_cache<>&);
 template std::vector<paper_row> stratum_system_rows<void>(const mono3d_params<>&);
 template std::vector<paper_row> hcrmap_metadata_rows<void>(const substrate_params&);
 

@@ -8,7 +8,12 @@
 # that starts with the text before it, a line "..." matches nothing (it marks omitted lines), any
 # other line must equal an output line (trailing spaces ignored). Fails on the first line not
 # found, or when README has no such block. STRATA_PAPER_REPORT may be empty (a build that leaves
-# the report program out): its blocks are then skipped.
+# the report program out): its blocks are then skipped. STRATA_PAPER_REPORT_RUN, when set, is the
+# directory of a kept run of the whole report (examples/paper_report_run.sh: `--threads 2`, its
+# stdout and exit status in out and rc; the CTest fixture strata_paper_report_run): a block
+# `$ strata-paper-report --quiet` is checked on it instead of running the report again (--quiet
+# turns off the progress on stderr, and the thread count changes no byte of stdout:
+# examples.strata-paper-report.threads).
 cmake_minimum_required(VERSION 3.25)
 foreach(_var SOURCE_DIR STRATA_EVAL)
   if(NOT ${_var})
@@ -56,8 +61,19 @@ foreach(_line IN LISTS _lines)
         set(_state none)
         continue()
       endif()
-      execute_process(COMMAND "${_exe}" ${_args} WORKING_DIRECTORY "${SOURCE_DIR}"
-                      RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+      if(_program STREQUAL "strata-paper-report" AND STRATA_PAPER_REPORT_RUN AND "${_args}" STREQUAL "--quiet")
+        if(NOT EXISTS "${STRATA_PAPER_REPORT_RUN}/rc" OR NOT EXISTS "${STRATA_PAPER_REPORT_RUN}/out")
+          message(FATAL_ERROR "${_page}: no kept run of strata-paper-report in ${STRATA_PAPER_REPORT_RUN} "
+                              "(the fixture examples.strata-paper-report.run)")
+        endif()
+        file(READ "${STRATA_PAPER_REPORT_RUN}/rc" _rc)
+        string(STRIP "${_rc}" _rc)
+        file(READ "${STRATA_PAPER_REPORT_RUN}/out" _out)
+        file(READ "${STRATA_PAPER_REPORT_RUN}/err" _err)
+      else()
+        execute_process(COMMAND "${_exe}" ${_args} WORKING_DIRECTORY "${SOURCE_DIR}"
+                        RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
+      endif()
       if(NOT _rc EQUAL 0)
         message(FATAL_ERROR "${_page}: ${_program} ${_args} exited with ${_rc}:\n${_err}")
       endif()

@@ -214,6 +214,50 @@ TEST_CASE("logic_power_limit responds to the stack as the physics says") {
   }
 }
 
+TEST_CASE("A factorisation cache re-uses the ordering and the factors and moves no bit") {
+  steady_factorisation_cache<> cache;
+  auto s = stratum_stack_block();
+  const auto same_bits = [](const logic_power_limit_result& a, const logic_power_limit_result& b) {
+    bool same = a.limit_W == b.limit_W && a.rise_per_W_K == b.rise_per_W_K &&
+                a.dram_self_rise_K == b.dram_self_rise_K && a.verified_max_dram_K == b.verified_max_dram_K &&
+                a.logic_max_K == b.logic_max_K && a.binding_node == b.binding_node && a.reason == b.reason &&
+                a.layers.size() == b.layers.size();
+    for (std::size_t l = 0; same && l < a.layers.size(); ++l) same = a.layers[l].hotspot_K == b.layers[l].hotspot_K;
+    return same;
+  };
+  CHECK(same_bits(logic_power_limit(s, cache), logic_power_limit(s)));
+  CHECK(cache.analyses() == 1);
+  CHECK(cache.factorisations() == 1);
+  SUBCASE("a new conductance: the same ordering, factorised again") {
+    s.tim.conductivity_W_mK = 8.0;
+    CHECK(same_bits(logic_power_limit(s, cache), logic_power_limit(s)));
+    CHECK(cache.analyses() == 1);
+    CHECK(cache.factorisations() == 2);
+    CHECK(cache.reused() == 0);
+  }
+  SUBCASE("no conductance moves (the coolant, the DRAM's load): the factors as they were") {
+    s.coolant_K = 313.15;
+    s.dram_load = 0.5;
+    CHECK(same_bits(logic_power_limit(s, cache), logic_power_limit(s)));
+    CHECK(cache.factorisations() == 1);
+    CHECK(cache.reused() == 1);
+  }
+  SUBCASE("a new pattern (the grid model): analysed afresh") {
+    s.model = stratum_stack_params{}.model;
+    s.model.grid_rows = s.model.grid_cols = 8;
+    CHECK(same_bits(logic_power_limit(s, cache), logic_power_limit(s)));
+    CHECK(cache.analyses() == 2);
+    CHECK(cache.factorisations() == 2);
+  }
+  SUBCASE("a stack the model refuses leaves the cache usable") {
+    s.tim.conductivity_W_mK = -1.0;
+    CHECK_THROWS_AS(logic_power_limit(s, cache), strata::config_error);
+    s.tim.conductivity_W_mK = 4.0;
+    CHECK(same_bits(logic_power_limit(s, cache), logic_power_limit(s)));
+    CHECK(cache.reused() == 1);
+  }
+}
+
 TEST_CASE("Eq. 1-3 take the derived cap as an option; 45 W stays the default") {
   const auto s = stratum_stack_block();
   const auto r = logic_power_limit(s);

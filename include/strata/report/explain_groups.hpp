@@ -384,9 +384,13 @@ inline explain_group thermal_explain_group() {
   g.left_out = "the chip's fields (stack.chip.*, the Eq. 1-3 sizing and the memory die: each re-evaluation solves the "
                "32 x 32 grid, and their elasticities are the sizing's, docs/thermal.md), the layers' heat capacities "
                "(the cap is a steady state: they move nothing), the discretisation (integers and an enum)";
-  g.costly = true;  // one solve of the stack (about 0.1 s) per re-evaluation
-  g.evaluate = [st, id](const std::vector<std::string>& ids) {
-    const auto rows = stratum_thermal_rows(*st);
+  g.costly = true;  // one factorisation of the stack (about 0.05 s) per re-evaluation
+  // The re-evaluations share one grid: the factorisation's ordering is computed once, and a change
+  // that moves no conductance (coolant, limit, DRAM power, refresh) re-uses the factors
+  // (`thermal::steady_factorisation_cache`; the same rows, bit for bit).
+  auto cache = std::make_shared<thermal::steady_factorisation_cache<>>();
+  g.evaluate = [st, id, cache](const std::vector<std::string>& ids) {
+    const auto rows = stratum_thermal_rows(*st, *cache);
     const auto* r = detail::explain_find(rows, id);
     std::vector<double> out;
     for (const auto& i : ids) {

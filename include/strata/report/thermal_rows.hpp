@@ -30,12 +30,16 @@ inline constexpr double stratum_power_cap_tolerance = 0.25;     // [issue 48 ite
 ///   `stratum.thermal.logic_junction_at_limit_C` (predictions): the terms;
 /// - `stratum.thermal.max_macs_under_derived_cap` (prediction): Eq. 1–3's largest N_mac with the
 ///   derived cap in place of 45 W (`with_derived_power_cap`, `max_macs_within_budget`).
+///
+/// `cache` keeps the stack's factorisation from one call to the next (`thermal::logic_power_limit`;
+/// the gap explainer's re-evaluations of the stack): the same rows, bit for bit, as without it.
 // Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
 // not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
-std::vector<paper_row> stratum_thermal_rows(const thermal::stratum_stack_params& s = {}) {
+std::vector<paper_row> stratum_thermal_rows(const thermal::stratum_stack_params& s,
+                                            thermal::steady_factorisation_cache<>& cache) {
   using namespace detail;
-  const auto r = thermal::logic_power_limit(s);
+  const auto r = thermal::logic_power_limit(s, cache);
   std::vector<paper_row> rows;
   const std::string src = "Stratum §6.2.2 (HotSpot, high-end liquid cooling); stack of thermal/stratum_stack.hpp";
   rows.push_back(predict("stratum.thermal.logic_power_limit_W", r.limit_W, "W", src));
@@ -73,6 +77,13 @@ std::vector<paper_row> stratum_thermal_rows(const thermal::stratum_stack_params&
   return rows;
 }
 
+/// `stratum_thermal_rows(s, cache)` with a cache of its own (one factorisation).
+template <class = void>
+std::vector<paper_row> stratum_thermal_rows(const thermal::stratum_stack_params& s = {}) {
+  thermal::steady_factorisation_cache<> cache;
+  return stratum_thermal_rows(s, cache);
+}
+
 }  // namespace v0
 }  // namespace strata
 
@@ -83,6 +94,8 @@ std::vector<paper_row> stratum_thermal_rows(const thermal::stratum_stack_params&
 namespace strata {
 inline namespace v0 {
 extern template std::vector<paper_row> stratum_thermal_rows<void>(const thermal::stratum_stack_params&);
+extern template std::vector<paper_row> stratum_thermal_rows<void>(const thermal::stratum_stack_params&,
+                                                                  thermal::steady_factorisation_cache<>&);
 }  // namespace v0
 }  // namespace strata
 #endif

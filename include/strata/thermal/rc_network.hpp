@@ -37,10 +37,11 @@
 /// autodiff types here): the network is not a closed form. Its conductances come from the
 /// templated closed forms of `thermal/conduction.hpp`.
 
+#include <algorithm>  // std::equal
 #include <cmath>    // std::isfinite, std::exp, std::expm1, std::sqrt
 #include <cstdint>  // std::int64_t
 #include <string>   // std::string
-#include <utility>  // std::swap
+#include <utility>  // std::swap, std::move
 #include <vector>   // std::vector
 
 #include <Eigen/Core>
@@ -204,12 +205,77 @@ inline constexpr double steady_cg_tolerance = 1e-12;
 /// The multigrid iteration gives up (and factorises) after this many steps (EV6 64 × 64: 49).
 inline constexpr int steady_multigrid_max_iterations = 1000;
 
+/// The direct solve's factorisation of G kept from one network to the next, for a sequence of
+/// networks of one geometry whose conductances change (the gap explainer's re-evaluations of one
+/// stack, `report/explain_groups.hpp`). Eigen's `SimplicialLDLT` splits `compute` into
+/// `analyzePattern` (the approximate-minimum-degree ordering and the elimination tree, which read
+/// only where G has entries) and `factorize` (the numbers); `factorise(n)` therefore
+/// - re-uses the factorisation as it is when G equals the last one entry for entry (a change of
+///   the coolant, the limit or the power moves no conductance);
+/// - re-uses the ordering and the tree, and factorises again into the same storage, when G has
+///   the last one's entries at new values;
+/// - analyses and factorises afresh otherwise (the first network, a new grid).
+/// Each path gives the same factors, bit for bit, as `steady_solver`'s own `compute`: the ordering
+/// and the tree are functions of the pattern alone, and `factorize` performs the same operations
+/// in the same order whatever it ran before. Not thread-safe: one cache per sequence.
+template <class = void>
+class steady_factorisation_cache {
+ public:
+  using factorisation = Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>;
+  /// The factorisation of G of `n` (checked as `steady_solver` checks it); valid until the next
+  /// call. Throws `solver_error` when the factorisation fails.
+  const factorisation& factorise(const rc_network& n) {
+    detail::validate_network(n);
+    Eigen::SparseMatrix<double> g = detail::conductance_matrix(n, 0.0);
+    const auto same = [](const auto* a, const auto* b, Eigen::Index count) { return std::equal(a, a + count, b); };
+    const bool same_pattern = analysed_ && g.rows() == g_.rows() && g.nonZeros() == g_.nonZeros() &&
+                              same(g.outerIndexPtr(), g_.outerIndexPtr(), g.rows() + 1) &&
+                              same(g.innerIndexPtr(), g_.innerIndexPtr(), g.nonZeros());
+    if (same_pattern && factored_ && same(g.valuePtr(), g_.valuePtr(), g.nonZeros())) {
+      ++reused_;
+      return ldlt_;
+    }
+    factored_ = false;
+    if (!same_pattern) {
+      analysed_ = false;
+      ldlt_.analyzePattern(g);
+      ++analyses_;
+    }
+    g_ = std::move(g);
+    analysed_ = true;
+    ldlt_.factorize(g_);
+    ++factorisations_;
+    if (ldlt_.info() != Eigen::Success) throw solver_error("[strata.thermal] steady-state factorisation failed");
+    factored_ = true;
+    return ldlt_;
+  }
+  /// Orderings computed (`analyzePattern`), numeric factorisations, and calls answered by the
+  /// last factorisation as it was.
+  [[nodiscard]] int analyses() const { return analyses_; }
+  [[nodiscard]] int factorisations() const { return factorisations_; }
+  [[nodiscard]] int reused() const { return reused_; }
+
+ private:
+  Eigen::SparseMatrix<double> g_;
+  factorisation ldlt_;
+  bool analysed_ = false;
+  bool factored_ = false;
+  int analyses_ = 0;
+  int factorisations_ = 0;
+  int reused_ = 0;
+};
+
 /// The steady state of a network: `rise(P)` returns θ = G⁻¹ P (kelvin above ambient) for any
 /// power vector, by a factorisation made once (`direct`) or by conjugate gradients
 /// (`iterative`; file comment).
 template <class = void>
 class steady_solver {
  public:
+  /// The direct solve with the factorisation kept in `cache` (`steady_factorisation_cache`): the
+  /// same rises as `steady_method::direct`, bit for bit. The solver reads the cache's
+  /// factorisation: it answers for `n` until the cache factorises another network.
+  steady_solver(const rc_network& n, steady_factorisation_cache<>& cache)
+      : n_(n.size()), shared_(&cache.factorise(n)) {}
   explicit steady_solver(const rc_network& n, steady_method m = steady_method::direct) : n_(n.size()) {
     detail::validate_network(n);
     multigrid_ = m == steady_method::multigrid || (m == steady_method::automatic && n_ >= steady_iterative_min_nodes);
@@ -254,7 +320,7 @@ class steady_solver {
         factorise();
       }
     }
-    if (!iterative_) x = ldlt_.solve(p);
+    if (!iterative_) x = shared_ != nullptr ? shared_->solve(p) : ldlt_.solve(p);
     // A network whose conductances span too many decades for double precision (blocks of a
     // micrometre beside a metre-wide sink) is refused rather than answered with a wrong number.
     if (!x.allFinite())
@@ -281,6 +347,7 @@ class steady_solver {
   multigrid_cg<> mg_;
   Eigen::SparseMatrix<double> g_;
   mutable Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
+  const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>>* shared_ = nullptr;  // a cache's (direct only)
   Eigen::ConjugateGradient<Eigen::SparseMatrix<double>, Eigen::Lower | Eigen::Upper> cg_;
 };
 

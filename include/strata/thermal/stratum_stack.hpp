@@ -438,14 +438,19 @@ struct logic_power_limit_result {
 /// The logic-die power at which the hottest DRAM cell reaches `s.dram_limit_C` (file comment).
 /// Throws `config_error` naming the field on bad input. A stack whose DRAM alone exceeds the limit
 /// is a result (`feasible` false, `limit_W` 0, `reason`), not an error.
+///
+/// `cache` keeps the factorisation of the network from one call to the next
+/// (`steady_factorisation_cache`): stacks that differ in their conductances only re-use its
+/// ordering, and stacks that differ in no conductance (the coolant, the limit, the DRAM's power)
+/// its factors. The result is the same, bit for bit, as without it.
 template <class = void>
-inline logic_power_limit_result logic_power_limit(const stratum_stack_params& s) {
+inline logic_power_limit_result logic_power_limit(const stratum_stack_params& s, steady_factorisation_cache<>& cache) {
   validate(s);
   const auto chip = evaluate(s.chip);
   const auto lp = stratum_logic_floorplan(chip);
   const auto st = stratum_thermal_stack(s, lp.plan);
   const auto net = build_thermal_network(st, s.model);
-  const steady_solver<> solver(net.net);
+  const steady_solver<> solver(net.net, cache);
   const std::size_t n_layers = st.layers.size();
   const std::size_t n_blocks = lp.plan.blocks.size();
   logic_power_limit_result r;
@@ -537,6 +542,13 @@ inline logic_power_limit_result logic_power_limit(const stratum_stack_params& s)
                         : "the DRAM's own " + txt(r.dram.total_W()) + " W bring its cell over " + r.binding_block +
                               " to the limit " + txt(s.dram_limit_C) + " degC without any logic power";
   return r;
+}
+
+/// `logic_power_limit(s, cache)` with a cache of its own (one factorisation).
+template <class = void>
+inline logic_power_limit_result logic_power_limit(const stratum_stack_params& s) {
+  steady_factorisation_cache<> cache;
+  return logic_power_limit(s, cache);
 }
 
 /// The chip of `s` with Eq. 1's cap `logic.p_peak` replaced by the derived limit (the option of

@@ -66,6 +66,7 @@
 #include <cmath>      // std::log, std::sqrt, std::floor
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uint32_t
+#include <limits>     // std::numeric_limits
 #include <optional>   // std::optional
 #include <utility>    // std::pair
 #include <vector>     // std::vector, std::erase_if
@@ -524,6 +525,18 @@ class residency_controller {
       only[static_cast<std::size_t>(t)] = true;
       auto& omega = omega_;
       rooms_.candidates(*res_, o.layer, e, only, -1, omega);
+      if (!copy_ok) {
+        // No copy can be offered: only a blocked tier's benefit is used (`release`), and a tier is
+        // blocked when no candidate of Ω has a cost below +∞ (`best_placement_checked`).
+        bool open = false;
+        for (const auto& x : omega) {
+          if (placement_cost(*s_, in, x, p_.placement) < std::numeric_limits<double>::infinity()) {
+            open = true;
+            break;
+          }
+        }
+        if (open) continue;
+      }
       std::optional<place_candidate> c = detail::best_placement_checked(*s_, in, omega, p_.placement);
       const bool blocked = !c.has_value();
       place_candidate cand = c.value_or(place_candidate{t, se.chiplet, se.bank, se.span});

@@ -449,7 +449,11 @@ class policy_session {
       const int n = decisions(window_s);
       for (int d = 0; d < n; ++d) {
         const auto a = controller_->decide(value_);
-        edits += a.kind != K::no_op && a.kind != K::retain ? 1 : 0;
+        // A decision that changes nothing (no-op, retain) leaves the state every later decision
+        // of this window is taken in as it was, and the value function is a function of the
+        // features alone (`scorer.hpp`): each of them would make the same choice again.
+        if (a.kind == K::no_op || a.kind == K::retain) break;
+        edits += 1;
         if (kinds != nullptr) {
           kinds->promotes += a.kind == K::promote ? 1 : 0;
           kinds->demotes += a.kind == K::demote ? 1 : 0;

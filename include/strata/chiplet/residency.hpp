@@ -433,7 +433,8 @@ class residency {
     std::vector<std::string> v;
     for (int l = 0; l < layers_; ++l) {
       for (int e = 0; e < experts_; ++e) {
-        const auto n = legal(l, e).size();
+        std::size_t n = 0;  // published entries: legal(l, e).size(), without the vector
+        for (int i : of(l, e)) n += published(i) ? 1 : 0;
         if (n < 1) v.push_back("expert (" + std::to_string(l) + ", " + std::to_string(e) + ") has no legal replica (Eq. 23)");
         if (of(l, e).size() > static_cast<std::size_t>(p_.max_replicas_per_expert)) {
           v.push_back("expert (" + std::to_string(l) + ", " + std::to_string(e) + ") exceeds R_max (Eq. 23)");

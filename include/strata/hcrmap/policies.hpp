@@ -332,10 +332,12 @@ inline residency hcrmap_layout(const substrate& s, int layers, int experts, data
   placement_inputs in;
   in.stream_bytes = wt.si();
   in.window_s = window_s;
+  const auto hops = chiplet_hops(s);
   for (const auto& [l, e] : prof.by_demand()) {
     const auto k = static_cast<std::size_t>(l) * static_cast<std::size_t>(experts) + static_cast<std::size_t>(e);
     in.source_tokens.assign(prof.source.begin() + static_cast<std::ptrdiff_t>(k * static_cast<std::size_t>(C)),
                             prof.source.begin() + static_cast<std::ptrdiff_t>((k + 1) * static_cast<std::size_t>(C)));
+    fill_source_terms(s, in, hops);  // D_src per chiplet once, not per candidate of Ω
     in.chiplet_queue = queue[static_cast<std::size_t>(l)];
     in.bank_pressure = bank[static_cast<std::size_t>(l)];
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {

@@ -68,6 +68,7 @@
 #include <cstdint>    // std::uint32_t
 #include <limits>     // std::numeric_limits
 #include <optional>   // std::optional
+#include <stdexcept>  // std::logic_error
 #include <utility>    // std::pair
 #include <vector>     // std::vector, std::erase_if
 
@@ -118,6 +119,39 @@ class residency_controller {
   void set_installing(bool on) { installing_ = on; }
   template <class = void>
   [[nodiscard]] const std::vector<pending_copy>& pending() const { return pending_; }
+  /// What observing windows left in the controller once their decisions are collected (no
+  /// observation or copy in flight kept): per (layer, expert) the smoothed demand, its variance,
+  /// the last demand and whether it was seen (§6.2), and the last window's pressures.
+  struct observed_state {
+    std::vector<double> ewma, var, last;
+    std::vector<char> seen;
+    pressure_counters pressure{};
+    double window_s = 0.0;
+  };
+  /// The observed state (throws `std::logic_error` while an observation or a copy is pending:
+  /// those point into this controller's residency).
+  template <class = void>
+  [[nodiscard]] observed_state observed() const {
+    if (!obs_.empty() || !pending_.empty()) {
+      throw std::logic_error("[strata.hcrmap.controller] observed state taken with an observation or a copy pending");
+    }
+    return {ewma_, var_, last_, seen_, pressure_, window_s_};
+  }
+  /// Takes `st` (another controller's `observed`, on a residency of the same shape) as this
+  /// controller's observed state; the same conditions as `observed`.
+  template <class = void>
+  void adopt(const observed_state& st) {
+    if (!obs_.empty() || !pending_.empty() || st.ewma.size() != ewma_.size()) {
+      throw std::logic_error("[strata.hcrmap.controller] observed state adopted with an observation or a copy pending, or "
+                             "of another shape");
+    }
+    ewma_ = st.ewma;
+    var_ = st.var;
+    last_ = st.last;
+    seen_ = st.seen;
+    pressure_ = st.pressure;
+    window_s_ = st.window_s;
+  }
   /// Smoothed demand d̄ of (layer, expert).
   template <class = void>
   [[nodiscard]] double smoothed_demand(int layer, int expert) const { return ewma_[idx_(layer, expert)]; }

@@ -136,6 +136,28 @@ struct hcrmap_layout_memo {
   std::vector<entry> entries;
 };
 
+/// HCRMap's installations before serving (`policy_session::plan`) of the policies served on one
+/// setup, profile and stage set and planned on the same windows (one `serve_windows` run), kept by
+/// what planning reads: the stage, the first copies (placement knobs, tiers allowed), the routing
+/// (the fast mapper and its knobs, or nearest-replica), the controller's knobs but those planning
+/// does not read (Eq. 40's η_u: an installation meets no traffic; Eq. 33's μ1, μ2: planning takes
+/// no reward), and the windows. The learned value, the greedy rule and the no-migration ablation
+/// install the same copies: planned once, the residency and the controller's observed demand
+/// taken by the others.
+struct hcrmap_plan_memo {
+  struct entry {
+    int stage = 0;
+    std::array<bool, 3> tiers{};
+    bool fast_map = true;
+    fast_map_params mapper;
+    controller_params knobs;
+    const void* windows = nullptr;  ///< identity of the windows planned on (compared, never read)
+    residency planned;
+    residency_controller::observed_state observed;
+  };
+  std::vector<entry> entries;
+};
+
 /// One policy on one stage (file comment).
 class policy_session {
  public:
@@ -171,6 +193,7 @@ class policy_session {
       };
     }
     if (k == policy_kind::hcrmap_no_hbm) tiers = {true, false, true};
+    tiers_ = tiers;
     wt_ = expert_bytes(m);
     chiplet_flops_ = s.core_throughput().si() * xp.critical_path.tile_utilization * s.params().cores_per_chiplet;
     switch (k) {
@@ -237,9 +260,39 @@ class policy_session {
   /// The same over several profile windows (`experiment_params::profile_windows`, the windows
   /// every policy's layout is built from): round r observes window r mod |windows|, so the
   /// controller's demand average and its one-step values see them all.
+  ///
+  /// `plans`, when given, holds the installations of the sessions before this one on the same
+  /// setup and profile, planned on the same `windows` object (`hcrmap_plan_memo`): one already
+  /// there is taken (the residency it left and the controller's observed state), a new one added.
   template <class = void>
-  void plan(const std::vector<std::vector<std::vector<token_group>>>& windows) {
+  void plan(const std::vector<std::vector<std::vector<token_group>>>& windows, hcrmap_plan_memo* plans = nullptr) {
     if (!is_hcrmap(k_) || windows.empty()) return;
+    controller_params key = ctl_;  // the knobs planning reads (`hcrmap_plan_memo`)
+    key.eta_mig = controller_params{}.eta_mig;
+    key.mu_mig = controller_params{}.mu_mig;
+    key.mu_churn = controller_params{}.mu_churn;
+    const bool fast = k_ != policy_kind::hcrmap_no_fast_map;
+    if (plans != nullptr) {
+      for (const auto& e : plans->entries) {
+        if (e.stage != es_.index || e.tiers != tiers_ || e.fast_map != fast || !(e.mapper == fm_) || !(e.knobs == key) ||
+            e.windows != static_cast<const void*>(&windows)) {
+          continue;
+        }
+        *res_ = e.planned;  // the controller keeps pointing at *res_
+        controller_->adopt(e.observed);
+        return;
+      }
+    }
+    plan_(windows);
+    if (plans != nullptr) {
+      plans->entries.push_back({es_.index, tiers_, fast, fm_, key, static_cast<const void*>(&windows), *res_,
+                                controller_->observed()});
+    }
+  }
+
+ private:
+  template <class = void>
+  void plan_(const std::vector<std::vector<std::vector<token_group>>>& windows) {
     auto install = ctl_;
     install.hysteresis = 0.0;  // no migration while serving: any gain is worth installing
     controller_->set_params(install);
@@ -324,6 +377,8 @@ class policy_session {
     controller_->set_installing(false);
     controller_->set_params(ctl_);
   }
+
+ public:
 
   /// Routes and evaluates the window's groups (model MoE-layer indexed) on the evaluated layers.
   /// With `account`, adds the per-chiplet compute and the DRAM/HBM streaming bytes (× `scale` /
@@ -593,6 +648,7 @@ class policy_session {
   fast_map_params fm_;
   controller_params ctl_;
   data_size<> wt_{};
+  std::array<bool, 3> tiers_{true, true, true};  ///< tiers the first copies may use
   double chiplet_flops_ = 0.0;
   std::optional<residency> res_;
   std::optional<residency_controller> controller_;

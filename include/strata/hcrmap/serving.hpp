@@ -327,7 +327,7 @@ class policy_session {
       int made = 0;
       const int per_round = static_cast<int>(ctl_.copy_cap / std::max(1, xp_.planning_rounds)) + 1;
       for (int i = 0; i < per_round; ++i) {
-        const auto acts = controller_->legal_actions();
+        const auto acts = controller_->new_copy_actions();  // what the loop below weighs
         std::size_t best = 0;
         double best_v = 0.0;
         for (std::size_t a = 1; a < acts.size(); ++a) {

@@ -323,17 +323,18 @@ template <class = void>
 inline std::vector<int> nearest_replica(const substrate& s, const residency& res, const std::vector<token_group>& groups) {
   std::vector<int> out(groups.size(), -1);
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    const auto& legal = res.legal(groups[g].layer, groups[g].expert);
-    detail::require(!legal.empty(), "strata.hcrmap.token_mapper", "residency", groups[g].expert,
-                    "a published replica for every routed expert (Eq. 21)");
-    int best = legal.front(), best_h = std::numeric_limits<int>::max();
-    for (int r : legal) {
+    // The legal replicas (`residency::legal`) read in place, in entry order.
+    int best = -1, best_h = std::numeric_limits<int>::max();
+    for (int r : res.of(groups[g].layer, groups[g].expert)) {
+      if (!res.published(r)) continue;
       const int h = s.hops(groups[g].source, res.entries()[static_cast<std::size_t>(r)].chiplet);
-      if (h < best_h) {
+      if (best < 0 || h < best_h) {
         best_h = h;
         best = r;
       }
     }
+    detail::require(best >= 0, "strata.hcrmap.token_mapper", "residency", groups[g].expert,
+                    "a published replica for every routed expert (Eq. 21)");
     out[g] = best;
   }
   return out;
@@ -346,13 +347,14 @@ inline std::vector<int> least_tokens_replica(const residency& res, const std::ve
   std::vector<double> load(res.entries().size(), 0.0);
   std::vector<int> out(groups.size(), -1);
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    const auto& legal = res.legal(groups[g].layer, groups[g].expert);
-    detail::require(!legal.empty(), "strata.hcrmap.token_mapper", "residency", groups[g].expert,
-                    "a published replica for every routed expert (Eq. 21)");
-    int best = legal.front();
-    for (int r : legal) {
-      if (load[static_cast<std::size_t>(r)] < load[static_cast<std::size_t>(best)]) best = r;
+    // The legal replicas (`residency::legal`) read in place, in entry order.
+    int best = -1;
+    for (int r : res.of(groups[g].layer, groups[g].expert)) {
+      if (!res.published(r)) continue;
+      if (best < 0 || load[static_cast<std::size_t>(r)] < load[static_cast<std::size_t>(best)]) best = r;
     }
+    detail::require(best >= 0, "strata.hcrmap.token_mapper", "residency", groups[g].expert,
+                    "a published replica for every routed expert (Eq. 21)");
     load[static_cast<std::size_t>(best)] += groups[g].tokens;
     out[g] = best;
   }

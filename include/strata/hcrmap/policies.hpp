@@ -333,6 +333,11 @@ inline residency hcrmap_layout(const substrate& s, int layers, int experts, data
   in.stream_bytes = wt.si();
   in.window_s = window_s;
   const auto hops = chiplet_hops(s);
+  validate(pp);
+  // Ω's locations, probed once and again only where a placement took room.
+  placement_rooms rooms;
+  rooms.build(s, r);
+  std::vector<place_candidate> omega;
   for (const auto& [l, e] : prof.by_demand()) {
     const auto k = static_cast<std::size_t>(l) * static_cast<std::size_t>(experts) + static_cast<std::size_t>(e);
     in.source_tokens.assign(prof.source.begin() + static_cast<std::ptrdiff_t>(k * static_cast<std::size_t>(C)),
@@ -349,11 +354,12 @@ inline residency hcrmap_layout(const substrate& s, int layers, int experts, data
       in.tier_scarcity[static_cast<std::size_t>(t)] = cap > 0.0 ? used / cap : 1.0;
     }
     in.replica_chiplets.clear();
-    auto omega = feasible_candidates(s, r, l, e, allowed);
-    if (omega.empty()) omega = feasible_candidates(s, r, l, e);
-    const auto best = best_placement(s, in, omega, pp);
+    rooms.candidates(r, l, e, allowed, -1, omega);  // `feasible_candidates(s, r, l, e, allowed)`
+    if (omega.empty()) rooms.candidates(r, l, e, {true, true, true}, -1, omega);
+    const auto best = detail::best_placement_checked(s, in, omega, pp);
     if (!best) detail::no_fit(l, e);
     r.place(l, e, best->chiplet, best->bank, best->span);
+    rooms.update(s, r, best->bank, best->span);
     for (int j = 0; j < best->span; ++j) {
       const auto b = static_cast<std::size_t>(best->bank) + static_cast<std::size_t>(j);
       bank[static_cast<std::size_t>(l)][b] += wt.si() / best->span / (s.banks()[b].bandwidth.si() * window_s);

@@ -66,6 +66,7 @@
 #include <cmath>      // std::log, std::sqrt, std::floor
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uint32_t
+#include <functional>  // std::greater
 #include <limits>     // std::numeric_limits
 #include <optional>   // std::optional
 #include <stdexcept>  // std::logic_error
@@ -416,15 +417,22 @@ class residency_controller {
         const auto en = static_cast<std::size_t>(o.eval.entry_of_replica[r]);
         on.emplace_back(-o.comp[en] * 1e12, res_->entries()[en].expert);
       }
-      std::sort(on.begin(), on.end());
       std::vector<int> hot;
       const auto last = static_cast<int>(std::max_element(o.finish.begin(), o.finish.end()) - o.finish.begin());
-      on.emplace_back(0.0, last);
-      for (const auto& [neg, e] : on) {
-        if (static_cast<int>(hot.size()) > p_.hot_per_layer) break;
-        if (std::find(hot.begin(), hot.end(), e) != hot.end()) continue;
+      const auto consider = [&](int e) {
+        if (std::find(hot.begin(), hot.end(), e) != hot.end()) return;
         if (ewma_[idx_(o.layer, e)] >= o.mean_demand) hot.push_back(e);
+      };
+      // `on` in increasing order, then the expert completing last, until the hot list is full:
+      // drawn from a heap as far as needed (the sequence a full sort gives, equal pairs being
+      // the same values).
+      std::make_heap(on.begin(), on.end(), std::greater<>());
+      auto end = on.end();
+      for (; end != on.begin() && static_cast<int>(hot.size()) <= p_.hot_per_layer; --end) {
+        std::pop_heap(on.begin(), end, std::greater<>());
+        consider((end - 1)->second);
       }
+      if (static_cast<int>(hot.size()) <= p_.hot_per_layer) consider(last);
       // SRAM-overflow warm: the hottest expert of the layer without an SRAM replica.
       int warm = -1;
       for (int e = 0; e < E; ++e) {

@@ -379,7 +379,6 @@ class policy_session {
   }
 
  public:
-
   /// Routes and evaluates the window's groups (model MoE-layer indexed) on the evaluated layers.
   /// With `account`, adds the per-chiplet compute and the DRAM/HBM streaming bytes (× `scale` /
   /// `windows`) to it.

@@ -270,6 +270,10 @@ class residency {
     if (static_cast<int>(of(layer, expert).size()) >= p_.max_replicas_per_expert) return false;
     return has_room(chiplet, bank, span);
   }
+  /// Whether the budget admits one more expert copy (Eq. 24), the part of `has_room` that does not
+  /// depend on the location.
+  template <class = void>
+  [[nodiscard]] bool budget_room() const { return !((resident_bytes() + wt_).si() > budget().si() * (1 + 1e-12)); }
   /// The part of `can_add` that does not depend on the expert: visibility, span within one tier
   /// and home, Eq. 1 and Eq. 24. `can_add` holds exactly when the expert exists, is below R^max
   /// (Eq. 2) and this holds, so a placement search over many experts of one state can probe
@@ -280,7 +284,7 @@ class residency {
     if (chiplet < 0 || chiplet >= s_->chiplets() || span < 1 || bank < 0 || bank + span > nb) return false;
     const auto& b0 = s_->banks()[static_cast<std::size_t>(bank)];
     if (!s_->visible(bank, chiplet)) return false;
-    if ((resident_bytes() + wt_).si() > budget().si() * (1 + 1e-12)) return false;
+    if (!budget_room()) return false;
     for (int i = 0; i < span; ++i) {
       const auto& b = s_->banks()[static_cast<std::size_t>(bank) + static_cast<std::size_t>(i)];
       if (b.tier != b0.tier || b.home != b0.home) return false;
@@ -433,7 +437,8 @@ class residency {
     std::vector<std::string> v;
     for (int l = 0; l < layers_; ++l) {
       for (int e = 0; e < experts_; ++e) {
-        const auto n = legal(l, e).size();
+        std::size_t n = 0;  // published entries: legal(l, e).size(), without the vector
+        for (int i : of(l, e)) n += published(i) ? 1 : 0;
         if (n < 1) v.push_back("expert (" + std::to_string(l) + ", " + std::to_string(e) + ") has no legal replica (Eq. 23)");
         if (of(l, e).size() > static_cast<std::size_t>(p_.max_replicas_per_expert)) {
           v.push_back("expert (" + std::to_string(l) + ", " + std::to_string(e) + ") exceeds R_max (Eq. 23)");

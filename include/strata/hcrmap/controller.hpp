@@ -66,7 +66,10 @@
 #include <cmath>      // std::log, std::sqrt, std::floor
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::uint32_t
+#include <functional>  // std::greater
+#include <limits>     // std::numeric_limits
 #include <optional>   // std::optional
+#include <stdexcept>  // std::logic_error
 #include <utility>    // std::pair
 #include <vector>     // std::vector, std::erase_if
 
@@ -117,6 +120,39 @@ class residency_controller {
   void set_installing(bool on) { installing_ = on; }
   template <class = void>
   [[nodiscard]] const std::vector<pending_copy>& pending() const { return pending_; }
+  /// What observing windows left in the controller once their decisions are collected (no
+  /// observation or copy in flight kept): per (layer, expert) the smoothed demand, its variance,
+  /// the last demand and whether it was seen (§6.2), and the last window's pressures.
+  struct observed_state {
+    std::vector<double> ewma, var, last;
+    std::vector<char> seen;
+    pressure_counters pressure{};
+    double window_s = 0.0;
+  };
+  /// The observed state (throws `std::logic_error` while an observation or a copy is pending:
+  /// those point into this controller's residency).
+  template <class = void>
+  [[nodiscard]] observed_state observed() const {
+    if (!obs_.empty() || !pending_.empty()) {
+      throw std::logic_error("[strata.hcrmap.controller] observed state taken with an observation or a copy pending");
+    }
+    return {ewma_, var_, last_, seen_, pressure_, window_s_};
+  }
+  /// Takes `st` (another controller's `observed`, on a residency of the same shape) as this
+  /// controller's observed state; the same conditions as `observed`.
+  template <class = void>
+  void adopt(const observed_state& st) {
+    if (!obs_.empty() || !pending_.empty() || st.ewma.size() != ewma_.size()) {
+      throw std::logic_error("[strata.hcrmap.controller] observed state adopted with an observation or a copy pending, or "
+                             "of another shape");
+    }
+    ewma_ = st.ewma;
+    var_ = st.var;
+    last_ = st.last;
+    seen_ = st.seen;
+    pressure_ = st.pressure;
+    window_s_ = st.window_s;
+  }
   /// Smoothed demand d̄ of (layer, expert).
   template <class = void>
   [[nodiscard]] double smoothed_demand(int layer, int expert) const { return ewma_[idx_(layer, expert)]; }
@@ -215,76 +251,12 @@ class residency_controller {
 
   /// Candidates, legal mask and features (file comment). no-op is always first.
   template <class = void>
-  [[nodiscard]] std::vector<scored_action> legal_actions() const {
-    std::vector<scored_action> out;
-    out.push_back(noop_());
-    if (p_.u_max < 1) return out;
-    double total = 0.0;
-    for (const auto& o : obs_) total += o.t_moe;
-    if (obs_.empty() || total <= 0.0) return out;
-    blocked_budget_ = 0.0;
-    blocked_tier_ = {0.0, 0.0, 0.0};
-    // What every candidate of this decision reads of the residency and of each observed layer,
-    // taken once: the state does not change until an action is applied.
-    for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) tier_free_now_[static_cast<std::size_t>(t)] = tier_free_(t);
-    rooms_.build(*s_, *res_);
-    place_base_.resize(obs_.size());
-    for (std::size_t i = 0; i < obs_.size(); ++i) place_base_[i] = placement_base_(obs_[i]);
-    const bool copy_free = static_cast<int>(pending_.size()) < p_.pending_copies && p_.u_max >= 1;
-    const double wt = res_->expert_bytes().si();
-    long long extra = 0;
-    {
-      const auto total_entries = static_cast<long long>(res_->entries().size());
-      extra = total_entries - static_cast<long long>(res_->layers()) * res_->experts();
-    }
-    const bool cap_left = p_.copy_cap < 0 || extra < p_.copy_cap;
-    const bool budget_left = (res_->resident_bytes().si() + wt) <= res_->budget().si() * (1 + 1e-12);
-    // Most loaded observed layer: Eq. 40's foreground.
-    const directory_layer_eval* fg = nullptr;
-    for (const auto& o : obs_) {
-      if (fg == nullptr || o.t_moe > fg->result.t_moe.si()) fg = &o.eval;
-    }
-    for (const auto& o : obs_) {
-      const int E = res_->experts();
-      // Persistent hot: the experts with most tokens on the busiest chiplet, and the last to finish.
-      const auto busiest = static_cast<int>(std::max_element(o.busy.begin(), o.busy.end()) - o.busy.begin());
-      std::vector<std::pair<double, int>> on;
-      for (std::size_t r = 0; r < o.eval.entry_of_replica.size(); ++r) {
-        const int en = o.eval.entry_of_replica[r];
-        const auto& de = res_->entries()[static_cast<std::size_t>(en)];
-        if (de.chiplet == busiest) on.emplace_back(-est_.entry_tokens(o, en), de.expert);
-      }
-      // ... and the replicas with the longest compute (few cores for many tokens, Eq. 4, 13).
-      for (std::size_t r = 0; r < o.eval.entry_of_replica.size(); ++r) {
-        const auto en = static_cast<std::size_t>(o.eval.entry_of_replica[r]);
-        on.emplace_back(-o.comp[en] * 1e12, res_->entries()[en].expert);
-      }
-      std::sort(on.begin(), on.end());
-      std::vector<int> hot;
-      const auto last = static_cast<int>(std::max_element(o.finish.begin(), o.finish.end()) - o.finish.begin());
-      on.emplace_back(0.0, last);
-      for (const auto& [neg, e] : on) {
-        if (static_cast<int>(hot.size()) > p_.hot_per_layer) break;
-        if (std::find(hot.begin(), hot.end(), e) != hot.end()) continue;
-        if (ewma_[idx_(o.layer, e)] >= o.mean_demand) hot.push_back(e);
-      }
-      // SRAM-overflow warm: the hottest expert of the layer without an SRAM replica.
-      int warm = -1;
-      for (int e = 0; e < E; ++e) {
-        bool in_sram = false;
-        for (int r : res_->of(o.layer, e)) in_sram |= res_->tier(r) == tier_kind::sram;
-        if (in_sram) continue;
-        if (warm < 0 || ewma_[idx_(o.layer, e)] > ewma_[idx_(o.layer, warm)]) warm = e;
-      }
-      if (warm >= 0 && std::find(hot.begin(), hot.end(), warm) == hot.end() && ewma_[idx_(o.layer, warm)] >= o.mean_demand) {
-        hot.push_back(warm);
-      }
-      for (int e : hot) promotes_(o, e, total, fg, copy_free, cap_left, budget_left, out);
-    }
-    stale_(total, fg, copy_free, out);
-    cold_last_(total, fg, copy_free, out);
-    return out;
-  }
+  [[nodiscard]] std::vector<scored_action> legal_actions() const { return actions_(false); }
+  /// The legal promotes of `legal_actions` that create a copy (`entry` −1), in its order and with
+  /// its features, after no-op: what an installer before serving chooses among
+  /// (`policy_session::plan`), without pricing the moves, retains, evicts and demotes.
+  template <class = void>
+  [[nodiscard]] std::vector<scored_action> new_copy_actions() const { return actions_(true); }
 
   /// One decision (Algorithm 1, line 14): the legal action of highest score (ties: no-op, then
   /// the first), applied (`apply`). Returns it.
@@ -399,6 +371,86 @@ class residency_controller {
   }
 
  private:
+  /// `legal_actions`, or with `new_only` its promotes that create a copy alone.
+  template <class = void>
+  [[nodiscard]] std::vector<scored_action> actions_(bool new_only) const {
+    std::vector<scored_action> out;
+    out.push_back(noop_());
+    if (p_.u_max < 1) return out;
+    double total = 0.0;
+    for (const auto& o : obs_) total += o.t_moe;
+    if (obs_.empty() || total <= 0.0) return out;
+    blocked_budget_ = 0.0;
+    blocked_tier_ = {0.0, 0.0, 0.0};
+    // What every candidate of this decision reads of the residency and of each observed layer,
+    // taken once: the state does not change until an action is applied.
+    for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) tier_free_now_[static_cast<std::size_t>(t)] = tier_free_(t);
+    rooms_.build(*s_, *res_);
+    place_base_.resize(obs_.size());
+    for (std::size_t i = 0; i < obs_.size(); ++i) place_base_[i] = placement_base_(obs_[i]);
+    const bool copy_free = static_cast<int>(pending_.size()) < p_.pending_copies && p_.u_max >= 1;
+    const double wt = res_->expert_bytes().si();
+    long long extra = 0;
+    {
+      const auto total_entries = static_cast<long long>(res_->entries().size());
+      extra = total_entries - static_cast<long long>(res_->layers()) * res_->experts();
+    }
+    const bool cap_left = p_.copy_cap < 0 || extra < p_.copy_cap;
+    const bool budget_left = (res_->resident_bytes().si() + wt) <= res_->budget().si() * (1 + 1e-12);
+    // Most loaded observed layer: Eq. 40's foreground.
+    const directory_layer_eval* fg = nullptr;
+    for (const auto& o : obs_) {
+      if (fg == nullptr || o.t_moe > fg->result.t_moe.si()) fg = &o.eval;
+    }
+    for (const auto& o : obs_) {
+      const int E = res_->experts();
+      // Persistent hot: the experts with most tokens on the busiest chiplet, and the last to finish.
+      const auto busiest = static_cast<int>(std::max_element(o.busy.begin(), o.busy.end()) - o.busy.begin());
+      std::vector<std::pair<double, int>> on;
+      for (std::size_t r = 0; r < o.eval.entry_of_replica.size(); ++r) {
+        const int en = o.eval.entry_of_replica[r];
+        const auto& de = res_->entries()[static_cast<std::size_t>(en)];
+        if (de.chiplet == busiest) on.emplace_back(-est_.entry_tokens(o, en), de.expert);
+      }
+      // ... and the replicas with the longest compute (few cores for many tokens, Eq. 4, 13).
+      for (std::size_t r = 0; r < o.eval.entry_of_replica.size(); ++r) {
+        const auto en = static_cast<std::size_t>(o.eval.entry_of_replica[r]);
+        on.emplace_back(-o.comp[en] * 1e12, res_->entries()[en].expert);
+      }
+      std::vector<int> hot;
+      const auto last = static_cast<int>(std::max_element(o.finish.begin(), o.finish.end()) - o.finish.begin());
+      const auto consider = [&](int e) {
+        if (std::find(hot.begin(), hot.end(), e) != hot.end()) return;
+        if (ewma_[idx_(o.layer, e)] >= o.mean_demand) hot.push_back(e);
+      };
+      // `on` in increasing order, then the expert completing last, until the hot list is full:
+      // drawn from a heap as far as needed (the sequence a full sort gives, equal pairs being
+      // the same values).
+      std::make_heap(on.begin(), on.end(), std::greater<>());
+      auto end = on.end();
+      for (; end != on.begin() && static_cast<int>(hot.size()) <= p_.hot_per_layer; --end) {
+        std::pop_heap(on.begin(), end, std::greater<>());
+        consider((end - 1)->second);
+      }
+      if (static_cast<int>(hot.size()) <= p_.hot_per_layer) consider(last);
+      // SRAM-overflow warm: the hottest expert of the layer without an SRAM replica.
+      int warm = -1;
+      for (int e = 0; e < E; ++e) {
+        bool in_sram = false;
+        for (int r : res_->of(o.layer, e)) in_sram |= res_->tier(r) == tier_kind::sram;
+        if (in_sram) continue;
+        if (warm < 0 || ewma_[idx_(o.layer, e)] > ewma_[idx_(o.layer, warm)]) warm = e;
+      }
+      if (warm >= 0 && std::find(hot.begin(), hot.end(), warm) == hot.end() && ewma_[idx_(o.layer, warm)] >= o.mean_demand) {
+        hot.push_back(warm);
+      }
+      for (int e : hot) promotes_(o, e, total, fg, copy_free, cap_left, budget_left, out, new_only);
+    }
+    if (new_only) return out;
+    stale_(total, fg, copy_free, out);
+    cold_last_(total, fg, copy_free, out);
+    return out;
+  }
 
   template <class = void>
   [[nodiscard]] std::size_t idx_(int layer, int expert) const {
@@ -503,7 +555,7 @@ class residency_controller {
   }
   template <class = void>
   void promotes_(const detail::layer_obs& o, int e, double total, const directory_layer_eval* fg, bool copy_free, bool cap_left,
-                 bool budget_left, std::vector<scored_action>& out) const {
+                 bool budget_left, std::vector<scored_action>& out, bool new_only = false) const {
     const bool copy_ok = copy_free && cap_left;
     const auto& legal = res_->legal(o.layer, e);
     if (legal.empty()) return;
@@ -524,6 +576,18 @@ class residency_controller {
       only[static_cast<std::size_t>(t)] = true;
       auto& omega = omega_;
       rooms_.candidates(*res_, o.layer, e, only, -1, omega);
+      if (!copy_ok) {
+        // No copy can be offered: only a blocked tier's benefit is used (`release`), and a tier is
+        // blocked when no candidate of Ω has a cost below +∞ (`best_placement_checked`).
+        bool open = false;
+        for (const auto& x : omega) {
+          if (placement_cost(*s_, in, x, p_.placement) < std::numeric_limits<double>::infinity()) {
+            open = true;
+            break;
+          }
+        }
+        if (open) continue;
+      }
       std::optional<place_candidate> c = detail::best_placement_checked(*s_, in, omega, p_.placement);
       const bool blocked = !c.has_value();
       place_candidate cand = c.value_or(place_candidate{t, se.chiplet, se.bank, se.span});
@@ -539,7 +603,7 @@ class residency_controller {
       if (!mig_ok) continue;
       out.push_back(promote_(o, e, t, -1, cand, benefit, exposure, total));
     }
-    promote_moves_(o, e, total, fg, copy_free, out);
+    if (!new_only) promote_moves_(o, e, total, fg, copy_free, out);
   }
   /// A promote's action and features: a new copy (`entry` −1) or a move of `entry` to `cand`.
   template <class = void>

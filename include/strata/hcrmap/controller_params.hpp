@@ -43,6 +43,7 @@ struct controller_params {
   /// < 0: no cap besides B_res. The harness sets (budget_factor − 1)·observed experts.
   long long copy_cap = -1;
   placement_params placement{};  ///< Eq. 36 weights
+  friend bool operator==(const controller_params&, const controller_params&) = default;
 
   template <class S, class V>
   static void visit_fields(S& s, V&& v) {

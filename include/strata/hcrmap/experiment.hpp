@@ -162,6 +162,7 @@ inline void serve_windows(const substrate& s, const model& m, const experiment_s
   profiles.reserve(setup.stages.size());
   for (const auto& es : setup.stages) profiles.push_back(detail::stage_profile(es, m.experts, C, warmup));
   hcrmap_layout_memo layouts;
+  hcrmap_plan_memo plans;
   for (policy_kind k : policies) {
     policy_result pr;
     pr.policy = k;
@@ -172,7 +173,7 @@ inline void serve_windows(const substrate& s, const model& m, const experiment_s
       const auto& es = setup.stages[si];
       // The policy's layout from the warm-up (profile) windows; HCRMap's promotions planned on them.
       detail::policy_session session(s, m, setup.shape, es, k, xp, profiles[si], L, value, &layouts);
-      session.plan(warmup);
+      session.plan(warmup, &plans);
       // Serving windows.
       for (int w = 0; w < W; ++w) {
         const auto ev = session.evaluate(served[static_cast<std::size_t>(w)], &pr, scale, W);

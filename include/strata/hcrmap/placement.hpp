@@ -258,16 +258,43 @@ class placement_rooms {
     for (int c = 0; c < chiplets_; ++c) {
       for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
         start_[static_cast<std::size_t>(c) * 3 + static_cast<std::size_t>(t)] = spans_.size();
-        const bool pooled = t == tier_kind::dram || (t == tier_kind::hbm && s.params().hbm_at == hbm_placement::behind_io);
-        (void)s.visit_homes(t, c, c, [&](int h) {
-          const auto [first, span] = s.home_banks(t, h);
-          const bool room = span > 0 && res.has_room(c, first, span);
-          if (room) spans_.push_back(place_candidate{t, c, first, span});
-          return room && !pooled;  // the nearest home with room (`residency::nearest_room`), or every one
-        });
+        probe_(s, res, c, t, spans_);
       }
     }
     start_.back() = spans_.size();
+  }
+  /// After a replica was added to `res` on banks [bank, bank + span) — the only banks whose room
+  /// changed, besides the budget — the state `build` would probe now: the locations of each
+  /// chiplet and tier that held one of those banks probed again (a nearest home with room stays
+  /// the nearest when room only shrinks elsewhere), none left when the budget is spent.
+  template <class = void>
+  void update(const substrate& s, const residency& res, int bank, int span) {
+    if (!res.budget_room()) {
+      spans_.clear();
+      std::fill(start_.begin(), start_.end(), 0);
+      return;
+    }
+    next_.clear();
+    next_start_.assign(start_.size(), 0);
+    for (int c = 0; c < chiplets_; ++c) {
+      for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+        const std::size_t k = static_cast<std::size_t>(c) * 3 + static_cast<std::size_t>(t);
+        next_start_[k] = next_.size();
+        bool hit = false;
+        for (std::size_t i = start_[k]; i < start_[k + 1] && !hit; ++i) {
+          hit = spans_[i].bank < bank + span && bank < spans_[i].bank + spans_[i].span;
+        }
+        if (hit) {
+          probe_(s, res, c, t, next_);
+        } else {
+          next_.insert(next_.end(), spans_.begin() + static_cast<std::ptrdiff_t>(start_[k]),
+                       spans_.begin() + static_cast<std::ptrdiff_t>(start_[k + 1]));
+        }
+      }
+    }
+    next_start_.back() = next_.size();
+    spans_.swap(next_);
+    start_.swap(next_start_);
   }
   /// Every location probed with room (each chiplet's, tier by tier).
   template <class = void>
@@ -296,9 +323,23 @@ class placement_rooms {
   }
 
  private:
+  /// The locations of chiplet c in tier t with room, appended to `out`.
+  template <class = void>
+  static void probe_(const substrate& s, const residency& res, int c, tier_kind t, std::vector<place_candidate>& out) {
+    const bool pooled = t == tier_kind::dram || (t == tier_kind::hbm && s.params().hbm_at == hbm_placement::behind_io);
+    (void)s.visit_homes(t, c, c, [&](int h) {
+      const auto [first, span] = s.home_banks(t, h);
+      const bool room = span > 0 && res.has_room(c, first, span);
+      if (room) out.push_back(place_candidate{t, c, first, span});
+      return room && !pooled;  // the nearest home with room (`residency::nearest_room`), or every one
+    });
+  }
+
   int chiplets_ = 0;
   std::vector<place_candidate> spans_;
   std::vector<std::size_t> start_;  // spans_ of (chiplet c, tier t) from start_[3c + t] to start_[3c + t + 1]
+  std::vector<place_candidate> next_;  // `update`'s scratch
+  std::vector<std::size_t> next_start_;
   mutable std::vector<char> taken_;
 };
 

@@ -332,26 +332,46 @@ inline residency hcrmap_layout(const substrate& s, int layers, int experts, data
   placement_inputs in;
   in.stream_bytes = wt.si();
   in.window_s = window_s;
+  const auto hops = chiplet_hops(s);
+  validate(pp);
+  // Ω's locations, probed once and again only where a placement took room.
+  placement_rooms rooms;
+  rooms.build(s, r);
+  std::vector<place_candidate> omega;
+  // Per tier: Σ usable (fixed), Σ used (taken again after a placement in the tier).
+  std::array<double, 3> tier_cap{}, tier_used{};
+  std::array<bool, 3> tier_dirty{true, true, true};
+  for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
+    for (int b : s.banks_of(t)) tier_cap[static_cast<std::size_t>(t)] += r.usable(b);
+  }
   for (const auto& [l, e] : prof.by_demand()) {
     const auto k = static_cast<std::size_t>(l) * static_cast<std::size_t>(experts) + static_cast<std::size_t>(e);
     in.source_tokens.assign(prof.source.begin() + static_cast<std::ptrdiff_t>(k * static_cast<std::size_t>(C)),
                             prof.source.begin() + static_cast<std::ptrdiff_t>((k + 1) * static_cast<std::size_t>(C)));
-    in.chiplet_queue = queue[static_cast<std::size_t>(l)];
-    in.bank_pressure = bank[static_cast<std::size_t>(l)];
+    fill_source_terms(s, in, hops);  // D_src per chiplet once, not per candidate of Ω
+    // The layer's pressures lent to `in` for the search (not copied), given back after it.
+    in.chiplet_queue.swap(queue[static_cast<std::size_t>(l)]);
+    in.bank_pressure.swap(bank[static_cast<std::size_t>(l)]);
     for (tier_kind t : {tier_kind::sram, tier_kind::hbm, tier_kind::dram}) {
-      double used = 0.0, cap = 0.0;
-      for (int b : s.banks_of(t)) {
-        used += r.used(b);
-        cap += r.usable(b);
+      const auto ti = static_cast<std::size_t>(t);
+      if (tier_dirty[ti]) {  // Σ used in bank order, as ever; only a placement in the tier changes it
+        double used = 0.0;
+        for (int b : s.banks_of(t)) used += r.used(b);
+        tier_used[ti] = used;
+        tier_dirty[ti] = false;
       }
-      in.tier_scarcity[static_cast<std::size_t>(t)] = cap > 0.0 ? used / cap : 1.0;
+      in.tier_scarcity[ti] = tier_cap[ti] > 0.0 ? tier_used[ti] / tier_cap[ti] : 1.0;
     }
     in.replica_chiplets.clear();
-    auto omega = feasible_candidates(s, r, l, e, allowed);
-    if (omega.empty()) omega = feasible_candidates(s, r, l, e);
-    const auto best = best_placement(s, in, omega, pp);
+    rooms.candidates(r, l, e, allowed, -1, omega);  // `feasible_candidates(s, r, l, e, allowed)`
+    if (omega.empty()) rooms.candidates(r, l, e, {true, true, true}, -1, omega);
+    const auto best = detail::best_placement_checked(s, in, omega, pp);
+    in.chiplet_queue.swap(queue[static_cast<std::size_t>(l)]);
+    in.bank_pressure.swap(bank[static_cast<std::size_t>(l)]);
     if (!best) detail::no_fit(l, e);
     r.place(l, e, best->chiplet, best->bank, best->span);
+    tier_dirty[static_cast<std::size_t>(s.banks()[static_cast<std::size_t>(best->bank)].tier)] = true;
+    rooms.update(s, r, best->bank, best->span);
     for (int j = 0; j < best->span; ++j) {
       const auto b = static_cast<std::size_t>(best->bank) + static_cast<std::size_t>(j);
       bank[static_cast<std::size_t>(l)][b] += wt.si() / best->span / (s.banks()[b].bandwidth.si() * window_s);

@@ -17,7 +17,8 @@
 namespace strata {
 inline namespace v0 {
 
-/// A value function over feature vectors.
+/// A value function over feature vectors: a function of the features alone (the same features,
+/// the same value; the controller's serving loop relies on it, `policy_session::control`).
 using action_scorer = std::function<double(std::span<const double>)>;
 
 /// A value function with the name a report gives it ("greedy", "dqn:<checkpoint>", ...); an

@@ -136,6 +136,28 @@ struct hcrmap_layout_memo {
   std::vector<entry> entries;
 };
 
+/// HCRMap's installations before serving (`policy_session::plan`) of the policies served on one
+/// setup, profile and stage set and planned on the same windows (one `serve_windows` run), kept by
+/// what planning reads: the stage, the first copies (placement knobs, tiers allowed), the routing
+/// (the fast mapper and its knobs, or nearest-replica), the controller's knobs but those planning
+/// does not read (Eq. 40's η_u: an installation meets no traffic; Eq. 33's μ1, μ2: planning takes
+/// no reward), and the windows. The learned value, the greedy rule and the no-migration ablation
+/// install the same copies: planned once, the residency and the controller's observed demand
+/// taken by the others.
+struct hcrmap_plan_memo {
+  struct entry {
+    int stage = 0;
+    std::array<bool, 3> tiers{};
+    bool fast_map = true;
+    fast_map_params mapper;
+    controller_params knobs;
+    const void* windows = nullptr;  ///< identity of the windows planned on (compared, never read)
+    residency planned;
+    residency_controller::observed_state observed;
+  };
+  std::vector<entry> entries;
+};
+
 /// One policy on one stage (file comment).
 class policy_session {
  public:
@@ -171,6 +193,7 @@ class policy_session {
       };
     }
     if (k == policy_kind::hcrmap_no_hbm) tiers = {true, false, true};
+    tiers_ = tiers;
     wt_ = expert_bytes(m);
     chiplet_flops_ = s.core_throughput().si() * xp.critical_path.tile_utilization * s.params().cores_per_chiplet;
     switch (k) {
@@ -237,9 +260,39 @@ class policy_session {
   /// The same over several profile windows (`experiment_params::profile_windows`, the windows
   /// every policy's layout is built from): round r observes window r mod |windows|, so the
   /// controller's demand average and its one-step values see them all.
+  ///
+  /// `plans`, when given, holds the installations of the sessions before this one on the same
+  /// setup and profile, planned on the same `windows` object (`hcrmap_plan_memo`): one already
+  /// there is taken (the residency it left and the controller's observed state), a new one added.
   template <class = void>
-  void plan(const std::vector<std::vector<std::vector<token_group>>>& windows) {
+  void plan(const std::vector<std::vector<std::vector<token_group>>>& windows, hcrmap_plan_memo* plans = nullptr) {
     if (!is_hcrmap(k_) || windows.empty()) return;
+    controller_params key = ctl_;  // the knobs planning reads (`hcrmap_plan_memo`)
+    key.eta_mig = controller_params{}.eta_mig;
+    key.mu_mig = controller_params{}.mu_mig;
+    key.mu_churn = controller_params{}.mu_churn;
+    const bool fast = k_ != policy_kind::hcrmap_no_fast_map;
+    if (plans != nullptr) {
+      for (const auto& e : plans->entries) {
+        if (e.stage != es_.index || e.tiers != tiers_ || e.fast_map != fast || !(e.mapper == fm_) || !(e.knobs == key) ||
+            e.windows != static_cast<const void*>(&windows)) {
+          continue;
+        }
+        *res_ = e.planned;  // the controller keeps pointing at *res_
+        controller_->adopt(e.observed);
+        return;
+      }
+    }
+    plan_(windows);
+    if (plans != nullptr) {
+      plans->entries.push_back({es_.index, tiers_, fast, fm_, key, static_cast<const void*>(&windows), *res_,
+                                controller_->observed()});
+    }
+  }
+
+ private:
+  template <class = void>
+  void plan_(const std::vector<std::vector<std::vector<token_group>>>& windows) {
     auto install = ctl_;
     install.hysteresis = 0.0;  // no migration while serving: any gain is worth installing
     controller_->set_params(install);
@@ -251,17 +304,30 @@ class policy_session {
     const auto& first_window = windows.front();
     const auto before = evaluate(first_window, nullptr, 1.0, 1);
     const std::size_t planned_from = res_->entries().size();
+    // Each window's latest evaluation and the evaluated layers (as `es_.local`) given a copy
+    // since: planning only adds entries and moves no copy, so a layer it left alone is taken
+    // from there (`evaluate_`), not evaluated again.
+    std::vector<window_evaluation> latest(windows.size());
+    std::vector<std::vector<char>> changed(windows.size(), std::vector<char>(es_.local.size(), 1));
+    const auto observed = [&](std::size_t k) -> const window_evaluation& {
+      const bool known = !latest[k].evals.empty();
+      latest[k] = evaluate_(windows[k], nullptr, 1.0, 1, known ? &latest[k] : nullptr, changed[k]);
+      std::fill(changed[k].begin(), changed[k].end(), 0);
+      return latest[k];
+    };
+    latest[0] = before;
+    std::fill(changed[0].begin(), changed[0].end(), 0);
     std::size_t installed = 0;
     int idle = 0;
     for (int round = 0; round < xp_.planning_rounds; ++round) {
       // Round 0 observes the first window on the layout `before` was evaluated on (nothing
       // installed yet, no copy in flight): that evaluation, not a second one.
-      auto w = round == 0 ? before : evaluate(windows[static_cast<std::size_t>(round) % windows.size()], nullptr, 1.0, 1);
+      const auto& w = round == 0 ? before : observed(static_cast<std::size_t>(round) % windows.size());
       controller_->observe(es_.local, w.groups, w.evals, std::max(w.moe_s, 1e-12));
       int made = 0;
       const int per_round = static_cast<int>(ctl_.copy_cap / std::max(1, xp_.planning_rounds)) + 1;
       for (int i = 0; i < per_round; ++i) {
-        const auto acts = controller_->legal_actions();
+        const auto acts = controller_->new_copy_actions();  // what the loop below weighs
         std::size_t best = 0;
         double best_v = 0.0;
         for (std::size_t a = 1; a < acts.size(); ++a) {
@@ -275,6 +341,11 @@ class policy_session {
         }
         if (best == 0) break;
         controller_->apply(acts[best].action, true);
+        const auto at = std::find(es_.local.begin(), es_.local.end(), acts[best].action.layer) - es_.local.begin();
+        for (auto& c : changed) {
+          if (static_cast<std::size_t>(at) < c.size()) c[static_cast<std::size_t>(at)] = 1;
+          else std::fill(c.begin(), c.end(), 1);  // not an evaluated layer: nothing is taken as known
+        }
         ++made;
       }
       controller_->collect();
@@ -291,7 +362,7 @@ class policy_session {
       throw std::logic_error("[strata.hcrmap.serving] planning removed or added residency entries other than its promotes: "
                              "its rollback by entry index would retire the wrong replicas");
     }
-    const auto after = evaluate(first_window, nullptr, 1.0, 1);
+    const auto& after = observed(0);
     bool undone = false;
     for (std::size_t i = 0; i < es_.local.size(); ++i) {
       if (after.evals[i].result.t_moe.si() <= before.evals[i].result.t_moe.si()) continue;
@@ -307,109 +378,37 @@ class policy_session {
     controller_->set_params(ctl_);
   }
 
+ public:
   /// Routes and evaluates the window's groups (model MoE-layer indexed) on the evaluated layers.
   /// With `account`, adds the per-chiplet compute and the DRAM/HBM streaming bytes (× `scale` /
   /// `windows`) to it.
   template <class = void>
   window_evaluation evaluate(const std::vector<std::vector<token_group>>& win, policy_result* account, double scale,
                              int windows) const {
-    window_evaluation out;
-    const auto mig = controller_->migrations(L_);
-    const auto& res = *res_;
-    const int C = s_->chiplets();
-    for (int local : es_.local) {
-      out.groups.push_back(detail::local_groups(win, es_.first_moe + local, local));
-      auto& lg = out.groups.back();
-      auto entries = route_(lg);
-      if (k_ == policy_kind::pimoe) {
-        // Throttle-aware offload: cold bank-resident experts' groups to PIM when the PIM estimate
-        // beats the core estimate and the unit is below its throttle.
-        std::vector<token_group> core, pim;
-        std::vector<int> core_e, pim_e;
-        std::vector<double> unit(s_->banks().size(), 0.0), chip(static_cast<std::size_t>(C), 0.0);
-        double mean = 0.0;
-        for (int e = 0; e < experts_; ++e) mean += prof_.at(local, e) / experts_;
-        for (std::size_t g = 0; g < lg.size(); ++g) {
-          const auto& grp = lg[g];
-          const auto& de = res.entries()[static_cast<std::size_t>(entries[g])];
-          const double flops = grp.tokens * shape_.flops_per_token.si();
-          bool off = false;
-          const auto& unit_p = xp_.pim.of(res.tier(entries[g]));  // SRAM, and tiers without PIM: 0
-          if (unit_p.flops_per_byte > 0.0 && prof_.at(local, grp.expert) < mean) {
-            double bw = 0.0;
-            for (int j = 0; j < de.span; ++j) bw += s_->banks()[static_cast<std::size_t>(de.bank) + static_cast<std::size_t>(j)].bandwidth.si();
-            const double t_pim = unit[de.bank] + flops / (unit_p.flops_per_byte * bw);
-            const double t_core = chip[de.chiplet] + flops / chiplet_flops_ + wt_.si() / bw;
-            off = t_pim < t_core && unit[de.bank] < xp_.pim.throttle * xp_.critical_path.window.si();
-            if (off) unit[de.bank] = t_pim;
-          }
-          if (!off) chip[de.chiplet] += flops / chiplet_flops_;
-          (off ? pim : core).push_back(grp);
-          (off ? pim_e : core_e).push_back(entries[g]);
-        }
-        // Banks serving a PIM stream and a core stream share their bandwidth (`pim.hpp`).
-        std::vector<double> core_s(s_->banks().size(), 0.0);
-        {
-          std::vector<char> seen(res.entries().size(), 0);
-          for (std::size_t g = 0; g < core.size(); ++g) {
-            if (core[g].tokens <= 0 || seen[static_cast<std::size_t>(core_e[g])] != 0) continue;
-            seen[static_cast<std::size_t>(core_e[g])] = 1;
-            const auto& de = res.entries()[static_cast<std::size_t>(core_e[g])];
-            for (int j = 0; j < de.span; ++j) {
-              const auto b = static_cast<std::size_t>(de.bank) + static_cast<std::size_t>(j);
-              core_s[b] += shape_.weight_bytes.si() / de.span / s_->banks()[b].bandwidth.si();
-            }
-          }
-        }
-        const auto share = pim_bank_contention(core_s, detail::pim_bank_stream_s(*s_, shape_, res, pim_e, xp_.pim));
-        auto ev = evaluate_directory_layer(*s_, shape_, res, core, core_e, xp_.critical_path, mig, share);
-        const double t_pim = detail::pim_layer(*s_, shape_, res, pim, pim_e, ev.result.critical.gate.si(),
-                                               ev.result.critical.combine.si(), xp_.pim, ev.result.energy, core_s);
-        if (t_pim > ev.result.t_moe.si()) {
-          // The PIM groups are critical: their excess over the cores' path is memory-side service.
-          ev.result.critical.memory += duration<>::from_si(t_pim - ev.result.t_moe.si());
-          ev.result.t_moe = duration<>::from_si(t_pim);
-        }
-        out.evals.push_back(std::move(ev));
-        lg = std::move(core);
-      } else {
-        out.evals.push_back(evaluate_directory_layer(*s_, shape_, res, lg, entries, xp_.critical_path, mig));
-      }
-      const auto& r = out.evals.back().result;
-      out.moe_s += r.t_moe.si();
-      out.energy += r.energy;
-      out.stages += r.critical;
-      if (account != nullptr) {
-        for (std::size_t i = 0; i < out.evals.back().entry_of_replica.size(); ++i) {
-          const auto& de = res.entries()[static_cast<std::size_t>(out.evals.back().entry_of_replica[i])];
-          account->chiplet_busy_s[de.chiplet] += r.replica_tokens[i] * shape_.flops_per_token.si() / chiplet_flops_;
-        }
-        for (std::size_t b = 0; b < s_->banks().size(); ++b) {
-          if (s_->banks()[b].tier == tier_kind::dram) account->dram_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
-          if (s_->banks()[b].tier == tier_kind::hbm) account->hbm_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
-        }
-        for (std::size_t u = 0; u < s_->links().size(); ++u) {
-          account->d2d_bytes += r.link_load(static_cast<int>(u)) * scale / windows;
-          account->d2d_token_bytes += (r.link_bytes[u * 4] + r.link_bytes[u * 4 + 1]) * scale / windows;
-        }
-      }
-    }
-    return out;
+    return evaluate_(win, account, scale, windows, nullptr, {});
   }
 
   /// Eq. 1–4 and 21–24 violations of the layout and of every layer's assignment in `w`.
   template <class = void>
   [[nodiscard]] std::size_t violations(const window_evaluation& w) const {
     std::size_t n = res_->violations().size();
+    std::vector<replica> reps;
+    std::vector<int> assign, at;  // at[entry]: the entry's first position in entry_of_replica
     for (std::size_t i = 0; i < w.evals.size(); ++i) {
-      std::vector<replica> reps;
-      for (int en : w.evals[i].entry_of_replica) reps.push_back(res_->as_replica(en));
-      std::vector<int> assign;
-      for (int en : w.evals[i].entry_of_group) {
-        assign.push_back(static_cast<int>(std::find(w.evals[i].entry_of_replica.begin(), w.evals[i].entry_of_replica.end(), en) -
-                                          w.evals[i].entry_of_replica.begin()));
+      const auto& ev = w.evals[i];
+      reps.clear();
+      for (int en : ev.entry_of_replica) reps.push_back(res_->as_replica(en));
+      // Each group's replica by its entry's position in entry_of_replica (its size when absent).
+      const int none = static_cast<int>(ev.entry_of_replica.size());
+      std::size_t top = 0;
+      for (int en : ev.entry_of_replica) top = std::max(top, static_cast<std::size_t>(en) + 1);
+      at.assign(top, none);
+      for (std::size_t r = ev.entry_of_replica.size(); r-- > 0;) at[static_cast<std::size_t>(ev.entry_of_replica[r])] = static_cast<int>(r);
+      assign.clear();
+      for (int en : ev.entry_of_group) {
+        assign.push_back(en >= 0 && static_cast<std::size_t>(en) < top ? at[static_cast<std::size_t>(en)] : none);
       }
-      n += constraint_violations(*s_, w.groups[i], reps, assign, w.evals[i].result).size();
+      n += constraint_violations(*s_, w.groups[i], reps, assign, ev.result).size();
     }
     return n;
   }
@@ -449,7 +448,11 @@ class policy_session {
       const int n = decisions(window_s);
       for (int d = 0; d < n; ++d) {
         const auto a = controller_->decide(value_);
-        edits += a.kind != K::no_op && a.kind != K::retain ? 1 : 0;
+        // A decision that changes nothing (no-op, retain) leaves the state every later decision
+        // of this window is taken in as it was, and the value function is a function of the
+        // features alone (`scorer.hpp`): each of them would make the same choice again.
+        if (a.kind == K::no_op || a.kind == K::retain) break;
+        edits += 1;
         if (kinds != nullptr) {
           kinds->promotes += a.kind == K::promote ? 1 : 0;
           kinds->demotes += a.kind == K::demote ? 1 : 0;
@@ -485,6 +488,106 @@ class policy_session {
     }
     if (k_ == policy_kind::moentwine) return least_tokens_replica(*res_, g);
     return nearest_replica(*s_, *res_, g);
+  }
+
+  /// `evaluate`, taking from `known` — an evaluation of the same window on this residency, which
+  /// has only gained entries since — every evaluated layer `changed` does not mark (indexed as
+  /// `es_.local`): a layer's routing and critical path read the window's groups of the layer, the
+  /// entries of the layer and the copies in flight (none while planning), so an unchanged layer
+  /// evaluates as before, its entry-indexed vectors padded with zeros to the directory's size.
+  template <class = void>
+  window_evaluation evaluate_(const std::vector<std::vector<token_group>>& win, policy_result* account, double scale,
+                              int windows, const window_evaluation* known, const std::vector<char>& changed) const {
+    window_evaluation out;
+    const auto mig = controller_->migrations(L_);
+    const auto& res = *res_;
+    const int C = s_->chiplets();
+    for (std::size_t li = 0; li < es_.local.size(); ++li) {
+      const int local = es_.local[li];
+      if (known != nullptr && changed[li] == 0) {
+        out.groups.push_back(known->groups[li]);
+        out.evals.push_back(known->evals[li]);
+        out.evals.back().entry_tokens.resize(res.entries().size(), 0.0);
+        out.evals.back().entry_finish_s.resize(res.entries().size(), 0.0);
+      } else {
+        out.groups.push_back(detail::local_groups(win, es_.first_moe + local, local));
+        auto& lg = out.groups.back();
+        auto entries = route_(lg);
+        if (k_ == policy_kind::pimoe) {
+          // Throttle-aware offload: cold bank-resident experts' groups to PIM when the PIM estimate
+          // beats the core estimate and the unit is below its throttle.
+          std::vector<token_group> core, pim;
+          std::vector<int> core_e, pim_e;
+          std::vector<double> unit(s_->banks().size(), 0.0), chip(static_cast<std::size_t>(C), 0.0);
+          double mean = 0.0;
+          for (int e = 0; e < experts_; ++e) mean += prof_.at(local, e) / experts_;
+          for (std::size_t g = 0; g < lg.size(); ++g) {
+            const auto& grp = lg[g];
+            const auto& de = res.entries()[static_cast<std::size_t>(entries[g])];
+            const double flops = grp.tokens * shape_.flops_per_token.si();
+            bool off = false;
+            const auto& unit_p = xp_.pim.of(res.tier(entries[g]));  // SRAM, and tiers without PIM: 0
+            if (unit_p.flops_per_byte > 0.0 && prof_.at(local, grp.expert) < mean) {
+              double bw = 0.0;
+              for (int j = 0; j < de.span; ++j) bw += s_->banks()[static_cast<std::size_t>(de.bank) + static_cast<std::size_t>(j)].bandwidth.si();
+              const double t_pim = unit[de.bank] + flops / (unit_p.flops_per_byte * bw);
+              const double t_core = chip[de.chiplet] + flops / chiplet_flops_ + wt_.si() / bw;
+              off = t_pim < t_core && unit[de.bank] < xp_.pim.throttle * xp_.critical_path.window.si();
+              if (off) unit[de.bank] = t_pim;
+            }
+            if (!off) chip[de.chiplet] += flops / chiplet_flops_;
+            (off ? pim : core).push_back(grp);
+            (off ? pim_e : core_e).push_back(entries[g]);
+          }
+          // Banks serving a PIM stream and a core stream share their bandwidth (`pim.hpp`).
+          std::vector<double> core_s(s_->banks().size(), 0.0);
+          {
+            std::vector<char> seen(res.entries().size(), 0);
+            for (std::size_t g = 0; g < core.size(); ++g) {
+              if (core[g].tokens <= 0 || seen[static_cast<std::size_t>(core_e[g])] != 0) continue;
+              seen[static_cast<std::size_t>(core_e[g])] = 1;
+              const auto& de = res.entries()[static_cast<std::size_t>(core_e[g])];
+              for (int j = 0; j < de.span; ++j) {
+                const auto b = static_cast<std::size_t>(de.bank) + static_cast<std::size_t>(j);
+                core_s[b] += shape_.weight_bytes.si() / de.span / s_->banks()[b].bandwidth.si();
+              }
+            }
+          }
+          const auto share = pim_bank_contention(core_s, detail::pim_bank_stream_s(*s_, shape_, res, pim_e, xp_.pim));
+          auto ev = evaluate_directory_layer(*s_, shape_, res, core, core_e, xp_.critical_path, mig, share);
+          const double t_pim = detail::pim_layer(*s_, shape_, res, pim, pim_e, ev.result.critical.gate.si(),
+                                                 ev.result.critical.combine.si(), xp_.pim, ev.result.energy, core_s);
+          if (t_pim > ev.result.t_moe.si()) {
+            // The PIM groups are critical: their excess over the cores' path is memory-side service.
+            ev.result.critical.memory += duration<>::from_si(t_pim - ev.result.t_moe.si());
+            ev.result.t_moe = duration<>::from_si(t_pim);
+          }
+          out.evals.push_back(std::move(ev));
+          lg = std::move(core);
+        } else {
+          out.evals.push_back(evaluate_directory_layer(*s_, shape_, res, lg, entries, xp_.critical_path, mig));
+        }
+      }
+      const auto& r = out.evals.back().result;
+      out.moe_s += r.t_moe.si();
+      out.energy += r.energy;
+      out.stages += r.critical;
+      if (account != nullptr) {
+        for (std::size_t i = 0; i < out.evals.back().entry_of_replica.size(); ++i) {
+          const auto& de = res.entries()[static_cast<std::size_t>(out.evals.back().entry_of_replica[i])];
+          account->chiplet_busy_s[de.chiplet] += r.replica_tokens[i] * shape_.flops_per_token.si() / chiplet_flops_;
+        }
+        for (std::size_t b = 0; b < s_->banks().size(); ++b) {
+          if (s_->banks()[b].tier == tier_kind::dram) account->dram_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
+          if (s_->banks()[b].tier == tier_kind::hbm) account->hbm_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
+        }
+        for (std::size_t u = 0; u < s_->links().size(); ++u) {
+          account->d2d_bytes += r.link_load(static_cast<int>(u)) * scale / windows;
+          account->d2d_token_bytes += (r.link_bytes[u * 4] + r.link_bytes[u * 4 + 1]) * scale / windows;
+        }
+      }
+    }
+    return out;
   }
 
   /// MoEntwine's NI-Balancer: one expert from the most to the least loaded chiplet over cold links.
@@ -544,6 +647,7 @@ class policy_session {
   fast_map_params fm_;
   controller_params ctl_;
   data_size<> wt_{};
+  std::array<bool, 3> tiers_{true, true, true};  ///< tiers the first copies may use
   double chiplet_flops_ = 0.0;
   std::optional<residency> res_;
   std::optional<residency_controller> controller_;

@@ -160,9 +160,9 @@ class fast_token_mapper {
     t.queue = std::max(w_c / chiplet_rate_, w_r / (k * core_rate_)) / window_;
     const double bytes = g.tokens * shape_.token_bytes.si();
     route_.clear();
-    s_->append_route(g.source, e.chiplet, route_);
+    append_pair_(g.source, e.chiplet, route_);
     const std::size_t dispatch_end = route_.size();
-    s_->append_route(e.chiplet, g.aggregate, route_);
+    append_pair_(e.chiplet, g.aggregate, route_);
     double path = 0.0, drain_d = 0.0, drain_g = 0.0;
     for (std::size_t i = 0; i < route_.size(); ++i) {
       const auto& l = links[static_cast<std::size_t>(route_[i])];
@@ -219,8 +219,8 @@ class fast_token_mapper {
     replica_ops_[static_cast<std::size_t>(entry)] += g.tokens * shape_.flops_per_token.si();
     const double bytes = g.tokens * shape_.token_bytes.si();
     route_.clear();
-    s_->append_route(g.source, e.chiplet, route_);
-    s_->append_route(e.chiplet, g.aggregate, route_);
+    append_pair_(g.source, e.chiplet, route_);
+    append_pair_(e.chiplet, g.aggregate, route_);
     for (int u : route_) link_bytes_[static_cast<std::size_t>(u)] += bytes;
     auto& a = active_[static_cast<std::size_t>(entry)];
     if (a == 0) {
@@ -276,6 +276,28 @@ class fast_token_mapper {
   }
 
  private:
+  /// Appends the route from compute chiplet `a` to `b` (`substrate::append_route`'s links), each
+  /// pair's taken from the substrate once per mapper (up to 256 chiplets; beyond, every time).
+  template <class = void>
+  void append_pair_(int a, int b, std::vector<int>& out) const {
+    const int C = s_->chiplets();
+    if (C > 256 || a < 0 || b < 0 || a >= C || b >= C) {
+      s_->append_route(a, b, out);
+      return;
+    }
+    const auto n = static_cast<std::size_t>(C);
+    if (pair_at_.empty()) pair_at_.assign(n * n, pair_span{});
+    auto& at = pair_at_[static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b)];
+    if (!at.known) {
+      at.begin = pair_links_.size();
+      s_->append_route(a, b, pair_links_);
+      at.end = pair_links_.size();
+      at.known = true;
+    }
+    out.insert(out.end(), pair_links_.begin() + static_cast<std::ptrdiff_t>(at.begin),
+               pair_links_.begin() + static_cast<std::ptrdiff_t>(at.end));
+  }
+
   const substrate* s_;
   const residency* res_;
   fast_map_params p_;
@@ -287,6 +309,12 @@ class fast_token_mapper {
   std::vector<int> active_on_;  // active replicas per chiplet
   std::vector<double> wait_, ready_;  // per entry once open: bank wait and weights-ready time (s)
   mutable std::vector<int> route_;  // scratch route buffer (allocation-free after the first use)
+  struct pair_span {
+    std::size_t begin = 0, end = 0;  // the pair's links in pair_links_
+    bool known = false;
+  };
+  mutable std::vector<pair_span> pair_at_;  // per (a, b) chiplet pair, once taken
+  mutable std::vector<int> pair_links_;
 };
 
 /// Simple routing: each group to the published replica of its expert nearest its source chiplet
@@ -295,17 +323,18 @@ template <class = void>
 inline std::vector<int> nearest_replica(const substrate& s, const residency& res, const std::vector<token_group>& groups) {
   std::vector<int> out(groups.size(), -1);
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    const auto& legal = res.legal(groups[g].layer, groups[g].expert);
-    detail::require(!legal.empty(), "strata.hcrmap.token_mapper", "residency", groups[g].expert,
-                    "a published replica for every routed expert (Eq. 21)");
-    int best = legal.front(), best_h = std::numeric_limits<int>::max();
-    for (int r : legal) {
+    // The legal replicas (`residency::legal`) read in place, in entry order.
+    int best = -1, best_h = std::numeric_limits<int>::max();
+    for (int r : res.of(groups[g].layer, groups[g].expert)) {
+      if (!res.published(r)) continue;
       const int h = s.hops(groups[g].source, res.entries()[static_cast<std::size_t>(r)].chiplet);
-      if (h < best_h) {
+      if (best < 0 || h < best_h) {
         best_h = h;
         best = r;
       }
     }
+    detail::require(best >= 0, "strata.hcrmap.token_mapper", "residency", groups[g].expert,
+                    "a published replica for every routed expert (Eq. 21)");
     out[g] = best;
   }
   return out;
@@ -318,13 +347,14 @@ inline std::vector<int> least_tokens_replica(const residency& res, const std::ve
   std::vector<double> load(res.entries().size(), 0.0);
   std::vector<int> out(groups.size(), -1);
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    const auto& legal = res.legal(groups[g].layer, groups[g].expert);
-    detail::require(!legal.empty(), "strata.hcrmap.token_mapper", "residency", groups[g].expert,
-                    "a published replica for every routed expert (Eq. 21)");
-    int best = legal.front();
-    for (int r : legal) {
-      if (load[static_cast<std::size_t>(r)] < load[static_cast<std::size_t>(best)]) best = r;
+    // The legal replicas (`residency::legal`) read in place, in entry order.
+    int best = -1;
+    for (int r : res.of(groups[g].layer, groups[g].expert)) {
+      if (!res.published(r)) continue;
+      if (best < 0 || load[static_cast<std::size_t>(r)] < load[static_cast<std::size_t>(best)]) best = r;
     }
+    detail::require(best >= 0, "strata.hcrmap.token_mapper", "residency", groups[g].expert,
+                    "a published replica for every routed expert (Eq. 21)");
     load[static_cast<std::size_t>(best)] += groups[g].tokens;
     out[g] = best;
   }

@@ -7,7 +7,6 @@
 
 #include <cstddef>  // std::size_t
 #include <cstdint>  // std::uint16_t
-#include <span>     // std::span
 #include <utility>  // std::pair, std::move
 
 #include "strata/core/error.hpp"
@@ -23,10 +22,14 @@ inline std::pair<routing_trace, routing_trace> split_by_sequence(const routing_t
   detail::require(!t.empty(), "strata.hcrmap.experiment", "trace", t.tokens(), "non-empty");
   const auto seqs = detail::sequences_of(t);
   routing_trace a(t.layers(), t.experts_per_layer(), t.k(), t.topic_names()), b = a;
+  // A token of `t` holds what `routing_trace::push_back` checks (every trace does): its IDs and
+  // information are appended as they are, not checked again.
+  const auto cell = static_cast<std::size_t>(t.layers()) * static_cast<std::size_t>(t.k());
   const auto copy = [&](routing_trace& to, std::size_t i) {
-    to.push_back(std::span<const std::uint16_t>(t.ids().data() + i * static_cast<std::size_t>(t.layers() * t.k()),
-                                                static_cast<std::size_t>(t.layers() * t.k())),
-                 t.info(i));
+    const auto* from = t.ids().data() + i * cell;
+    auto& ids = detail::trace_access::ids(to);
+    ids.insert(ids.end(), from, from + cell);
+    detail::trace_access::infos(to).push_back(t.info(i));
   };
   if (seqs.size() < 2) {
     for (std::size_t i = 0; i < t.tokens(); ++i) copy(i < t.tokens() / 2 ? a : b, i);

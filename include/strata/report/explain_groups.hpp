@@ -20,7 +20,8 @@
 ///   `validation.serving.mixtral_tp2_h100.*` (`serving_validation_rows`); parameters: the H100
 ///   card's time fields (its energy and power fields move no time). Each vLLM run's rows are a part
 ///   (`explain_group::parts`): a row of one run re-runs that run, the pooled TTFT and time per
-///   output token all three.
+///   output token all three (the part of every row, the smallest that holds them); each run's
+///   result is kept by card, so the pooled rows at a point one run's row ran simulate the others.
 ///
 /// - `vLLM campaign, <run>`: `validation.serving.campaign.<run>.*` (`vllm_campaign_run_rows`), one
 ///   family per campaign run (one simulation gives the run's rows); parameters: the H100 card's

@@ -3,8 +3,9 @@
 // - the Stratum family's five out-of-tolerance rows (elasticities to 240 parameters, solves,
 //   pairs, the family line);
 // - the GPU validation's two measurement rows;
-// - the vLLM serving rows on both knob sets (each re-evaluation simulates three vLLM runs), on one
-//   thread and on two (`explain_options::threads`: the two knob sets' families side by side);
+// - the vLLM serving rows on both knob sets (a re-evaluation of a run's rows simulates that run,
+//   of the pooled rows the three, each run's result kept by card), on one thread and on two
+//   (`explain_options::threads`: the two knob sets' families side by side);
 // - the Stratum stack's thermal cap (each re-evaluation solves the 32 x 32 grid) and the HCRMap
 //   migration premise (a discrete parameter, scanned);
 // - the first vLLM campaign run of a preset model with a failing row (each re-evaluation simulates

@@ -1,7 +1,7 @@
 // What the gap explainer runs (report/explain.hpp, issue 47's time budget): the runs by phase
 // (`explain_counts`), the family line verifying single changes on the points the rows already ran
 // (one runner), a point whose change sets a parameter to its cited value being the cited point, a
-// costly group's parts (a point asked for some rows runs only the parts holding them), the vLLM
+// costly group's parts (a point asked for some rows runs only the smallest part holding each), the vLLM
 // serving rows of one run (`serving_validation_rows(card, id0, knobs, runs)`), the card fields a vLLM
 // run does not read (`explain_parameter::read`), and the whole explanation byte-identical on one
 // thread and on two.
@@ -79,6 +79,59 @@ TEST_CASE("explain cost: a costly group's point runs only the parts that hold th
   strata::detail::explain_runner all{&h, &n};
   CHECK(all.one({{1, 2.0}}, "cost.b").value_or(0.0) == doctest::Approx(2.0));
   CHECK(st2->asked.back() == h.row_ids);
+}
+
+TEST_CASE("explain cost: nested parts run the smallest part that holds each row asked") {
+  // As the vLLM serving group's: each run's rows a part, and a part of every row (the pooled rows
+  // need every run), which also holds the runs' rows.
+  auto st = std::make_shared<cost_toy_state>();
+  auto g = cost_toy_group(st, true);
+  g.parts.push_back(g.row_ids);
+  std::size_t n = 0;
+  strata::detail::explain_runner run{&g, &n};
+  CHECK(run.one({{0, 3.0}}, "cost.a1").value_or(0.0) == doctest::Approx(3.0));
+  CHECK(st->asked.back() == std::vector<std::string>{"cost.a1", "cost.a2"});  // its part, not every row
+  CHECK(run.one({{1, 2.0}}, "cost.b").value_or(0.0) == doctest::Approx(2.0));
+  CHECK(st->asked.back() == std::vector<std::string>{"cost.b"});
+  // A row only the whole part holds runs every row.
+  g.parts = {{"cost.a1", "cost.a2"}, g.row_ids};
+  CHECK(run.one({{1, 2.5}}, "cost.b").value_or(0.0) == doctest::Approx(2.5));
+  CHECK(st->asked.back() == g.row_ids);
+  CHECK(n == 3);
+}
+
+TEST_CASE("explain cost: the vLLM serving group's rows at a point are the full call's, whatever was run there before") {
+  // A row of one run at a changed card (that run simulated alone), then every row at the same card
+  // (the pooled rows: the run kept, the other two simulated): bit for bit the rows of
+  // `serving_validation_rows` on that card.
+  const auto card = strata::validated_gpu(strata::h100_sxm5());
+  const std::string id0 = "validation.serving.mixtral_tp2_h100.fitted_knobs.";
+  const std::string knobs = "knobs fitted on tests/data/measurements";
+  auto g = strata::serving_explain_group(card, id0, knobs, "vLLM serving, fitted knobs");
+  std::size_t bw = g.parameters.size();
+  for (std::size_t p = 0; p < g.parameters.size(); ++p) {
+    if (g.parameters[p].name == "h100_sxm5.memory_bandwidth") bw = p;
+  }
+  REQUIRE(bw < g.parameters.size());
+  auto changed = card;
+  changed.memory_bandwidth = strata::units::TBps(3.6);
+  const auto want = strata::serving_validation_rows(changed, id0, knobs);
+  std::size_t n = 0;
+  strata::detail::explain_runner run{&g, &n};
+  const std::string general = id0 + "general.e2e_mean_s";
+  const auto one = run.one({{bw, changed.memory_bandwidth.si()}}, general);
+  REQUIRE(one);
+  CHECK(*one == strata::detail::explain_find(want, general)->value);
+  const auto all = run.at({{bw, changed.memory_bandwidth.si()}}, g.row_ids);
+  REQUIRE(all);
+  REQUIRE(all->size() == g.row_ids.size());
+  for (std::size_t k = 0; k < g.row_ids.size(); ++k) {
+    CAPTURE(g.row_ids[k]);
+    const auto* w = strata::detail::explain_find(want, g.row_ids[k]);
+    REQUIRE(w != nullptr);
+    CHECK((*all)[k] == w->value);
+  }
+  CHECK(n == 2);
 }
 
 TEST_CASE("explain cost: a change to the cited value is the cited point, run once") {

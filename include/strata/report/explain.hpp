@@ -115,7 +115,8 @@ struct explain_group {
   bool costly = false;
   /// Of a costly group: the rows one run of the evaluator gives together (the rows of one
   /// simulated vLLM run; the rows pooled over every run are a part of all rows). A point asked for
-  /// some rows runs the parts that hold them, each part whole; empty: one part, every row.
+  /// some rows runs, for each, the smallest part that holds it, each part whole (a row of one vLLM
+  /// run its run, not the part of all rows that also holds it); empty: one part, every row.
   std::vector<std::vector<std::string>> parts;
 };
 
@@ -354,18 +355,22 @@ struct explain_runner {
     }
     return k;
   }
-  /// The rows a costly group's run gives with rows `ids`: every row of the parts (`explain_group::parts`)
-  /// that hold one of them, in the group's order; every row when a part is not stated.
+  /// The rows a costly group's run gives with rows `ids`: every row of the smallest part
+  /// (`explain_group::parts`) that holds each of them (parts may nest: a vLLM run's rows inside
+  /// the part of every row the pooled rows need), in the group's order; every row when a part is
+  /// not stated.
   std::vector<std::string> costly_rows(const std::vector<std::string>& ids) const {
     const auto& parts = group->parts;
     if (parts.empty()) return group->row_ids;
     std::vector<bool> take(parts.size(), false);
     for (const auto& id : ids) {
-      bool held = false;
+      std::optional<std::size_t> smallest;
       for (std::size_t k = 0; k < parts.size(); ++k) {
-        if (std::find(parts[k].begin(), parts[k].end(), id) != parts[k].end()) take[k] = held = true;
+        if (std::find(parts[k].begin(), parts[k].end(), id) == parts[k].end()) continue;
+        if (!smallest || parts[k].size() < parts[*smallest].size()) smallest = k;
       }
-      if (!held) return group->row_ids;
+      if (!smallest) return group->row_ids;
+      take[*smallest] = true;
     }
     std::vector<std::string> out;
     for (const auto& id : group->row_ids) {

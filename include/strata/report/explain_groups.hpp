@@ -20,7 +20,8 @@
 ///   `validation.serving.mixtral_tp2_h100.*` (`serving_validation_rows`); parameters: the H100
 ///   card's time fields (its energy and power fields move no time). Each vLLM run's rows are a part
 ///   (`explain_group::parts`): a row of one run re-runs that run, the pooled TTFT and time per
-///   output token all three.
+///   output token all three (the part of every row, the smallest that holds them); each run's
+///   result is kept by card, so the pooled rows at a point one run's row ran simulate the others.
 ///
 /// - `vLLM campaign, <run>`: `validation.serving.campaign.<run>.*` (`vllm_campaign_run_rows`), one
 ///   family per campaign run (one simulation gives the run's rows); parameters: the H100 card's
@@ -52,6 +53,7 @@
 /// and `hcrmap_value`) to reproduce them; other HCRMap rows computed from the suite have no family.
 
 #include <algorithm>  // std::min_element, std::max_element, std::find
+#include <deque>      // std::deque (results kept by reference)
 #include <functional>  // std::function
 #include <map>        // std::map
 #include <memory>     // std::make_shared
@@ -266,10 +268,19 @@ inline void explain_mark_unread_card_fields(explain_group& g, const std::string&
 template <class = void>
 inline explain_group serving_explain_group(const gpu_params& card, const std::string& id0, const std::string& knobs,
                                            const std::string& family) {
+  // A vLLM run's result on a card (its means and stages; the per-request times dropped).
+  struct simulated {
+    std::string run;
+    gpu_params card;
+    serving_result result;
+  };
   struct state {
     gpu_params card;
     std::vector<paper_row> last;  // the rows at the last state run, and that state
     std::optional<gpu_params> last_card;
+    // Every run simulated so far, by run and card: a point asked for the pooled rows after the
+    // rows of one run (its own part, `explain_group::parts`) simulates only the other runs.
+    std::deque<simulated> done;
   };
   auto st = std::make_shared<state>();
   st->card = card;
@@ -313,7 +324,17 @@ inline explain_group serving_explain_group(const gpu_params& card, const std::st
         if (!k) every = true;
         if (k && std::find(keys.begin(), keys.end(), *k) == keys.end()) keys.push_back(*k);
       }
-      st->last = serving_validation_rows(st->card, id0, knobs, every ? std::vector<std::string>{} : keys);
+      const auto simulate = [&st](const vllm_serving_run& run) -> const serving_result& {
+        for (const auto& d : st->done) {
+          if (d.run == run.key && d.card == st->card) return d.result;
+        }
+        auto r = simulate_vllm_run(run, st->card);
+        r.first_token_s = {};
+        r.finish_s = {};
+        st->done.push_back({run.key, st->card, std::move(r)});
+        return st->done.back().result;
+      };
+      st->last = serving_validation_rows_with(st->card, id0, knobs, every ? std::vector<std::string>{} : keys, simulate);
       st->last_card = st->card;
     }
     std::vector<double> out;

@@ -148,6 +148,15 @@ inline serving_result simulate_vllm_run(const vllm_serving_run& run, const gpu_p
   return r;
 }
 
+/// `serving_validation_rows(card, id0, knobs, runs)` (below) with each run's result from
+/// `simulate(run)`, which must be `simulate_vllm_run(run, card)`'s (the gap explainer keeps each
+/// run's result by card, `report/explain_groups.hpp`, so a point asked for the pooled rows after a
+/// row of one run does not simulate that run again).
+template <class Simulate>
+std::vector<paper_row> serving_validation_rows_with(const gpu_params& card, const std::string& id0,
+                                                    const std::string& knobs, const std::vector<std::string>& runs,
+                                                    Simulate&& simulate);
+
 /// `serving_validation_rows(card, id0, knobs)` (below) of the runs named in `runs` only (their keys,
 /// `vllm_serving_run::key`; empty: every run): those runs' own rows, and the rows pooled over the
 /// runs (`ttft_mean_s`, `time_per_output_token_s`) only when every run is named. The gap
@@ -156,6 +165,14 @@ inline serving_result simulate_vllm_run(const vllm_serving_run& run, const gpu_p
 template <class = void>
 inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, const std::string& id0,
                                                       const std::string& knobs, const std::vector<std::string>& runs) {
+  return serving_validation_rows_with(card, id0, knobs, runs,
+                                      [&card](const vllm_serving_run& run) { return simulate_vllm_run(run, card); });
+}
+
+template <class Simulate>
+std::vector<paper_row> serving_validation_rows_with(const gpu_params& card, const std::string& id0,
+                                                    const std::string& knobs, const std::vector<std::string>& runs,
+                                                    Simulate&& simulate) {
   const auto all = mixtral_tp2_h100_vllm_runs();
   for (const auto& k : runs) {
     bool known = false;
@@ -174,7 +191,7 @@ inline std::vector<paper_row> serving_validation_rows(const gpu_params& card, co
   std::string ttfts;  // each run's mean TTFT
   for (const auto& run : all) {
     if (!named(run.key)) continue;
-    const auto r = simulate_vllm_run(run, card);
+    const serving_result& r = simulate(run);
     const model m = preset(run.model);
     gpu_step_costs full(card, run.gpus, m), bare(no_overhead, run.gpus, m);
     const int batch = std::max(1, static_cast<int>(std::lround(r.mean_batch)));

@@ -70,7 +70,10 @@ void print_text(const strata::row_explanation& x, const std::vector<strata::fami
               << (g.needed ? num(g.range_units) : std::string("> 10")) << " | " << (g.closes ? "yes" : "no") << " | "
               << g.range << " |\n";
   }
-  if (!x.closed_by_one) {
+  if (!x.closed_by_one && x.elasticities.empty() && !x.gap.empty()) {
+    // Only discrete parameters: each allowed value is tried alone; pairs are of real parameters.
+    std::cout << "\nno single switch closes the row; no pair tried (pairs are of real parameters, and the row has none)\n";
+  } else if (!x.closed_by_one) {
     std::cout << "\nno single parameter closes the row within ten ranges; pairs (each moved the same ranges):\n";
     std::size_t shown = 0;
     for (const auto& p : x.pairs) {

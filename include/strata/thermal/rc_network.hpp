@@ -41,7 +41,7 @@
 #include <cmath>    // std::isfinite, std::exp, std::expm1, std::sqrt
 #include <cstdint>  // std::int64_t
 #include <string>   // std::string
-#include <utility>  // std::swap, std::move
+#include <utility>  // std::swap
 #include <vector>   // std::vector
 
 #include <Eigen/Core>
@@ -241,7 +241,7 @@ class steady_factorisation_cache {
       ldlt_.analyzePattern(g);
       ++analyses_;
     }
-    g_ = std::move(g);
+    g_.swap(g);  // Eigen's SparseMatrix has no move assignment: swap, not a copy
     analysed_ = true;
     ldlt_.factorize(g_);
     ++factorisations_;

@@ -70,20 +70,22 @@ void print_text(const strata::row_explanation& x, const std::vector<strata::fami
               << (g.needed ? num(g.range_units) : std::string("> 10")) << " | " << (g.closes ? "yes" : "no") << " | "
               << g.range << " |\n";
   }
-  if (!x.closed_by_one && x.elasticities.empty() && !x.gap.empty()) {
-    // Only discrete parameters: each allowed value is tried alone; pairs are of real parameters.
-    std::cout << "\nno single switch closes the row; no pair tried (pairs are of real parameters, and the row has none)\n";
-  } else if (!x.closed_by_one) {
-    std::cout << "\nno single parameter closes the row within ten ranges; pairs (each moved the same ranges):\n";
+  if (!x.closed_by_one) {
+    if (x.elasticities.empty() && !x.gap.empty()) {
+      std::cout << "\nno single switch closes the row; pairs of switches (" << x.switch_pairs_tried
+                << " combinations tried):\n";
+    } else {
+      std::cout << "\nno single parameter closes the row within ten ranges; pairs (each moved the same ranges"
+                << (x.switch_pairs_tried > 0 ? ", then of switches: " + std::to_string(x.switch_pairs_tried) + " tried" : std::string())
+                << "):\n";
+    }
     std::size_t shown = 0;
     for (const auto& p : x.pairs) {
       if (!p.closes) continue;
       ++shown;
-      std::cout << "- " << p.parameters[0] << " " << num(p.cited[0]) << " -> " << num(p.needed[0]) << " and "
-                << p.parameters[1] << " " << num(p.cited[1]) << " -> " << num(p.needed[1]) << ": " << num(p.range_units)
-                << " ranges each\n";
+      std::cout << "- " << strata::detail::explain_pair_text(p) << "\n";
     }
-    if (shown == 0) std::cout << "- none within ten ranges\n";
+    if (shown == 0) std::cout << "- none closes it\n";
   }
   if (!x.verdict.empty()) std::cout << "\nverdict: " << x.verdict << "\n";
   if (!x.left_out.empty()) std::cout << "\nleft out: " << x.left_out << "\n";

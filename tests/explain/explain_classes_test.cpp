@@ -125,6 +125,75 @@ TEST_CASE("explain classes: a row no single change or pair closes within ten ran
   CHECK(y.front().verdict.rfind("no parameter the explainer varies moves the row", 0) == 0);
 }
 
+TEST_CASE("explain classes: two switches no single one closes are tried in pairs, and the pair that closes is verified") {
+  // y = 1 + a + 1.5 b + 4 c, switches a, b in {off, on} and c in {zero, one, two}, each cited at
+  // its first value; paper 3.5 +- 5 %. Alone: a gives 2, b 2.5, c 5 or 9. Of the pairs only a and
+  // b together give 3.5 (a with c: 6, 10; b with c: 6.5, 10.5).
+  struct state {
+    std::size_t a = 0, b = 0, c = 0;
+  };
+  auto st = std::make_shared<state>();
+  strata::explain_group g;
+  g.family = "toy switches";
+  g.row_ids = {"toy.s"};
+  const auto add = [&g](std::string name, std::vector<std::string> values, std::function<void(std::size_t)> set) {
+    strata::explain_choice ch;
+    ch.name = std::move(name);
+    ch.values = std::move(values);
+    ch.cited = 0;
+    ch.set = std::move(set);
+    ch.source = "toy";
+    g.choices.push_back(std::move(ch));
+  };
+  add("toy.a", {"off", "on"}, [st](std::size_t v) { st->a = v; });
+  add("toy.b", {"off", "on"}, [st](std::size_t v) { st->b = v; });
+  add("toy.c", {"zero", "one", "two"}, [st](std::size_t v) { st->c = v; });
+  const auto value = [st] { return 1.0 + double(st->a) + 1.5 * double(st->b) + 4.0 * double(st->c); };
+  g.evaluate = [value](const std::vector<std::string>& ids) { return std::vector<double>(ids.size(), value()); };
+  const std::vector<strata::paper_row> rows{strata::detail::rel("toy.s", 1.0, "x", 3.5, 0.05, "toy")};
+  std::size_t n = 0;
+  const auto x = strata::explain_group_rows(g, rows, {"toy.s"}, {}, n);
+  REQUIRE(x.size() == 1);
+  const auto& r = x.front();
+  CHECK_FALSE(r.closed_by_one);
+  CHECK(r.gap.size() == 3);  // each switch alone, none closing
+  // Pairs (a, b): 1 combination; (a, c): 2; (b, c): 2.
+  CHECK(r.switch_pairs_tried == 5);
+  REQUIRE(r.pairs.size() == 1);
+  const auto& p = r.pairs.front();
+  CHECK(p.parameters == std::array<std::string, 2>{"toy.a", "toy.b"});
+  CHECK(p.needed_choice[0] == std::optional<std::string>("on"));
+  CHECK(p.needed_choice[1] == std::optional<std::string>("on"));
+  CHECK(p.cited_choice[0] == std::optional<std::string>("off"));
+  CHECK(p.closes);
+  CHECK(p.range_units == 1.0);
+  // Verified directly: a and b on give 3.5, each alone does not pass.
+  st->a = 1;
+  st->b = 1;
+  CHECK(classes_passes(rows[0], value()));
+  st->b = 0;
+  CHECK_FALSE(classes_passes(rows[0], value()));
+  st->a = 0;
+  CHECK(r.verdict == "no single switch of its 3 discrete parameters closes it (each allowed value tried alone); the pair "
+                     "toy.a off -> on and toy.b off -> on (a switch each) does");
+  const auto j = strata::row_explanation_json(r);
+  CHECK(j.at("pairs")[0].at("needed")[0] == "on");
+  CHECK(j.at("switch_pairs_tried") == 5);
+  // With a paper no pair reaches, every combination is tried and the verdict says how many.
+  const std::vector<strata::paper_row> far{strata::detail::rel("toy.s", 1.0, "x", 100.0, 0.05, "toy")};
+  const auto y = strata::explain_group_rows(g, far, {"toy.s"}, {}, n);
+  REQUIRE(y.size() == 1);
+  CHECK(y.front().pairs.empty());
+  CHECK(y.front().switch_pairs_tried == 5);
+  CHECK(y.front().verdict.find("nor any pair of them (5 combinations of two switches tried)") != std::string::npos);
+  // Off (explain_options::switch_pairs): none tried.
+  strata::explain_options o;
+  o.switch_pairs = false;
+  const auto z = strata::explain_group_rows(g, rows, {"toy.s"}, o, n);
+  CHECK(z.front().switch_pairs_tried == 0);
+  CHECK(z.front().pairs.empty());
+}
+
 TEST_CASE("explain classes: the migration premise's link arbitration, a discrete parameter, is scanned") {
   const auto rows = strata::hcrmap_premise_rows({}, {});
   const std::string id = "hcrmap.premise.migration_delays_dispatch";

@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -169,6 +170,36 @@ TEST_CASE("explain hcrmap: a gap entry's closes agrees with a direct re-evaluati
         ch.set(ch.cited);
       }
       CHECK(any == e.closes);
+    }
+  }
+  // No single switch closes it: pairs of switches, each closing one rerun directly; with none
+  // closing, every combination was tried (the values other than the cited of each of two switches).
+  if (!y[0].closed_by_one) {
+    std::size_t combinations = 0;
+    for (std::size_t a = 0; a < b.choices.size(); ++a) {
+      for (std::size_t c = a + 1; c < b.choices.size(); ++c) {
+        combinations += (b.choices[a].values.size() - 1) * (b.choices[c].values.size() - 1);
+      }
+    }
+    if (y[0].pairs.empty()) CHECK(y[0].switch_pairs_tried == combinations);
+    CHECK(y[0].switch_pairs_tried <= combinations);
+    const auto index = [&](const std::string& name) {
+      for (std::size_t k = 0; k < fresh.choices.size(); ++k) {
+        if (fresh.choices[k].name == name) return k;
+      }
+      throw std::logic_error("no choice " + name);
+    };
+    for (const auto& p : y[0].pairs) {
+      CAPTURE(p.parameters[0]);
+      CAPTURE(p.parameters[1]);
+      REQUIRE(p.needed_choice[0]);
+      auto& ca = fresh.choices[index(p.parameters[0])];
+      auto& cb = fresh.choices[index(p.parameters[1])];
+      ca.set(static_cast<std::size_t>(p.needed[0]));
+      cb.set(static_cast<std::size_t>(p.needed[1]));
+      CHECK(fresh.evaluate({best_row}).at(0) == 1.0);
+      ca.set(ca.cited);
+      cb.set(cb.cited);
     }
   }
 }

@@ -148,12 +148,15 @@ struct gap_entry {
   std::optional<std::string> cited_choice, needed_choice;
 };
 
-/// Two parameters moved together, each by `range_units` ranges in the direction it closes the gap.
+/// Two parameters moved together, each by `range_units` ranges in the direction it closes the gap;
+/// or two discrete parameters switched together (`cited_choice`, `needed_choice` set: `cited` and
+/// `needed` are then their values' indices, and a switch counts one range, `range_units` 1).
 struct gap_pair {
   std::array<std::string, 2> parameters;
   std::array<double, 2> cited{}, needed{};
   double range_units = std::numeric_limits<double>::infinity();
   bool closes = false;
+  std::array<std::optional<std::string>, 2> cited_choice, needed_choice;  ///< discrete: the values by name
 };
 
 /// A row's explanation.
@@ -170,6 +173,9 @@ struct row_explanation {
   std::vector<gap_entry> gap;                  ///< by range units (not closing last)
   bool closed_by_one = false;                  ///< some single change closes the row
   std::vector<gap_pair> pairs;                 ///< when no single change does: pairs that close it
+  /// When no single change and no pair of real parameters closes it: the combinations of two
+  /// discrete parameters' values tried (`explain_options::switch_pairs`; the closing ones are in `pairs`).
+  std::size_t switch_pairs_tried = 0;
   std::string left_out;
   /// What the explainer found, in one sentence: the cheapest single change that closes the row; or
   /// that no single change within ten ranges does, and the cheapest closing pair; or that no pair of
@@ -233,6 +239,10 @@ struct explain_options {
   double rel_tol = 1e-6;        ///< of the root solve (relative width of the final bracket)
   std::size_t top_k_costly = 3; ///< `top_k` of a costly group (`explain_group::costly`)
   std::size_t pair_k_costly = 3;  ///< `pair_k` of a costly group
+  /// When no single change and no pair of real parameters closes a row: try every combination of
+  /// two of its discrete parameters' values (each switch one range, as alone), the first that
+  /// closes kept per pair of parameters (`row_explanation::switch_pairs_tried`).
+  bool switch_pairs = true;
   double rel_tol_costly = 1e-4;   ///< `rel_tol` of a costly group
   /// Of a costly group's root solve (Illinois, `detail::explain_edge_solve`): it stops at the first
   /// point that passes with a margin to its band's edge of at most this (the margin in units of
@@ -565,6 +575,20 @@ inline std::string explain_change_text(const std::string& p, double cited, doubl
   return p + " " + report_number(cited) + " -> " + report_number(needed) + " (" + fixed(units, 2) + " ranges)";
 }
 
+/// A pair's two changes: "a 1 -> 2 and b 3 -> 4 (0.50 ranges each)", or of two switches
+/// "a x -> y and b u -> v (a switch each)".
+template <class = void>
+inline std::string explain_pair_text(const gap_pair& p) {
+  const bool discrete = p.cited_choice[0] && p.needed_choice[0] && p.cited_choice[1] && p.needed_choice[1];
+  if (discrete) {
+    return p.parameters[0] + " " + *p.cited_choice[0] + " -> " + *p.needed_choice[0] + " and " + p.parameters[1] + " " +
+           *p.cited_choice[1] + " -> " + *p.needed_choice[1] + " (a switch each)";
+  }
+  return p.parameters[0] + " " + report_number(p.cited[0]) + " -> " + report_number(p.needed[0]) + " and " +
+         p.parameters[1] + " " + report_number(p.cited[1]) + " -> " + report_number(p.needed[1]) + " (" +
+         fixed(p.range_units, 2) + " ranges each)";
+}
+
 /// The verdict of a row's explanation (`row_explanation::verdict`).
 template <class = void>
 inline std::string explain_verdict(const row_explanation& x, const explain_options& o) {
@@ -578,18 +602,23 @@ inline std::string explain_verdict(const row_explanation& x, const explain_optio
     return "no parameter the explainer varies moves the row (every elasticity is 0 and no discrete parameter is "
            "registered for it): no single change or pair closes it " + within;
   }
-  if (x.elasticities.empty()) {  // only discrete parameters (scanned); pairs are of real ones
-    return "no single switch of its " + std::to_string(x.gap.size()) +
-           " discrete parameters closes it (each allowed value tried alone)";
+  const std::string tried = std::to_string(x.switch_pairs_tried) + " combination" +
+                            (x.switch_pairs_tried == 1 ? "" : "s") + " of two switches tried";
+  if (x.elasticities.empty()) {  // only discrete parameters (scanned), then their pairs
+    const std::string head = "no single switch of its " + std::to_string(x.gap.size()) +
+                             " discrete parameters closes it (each allowed value tried alone)";
+    for (const auto& p : x.pairs) {
+      if (p.closes) return head + "; the pair " + explain_pair_text(p) + " does";
+    }
+    return head + (x.switch_pairs_tried > 0 ? ", nor any pair of them (" + tried + ")" : std::string());
   }
   for (const auto& p : x.pairs) {
     if (!p.closes) continue;
-    return "no single change closes it " + within + "; the pair " + p.parameters[0] + " " + report_number(p.cited[0]) +
-           " -> " + report_number(p.needed[0]) + " and " + p.parameters[1] + " " + report_number(p.cited[1]) + " -> " +
-           report_number(p.needed[1]) + " does (" + fixed(p.range_units, 2) + " ranges each)";
+    return "no single change closes it " + within + "; the pair " + explain_pair_text(p) + " does";
   }
   return "no single change closes it " + within + " (of the " + std::to_string(x.gap.size()) +
-         " solved), nor any pair of its most elastic parameters";
+         " solved), nor any pair of its most elastic parameters" +
+         (x.switch_pairs_tried > 0 ? " or of its switches (" + tried + ")" : std::string());
 }
 
 }  // namespace detail
@@ -803,6 +832,43 @@ inline std::vector<row_explanation> explain_group_rows(explain_group& g, const s
       }
       std::stable_sort(x.pairs.begin(), x.pairs.end(),
                        [](const gap_pair& a, const gap_pair& b) { return a.range_units < b.range_units; });
+      // Then pairs of discrete parameters: each combination of two of their values other than the
+      // cited ones, the first that passes kept per pair of parameters (in the order registered).
+      const bool closed_by_pair = std::any_of(x.pairs.begin(), x.pairs.end(), [](const gap_pair& p) { return p.closes; });
+      if (o.switch_pairs && !closed_by_pair) {
+        run.now = phase::pairs;
+        const auto feeds = [&](const explain_choice& ch) {
+          return ch.feeds.empty() || std::find(ch.feeds.begin(), ch.feeds.end(), row.id) != ch.feeds.end();
+        };
+        for (std::size_t a = 0; a < g.choices.size(); ++a) {
+          if (!feeds(g.choices[a])) continue;
+          for (std::size_t b = a + 1; b < g.choices.size(); ++b) {
+            if (!feeds(g.choices[b])) continue;
+            const auto& ca = g.choices[a];
+            const auto& cb = g.choices[b];
+            bool found = false;
+            for (std::size_t va = 0; va < ca.values.size() && !found; ++va) {
+              if (va == ca.cited) continue;
+              for (std::size_t vb = 0; vb < cb.values.size() && !found; ++vb) {
+                if (vb == cb.cited) continue;
+                ++x.switch_pairs_tried;
+                const auto y = run.one({{n + a, static_cast<double>(va)}, {n + b, static_cast<double>(vb)}}, row.id);
+                if (!y || !detail::explain_passes(row, *y)) continue;
+                gap_pair gp;
+                gp.parameters = {ca.name, cb.name};
+                gp.cited = {static_cast<double>(ca.cited), static_cast<double>(cb.cited)};
+                gp.needed = {static_cast<double>(va), static_cast<double>(vb)};
+                gp.cited_choice = {ca.values[ca.cited], cb.values[cb.cited]};
+                gp.needed_choice = {ca.values[va], cb.values[vb]};
+                gp.range_units = 1.0;
+                gp.closes = true;
+                x.pairs.push_back(std::move(gp));
+                found = true;
+              }
+            }
+          }
+        }
+      }
     }
     x.verdict = detail::explain_verdict(x, o);
     out.push_back(std::move(x));

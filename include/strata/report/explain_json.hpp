@@ -9,13 +9,15 @@
 ///    "elasticity": -0.35, "scheme": "central"}], "zero_elasticities": 180,
 ///    "gap": [{"parameter": "stratum-s.xpu.op_overhead", "cited": 4e-06, "needed": 8.1e-06,
 ///             "relative_change": 1.03, "range_units": 0.069, "closes": true, "range": "..."}],
-///    "closed_by_one": true, "pairs": [], "left_out": "..."}
+///    "closed_by_one": true, "pairs": [], "switch_pairs_tried": 0, "left_out": "..."}
 /// \endcode
 ///
 /// `needed`, `relative_change` and `range_units` are null when no value within ten ranges brings
 /// the row into tolerance; `paper` is null for a row without one. A discrete parameter's entry
 /// (`explain_choice`) has `cited` and `needed` as the values' names (strings) and `range_units` 1
-/// (a switch). `verdict` says in one sentence what the explainer found (`row_explanation::verdict`).
+/// (a switch); so does a pair of two discrete parameters (`pairs`, range_units 1), tried when no
+/// single change and no pair of real parameters closes the row (`switch_pairs_tried` counts the
+/// combinations run). `verdict` says in one sentence what the explainer found (`row_explanation::verdict`).
 
 #include <cmath>  // std::isfinite
 
@@ -67,9 +69,15 @@ inline json row_explanation_json(const row_explanation& x) {
   }
   for (const auto& e : x.gap) gap.push_back(gap_entry_json(e));
   for (const auto& p : x.pairs) {
+    // A pair of discrete parameters gives its values by name (as a family line's switch does).
+    const auto side = [](const std::array<double, 2>& v, const std::array<std::optional<std::string>, 2>& names) {
+      json a = json::array();
+      for (std::size_t k = 0; k < 2; ++k) a.push_back(names[k] ? json(*names[k]) : json(v[k]));
+      return a;
+    };
     pairs.push_back(json{{"parameters", json::array({p.parameters[0], p.parameters[1]})},
-                         {"cited", json::array({p.cited[0], p.cited[1]})},
-                         {"needed", json::array({p.needed[0], p.needed[1]})},
+                         {"cited", side(p.cited, p.cited_choice)},
+                         {"needed", side(p.needed, p.needed_choice)},
                          {"range_units", detail::explain_number(p.range_units)},
                          {"closes", p.closes}});
   }
@@ -85,6 +93,7 @@ inline json row_explanation_json(const row_explanation& x) {
               {"gap", gap},
               {"closed_by_one", x.closed_by_one},
               {"pairs", pairs},
+              {"switch_pairs_tried", x.switch_pairs_tried},
               {"left_out", x.left_out},
               {"verdict", x.verdict}};
 }

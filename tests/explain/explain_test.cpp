@@ -216,7 +216,7 @@ TEST_CASE("explain: ranges resolve through the table, the aliases and the one-de
   CHECK(none.lo == doctest::Approx(1e-7));
   CHECK(none.hi == doctest::Approx(1e-5));
   CHECK(none.units(1e-6, 1e-5) == doctest::Approx(0.5));  // one decade of a two-decade range
-  CHECK(!strata::range_of("gpu_params.peak_flops_fp4", 0.0).usable());  // cited 0, a relative range: no scale
+  CHECK(!strata::range_of("gpu_params.peak_flops_fp4", 0.0).usable());  // cited 0, no stated range: no scale
   // The nested DRAM refresh structs read one JESD79-5 range (the aliases).
   for (const char* k : {"stratum_system_params.nmp.refresh.t_refi", "stratum_system_params.hbm.refresh.t_refi",
                         "stratum_stack_params.refresh.t_refi"}) {
@@ -277,11 +277,20 @@ TEST_CASE("explain: ranges resolve through the table, the aliases and the one-de
   CHECK(hbm.lo == doctest::Approx(460e9 * 1.4 / 1.8));
   CHECK(hbm.hi == doctest::Approx(460e9 * 2.4 / 1.8));
   CHECK(hbm.units(460e9, 120e9) == doctest::Approx(std::log(460.0 / 120.0) / std::log(2.4 / 1.4)));
-  // Every stated range is a range and names its source.
+  // Every stated range is a range, names its source and is a parameter of the table (directly or
+  // through an alias): a mistyped key would state nothing.
+  const std::string all = strata::parameter_range_table_markdown();
   for (const auto& r : strata::parameter_ranges()) {
     CAPTURE(r.key);
     CHECK(r.lo < r.hi);
     CHECK(!r.source.empty());
+    bool found = all.find("| " + r.key + " |") != std::string::npos;
+    for (const auto& [from, to] : strata::parameter_range_aliases()) {
+      if (r.key.compare(0, to.size(), to) == 0) {
+        found = found || all.find("| " + from + r.key.substr(to.size()) + " |") != std::string::npos;
+      }
+    }
+    CHECK(found);
   }
 }
 

@@ -129,12 +129,12 @@ inline const std::vector<parameter_range>& parameter_ranges() {
        "stratum/system.hpp: 0 the die at its static power, 1 at its TDP (the upper bound); Stratum §6.3 states nothing"},
       {"stratum_system_params.nmp.compute_efficiency", range_scale::absolute, 0.0, 1.0,
        "stratum/nmp.hpp: an achieved fraction of the tensor-core peak, (0, 1] by definition"},
-      {"stratum_system_params.nmp.phy_bandwidth", range_scale::relative, 3.35e12 / 5.0 / 128.0 / 6.4e9 * 8.0, 1.0,
+      {"stratum_system_params.nmp.phy_bandwidth", range_scale::relative, 3.35e12 / 5.0 / 128.0 / 6.4e9, 1.0,
        "HBM3 pin rates: the H100 SXM5's 3.35 TB/s over 5 stacks of 1024 pins is 5.23 Gb/s (baseline/gpu.hpp [facts]), "
        "JESD238's top rate 6.4 Gb/s the cited"},
       {"stratum_system_params.nmp.phy_energy", range_scale::absolute, 0.95 * 8e-12, 1.8 * 8e-12,
        "A-SSCC 2022 (IEEE Xplore 9980680): a charge-recycling HBM IO at 0.95 pJ/b, 47 % below a conventional one (1.8 pJ/b)"},
-      {"stratum_system_params.hbm.external_bandwidth", range_scale::relative, 3.35e12 / 5.0 / 128.0 / 6.4e9 * 8.0, 1.0,
+      {"stratum_system_params.hbm.external_bandwidth", range_scale::relative, 3.35e12 / 5.0 / 128.0 / 6.4e9, 1.0,
        "HBM3 pin rates: the H100 SXM5's 3.35 TB/s over 5 stacks of 1024 pins is 5.23 Gb/s (baseline/gpu.hpp [facts]), "
        "JESD238's top rate 6.4 Gb/s the cited"},
       {"stratum_system_params.hbm.capacity", range_scale::relative, 16.0 / 24.0, 1.0,

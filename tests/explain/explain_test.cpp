@@ -268,7 +268,7 @@ TEST_CASE("explain: ranges resolve through the table, the aliases and the one-de
     REQUIRE(dots != std::string::npos);
     CHECK(std::stod(line.substr(dots + 4)) <= 1.0);
   }
-  CHECK(fractions >= 19);
+  CHECK(fractions >= 18);
   // A supply voltage within JEDEC's tolerance; the HBM2 tier within HBM2's pin rates.
   const auto vdd = strata::range_of("stratum_system_params.nmp.chip.logic.v_dram_core", 1.1);
   CHECK(vdd.lo == doctest::Approx(1.067));

@@ -217,11 +217,80 @@ TEST_CASE("explain: ranges resolve through the table, the aliases and the one-de
   CHECK(none.hi == doctest::Approx(1e-5));
   CHECK(none.units(1e-6, 1e-5) == doctest::Approx(0.5));  // one decade of a two-decade range
   CHECK(!strata::range_of("gpu_params.peak_flops_fp4", 0.0).usable());  // cited 0, no stated range: no scale
-  // Every stated range is a range and names its source.
+  // The nested DRAM refresh structs read one JESD79-5 range (the aliases).
+  for (const char* k : {"stratum_system_params.nmp.refresh.t_refi", "stratum_system_params.hbm.refresh.t_refi",
+                        "stratum_stack_params.refresh.t_refi"}) {
+    CAPTURE(k);
+    const auto r = strata::range_of(k, 3.9e-6);
+    CHECK(r.stated);
+    CHECK(r.lo == doctest::Approx(1.95e-6));
+    CHECK(r.hi == doctest::Approx(3.9e-6));
+  }
+  // A fraction, efficiency, utilisation or share bounded by its definition has that range, not a
+  // decade each way (which put an efficiency of 0.9 up to 9).
+  for (const char* k : {"stratum_system_params.nmp.compute_efficiency", "stratum_system_params.nmp.chip.memory.array_efficiency",
+                        "stratum_system_params.nmp.chip.logic.alpha", "stratum_system_params.nmp.chip.logic.tech.sram_array_efficiency",
+                        "stratum_system_params.nmp.chip.logic.tech.placement_utilization",
+                        "stratum_system_params.nmp.chip.logic.tech.fp16_add_area_fraction", "stratum_stack_params.array.oxide_fraction",
+                        "stratum_stack_params.dram_load", "critical_path_params.tile_utilization", "critical_path_params.alpha_mig",
+                        "critical_path_params.compute_scale", "gpu_params.usable_memory_fraction",
+                        "stratum_system_params.xpu_wait_power_fraction"}) {
+    CAPTURE(k);
+    const auto r = strata::range_of(k, 0.5);
+    CHECK(r.stated);
+    CHECK(r.lo == 0.0);
+    CHECK(r.hi == 1.0);
+    CHECK(r.units(0.5, 0.75) == doctest::Approx(0.25));  // linear: a quarter of the range
+  }
+  for (const char* k : {"gpu_params.compute_efficiency", "gpu_params.memory_efficiency"}) {
+    CAPTURE(k);
+    CHECK(strata::range_of(k, 0.8).hi == 1.0);
+  }
+  // Every parameter of the generated table named as a fraction, efficiency or utilisation has a
+  // range within [0, 1].
+  std::istringstream table(strata::parameter_range_table_markdown());
+  std::size_t fractions = 0;
+  for (std::string line; std::getline(table, line);) {
+    const auto a = line.find("| ", 0), b = line.find(" |", 2);
+    if (a != 0 || b == std::string::npos) continue;
+    const std::string key = line.substr(2, b - 2);
+    bool fraction = false;
+    for (const char* end : {"efficiency", "fraction", "utilization", "alpha", "dram_load"}) {
+      const std::string e(end);
+      fraction = fraction || (key.size() >= e.size() && key.compare(key.size() - e.size(), e.size(), e) == 0);
+    }
+    if (!fraction) continue;
+    CAPTURE(key);
+    ++fractions;
+    const auto range = line.find(" | ", b + 2);
+    REQUIRE(range != std::string::npos);
+    const auto dots = line.find(" .. ", range);
+    REQUIRE(dots != std::string::npos);
+    CHECK(std::stod(line.substr(dots + 4)) <= 1.0);
+  }
+  CHECK(fractions >= 18);
+  // A supply voltage within JEDEC's tolerance; the HBM2 tier within HBM2's pin rates.
+  const auto vdd = strata::range_of("stratum_system_params.nmp.chip.logic.v_dram_core", 1.1);
+  CHECK(vdd.lo == doctest::Approx(1.067));
+  CHECK(vdd.hi == doctest::Approx(1.166));
+  const auto hbm = strata::range_of("substrate_params.hbm.bandwidth", 460e9);
+  CHECK(hbm.lo == doctest::Approx(460e9 * 1.4 / 1.8));
+  CHECK(hbm.hi == doctest::Approx(460e9 * 2.4 / 1.8));
+  CHECK(hbm.units(460e9, 120e9) == doctest::Approx(std::log(460.0 / 120.0) / std::log(2.4 / 1.4)));
+  // Every stated range is a range, names its source and is a parameter of the table (directly or
+  // through an alias): a mistyped key would state nothing.
+  const std::string all = strata::parameter_range_table_markdown();
   for (const auto& r : strata::parameter_ranges()) {
     CAPTURE(r.key);
     CHECK(r.lo < r.hi);
     CHECK(!r.source.empty());
+    bool found = all.find("| " + r.key + " |") != std::string::npos;
+    for (const auto& [from, to] : strata::parameter_range_aliases()) {
+      if (r.key.compare(0, to.size(), to) == 0) {
+        found = found || all.find("| " + from + r.key.substr(to.size()) + " |") != std::string::npos;
+      }
+    }
+    CHECK(found);
   }
 }
 

@@ -125,6 +125,34 @@ TEST_CASE("explain classes: a row no single change or pair closes within ten ran
   CHECK(y.front().verdict.rfind("no parameter the explainer varies moves the row", 0) == 0);
 }
 
+TEST_CASE("explain classes: a steep row that jumps over its band between two grid points is solved inside it") {
+  // y = p^8 (p cited 1, no range stated: [0.1, 10], one range a factor 100), paper 2 +- 5 %: the
+  // band is p in [1.9^(1/8), 2.1^(1/8)] = [1.0835, 1.0972], t in [0.0174, 0.0201] ranges, between
+  // the cited point (y = 1, below) and the walk's first grid point 0.05 (p = 1.259, y = 6.3, above).
+  struct state {
+    double p = 1.0;
+  };
+  auto st = std::make_shared<state>();
+  strata::explain_group g;
+  g.family = "toy steep";
+  g.row_ids = {"toy.steep"};
+  g.parameters.push_back({"toy.p", "toy.p", 1.0, [st](double v) { st->p = v; }, {}});
+  g.evaluate = [st](const std::vector<std::string>& ids) { return std::vector<double>(ids.size(), std::pow(st->p, 8.0)); };
+  const std::vector<strata::paper_row> rows{strata::detail::rel("toy.steep", 1.0, "x", 2.0, 0.05, "toy")};
+  std::size_t n = 0;
+  const auto x = strata::explain_group_rows(g, rows, {"toy.steep"}, {}, n);
+  REQUIRE(x.size() == 1);
+  REQUIRE(x.front().gap.size() == 1);
+  const auto& e = x.front().gap.front();
+  REQUIRE(e.needed);
+  CHECK(e.closes);
+  // The band's lower edge, the change nearest the cited value, from inside the band.
+  CHECK(*e.needed == doctest::Approx(std::pow(1.9, 1.0 / 8.0)).epsilon(1e-5));
+  CHECK(classes_passes(rows[0], std::pow(*e.needed, 8.0)));
+  CHECK(e.range_units == doctest::Approx(std::log(std::pow(1.9, 1.0 / 8.0)) / std::log(100.0)).epsilon(1e-4));
+  CHECK(x.front().closed_by_one);
+}
+
 TEST_CASE("explain classes: two switches no single one closes are tried in pairs, and the pair that closes is verified") {
   // y = 1 + a + 1.5 b + 4 c, switches a, b in {off, on} and c in {zero, one, two}, each cited at
   // its first value; paper 3.5 +- 5 %. Alone: a gives 2, b 2.5, c 5 or 9. Of the pairs only a and

@@ -503,19 +503,18 @@ double explain_edge_solve(G&& g, double a, double fa, double b, double fb, doubl
 /// value at t (nullopt: refused). Returns the t where the row first passes, solved between grid
 /// points, and verified by one more run; nullopt when no t ≤ max passes.
 ///
+/// A row with a two-sided band (`row_check::relative`) may jump over it between two grid points
+/// (below the band at one, above at the next: a steep row, a narrow band). Then the walk bisects
+/// that interval on the row's side of the paper's value until a point passes (the row continuous
+/// there: at most 40 runs; a row that jumps the band at a discontinuity has no such point, and the
+/// walk goes on) and solves between the last failing point and it, as between two grid points.
+///
 /// `solving(b)` is told whether the runs that follow are the root solve's (true) or the grid's
 /// (false), which `explain_counts` counts apart.
 template <class F, class S>
 std::optional<double> explain_walk(const paper_row& row, F&& value, const explain_options& o, S&& solving) {
-  double prev = 0.0;
-  for (double t : explain_grid(o.max_ranges)) {
-    solving(false);
-    const auto v = value(t);
-    if (!v) return std::nullopt;
-    if (explain_margin(row, *v) < 0.0) {
-      prev = t;
-      continue;
-    }
+  // The root between `prev` (fails) and `t` (passes).
+  const auto solve_between = [&](double prev, double t) -> double {
     // The bracket [prev, t] in t shifted by one (t + 1 > 0: the solver's tolerance is relative).
     const auto g = [&](double s) {
       const auto y = value(s - 1.0);
@@ -556,6 +555,34 @@ std::optional<double> explain_walk(const paper_row& row, F&& value, const explai
       }
     }
     return s - 1.0;
+  };
+  // Which side of the paper's value a failing value of a two-sided band is on (0: no side).
+  const bool two_sided = row.check == row_check::relative && row.paper.has_value();
+  const auto side = [&](double v) { return !two_sided || !std::isfinite(v) ? 0 : (v < *row.paper ? -1 : +1); };
+  double prev = 0.0;
+  int prev_side = side(row.value);
+  for (double t : explain_grid(o.max_ranges)) {
+    solving(false);
+    const auto v = value(t);
+    if (!v) return std::nullopt;
+    if (explain_margin(row, *v) >= 0.0) return solve_between(prev, t);
+    const int now_side = side(*v);
+    if (prev_side != 0 && now_side != 0 && now_side != prev_side) {
+      // Over the band between prev and t: bisect on the row's side for a point that passes.
+      solving(true);
+      double lo = prev, hi = t;
+      for (int it = 0; it < 40; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        const auto y = value(mid);
+        if (!y) break;
+        if (explain_margin(row, *y) >= 0.0) return solve_between(lo, mid);
+        const int ms = side(*y);
+        if (ms == 0) break;
+        (ms == prev_side ? lo : hi) = mid;
+      }
+    }
+    prev = t;
+    prev_side = now_side;
   }
   return std::nullopt;
 }

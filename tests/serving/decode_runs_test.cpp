@@ -210,6 +210,11 @@ TEST_CASE("engine: the decode cohort's steps give every number of the scheduler'
     engine_params odd = ep;
     odd.block_size = 12;
     cohort_same(reqs, odd, lim, 400, "a block size of 12, preemption");
+    // Short outputs beside long chunked prompts: requests finishing at their first token in the
+    // steps members finish in, ahead of them in running order.
+    const auto shorts = cohort_requests(30.0, 400, 3000, 4, 0, seed + 40);
+    cohort_same(shorts, ep, {512, 128}, 20000, "short outputs, long chunked prompts");
+    cohort_steps_same(shorts, ep, {512, 128}, 20000);
     cohort_steps_same(reqs, ep, lim, 300);
     cohort_steps_same(reqs, sync, {128, 64}, 20000);
     cohort_steps_same(cohort_requests(12.0, 400, 900, 400, 4, seed + 30), ep, lim, 20000);

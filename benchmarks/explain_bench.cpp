@@ -11,9 +11,10 @@
 // - the first vLLM campaign run of a preset model with a failing row (each re-evaluation simulates
 //   the run).
 // - one simulation of that campaign run, the unit a campaign or serving re-evaluation costs (the
-//   serving engine's run of the measured load: `engine_core::run_decode_steps` runs its pure
-//   decode steps in one pass each, `Arg(1)`, or every step through `begin_step`, `Arg(0)`; the
-//   same result).
+//   serving engine's run of the measured load: its decode cohort, `engine_core::set_cohort`, steps
+//   at the cost of the requests that change in them and `engine_core::run_decode_steps` runs pure
+//   decode steps in one pass each, `Arg(1)`, or the reference, every step through the scheduler's
+//   pass over the running requests, `Arg(0)`; the same result).
 // Counters: `evaluations` (row-builder runs) and, by phase (`explain_counts`), `elasticity`,
 // `walk`, `solve`, `family`, `runs_per_solve` (the root solves' runs over the solves) and
 // `s_per_run` (the family's time over its runs).

@@ -1,7 +1,8 @@
 // The engine's runs of pure decode steps in one pass (`engine_core::run_decode_steps`, driven by
 // `drive_engine` with `decode_runs`) and its decode cohort (`engine_core::set_cohort`, on with
-// them) give the result every step through the scheduler's pass gives, to the last bit, and the latency percentiles by selection (`detail::select_percentiles`) are the
-// nearest-rank percentiles of the sorted samples, and the weighted ones of one scan
+// them) give the result every step through the scheduler's pass gives, to the last bit; the
+// latency percentiles by selection (`detail::select_percentiles`) are the nearest-rank
+// percentiles of the sorted samples, and the weighted ones of one scan
 // (`detail::weighted_percentiles`) `weighted_percentile` at each p.
 #include "strata/serving/serving_json.hpp"
 
@@ -234,7 +235,8 @@ TEST_CASE("engine: every campaign run with the decode cohort gives the scheduler
     const auto ref = simulate_gpu(card, m, scheduler_params{}, reqs, run.tp, ep);
     const std::int64_t blocks = ref.kv_tokens / ep.block_size;
     const auto lim = engine_limits_of(ep, card.memory_capacity, card.name);
-    gpu_step_costs c1(card, served.second, served.first, {}, ep.sampler), c2(card, served.second, served.first, {}, ep.sampler);
+    gpu_step_costs c1(card, served.second, served.first, {}, ep.sampler);
+    gpu_step_costs c2(card, served.second, served.first, {}, ep.sampler);
     const auto fast = detail::run_engine(reqs, ep, lim, blocks, c1, scheduler_params{}, 1, true);
     const auto each = detail::run_engine(reqs, ep, lim, blocks, c2, scheduler_params{}, 1, false);
     same_results(fast, each);

@@ -212,9 +212,9 @@ class engine_core {
   }
 
   /// Whether the steps that are the cohort of steady decoders plus a few other requests run at
-  /// the cost of what changes in them (`docs/serving.md`, "The decode cohort"): the same steps, the
-  /// same doubles; false (the default): every step through the scheduler's pass over the running
-  /// requests. Set before the first step.
+  /// the cost of what changes in them (`docs/serving.md`, the decode cohort under "Replicas and
+  /// disaggregation"): the same steps, the same doubles; false (the default): every step through
+  /// the scheduler's pass over the running requests. Set before the first step.
   void set_cohort(bool on) { co_enabled_ = on; }
 
   /// Why request `r` can never run on this engine (its KV beside the cached prefix exceeds one
@@ -743,20 +743,20 @@ class engine_core {
     }
   }
 
-  // The decode cohort (docs/serving.md, "The decode cohort"). A running request that decodes one
-  // token a step (its last token sampled at the step's start, its blocks those of its computed
-  // tokens, its end caching no prefix) is a member: its computed tokens, generated tokens and last
-  // token time are those it joined with plus the cohort steps since (`co_epoch_` − its join
-  // epoch), written back when it finishes or the cohort ends. The other running requests (in a
-  // prompt chunk, admitted, recomputing) are visited per step as the scheduler visits them. A step
-  // runs this way only when it is provably the scheduler's step: one rank, colocated, no machine
-  // policy, no conversations, every running request's tokens within the budget and every block
-  // they take within the free ones (no cut, no preemption), the step at the last one's end.
+  // The decode cohort (docs/serving.md, under "Replicas and disaggregation"). A running request
+  // that decodes one token a step (its last token sampled at the step's start, its blocks those of
+  // its computed tokens, its end caching no prefix) is a member: its computed tokens, generated
+  // tokens and last token time are those it joined with plus the cohort steps since (`co_epoch_` −
+  // its join epoch), written back when it finishes or the cohort ends. The other running requests
+  // (in a prompt chunk, admitted, recomputing) are visited per step as the scheduler visits them.
+  // A step runs this way only when it is provably the scheduler's step: one rank, colocated, no
+  // machine policy, no conversations, every running request's tokens within the budget and every
+  // block they take within the free ones (no cut, no preemption), the step at the last one's end.
 
   [[nodiscard]] static std::int64_t mod(std::int64_t x, std::int64_t m) { return ((x % m) + m) % m; }
 
   // Whether running request r, its step ended at t, decodes its next token in the next step as a
-  // member could (the class comment above).
+  // member could (above).
   [[nodiscard]] bool steady(const detail::engine_rank& e, std::size_t r, double t) const {
     const auto& q = (*reqs_)[r];
     const auto& s = *st_;
@@ -841,7 +841,7 @@ class engine_core {
   }
 
   // Schedules and costs the step at t as the cohort plus the other running requests, if that is
-  // the scheduler's step (the class comment above); false: nothing changed.
+  // the scheduler's step (above); false: nothing changed.
   bool cohort_step(double t, engine_step& out) {
     auto& e = rk_.front();
     const auto& reqs = *reqs_;

@@ -1,7 +1,8 @@
 // The engine's runs of pure decode steps in one pass (`engine_core::run_decode_steps`, driven by
-// `drive_engine` with `decode_runs`) give the result every step through `begin_step` gives, to
-// the last bit, and the latency percentiles by selection (`detail::select_percentiles`) are the
-// nearest-rank percentiles of the sorted samples, and the weighted ones of one scan
+// `drive_engine` with `decode_runs`) and its decode cohort (`engine_core::set_cohort`, on with
+// them) give the result every step through the scheduler's pass gives, to the last bit; the
+// latency percentiles by selection (`detail::select_percentiles`) are the nearest-rank
+// percentiles of the sorted samples, and the weighted ones of one scan
 // (`detail::weighted_percentiles`) `weighted_percentile` at each p.
 #include "strata/serving/serving_json.hpp"
 
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "strata/report/vllm_campaign_runs.hpp"
 #include "strata/workload/presets.hpp"
 
 using namespace strata;
@@ -54,6 +56,111 @@ void decode_runs_same(const std::vector<request>& reqs, const engine_params& ep,
   CHECK(fast.decode_steps > 0);
 }
 
+// Every field the two runs' results hold (its JSON, every request's times and gaps' order-free
+// numbers, the counts), bit for bit.
+void same_results(const serving_result& fast, const serving_result& each) {
+  REQUIRE(fast.feasible == each.feasible);
+  CHECK(fast.reason == each.reason);
+  CHECK(json(fast).dump() == json(each).dump());
+  CHECK(fast.first_token_s == each.first_token_s);
+  CHECK(fast.finish_s == each.finish_s);
+  CHECK(fast.decode_steps == each.decode_steps);
+  CHECK(fast.mixed_steps == each.mixed_steps);
+  CHECK(fast.prefill_steps == each.prefill_steps);
+}
+
+// Random arrivals and lengths, some requests in prefix groups.
+std::vector<request> cohort_requests(double rate, std::int64_t count, int prompt_max, int out_max, int groups,
+                                     std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::exponential_distribution<double> gap(rate);
+  std::uniform_int_distribution<int> prompt(8, prompt_max), output(1, out_max), group(-1, groups - 1);
+  std::vector<request> reqs;
+  double t = 0.0;
+  for (std::int64_t i = 0; i < count; ++i) {
+    t += gap(rng);
+    request q;
+    q.id = i;
+    q.arrival_s = t;
+    q.prompt = prompt(rng);
+    q.output = output(rng);
+    if (groups > 0) {
+      q.prefix_group = group(rng);
+      if (q.prefix_group >= 0) q.prefix_tokens = 20 + 17 * q.prefix_group;
+    }
+    reqs.push_back(q);
+  }
+  return reqs;
+}
+
+// The run of `reqs` with the cohort and decode runs and with every step through the scheduler's pass.
+void cohort_same(const std::vector<request>& reqs, const engine_params& ep, const engine_limits& lim,
+                 std::int64_t blocks, const std::string& what) {
+  CAPTURE(what);
+  const auto card = baseline_gpu(h100_sxm5());
+  const model m = preset("Llama-3.1-8B");
+  gpu_step_costs c1(card, 1, m, {}, ep.sampler), c2(card, 1, m, {}, ep.sampler);
+  const scheduler_params sp;
+  const auto fast = detail::run_engine(reqs, ep, lim, blocks, c1, sp, 1, true);
+  const auto each = detail::run_engine(reqs, ep, lim, blocks, c2, sp, 1, false);
+  same_results(fast, each);
+}
+
+// An engine driven step by step with the cohort on and off: the same steps, the same state after
+// each (counters, gaps, every request's tokens and blocks).
+void cohort_steps_same(const std::vector<request>& reqs, const engine_params& ep, const engine_limits& lim,
+                       std::int64_t blocks) {
+  const auto card = baseline_gpu(h100_sxm5());
+  const model m = preset("Llama-3.1-8B");
+  gpu_step_costs c1(card, 1, m, {}, ep.sampler), c2(card, 1, m, {}, ep.sampler);
+  engine_request_state s1(reqs.size()), s2(reqs.size());
+  engine_core<gpu_step_costs> a(reqs, s1, ep, lim, blocks, c1), b(reqs, s2, ep, lim, blocks, c2);
+  a.set_cohort(true);
+  std::size_t next = 0;
+  double t = 0.0;
+  std::vector<std::size_t> d1, d2, h1, h2;
+  int steps = 0;
+  while (steps < 100000) {
+    while (next < reqs.size() && reqs[next].arrival_s <= t) {
+      a.admit(next, reqs[next].arrival_s);
+      b.admit(next, reqs[next].arrival_s);
+      ++next;
+    }
+    const auto x = a.begin_step(t), y = b.begin_step(t);
+    REQUIRE(x.status == y.status);
+    CHECK(a.running() == b.running());
+    CHECK(a.waiting() == b.waiting());
+    CHECK(a.free_blocks() == b.free_blocks());
+    if (x.status == engine_step_status::idle) {
+      if (next >= reqs.size()) break;
+      t = std::max(t, reqs[next].arrival_s);
+      continue;
+    }
+    REQUIRE(x.status != engine_step_status::stuck);
+    if (x.status == engine_step_status::preempted) continue;
+    REQUIRE(x.time_s == y.time_s);
+    t += x.time_s;
+    a.end_step(t, d1, h1);
+    b.end_step(t, d2, h2);
+    REQUIRE(d1 == d2);
+    ++steps;
+  }
+  CHECK(a.gaps() == b.gaps());
+  CHECK(a.counters().energy_j == b.counters().energy_j);
+  CHECK(a.counters().busy_time_s == b.counters().busy_time_s);
+  CHECK(a.counters().batch_sum == b.counters().batch_sum);
+  CHECK(a.counters().preemptions == b.counters().preemptions);
+  CHECK(a.counters().prefix_cached_tokens == b.counters().prefix_cached_tokens);
+  CHECK(a.counters().extra_passes == b.counters().extra_passes);
+  CHECK(s1.computed == s2.computed);
+  CHECK(s1.gen == s2.gen);
+  CHECK(s1.held == s2.held);
+  CHECK(s1.shared == s2.shared);
+  CHECK(s1.last == s2.last);
+  CHECK(s1.finish == s2.finish);
+  CHECK(d1.size() == reqs.size());
+}
+
 }  // namespace
 
 TEST_CASE("engine: runs of pure decode steps in one pass give every number of the step-by-step run") {
@@ -76,6 +183,67 @@ TEST_CASE("engine: runs of pure decode steps in one pass give every number of th
   engine_params nocache = ep;
   nocache.enable_prefix_caching = false;
   decode_runs_same(reqs, nocache, lim, 20000, "prefix caching off");
+}
+
+TEST_CASE("engine: the decode cohort's steps give every number of the scheduler's pass") {
+  for (const std::uint64_t seed : {1u, 2u, 3u, 4u}) {
+    CAPTURE(seed);
+    engine_params ep;
+    ep.shared_prefix_tokens = 24;
+    const engine_limits lim{2048, 128};
+    const auto reqs = cohort_requests(12.0, 400, 900, 400, 0, seed);
+    cohort_same(reqs, ep, lim, 20000, "random arrivals and lengths, a shared prefix");
+    engine_params nocache = ep;
+    nocache.enable_prefix_caching = false;
+    cohort_same(reqs, nocache, lim, 20000, "prefix caching off");
+    cohort_same(cohort_requests(12.0, 400, 900, 400, 4, seed + 10), ep, lim, 20000, "prefix groups");
+    engine_params whole = ep;
+    whole.enable_chunked_prefill = false;
+    cohort_same(reqs, whole, {1024, 128}, 20000, "chunked prefill off");
+    cohort_same(reqs, ep, {96, 128}, 20000, "a budget of 96 tokens (it binds)");
+    cohort_same(reqs, ep, lim, 260, "260 blocks (preemption)");
+    cohort_same(reqs, ep, {2048, 12}, 20000, "max_num_seqs 12");
+    engine_params sync = ep;
+    sync.host.async_scheduling = false;
+    sync.host.tokenize_s_per_token = 0.0;
+    cohort_same(reqs, sync, lim, 20000, "synchronous scheduling");
+    cohort_same(cohort_requests(6.0, 200, 6000, 300, 2, seed + 20), ep, {8192, 128}, 8000, "long prompts");
+    engine_params odd = ep;
+    odd.block_size = 12;
+    cohort_same(reqs, odd, lim, 400, "a block size of 12, preemption");
+    // Short outputs beside long chunked prompts: requests finishing at their first token in the
+    // steps members finish in, ahead of them in running order.
+    const auto shorts = cohort_requests(30.0, 400, 3000, 4, 0, seed + 40);
+    cohort_same(shorts, ep, {512, 128}, 20000, "short outputs, long chunked prompts");
+    cohort_steps_same(shorts, ep, {512, 128}, 20000);
+    cohort_steps_same(reqs, ep, lim, 300);
+    cohort_steps_same(reqs, sync, {128, 64}, 20000);
+    cohort_steps_same(cohort_requests(12.0, 400, 900, 400, 4, seed + 30), ep, lim, 20000);
+  }
+}
+
+TEST_CASE("engine: every campaign run with the decode cohort gives the scheduler's pass's numbers") {
+  int runs = 0;
+  for (const auto& run : vllm_campaign_runs()) {
+    if (!run.hf_fixture.empty()) continue;
+    CAPTURE(run.key);
+    const auto m = vllm_campaign_model(run, std::nullopt, {});
+    const auto reqs = vllm_campaign_requests(run);
+    const auto card = vllm_campaign_card(baseline_gpu(h100_sxm5()));
+    const auto ep = vllm_campaign_engine(run);
+    const auto served = gpu_serving_baseline(card, m, run.tp);
+    const auto ref = simulate_gpu(card, m, scheduler_params{}, reqs, run.tp, ep);
+    const std::int64_t blocks = ref.kv_tokens / ep.block_size;
+    const auto lim = engine_limits_of(ep, card.memory_capacity, card.name);
+    gpu_step_costs c1(card, served.second, served.first, {}, ep.sampler);
+    gpu_step_costs c2(card, served.second, served.first, {}, ep.sampler);
+    const auto fast = detail::run_engine(reqs, ep, lim, blocks, c1, scheduler_params{}, 1, true);
+    const auto each = detail::run_engine(reqs, ep, lim, blocks, c2, scheduler_params{}, 1, false);
+    same_results(fast, each);
+    CHECK(fast.e2e.mean_s == ref.e2e.mean_s);
+    ++runs;
+  }
+  CHECK(runs > 10);
 }
 
 TEST_CASE("engine: a decode run ends at a request's last token and at an arrival (hand case)") {

@@ -38,8 +38,11 @@
 #include <cstddef>    // std::size_t, std::ptrdiff_t
 #include <cstdint>    // std::int64_t
 #include <deque>      // std::deque
+#include <functional>  // std::greater (the cohort's heaps)
 #include <limits>     // std::numeric_limits
+#include <queue>      // std::priority_queue (the cohort's calendar)
 #include <string>     // std::string
+#include <tuple>      // std::tuple (a calendar entry)
 #include <unordered_map>  // std::unordered_map, a conversation's last turn
 #include <utility>    // std::pair
 #include <vector>     // std::vector
@@ -202,7 +205,17 @@ class engine_core {
       e.free_blocks = blocks;
       e.prefix_cached.assign(keys, 0);
     }
+    seq_.assign(reqs.size(), 0);
+    in_co_.assign(reqs.size(), 0);
+    co_e0_.assign(reqs.size(), 0);
+    co_bucket_.assign(static_cast<std::size_t>(std::max<std::int64_t>(1, bs_)), 0);
   }
+
+  /// Whether the steps that are the cohort of steady decoders plus a few other requests run at
+  /// the cost of what changes in them (`docs/serving.md`, the decode cohort under "Replicas and
+  /// disaggregation"): the same steps, the same doubles; false (the default): every step through
+  /// the scheduler's pass over the running requests. Set before the first step.
+  void set_cohort(bool on) { co_enabled_ = on; }
 
   /// Why request `r` can never run on this engine (its KV beside the cached prefix exceeds one
   /// rank's blocks; a prompt over the budget without chunked prefill), else empty.
@@ -251,7 +264,7 @@ class engine_core {
   [[nodiscard]] std::size_t running() const {
     std::size_t w = 0;
     for (const auto& e : rk_) w += e.running.size();
-    return w;
+    return w - dead_;
   }
   /// Free KV blocks over the ranks.
   [[nodiscard]] std::int64_t free_blocks() const {
@@ -271,6 +284,9 @@ class engine_core {
   /// time `t` (file comment); on `ran`, its cost and duration (the caller ends it with `end_step`
   /// at its end).
   engine_step begin_step(double t = 0.0) {
+    // The cohort's steps follow each other: a step not at the last one's end, or with no request
+    // running, writes the cohort back and schedules as always.
+    if (co_on_ && (t != co_t_ || co_size_ + static_cast<std::int64_t>(co_active_.size()) == 0)) end_cohort();
     bool idle = true;
     for (const auto& e : rk_) idle = idle && e.waiting.empty() && e.running.empty();
     // Arrivals, each to its rank (`route_to_rank`; one rank: all to it): with async scheduling
@@ -287,6 +303,16 @@ class engine_core {
     idle = true;
     for (const auto& e : rk_) idle = idle && e.waiting.empty() && e.running.empty();
     if (idle) return out;
+    if (co_on_) {
+      if (cohort_step(t, out)) {
+        co_backoff_ = 0;
+        return out;
+      }
+      // The budget or the free blocks bind: the scheduler's pass, and a while before the next try.
+      end_cohort();
+      co_backoff_ = std::min(64, std::max(1, 2 * co_backoff_));
+      co_wait_ = co_backoff_;
+    }
     bool any = false;
     now_ = t;
     for (std::size_t k = 0; k < rk_.size(); ++k) {
@@ -382,6 +408,11 @@ class engine_core {
   /// inter-token gap), and a request that reached its last token (`done`) or, on a prefill engine,
   /// its first (`handed`) leaves with its blocks freed. `done` and `handed` are appended to.
   void end_step(double t, std::vector<std::size_t>& done, std::vector<std::size_t>& handed) {
+    if (co_step_) {
+      co_step_ = false;
+      end_cohort_step(t, done);
+      return;
+    }
     const auto& reqs = *reqs_;
     auto& s = *st_;
     step_gaps_.clear();
@@ -456,6 +487,11 @@ class engine_core {
     }
     if (cur < step_gaps_.size()) step_gaps_[cur].second += static_cast<double>(cur_n);
     for (const auto& x : step_gaps_) gaps_.push_back(x);
+    if (co_wait_ > 0) {
+      --co_wait_;
+    } else {
+      begin_cohort(t);
+    }
   }
 
   /// Runs, from time `t` (the start of a step; the driver has admitted what arrived by then), the
@@ -477,7 +513,7 @@ class engine_core {
     if constexpr (engine_policy_source<Costs>) {
       return 0;
     } else {
-      if (rk_.size() != 1 || role_ != engine_role::colocated || conversations_) return 0;
+      if (co_on_ || rk_.size() != 1 || role_ != engine_role::colocated || conversations_) return 0;
       auto& e = rk_.front();
       const auto& reqs = *reqs_;
       auto& s = *st_;
@@ -647,8 +683,22 @@ class engine_core {
     if constexpr (engine_policy_source<Costs>) {
       if (!preempted) admit_left = costs_->admission(waiting, running, now_);
     }
-    while (!preempted && admit_left > 0 && !waiting.empty() && budget > 0 &&
-           static_cast<int>(running.size()) < lim_.max_num_seqs) {
+    if (!preempted) admit_waiting(k, budget, admit_left);
+    e.preempted = preempted;
+  }
+
+  // Rank k's waiting requests join the step, in queue order, while the budget, the free blocks,
+  // the cap `max_num_seqs` and `admit_left` allow (engine.hpp).
+  void admit_waiting(std::size_t k, std::int64_t budget, std::size_t admit_left) {
+    detail::engine_rank& e = rk_[k];
+    const auto& reqs = *reqs_;
+    auto& s = *st_;
+    auto& waiting = e.waiting;
+    auto& running = e.running;
+    auto& sched = e.sched;
+    auto& free_blocks = e.free_blocks;
+    while (admit_left > 0 && !waiting.empty() && budget > 0 &&
+           static_cast<int>(running.size() - dead_) < lim_.max_num_seqs) {
       --admit_left;
       const std::size_t r = waiting.front();
       const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r];
@@ -680,6 +730,7 @@ class engine_core {
       if (need > free_blocks) break;
       waiting.pop_front();
       running.push_back(r);
+      seq_[r] = seq_next_++;
       free_blocks -= need;
       e.allocated += need;
       s.held[r] = need;
@@ -690,7 +741,273 @@ class engine_core {
       sched.emplace_back(r, nn);
       budget -= nn;
     }
-    e.preempted = preempted;
+  }
+
+  // The decode cohort (docs/serving.md, under "Replicas and disaggregation"). A running request
+  // that decodes one token a step (its last token sampled at the step's start, its blocks those of
+  // its computed tokens, its end caching no prefix) is a member: its computed tokens, generated
+  // tokens and last token time are those it joined with plus the cohort steps since (`co_epoch_` −
+  // its join epoch), written back when it finishes or the cohort ends. The other running requests
+  // (in a prompt chunk, admitted, recomputing) are visited per step as the scheduler visits them.
+  // A step runs this way only when it is provably the scheduler's step: one rank, colocated, no
+  // machine policy, no conversations, every running request's tokens within the budget and every
+  // block they take within the free ones (no cut, no preemption), the step at the last one's end.
+
+  [[nodiscard]] static std::int64_t mod(std::int64_t x, std::int64_t m) { return ((x % m) + m) % m; }
+
+  // Whether running request r, its step ended at t, decodes its next token in the next step as a
+  // member could (above).
+  [[nodiscard]] bool steady(const detail::engine_rank& e, std::size_t r, double t) const {
+    const auto& q = (*reqs_)[r];
+    const auto& s = *st_;
+    if (s.finished[r] != 0 || s.gen[r] < 1 || s.gen[r] >= q.output || !(s.last[r] == t)) return false;
+    if (s.computed[r] != static_cast<std::int64_t>(q.prompt) + s.gen[r] - 1) return false;
+    if (s.held[r] + s.shared[r] != blocks_of(s.computed[r])) return false;
+    if (e.prefix_cached[key_of(r)] == 0 && s.shared[r] == 0) {
+      const std::int64_t pb = pblocks(r);
+      if (pb > 0 && q.prompt >= pb * bs_) return false;  // its end would cache its prefix
+    }
+    return true;
+  }
+
+  void co_join(std::size_t r, std::int64_t epoch) {
+    const auto& s = *st_;
+    in_co_[r] = 1;
+    co_e0_[r] = epoch;
+    ++co_size_;
+    co_ctx_ += s.computed[r] - epoch;
+    ++co_bucket_[static_cast<std::size_t>(mod(s.computed[r] - epoch, bs_))];
+    co_cal_.emplace(epoch + (*reqs_)[r].output - s.gen[r], seq_[r], r);
+    co_first_.emplace(seq_[r], r);
+  }
+
+  // Member r leaves at epoch `epoch`, its last token at `last`: its state written back.
+  void co_leave(std::size_t r, std::int64_t epoch, double last) {
+    auto& s = *st_;
+    --co_size_;
+    co_ctx_ -= s.computed[r] - co_e0_[r];
+    --co_bucket_[static_cast<std::size_t>(mod(s.computed[r] - co_e0_[r], bs_))];
+    in_co_[r] = 0;
+    const std::int64_t k = epoch - co_e0_[r];
+    s.computed[r] += k;
+    s.gen[r] += static_cast<int>(k);
+    if (k > 0) s.last[r] = last;
+    s.held[r] = blocks_of(s.computed[r]) - s.shared[r];
+  }
+
+  // After a step of the scheduler's pass ended at t: its steady decoders form the cohort.
+  void begin_cohort(double t) {
+    if constexpr (engine_policy_source<Costs>) {
+      (void)t;
+    } else {
+      if (!co_enabled_ || rk_.size() != 1 || role_ != engine_role::colocated || conversations_) return;
+      const auto& e = rk_.front();
+      co_epoch_ = 0;
+      co_active_.clear();
+      for (const std::size_t r : e.running) {
+        if (steady(e, r, t)) {
+          co_join(r, 0);
+        } else {
+          co_active_.push_back(r);
+        }
+      }
+      if (co_size_ == 0) {
+        end_cohort();
+        return;
+      }
+      co_on_ = true;
+      co_t_ = t;
+    }
+  }
+
+  // Every member written back, the finished ones taken out of the running list: the state the
+  // scheduler's pass would have.
+  void end_cohort() {
+    auto& e = rk_.front();
+    if (co_size_ > 0) {
+      for (const std::size_t r : e.running) {
+        if (in_co_[r] != 0) co_leave(r, co_epoch_, co_t_);
+      }
+    }
+    if (dead_ > 0) {
+      std::erase_if(e.running, [&](std::size_t r) { return st_->finished[r] != 0; });
+      dead_ = 0;
+    }
+    co_active_.clear();
+    co_cal_ = {};
+    co_first_ = {};
+    co_epoch_ = 0;
+    co_on_ = false;
+  }
+
+  // Schedules and costs the step at t as the cohort plus the other running requests, if that is
+  // the scheduler's step (above); false: nothing changed.
+  bool cohort_step(double t, engine_step& out) {
+    auto& e = rk_.front();
+    const auto& reqs = *reqs_;
+    auto& s = *st_;
+    const std::int64_t budget_max = lim_.max_num_batched_tokens;
+    // A member takes a block when its computed tokens fill its blocks (held + shared = their blocks).
+    std::int64_t demand = co_size_, need = co_bucket_[static_cast<std::size_t>(mod(-co_epoch_, bs_))];
+    for (const std::size_t r : co_active_) {
+      const std::int64_t nn = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r] - s.computed[r];
+      demand += nn;
+      need += std::max<std::int64_t>(0, blocks_of(s.computed[r] + nn) - s.shared[r] - s.held[r]);
+    }
+    if (demand > budget_max || need > e.free_blocks) return false;
+    e.sched.clear();
+    for (const std::size_t r : co_active_) {
+      const std::int64_t nn = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r] - s.computed[r];
+      s.held[r] += std::max<std::int64_t>(0, blocks_of(s.computed[r] + nn) - s.shared[r] - s.held[r]);
+      e.sched.emplace_back(r, nn);
+    }
+    e.free_blocks -= need;
+    e.allocated += need;
+    now_ = t;
+    admit_waiting(0, budget_max - demand, std::numeric_limits<std::size_t>::max());
+    e.preempted = false;
+    mixed_step& ms = rank_steps_.front();
+    ms = mixed_step{};
+    ms.tokens = static_cast<int>(co_size_);
+    ms.sampled = static_cast<int>(co_size_);
+    ms.decodes = static_cast<int>(co_size_);
+    std::int64_t decode_context = co_ctx_ + co_size_ * co_epoch_;
+    for (const auto& [r, nn] : e.sched) {
+      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r];
+      ms.tokens += static_cast<int>(nn);
+      if (s.computed[r] + nn == num_tokens) ++ms.sampled;
+      if (s.gen[r] >= 1 && nn == 1 && s.computed[r] == num_tokens - 1) {
+        ++ms.decodes;
+        decode_context += s.computed[r];
+      } else {
+        const double c = static_cast<double>(nn), p = static_cast<double>(s.computed[r]);
+        ms.prefill_tokens += c;
+        ms.prefill_pairs += c * p + c * (c + 1.0) / 2.0;
+        ms.prefill_prior += p;
+      }
+    }
+    ms.decode_context = static_cast<double>(decode_context);
+    const step_cost cost = costs_->mixed(ms);
+    if (ms.decodes > 0 && ms.prefill_tokens > 0.0) {
+      ++c_.mixed_steps;
+    } else if (ms.decodes > 0) {
+      ++c_.decode_steps;
+    } else {
+      ++c_.prefill_steps;
+    }
+    const std::size_t step_batch = static_cast<std::size_t>(co_size_) + e.sched.size();
+    c_.batch_sum += static_cast<double>(step_batch);
+    c_.energy_j += cost.energy_j;
+    c_.busy_time_s += cost.time_s;
+    const double host_s = std::max(0.0, host_step_time(ep_.host, static_cast<double>(step_batch)));
+    out.status = engine_step_status::ran;
+    out.cost = cost;
+    out.time_s = engine_step_time(ep_.host, cost.time_s, host_s);
+    sched_t_ = t;
+    co_step_ = true;
+    return true;
+  }
+
+  // Ends the cohort step at t as `end_step` ends the scheduler's: the members' tokens (one gap
+  // each, t − the step's start), the finishing members from the calendar, the other requests as
+  // `end_step` visits them; the gaps and the finished requests in running order.
+  void end_cohort_step(double t, std::vector<std::size_t>& done) {
+    auto& e = rk_.front();
+    const auto& reqs = *reqs_;
+    auto& s = *st_;
+    const std::int64_t epoch = co_epoch_ + 1;
+    // The first member in running order: where the members' gap first occurs.
+    while (!co_first_.empty() && in_co_[co_first_.top().second] == 0) co_first_.pop();
+    const std::int64_t first_seq = co_first_.empty() ? std::numeric_limits<std::int64_t>::max() : co_first_.top().first;
+    const double gc = t - co_t_;
+    const auto members = co_size_;
+    co_gap_ev_.clear();
+    co_fin_.clear();
+    for (const auto& [r, nn] : e.sched) {
+      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r];
+      s.computed[r] += nn;
+      const std::int64_t pb = pblocks(r);
+      char& cached = e.prefix_cached[key_of(r)];
+      if (cached == 0 && pb > 0 && reqs[r].prompt >= pb * bs_ && s.computed[r] >= pb * bs_ && s.shared[r] == 0) {
+        cached = 1;
+        s.held[r] -= pb;
+        s.shared[r] = pb;
+      }
+      if (s.computed[r] < num_tokens) continue;
+      ++s.gen[r];
+      if (s.gen[r] == 1) {
+        s.first[r] = t;
+      } else {
+        co_gap_ev_.emplace_back(seq_[r], t - s.last[r]);
+      }
+      s.last[r] = t;
+      if (s.gen[r] >= reqs[r].output) {
+        e.free_blocks += s.held[r];
+        s.held[r] = 0;
+        s.finished[r] = 1;
+        --outstanding_;
+        s.finish[r] = t;
+        co_fin_.emplace_back(seq_[r], r);
+        ++dead_;
+      }
+    }
+    // The members whose last token this step sampled.
+    const std::size_t active_fin = co_fin_.size();
+    while (!co_cal_.empty() && std::get<0>(co_cal_.top()) == epoch) {
+      const std::size_t r = std::get<2>(co_cal_.top());
+      co_cal_.pop();
+      co_leave(r, epoch, t);
+      e.free_blocks += s.held[r];
+      s.held[r] = 0;
+      s.finished[r] = 1;
+      --outstanding_;
+      s.finish[r] = t;
+      co_fin_.emplace_back(seq_[r], r);
+      ++dead_;
+    }
+    if (co_fin_.size() > active_fin) {
+      std::inplace_merge(co_fin_.begin(), co_fin_.begin() + static_cast<std::ptrdiff_t>(active_fin), co_fin_.end());
+    }
+    for (const auto& f : co_fin_) done.push_back(f.second);
+    // The step's gaps: one entry per distinct value, in the order each first occurs in running
+    // order, with its count (`end_step`).
+    step_gaps_.clear();
+    const auto add_gap = [&](double g, double n) {
+      for (auto& x : step_gaps_) {
+        if (x.first == g) {
+          x.second += n;
+          return;
+        }
+      }
+      step_gaps_.emplace_back(g, n);
+    };
+    bool members_added = members == 0;
+    for (const auto& [sq, g] : co_gap_ev_) {
+      if (!members_added && first_seq < sq) {
+        add_gap(gc, static_cast<double>(members));
+        members_added = true;
+      }
+      add_gap(g, 1.0);
+    }
+    if (!members_added) add_gap(gc, static_cast<double>(members));
+    for (const auto& x : step_gaps_) gaps_.push_back(x);
+    // The others that now decode steadily join; the rest stay in running order.
+    co_tmp_.clear();
+    for (const auto& [r, nn] : e.sched) {
+      if (s.finished[r] != 0) continue;
+      if (steady(e, r, t)) {
+        co_join(r, epoch);
+      } else {
+        co_tmp_.push_back(r);
+      }
+    }
+    co_active_.swap(co_tmp_);
+    co_epoch_ = epoch;
+    co_t_ = t;
+    if (dead_ > 64 && dead_ > e.running.size() / 2) {
+      std::erase_if(e.running, [&](std::size_t r) { return s.finished[r] != 0; });
+      dead_ = 0;
+    }
   }
 
   const std::vector<request>* reqs_;
@@ -712,6 +1029,31 @@ class engine_core {
   std::int64_t bs_ = 16, shared_prefix_ = 0, prefix_blocks_ = 0;
   int bs_shift_ = -1;  ///< log2 of `bs_` when it is a power of two, else -1 (`blocks_of`)
   std::int64_t outstanding_ = 0;
+  // The decode cohort (see `steady`): on, formed, its step the one scheduled.
+  bool co_enabled_ = false, co_on_ = false, co_step_ = false;
+  std::int64_t co_epoch_ = 0;  ///< cohort steps since it formed
+  double co_t_ = 0.0;          ///< the last step's end: every member's last token
+  std::int64_t co_size_ = 0;   ///< members
+  std::int64_t co_ctx_ = 0;    ///< Σ over members of (computed tokens at joining − join epoch)
+  /// Members by (computed tokens at joining − join epoch) mod the block size: those taking a block.
+  std::vector<std::int64_t> co_bucket_;
+  std::vector<std::int64_t> seq_;    ///< per request: its place in running order (when it joined it)
+  std::vector<std::int64_t> co_e0_;  ///< per request: its join epoch
+  std::vector<char> in_co_;          ///< per request: a member
+  std::vector<std::size_t> co_active_, co_tmp_;  ///< the other running requests, in running order
+  /// (epoch of its last token, running place, request) of every member, the earliest first.
+  std::priority_queue<std::tuple<std::int64_t, std::int64_t, std::size_t>,
+                      std::vector<std::tuple<std::int64_t, std::int64_t, std::size_t>>, std::greater<>>
+      co_cal_;
+  /// (running place, request) of the members (and of some that left: skipped), the first first.
+  std::priority_queue<std::pair<std::int64_t, std::size_t>, std::vector<std::pair<std::int64_t, std::size_t>>,
+                      std::greater<>>
+      co_first_;
+  std::vector<std::pair<std::int64_t, double>> co_gap_ev_;     ///< (running place, gap) of the others
+  std::vector<std::pair<std::int64_t, std::size_t>> co_fin_;  ///< (running place, request) finishing
+  std::size_t dead_ = 0;  ///< finished requests still in the running list (taken out lazily)
+  std::int64_t seq_next_ = 0;
+  int co_backoff_ = 0, co_wait_ = 0;  ///< scheduler steps before the cohort forms again
 };
 
 }  // namespace v0

@@ -841,6 +841,8 @@ inline bool drive_engine(serving_result& out, Core& core, engine_request_state& 
     out.reason = std::move(why);
     return false;
   };
+  // The decode cohort with the decode runs (`engine_core::set_cohort`; the same steps, the same numbers).
+  if constexpr (requires { core.set_cohort(true); }) core.set_cohort(decode_runs);
   double t = 0.0;
   std::size_t next = 0, done = 0;
   little_area little;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -308,6 +309,21 @@ TEST_CASE("inter-token gaps by radix sort: the order std::sort gives, a negative
   std::sort(want.begin(), want.end());
   REQUIRE(detail::radix_sort_samples(x));
   CHECK(x == want);
+  // Every digit of both numbers at work: values over many binary orders (subnormals, 0 and the
+  // largest), fractional weights, ties of value with different weights.
+  std::uniform_real_distribution<double> u(-1080.0, 1020.0);
+  std::vector<std::pair<double, double>> y(20000);
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const double v = i % 7 == 0 ? y[i / 2].first : std::exp2(u(rng)) * (1.0 + 1e-3 * d(rng));
+    y[i] = {v, i % 3 == 0 ? 0.37 * w(rng) : double(w(rng))};
+  }
+  y.push_back({0.0, 0.0});
+  y.push_back({std::numeric_limits<double>::max(), 1e300});
+  y.push_back({std::numeric_limits<double>::denorm_min(), 3.0});
+  auto want_y = y;
+  std::sort(want_y.begin(), want_y.end());
+  REQUIRE(detail::radix_sort_samples(y));
+  CHECK(y == want_y);
   std::vector<std::pair<double, double>> neg{{1.0, 1.0}, {-1.0, 1.0}}, nan{{1.0, 1.0}, {std::nan(""), 1.0}};
   CHECK_FALSE(detail::radix_sort_samples(neg));
   CHECK(neg.front().first == 1.0);  // untouched

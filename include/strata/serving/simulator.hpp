@@ -275,27 +275,38 @@ inline bool radix_sort_samples(std::vector<std::pair<double, double>>& x) {
   }
   const std::size_t n = x.size();
   if (n < 2) return true;
+  // Digits of 11 bits (2 048 counters a pass, which stay in the L1 cache; six cover 64 bits):
+  // the weight's six, then the value's (the last pass the most significant). Every pass's counts
+  // come from one read of the samples; a pass whose digit is the same for all moves nothing and
+  // is skipped (the weights, small integers, have zeros in their low digits). A stable LSD sort
+  // orders as `std::sort` on (value, weight) whatever the digit width.
+  constexpr int bits = 11, digits = 6, passes = 2 * digits;
+  constexpr std::size_t radix = std::size_t{1} << bits;
+  std::vector<std::size_t> count(passes * radix, 0);
+  const auto digit = [](const std::pair<double, double>& e, int pass) {
+    const std::uint64_t u = std::bit_cast<std::uint64_t>(pass >= digits ? e.first : e.second);
+    return static_cast<std::size_t>((u >> (bits * (pass % digits))) & (radix - 1));
+  };
+  for (const auto& e : x) {
+    const std::uint64_t w = std::bit_cast<std::uint64_t>(e.second), v = std::bit_cast<std::uint64_t>(e.first);
+    for (int d = 0; d < digits; ++d) {
+      ++count[static_cast<std::size_t>(d) * radix + ((w >> (bits * d)) & (radix - 1))];
+      ++count[static_cast<std::size_t>(digits + d) * radix + ((v >> (bits * d)) & (radix - 1))];
+    }
+  }
   std::vector<std::pair<double, double>> tmp(n);
-  std::vector<std::size_t> count(std::size_t{1} << 16);
   auto* from = &x;
   auto* to = &tmp;
-  // The weight's four 16-bit digits, then the value's (the last pass the most significant).
-  for (int pass = 0; pass < 8; ++pass) {
-    const bool value = pass >= 4;
-    const int shift = 16 * (pass % 4);
-    const auto digit = [&](const std::pair<double, double>& e) {
-      return static_cast<std::size_t>((std::bit_cast<std::uint64_t>(value ? e.first : e.second) >> shift) & 0xFFFFu);
-    };
-    std::fill(count.begin(), count.end(), std::size_t{0});
-    for (const auto& e : *from) ++count[digit(e)];
-    if (count[digit(from->front())] == n) continue;  // one digit for all: the pass moves nothing
+  for (int pass = 0; pass < passes; ++pass) {
+    std::size_t* c = count.data() + static_cast<std::size_t>(pass) * radix;
+    if (c[digit(from->front(), pass)] == n) continue;  // one digit for all: the pass moves nothing
     std::size_t sum = 0;
-    for (auto& c : count) {
-      const std::size_t k = c;
-      c = sum;
-      sum += k;
+    for (std::size_t k = 0; k < radix; ++k) {
+      const std::size_t m = c[k];
+      c[k] = sum;
+      sum += m;
     }
-    for (const auto& e : *from) (*to)[count[digit(e)]++] = e;
+    for (const auto& e : *from) (*to)[c[digit(e, pass)]++] = e;
     std::swap(from, to);
   }
   if (from != &x) x.swap(tmp);

@@ -57,6 +57,7 @@
 #include <functional>  // std::function
 #include <map>        // std::map
 #include <memory>     // std::make_shared
+#include <array>      // std::array, an experiment's windows by mode
 #include <optional>   // std::optional
 #include <string>     // std::string
 #include <utility>    // std::move
@@ -465,19 +466,32 @@ struct hcrmap_explain_setup {
 };
 
 namespace detail {
-/// The suite's models of `setup` with their traces (`hcrmap_trace`), each built when first asked for.
+/// The suite's models of `setup` with their traces (`hcrmap_trace`), each built when first asked
+/// for, and each experiment's windows (prefill, decode) kept from one evaluation to the next: the
+/// parameters the families change (the substrate's and the critical path's real fields, the
+/// package plan's) leave the chiplet count and the windows' knobs alone, so the windows are built
+/// once (`run_experiment` rebuilds them if not).
 struct hcrmap_explain_cases {
   std::optional<std::string> csv;
   std::vector<model> models;
   std::vector<std::optional<routing_trace>> traces;
+  std::vector<std::array<experiment_windows, 2>> windows;  // by model: prefill, decode
 
   explicit hcrmap_explain_cases(const hcrmap_explain_setup& setup) : csv(setup.dsv2lite_trace) {
     for (const auto& name : setup.models) models.push_back(preset(name));
     traces.resize(models.size());
+    windows.resize(models.size());
   }
+  // The traces stay where they were built (the windows name them by address): `traces` never grows.
   const routing_trace& trace(std::size_t i) {
     if (!traces[i]) traces[i] = hcrmap_trace(models[i], csv);
     return *traces[i];
+  }
+  /// Experiment (model i, prefill when `prefill`) with `policies` (`run_hcrmap_case`), its
+  /// windows kept.
+  experiment_result run(const substrate& s, std::size_t i, bool prefill, const std::vector<policy_kind>& policies,
+                        const experiment_params& xp, const action_scorer& value = {}) {
+    return run_hcrmap_case(s, models[i], trace(i), prefill, csv, policies, xp, value, &windows[i][prefill ? 0 : 1]);
   }
 };
 }  // namespace detail
@@ -534,7 +548,7 @@ inline explain_group hydra_explain_group(const hcrmap_explain_setup& setup = {})
     for (const bool pre : {true, false}) {
       for (std::size_t i = 0; i < st->cases.models.size(); ++i) {
         (pre ? prefill : decode)
-            .push_back(run_hcrmap_case(s, st->cases.models[i], st->cases.trace(i), pre, st->cases.csv, pol, st->xp));
+            .push_back(st->cases.run(s, i, pre, pol, st->xp));
       }
     }
     const auto h = hcrmap_hydra_ratios(prefill, decode);
@@ -631,7 +645,7 @@ inline explain_group best_explain_group(const hcrmap_explain_setup& setup = {}) 
     double best = 1.0;
     for (std::size_t k = 0; k < st->order.size(); ++k) {
       const auto [i, pre] = st->order[k];
-      if (hcrmap_leads(run_hcrmap_case(s, st->cases.models[i], st->cases.trace(i), pre, st->cases.csv, pol, st->xp, value))) {
+      if (hcrmap_leads(st->cases.run(s, i, pre, pol, st->xp, value))) {
         continue;
       }
       best = 0.0;  // not led here: the row is 0 whatever the other experiments give

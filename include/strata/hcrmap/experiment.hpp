@@ -176,7 +176,10 @@ inline void serve_windows(const substrate& s, const model& m, const experiment_s
       session.plan(warmup, &plans);
       // Serving windows.
       for (int w = 0; w < W; ++w) {
-        const auto ev = session.evaluate(served[static_cast<std::size_t>(w)], &pr, scale, W);
+        // The first window after planning: HCRMap's variants that took the same plan evaluate it
+        // once (`policy_session::first_served`).
+        const auto ev = w == 0 ? session.first_served(served[0], &pr, scale, W, &plans)
+                               : session.evaluate(served[static_cast<std::size_t>(w)], &pr, scale, W);
         pr.violations += session.violations(ev);
         window_moe[static_cast<std::size_t>(w)] += ev.moe_s * scale;
         window_energy[static_cast<std::size_t>(w)] += ev.energy.total().si() * scale;

@@ -175,11 +175,12 @@ inline void serve_windows(const substrate& s, const model& m, const experiment_s
       detail::policy_session session(s, m, setup.shape, es, k, xp, profiles[si], L, value, &layouts);
       session.plan(warmup, &plans);
       // Serving windows.
+      window_evaluation own;
       for (int w = 0; w < W; ++w) {
         // The first window after planning: HCRMap's variants that took the same plan evaluate it
-        // once (`policy_session::first_served`).
-        const auto ev = w == 0 ? session.first_served(served[0], &pr, scale, W, &plans)
-                               : session.evaluate(served[static_cast<std::size_t>(w)], &pr, scale, W);
+        // once (`policy_session::first_served`; `plans` gains no entry while `ev` is read).
+        if (w > 0) own = session.evaluate(served[static_cast<std::size_t>(w)], &pr, scale, W);
+        const window_evaluation& ev = w == 0 ? session.first_served(served[0], &pr, scale, W, &plans, own) : own;
         pr.violations += session.violations(ev);
         window_moe[static_cast<std::size_t>(w)] += ev.moe_s * scale;
         window_energy[static_cast<std::size_t>(w)] += ev.energy.total().si() * scale;

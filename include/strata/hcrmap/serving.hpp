@@ -301,29 +301,31 @@ class policy_session {
   }
 
   /// The first window served after `plan` with `plans` (`evaluate(window, account, scale,
-  /// windows)`): taken from the plan's entry when a session before this one on the same entry
-  /// evaluated the same `window` object there (`hcrmap_plan_memo`), its accounting added to
-  /// `account` as `evaluate` adds it; else evaluated and kept in the entry. Call it for the first
-  /// window served, before any `control`: then this session's residency is the entry's and no
-  /// copy is in flight (checked: otherwise it evaluates).
+  /// windows)`): the evaluation kept in the plan's entry when a session before this one on the
+  /// same entry evaluated the same `window` object there (`hcrmap_plan_memo`), its accounting
+  /// added to `account` as `evaluate` adds it; else evaluated and kept there, or, without an
+  /// entry, evaluated into `own`. The reference is valid until `plans` gains an entry or `own`
+  /// changes. Call it for the first window served, before any `control`: then this session's
+  /// residency is the entry's and no copy is in flight (checked: otherwise it evaluates into `own`).
   template <class = void>
-  window_evaluation first_served(const std::vector<std::vector<token_group>>& window, policy_result* account, double scale,
-                                 int windows, hcrmap_plan_memo* plans) const {
-    const bool shared = plans != nullptr && planned_as_ < plans->entries.size() && controller_->pending().empty();
-    if (shared) {
-      auto& e = plans->entries[planned_as_];
-      if (e.first && e.served == static_cast<const void*>(&window)) {
-        if (account != nullptr) account_(*e.first, account, scale, windows);
-        return *e.first;
-      }
+  const window_evaluation& first_served(const std::vector<std::vector<token_group>>& window, policy_result* account,
+                                        double scale, int windows, hcrmap_plan_memo* plans, window_evaluation& own) const {
+    if (plans == nullptr || planned_as_ >= plans->entries.size() || !controller_->pending().empty()) {
+      own = evaluate(window, account, scale, windows);
+      return own;
     }
-    auto ev = evaluate(window, account, scale, windows);
-    if (shared && !plans->entries[planned_as_].first) {
-      auto& e = plans->entries[planned_as_];
-      e.served = static_cast<const void*>(&window);
-      e.first = ev;
+    auto& e = plans->entries[planned_as_];
+    if (e.first && e.served == static_cast<const void*>(&window)) {
+      if (account != nullptr) account_(*e.first, account, scale, windows);
+      return *e.first;
     }
-    return ev;
+    if (e.first) {  // kept for another window: this one is not shared
+      own = evaluate(window, account, scale, windows);
+      return own;
+    }
+    e.served = static_cast<const void*>(&window);
+    e.first = evaluate(window, account, scale, windows);
+    return *e.first;
   }
 
  private:

@@ -41,11 +41,11 @@
 ///   arbitration, the weight stream's overlap, the KV cache's tier, the HBM tier's placement and
 ///   the value function are scanned. Under a second of CPU.
 /// - `hcrmap hydra premise`: `hcrmap.premise.hydra_{d2d,latency}_ratio` (`hcrmap_hydra_ratios`
-///   over the 16 experiments run with single-copy static and Hydra alone, about 1 s of CPU a
+///   over the 16 experiments run with single-copy static and Hydra alone, about 0.5 s of CPU a
 ///   run); parameters: the real fields of the substrate, the critical path and the package plan
 ///   (`hcrmap.substrate.*`, `hcrmap.critical_path.*`, `hcrmap.scale_out.*`), their energies left
 ///   out, a time feeding the latency row only (a copy's chiplet, hence a token's D2D hops, reads no
-///   time). About a minute of CPU in all: `explain_report` runs it only with
+///   time). About half a minute of CPU in all: `explain_report` runs it only with
 ///   `explain_options::hcrmap_hydra_premise` (`explain_row` always), else lists its rows with the
 ///   reason.
 ///
@@ -540,7 +540,7 @@ inline explain_group hydra_explain_group(const hcrmap_explain_setup& setup = {})
                "fast mapper's, the controller's and PIM's knobs (read by HCRMap and PIMoE, not by static or Hydra). "
                "Only the fields that size the package plan and the tiers feed the D2D row (a copy's chiplet is set by "
                "the layout, which reads no time); the substrate's chiplet_buffer is read by no model";
-  g.costly = true;  // one run: the suite's 16 experiments with two policies (about 1 s of CPU)
+  g.costly = true;  // one run: the suite's 16 experiments with two policies (about 0.5 s of CPU, windows kept)
   g.evaluate = [st, d2d, lat](const std::vector<std::string>& ids) {
     const substrate s(st->sp);
     const std::vector<policy_kind> pol{policy_kind::single_copy_static, policy_kind::hydra};
@@ -735,7 +735,7 @@ template <class = void>
 inline std::string explain_unexplained_reason(const std::string& id) {
   if (id == "hcrmap.premise.hydra_d2d_ratio" || id == "hcrmap.premise.hydra_latency_ratio") {
     return "computed from the 16 HCRMap experiments: its family reruns them with static and Hydra at every point "
-           "(66 runs of about 1 s of CPU, far over the report's time budget, docs/paper_report.md), so it runs only when asked: "
+           "(66 runs of about 0.5 s of CPU, far over the report's time budget, docs/paper_report.md), so it runs only when asked: "
            "strata-eval explain " + id + ", strata-paper-report --explain-all (explain_options::hcrmap_hydra_premise)";
   }
   if (id.rfind("hcrmap.", 0) == 0) {

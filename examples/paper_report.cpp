@@ -17,7 +17,7 @@
 //                                tolerance, the smallest set of parameter changes closing the most of
 //                                them, verified together, and the rows it breaks (markdown only)
 //   --explain-all                --explain with the families over the report's time budget too
-//                                (the HCRMap Hydra premise, about a minute of CPU:
+//                                (the HCRMap Hydra premise, about half a minute of CPU:
 //                                explain_options::hcrmap_hydra_premise)
 //
 // Every row carries its kind: input (echoes a parameter), fit (a named parameter was solved from
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
                    "most of them, verified together, and the rows it breaks (strata-eval explain ROW\n"
                    "prints one row's elasticities and gap table). Markdown only; the rows are unchanged.\n"
                    "--explain-all adds the families over the report's time budget (the HCRMap Hydra\n"
-                   "premise: about a minute of CPU); without it their rows are listed as not re-evaluated.\n";
+                   "premise: about half a minute of CPU); without it their rows are listed as not re-evaluated.\n";
       return 0;
     } else {
       std::cerr << "strata-paper-report: unknown argument '" << a << "' (try --help)\n";

@@ -427,8 +427,11 @@ TEST_CASE("constraint_violations reports a broken assignment and core allocation
   res.replica_cores[1] = 2;  // an idle replica holding cores breaks Eq. 4
   CHECK(constraint_violations(s, g, r, {0}, res).size() == 1);
   res.replica_cores[1] = 0;
-  res.replica_cores[0] = 17;  // more cores than the chiplet has
-  CHECK_FALSE(constraint_violations(s, g, r, {0}, res).empty());
+  res.replica_cores[0] = 17;  // more cores than the chiplet has: the replica's and the chiplet's Eq. 4
+  const auto over = constraint_violations(s, g, r, {0}, res);
+  REQUIRE(over.size() == 2);
+  CHECK(over[0] == "Eq. 4: active replica 0 has 17 cores");
+  CHECK(over[1] == "Eq. 4: chiplet 0 allocates 17 cores");
   res.replica_cores[0] = 16;
   CHECK_FALSE(constraint_violations(s, g, r, {1}, res).empty());  // Eq. 3: replica 1 has the group
 }

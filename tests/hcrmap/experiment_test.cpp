@@ -464,3 +464,66 @@ TEST_CASE("HCRMap variants that keep the placement knobs and tiers share their f
   for (std::size_t i = 1; i < 5; ++i) differs = differs || !same(memo.entries[0].layout, memo.entries[i].layout);
   CHECK(differs);
 }
+
+TEST_CASE("an experiment's windows kept from one run to the next give every field of its result, and are rebuilt when a knob they read changes") {
+  const substrate s;
+  const auto m = preset("Mixtral-8x7B");
+  auto g = trace_gen_for(m);
+  g.sequences = 1024;
+  g.min_length = 8;
+  g.max_length = 16;
+  const auto trace = generate_trace(g);
+  experiment_params xp;
+  xp.max_layers = 4;
+  using P = policy_kind;
+  const std::vector<P> pol{P::single_copy_static, P::hydra};
+  const auto dump = [](const experiment_result& r) { return json(r).dump(); };
+  experiment_windows kept;
+  const auto first = run_experiment(s, m, trace, phase::decode, pol, xp, "note", {}, &kept);
+  CHECK(dump(first) == dump(run_experiment(s, m, trace, phase::decode, pol, xp, "note")));
+  REQUIRE(kept.of(trace, phase::decode, s.chiplets(), xp, "note"));
+  CHECK(kept.evaluation.size() == 3);
+  // Another critical path and substrate: the same windows, taken; the result is the one built afresh.
+  experiment_params slower = xp;
+  slower.critical_path.compute_scale = 0.5;
+  substrate_params sp;
+  sp.d2d.bandwidth = sp.d2d.bandwidth * 0.5;
+  const substrate narrow(sp);
+  const auto* before = kept.evaluation.front().front().data();
+  const auto again = run_experiment(narrow, m, trace, phase::decode, pol, slower, "note", {}, &kept);
+  CHECK(kept.evaluation.front().front().data() == before);  // not rebuilt
+  CHECK(dump(again) == dump(run_experiment(narrow, m, trace, phase::decode, pol, slower, "note")));
+  CHECK(dump(again) != dump(first));
+  // Knobs the windows read: rebuilt, the result the one built afresh.
+  experiment_params fewer = xp;
+  fewer.windows = 2;
+  const auto two = run_experiment(s, m, trace, phase::decode, pol, fewer, "note", {}, &kept);
+  CHECK(kept.evaluation.size() == 2);
+  CHECK(dump(two) == dump(run_experiment(s, m, trace, phase::decode, pol, fewer, "note")));
+  CHECK_FALSE(kept.of(trace, phase::decode, s.chiplets(), xp, "note"));
+  CHECK_FALSE(kept.of(trace, phase::prefill, s.chiplets(), fewer, "note"));
+  CHECK_FALSE(kept.of(trace, phase::decode, s.chiplets(), fewer, "another note"));
+}
+
+TEST_CASE("HCRMap variants that take one plan share their first served window, and each result is the one it gives alone") {
+  // hcrmap and hcrmap_no_migration install the same copies (`hcrmap_plan_memo`): the second
+  // takes the first's evaluation of the first served window (`policy_session::first_served`).
+  const substrate s;
+  const auto m = preset("Mixtral-8x7B");
+  auto g = trace_gen_for(m);
+  g.sequences = 1024;
+  g.min_length = 8;
+  g.max_length = 16;
+  const auto trace = generate_trace(g);
+  experiment_params xp;
+  xp.max_layers = 4;
+  using P = policy_kind;
+  const auto both = run_experiment(s, m, trace, phase::decode, {P::single_copy_static, P::hcrmap, P::hcrmap_no_migration}, xp);
+  for (const P k : {P::hcrmap, P::hcrmap_no_migration}) {
+    CAPTURE(to_string(k));
+    const auto alone = run_experiment(s, m, trace, phase::decode, {P::single_copy_static, k}, xp);
+    CHECK(json(both.of(k)).dump() == json(alone.of(k)).dump());
+  }
+  CHECK(json(both.of(P::single_copy_static)).dump() ==
+        json(run_experiment(s, m, trace, phase::decode, {P::single_copy_static}, xp).of(P::single_copy_static)).dump());
+}

@@ -973,7 +973,8 @@ inline std::vector<std::string> constraint_violations(const substrate& s, const 
     }
     if (groups[g].tokens > 0) ++uses[static_cast<std::size_t>(a)];
   }
-  std::vector<int> per_chiplet(static_cast<std::size_t>(s.chiplets()), 0);
+  // Per chiplet, the cores its replicas hold and its active replicas (one pass over the replicas).
+  std::vector<int> per_chiplet(static_cast<std::size_t>(s.chiplets()), 0), active_on(per_chiplet.size(), 0);
   for (std::size_t i = 0; i < replicas.size(); ++i) {
     const bool active = r.replica_tokens[i] > 0.0;
     if (active != (uses[i] > 0)) v.push_back("Eq. 3: replica " + std::to_string(i) + " active flag disagrees with its groups");
@@ -981,14 +982,12 @@ inline std::vector<std::string> constraint_violations(const substrate& s, const 
     if (active && (k < 1 || k > cores)) v.push_back("Eq. 4: active replica " + std::to_string(i) + " has " + std::to_string(k) + " cores");
     if (!active && k != 0) v.push_back("Eq. 4: inactive replica " + std::to_string(i) + " holds cores");
     per_chiplet[static_cast<std::size_t>(replicas[i].chiplet)] += k;
+    active_on[static_cast<std::size_t>(replicas[i].chiplet)] += active ? 1 : 0;
   }
   for (std::size_t c = 0; c < per_chiplet.size(); ++c) {
     // With more active replicas than cores, replicas take turns on cores (list scheduling): the
     // cores held at any time never exceed N_core, which is what Eq. 4 bounds.
-    int active_here = 0;
-    for (std::size_t i = 0; i < replicas.size(); ++i) {
-      active_here += replicas[i].chiplet == static_cast<int>(c) && r.replica_tokens[i] > 0.0 ? 1 : 0;
-    }
+    const int active_here = active_on[c];
     if (active_here <= cores && per_chiplet[c] > cores) {
       v.push_back("Eq. 4: chiplet " + std::to_string(c) + " allocates " + std::to_string(per_chiplet[c]) + " cores");
     }

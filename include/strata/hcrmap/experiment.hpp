@@ -175,8 +175,12 @@ inline void serve_windows(const substrate& s, const model& m, const experiment_s
       detail::policy_session session(s, m, setup.shape, es, k, xp, profiles[si], L, value, &layouts);
       session.plan(warmup, &plans);
       // Serving windows.
+      window_evaluation own;
       for (int w = 0; w < W; ++w) {
-        const auto ev = session.evaluate(served[static_cast<std::size_t>(w)], &pr, scale, W);
+        // The first window after planning: HCRMap's variants that took the same plan evaluate it
+        // once (`policy_session::first_served`; `plans` gains no entry while `ev` is read).
+        if (w > 0) own = session.evaluate(served[static_cast<std::size_t>(w)], &pr, scale, W);
+        const window_evaluation& ev = w == 0 ? session.first_served(served[0], &pr, scale, W, &plans, own) : own;
         pr.violations += session.violations(ev);
         window_moe[static_cast<std::size_t>(w)] += ev.moe_s * scale;
         window_energy[static_cast<std::size_t>(w)] += ev.energy.total().si() * scale;
@@ -202,16 +206,79 @@ inline void serve_windows(const substrate& s, const model& m, const experiment_s
 }
 }  // namespace detail
 
+/// An experiment's windows (`run_experiment`): the profile and evaluation windows' token groups
+/// of a trace, the note they add to the trace's and whether a decode window reused sequences,
+/// with what they were built from. A function of the trace, the mode, the compute chiplets and
+/// the knobs `experiment_windows::of` names: a caller that reruns an experiment on the same trace
+/// with other substrate or critical-path parameters (the gap explainer) keeps one per (trace,
+/// mode) and `run_experiment` builds the windows only when one of those changed.
+struct experiment_windows {
+  const routing_trace* trace = nullptr;  ///< identity of the trace (compared, never read)
+  phase mode = phase::prefill;
+  int chiplets = 0, tokens = 0, block_tokens = 0, windows = 0, profile_windows = 0;
+  bool trace_reuse = false;
+  std::string trace_note;
+  std::vector<std::vector<std::vector<token_group>>> profile, evaluation;
+  std::string note;               ///< `trace_note` with the windows' notes (reuse, wrap-around)
+  bool sequences_reused = false;  ///< `experiment_result::sequences_reused`
+
+  /// Whether these are the windows of `trace` in `mode` on `chiplets` compute chiplets under `xp`
+  /// with `trace_note`.
+  template <class = void>
+  [[nodiscard]] bool of(const routing_trace& t, phase md, int c, const experiment_params& xp, const std::string& tn) const {
+    return trace == &t && mode == md && chiplets == c && tokens == tokens_per_window(md, xp) &&
+           block_tokens == xp.fast_map.block_tokens && windows == xp.windows && profile_windows == xp.profile_windows &&
+           trace_reuse == xp.trace_reuse && trace_note == tn;
+  }
+};
+
+namespace detail {
+/// The windows of `trace` in `mode` on `chiplets` compute chiplets (`run_experiment`): profile
+/// windows from the profile split, evaluation windows from the other.
+template <class = void>
+inline experiment_windows make_experiment_windows(const routing_trace& trace, phase mode, int chiplets,
+                                                  const experiment_params& xp, const std::string& trace_note) {
+  experiment_windows w;
+  w.trace = &trace;
+  w.mode = mode;
+  w.chiplets = chiplets;
+  w.tokens = tokens_per_window(mode, xp);
+  w.block_tokens = xp.fast_map.block_tokens;
+  w.windows = xp.windows;
+  w.profile_windows = xp.profile_windows;
+  w.trace_reuse = xp.trace_reuse;
+  w.trace_note = trace_note;
+  const auto [prof_trace, eval_trace] = split_by_sequence(trace);
+  w.note = trace_note;
+  for (int i = 0; i < xp.profile_windows; ++i) {
+    w.profile.push_back(detail::window_groups(prof_trace, mode, chiplets, w.tokens, i, xp.fast_map.block_tokens,
+                                              xp.trace_reuse, w.note, &w.sequences_reused));
+  }
+  for (int i = 0; i < xp.windows; ++i) {
+    w.evaluation.push_back(detail::window_groups(eval_trace, mode, chiplets, w.tokens, i, xp.fast_map.block_tokens,
+                                                 xp.trace_reuse, w.note, &w.sequences_reused));
+  }
+  if (mode == phase::prefill && static_cast<std::size_t>(xp.windows) * w.tokens > eval_trace.tokens()) {
+    w.note += (w.note.empty() ? "" : "; ") + std::string("prefill windows wrap around the evaluation split's ") +
+              std::to_string(eval_trace.tokens()) + " tokens";
+  }
+  return w;
+}
+}  // namespace detail
+
 /// Runs `policies` (single-copy static is added first if missing) on model `m` in `mode` with
 /// the routing trace `trace` (file comment). `trace_note` is copied into the result's note.
 /// `value` is the value function HCRMap's controller decides with (its planning promotions and
 /// its serving decisions; the ablations that remove a pressure, the fast mapper or the HBM tier
 /// keep it): an empty function is the greedy one-step rule (`greedy_score`), the fallback;
-/// `policy_kind::hcrmap_greedy` always uses the greedy rule.
+/// `policy_kind::hcrmap_greedy` always uses the greedy rule. `windows`, when given, holds the
+/// windows of an earlier run (`experiment_windows`): taken when they are this run's, else built
+/// and left there (the same result either way).
 template <class = void>
 inline experiment_result run_experiment(const substrate& s, const model& m, const routing_trace& trace, phase mode,
                                         std::vector<policy_kind> policies, const experiment_params& xp = {},
-                                        const std::string& trace_note = {}, const action_scorer& value = {}) {
+                                        const std::string& trace_note = {}, const action_scorer& value = {},
+                                        experiment_windows* windows = nullptr) {
   constexpr const char* id = "strata.hcrmap.experiment";
   validate(m);
   validate(xp);
@@ -233,26 +300,20 @@ inline experiment_result run_experiment(const substrate& s, const model& m, cons
   out.context = xp.context;
   const double scale = setup.scale;
   // Windows: profile windows from the profile split, evaluation windows from the other.
-  const auto [prof_trace, eval_trace] = split_by_sequence(trace);
-  std::string note = trace_note;
-  std::vector<std::vector<std::vector<token_group>>> prof_windows, eval_windows;
-  for (int i = 0; i < xp.profile_windows; ++i) {
-    prof_windows.push_back(detail::window_groups(prof_trace, mode, C, tokens, i, xp.fast_map.block_tokens, xp.trace_reuse,
-                                                 note, &out.sequences_reused));
+  std::optional<experiment_windows> own;
+  if (windows == nullptr) {
+    own.emplace(detail::make_experiment_windows(trace, mode, C, xp, trace_note));
+  } else if (!windows->of(trace, mode, C, xp, trace_note)) {
+    *windows = detail::make_experiment_windows(trace, mode, C, xp, trace_note);
   }
-  for (int i = 0; i < xp.windows; ++i) {
-    eval_windows.push_back(detail::window_groups(eval_trace, mode, C, tokens, i, xp.fast_map.block_tokens, xp.trace_reuse,
-                                                 note, &out.sequences_reused));
-  }
-  if (mode == phase::prefill && static_cast<std::size_t>(xp.windows) * tokens > eval_trace.tokens()) {
-    note += (note.empty() ? "" : "; ") + std::string("prefill windows wrap around the evaluation split's ") +
-            std::to_string(eval_trace.tokens()) + " tokens";
-  }
+  const experiment_windows& w = windows == nullptr ? *own : *windows;
+  out.sequences_reused = w.sequences_reused;
+  std::string note = w.note;
   note += (note.empty() ? "" : "; ") + std::to_string(out.evaluated_layers.size()) + " of " + std::to_string(L) +
           " MoE layers evaluated (routed time scaled by " + detail::to_text(scale) + ")";
   out.note = note;
 
-  detail::serve_windows(s, m, setup, xp, policies, prof_windows, eval_windows, value, out);
+  detail::serve_windows(s, m, setup, xp, policies, w.profile, w.evaluation, value, out);
   return out;
 }
 

@@ -144,6 +144,11 @@ struct hcrmap_layout_memo {
 /// no reward), and the windows. The learned value, the greedy rule and the no-migration ablation
 /// install the same copies: planned once, the residency and the controller's observed demand
 /// taken by the others.
+///
+/// An entry also keeps the evaluation of the first window served after planning
+/// (`policy_session::first_served`): the sessions that take the entry hold the same residency,
+/// no copy in flight, and route the same way (the mapper is part of the key), so they evaluate
+/// that window as the first did — they differ only in what they decide after it.
 struct hcrmap_plan_memo {
   struct entry {
     int stage = 0;
@@ -154,6 +159,8 @@ struct hcrmap_plan_memo {
     const void* windows = nullptr;  ///< identity of the windows planned on (compared, never read)
     residency planned;
     residency_controller::observed_state observed;
+    const void* served = nullptr;  ///< identity of the first served window (compared, never read)
+    std::optional<window_evaluation> first;  ///< its evaluation on `planned`
   };
   std::vector<entry> entries;
 };
@@ -273,21 +280,52 @@ class policy_session {
     key.mu_churn = controller_params{}.mu_churn;
     const bool fast = k_ != policy_kind::hcrmap_no_fast_map;
     if (plans != nullptr) {
-      for (const auto& e : plans->entries) {
+      for (std::size_t i = 0; i < plans->entries.size(); ++i) {
+        const auto& e = plans->entries[i];
         if (e.stage != es_.index || e.tiers != tiers_ || e.fast_map != fast || !(e.mapper == fm_) || !(e.knobs == key) ||
             e.windows != static_cast<const void*>(&windows)) {
           continue;
         }
         *res_ = e.planned;  // the controller keeps pointing at *res_
         controller_->adopt(e.observed);
+        planned_as_ = i;
         return;
       }
     }
     plan_(windows);
     if (plans != nullptr) {
       plans->entries.push_back({es_.index, tiers_, fast, fm_, key, static_cast<const void*>(&windows), *res_,
-                                controller_->observed()});
+                                controller_->observed(), nullptr, std::nullopt});
+      planned_as_ = plans->entries.size() - 1;
     }
+  }
+
+  /// The first window served after `plan` with `plans` (`evaluate(window, account, scale,
+  /// windows)`): the evaluation kept in the plan's entry when a session before this one on the
+  /// same entry evaluated the same `window` object there (`hcrmap_plan_memo`), its accounting
+  /// added to `account` as `evaluate` adds it; else evaluated and kept there, or, without an
+  /// entry, evaluated into `own`. The reference is valid until `plans` gains an entry or `own`
+  /// changes. Call it for the first window served, before any `control`: then this session's
+  /// residency is the entry's and no copy is in flight (checked: otherwise it evaluates into `own`).
+  template <class = void>
+  const window_evaluation& first_served(const std::vector<std::vector<token_group>>& window, policy_result* account,
+                                        double scale, int windows, hcrmap_plan_memo* plans, window_evaluation& own) const {
+    if (plans == nullptr || planned_as_ >= plans->entries.size() || !controller_->pending().empty()) {
+      own = evaluate(window, account, scale, windows);
+      return own;
+    }
+    auto& e = plans->entries[planned_as_];
+    if (e.first && e.served == static_cast<const void*>(&window)) {
+      if (account != nullptr) account_(*e.first, account, scale, windows);
+      return *e.first;
+    }
+    if (e.first) {  // kept for another window: this one is not shared
+      own = evaluate(window, account, scale, windows);
+      return own;
+    }
+    e.served = static_cast<const void*>(&window);
+    e.first = evaluate(window, account, scale, windows);
+    return *e.first;
   }
 
  private:
@@ -572,22 +610,31 @@ class policy_session {
       out.moe_s += r.t_moe.si();
       out.energy += r.energy;
       out.stages += r.critical;
-      if (account != nullptr) {
-        for (std::size_t i = 0; i < out.evals.back().entry_of_replica.size(); ++i) {
-          const auto& de = res.entries()[static_cast<std::size_t>(out.evals.back().entry_of_replica[i])];
-          account->chiplet_busy_s[de.chiplet] += r.replica_tokens[i] * shape_.flops_per_token.si() / chiplet_flops_;
-        }
-        for (std::size_t b = 0; b < s_->banks().size(); ++b) {
-          if (s_->banks()[b].tier == tier_kind::dram) account->dram_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
-          if (s_->banks()[b].tier == tier_kind::hbm) account->hbm_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
-        }
-        for (std::size_t u = 0; u < s_->links().size(); ++u) {
-          account->d2d_bytes += r.link_load(static_cast<int>(u)) * scale / windows;
-          account->d2d_token_bytes += (r.link_bytes[u * 4] + r.link_bytes[u * 4 + 1]) * scale / windows;
-        }
+    }
+    if (account != nullptr) account_(out, account, scale, windows);
+    return out;
+  }
+
+  /// Adds the compute per chiplet and the DRAM/HBM streaming and D2D bytes of `w` (× `scale` /
+  /// `windows`) to `account`, layer by layer (each sum in the order of the layers).
+  template <class = void>
+  void account_(const window_evaluation& w, policy_result* account, double scale, int windows) const {
+    const auto& res = *res_;
+    for (const auto& ev : w.evals) {
+      const auto& r = ev.result;
+      for (std::size_t i = 0; i < ev.entry_of_replica.size(); ++i) {
+        const auto& de = res.entries()[static_cast<std::size_t>(ev.entry_of_replica[i])];
+        account->chiplet_busy_s[de.chiplet] += r.replica_tokens[i] * shape_.flops_per_token.si() / chiplet_flops_;
+      }
+      for (std::size_t b = 0; b < s_->banks().size(); ++b) {
+        if (s_->banks()[b].tier == tier_kind::dram) account->dram_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
+        if (s_->banks()[b].tier == tier_kind::hbm) account->hbm_stream_bytes += r.bank_bytes[b * 2] * scale / windows;
+      }
+      for (std::size_t u = 0; u < s_->links().size(); ++u) {
+        account->d2d_bytes += r.link_load(static_cast<int>(u)) * scale / windows;
+        account->d2d_token_bytes += (r.link_bytes[u * 4] + r.link_bytes[u * 4 + 1]) * scale / windows;
       }
     }
-    return out;
   }
 
   /// MoEntwine's NI-Balancer: one expert from the most to the least loaded chiplet over cold links.
@@ -649,6 +696,7 @@ class policy_session {
   data_size<> wt_{};
   std::array<bool, 3> tiers_{true, true, true};  ///< tiers the first copies may use
   double chiplet_flops_ = 0.0;
+  std::size_t planned_as_ = static_cast<std::size_t>(-1);  ///< the `hcrmap_plan_memo` entry planned or taken
   std::optional<residency> res_;
   std::optional<residency_controller> controller_;
 };

@@ -5,6 +5,8 @@
 /// apart from the data it is evaluated on (§7.1): sequences at even positions form the profile
 /// (training) split, odd positions the evaluation split.
 
+#include <algorithm>  // std::max
+#include <array>    // std::array, the splits' token counts
 #include <cstddef>  // std::size_t
 #include <cstdint>  // std::uint16_t
 #include <utility>  // std::pair, std::move
@@ -31,12 +33,23 @@ inline std::pair<routing_trace, routing_trace> split_by_sequence(const routing_t
     ids.insert(ids.end(), from, from + cell);
     detail::trace_access::infos(to).push_back(t.info(i));
   };
+  // Each split's room taken once (its tokens counted first), so appending never reallocates.
+  const auto reserve = [&](routing_trace& to, std::size_t tokens) {
+    detail::trace_access::ids(to).reserve(tokens * cell);
+    detail::trace_access::infos(to).reserve(tokens);
+  };
   if (seqs.size() < 2) {
+    reserve(a, std::max<std::size_t>(1, t.tokens() / 2));
+    reserve(b, std::max<std::size_t>(1, t.tokens() - t.tokens() / 2));
     for (std::size_t i = 0; i < t.tokens(); ++i) copy(i < t.tokens() / 2 ? a : b, i);
     if (b.empty()) copy(b, 0);
     if (a.empty()) copy(a, 0);
     return {std::move(a), std::move(b)};
   }
+  std::array<std::size_t, 2> tokens{};
+  for (std::size_t s = 0; s < seqs.size(); ++s) tokens[s % 2] += seqs[s].size();
+  reserve(a, tokens[0]);
+  reserve(b, tokens[1]);
   for (std::size_t s = 0; s < seqs.size(); ++s) {
     for (std::size_t i : seqs[s]) copy(s % 2 == 0 ? a : b, i);
   }

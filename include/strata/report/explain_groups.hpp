@@ -41,11 +41,11 @@
 ///   arbitration, the weight stream's overlap, the KV cache's tier, the HBM tier's placement and
 ///   the value function are scanned. Under a second of CPU.
 /// - `hcrmap hydra premise`: `hcrmap.premise.hydra_{d2d,latency}_ratio` (`hcrmap_hydra_ratios`
-///   over the 16 experiments run with single-copy static and Hydra alone, about 1 s of CPU a
+///   over the 16 experiments run with single-copy static and Hydra alone, about 0.5 s of CPU a
 ///   run); parameters: the real fields of the substrate, the critical path and the package plan
 ///   (`hcrmap.substrate.*`, `hcrmap.critical_path.*`, `hcrmap.scale_out.*`), their energies left
 ///   out, a time feeding the latency row only (a copy's chiplet, hence a token's D2D hops, reads no
-///   time). About a minute of CPU in all: `explain_report` runs it only with
+///   time). About half a minute of CPU in all: `explain_report` runs it only with
 ///   `explain_options::hcrmap_hydra_premise` (`explain_row` always), else lists its rows with the
 ///   reason.
 ///
@@ -57,6 +57,7 @@
 #include <functional>  // std::function
 #include <map>        // std::map
 #include <memory>     // std::make_shared
+#include <array>      // std::array, an experiment's windows by mode
 #include <optional>   // std::optional
 #include <string>     // std::string
 #include <utility>    // std::move
@@ -465,19 +466,32 @@ struct hcrmap_explain_setup {
 };
 
 namespace detail {
-/// The suite's models of `setup` with their traces (`hcrmap_trace`), each built when first asked for.
+/// The suite's models of `setup` with their traces (`hcrmap_trace`), each built when first asked
+/// for, and each experiment's windows (prefill, decode) kept from one evaluation to the next: the
+/// parameters the families change (the substrate's and the critical path's real fields, the
+/// package plan's) leave the chiplet count and the windows' knobs alone, so the windows are built
+/// once (`run_experiment` rebuilds them if not).
 struct hcrmap_explain_cases {
   std::optional<std::string> csv;
   std::vector<model> models;
   std::vector<std::optional<routing_trace>> traces;
+  std::vector<std::array<experiment_windows, 2>> windows;  // by model: prefill, decode
 
   explicit hcrmap_explain_cases(const hcrmap_explain_setup& setup) : csv(setup.dsv2lite_trace) {
     for (const auto& name : setup.models) models.push_back(preset(name));
     traces.resize(models.size());
+    windows.resize(models.size());
   }
+  // The traces stay where they were built (the windows name them by address): `traces` never grows.
   const routing_trace& trace(std::size_t i) {
     if (!traces[i]) traces[i] = hcrmap_trace(models[i], csv);
     return *traces[i];
+  }
+  /// Experiment (model i, prefill when `prefill`) with `policies` (`run_hcrmap_case`), its
+  /// windows kept.
+  experiment_result run(const substrate& s, std::size_t i, bool prefill, const std::vector<policy_kind>& policies,
+                        const experiment_params& xp, const action_scorer& value = {}) {
+    return run_hcrmap_case(s, models[i], trace(i), prefill, csv, policies, xp, value, &windows[i][prefill ? 0 : 1]);
   }
 };
 }  // namespace detail
@@ -526,7 +540,7 @@ inline explain_group hydra_explain_group(const hcrmap_explain_setup& setup = {})
                "fast mapper's, the controller's and PIM's knobs (read by HCRMap and PIMoE, not by static or Hydra). "
                "Only the fields that size the package plan and the tiers feed the D2D row (a copy's chiplet is set by "
                "the layout, which reads no time); the substrate's chiplet_buffer is read by no model";
-  g.costly = true;  // one run: the suite's 16 experiments with two policies (about 1 s of CPU)
+  g.costly = true;  // one run: the suite's 16 experiments with two policies (about 0.5 s of CPU, windows kept)
   g.evaluate = [st, d2d, lat](const std::vector<std::string>& ids) {
     const substrate s(st->sp);
     const std::vector<policy_kind> pol{policy_kind::single_copy_static, policy_kind::hydra};
@@ -534,7 +548,7 @@ inline explain_group hydra_explain_group(const hcrmap_explain_setup& setup = {})
     for (const bool pre : {true, false}) {
       for (std::size_t i = 0; i < st->cases.models.size(); ++i) {
         (pre ? prefill : decode)
-            .push_back(run_hcrmap_case(s, st->cases.models[i], st->cases.trace(i), pre, st->cases.csv, pol, st->xp));
+            .push_back(st->cases.run(s, i, pre, pol, st->xp));
       }
     }
     const auto h = hcrmap_hydra_ratios(prefill, decode);
@@ -631,7 +645,7 @@ inline explain_group best_explain_group(const hcrmap_explain_setup& setup = {}) 
     double best = 1.0;
     for (std::size_t k = 0; k < st->order.size(); ++k) {
       const auto [i, pre] = st->order[k];
-      if (hcrmap_leads(run_hcrmap_case(s, st->cases.models[i], st->cases.trace(i), pre, st->cases.csv, pol, st->xp, value))) {
+      if (hcrmap_leads(st->cases.run(s, i, pre, pol, st->xp, value))) {
         continue;
       }
       best = 0.0;  // not led here: the row is 0 whatever the other experiments give
@@ -721,7 +735,7 @@ template <class = void>
 inline std::string explain_unexplained_reason(const std::string& id) {
   if (id == "hcrmap.premise.hydra_d2d_ratio" || id == "hcrmap.premise.hydra_latency_ratio") {
     return "computed from the 16 HCRMap experiments: its family reruns them with static and Hydra at every point "
-           "(66 runs of about 1 s of CPU, far over the report's time budget, docs/paper_report.md), so it runs only when asked: "
+           "(66 runs of about 0.5 s of CPU, far over the report's time budget, docs/paper_report.md), so it runs only when asked: "
            "strata-eval explain " + id + ", strata-paper-report --explain-all (explain_options::hcrmap_hydra_premise)";
   }
   if (id.rfind("hcrmap.", 0) == 0) {

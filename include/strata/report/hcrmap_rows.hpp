@@ -132,12 +132,13 @@ struct suite_side_task {
 /// `trace` (`hcrmap_trace(m, dsv2lite_csv)`), as `run_hcrmap_suite` runs each of its 16: the real
 /// DeepSeek-V2-Lite trace reuses sequences in decode (its 127 sequences cannot fill a window of
 /// 512 per split), and the result's note names the trace. The gap explainer runs the suite's
-/// experiments with fewer policies through it (`report/explain_groups.hpp`).
+/// experiments with fewer policies through it (`report/explain_groups.hpp`), keeping each
+/// experiment's windows from one run to the next in `windows` (`run_experiment`).
 template <class = void>
 inline experiment_result run_hcrmap_case(const substrate& s, const model& m, const routing_trace& trace, bool prefill,
                                          const std::optional<std::string>& dsv2lite_csv,
                                          const std::vector<policy_kind>& policies, const experiment_params& xp = {},
-                                         const action_scorer& value = {}) {
+                                         const action_scorer& value = {}, experiment_windows* windows = nullptr) {
   const bool real = m.name == "DeepSeek-V2-Lite" && dsv2lite_csv;
   const std::string note = real ? "real ESFT intent trace" : "synthetic trace (fitted generator)";
   // The real trace's 127 sequences cannot fill a decode window of 512 distinct sequences per
@@ -145,7 +146,7 @@ inline experiment_result run_hcrmap_case(const substrate& s, const model& m, con
   // note state.
   experiment_params xd = xp;
   xd.trace_reuse = xp.trace_reuse || (real && !prefill);
-  return run_experiment(s, m, trace, prefill ? phase::prefill : phase::decode, policies, xd, note, value);
+  return run_experiment(s, m, trace, prefill ? phase::prefill : phase::decode, policies, xd, note, value, windows);
 }
 
 /// Runs the suite (about 15 s of CPU with the defaults) on `threads` threads (0: the machine's

@@ -503,6 +503,18 @@ TEST_CASE("an experiment's windows kept from one run to the next give every fiel
   CHECK_FALSE(kept.of(trace, phase::decode, s.chiplets(), xp, "note"));
   CHECK_FALSE(kept.of(trace, phase::prefill, s.chiplets(), fewer, "note"));
   CHECK_FALSE(kept.of(trace, phase::decode, s.chiplets(), fewer, "another note"));
+  // Another trace in the same object (the address the windows were kept for): told apart by its
+  // content, rebuilt, the result the one built afresh.
+  auto held = trace;
+  const auto on_held = run_experiment(s, m, held, phase::decode, pol, xp, "note", {}, &kept);
+  REQUIRE(kept.of(held, phase::decode, s.chiplets(), xp, "note"));
+  auto g2 = g;
+  g2.seed += 1;
+  held = generate_trace(g2);
+  CHECK_FALSE(kept.of(held, phase::decode, s.chiplets(), xp, "note"));
+  const auto other = run_experiment(s, m, held, phase::decode, pol, xp, "note", {}, &kept);
+  CHECK(dump(other) == dump(run_experiment(s, m, held, phase::decode, pol, xp, "note")));
+  CHECK(dump(other) != dump(on_held));
 }
 
 TEST_CASE("HCRMap variants that take one plan share their first served window, and each result is the one it gives alone") {

@@ -206,6 +206,40 @@ inline void serve_windows(const substrate& s, const model& m, const experiment_s
 }
 }  // namespace detail
 
+namespace detail {
+/// A 64-bit fingerprint of a trace's content (its shape, every token's expert ids and its
+/// sequence, position and topic): FNV-1a over 64-bit words, each multiplied and folded
+/// (splitmix64's finaliser), one pass over the trace (well under a millisecond for a report trace,
+/// against the half second of an experiment).
+template <class = void>
+inline std::uint64_t trace_fingerprint(const routing_trace& t) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  const auto mix = [&h](std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    h = (h ^ x) * 0x100000001b3ULL;
+  };
+  mix(static_cast<std::uint64_t>(t.layers()));
+  mix(static_cast<std::uint64_t>(t.experts_per_layer()));
+  mix(static_cast<std::uint64_t>(t.k()));
+  mix(static_cast<std::uint64_t>(t.tokens()));
+  const auto ids = t.ids();
+  std::size_t i = 0;
+  for (; i + 4 <= ids.size(); i += 4) {
+    mix(static_cast<std::uint64_t>(ids[i]) | static_cast<std::uint64_t>(ids[i + 1]) << 16 |
+        static_cast<std::uint64_t>(ids[i + 2]) << 32 | static_cast<std::uint64_t>(ids[i + 3]) << 48);
+  }
+  for (; i < ids.size(); ++i) mix(ids[i]);
+  for (const auto& f : t.infos()) {
+    mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(f.seq)) << 32 | static_cast<std::uint32_t>(f.pos));
+    mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(f.topic)));
+  }
+  return h;
+}
+}  // namespace detail
+
 /// An experiment's windows (`run_experiment`): the profile and evaluation windows' token groups
 /// of a trace, the note they add to the trace's and whether a decode window reused sequences,
 /// with what they were built from. A function of the trace, the mode, the compute chiplets and
@@ -213,7 +247,10 @@ inline void serve_windows(const substrate& s, const model& m, const experiment_s
 /// with other substrate or critical-path parameters (the gap explainer) keeps one per (trace,
 /// mode) and `run_experiment` builds the windows only when one of those changed.
 struct experiment_windows {
-  const routing_trace* trace = nullptr;  ///< identity of the trace (compared, never read)
+  const routing_trace* trace = nullptr;  ///< the trace they were built from (compared, never read)
+  /// The trace's content when they were built (`detail::trace_fingerprint`): another trace at the
+  /// same address (one destroyed, another built in its place) is told apart by it.
+  std::uint64_t fingerprint = 0;
   phase mode = phase::prefill;
   int chiplets = 0, tokens = 0, block_tokens = 0, windows = 0, profile_windows = 0;
   bool trace_reuse = false;
@@ -226,7 +263,8 @@ struct experiment_windows {
   /// with `trace_note`.
   template <class = void>
   [[nodiscard]] bool of(const routing_trace& t, phase md, int c, const experiment_params& xp, const std::string& tn) const {
-    return trace == &t && mode == md && chiplets == c && tokens == tokens_per_window(md, xp) &&
+    return trace == &t && fingerprint == detail::trace_fingerprint(t) && mode == md && chiplets == c &&
+           tokens == tokens_per_window(md, xp) &&
            block_tokens == xp.fast_map.block_tokens && windows == xp.windows && profile_windows == xp.profile_windows &&
            trace_reuse == xp.trace_reuse && trace_note == tn;
   }
@@ -240,6 +278,7 @@ inline experiment_windows make_experiment_windows(const routing_trace& trace, ph
                                                   const experiment_params& xp, const std::string& trace_note) {
   experiment_windows w;
   w.trace = &trace;
+  w.fingerprint = trace_fingerprint(trace);
   w.mode = mode;
   w.chiplets = chiplets;
   w.tokens = tokens_per_window(mode, xp);

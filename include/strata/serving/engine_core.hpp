@@ -425,17 +425,7 @@ class engine_core {
       auto& e = rk_[k];
       bool finished_any = false;
       for (const auto& [r, nn] : e.sched) {
-        const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r];
-        s.computed[r] += nn;
-        const std::int64_t pb = pblocks(r);
-        char& cached = e.prefix_cached[key_of(r)];
-        if (cached == 0 && pb > 0 && reqs[r].prompt >= pb * bs_ && s.computed[r] >= pb * bs_ && s.shared[r] == 0) {
-          // Its first full blocks hold its prefix: now cached on its rank, stored once (engine.hpp).
-          cached = 1;
-          s.held[r] -= pb;
-          s.shared[r] = pb;
-        }
-        if (s.computed[r] < num_tokens) continue;
+        if (!computed_step(e, r, nn)) continue;
         ++s.gen[r];
         if (s.gen[r] == 1) {
           s.first[r] = t;
@@ -605,6 +595,24 @@ class engine_core {
   }
 
  private:
+  /// Request `r`'s `nn` tokens of the step that ends now computed on rank `e` (`end_step`, the
+  /// cohort's step): a prefix its first full blocks now hold is cached on the rank, stored once
+  /// (engine.hpp); true when all its tokens are computed (a token is sampled).
+  bool computed_step(detail::engine_rank& e, std::size_t r, std::int64_t nn) {
+    const auto& q = (*reqs_)[r];
+    auto& s = *st_;
+    const std::int64_t num_tokens = static_cast<std::int64_t>(q.prompt) + s.gen[r];
+    s.computed[r] += nn;
+    const std::int64_t pb = pblocks(r);
+    char& cached = e.prefix_cached[key_of(r)];
+    if (cached == 0 && pb > 0 && q.prompt >= pb * bs_ && s.computed[r] >= pb * bs_ && s.shared[r] == 0) {
+      cached = 1;
+      s.held[r] -= pb;
+      s.shared[r] = pb;
+    }
+    return s.computed[r] >= num_tokens;
+  }
+
   /// Whether `begin_step` at time `t` would route an admitted request to the queue.
   [[nodiscard]] bool routable(double t) const {
     const double cutoff = ep_.host.async_scheduling ? sched_t_ : t;
@@ -795,6 +803,19 @@ class engine_core {
     s.held[r] = blocks_of(s.computed[r]) - s.shared[r];
   }
 
+  // Request r sampled its last token at t in a cohort step: its blocks freed, it leaves the engine
+  // (a tombstone in the running list until the cohort compacts it), in the step's finished list.
+  void co_finish(detail::engine_rank& e, std::size_t r, double t) {
+    auto& s = *st_;
+    e.free_blocks += s.held[r];
+    s.held[r] = 0;
+    s.finished[r] = 1;
+    --outstanding_;
+    s.finish[r] = t;
+    co_fin_.emplace_back(seq_[r], r);
+    ++dead_;
+  }
+
   // After a step of the scheduler's pass ended at t: its steady decoders form the cohort.
   void begin_cohort(double t) {
     if constexpr (engine_policy_source<Costs>) {
@@ -924,16 +945,7 @@ class engine_core {
     co_gap_ev_.clear();
     co_fin_.clear();
     for (const auto& [r, nn] : e.sched) {
-      const std::int64_t num_tokens = static_cast<std::int64_t>(reqs[r].prompt) + s.gen[r];
-      s.computed[r] += nn;
-      const std::int64_t pb = pblocks(r);
-      char& cached = e.prefix_cached[key_of(r)];
-      if (cached == 0 && pb > 0 && reqs[r].prompt >= pb * bs_ && s.computed[r] >= pb * bs_ && s.shared[r] == 0) {
-        cached = 1;
-        s.held[r] -= pb;
-        s.shared[r] = pb;
-      }
-      if (s.computed[r] < num_tokens) continue;
+      if (!computed_step(e, r, nn)) continue;
       ++s.gen[r];
       if (s.gen[r] == 1) {
         s.first[r] = t;
@@ -941,15 +953,7 @@ class engine_core {
         co_gap_ev_.emplace_back(seq_[r], t - s.last[r]);
       }
       s.last[r] = t;
-      if (s.gen[r] >= reqs[r].output) {
-        e.free_blocks += s.held[r];
-        s.held[r] = 0;
-        s.finished[r] = 1;
-        --outstanding_;
-        s.finish[r] = t;
-        co_fin_.emplace_back(seq_[r], r);
-        ++dead_;
-      }
+      if (s.gen[r] >= reqs[r].output) co_finish(e, r, t);
     }
     // The members whose last token this step sampled.
     const std::size_t active_fin = co_fin_.size();
@@ -957,13 +961,7 @@ class engine_core {
       const std::size_t r = std::get<2>(co_cal_.top());
       co_cal_.pop();
       co_leave(r, epoch, t);
-      e.free_blocks += s.held[r];
-      s.held[r] = 0;
-      s.finished[r] = 1;
-      --outstanding_;
-      s.finish[r] = t;
-      co_fin_.emplace_back(seq_[r], r);
-      ++dead_;
+      co_finish(e, r, t);
     }
     if (co_fin_.size() > active_fin) {
       std::inplace_merge(co_fin_.begin(), co_fin_.begin() + static_cast<std::ptrdiff_t>(active_fin), co_fin_.end());

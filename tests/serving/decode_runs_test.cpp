@@ -361,3 +361,95 @@ TEST_CASE("weighted percentiles in one scan: weighted_percentile at each p, for 
   std::vector<std::pair<double, double>> none;
   CHECK(detail::weighted_percentiles(none, std::array<double, 2>{0.5, 0.9}) == std::array<double, 2>{0.0, 0.0});
 }
+
+TEST_CASE("weighted percentiles by selection: weighted_percentiles' values for any samples, p order and size") {
+  std::mt19937_64 rng(29);
+  for (const std::size_t n : {1u, 2u, 3u, 17u, 101u, 2000u, 70000u}) {
+    for (const int spread : {1, 3, 60, 1 << 20}) {  // all equal, few values, ties, nearly distinct
+      std::uniform_int_distribution<int> d(0, spread - 1), w(0, 4);
+      std::vector<std::pair<double, double>> x(n);
+      for (auto& e : x) e = {0.25 * d(rng) + 1e-3, double(w(rng))};
+      for (const auto& p : {std::array<double, 4>{0.5, 0.9, 0.99, 1.0}, std::array<double, 4>{0.99, 0.5, 0.5, 0.0},
+                            std::array<double, 4>{0.0, 0.25, 0.9, 0.1}, std::array<double, 4>{1.5, -1.0, 0.3, 0.7}}) {
+        auto sorted = x, selected = x;
+        const auto want = detail::weighted_percentiles(sorted, p);
+        const auto got = detail::select_weighted_percentiles(selected, p);
+        CAPTURE(n);
+        CAPTURE(spread);
+        for (std::size_t k = 0; k < p.size(); ++k) {
+          CAPTURE(p[k]);
+          CHECK(got[k] == want[k]);
+        }
+        std::sort(selected.begin(), selected.end());
+        CHECK(selected == sorted);  // a reordering of the samples
+      }
+    }
+  }
+  // Sorted, reversed and all-zero-weight inputs; and samples the selection hands to the sort
+  // (negative or fractional weights, a NaN value): the same values.
+  std::vector<std::pair<double, double>> up(5000), zero(50, {2.0, 0.0});
+  for (std::size_t i = 0; i < up.size(); ++i) up[i] = {double(i), 1.0 + double(i % 3)};
+  auto down = up;
+  std::reverse(down.begin(), down.end());
+  const std::array<double, 3> p{0.5, 0.9, 0.99};
+  for (auto v : {up, down, zero}) {
+    auto s = v;
+    CHECK(detail::select_weighted_percentiles(v, p) == detail::weighted_percentiles(s, p));
+  }
+  CHECK(detail::select_weighted_percentiles(zero, p) == std::array<double, 3>{2.0, 2.0, 2.0});
+  std::vector<std::pair<double, double>> frac{{1.0, 0.5}, {2.0, 0.25}, {3.0, 0.25}}, neg{{1.0, 2.0}, {2.0, -1.5}, {3.0, 1.0}};
+  for (auto v : {frac, neg}) {
+    auto s = v;
+    CHECK(detail::select_weighted_percentiles(v, p) == detail::weighted_percentiles(s, p));
+  }
+  CHECK(detail::select_weighted_percentiles(frac, std::array<double, 1>{0.5}) == std::array<double, 1>{1.0});
+  std::vector<std::pair<double, double>> none;
+  CHECK(detail::select_weighted_percentiles(none, p) == std::array<double, 3>{0.0, 0.0, 0.0});
+}
+
+TEST_CASE("order_free_sum: exact on representable sums, the same double in any order") {
+  const auto sum_of = [](const std::vector<double>& v) {
+    return detail::order_free_sum([&v](auto&& add) {
+      for (double t : v) add(t);
+    });
+  };
+  // Cancellation a running sum loses: 2^53 + 1 + 1 is 2^53 + 2 exactly (left to right: 2^53).
+  CHECK(sum_of({0x1p53, 1.0, 1.0}) == 0x1p53 + 2.0);
+  CHECK(sum_of({1e16, 1.0, -1e16}) == 1.0);
+  CHECK(sum_of({}) == 0.0);
+  CHECK(sum_of({0.0, -0.0}) == 0.0);
+  CHECK(sum_of({-3.5, 1.25}) == -2.25);
+  CHECK(std::isinf(sum_of({1.0, std::numeric_limits<double>::infinity()})));
+  // Terms k·2^-30 with integer k < 2^40: their sum is representable, so it must come out exact.
+  std::mt19937_64 rng(31);
+  std::uniform_int_distribution<std::int64_t> k(0, (std::int64_t{1} << 40) - 1);
+  std::vector<double> t(1000);
+  std::int64_t exact = 0;
+  for (auto& x : t) {
+    const auto kk = k(rng) * (k(rng) % 2 == 0 ? 1 : -1);
+    exact += kk;
+    x = std::ldexp(double(kk), -30);
+  }
+  CHECK(sum_of(t) == std::ldexp(double(exact), -30));
+  // Gap-like terms over six decades: every order gives the same bits, within an ulp of the
+  // compensated sum.
+  std::uniform_real_distribution<double> u(-6.0, 0.0);
+  std::vector<double> g(20000);
+  for (auto& x : g) x = std::pow(10.0, u(rng)) * double(1 + rng() % 64);
+  const double s0 = sum_of(g);
+  long double ref = 0.0L;
+  for (double x : g) ref += x;
+  CHECK(std::abs(s0 - double(ref)) <= 2.0 * std::abs(s0) * std::numeric_limits<double>::epsilon());
+  for (int rep = 0; rep < 5; ++rep) {
+    std::shuffle(g.begin(), g.end(), rng);
+    CHECK(sum_of(g) == s0);
+  }
+  // The inter-token gaps' weighted mean: the same for the gaps in any order.
+  std::vector<std::pair<double, double>> gaps(5000);
+  for (auto& e : gaps) e = {std::pow(10.0, u(rng)), double(1 + rng() % 32)};
+  const double m0 = detail::weighted_mean(gaps);
+  std::shuffle(gaps.begin(), gaps.end(), rng);
+  CHECK(detail::weighted_mean(gaps) == m0);
+  CHECK(detail::weighted_mean(std::vector<std::pair<double, double>>{{2.0, 1.0}, {4.0, 3.0}}) == 3.5);
+  CHECK(detail::weighted_mean(std::vector<std::pair<double, double>>{{2.0, 0.0}}) == 0.0);
+}

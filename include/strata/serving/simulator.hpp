@@ -354,6 +354,171 @@ inline std::array<double, N> weighted_percentiles(std::vector<std::pair<double, 
 }
 }  // namespace detail
 
+namespace detail {
+/// Σ t_i over the terms `visit` passes to its callback (it is called twice and must pass the same
+/// terms both times), the same double in any order of the terms: each finite term is its 53-bit
+/// integer mantissa times a power of two, added exactly into a 128-bit fixed-point sum whose unit
+/// is 2^-40 of the largest term's last mantissa bit, then rounded once. Bits of a term below that
+/// unit (a term under 2^-92 of the largest) are dropped, toward −∞, term by term, so the result
+/// depends on the multiset of terms alone; it is within n·2^-40 units in the last place of the
+/// largest term of the exact sum (for the 10^5 inter-token gaps of a long run, a 10^-7 of an
+/// ulp). A non-finite term, or 2^34 terms and more, makes it the terms' sum in their order.
+template <class Visit>
+inline double order_free_sum(Visit&& visit) {
+  // A finite double t ≠ 0 is m·2^e with m < 2^53 (its bits: the exponent field E, e = E − 1075,
+  // and the fraction with its hidden bit; a subnormal: E = 0, e = −1074, no hidden bit).
+  const auto split = [](double t, std::uint64_t& m, int& e) {
+    const std::uint64_t u = std::bit_cast<std::uint64_t>(t);
+    const int field = static_cast<int>((u >> 52) & 0x7FF);
+    m = (u & ((std::uint64_t{1} << 52) - 1)) | (field != 0 ? std::uint64_t{1} << 52 : 0);
+    e = (field != 0 ? field : 1) - 1075;
+  };
+  std::size_t n = 0;
+  bool finite = true;
+  int emax = std::numeric_limits<int>::min();
+  visit([&](double t) {
+    ++n;
+    if (!std::isfinite(t)) finite = false;
+    if (t == 0.0 || !finite) return;
+    std::uint64_t m = 0;
+    int e = 0;
+    split(t, m, e);
+    emax = std::max(emax, e);
+  });
+  if (!finite || n >= (std::size_t{1} << 34)) {
+    double sum = 0.0;
+    visit([&](double t) { sum += t; });
+    return sum;
+  }
+  if (emax == std::numeric_limits<int>::min()) return 0.0;  // every term 0
+  __extension__ using i128 = __int128;
+  __extension__ using u128 = unsigned __int128;
+  // Unit 2^(emax − 40): a term is below 2^93 units, 2^34 of them below 2^127.
+  const int unit = emax - 40;
+  i128 acc = 0;
+  visit([&](double t) {
+    if (t == 0.0) return;
+    std::uint64_t m = 0;
+    int e = 0;
+    split(t, m, e);
+    const int shift = e - unit;  // at most 40
+    u128 mag = 0;
+    if (shift >= 0) {
+      mag = static_cast<u128>(m) << shift;
+    } else if (shift > -64) {
+      // Toward −∞ for a negative term too: its magnitude rounded up.
+      const std::uint64_t lost = m & ((std::uint64_t{1} << -shift) - 1);
+      mag = static_cast<u128>(m >> -shift) + (std::signbit(t) && lost != 0 ? 1 : 0);
+    } else {
+      mag = std::signbit(t) ? 1 : 0;
+    }
+    acc += std::signbit(t) ? -static_cast<i128>(mag) : static_cast<i128>(mag);
+  });
+  // |acc| < 2^127: its conversion is rounded once (to nearest); the scaling is exact unless the
+  // sum is subnormal.
+  return std::ldexp(static_cast<double>(acc), unit);
+}
+
+/// The weighted mean Σ v·w / Σ w of samples (value, weight), each sum `order_free_sum`'s: the same
+/// double in any order of the samples; 0 for no weight.
+template <class = void>
+inline double weighted_mean(const std::vector<std::pair<double, double>>& x) {
+  const double num = order_free_sum([&x](auto&& add) {
+    for (const auto& g : x) add(g.first * g.second);
+  });
+  const double den = order_free_sum([&x](auto&& add) {
+    for (const auto& g : x) add(g.second);
+  });
+  return den > 0.0 ? num / den : 0.0;
+}
+
+/// `weighted_percentiles(x, p)` by selection: the same values, `x` reordered but not sorted (O(n)
+/// expected where a sort is O(n log n)). With integer weights ≥ 0 summing below 2^53 and no NaN
+/// value, the percentile at p is the least value v with W(≤ v) ≥ max(⌈p·W⌉, 1) (W(≤ v): the
+/// weight of the samples of value ≤ v, exact in any order), the greatest value when there is none,
+/// as the sorted scan finds it; it is found by a weighted quickselect on a three-way partition,
+/// the p's taken in increasing order, each from where the one before stopped. Other samples:
+/// `weighted_percentiles` (a sort). Past 2·log₂ n + 16 partitions the range left is sorted.
+template <std::size_t N>
+inline std::array<double, N> select_weighted_percentiles(std::vector<std::pair<double, double>>& x,
+                                                         const std::array<double, N>& p) {
+  std::array<double, N> out{};
+  if (x.empty()) return out;
+  double total = 0.0, top = x.front().first;
+  for (const auto& e : x) {
+    if (e.first != e.first || !(e.second >= 0.0) || e.second != std::floor(e.second) || !(e.second < 0x1p53)) {
+      return weighted_percentiles(x, p);
+    }
+    total += e.second;
+    top = std::max(top, e.first);
+  }
+  if (!(total < 0x1p53)) return weighted_percentiles(x, p);
+  std::array<std::size_t, N> order{};
+  for (std::size_t k = 0; k < N; ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&p](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+  const std::size_t n = x.size();
+  std::size_t lo = 0;   // x[0, lo) holds values below every answer still to find
+  double below = 0.0;   // their weight
+  for (const std::size_t k : order) {
+    const double rank = std::max(std::ceil(p[k] * total), 1.0);
+    if (!(rank <= total)) {
+      out[k] = top;  // the sorted scan's fall-back: its last value
+      continue;
+    }
+    std::size_t a = lo, b = n;  // the answer is in x[a, b); x[lo, a) below it, weight `w`
+    double w = below;
+    std::size_t budget = 16;
+    for (std::size_t m = n - lo; m > 1; m >>= 1) budget += 2;
+    for (;;) {
+      if (b - a <= 16 || budget-- == 0) {  // sort the rest and scan
+        std::sort(x.begin() + static_cast<std::ptrdiff_t>(a), x.begin() + static_cast<std::ptrdiff_t>(b));
+        std::size_t i = a;
+        double acc = w;
+        while (i < b && !(acc + x[i].second >= rank)) acc += x[i++].second;
+        // i < b: the answer lies in x[a, b). Its first equal value starts the next search.
+        const double v = x[i].first;
+        std::size_t first = i;
+        while (first > a && x[first - 1].first == v) acc -= x[--first].second;
+        out[k] = v;
+        lo = first;
+        below = acc;
+        break;
+      }
+      // Pivot: the median of the first, middle and last values.
+      double u = x[a].first, v = x[a + (b - a) / 2].first, t = x[b - 1].first;
+      if (u > v) std::swap(u, v);
+      if (v > t) v = std::max(u, t);
+      const double pivot = v;
+      // Three-way partition (Dijkstra): x[a, lt) < pivot, x[lt, i) == pivot, x[gt, b) > pivot.
+      std::size_t lt = a, i = a, gt = b;
+      double wl = 0.0, we = 0.0;
+      while (i < gt) {
+        if (x[i].first < pivot) {
+          wl += x[i].second;
+          std::swap(x[lt++], x[i++]);
+        } else if (x[i].first > pivot) {
+          std::swap(x[i], x[--gt]);
+        } else {
+          we += x[i++].second;
+        }
+      }
+      if (rank <= w + wl) {
+        b = lt;
+      } else if (rank <= w + wl + we) {
+        out[k] = pivot;
+        lo = lt;
+        below = w + wl;
+        break;
+      } else {
+        w += wl + we;
+        a = gt;
+      }
+    }
+  }
+  return out;
+}
+}  // namespace detail
+
 /// Nearest-rank percentile of weighted samples (value, weight), sorted in place
 /// (`detail::weighted_percentiles` at one p).
 template <class = void>
@@ -422,22 +587,17 @@ inline void request_latencies(const std::vector<request>& reqs, const std::vecto
   itl_mean = gaps > 0.0 ? span / gaps : 0.0;
 }
 
-/// The latency statistics of a finished run (file comment) from its per-request times and its
-/// inter-token gaps (value, count; sorted in place).
+/// The latency statistics of a finished run (file comment) from its per-request times, its
+/// inter-token gaps (value, count) and their percentiles `itl` (p50, p90, p99).
 template <class = void>
 inline void fill_latencies(serving_result& out, const std::vector<request>& reqs, std::vector<double> first,
-                           std::vector<double> finish, std::vector<std::pair<double, double>>& gaps, double overhead) {
+                           std::vector<double> finish, const std::vector<std::pair<double, double>>& gaps,
+                           const std::array<double, 3>& itl, double overhead) {
   std::vector<std::size_t> all(reqs.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   double itl_mean = 0.0;
   request_latencies(reqs, all, first, finish, overhead, out.ttft, out.tpot, out.e2e, itl_mean);
-  double num = 0.0, den = 0.0;
-  for (const auto& g : gaps) {
-    num += g.first * g.second;
-    den += g.second;
-  }
-  out.itl.mean_s = den > 0.0 ? num / den : 0.0;
-  const auto itl = weighted_percentiles(gaps, std::array<double, 3>{0.50, 0.90, 0.99});
+  out.itl.mean_s = weighted_mean(gaps);  // the same in any order of the gaps
   out.itl.p50_s = itl[0];
   out.itl.p90_s = itl[1];
   out.itl.p99_s = itl[2];
@@ -448,7 +608,7 @@ inline void fill_latencies(serving_result& out, const std::vector<request>& reqs
 
 /// The per-request results every serving loop reports (`run_serving`, and the engine's drivers
 /// through `engine_results`), from the requests' first-token and finish times `first`, `finish`
-/// (engine time, no client overhead), the run's inter-token gaps (value, count; sorted in place),
+/// (engine time, no client overhead), the run's inter-token gaps (value, count; reordered),
 /// its Little's-law area ∫ N dt, its end `t` and its last arrival: makespan, throughput, TTFT and
 /// ITL percentiles, SLO attainment, tokens per joule (of `out.energy_j`, set before), λ, L, W and
 /// the latency statistics (`fill_latencies`). The loop's own counters (steps, batch, hit rate,
@@ -461,14 +621,14 @@ inline void request_results(serving_result& out, const std::vector<request>& req
   const std::size_t n = reqs.size();
   out.makespan_s = t;
   const double overhead = sp.client_overhead.si();
-  std::vector<double> ttft(n);
-  double sojourn = 0.0;
+  double sojourn = 0.0, ttft_max = 0.0;
   std::int64_t ok_ttft = 0, ok_slo = 0;
   for (std::size_t r = 0; r < n; ++r) {
-    ttft[r] = first[r] - reqs[r].arrival_s + overhead;
+    const double ttft = first[r] - reqs[r].arrival_s + overhead;
+    ttft_max = r == 0 ? ttft : std::max(ttft_max, ttft);
     sojourn += finish[r] - reqs[r].arrival_s;
     out.output_tokens += reqs[r].output;
-    const bool a = ttft[r] <= sp.ttft_slo.si();
+    const bool a = ttft <= sp.ttft_slo.si();
     const double tbt = reqs[r].output > 1 ? (finish[r] - first[r]) / (reqs[r].output - 1) : 0.0;
     ok_ttft += a ? 1 : 0;
     ok_slo += (a && tbt <= sp.tbt_slo.si()) ? 1 : 0;
@@ -476,12 +636,8 @@ inline void request_results(serving_result& out, const std::vector<request>& req
   const double nn = static_cast<double>(n);
   out.throughput_rps = t > 0.0 ? nn / t : 0.0;
   out.throughput_tps = t > 0.0 ? static_cast<double>(out.output_tokens) / t : 0.0;
-  const auto q = select_percentiles(ttft, std::array<double, 3>{0.50, 0.90, 0.99});
-  out.ttft_p50_s = q[0];
-  out.ttft_p90_s = q[1];
-  out.ttft_p99_s = q[2];
-  out.ttft_max_s = ttft.empty() ? 0.0 : *std::max_element(ttft.begin(), ttft.end());
-  const auto tbt = weighted_percentiles(gaps, std::array<double, 3>{0.50, 0.90, 0.99});
+  out.ttft_max_s = ttft_max;
+  const auto tbt = select_weighted_percentiles(gaps, std::array<double, 3>{0.50, 0.90, 0.99});
   out.tbt_p50_s = tbt[0];
   out.tbt_p90_s = tbt[1];
   out.tbt_p99_s = tbt[2];
@@ -491,7 +647,12 @@ inline void request_results(serving_result& out, const std::vector<request>& req
   out.arrival_rate = last_arrival > 0.0 ? nn / last_arrival : 0.0;
   out.mean_in_system = t > 0.0 ? area / t : 0.0;
   out.mean_sojourn_s = sojourn / nn;
-  fill_latencies(out, reqs, std::move(first), std::move(finish), gaps, overhead);
+  fill_latencies(out, reqs, std::move(first), std::move(finish), gaps, tbt, overhead);
+  // TTFT's percentiles are `fill_latencies`' of the same times (first − arrival + overhead, as
+  // above): the same elements of the same values.
+  out.ttft_p50_s = out.ttft.p50_s;
+  out.ttft_p90_s = out.ttft.p90_s;
+  out.ttft_p99_s = out.ttft.p99_s;
 }
 }  // namespace detail
 

@@ -419,100 +419,143 @@ inline double order_free_sum(Visit&& visit) {
   return std::ldexp(static_cast<double>(acc), unit);
 }
 
-/// The weighted mean Σ v·w / Σ w of samples (value, weight), each sum `order_free_sum`'s: the same
-/// double in any order of the samples; 0 for no weight.
+/// The weighted mean Σ v·w / Σ w of samples (value, weight): Σ v·w `order_free_sum`'s, Σ w
+/// likewise (a plain sum when every weight is an integer and the sum stays below 2^53, exact in
+/// any order): the same double in any order of the samples; 0 for no weight.
 template <class = void>
 inline double weighted_mean(const std::vector<std::pair<double, double>>& x) {
+  double den = 0.0;
+  bool exact = true;
+  for (const auto& g : x) {
+    den += g.second;
+    exact = exact && g.second == std::floor(g.second) && std::abs(g.second) < 0x1p53;
+  }
+  if (!(exact && std::abs(den) < 0x1p53)) {
+    den = order_free_sum([&x](auto&& add) {
+      for (const auto& g : x) add(g.second);
+    });
+  }
+  if (!(den > 0.0)) return 0.0;
   const double num = order_free_sum([&x](auto&& add) {
     for (const auto& g : x) add(g.first * g.second);
   });
-  const double den = order_free_sum([&x](auto&& add) {
-    for (const auto& g : x) add(g.second);
-  });
-  return den > 0.0 ? num / den : 0.0;
+  return num / den;
 }
 
-/// `weighted_percentiles(x, p)` by selection: the same values, `x` reordered but not sorted (O(n)
-/// expected where a sort is O(n log n)). With integer weights ≥ 0 summing below 2^53 and no NaN
-/// value, the percentile at p is the least value v with W(≤ v) ≥ max(⌈p·W⌉, 1) (W(≤ v): the
-/// weight of the samples of value ≤ v, exact in any order), the greatest value when there is none,
-/// as the sorted scan finds it; it is found by a weighted quickselect on a three-way partition,
-/// the p's taken in increasing order, each from where the one before stopped. Other samples:
-/// `weighted_percentiles` (a sort). Past 2·log₂ n + 16 partitions the range left is sorted.
+/// The least value v of `x` with `below` + W(≤ v) ≥ `rank` (W: the weight of `x`'s samples of
+/// value ≤ v; `rank` ≤ `below` + W(x), integer weights), by a weighted quickselect on a three-way
+/// partition (median of three); `x` is reordered. Past 2·log₂ n + 16 partitions the range left is
+/// sorted and scanned.
+template <class = void>
+inline double weighted_select(std::vector<std::pair<double, double>>& x, double below, double rank) {
+  std::size_t a = 0, b = x.size();  // the answer is in x[a, b); x[0, a) below it, weight `w`
+  double w = below;
+  std::size_t budget = 16;
+  for (std::size_t m = x.size(); m > 1; m >>= 1) budget += 2;
+  for (;;) {
+    if (b - a <= 16 || budget-- == 0) {  // sort the rest and scan
+      std::sort(x.begin() + static_cast<std::ptrdiff_t>(a), x.begin() + static_cast<std::ptrdiff_t>(b));
+      std::size_t i = a;
+      while (i + 1 < b && !(w + x[i].second >= rank)) w += x[i++].second;
+      return x[i].first;
+    }
+    // Pivot: the median of the first, middle and last values.
+    double u = x[a].first, v = x[a + (b - a) / 2].first, t = x[b - 1].first;
+    if (u > v) std::swap(u, v);
+    if (v > t) v = std::max(u, t);
+    const double pivot = v;
+    // Three-way partition (Dijkstra): x[a, lt) < pivot, x[lt, i) == pivot, x[gt, b) > pivot.
+    std::size_t lt = a, i = a, gt = b;
+    double wl = 0.0, we = 0.0;
+    while (i < gt) {
+      if (x[i].first < pivot) {
+        wl += x[i].second;
+        std::swap(x[lt++], x[i++]);
+      } else if (x[i].first > pivot) {
+        std::swap(x[i], x[--gt]);
+      } else {
+        we += x[i++].second;
+      }
+    }
+    if (rank <= w + wl) {
+      b = lt;
+    } else if (rank <= w + wl + we) {
+      return pivot;
+    } else {
+      w += wl + we;
+      a = gt;
+    }
+  }
+}
+
+/// `weighted_percentiles(x, p)` without sorting: the same values, `x` left as it is (O(n) where a
+/// sort is O(n log n)). With integer weights ≥ 0 summing below 2^53, no NaN and no negative value,
+/// the percentile at p is the least value v with W(≤ v) ≥ max(⌈p·W⌉, 1) (W(≤ v): the weight of the
+/// samples of value ≤ v, exact in any order), the greatest value when there is none, as the sorted
+/// scan finds it. The samples are counted into buckets by their bits, which order non-negative
+/// doubles as their values do: bucket (bits − least bits) >> s, at most n of them, so a bucket's
+/// values all lie below the next's and equal values share one; a prefix sum of the buckets'
+/// weights names each p's bucket, whose samples alone are then selected (`weighted_select`, with
+/// the weight of the buckets before it). Other samples: `weighted_percentiles` on a copy.
 template <std::size_t N>
-inline std::array<double, N> select_weighted_percentiles(std::vector<std::pair<double, double>>& x,
+inline std::array<double, N> select_weighted_percentiles(const std::vector<std::pair<double, double>>& x,
                                                          const std::array<double, N>& p) {
   std::array<double, N> out{};
   if (x.empty()) return out;
-  double total = 0.0, top = x.front().first;
+  double total = 0.0, lo = x.front().first, hi = lo;
   for (const auto& e : x) {
-    if (e.first != e.first || !(e.second >= 0.0) || e.second != std::floor(e.second) || !(e.second < 0x1p53)) {
-      return weighted_percentiles(x, p);
+    if (!(e.first >= 0.0) || std::signbit(e.first) || !(e.second >= 0.0) || e.second != std::floor(e.second) ||
+        !(e.second < 0x1p53)) {
+      auto copy = x;
+      return weighted_percentiles(copy, p);
     }
     total += e.second;
-    top = std::max(top, e.first);
+    lo = std::min(lo, e.first);
+    hi = std::max(hi, e.first);
   }
-  if (!(total < 0x1p53)) return weighted_percentiles(x, p);
-  std::array<std::size_t, N> order{};
+  if (!(total < 0x1p53)) {
+    auto copy = x;
+    return weighted_percentiles(copy, p);
+  }
+  const std::uint64_t ulo = std::bit_cast<std::uint64_t>(lo), span = std::bit_cast<std::uint64_t>(hi) - ulo;
+  int shift = 0;
+  while ((span >> shift) >= x.size()) ++shift;
+  const auto bucket = [ulo, shift](double v) { return static_cast<std::size_t>((std::bit_cast<std::uint64_t>(v) - ulo) >> shift); };
+  std::vector<double> weight((span >> shift) + 1, 0.0);
+  for (const auto& e : x) weight[bucket(e.first)] += e.second;
+  // Each p's rank and bucket, and the weight of the buckets before it (the p's in increasing order).
+  std::array<std::size_t, N> order{}, at{};
+  std::array<double, N> rank{}, before{};
   for (std::size_t k = 0; k < N; ++k) order[k] = k;
   std::sort(order.begin(), order.end(), [&p](std::size_t a, std::size_t b) { return p[a] < p[b]; });
-  const std::size_t n = x.size();
-  std::size_t lo = 0;   // x[0, lo) holds values below every answer still to find
-  double below = 0.0;   // their weight
+  std::size_t bk = 0;
+  double acc = 0.0;  // the weight of the buckets before bk
   for (const std::size_t k : order) {
-    const double rank = std::max(std::ceil(p[k] * total), 1.0);
-    if (!(rank <= total)) {
-      out[k] = top;  // the sorted scan's fall-back: its last value
+    rank[k] = std::max(std::ceil(p[k] * total), 1.0);
+    if (!(rank[k] <= total)) {
+      out[k] = hi;  // the sorted scan's fall-back: its last value
+      at[k] = weight.size();
       continue;
     }
-    std::size_t a = lo, b = n;  // the answer is in x[a, b); x[lo, a) below it, weight `w`
-    double w = below;
-    std::size_t budget = 16;
-    for (std::size_t m = n - lo; m > 1; m >>= 1) budget += 2;
-    for (;;) {
-      if (b - a <= 16 || budget-- == 0) {  // sort the rest and scan
-        std::sort(x.begin() + static_cast<std::ptrdiff_t>(a), x.begin() + static_cast<std::ptrdiff_t>(b));
-        std::size_t i = a;
-        double acc = w;
-        while (i < b && !(acc + x[i].second >= rank)) acc += x[i++].second;
-        // i < b: the answer lies in x[a, b). Its first equal value starts the next search.
-        const double v = x[i].first;
-        std::size_t first = i;
-        while (first > a && x[first - 1].first == v) acc -= x[--first].second;
-        out[k] = v;
-        lo = first;
-        below = acc;
-        break;
-      }
-      // Pivot: the median of the first, middle and last values.
-      double u = x[a].first, v = x[a + (b - a) / 2].first, t = x[b - 1].first;
-      if (u > v) std::swap(u, v);
-      if (v > t) v = std::max(u, t);
-      const double pivot = v;
-      // Three-way partition (Dijkstra): x[a, lt) < pivot, x[lt, i) == pivot, x[gt, b) > pivot.
-      std::size_t lt = a, i = a, gt = b;
-      double wl = 0.0, we = 0.0;
-      while (i < gt) {
-        if (x[i].first < pivot) {
-          wl += x[i].second;
-          std::swap(x[lt++], x[i++]);
-        } else if (x[i].first > pivot) {
-          std::swap(x[i], x[--gt]);
-        } else {
-          we += x[i++].second;
-        }
-      }
-      if (rank <= w + wl) {
-        b = lt;
-      } else if (rank <= w + wl + we) {
-        out[k] = pivot;
-        lo = lt;
-        below = w + wl;
-        break;
-      } else {
-        w += wl + we;
-        a = gt;
-      }
+    while (!(acc + weight[bk] >= rank[k])) acc += weight[bk++];
+    at[k] = bk;
+    before[k] = acc;
+  }
+  // The samples of the buckets named, each bucket's selected once per p in it.
+  std::vector<std::pair<double, double>> in;
+  for (std::size_t k = 0; k < N; ++k) {
+    if (at[k] == weight.size()) continue;
+    bool done = false;
+    for (std::size_t j = 0; j < k; ++j) {
+      if (at[j] == at[k]) done = true;
+    }
+    if (done) continue;
+    in.clear();
+    for (const auto& e : x) {
+      if (bucket(e.first) == at[k]) in.push_back(e);
+    }
+    for (std::size_t j = k; j < N; ++j) {
+      if (at[j] == at[k]) out[j] = weighted_select(in, before[j], rank[j]);
     }
   }
   return out;
@@ -608,7 +651,7 @@ inline void fill_latencies(serving_result& out, const std::vector<request>& reqs
 
 /// The per-request results every serving loop reports (`run_serving`, and the engine's drivers
 /// through `engine_results`), from the requests' first-token and finish times `first`, `finish`
-/// (engine time, no client overhead), the run's inter-token gaps (value, count; reordered),
+/// (engine time, no client overhead), the run's inter-token gaps (value, count),
 /// its Little's-law area ∫ N dt, its end `t` and its last arrival: makespan, throughput, TTFT and
 /// ITL percentiles, SLO attainment, tokens per joule (of `out.energy_j`, set before), λ, L, W and
 /// the latency statistics (`fill_latencies`). The loop's own counters (steps, batch, hit rate,

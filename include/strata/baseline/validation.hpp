@@ -299,6 +299,7 @@ class fit_row {
     compute_.resize(distinct_.size());
     memory_.resize(distinct_.size());
     addend_.resize(2 * distinct_.size() + steps_.size());
+    sum_.resize(steps_.size());
   }
 
   /// `model_measurement(p, k, o).value`.
@@ -322,13 +323,54 @@ class fit_row {
     for (std::size_t si = 0; si < steps_.size(); ++si) {
       addend_[2 * n + si] = step_allreduce(steps_[si].s->shape, p_->mdl.hidden, mach).time;
     }
-    modelled_measurement r;
+    // Each step's sum is one chain of additions in its operator order; steps of as many addends
+    // (the decode steps) run side by side, four chains at a time, each still in its own order.
     const duration<>* a = addend_.data();
     const std::uint32_t* seq = seq_.data();
-    for (const auto& st : steps_) {
-      duration<> t{};
-      for (std::size_t q = st.first; q < st.last; ++q) t += a[seq[q]];
-      (st.prefill ? r.prefill_time : r.decode_time) += t * st.s->weight;
+    const std::size_t n_steps = steps_.size();
+    for (std::size_t si = 0; si < n_steps;) {
+      const std::size_t len = steps_[si].last - steps_[si].first;
+      std::size_t w = 1;
+      while (w < 4 && si + w < n_steps && steps_[si + w].last - steps_[si + w].first == len) ++w;
+      if (w == 4) {
+        const std::uint32_t* q0 = seq + steps_[si].first;
+        const std::uint32_t* q1 = seq + steps_[si + 1].first;
+        const std::uint32_t* q2 = seq + steps_[si + 2].first;
+        const std::uint32_t* q3 = seq + steps_[si + 3].first;
+        duration<> t0{}, t1{}, t2{}, t3{};
+        for (std::size_t q = 0; q < len; ++q) {
+          t0 += a[q0[q]];
+          t1 += a[q1[q]];
+          t2 += a[q2[q]];
+          t3 += a[q3[q]];
+        }
+        sum_[si] = t0;
+        sum_[si + 1] = t1;
+        sum_[si + 2] = t2;
+        sum_[si + 3] = t3;
+      } else if (w >= 2) {
+        w = 2;
+        const std::uint32_t* q0 = seq + steps_[si].first;
+        const std::uint32_t* q1 = seq + steps_[si + 1].first;
+        duration<> t0{}, t1{};
+        for (std::size_t q = 0; q < len; ++q) {
+          t0 += a[q0[q]];
+          t1 += a[q1[q]];
+        }
+        sum_[si] = t0;
+        sum_[si + 1] = t1;
+      } else {
+        const std::uint32_t* q0 = seq + steps_[si].first;
+        duration<> t0{};
+        for (std::size_t q = 0; q < len; ++q) t0 += a[q0[q]];
+        sum_[si] = t0;
+      }
+      si += w;
+    }
+    modelled_measurement r;
+    for (std::size_t si = 0; si < n_steps; ++si) {
+      const step& st = steps_[si];
+      (st.prefill ? r.prefill_time : r.decode_time) += sum_[si] * st.s->weight;
     }
     has_ = true;
     compute_efficiency_ = mach.compute_efficiency;
@@ -387,6 +429,7 @@ class fit_row {
   std::vector<duration<>> compute_, memory_;          ///< per distinct operator, at the cached η_c and η_m
   std::vector<duration<>> addend_;                    ///< time of each distinct operator, then grouped, then each step's all-reduce
   std::vector<std::uint32_t> seq_;                    ///< the steps' addends in operator order
+  std::vector<duration<>> sum_;                       ///< each step's time
   std::vector<step> steps_;
   bool has_ = false;
   double compute_efficiency_ = 0.0, memory_efficiency_ = 0.0;

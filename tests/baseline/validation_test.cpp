@@ -161,12 +161,16 @@ TEST_CASE("the fit's cached row value is bit-identical to model_measurement as o
       {.memory_efficiency = 0.21, .compute_efficiency = 0.97, .op_overhead = units::us(3.25)}};
   int rows = 0;
   for (const auto& m : published_gpu_measurements()) {
-    const auto p = prepare_measurement(m);
-    detail::fit_row cached(p);
-    for (const auto& k : path) {
-      const double v = cached.value(k, validation_options{});
-      CHECK(v == model_measurement(p, k).value);  // exact: the same arithmetic, no tolerance
-      CHECK(v > 0.0);
+    // 8 decode samples: the steps summed four side by side; 3: two side by side, then one alone.
+    for (const int samples : {8, 3}) {
+      const validation_options o{.decode_samples = samples};
+      const auto p = prepare_measurement(m, o);
+      detail::fit_row cached(p);
+      for (const auto& k : path) {
+        const double v = cached.value(k, o);
+        CHECK(v == model_measurement(p, k, o).value);  // exact: the same arithmetic, no tolerance
+        CHECK(v > 0.0);
+      }
     }
     ++rows;
   }

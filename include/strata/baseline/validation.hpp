@@ -63,10 +63,12 @@
 
 #include <algorithm>  // std::sort, std::min, std::max, std::find
 #include <array>      // std::array
+#include <bit>        // std::bit_cast
 #include <cmath>      // std::log, std::abs, std::isfinite
 #include <cstddef>    // std::size_t
-#include <cstdint>    // std::uintmax_t
+#include <cstdint>    // std::uintmax_t, std::uint32_t, std::uint64_t
 #include <string>     // std::string
+#include <unordered_map>  // std::unordered_map
 #include <utility>    // std::move, std::pair
 #include <vector>     // std::vector
 
@@ -258,51 +260,117 @@ namespace detail {
 /// `model_measurement` of one prepared row as the fit calls it, over and over with knobs that
 /// differ in one knob at a time (coordinate descent): the same arithmetic as `evaluate`'s step time
 /// (`add_op`: per operator max(compute, memory) + overhead, less the overhead of a grouped expert,
-/// then the all-reduce after it; in operator order), with each operator's compute time
-/// (`op_compute_time`) kept while η_c does not change and its memory time (`op_memory_time`)
-/// while η_m does not, and no energy. Bit-identical to `model_measurement(p, k, o).value`
-/// (`validation_test`).
+/// then the all-reduce after it; in operator order), and no energy. An operator's compute time
+/// (`op_compute_time`) reads only its FLOPs and bits, its memory time (`op_memory_time`) only its
+/// bytes, tier and KV shards: the row's operators that agree on these (the same operator of every
+/// layer, the weights of every decode step) are one distinct operator, whose compute time is kept
+/// while η_c does not change and memory time while η_m does not. Each step is then a list of
+/// addends (a distinct operator's time, grouped or not, or the step's all-reduce) summed in the
+/// step's operator order, so every addition is the one `add_op` makes. Bit-identical to
+/// `model_measurement(p, k, o).value` (`validation_test`).
 class fit_row {
  public:
   explicit fit_row(const prepared_measurement& p) : p_(&p) {
-    const auto add = [&](const std::vector<prepared_step>& steps) {
+    std::unordered_map<op_key, std::uint32_t, op_key_hash> index;
+    std::vector<std::vector<std::uint32_t>> distinct_of;  // per step, per operator
+    const auto add = [&](const std::vector<prepared_step>& steps, bool prefill) {
       for (const auto& s : steps) {
-        step st;
-        st.s = &s;
-        st.compute.resize(s.ops.size());
-        st.memory.resize(s.ops.size());
-        st.grouped.resize(s.ops.size());
+        std::vector<std::uint32_t> ids(s.ops.size());
         for (std::size_t i = 0; i < s.ops.size(); ++i) {
-          st.grouped[i] = grouped_with_previous(s.ops[i], i > 0 ? &s.ops[i - 1] : nullptr) ? 1 : 0;
+          const op& o = s.ops[i];
+          const op_key key{std::bit_cast<std::uint64_t>(o.flops.si()),
+                           std::bit_cast<std::uint64_t>(o.weight_bytes.si()),
+                           std::bit_cast<std::uint64_t>(o.kv_bytes.si()),
+                           std::bit_cast<std::uint64_t>(o.activation_bytes.si()),
+                           o.bits,
+                           o.kv_shards,
+                           static_cast<int>(o.reads)};
+          const auto [it, fresh] = index.try_emplace(key, static_cast<std::uint32_t>(distinct_.size()));
+          if (fresh) distinct_.push_back(&o);
+          ids[i] = it->second;
         }
-        steps_.push_back(std::move(st));
+        distinct_of.push_back(std::move(ids));
+        steps_.push_back({&s, 0, 0, prefill});
       }
     };
-    add(p.prefill);
-    add(p.decode);
+    add(p.prefill, true);
+    add(p.decode, false);
+    distinct_of_ = std::move(distinct_of);
+    compute_.resize(distinct_.size());
+    memory_.resize(distinct_.size());
+    addend_.resize(2 * distinct_.size() + steps_.size());
+    sum_.resize(steps_.size());
   }
 
   /// `model_measurement(p, k, o).value`.
   double value(const gpu_knobs& k, const validation_options& o) {
     const roofline_machine mach = make_machine(with_knobs(p_->gpu, k), p_->row.devices);
+    if (!has_) build_addends(mach);
     const bool new_compute = !(has_ && mach.compute_efficiency == compute_efficiency_);
     const bool new_memory = !(has_ && mach.memory_efficiency == memory_efficiency_);
-    modelled_measurement r;
-    const std::size_t n_prefill = p_->prefill.size();
+    const std::size_t n = distinct_.size();
+    if (new_compute) {
+      for (std::size_t j = 0; j < n; ++j) compute_[j] = op_compute_time(*distinct_[j], mach);
+    }
+    if (new_memory) {
+      for (std::size_t j = 0; j < n; ++j) memory_[j] = op_memory_time(*distinct_[j], mach);
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      const duration<> c = max_of(compute_[j], memory_[j]) + mach.op_overhead;
+      addend_[j] = c;
+      addend_[n + j] = c - mach.op_overhead;
+    }
     for (std::size_t si = 0; si < steps_.size(); ++si) {
-      step& st = steps_[si];
-      const auto& ops = st.s->ops;
-      const auto ar = step_allreduce(st.s->shape, p_->mdl.hidden, mach);
-      duration<> t{};
-      for (std::size_t i = 0; i < ops.size(); ++i) {
-        if (new_compute) st.compute[i] = op_compute_time(ops[i], mach);
-        if (new_memory) st.memory[i] = op_memory_time(ops[i], mach);
-        duration<> c = max_of(st.compute[i], st.memory[i]) + mach.op_overhead;
-        if (st.grouped[i] != 0) c -= mach.op_overhead;
-        t += c;
-        if (reduces_after(ops[i], mach)) t += ar.time;
+      addend_[2 * n + si] = step_allreduce(steps_[si].s->shape, p_->mdl.hidden, mach).time;
+    }
+    // Each step's sum is one chain of additions in its operator order; steps of as many addends
+    // (the decode steps) run side by side, four chains at a time, each still in its own order.
+    const duration<>* a = addend_.data();
+    const std::uint32_t* seq = seq_.data();
+    const std::size_t n_steps = steps_.size();
+    for (std::size_t si = 0; si < n_steps;) {
+      const std::size_t len = steps_[si].last - steps_[si].first;
+      std::size_t w = 1;
+      while (w < 4 && si + w < n_steps && steps_[si + w].last - steps_[si + w].first == len) ++w;
+      if (w == 4) {
+        const std::uint32_t* q0 = seq + steps_[si].first;
+        const std::uint32_t* q1 = seq + steps_[si + 1].first;
+        const std::uint32_t* q2 = seq + steps_[si + 2].first;
+        const std::uint32_t* q3 = seq + steps_[si + 3].first;
+        duration<> t0{}, t1{}, t2{}, t3{};
+        for (std::size_t q = 0; q < len; ++q) {
+          t0 += a[q0[q]];
+          t1 += a[q1[q]];
+          t2 += a[q2[q]];
+          t3 += a[q3[q]];
+        }
+        sum_[si] = t0;
+        sum_[si + 1] = t1;
+        sum_[si + 2] = t2;
+        sum_[si + 3] = t3;
+      } else if (w >= 2) {
+        w = 2;
+        const std::uint32_t* q0 = seq + steps_[si].first;
+        const std::uint32_t* q1 = seq + steps_[si + 1].first;
+        duration<> t0{}, t1{};
+        for (std::size_t q = 0; q < len; ++q) {
+          t0 += a[q0[q]];
+          t1 += a[q1[q]];
+        }
+        sum_[si] = t0;
+        sum_[si + 1] = t1;
+      } else {
+        const std::uint32_t* q0 = seq + steps_[si].first;
+        duration<> t0{};
+        for (std::size_t q = 0; q < len; ++q) t0 += a[q0[q]];
+        sum_[si] = t0;
       }
-      (si < n_prefill ? r.prefill_time : r.decode_time) += t * st.s->weight;
+      si += w;
+    }
+    modelled_measurement r;
+    for (std::size_t si = 0; si < n_steps; ++si) {
+      const step& st = steps_[si];
+      (st.prefill ? r.prefill_time : r.decode_time) += sum_[si] * st.s->weight;
     }
     has_ = true;
     compute_efficiency_ = mach.compute_efficiency;
@@ -312,12 +380,56 @@ class fit_row {
   }
 
  private:
+  /// What `op_compute_time` and `op_memory_time` read of an operator (doubles by their bits).
+  struct op_key {
+    std::uint64_t flops, weight_bytes, kv_bytes, activation_bytes;
+    int bits, kv_shards, reads;
+    friend bool operator==(const op_key&, const op_key&) = default;
+  };
+  struct op_key_hash {
+    std::size_t operator()(const op_key& k) const noexcept {
+      std::uint64_t h = 1469598103934665603ull;
+      for (const std::uint64_t x : {k.flops, k.weight_bytes, k.kv_bytes, k.activation_bytes,
+                                    std::uint64_t(std::uint32_t(k.bits)), std::uint64_t(std::uint32_t(k.kv_shards)),
+                                    std::uint64_t(std::uint32_t(k.reads))}) {
+        h = (h ^ x) * 1099511628211ull;
+        h ^= h >> 29;
+      }
+      return static_cast<std::size_t>(h);
+    }
+  };
   struct step {
     const prepared_step* s = nullptr;
-    std::vector<duration<>> compute, memory;  ///< per operator, at the cached η_c and η_m
-    std::vector<char> grouped;                ///< `grouped_with_previous`
+    std::size_t first = 0, last = 0;  ///< its addends in `seq_`
+    bool prefill = false;
   };
+
+  /// The addend list of every step (`reduces_after` reads the row's device count, not the knobs).
+  void build_addends(const roofline_machine& mach) {
+    const std::size_t n = distinct_.size();
+    for (std::size_t si = 0; si < steps_.size(); ++si) {
+      step& st = steps_[si];
+      const auto& ops = st.s->ops;
+      const auto& ids = distinct_of_[si];
+      st.first = seq_.size();
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        const bool grouped = grouped_with_previous(ops[i], i > 0 ? &ops[i - 1] : nullptr);
+        seq_.push_back(static_cast<std::uint32_t>(grouped ? n + ids[i] : ids[i]));
+        if (reduces_after(ops[i], mach)) seq_.push_back(static_cast<std::uint32_t>(2 * n + si));
+      }
+      st.last = seq_.size();
+    }
+    distinct_of_.clear();
+    distinct_of_.shrink_to_fit();
+  }
+
   const prepared_measurement* p_;
+  std::vector<const op*> distinct_;                   ///< one operator per distinct key
+  std::vector<std::vector<std::uint32_t>> distinct_of_;  ///< per step, per operator (until the first value)
+  std::vector<duration<>> compute_, memory_;          ///< per distinct operator, at the cached η_c and η_m
+  std::vector<duration<>> addend_;                    ///< time of each distinct operator, then grouped, then each step's all-reduce
+  std::vector<std::uint32_t> seq_;                    ///< the steps' addends in operator order
+  std::vector<duration<>> sum_;                       ///< each step's time
   std::vector<step> steps_;
   bool has_ = false;
   double compute_efficiency_ = 0.0, memory_efficiency_ = 0.0;

@@ -153,7 +153,7 @@ template void validate(const stratum_system_params<double>&);
 template nmp_device<double> system_device(const stratum_system_params<double>&);
 template stratum_machine<double> prepare(const stratum_system_params<double>&);
 template stratum_placement place_model(const stratum_machine<double>&, const model&, const step_shape&,
-                                       const usage_table&, const stratum_placement*);
+                                       const usage_table&, const stratum_placement*, expert_chips_keep*);
 template stratum_step_result<double> evaluate_decode(const stratum_machine<double>&, const stratum_placement&,
                                                      const model&, const step_shape&, const usage_table&,
                                                      decode_breakdown);

@@ -294,3 +294,61 @@ TEST_CASE("a topic switch keeps the experts on their chips; bad mapping input na
   CHECK(field_of([&] { validate(p); }) == "experts");
   CHECK(field_of([&] { (void)assign_experts(usage_table{{0.5, 0.5}}, 0, 1, 4.0, 1); }) == "chips");
 }
+
+TEST_CASE("kept expert-parallel layouts: the same placement and step to the last bit; a changed input recomputes") {
+  const auto m = preset("Mixtral-8x7B");
+  const auto sm = prepare(stratum_l());
+  const auto hot = usage_from_hit_rate(m.moe_layers(), m.experts, m.top_k, 0.316);
+  const auto cold = usage_from_hit_rate(m.moe_layers(), m.experts, m.top_k, 0.6);
+  expert_chips_keep kept;
+  const auto same = [&](const usage_table& u, int b, int s) {
+    CAPTURE(b);
+    CAPTURE(s);
+    const auto fresh = place_model(sm, m, ep_decode(b, s), u);
+    const auto again = place_model(sm, m, ep_decode(b, s), u, nullptr, &kept);
+    REQUIRE(fresh.stages.size() == again.stages.size());
+    for (std::size_t i = 0; i < fresh.stages.size(); ++i) {
+      const auto& x = fresh.stages[i];
+      const auto& y = again.stages[i];
+      CHECK(x.chips == y.chips);
+      CHECK(x.chip_layouts == y.chip_layouts);
+      CHECK(x.layout == y.layout);
+      CHECK(x.plan == y.plan);
+      CHECK(x.chip_plans == y.chip_plans);
+    }
+    const auto rx = evaluate_decode(sm, fresh, m, ep_decode(b, s), u);
+    const auto ry = evaluate_decode(sm, again, m, ep_decode(b, s), u);
+    CHECK(rx.time.si() == ry.time.si());
+    CHECK(rx.energy.si() == ry.energy.si());
+  };
+  same(hot, 16, 512);  // computed and kept: one assignment, one set of chip layouts
+  CHECK(kept.misses == 2);
+  CHECK(kept.hits == 0);
+  same(hot, 16, 2048);  // another context: Algorithm 1's inputs unchanged, both taken
+  CHECK(kept.misses == 2);
+  CHECK(kept.hits == 2);
+  same(hot, 64, 512);  // another batch: another assignment
+  CHECK(kept.misses >= 3);
+  const auto before = kept.misses;
+  same(cold, 16, 512);  // another usage table: both recomputed
+  CHECK(kept.misses == before + 2);
+  CHECK(kept.assignments.size() == 3);
+  // Another chip (its knee moves with its peak): the assignment is recomputed.
+  auto sm2 = sm;
+  sm2.device.clock = decltype(sm2.device.clock)::from_si(sm.device.clock.si() * 2.0);
+  const auto m0 = kept.misses;
+  const auto a = place_model(sm2, m, ep_decode(16, 512), hot, nullptr, &kept);
+  const auto b = place_model(sm2, m, ep_decode(16, 512), hot);
+  CHECK(kept.misses > m0);
+  CHECK(a.stages.front().chips == b.stages.front().chips);
+  CHECK(a.stages.front().layout == b.stages.front().layout);
+  // At most `capacity` entries, the least recently used dropped.
+  expert_chips_keep one;
+  one.capacity = 1;
+  (void)place_model(sm, m, ep_decode(1, 512), hot, nullptr, &one);
+  (void)place_model(sm, m, ep_decode(4, 512), hot, nullptr, &one);
+  CHECK(one.assignments.size() == 1);
+  CHECK(one.assignments.front().batch == 4);
+  (void)place_model(sm, m, ep_decode(1, 512), hot, nullptr, &one);
+  CHECK(one.assignments.front().batch == 1);
+}

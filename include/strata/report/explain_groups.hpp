@@ -126,6 +126,9 @@ inline explain_group stratum_explain_group() {
     stratum_system_params<> s, l;
     gpu_params a6000, h100;
     std::vector<stratum_workload> ws = stratum_workloads();
+    // The expert-parallel placements of earlier runs (`expert_chips_keep`): most parameters
+    // leave Algorithm 1's inputs alone, so a run re-places nothing it placed before.
+    expert_chips_keep kept;
   };
   auto st = std::make_shared<state>();
   const auto& ws = st->ws;
@@ -160,7 +163,10 @@ inline explain_group stratum_explain_group() {
       const bool o = id.rfind("stratum.system.olmoe.", 0) == 0, m = id.rfind("stratum.system.mixtral.", 0) == 0;
       if (o || m) {
         auto& c = o ? co : cm;
-        if (!c) c = o ? compare_with_gpu(st->s, st->ws[0], {}, st->a6000) : compare_with_gpu(st->l, st->ws[1], {}, st->h100);
+        if (!c) {
+          c = o ? compare_with_gpu(st->s, st->ws[0], {}, st->a6000, &st->kept)
+                : compare_with_gpu(st->l, st->ws[1], {}, st->h100, &st->kept);
+        }
         out.push_back(id.ends_with(".decode_speedup") ? c->mean_speedup : c->peak_energy_gain);
       } else if (id.rfind("stratum.placement.accurate_vs_uniform_", 0) == 0) {
         if (!place) {
@@ -168,7 +174,7 @@ inline explain_group stratum_explain_group() {
           for (const auto& w : st->ws) {
             const auto mdl = preset(w.model);
             if (mdl.experts == 0) continue;
-            const double gain = accurate_vs_uniform_step(st->l, mdl);  // every MoE model on Stratum-L
+            const double gain = accurate_vs_uniform_step(st->l, mdl, &st->kept);  // every MoE model on Stratum-L
             if (gain > 0.0) gains.push_back(gain);
           }
           if (gains.empty()) throw config_error("placement", "[strata.explain] Stratum-L holds no MoE model");

@@ -141,10 +141,12 @@ inline gpu_params workload_gpu(const stratum_workload& w) { return baseline_gpu(
 
 /// Stratum system `sys` against the workload's GPU baseline over the settings, the GPU being the
 /// card `g` (the gap explainer, `report/explain.hpp`, moves its parameters; the rows use
-/// `workload_gpu(w)`, the overload below).
+/// `workload_gpu(w)`, the overload below). `kept`: expert-parallel placements kept between
+/// calls (`expert_chips_keep`; the same numbers either way).
 template <class = void>
 inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, const stratum_workload& w,
-                                           const stratum_settings& set, const gpu_params& g) {
+                                           const stratum_settings& set, const gpu_params& g,
+                                           expert_chips_keep* kept = nullptr) {
   const auto m = preset(w.model);
   const auto u = workload_usage(m, w.hit_rate);
   stratum_comparison c;
@@ -154,7 +156,8 @@ inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, c
   for (int S : set.contexts) {
     for (int B : set.batches) {
       const step_shape s{.mode = phase::decode, .batch = B, .context = S};
-      const auto r = evaluate_decode(sm, m, s, u);
+      const auto r = evaluate_decode(sm, place_model(sm, m, s, u.placement.empty() ? u.routing : u.placement, nullptr, kept),
+                                     m, s, u.routing);
       if (!r.feasible || c.baseline.gpus == 0 || !check_fit(g, c.baseline.gpus, c.baseline.served, s).fits) {
         ++c.skipped;
         continue;
@@ -432,13 +435,15 @@ inline double accurate_vs_uniform(const stratum_system_params<>& sys, const stra
 /// Fig. 17b per its caption: decode tokens/s of `m` on `sys` at B = 1, S = 2048 with the token's
 /// experts in the fast pack (the exact table, hit rate 1) over tokens/s with the layout Algorithm 1
 /// makes from uniform usage, both routed as laid out — the whole step, not the MoE blocks alone.
-/// 0 when `sys` does not hold the model.
+/// 0 when `sys` does not hold the model. `kept`: as `compare_with_gpu`'s.
 template <class = void>
-inline double accurate_vs_uniform_step(const stratum_system_params<>& sys, const model& m) {
+inline double accurate_vs_uniform_step(const stratum_system_params<>& sys, const model& m,
+                                       expert_chips_keep* kept = nullptr) {
   const auto sm = prepare(sys);
   const step_shape s{.mode = phase::decode, .batch = 1, .context = 2048};
-  const auto ra = evaluate_decode(sm, m, s, workload_usage(m, 1.0));
-  const auto ru = evaluate_decode(sm, m, s, stratum_usage{});
+  const auto exact = workload_usage(m, 1.0).routing;
+  const auto ra = evaluate_decode(sm, place_model(sm, m, s, exact, nullptr, kept), m, s, exact);
+  const auto ru = evaluate_decode(sm, place_model(sm, m, s, {}, nullptr, kept), m, s, usage_table{});
   if (!ra.feasible || !ru.feasible) return 0.0;
   return ra.tokens_per_s / ru.tokens_per_s;
 }

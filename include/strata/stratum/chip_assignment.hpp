@@ -43,7 +43,7 @@
 /// verdict is the fullest chip's. `combined_layout` gathers the chips' intervals back into one
 /// L×E layout (each interval in its own chip's rows; `is_fast` true for each chip's fast pack).
 
-#include <algorithm>  // std::sort, std::partial_sort, std::max, std::min
+#include <algorithm>  // std::sort, std::partial_sort, std::max, std::min, std::rotate
 #include <cmath>      // std::pow
 #include <cstddef>    // std::size_t, std::ptrdiff_t
 #include <string>     // std::string
@@ -261,20 +261,25 @@ inline expert_layout combined_layout(const expert_chips& a, const std::vector<ex
       out.reason = a.chips > 1 ? "chip " + std::to_string(j) + ": " + c.reason : c.reason;
     }
   }
-  const auto fast_on_chip = [&](std::size_t i) {
+  // The sort keys computed once per expert (whether it is in its chip's fast pack, its usage),
+  // then sorted as (fast first, f descending, lower index): the order the file comment states.
+  struct sort_key {
+    bool fast;
+    double f;
+    int i;
+  };
+  std::vector<sort_key> keys(n);
+  for (std::size_t i = 0; i < n; ++i) {
     const auto& c = per_chip[static_cast<std::size_t>(a.chip[i])];
-    return c.rank[static_cast<std::size_t>(slot[i])] < c.fast;
-  };
-  std::vector<int> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<int>(i);
-  const auto fv = [&](int i) {
-    return f[static_cast<std::size_t>(i / a.experts)][static_cast<std::size_t>(i % a.experts)];
-  };
-  std::sort(order.begin(), order.end(), [&](int x, int y) {
-    const bool fx = fast_on_chip(static_cast<std::size_t>(x)), fy = fast_on_chip(static_cast<std::size_t>(y));
-    if (fx != fy) return fx;
-    return fv(x) > fv(y) || (fv(x) == fv(y) && x < y);
+    keys[i] = {c.rank[static_cast<std::size_t>(slot[i])] < c.fast,
+               f[i / static_cast<std::size_t>(a.experts)][i % static_cast<std::size_t>(a.experts)], static_cast<int>(i)};
+  }
+  std::sort(keys.begin(), keys.end(), [](const sort_key& x, const sort_key& y) {
+    if (x.fast != y.fast) return x.fast;
+    return x.f > y.f || (x.f == y.f && x.i < y.i);
   });
+  std::vector<int> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = keys[i].i;
   out.order = order;
   out.rank.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) out.rank[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
@@ -286,6 +291,99 @@ inline expert_layout combined_layout(const expert_chips& a, const std::vector<ex
     }
   }
   return out;
+}
+
+/// Expert-parallel placements kept from one call to the next (`place_model`'s `kept`): the
+/// results of `assign_experts` and of `place_on_chips` with `combined_layout`, each with the exact
+/// inputs it was computed from. A call whose inputs equal a kept entry's takes that entry's
+/// result, else computes it and keeps it: the same result either way, each being a function of
+/// those inputs alone. A caller that re-places one model many times while changing parameters
+/// these inputs do not depend on (the gap explainer, `report/explain_groups.hpp`) keeps one and
+/// skips the sorts; the context of a step changes none of them either (only the KV rows, outside
+/// Algorithm 1's inputs). At most `capacity` entries of each kind, the least recently used dropped
+/// first.
+struct expert_chips_keep {
+  /// `assign_experts`'s inputs and result.
+  struct assignment {
+    usage_table f;
+    int chips = 0, batch = 0, active = 0;
+    double knee_tokens = 0.0;
+    expert_chips result;
+  };
+  /// `place_on_chips`'s and `combined_layout`'s inputs and results.
+  struct layouts {
+    expert_chips chips;
+    usage_table f;
+    expert_placement_params<> params{};
+    int active = 0;
+    std::vector<expert_layout> per_chip;
+    expert_layout combined;
+  };
+  std::vector<assignment> assignments;
+  std::vector<layouts> chip_layouts;
+  std::size_t capacity = 128;  ///< entries of each kind [design choice: a few models × batches × stages]
+  long long hits = 0, misses = 0;  ///< lookups answered from a kept entry, and computed
+};
+
+namespace detail {
+/// Moves entry `i` of `v` to the back (most recently used) and returns it.
+template <class E>
+E& keep_touch(std::vector<E>& v, std::size_t i) {
+  std::rotate(v.begin() + static_cast<std::ptrdiff_t>(i), v.begin() + static_cast<std::ptrdiff_t>(i) + 1, v.end());
+  return v.back();
+}
+/// Appends `e` to `v`, dropping the least recently used entry (the front) when `v` holds `capacity`.
+template <class E>
+void keep_add(std::vector<E>& v, E e, std::size_t capacity) {
+  if (capacity == 0) return;
+  if (v.size() >= capacity) v.erase(v.begin());
+  v.push_back(std::move(e));
+}
+}  // namespace detail
+
+/// `assign_experts`, taken from `kept` when it holds these inputs' result (null: computed).
+template <class = void>
+inline expert_chips assign_experts(const usage_table& f, int chips, int batch, double knee_tokens, int active,
+                                   expert_chips_keep* kept) {
+  if (kept == nullptr) return assign_experts(f, chips, batch, knee_tokens, active);
+  auto& v = kept->assignments;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto& k = v[i];
+    if (k.chips == chips && k.batch == batch && k.active == active && k.knee_tokens == knee_tokens && k.f == f) {
+      ++kept->hits;
+      return detail::keep_touch(v, i).result;
+    }
+  }
+  ++kept->misses;
+  auto a = assign_experts(f, chips, batch, knee_tokens, active);
+  detail::keep_add(v, expert_chips_keep::assignment{f, chips, batch, active, knee_tokens, a}, kept->capacity);
+  return a;
+}
+
+/// `place_on_chips(a, f, p)` and `combined_layout` of them (`active` per token), taken from `kept`
+/// when it holds these inputs' results (null: computed).
+template <class = void>
+inline std::pair<std::vector<expert_layout>, expert_layout>
+chip_layouts(const expert_chips& a, const usage_table& f, const expert_placement_params<>& p, int active,
+             expert_chips_keep* kept) {
+  if (kept != nullptr) {
+    auto& v = kept->chip_layouts;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const auto& k = v[i];
+      if (k.active == active && k.params == p && k.chips == a && k.f == f) {
+        ++kept->hits;
+        const auto& e = detail::keep_touch(v, i);
+        return {e.per_chip, e.combined};
+      }
+    }
+    ++kept->misses;
+  }
+  auto per_chip = place_on_chips(a, f, p);
+  auto combined = combined_layout(a, per_chip, f, active);
+  if (kept != nullptr) {
+    detail::keep_add(kept->chip_layouts, expert_chips_keep::layouts{a, f, p, active, per_chip, combined}, kept->capacity);
+  }
+  return {std::move(per_chip), std::move(combined)};
 }
 
 }  // namespace v0

@@ -676,11 +676,13 @@ struct stratum_stage_rows {
 /// placed by usage table `place` (all MoE layers; empty only for a dense model).
 /// `chips_from` (expert parallel): keep that placement's assignment of experts to chips (a topic
 /// switch re-places experts inside each chip only; `chip_assignment.hpp`).
+/// `kept` (expert parallel): earlier assignments and chip layouts (`expert_chips_keep`).
 template <class T>
 stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const nmp_device<T>& d, const model& m,
                                         const step_shape& s, const usage_table& place, int stage,
                                         const tiering_table* prepared = nullptr,
-                                        const expert_chips* chips_from = nullptr) {
+                                        const expert_chips* chips_from = nullptr,
+                                        expert_chips_keep* kept = nullptr) {
   stratum_stage_rows out;
   const int c = p.chips, L = m.layers;
   const bool moe = m.experts > 0;
@@ -740,7 +742,7 @@ stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const
         out.chips = *chips_from;
       } else {
         const double knee = value_of(d.chip_peak().si()) * wb / (2.0 * value_of(d.tiers.front().bandwidth.si()));
-        out.chips = assign_experts(stage_place, c, s.batch, knee, m.top_k);
+        out.chips = assign_experts(stage_place, c, s.batch, knee, m.top_k, kept);
       }
       out.chip_plans = chip_plans(out.chips, rest, ep, units::B(kv_chip_b), units::B(non_nmp_b / c));
       std::size_t bind = 0;
@@ -755,8 +757,9 @@ stratum_stage_rows stratum_stage_layout(const stratum_system_params<T>& p, const
       bool all_fit = true;
       for (const auto& cp : out.chip_plans) all_fit = all_fit && cp.feasible;
       if (all_fit) {
-        out.chip_layouts = place_on_chips(out.chips, stage_place, ep);
-        out.layout = combined_layout(out.chips, out.chip_layouts, stage_place, m.top_k);
+        auto [per_chip, combined] = chip_layouts(out.chips, stage_place, ep, m.top_k, kept);
+        out.chip_layouts = std::move(per_chip);
+        out.layout = std::move(combined);
       }
     } else {
       plan = plan_rows(rest, ep, units::B(kv_chip_b), units::B(non_nmp_b / c));
@@ -830,9 +833,13 @@ struct stratum_placement {
 /// Places `m` on `sm` for steps up to shape `s` (its KV cache sized for `s`), the experts by
 /// usage table `place` (empty: uniform).
 /// `chips_from` (expert parallel): keep its assignment of experts to chips, stage by stage.
+/// `kept` (expert parallel): the assignments and chip layouts of earlier placements, taken when
+/// their inputs are this placement's and kept otherwise (`expert_chips_keep`; the same placement
+/// either way).
 template <class T>
 stratum_placement place_model(const stratum_machine<T>& sm, const model& m, const step_shape& s,
-                              const usage_table& place = {}, const stratum_placement* chips_from = nullptr) {
+                              const usage_table& place = {}, const stratum_placement* chips_from = nullptr,
+                              expert_chips_keep* kept = nullptr) {
   validate(m);
   validate(s);
   const int moe_layers = m.moe_layers();
@@ -845,7 +852,7 @@ stratum_placement place_model(const stratum_machine<T>& sm, const model& m, cons
   for (int st = 0; st < sm.params.stages && st * stage_layers < m.layers; ++st) {
     const auto i = static_cast<std::size_t>(st);
     const expert_chips* keep = chips_from != nullptr && i < chips_from->stages.size() ? &chips_from->stages[i].chips : nullptr;
-    out.stages.push_back(stratum_stage_layout(sm.params, sm.device, m, s, out.placed_by, st, &sm.table, keep));
+    out.stages.push_back(stratum_stage_layout(sm.params, sm.device, m, s, out.placed_by, st, &sm.table, keep, kept));
   }
   return out;
 }
@@ -1268,7 +1275,7 @@ extern template void validate(const stratum_system_params<double>&);
 extern template nmp_device<double> system_device(const stratum_system_params<double>&);
 extern template stratum_machine<double> prepare(const stratum_system_params<double>&);
 extern template stratum_placement place_model(const stratum_machine<double>&, const model&, const step_shape&,
-                                              const usage_table&, const stratum_placement*);
+                                              const usage_table&, const stratum_placement*, expert_chips_keep*);
 extern template stratum_step_result<double> evaluate_decode(const stratum_machine<double>&, const stratum_placement&,
                                                             const model&, const step_shape&, const usage_table&,
                                                             decode_breakdown);

@@ -28,6 +28,7 @@
 #include <charconv>  // std::from_chars, --threads
 #include <chrono>    // std::chrono::steady_clock, the progress times
 #include <filesystem>  // std::filesystem::exists, the data probes
+#include <memory>    // std::make_shared, the HCRMap trace cache
 #include <optional>  // std::optional
 #include <span>      // std::span
 #include <iostream>  // std::cout, std::cerr
@@ -184,6 +185,8 @@ int main(int argc, char** argv) {
   }
   std::vector<strata::paper_row> rows;
   strata::controller_value value;  // also the explainer's (--explain): it reruns the HCRMap experiments
+  // The HCRMap suite's traces, built once for the report's rows and the explainer's families.
+  const auto traces = std::make_shared<strata::hcrmap_trace_cache>();
   try {
     if (checkpoint) {
       const std::string text = strata::read_input_file(*checkpoint, "checkpoint", strata::limits().checkpoint_file_bytes,
@@ -198,6 +201,7 @@ int main(int argc, char** argv) {
     options.hf_dir = hf_dir;
     options.read_config = [](const std::string& path) { return strata::load_hf_config(path); };
     options.hcrmap_value = value;
+    options.hcrmap_traces = traces;
     options.threads = threads;
     options.only = only;
     if (progress) {
@@ -252,6 +256,7 @@ int main(int argc, char** argv) {
       eo.read_config = [](const std::string& path) { return strata::load_hf_config(path); };
       eo.dsv2lite_trace = trace;  // the HCRMap rows' inputs, as the rows were computed
       eo.hcrmap_value = value;
+      eo.hcrmap_traces = traces;
       eo.hcrmap_hydra_premise = explain_all;
       const auto x = strata::explain_report(rows, {}, eo);
       std::cout << "\nGap families (strata-eval explain ROW for a row's elasticities and gap table):\n\n";

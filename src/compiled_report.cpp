@@ -37,7 +37,8 @@ template std::vector<paper_row> serving_rows<void>(const std::string&, std::int6
 template std::vector<paper_row> hcrmap_policy_rows<void>(const hcrmap_suite&, const std::string&);
 template std::vector<paper_row> hcrmap_policy_rows<void>(const std::optional<std::string>&, const controller_value&,
                                                          const hcrmap_suite_progress&, unsigned,
-                                                         const std::vector<suite_side_task>&);
+                                                         const std::vector<suite_side_task>&,
+                                                         const std::shared_ptr<hcrmap_trace_cache>&);
 
 // report/validation_rows.hpp, serving_validation_rows.hpp
 template std::vector<paper_row> validation_rows<void>(const validation_report&);

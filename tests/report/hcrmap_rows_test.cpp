@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -237,6 +238,55 @@ TEST_CASE("run_hcrmap_suite gives the same results, field for field, on one thre
   // A bad parameter fails every experiment: the suite raises its config_error on two threads too.
   xp.windows = 0;
   CHECK_THROWS_WITH_AS(run_hcrmap_suite(trace_csv, xp, {}, value.score, {}, 2), doctest::Contains("windows"), config_error);
+}
+
+TEST_CASE("hcrmap_trace_cache builds each trace once and the suite gives the same rows with it and without") {
+  experiment_params xp;  // a short suite, as above
+  xp.windows = 1;
+  xp.max_layers = 2;
+  const auto value = checkpoint_value();
+  const auto traces = std::make_shared<hcrmap_trace_cache>();
+  CHECK(traces->built() == 0);
+  const auto own = run_hcrmap_suite(trace_csv, xp, {}, value.score, {}, 1);
+  const auto shared = run_hcrmap_suite(trace_csv, xp, {}, value.score, {}, 2, {}, traces.get());
+  const auto models = hcrmap_models();
+  CHECK(traces->built() == models.size());  // one per model, each built once
+  const auto again = run_hcrmap_suite(trace_csv, xp, {}, value.score, {}, 1, {}, traces.get());
+  CHECK(traces->built() == models.size());  // none built again
+  CHECK(dump_json(json(own.prefill)) == dump_json(json(shared.prefill)));
+  CHECK(dump_json(json(own.decode)) == dump_json(json(shared.decode)));
+  CHECK(dump_json(json(own.decode)) == dump_json(json(again.decode)));
+  const auto r1 = hcrmap_policy_rows(own, value.name), r2 = hcrmap_policy_rows(shared, value.name);
+  REQUIRE(r1.size() == r2.size());
+  for (std::size_t i = 0; i < r1.size(); ++i) {
+    CAPTURE(r1[i].id);
+    CHECK(r1[i].id == r2[i].id);
+    CHECK(r1[i].value == r2[i].value);  // exact
+    CHECK(r1[i].source == r2[i].source);
+  }
+  // A trace is held at one address and equals the one built without the cache; the real trace's
+  // path is part of DeepSeek-V2-Lite's key only.
+  const model dsl = preset("DeepSeek-V2-Lite"), mix = preset("Mixtral-8x7B");
+  const routing_trace& a = traces->get(dsl, trace_csv);
+  CHECK(&a == &traces->get(dsl, trace_csv));
+  CHECK(a.tokens() == hcrmap_trace(dsl, trace_csv).tokens());
+  CHECK(&traces->get(mix, trace_csv) == &traces->get(mix));
+  CHECK(traces->built() == models.size());
+  const routing_trace& synthetic = traces->get(dsl);  // the synthetic one: another key
+  CHECK(&synthetic != &a);
+  CHECK(traces->built() == models.size() + 1);
+  CHECK(detail::trace_fingerprint(synthetic) == detail::trace_fingerprint(hcrmap_trace(dsl)));
+  // The explainer's HCRMap family reads the same cache: no trace built again, the same rows.
+  hcrmap_explain_setup hs;
+  hs.dsv2lite_trace = trace_csv;
+  hs.value = value;
+  hs.xp = xp;
+  auto plain = best_explain_group(hs);
+  hs.traces = traces;
+  auto cached = best_explain_group(hs);
+  const std::vector<std::string> ids{"hcrmap.best_on_every_model"};
+  CHECK(plain.evaluate(ids) == cached.evaluate(ids));
+  CHECK(traces->built() == models.size() + 1);
 }
 
 TEST_CASE("the gap explainer's HCRMap families give the report's rows exactly at the cited parameters") {

@@ -170,13 +170,13 @@ class residency_controller {
                     "one evaluation and group list per observed layer");
     detail::require_positive(window_s, id, "window_s", "s");
     const int E = res_->experts(), C = s_->chiplets();
-    obs_.clear();
+    retire_obs_();
     pressure_ = {};
     window_s_ = window_s;
     for (std::size_t i = 0; i < layers.size(); ++i) {
       const int l = layers[i];
       detail::require(l >= 0 && l < res_->layers(), id, "layers", l, "a layer of the residency");
-      detail::layer_obs o;
+      detail::layer_obs o = spare_obs_();  // every field written below (its buffers reused)
       o.layer = l;
       o.eval = evals[i];
       o.t_moe = evals[i].result.t_moe.si();
@@ -366,7 +366,7 @@ class residency_controller {
       pc.entry = remap[static_cast<std::size_t>(pc.entry)];
       if (pc.replaces >= 0) pc.replaces = remap[static_cast<std::size_t>(pc.replaces)];
     }
-    obs_.clear();  // entry-indexed observations are stale now
+    retire_obs_();  // entry-indexed observations are stale now
     res_->tick();
   }
 
@@ -852,6 +852,25 @@ class residency_controller {
   const substrate* s_;
   residency* res_;
   moe_layer_shape shape_;
+  /// Empties `obs_`, its observations kept for their buffers.
+  void retire_obs_() {
+    for (auto& o : obs_) obs_pool_.spare.push_back(std::move(o));
+    obs_.clear();
+  }
+  /// An observation to fill (`observe`): a kept one with its buffers, the fields `observe` sets by
+  /// adding to them emptied and the summary's reset, or a new one.
+  detail::layer_obs spare_obs_() {
+    if (obs_pool_.spare.empty()) return {};
+    detail::layer_obs o = std::move(obs_pool_.spare.back());
+    obs_pool_.spare.pop_back();
+    o.streams.clear();
+    o.stamp = 0;
+    o.sum_bound = o.sum_tau = o.sum_excess = 0.0;
+    o.sum_near = 0;
+    o.sum_above.clear();
+    return o;
+  }
+
   controller_params p_;
   bool installing_ = false;
   critical_path_params cp_;
@@ -859,6 +878,18 @@ class residency_controller {
   std::vector<double> ewma_, var_, last_;
   std::vector<char> seen_;
   std::vector<detail::layer_obs> obs_;
+  // Observations of earlier windows kept for their buffers (`spare_obs_`): a copy of the
+  // controller starts without them.
+  struct obs_pool {
+    std::vector<detail::layer_obs> spare;
+    obs_pool() = default;
+    obs_pool(const obs_pool&) {}
+    obs_pool(obs_pool&&) noexcept = default;
+    obs_pool& operator=(const obs_pool&) { return *this; }
+    obs_pool& operator=(obs_pool&&) noexcept = default;
+    ~obs_pool() = default;
+  };
+  obs_pool obs_pool_;
   pressure_counters pressure_{};
   double window_s_ = 0.0;
   std::vector<pending_copy> pending_;

@@ -76,6 +76,8 @@
 namespace strata {
 inline namespace v0 {
 
+class hcrmap_trace_cache;  // report/hcrmap_rows.hpp
+
 /// One real parameter of a group: its name, its range key and how to set it in the group's state.
 struct explain_parameter {
   std::string name;        ///< "stratum-s.xpu.op_overhead": the group's name for the struct, then the field path
@@ -267,6 +269,11 @@ struct explain_options {
   /// (`explain_families`).
   std::optional<std::string> dsv2lite_trace;
   controller_value hcrmap_value;
+  /// The HCRMap suite's traces (`hcrmap_trace_cache`, report/hcrmap_rows.hpp), shared with the
+  /// report that computed the rows (`paper_report_options::hcrmap_traces`): the families that
+  /// rerun the HCRMap experiments read their traces from it, building only those it does not hold
+  /// yet. Empty (the default): each family builds its own. The explanation is the same either way.
+  std::shared_ptr<hcrmap_trace_cache> hcrmap_traces;
   /// Whether `explain_report` re-evaluates the `hcrmap hydra premise` family
   /// (`report/explain_groups.hpp`: `hcrmap.premise.hydra_*`, each point the suite's 16
   /// experiments with two policies, about 0.5 s of CPU with their windows kept, 66 runs: about

@@ -469,29 +469,43 @@ struct hcrmap_explain_setup {
   controller_value value;                      ///< HCRMap's value function (`paper_report_options::hcrmap_value`)
   std::vector<std::string> models = hcrmap_models();  ///< the suite's models, in its order
   experiment_params xp{};                      ///< the suite's knobs (the report's: the defaults)
+  /// The suite's traces shared with the report (`explain_options::hcrmap_traces`); empty: the
+  /// family builds its own
+  std::shared_ptr<hcrmap_trace_cache> traces;
 };
 
 namespace detail {
-/// The suite's models of `setup` with their traces (`hcrmap_trace`), each built when first asked
-/// for, and each experiment's windows (prefill, decode) kept from one evaluation to the next: the
+/// The suite's models of `setup` with their traces (`hcrmap_trace`, from `setup.traces` when it
+/// is given, else built here), each built when first asked for, and each experiment's windows (prefill, decode) kept from one evaluation to the next: the
 /// parameters the families change (the substrate's and the critical path's real fields, the
 /// package plan's) leave the chiplet count and the windows' knobs alone, so the windows are built
 /// once (`run_experiment` rebuilds them if not).
 struct hcrmap_explain_cases {
   std::optional<std::string> csv;
+  std::shared_ptr<hcrmap_trace_cache> shared;  // the report's traces, when given
   std::vector<model> models;
-  std::vector<std::optional<routing_trace>> traces;
+  std::vector<std::optional<routing_trace>> traces;  // built here (no shared cache)
+  std::vector<const routing_trace*> trace_of;        // by model: the trace, once asked for
   std::vector<std::array<experiment_windows, 2>> windows;  // by model: prefill, decode
 
-  explicit hcrmap_explain_cases(const hcrmap_explain_setup& setup) : csv(setup.dsv2lite_trace) {
+  explicit hcrmap_explain_cases(const hcrmap_explain_setup& setup) : csv(setup.dsv2lite_trace), shared(setup.traces) {
     for (const auto& name : setup.models) models.push_back(preset(name));
     traces.resize(models.size());
+    trace_of.resize(models.size(), nullptr);
     windows.resize(models.size());
   }
-  // The traces stay where they were built (the windows name them by address): `traces` never grows.
+  // The traces stay where they were built (the windows name them by address): `traces` never
+  // grows, and the shared cache holds each at a stable address.
   const routing_trace& trace(std::size_t i) {
-    if (!traces[i]) traces[i] = hcrmap_trace(models[i], csv);
-    return *traces[i];
+    if (trace_of[i] == nullptr) {
+      if (shared) {
+        trace_of[i] = &shared->get(models[i], csv);
+      } else {
+        traces[i] = hcrmap_trace(models[i], csv);
+        trace_of[i] = &*traces[i];
+      }
+    }
+    return *trace_of[i];
   }
   /// Experiment (model i, prefill when `prefill`) with `policies` (`run_hcrmap_case`), its
   /// windows kept.
@@ -710,6 +724,7 @@ inline std::vector<explain_family_entry> explain_families(const explain_options&
   hcrmap_explain_setup hs;
   hs.dsv2lite_trace = o.dsv2lite_trace;
   hs.value = o.hcrmap_value;
+  hs.traces = o.hcrmap_traces;
   out.push_back({"hcrmap best on every model", [](const std::string& id) { return id == "hcrmap.best_on_every_model"; },
                  [hs] { return best_explain_group(hs); }});
   if (o.hcrmap_hydra_premise) {

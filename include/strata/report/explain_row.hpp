@@ -17,6 +17,7 @@
 ///   const strata::json j = strata::explain_row_json(x);  // strata-eval explain ... --json
 /// \endcode
 
+#include <memory>    // std::make_shared, the HCRMap trace cache
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <utility>   // std::move
@@ -92,7 +93,10 @@ inline explain_outcome explain_row(const std::string& id, unsigned threads, cons
                                   "stratum.placement.accurate_vs_uniform_*, validation.*, hcrmap.*, "
                                   "stratum.thermal.*)");
   }
+  // The HCRMap suite's traces built once, for the report's rows and the explainer's families.
+  const auto traces = std::make_shared<hcrmap_trace_cache>();
   paper_report_options po;
+  po.hcrmap_traces = traces;
   po.only = {fam};
   po.threads = threads;
   po.hf_dir = hf_dir;
@@ -117,6 +121,7 @@ inline explain_outcome explain_row(const std::string& id, unsigned threads, cons
   eo.read_config = read;
   eo.dsv2lite_trace = dsv2lite_trace;
   eo.hcrmap_value = hcrmap_value;
+  eo.hcrmap_traces = traces;
   eo.hcrmap_hydra_premise = true;
   auto x = explain_report(rows, {id}, eo);
   if (x.rows.empty()) {

@@ -34,7 +34,8 @@
 #include <functional>  // std::function
 #include <future>      // std::promise, std::shared_future
 #include <map>       // std::map
-#include <mutex>     // std::mutex, std::lock_guard
+#include <memory>    // std::shared_ptr, the shared trace cache
+#include <mutex>     // std::mutex, std::lock_guard, std::once_flag, std::call_once
 #include <optional>  // std::optional
 #include <string>    // std::string
 #include <system_error>  // std::system_error, a thread that cannot start
@@ -70,6 +71,47 @@ inline routing_trace hcrmap_trace(const model& m, const std::optional<std::strin
   g.max_length = 16;
   return generate_trace(g);
 }
+
+/// The suite's traces (`hcrmap_trace`) built once per process run and shared explicitly: the
+/// paper report (`paper_report_options::hcrmap_traces`) and the gap explainer's HCRMap families
+/// (`explain_options::hcrmap_traces`) read the same traces when the caller gives both the same
+/// cache (`strata-paper-report`, `explain_row`). A trace is a pure function of the model's routing
+/// shape (name, MoE layers, experts, k: `trace_gen_for`) and, for DeepSeek-V2-Lite, of the real
+/// trace's path, which make its key; each is built when first asked for (by one caller: others
+/// asking for the same key wait, other keys are not held up), held at a stable address for the
+/// cache's life (the explainer's `experiment_windows` name a trace by its address), and never
+/// changed. A build that throws is not kept: the next caller builds it again. Safe to use from
+/// several threads. Without a cache every caller builds its own traces, with the same values.
+class hcrmap_trace_cache {
+ public:
+  /// The trace of model `m` (`hcrmap_trace(m, dsv2lite_csv)`), built on the first call for its key.
+  const routing_trace& get(const model& m, const std::optional<std::string>& dsv2lite_csv = std::nullopt) {
+    const bool real = m.name == "DeepSeek-V2-Lite" && dsv2lite_csv;
+    const std::string key = m.name + "\n" + std::to_string(m.moe_layers()) + " " + std::to_string(m.experts) + " " +
+                            std::to_string(m.top_k) + "\n" + (real ? *dsv2lite_csv : std::string());
+    entry* e = nullptr;
+    {
+      const std::lock_guard<std::mutex> hold(lock_);
+      e = &entries_.try_emplace(key).first->second;  // a map's nodes never move
+    }
+    std::call_once(e->once, [&] {
+      e->trace.emplace(hcrmap_trace(m, dsv2lite_csv));
+      ++built_;
+    });
+    return *e->trace;
+  }
+  /// Traces built so far (a build that threw not counted).
+  std::size_t built() const { return built_.load(); }
+
+ private:
+  struct entry {
+    std::once_flag once;
+    std::optional<routing_trace> trace;
+  };
+  std::mutex lock_;
+  std::map<std::string, entry> entries_;
+  std::atomic<std::size_t> built_{0};
+};
 
 /// Called after each experiment of the suite with the model's name and the mode. With several
 /// threads it is called from the thread that ran the experiment, one call at a time (under the
@@ -155,12 +197,14 @@ inline experiment_result run_hcrmap_case(const substrate& s, const model& m, con
 /// sessions and random streams, and each result lands in its fixed place); `progress`, when set,
 /// hears of each of the 16 experiments as it ends. The experiments and the tasks `beside` share
 /// one queue and start longest first (an experiment's work: MoE layers × experts × policies),
-/// which decides only when each ends.
+/// which decides only when each ends. The traces come from `traces` when given (each built there
+/// once, `hcrmap_trace_cache`), else are built here; the results are the same.
 template <class = void>
 inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
                                      const experiment_params& xp = {}, const substrate_params& sp = {},
                                      const action_scorer& value = {}, const hcrmap_suite_progress& progress = {},
-                                     unsigned threads = 0, const std::vector<suite_side_task>& beside = {}) {
+                                     unsigned threads = 0, const std::vector<suite_side_task>& beside = {},
+                                     hcrmap_trace_cache* traces = nullptr) {
   const substrate s(sp);
   using P = policy_kind;
   std::vector<P> prefill{P::single_copy_static, P::fixed_replication, P::hydra, P::moentwine, P::pimoe, P::hcrmap,
@@ -175,10 +219,16 @@ inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_
   const auto names = hcrmap_models();
   const std::size_t n = names.size();
   std::vector<model> models(n);
-  std::vector<routing_trace> traces(n);
+  std::vector<routing_trace> own(traces == nullptr ? n : 0);
+  std::vector<const routing_trace*> trace_of(n);
   detail::run_tasks(n, threads, [&](std::size_t i) {
     models[i] = preset(names[i]);
-    traces[i] = hcrmap_trace(models[i], dsv2lite_csv);
+    if (traces != nullptr) {
+      trace_of[i] = &traces->get(models[i], dsv2lite_csv);
+    } else {
+      own[i] = hcrmap_trace(models[i], dsv2lite_csv);
+      trace_of[i] = &own[i];
+    }
   });
   // Task j < n is model j in prefill, n + j model j in decode, 2n + i the side task i; started
   // longest first.
@@ -204,7 +254,7 @@ inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_
     const model& m = models[j % n];
     const bool pre = j < n;
     (pre ? out.prefill : out.decode)[j % n] =
-        run_hcrmap_case(s, m, traces[j % n], pre, dsv2lite_csv, pre ? prefill : decode, xp, value);
+        run_hcrmap_case(s, m, *trace_of[j % n], pre, dsv2lite_csv, pre ? prefill : decode, xp, value);
     if (progress) {
       const std::lock_guard<std::mutex> hold(heard);
       progress(m.name, pre ? "prefill" : "decode");
@@ -354,14 +404,17 @@ std::vector<paper_row> hcrmap_policy_rows(const hcrmap_suite& suite, const std::
 /// first caller of a key computes it (and alone hears `progress`), later callers of that key wait
 /// for its result, callers of other keys are not held up; a computation that throws is not
 /// cached, and its callers see the exception. The tasks `beside` run in the suite's pool (or, when
-/// the rows are cached, on `threads` threads of their own) before this returns.
+/// the rows are cached, on `threads` threads of their own) before this returns. The suite reads its
+/// traces from `traces` when given (`hcrmap_trace_cache`: the explainer's HCRMap families then
+/// reuse them), else builds its own; the rows are the same.
 // Not `inline`: strata::compiled holds its instantiation (end of file), which an `inline` one would
 // not spare a STRATA_COMPILED consumer (GCC instantiates inline functions for inlining).
 template <class = void>
 std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string>& dsv2lite_csv = std::nullopt,
                                                  const controller_value& value = {},
                                                  const hcrmap_suite_progress& progress = {},
-                                                 unsigned threads = 0, const std::vector<suite_side_task>& beside = {}) {
+                                                 unsigned threads = 0, const std::vector<suite_side_task>& beside = {},
+                                                 const std::shared_ptr<hcrmap_trace_cache>& traces = {}) {
   using rows_t = std::vector<paper_row>;
   static std::mutex lock;
   static std::map<std::string, std::shared_future<rows_t>> cache;
@@ -385,7 +438,7 @@ std::vector<paper_row> hcrmap_policy_rows(const std::optional<std::string>& dsv2
   }
   rows_t rows;
   try {
-    rows = hcrmap_policy_rows(run_hcrmap_suite(dsv2lite_csv, {}, {}, value.score, progress, threads, beside), name);
+    rows = hcrmap_policy_rows(run_hcrmap_suite(dsv2lite_csv, {}, {}, value.score, progress, threads, beside, traces.get()), name);
   } catch (...) {
     mine.set_exception(std::current_exception());
     const std::lock_guard<std::mutex> hold(lock);
@@ -408,7 +461,8 @@ inline namespace v0 {
 extern template std::vector<paper_row> hcrmap_policy_rows<void>(const hcrmap_suite&, const std::string&);
 extern template std::vector<paper_row> hcrmap_policy_rows<void>(const std::optional<std::string>&, const controller_value&,
                                                                 const hcrmap_suite_progress&, unsigned,
-                                                                const std::vector<suite_side_task>&);
+                                                                const std::vector<suite_side_task>&,
+                                                                const std::shared_ptr<hcrmap_trace_cache>&);
 }  // namespace v0
 }  // namespace strata
 #endif

@@ -11,6 +11,7 @@
 #include <exception>    // std::exception_ptr, std::current_exception, std::rethrow_exception
 #include <array>        // std::array, the families
 #include <functional>   // std::function
+#include <memory>       // std::shared_ptr, the HCRMap trace cache
 #include <mutex>        // std::mutex, std::lock_guard
 #include <optional>     // std::optional
 #include <span>         // std::span
@@ -129,6 +130,12 @@ struct paper_report_options {
   /// The value function HCRMap's controller decides with (the frozen DQN checkpoint; the default
   /// is the greedy fallback).
   controller_value hcrmap_value;
+  /// The HCRMap suite's traces (`hcrmap_trace_cache`, report/hcrmap_rows.hpp), each built once
+  /// when first asked for; a caller that also runs the gap explainer gives it the same cache
+  /// (`explain_options::hcrmap_traces`) so that the explainer's HCRMap families reuse the traces
+  /// instead of building them again. Empty (the default): the suite builds its own. The rows are
+  /// the same either way.
+  std::shared_ptr<hcrmap_trace_cache> hcrmap_traces;
   /// Hears of each family as it is handed on.
   paper_progress progress;
   /// Hears of each HCRMap experiment as it ends.
@@ -246,7 +253,8 @@ std::vector<paper_row> paper_rows(const paper_report_options& options = {}) {
   }
   if (policies != none) {
     compute(policies, [&] {
-      return hcrmap_policy_rows(options.dsv2lite_trace, options.hcrmap_value, step, threads, beside);
+      return hcrmap_policy_rows(options.dsv2lite_trace, options.hcrmap_value, step, threads, beside,
+                                options.hcrmap_traces);
     });
   } else {
     // No experiment: the costly families share the threads alone.

@@ -40,6 +40,16 @@ const paper_row& row(const std::string& id) {
   FAIL("missing row " << id);
   return rows().front();
 }
+// The same rows: ids, values to the last bit, sources.
+void check_same_rows(const std::vector<paper_row>& r1, const std::vector<paper_row>& r2) {
+  REQUIRE(r1.size() == r2.size());
+  for (std::size_t i = 0; i < r1.size(); ++i) {
+    CAPTURE(r1[i].id);
+    CHECK(r1[i].id == r2[i].id);
+    CHECK(r1[i].value == r2[i].value);  // exact
+    CHECK(r1[i].source == r2[i].source);
+  }
+}
 }  // namespace
 
 // First in the file, so that in a run of the whole file the key is not cached yet: two threads
@@ -228,13 +238,7 @@ TEST_CASE("run_hcrmap_suite gives the same results, field for field, on one thre
   CHECK(dump_json(json(one.prefill)) == dump_json(json(two.prefill)));
   CHECK(dump_json(json(one.decode)) == dump_json(json(two.decode)));
   const auto r1 = hcrmap_policy_rows(one, value.name), r2 = hcrmap_policy_rows(two, value.name);
-  REQUIRE(r1.size() == r2.size());
-  for (std::size_t i = 0; i < r1.size(); ++i) {
-    CAPTURE(r1[i].id);
-    CHECK(r1[i].id == r2[i].id);
-    CHECK(r1[i].value == r2[i].value);  // exact
-    CHECK(r1[i].source == r2[i].source);
-  }
+  check_same_rows(r1, r2);
   // A bad parameter fails every experiment: the suite raises its config_error on two threads too.
   xp.windows = 0;
   CHECK_THROWS_WITH_AS(run_hcrmap_suite(trace_csv, xp, {}, value.score, {}, 2), doctest::Contains("windows"), config_error);
@@ -257,13 +261,7 @@ TEST_CASE("hcrmap_trace_cache builds each trace once and the suite gives the sam
   CHECK(dump_json(json(own.decode)) == dump_json(json(shared.decode)));
   CHECK(dump_json(json(own.decode)) == dump_json(json(again.decode)));
   const auto r1 = hcrmap_policy_rows(own, value.name), r2 = hcrmap_policy_rows(shared, value.name);
-  REQUIRE(r1.size() == r2.size());
-  for (std::size_t i = 0; i < r1.size(); ++i) {
-    CAPTURE(r1[i].id);
-    CHECK(r1[i].id == r2[i].id);
-    CHECK(r1[i].value == r2[i].value);  // exact
-    CHECK(r1[i].source == r2[i].source);
-  }
+  check_same_rows(r1, r2);
   // A trace is held at one address and equals the one built without the cache; the real trace's
   // path is part of DeepSeek-V2-Lite's key only.
   const model dsl = preset("DeepSeek-V2-Lite"), mix = preset("Mixtral-8x7B");

@@ -476,37 +476,24 @@ struct hcrmap_explain_setup {
 
 namespace detail {
 /// The suite's models of `setup` with their traces (`hcrmap_trace`, from `setup.traces` when it
-/// is given, else built here), each built when first asked for, and each experiment's windows (prefill, decode) kept from one evaluation to the next: the
-/// parameters the families change (the substrate's and the critical path's real fields, the
-/// package plan's) leave the chiplet count and the windows' knobs alone, so the windows are built
-/// once (`run_experiment` rebuilds them if not).
+/// is given, else from a cache of the family's own), each built when first asked for, and each
+/// experiment's windows (prefill, decode) kept from one evaluation to the next: the parameters the
+/// families change (the substrate's and the critical path's real fields, the package plan's) leave
+/// the chiplet count and the windows' knobs alone, so the windows are built once (`run_experiment`
+/// rebuilds them if not).
 struct hcrmap_explain_cases {
   std::optional<std::string> csv;
-  std::shared_ptr<hcrmap_trace_cache> shared;  // the report's traces, when given
+  // The traces, each at a stable address for the cache's life (the windows name a trace by it).
+  std::shared_ptr<hcrmap_trace_cache> traces;
   std::vector<model> models;
-  std::vector<std::optional<routing_trace>> traces;  // built here (no shared cache)
-  std::vector<const routing_trace*> trace_of;        // by model: the trace, once asked for
   std::vector<std::array<experiment_windows, 2>> windows;  // by model: prefill, decode
 
-  explicit hcrmap_explain_cases(const hcrmap_explain_setup& setup) : csv(setup.dsv2lite_trace), shared(setup.traces) {
+  explicit hcrmap_explain_cases(const hcrmap_explain_setup& setup)
+      : csv(setup.dsv2lite_trace), traces(setup.traces ? setup.traces : std::make_shared<hcrmap_trace_cache>()) {
     for (const auto& name : setup.models) models.push_back(preset(name));
-    traces.resize(models.size());
-    trace_of.resize(models.size(), nullptr);
     windows.resize(models.size());
   }
-  // The traces stay where they were built (the windows name them by address): `traces` never
-  // grows, and the shared cache holds each at a stable address.
-  const routing_trace& trace(std::size_t i) {
-    if (trace_of[i] == nullptr) {
-      if (shared) {
-        trace_of[i] = &shared->get(models[i], csv);
-      } else {
-        traces[i] = hcrmap_trace(models[i], csv);
-        trace_of[i] = &*traces[i];
-      }
-    }
-    return *trace_of[i];
-  }
+  const routing_trace& trace(std::size_t i) { return traces->get(models[i], csv); }
   /// Experiment (model i, prefill when `prefill`) with `policies` (`run_hcrmap_case`), its
   /// windows kept.
   experiment_result run(const substrate& s, std::size_t i, bool prefill, const std::vector<policy_kind>& policies,

@@ -219,16 +219,12 @@ inline hcrmap_suite run_hcrmap_suite(const std::optional<std::string>& dsv2lite_
   const auto names = hcrmap_models();
   const std::size_t n = names.size();
   std::vector<model> models(n);
-  std::vector<routing_trace> own(traces == nullptr ? n : 0);
+  hcrmap_trace_cache own;  // the traces, when the caller gives no cache
+  hcrmap_trace_cache& cache = traces != nullptr ? *traces : own;
   std::vector<const routing_trace*> trace_of(n);
   detail::run_tasks(n, threads, [&](std::size_t i) {
     models[i] = preset(names[i]);
-    if (traces != nullptr) {
-      trace_of[i] = &traces->get(models[i], dsv2lite_csv);
-    } else {
-      own[i] = hcrmap_trace(models[i], dsv2lite_csv);
-      trace_of[i] = &own[i];
-    }
+    trace_of[i] = &cache.get(models[i], dsv2lite_csv);
   });
   // Task j < n is model j in prefill, n + j model j in decode, 2n + i the side task i; started
   // longest first.

@@ -156,7 +156,7 @@ inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, c
   for (int S : set.contexts) {
     for (int B : set.batches) {
       const step_shape s{.mode = phase::decode, .batch = B, .context = S};
-      const auto r = evaluate_decode(sm, place_model(sm, m, s, u.placement.empty() ? u.routing : u.placement, nullptr, kept),
+      const auto r = evaluate_decode(sm, place_model(sm, m, s, u.placed_by(), nullptr, kept),
                                      m, s, u.routing);
       if (!r.feasible || c.baseline.gpus == 0 || !check_fit(g, c.baseline.gpus, c.baseline.served, s).fits) {
         ++c.skipped;

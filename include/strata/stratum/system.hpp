@@ -370,6 +370,8 @@ std::vector<std::pair<op_kind, op_place>> stratum_layer_operators(const stratum_
 struct stratum_usage {
   usage_table routing;
   usage_table placement;  ///< empty: the same as `routing`
+  /// The table the experts are placed by: `placement`, or `routing` when it is empty.
+  [[nodiscard]] const usage_table& placed_by() const { return placement.empty() ? routing : placement; }
 };
 
 /// How much of a decode step's breakdown tree `evaluate_decode` builds; the numbers are the same
@@ -889,8 +891,7 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
 template <class T>
 stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const model& m, const step_shape& s,
                                        const stratum_usage& u, decode_breakdown with_breakdown) {
-  const usage_table& place = u.placement.empty() ? u.routing : u.placement;
-  return evaluate_decode(sm, place_model(sm, m, s, place), m, s, u.routing, with_breakdown);
+  return evaluate_decode(sm, place_model(sm, m, s, u.placed_by()), m, s, u.routing, with_breakdown);
 }
 
 /// Evaluates one decode step of `m` at `s` on a prepared system with a placement made for it

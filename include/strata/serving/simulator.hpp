@@ -1116,6 +1116,15 @@ inline bool drive_engine(serving_result& out, Core& core, engine_request_state& 
   return true;
 }
 
+/// The thread's buffer of inter-token gaps (`run_engine`): taken by a run (swapped out, so a run
+/// within a run finds it empty), given back with the larger capacity. It holds at most the entries
+/// of the longest run the thread made (16 bytes a step).
+template <class = void>
+inline std::vector<std::pair<double, double>>& engine_gap_buffer() {
+  thread_local std::vector<std::pair<double, double>> buffer;
+  return buffer;
+}
+
 /// The engine scheduler's loop (`engine.hpp`): one engine (`engine_core`) of `ranks` engine
 /// cores (1, or the DP attention ranks) of `blocks` KV blocks each under the budget and cap `lim`,
 /// stepping together, each step costed by `costs` (one rank: `mixed`; several: `mixed_ranks`).
@@ -1154,9 +1163,15 @@ inline serving_result run_engine(const std::vector<request>& reqs, const engine_
   // A request reaches the engine after its prompt's tokenisation (engine_host.hpp): `admit`
   // holds the requests in that order.
   const auto admit = engine_admission_order(reqs, ep, order);
+  // The run's inter-token gaps (an entry per step, read only by the results) grow in the thread's
+  // buffer of its last run, kept with its capacity: no reallocation chain, no fresh pages per run.
+  auto& spare = engine_gap_buffer();
+  core.gaps().swap(spare);
+  core.gaps().clear();
   drive_engine(
       out, core, st, reqs, order, admit, engine_pass_bound(reqs, lim), sp,
       [&](std::size_t r) { return engine_ready_time(reqs[r], ep); }, [](std::size_t) {}, [](double) {}, decode_runs);
+  if (core.gaps().capacity() > spare.capacity()) core.gaps().swap(spare);
   return out;
 }
 

@@ -92,6 +92,65 @@ inline step_cost lerp(const step_cost& a, const step_cost& b, double w) {
           a.logic_j + w * (b.logic_j - a.logic_j), a.dram_j + w * (b.dram_j - a.dram_j)};
 }
 
+/// `cost_of(o, m)` (`workload/roofline.hpp`) of operators `o` that differ from the one it was
+/// prepared with only in their FLOPs, activation bytes and KV bytes (an engine step's attention,
+/// `gpu_step_costs::mixed`, costed every step): what depends on the machine and the operator's
+/// kind alone (the compute peak of its precision times devices and efficiency, its tiers'
+/// bandwidths times devices and efficiency, the KV read factor) is evaluated once, and the rest is
+/// `cost_of`'s arithmetic in its order, so the same time and energy, bit for bit (test).
+struct prepared_op_cost {
+  op_rate<> peak{};                ///< peak_of(m, bits) · (devices · compute efficiency)
+  bandwidth<> main_bw{}, act_bw{};  ///< the tiers' bandwidths · (devices · memory efficiency)
+  duration<> main_latency{}, act_latency{}, overhead{};
+  energy_per_op<> energy_per_flop{};
+  energy_per_data<> main_energy{}, act_energy{};
+  data_size<> weight_bytes{};
+  double kv_factor = 1.0;  ///< `kv_read_factor`
+  bool same_tier = true;   ///< activations on the tier of the weights and KV
+
+  prepared_op_cost() = default;
+  template <class = void>
+  prepared_op_cost(const op& o, const roofline_machine& m) {
+    const double n = double(m.devices);
+    const auto& main_tier = m.tiers[static_cast<std::size_t>(tier_of(m, o.reads))];
+    const auto& act_tier = m.tiers[static_cast<std::size_t>(m.placement.activations)];
+    peak = peak_of(m, o.bits) * (n * m.compute_efficiency);
+    main_bw = main_tier.bandwidth * (n * m.memory_efficiency);
+    act_bw = act_tier.bandwidth * (n * m.memory_efficiency);
+    main_latency = main_tier.latency;
+    act_latency = act_tier.latency;
+    overhead = m.op_overhead;
+    energy_per_flop = m.energy_per_flop;
+    main_energy = main_tier.energy_per_byte;
+    act_energy = act_tier.energy_per_byte;
+    weight_bytes = o.weight_bytes;
+    kv_factor = kv_read_factor(o, m);
+    same_tier = &act_tier == &main_tier;
+  }
+  /// `cost_of(o, m)`'s time and energy (`o`: the prepared operator with other counts).
+  template <class = void>
+  [[nodiscard]] op_cost cost(const op& o) const {
+    op_cost c;
+    c.compute_time = o.flops / peak;  // roofline_compute_time
+    const data_size<> main_bytes = weight_bytes + o.kv_bytes * kv_factor;
+    // op_memory_time
+    duration<> t = stream_time(main_bytes, main_bw, main_latency);
+    if (o.activation_bytes.si() > 0.0) {
+      const duration<> t_act = o.activation_bytes / act_bw;
+      if (same_tier || main_bytes.si() == 0.0) {
+        t += t_act + (main_bytes.si() == 0.0 ? act_latency : duration<>{});
+      } else {
+        t = detail::max_of(t, act_latency + t_act);
+      }
+    }
+    c.memory_time = t;
+    c.compute_bound = c.compute_time > c.memory_time;
+    c.time = detail::max_of(c.compute_time, c.memory_time) + overhead;
+    c.energy = o.flops * energy_per_flop + main_bytes * main_energy + o.activation_bytes * act_energy;
+    return c;
+  }
+};
+
 }  // namespace detail
 
 /// One step of the engine scheduler (`simulator.hpp`): decodes and prefill chunks in one pass.
@@ -138,16 +197,17 @@ class gpu_step_costs {
     device_.devices = 1;  // one rank's GPU (DP attention, `mixed_ranks`)
     device_.devices_per_node = 0;
   }
-  /// An engine step (class comment).
+  /// An engine step (class comment). Its attention is costed by `attn_cost_` (the roofline's
+  /// `cost_of` with the machine's part of it evaluated once) and its head and sampler parts come
+  /// from one memo slot of the sampled rows: the same doubles as `cost_of` and `sampler_part` per step.
   template <class = void>
   step_cost mixed(const mixed_step& s) {
     if (!attn_ready_) attention_coefficients();
     const part lin = s.tokens > 0 ? linear_part(s.tokens) : part{};
-    const part head = s.sampled > 0 ? head_part(s.sampled) : part{};
-    const part smp = sampler_part(s.sampled, s.sampled, machine_.devices);
-    double t = lin.time + head.time + smp.time, e = lin.energy + head.energy + smp.energy;
+    const rows_part& rows = rows_part_of(s.sampled);
+    double t = lin.time + rows.head.time + rows.smp.time, e = lin.energy + rows.head.energy + rows.smp.energy;
     if (s.decodes + s.prefill_tokens > 0.0) {
-      const auto c = cost_of(attention_op(s), machine_);
+      const auto c = attn_cost_.cost(attention_op(s));
       t += c.time.si() * m_.layers;
       e += c.energy.si() * m_.layers;
     }
@@ -210,9 +270,20 @@ class gpu_step_costs {
     double time = 0.0;
     double energy = 0.0;
   };
-  /// The memo slot of `i` tokens (empty: not evaluated yet).
+  /// The head and sampler parts of a step of `rows` sampled rows (`mixed`): zero for none.
+  struct rows_part {
+    part head, smp;
+  };
+  /// `rows_part` of `rows` rows, memoised by the count (the sampler's part is a pure function of it).
   template <class = void>
-  static std::optional<part>& memo_at(std::vector<std::optional<part>>& v, int i) {
+  const rows_part& rows_part_of(int rows) {
+    auto& p = memo_at(rows_, rows);
+    if (!p) p = rows_part{rows > 0 ? head_part(rows) : part{}, sampler_part(rows, rows, machine_.devices)};
+    return *p;
+  }
+  /// The memo slot of `i` tokens (empty: not evaluated yet).
+  template <class P>
+  static std::optional<P>& memo_at(std::vector<std::optional<P>>& v, int i) {
     if (static_cast<std::size_t>(i) >= v.size()) v.resize(static_cast<std::size_t>(i) + 1);
     return v[static_cast<std::size_t>(i)];
   }
@@ -322,6 +393,9 @@ class gpu_step_costs {
     pre_phi_ = p1.flops.si();       // one query–key pair at S = 1
     pre_act_ = p1.activation_bytes.si();
     pre_kv_ = p1.kv_bytes.si();
+    op a = attn_;
+    if (par_.expert_parallel() && par_.attention == attention_parallel::dp) a.kv_shards = 0;  // as `attention_op`
+    attn_cost_ = detail::prepared_op_cost(a, machine_);
     attn_ready_ = true;
   }
 
@@ -344,7 +418,9 @@ class gpu_step_costs {
   gpu_sampler_params sampler_;
   std::unordered_map<std::uint64_t, step_cost> cache_;
   std::vector<std::optional<part>> linear_, head_;
+  std::vector<std::optional<rows_part>> rows_;
   op attn_{};
+  detail::prepared_op_cost attn_cost_{};
   bool attn_ready_ = false;
   double dec_f0_ = 0.0, dec_f1_ = 0.0, dec_act_ = 0.0, kvb_ = 0.0, pre_phi_ = 0.0, pre_act_ = 0.0, pre_kv_ = 0.0;
 };

@@ -288,6 +288,9 @@ inline explain_group serving_explain_group(const gpu_params& card, const std::st
     // Every run simulated so far, by run and card: a point asked for the pooled rows after the
     // rows of one run (its own part, `explain_group::parts`) simulates only the other runs.
     std::deque<simulated> done;
+    // Each run's requests (`vllm_run_requests`, by run key), drawn at its first simulation: they
+    // read the run's workload, not the card the explainer changes.
+    std::vector<std::pair<std::string, std::vector<request>>> requests;
   };
   auto st = std::make_shared<state>();
   st->card = card;
@@ -335,7 +338,12 @@ inline explain_group serving_explain_group(const gpu_params& card, const std::st
         for (const auto& d : st->done) {
           if (d.run == run.key && d.card == st->card) return d.result;
         }
-        auto r = simulate_vllm_run(run, st->card);
+        const std::vector<request>* reqs = nullptr;
+        for (const auto& [key, rq] : st->requests) {
+          if (key == run.key) reqs = &rq;
+        }
+        if (reqs == nullptr) reqs = &st->requests.emplace_back(run.key, vllm_run_requests(run)).second;
+        auto r = simulate_vllm_run(run, st->card, *reqs);
         r.first_token_s = {};
         r.finish_s = {};
         st->done.push_back({run.key, st->card, std::move(r)});
@@ -371,11 +379,14 @@ inline explain_group campaign_explain_group(const vllm_campaign_run& run, const 
     gpu_params card = baseline_gpu(h100_sxm5());
     std::vector<paper_row> last;
     std::optional<gpu_params> last_card;
+    // The run's requests, drawn once: they read its workload, not the card the explainer changes.
+    std::vector<request> requests;
   };
   auto st = std::make_shared<state>();
+  st->requests = vllm_campaign_requests(run);
   explain_group g;
   g.family = "vLLM campaign, " + run.key;
-  for (const auto& r : vllm_campaign_run_rows(run, m, st->card)) {
+  for (const auto& r : vllm_campaign_run_rows(run, m, st->card, st->requests)) {
     if (r.check != row_check::predict) g.row_ids.push_back(r.id);
   }
   detail::explain_add_struct(g, st->card, "h100_sxm5", "gpu_params", {}, explain_serving_card_skip());
@@ -385,7 +396,7 @@ inline explain_group campaign_explain_group(const vllm_campaign_run& run, const 
   g.costly = true;  // one simulation of the run gives every row
   g.evaluate = [st, run, m](const std::vector<std::string>& ids) {
     if (!st->last_card || !(*st->last_card == st->card)) {
-      st->last = vllm_campaign_run_rows(run, m, st->card);
+      st->last = vllm_campaign_run_rows(run, m, st->card, st->requests);
       st->last_card = st->card;
     }
     std::vector<double> out;

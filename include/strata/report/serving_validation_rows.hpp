@@ -138,14 +138,21 @@ inline std::vector<request> vllm_run_requests(const vllm_serving_run& run) {
   return generate_requests(g);
 }
 
+/// A run on `card` with vLLM's engine scheduler (below), its requests `reqs`, which must be
+/// `vllm_run_requests(run)` (drawn once by a caller that runs the run on many cards).
+template <class = void>
+inline serving_result simulate_vllm_run(const vllm_serving_run& run, const gpu_params& card,
+                                        const std::vector<request>& reqs) {
+  auto r = simulate_gpu(card, preset(run.model), scheduler_params{}, reqs, run.gpus, run.engine, gpu_scheduler::engine);
+  add_stage_results(r, reqs, run.stages);
+  return r;
+}
+
 /// A run on `card` (default the H100 SXM5 with the default knob set, `baseline_gpu`) with vLLM's engine scheduler; the result
 /// carries the per-stage results.
 template <class = void>
 inline serving_result simulate_vllm_run(const vllm_serving_run& run, const gpu_params& card = baseline_gpu(h100_sxm5())) {
-  const auto reqs = vllm_run_requests(run);
-  auto r = simulate_gpu(card, preset(run.model), scheduler_params{}, reqs, run.gpus, run.engine, gpu_scheduler::engine);
-  add_stage_results(r, reqs, run.stages);
-  return r;
+  return simulate_vllm_run(run, card, vllm_run_requests(run));
 }
 
 /// `serving_validation_rows(card, id0, knobs, runs)` (below) with each run's result from
@@ -279,11 +286,14 @@ inline std::vector<paper_row> vllm_campaign_rows(const std::optional<std::string
 
 /// The rows of one campaign run `run` of model `m` rebuilt on `card` (`vllm_campaign_rows` on the
 /// H100's cited knobs; the gap explainer on a changed card, `report/explain_groups.hpp`).
+/// `reqs`, the run's requests, must be `vllm_campaign_requests(run)` (the gap explainer draws them
+/// once for every card it tries; the overload below draws them).
 template <class = void>
-inline std::vector<paper_row> vllm_campaign_run_rows(const vllm_campaign_run& run, const model& m, const gpu_params& card) {
+inline std::vector<paper_row> vllm_campaign_run_rows(const vllm_campaign_run& run, const model& m, const gpu_params& card,
+                                                     const std::vector<request>& reqs) {
   std::vector<paper_row> rows;
   {
-    const auto r = simulate_vllm_campaign_run(run, m, card);
+    const auto r = simulate_vllm_campaign_run(run, m, card, reqs);
     const std::string id0 = "validation.serving.campaign." + run.key + ".";
     const std::string src = run.settings_source + "; measured: " + run.measured_source + " (" + run.key + ", stage -1)";
     const double e2e = r.feasible ? r.e2e.mean_s : 0.0;
@@ -351,6 +361,12 @@ inline std::vector<paper_row> vllm_campaign_run_rows(const vllm_campaign_run& ru
     }
   }
   return rows;
+}
+
+/// `vllm_campaign_run_rows(run, m, card, reqs)` (above) with the run's requests drawn.
+template <class = void>
+inline std::vector<paper_row> vllm_campaign_run_rows(const vllm_campaign_run& run, const model& m, const gpu_params& card) {
+  return vllm_campaign_run_rows(run, m, card, vllm_campaign_requests(run));
 }
 
 template <class>

@@ -383,15 +383,23 @@ inline gpu_params vllm_campaign_card(gpu_params card) {
 
 /// The rebuild: the run on `card` (default the H100 SXM5 with its cited knobs; its all-reduce
 /// vLLM's, `vllm_campaign_card`) with vLLM's engine scheduler and the library's default scheduler
-/// parameters; the result carries the stages.
+/// parameters; the result carries the stages. `reqs` must be `vllm_campaign_requests(run)`: they
+/// read the run's workload alone, so a caller that rebuilds the run on many cards (the gap
+/// explainer, `report/explain_groups.hpp`) draws them once.
 template <class = void>
-inline serving_result simulate_vllm_campaign_run(const vllm_campaign_run& run, const model& m,
-                                                 const gpu_params& card = baseline_gpu(h100_sxm5())) {
-  const auto reqs = vllm_campaign_requests(run);
+inline serving_result simulate_vllm_campaign_run(const vllm_campaign_run& run, const model& m, const gpu_params& card,
+                                                 const std::vector<request>& reqs) {
   auto r = simulate_gpu(vllm_campaign_card(card), m, scheduler_params{}, reqs, run.tp, vllm_campaign_engine(run),
                         gpu_scheduler::engine);
   add_stage_results(r, reqs, vllm_campaign_stages(run.workload));
   return r;
+}
+
+/// The rebuild of the run on `card` (above), its requests drawn (`vllm_campaign_requests`).
+template <class = void>
+inline serving_result simulate_vllm_campaign_run(const vllm_campaign_run& run, const model& m,
+                                                 const gpu_params& card = baseline_gpu(h100_sxm5())) {
+  return simulate_vllm_campaign_run(run, m, card, vllm_campaign_requests(run));
 }
 
 }  // namespace v0

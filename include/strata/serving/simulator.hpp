@@ -1007,8 +1007,9 @@ template <class = void>
 inline std::vector<std::size_t> arrival_order(const std::vector<request>& reqs) {
   std::vector<std::size_t> order(reqs.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return reqs[a].arrival_s < reqs[b].arrival_s; });
+  const auto earlier = [&](std::size_t a, std::size_t b) { return reqs[a].arrival_s < reqs[b].arrival_s; };
+  // Requests already in arrival order (a generated workload's): the stable sort would keep them.
+  if (!std::is_sorted(order.begin(), order.end(), earlier)) std::stable_sort(order.begin(), order.end(), earlier);
   return order;
 }
 
@@ -1026,9 +1027,11 @@ inline std::vector<std::size_t> engine_admission_order(const std::vector<request
                                                        const std::vector<std::size_t>& order) {
   std::vector<std::size_t> admit = order;
   if (ep.host.tokenize_s_per_token > 0.0) {
-    std::stable_sort(admit.begin(), admit.end(), [&](std::size_t a, std::size_t b) {
+    const auto sooner = [&](std::size_t a, std::size_t b) {
       return engine_ready_time(reqs[a], ep) < engine_ready_time(reqs[b], ep);
-    });
+    };
+    // Already in that order (prompts of one length): the stable sort would keep it.
+    if (!std::is_sorted(admit.begin(), admit.end(), sooner)) std::stable_sort(admit.begin(), admit.end(), sooner);
   }
   return admit;
 }

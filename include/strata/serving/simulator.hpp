@@ -570,14 +570,80 @@ inline double weighted_percentile(std::vector<std::pair<double, double>>& x, dou
 }
 
 namespace detail {
+/// The elements of ranks `at` (0-based, ascending) of the sorted order of `x` when every value is
+/// finite, not negative and not −0 (then two equal values have the same bits), into `out`; false,
+/// `out` untouched, otherwise. The values are counted into at most x.size() buckets by their bits
+/// (which order such doubles as their values do: bucket (bits − least bits) >> s, so a bucket's
+/// values lie below the next's and equal values share one); a prefix sum of the counts names each
+/// rank's bucket, whose values alone are then selected (`std::nth_element` on a copy of the
+/// bucket). `x` is left as it is. O(n) with no data-dependent branch in the counting, where a
+/// selection's partitions branch on every comparison.
+template <std::size_t N>
+inline bool select_ranks_by_bits(const std::vector<double>& x, const std::array<std::size_t, N>& at,
+                                 std::array<double, N>& out) {
+  double lo = x.front(), hi = lo;
+  bool ok = true;
+  for (const double v : x) {
+    ok = ok && v >= 0.0 && v <= std::numeric_limits<double>::max() && !std::signbit(v);
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  if (!ok) return false;
+  const std::uint64_t ulo = std::bit_cast<std::uint64_t>(lo), span = std::bit_cast<std::uint64_t>(hi) - ulo;
+  int shift = 0;
+  while ((span >> shift) >= x.size()) ++shift;
+  const auto bucket = [ulo, shift](double v) { return static_cast<std::size_t>((std::bit_cast<std::uint64_t>(v) - ulo) >> shift); };
+  std::vector<std::uint32_t> count((span >> shift) + 1, 0);
+  for (const double v : x) ++count[bucket(v)];
+  // Each rank's bucket and the values before it (the ranks ascending: one scan).
+  std::array<std::size_t, N> b{}, before{};
+  std::size_t bk = 0, acc = 0;  // acc: the values in the buckets before bk
+  for (std::size_t i = 0; i < N; ++i) {
+    while (acc + count[bk] <= at[i]) acc += count[bk++];
+    b[i] = bk;
+    before[i] = acc;
+  }
+  std::vector<double> in;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0 && b[i] == b[i - 1]) {
+      // The same bucket as the rank before: select again in what that selection left above it.
+      const auto from = in.begin() + static_cast<std::ptrdiff_t>(at[i - 1] - before[i - 1]);
+      const auto it = in.begin() + static_cast<std::ptrdiff_t>(at[i] - before[i]);
+      std::nth_element(from, it, in.end());
+      out[i] = *it;
+      continue;
+    }
+    in.clear();
+    for (const double v : x) {
+      if (bucket(v) == b[i]) in.push_back(v);
+    }
+    const auto it = in.begin() + static_cast<std::ptrdiff_t>(at[i] - before[i]);
+    std::nth_element(in.begin(), it, in.end());
+    out[i] = *it;
+  }
+  return true;
+}
+
 /// The nearest-rank percentiles `p` (ascending, in [0, 1]) of `x`, as `percentile` gives them, by
 /// selection: `x` is reordered, not sorted (each a partition of what the one before left above
 /// it, O(n) where a sort is O(n log n); the same element of the sorted order, so the same value).
+/// From 64 values on, values that are finite, not negative and not −0 (a run's latencies) are
+/// selected by their bits instead (`select_ranks_by_bits`, `x` left as it is; the same values).
 template <std::size_t N>
 inline std::array<double, N> select_percentiles(std::vector<double>& x, const std::array<double, N>& p) {
   std::array<double, N> out{};
   if (x.empty()) return out;
   const auto n = static_cast<double>(x.size());
+  if (x.size() >= 64 && x.size() < std::numeric_limits<std::uint32_t>::max()) {
+    std::array<std::size_t, N> at{};
+    bool ascending = true;
+    for (std::size_t i = 0; i < N; ++i) {
+      const auto k = static_cast<std::size_t>(std::max(1.0, std::ceil(p[i] * n)));
+      at[i] = std::min(k, x.size()) - 1;
+      ascending = ascending && (i == 0 || at[i] >= at[i - 1]);
+    }
+    if (ascending && select_ranks_by_bits(x, at, out)) return out;
+  }
   auto from = x.begin();
   for (std::size_t i = 0; i < N; ++i) {
     const auto k = static_cast<std::size_t>(std::max(1.0, std::ceil(p[i] * n)));

@@ -8,7 +8,9 @@
 #include <utility>
 #include <vector>
 
+#include "strata/baseline/baseline_gpu.hpp"
 #include "strata/core/files.hpp"
+#include "strata/report/vllm_campaign_runs.hpp"
 #include "strata/serving/serving_json.hpp"
 #include "strata/serving/simulator.hpp"
 #include "strata/stratum/serving/stratum_serving.hpp"
@@ -240,6 +242,34 @@ void bm_engine_step_sampler(benchmark::State& state) {
   }
 }
 BENCHMARK(bm_engine_step_sampler)->Arg(0)->Arg(1);
+
+// One campaign run (19, Llama-3.1-8B roleplay, 7 200 requests) rebuilt on a card whose memory
+// efficiency changes each iteration, as the gap explainer's `vLLM campaign, <run>` family reruns it:
+// Arg 0 its requests drawn for each run (`simulate_vllm_campaign_run(run, m, card)`), Arg 1 drawn
+// once and passed (`simulate_vllm_campaign_run(run, m, card, reqs)`, the explainer's way).
+void bm_campaign_rerun(benchmark::State& state) {
+  const auto runs = strata::vllm_campaign_runs();
+  const strata::vllm_campaign_run* run = nullptr;
+  for (const auto& r : runs) {
+    if (r.key == "19-llama-3-1-8b-tp1-roleplay") run = &r;
+  }
+  if (run == nullptr) {
+    state.SkipWithError("no campaign run 19");
+    return;
+  }
+  const auto m = strata::preset(run->model);
+  const auto reqs = strata::vllm_campaign_requests(*run);
+  int k = 0;
+  for (auto _ : state) {
+    auto card = strata::baseline_gpu(strata::h100_sxm5());
+    card.memory_efficiency *= 1.0 + 1e-3 * (k++ % 16);
+    const auto r = state.range(0) == 0 ? strata::simulate_vllm_campaign_run(*run, m, card)
+                                       : strata::simulate_vllm_campaign_run(*run, m, card, reqs);
+    double e2e = r.e2e.mean_s;
+    benchmark::DoNotOptimize(e2e);
+  }
+}
+BENCHMARK(bm_campaign_rerun)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

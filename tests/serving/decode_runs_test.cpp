@@ -3,7 +3,9 @@
 // them) give the result every step through the scheduler's pass gives, to the last bit; the
 // latency percentiles by selection (`detail::select_percentiles`) are the nearest-rank
 // percentiles of the sorted samples, and the weighted ones of one scan
-// (`detail::weighted_percentiles`) `weighted_percentile` at each p.
+// (`detail::weighted_percentiles`) `weighted_percentile` at each p; the step's attention costed by
+// `detail::prepared_op_cost` is `cost_of`'s, and the thread's reused gap buffer
+// (`detail::engine_gap_buffer`) changes no run's numbers.
 #include "strata/serving/serving_json.hpp"
 
 #include <doctest/doctest.h>
@@ -14,6 +16,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "strata/report/vllm_campaign_runs.hpp"
@@ -459,4 +462,129 @@ TEST_CASE("order_free_sum: exact on representable sums, the same double in any o
   CHECK(detail::weighted_mean(gaps) == m0);
   CHECK(detail::weighted_mean(std::vector<std::pair<double, double>>{{2.0, 1.0}, {4.0, 3.0}}) == 3.5);
   CHECK(detail::weighted_mean(std::vector<std::pair<double, double>>{{2.0, 0.0}}) == 0.0);
+}
+
+TEST_CASE("prepared_op_cost: cost_of's time and energy, bit for bit, for the prepared operator at any counts") {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (const char* name : {"Mixtral-8x7B", "Llama-3.1-8B", "Qwen2.5-32B", "DeepSeek-V2-Lite"}) {
+    const model m = preset(name);
+    op attn{};
+    for (const auto& o : step_operators(m, {.mode = phase::decode, .batch = 1, .context = 1})) {
+      if (o.kind == op_kind::attention) attn = o;
+    }
+    REQUIRE(attn.kind == op_kind::attention);
+    for (const int devices : {1, 2, 8, 16}) {
+      auto card = baseline_gpu(h100_sxm5());
+      card.op_overhead = units::s(3e-6 * u(rng));
+      const roofline_machine mach = make_machine(card, devices);
+      for (const int shards : {0, 1, attn.kv_shards}) {
+        op a = attn;
+        a.kv_shards = shards;
+        const detail::prepared_op_cost prep(a, mach);
+        for (int k = 0; k < 200; ++k) {
+          CAPTURE(name);
+          CAPTURE(devices);
+          CAPTURE(k);
+          // Counts over many scales, some zero (no KV, no activations, no FLOPs).
+          const double s = std::pow(10.0, 12.0 * u(rng));
+          a.flops = units::flop(k % 7 == 0 ? 0.0 : s * u(rng));
+          a.activation_bytes = units::B(k % 5 == 0 ? 0.0 : s * u(rng) * 1e-3);
+          a.kv_bytes = units::B(k % 3 == 0 ? 0.0 : s * u(rng));
+          a.tokens = u(rng) * 100.0;
+          const auto want = cost_of(a, mach);
+          const auto got = prep.cost(a);
+          CHECK(got.time.si() == want.time.si());
+          CHECK(got.energy.si() == want.energy.si());
+          CHECK(got.compute_time.si() == want.compute_time.si());
+          CHECK(got.memory_time.si() == want.memory_time.si());
+          CHECK(got.compute_bound == want.compute_bound);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("latency percentiles by their bits: the sorted order's values over wide ranges; other samples selected as before") {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::uniform_int_distribution<int> d(0, 9);
+  for (const std::size_t n : {64u, 65u, 100u, 1000u, 16800u}) {
+    for (int shape = 0; shape < 4; ++shape) {
+      std::vector<double> x(n);
+      for (auto& v : x) {
+        switch (shape) {
+          case 0: v = std::pow(10.0, 12.0 * u(rng) - 6.0); break;  // many binades
+          case 1: v = 0.03 + 1e-12 * d(rng); break;                  // clustered, many ties
+          case 2: v = d(rng) == 0 ? 5.0 + u(rng) : 0.025 + 1e-3 * u(rng); break;  // a few outliers
+          default: v = d(rng) < 5 ? 0.0 : u(rng); break;             // zeros
+        }
+      }
+      std::vector<double> sorted = x;
+      const std::array<double, 3> p{0.50, 0.90, 0.99};
+      const auto q = detail::select_percentiles(x, p);
+      CAPTURE(n);
+      CAPTURE(shape);
+      for (std::size_t i = 0; i < p.size(); ++i) CHECK(q[i] == percentile(sorted, p[i]));
+      // One rank twice, and ranks in one bucket: selected again in what the selection left.
+      const auto twice = detail::select_percentiles(x, std::array<double, 4>{0.5, 0.5, 0.51, 1.0});
+      CHECK(twice[0] == percentile(sorted, 0.5));
+      CHECK(twice[1] == percentile(sorted, 0.5));
+      CHECK(twice[2] == percentile(sorted, 0.51));
+      CHECK(twice[3] == sorted.back());
+    }
+  }
+  // A negative, −0, NaN or infinite sample: the selection on the samples themselves, as before.
+  for (const double odd : {-1.0, -0.0, std::numeric_limits<double>::infinity()}) {
+    std::vector<double> x(100);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>((i * 37) % 100);
+    x[3] = odd;
+    std::vector<double> sorted = x;
+    const auto q = detail::select_percentiles(x, std::array<double, 2>{0.01, 0.99});
+    CHECK(q[0] == percentile(sorted, 0.01));
+    CHECK(q[1] == percentile(sorted, 0.99));
+  }
+  std::array<double, 1> out{};
+  std::vector<double> with_nan(80, 1.0);
+  with_nan[5] = std::numeric_limits<double>::quiet_NaN();
+  CHECK_FALSE(detail::select_ranks_by_bits(with_nan, std::array<std::size_t, 1>{3}, out));
+  std::vector<double> with_minus_zero(80, 1.0);
+  with_minus_zero[0] = -0.0;
+  CHECK_FALSE(detail::select_ranks_by_bits(with_minus_zero, std::array<std::size_t, 1>{3}, out));
+}
+
+TEST_CASE("engine: the thread's gap buffer is reused; a run gives its numbers after any other run and on a new thread") {
+  const auto runs = vllm_campaign_runs();
+  const auto card = baseline_gpu(h100_sxm5());
+  const vllm_campaign_run* small = nullptr;
+  for (const auto& r : runs) {
+    if (r.key == "19-llama-3-1-8b-tp1-roleplay") small = &r;
+  }
+  REQUIRE(small != nullptr);
+  const model m = preset(small->model);
+  const auto reqs = vllm_campaign_requests(*small);
+  const auto first = simulate_vllm_campaign_run(*small, m, card, reqs);
+  // The buffer holds the run's gaps (an entry per step at least), kept for the next run.
+  const auto steps = static_cast<std::size_t>(first.decode_steps + first.mixed_steps + first.prefill_steps);
+  CHECK(detail::engine_gap_buffer().capacity() >= steps);
+  const auto* held = detail::engine_gap_buffer().data();
+  // Another run (other requests, another card) in between, then the first again: the same numbers,
+  // the same buffer (no allocation: the run fit in it).
+  request_gen_params g;
+  g.rate = 3.0;
+  g.count = 300;
+  g.seed = 5;
+  auto slow = card;
+  slow.memory_efficiency *= 0.5;
+  (void)simulate_gpu(vllm_campaign_card(slow), m, scheduler_params{}, generate_requests(g), 1, vllm_campaign_engine(*small));
+  const auto again = simulate_vllm_campaign_run(*small, m, card, reqs);
+  same_results(again, first);
+  CHECK(detail::engine_gap_buffer().data() == held);
+  // The drawn requests' overload is the run's.
+  same_results(simulate_vllm_campaign_run(*small, m, card), first);
+  // A new thread starts with an empty buffer: the same numbers.
+  serving_result other;
+  std::thread t([&] { other = simulate_vllm_campaign_run(*small, m, card, reqs); });
+  t.join();
+  same_results(other, first);
 }

@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -333,4 +335,82 @@ TEST_CASE("Fig. 17b per its caption: Stratum-L, the whole step, the paper's MoE 
   }
   CHECK(lo == std::min(gains[0], gains[1]));
   CHECK(hi == std::max(gains[0], gains[1]));
+}
+
+namespace {
+// Every number of a comparison, bit for bit.
+void check_same_comparison(const stratum_comparison& a, const stratum_comparison& b) {
+  const auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
+  CHECK(bits(a.mean_speedup) == bits(b.mean_speedup));
+  CHECK(bits(a.peak_energy_gain) == bits(b.peak_energy_gain));
+  CHECK(a.skipped == b.skipped);
+  CHECK(a.baseline.gpus == b.baseline.gpus);
+  REQUIRE(a.points.size() == b.points.size());
+  for (std::size_t i = 0; i < a.points.size(); ++i) {
+    CHECK(a.points[i].batch == b.points[i].batch);
+    CHECK(a.points[i].context == b.points[i].context);
+    CHECK(bits(a.points[i].stratum_tokens_per_s) == bits(b.points[i].stratum_tokens_per_s));
+    CHECK(bits(a.points[i].gpu_tokens_per_s) == bits(b.points[i].gpu_tokens_per_s));
+    CHECK(bits(a.points[i].stratum_tokens_per_j) == bits(b.points[i].stratum_tokens_per_j));
+    CHECK(bits(a.points[i].gpu_tokens_per_j) == bits(b.points[i].gpu_tokens_per_j));
+  }
+}
+}  // namespace
+
+TEST_CASE("compare_with_gpu's kept sides: the same comparison, bit for bit; a side taken only for the same inputs") {
+  const auto ws = stratum_workloads();
+  const auto& w = ws[0];  // OLMoE on Stratum-S against an RTX A6000
+  const stratum_settings set{{1, 16, 256}, {512, 4096}};
+  auto sys = workload_system(w);
+  auto gpu = workload_gpu(w);
+  stratum_comparison_keep keep;
+  const auto cited = compare_with_gpu(sys, w, set, gpu);
+  check_same_comparison(compare_with_gpu(sys, w, set, gpu, nullptr, &keep), cited);
+  CHECK(keep.misses == 2);  // both sides computed
+  CHECK(keep.stratum_hits == 0);
+  CHECK(keep.gpu_hits == 0);
+  // The same inputs again: both sides kept.
+  check_same_comparison(compare_with_gpu(sys, w, set, gpu, nullptr, &keep), cited);
+  CHECK(keep.misses == 2);
+  CHECK(keep.stratum_hits == 1);
+  CHECK(keep.gpu_hits == 1);
+  // A card field changed: the card's side computed, the system's kept; the numbers those of a call
+  // without the keep, and the speedup moved.
+  auto gpu2 = gpu;
+  gpu2.memory_bandwidth = gpu.memory_bandwidth * 1.25;
+  const auto card_changed = compare_with_gpu(sys, w, set, gpu2);
+  CHECK(card_changed.mean_speedup != cited.mean_speedup);
+  check_same_comparison(compare_with_gpu(sys, w, set, gpu2, nullptr, &keep), card_changed);
+  CHECK(keep.misses == 3);
+  CHECK(keep.stratum_hits == 2);
+  // A system field changed: the system's side computed, the cited card's kept.
+  auto sys2 = sys;
+  sys2.chips = sys.chips + 2;
+  const auto system_changed = compare_with_gpu(sys2, w, set, gpu);
+  CHECK(system_changed.mean_speedup != cited.mean_speedup);
+  check_same_comparison(compare_with_gpu(sys2, w, set, gpu, nullptr, &keep), system_changed);
+  CHECK(keep.misses == 4);
+  CHECK(keep.gpu_hits == 2);
+  // -0.0 equals 0.0 but is another input: not taken for it.
+  auto sys_zero = sys, sys_neg_zero = sys;
+  sys_zero.xpu_wait_power_fraction = 0.0;
+  sys_neg_zero.xpu_wait_power_fraction = -0.0;
+  CHECK(sys_zero == sys_neg_zero);
+  CHECK(detail::same_inputs(sys_zero, sys_zero));
+  CHECK_FALSE(detail::same_inputs(sys_zero, sys_neg_zero));
+  // Another workload (or other settings) clears the entries rather than taking them.
+  const auto& wm = ws[1];
+  const auto mixtral = compare_with_gpu(workload_system(wm), wm, set, workload_gpu(wm));
+  check_same_comparison(compare_with_gpu(workload_system(wm), wm, set, workload_gpu(wm), nullptr, &keep), mixtral);
+  CHECK(keep.model == wm.model);
+  CHECK(keep.stratum.size() == 1);
+  CHECK(keep.gpu.size() == 1);
+  // At most `capacity` entries of each side.
+  keep.capacity = 2;
+  for (double f : {0.1, 0.2, 0.3}) {
+    auto s = workload_system(wm);
+    s.xpu_wait_power_fraction = f;
+    (void)compare_with_gpu(s, wm, set, workload_gpu(wm), nullptr, &keep);
+  }
+  CHECK(keep.stratum.size() == 2);
 }

@@ -197,6 +197,21 @@ TEST_CASE("validate names the offending field") {
     m.dense_ffn = 0;
     CHECK(field_of([&] { validate(m); }) == "dense_ffn");
   }
+  SUBCASE("a weight format's fields are named with the format (the name built only for a failure)") {
+    model m = presets::mixtral_8x7b();
+    m.attention_format.bits = 65;
+    CHECK_THROWS_WITH_AS(validate(m), "[strata.model] attention_format.bits must be in [0, 64] (0: weight_bits), got 65",
+                         config_error);
+    m = presets::mixtral_8x7b();
+    m.embedding_format.scale_bits = -1;
+    CHECK(field_of([&] { validate(m); }) == "embedding_format.scale_bits");
+    m = presets::mixtral_8x7b();
+    m.expert_format.block = 32;  // scales of no bits
+    CHECK_THROWS_WITH_AS(validate(m), "[strata.model] expert_format.block must be > 0 exactly when scale_bits > 0, got 32",
+                         config_error);
+    m.expert_format.scale_bits = 8;
+    CHECK_NOTHROW(validate(m));
+  }
   SUBCASE("the published presets are valid") {
     CHECK_NOTHROW(validate(presets::deepseek_v3()));
     CHECK_NOTHROW(validate(tiny_moe()));

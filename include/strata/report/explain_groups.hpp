@@ -129,6 +129,9 @@ inline explain_group stratum_explain_group() {
     // The expert-parallel placements of earlier runs (`expert_chips_keep`): most parameters
     // leave Algorithm 1's inputs alone, so a run re-places nothing it placed before.
     expert_chips_keep kept;
+    // Each workload's Stratum and GPU sides of earlier runs (`stratum_comparison_keep`): a run
+    // changes the system or the card, and the other side is the one an earlier run computed.
+    stratum_comparison_keep keep_s, keep_l;
   };
   auto st = std::make_shared<state>();
   const auto& ws = st->ws;
@@ -164,8 +167,8 @@ inline explain_group stratum_explain_group() {
       if (o || m) {
         auto& c = o ? co : cm;
         if (!c) {
-          c = o ? compare_with_gpu(st->s, st->ws[0], {}, st->a6000, &st->kept)
-                : compare_with_gpu(st->l, st->ws[1], {}, st->h100, &st->kept);
+          c = o ? compare_with_gpu(st->s, st->ws[0], {}, st->a6000, &st->kept, &st->keep_s)
+                : compare_with_gpu(st->l, st->ws[1], {}, st->h100, &st->kept, &st->keep_l);
         }
         out.push_back(id.ends_with(".decode_speedup") ? c->mean_speedup : c->peak_energy_gain);
       } else if (id.rfind("stratum.placement.accurate_vs_uniform_", 0) == 0) {

@@ -40,14 +40,18 @@
 
 #include <algorithm>  // std::min, std::max
 #include <array>      // std::array
+#include <bit>        // std::bit_cast (same_inputs)
+#include <cstdint>    // std::uint64_t
 #include <cmath>      // std::log, std::abs
-#include <optional>   // std::optional (a variant row's paper value)
+#include <optional>   // std::optional (a variant row's paper value, a kept GPU point)
+#include <type_traits>  // std::is_same_v, std::decay_t
 #include <string>     // std::string
 #include <utility>    // std::move
 #include <vector>     // std::vector
 
 #include "strata/baseline/gpu.hpp"
 #include "strata/baseline/baseline_gpu.hpp"
+#include "strata/core/sensitivity.hpp"
 #include "strata/report/paper_row.hpp"
 #include "strata/stratum/prediction_gain.hpp"
 #include "strata/stratum/row_swap.hpp"
@@ -139,31 +143,180 @@ struct stratum_comparison {
 template <class = void>
 inline gpu_params workload_gpu(const stratum_workload& w) { return baseline_gpu(gpu_preset(w.gpu)); }
 
+namespace detail {
+/// The bits of every real field of `p` (doubles and quantities of double, nested structs walked),
+/// in field order: with `==`, which also compares the integer, enum and string fields, two structs
+/// that give the same bits here are the same inputs (`==` alone takes 0.0 for -0.0).
+template <class P>
+void real_field_bits(P& p, std::vector<std::uint64_t>& out) {
+  P::visit_fields(p, [&](const char*, auto& f) {
+    using X = std::decay_t<decltype(f)>;
+    if constexpr (std::is_same_v<X, double>) {
+      out.push_back(std::bit_cast<std::uint64_t>(f));
+    } else if constexpr (sens_is_quantity<X>::value) {
+      if constexpr (std::is_same_v<typename X::value_type, double>) out.push_back(std::bit_cast<std::uint64_t>(f.si()));
+    } else if constexpr (sens_has_fields<X>) {
+      real_field_bits(f, out);
+    }
+  });
+}
+/// Whether `a` and `b` are the same inputs: equal (`==`) and every real field the same bits.
+template <class P>
+bool same_inputs(const P& a, const P& b) {
+  if (!(a == b)) return false;
+  P x = a, y = b;
+  std::vector<std::uint64_t> bx, by;
+  real_field_bits(x, bx);
+  real_field_bits(y, by);
+  return bx == by;
+}
+}  // namespace detail
+
+/// The two sides of `compare_with_gpu` kept from one call to the next, for one workload and one
+/// set of settings (the gap explainer's re-evaluations, `report/explain_groups.hpp`): the Stratum
+/// system's decode steps depend on the system alone, the GPU baseline's on the card alone, and a
+/// re-evaluation changes one of them. Each side is kept with the exact inputs it was computed from
+/// (`detail::same_inputs`: equal, every real field the same bits) and taken when a call's inputs
+/// are those; the GPU side's points are computed when first needed (a point where the Stratum
+/// system holds the batch), as the call without it computes them. The same comparison, bit for
+/// bit, either way: each value is the same function of the same inputs, combined in the same order.
+/// At most `capacity` entries of each side, the least recently used dropped first.
+struct stratum_comparison_keep {
+  /// One setting's Stratum decode step (`evaluate_decode`).
+  struct stratum_point {
+    bool feasible = false;
+    double tokens_per_s = 0, tokens_per_j = 0;
+  };
+  struct stratum_side {
+    stratum_system_params<> sys;
+    std::vector<stratum_point> points;  ///< by context, then batch (the settings' order)
+  };
+  /// One setting's GPU step: whether the baseline holds it, and its rates when it does.
+  struct gpu_point {
+    bool fits = false;
+    double tokens_per_s = 0, tokens_per_j = 0;
+  };
+  struct gpu_side {
+    gpu_params g;
+    gpu_baseline baseline;
+    std::vector<std::optional<gpu_point>> points;  ///< by context, then batch; computed when needed
+  };
+  std::string model;         ///< the workload's preset, hit rate and settings the entries are for
+  double hit_rate = 0.0;
+  stratum_settings settings;
+  std::vector<stratum_side> stratum;
+  std::vector<gpu_side> gpu;
+  std::size_t capacity = 4;  ///< entries of each side [design choice: the cited point and a few changes]
+  long long stratum_hits = 0, gpu_hits = 0, misses = 0;  ///< sides taken from an entry, and computed
+};
+
 /// Stratum system `sys` against the workload's GPU baseline over the settings, the GPU being the
 /// card `g` (the gap explainer, `report/explain.hpp`, moves its parameters; the rows use
 /// `workload_gpu(w)`, the overload below). `kept`: expert-parallel placements kept between
-/// calls (`expert_chips_keep`; the same numbers either way).
+/// calls (`expert_chips_keep`; the same numbers either way). `keep`: the two sides of earlier
+/// calls for this workload and these settings (`stratum_comparison_keep`; the same numbers either
+/// way).
 template <class = void>
 inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, const stratum_workload& w,
                                            const stratum_settings& set, const gpu_params& g,
-                                           expert_chips_keep* kept = nullptr) {
+                                           expert_chips_keep* kept = nullptr,
+                                           stratum_comparison_keep* keep = nullptr) {
   const auto m = preset(w.model);
   const auto u = workload_usage(m, w.hit_rate);
   stratum_comparison c;
-  c.baseline = choose_gpu_baseline(g, m);
+  const std::size_t n_points = set.contexts.size() * set.batches.size();
+  if (keep != nullptr && keep->capacity == 0) keep = nullptr;  // keeps nothing
+  if (keep != nullptr && (keep->model != w.model || keep->hit_rate != w.hit_rate ||
+                          keep->settings.batches != set.batches || keep->settings.contexts != set.contexts)) {
+    keep->model = w.model;  // another workload or other settings: the entries are not theirs
+    keep->hit_rate = w.hit_rate;
+    keep->settings = set;
+    keep->stratum.clear();
+    keep->gpu.clear();
+  }
+  // The GPU side: the kept entry of this card, else a new one (its points computed below).
+  stratum_comparison_keep::gpu_side own_gpu;
+  stratum_comparison_keep::gpu_side* gs = nullptr;
+  if (keep != nullptr) {
+    for (std::size_t i = 0; i < keep->gpu.size(); ++i) {
+      if (detail::same_inputs(keep->gpu[i].g, g)) {
+        ++keep->gpu_hits;
+        gs = &detail::keep_touch(keep->gpu, i);
+        break;
+      }
+    }
+  }
+  if (gs == nullptr) {
+    own_gpu.g = g;
+    own_gpu.baseline = choose_gpu_baseline(g, m);
+    own_gpu.points.assign(n_points, std::nullopt);
+    if (keep != nullptr) {
+      ++keep->misses;
+      detail::keep_add(keep->gpu, std::move(own_gpu), keep->capacity);
+      gs = &keep->gpu.back();
+    } else {
+      gs = &own_gpu;
+    }
+  }
+  c.baseline = gs->baseline;
   const auto machine = make_machine(g, std::max(1, c.baseline.gpus));
-  const auto sm = prepare(sys);  // the chip once for the whole grid
+  // The Stratum side: the kept entry of this system, else its steps evaluated.
+  const stratum_comparison_keep::stratum_side* ss = nullptr;
+  if (keep != nullptr) {
+    for (std::size_t i = 0; i < keep->stratum.size(); ++i) {
+      if (detail::same_inputs(keep->stratum[i].sys, sys)) {
+        ++keep->stratum_hits;
+        ss = &detail::keep_touch(keep->stratum, i);
+        break;
+      }
+    }
+  }
+  stratum_comparison_keep::stratum_side own_stratum;
+  if (ss == nullptr) {
+    const auto sm = prepare(sys);  // the chip once for the whole grid
+    own_stratum.points.reserve(n_points);
+    for (int S : set.contexts) {
+      for (int B : set.batches) {
+        const step_shape s{.mode = phase::decode, .batch = B, .context = S};
+        const auto r = evaluate_decode(sm, place_model(sm, m, s, u.placed_by(), nullptr, kept), m, s, u.routing);
+        own_stratum.points.push_back({r.feasible, r.tokens_per_s, r.tokens_per_joule});
+      }
+    }
+    if (keep != nullptr) {
+      ++keep->misses;
+      own_stratum.sys = sys;
+      detail::keep_add(keep->stratum, std::move(own_stratum), keep->capacity);
+      ss = &keep->stratum.back();
+    } else {
+      ss = &own_stratum;
+    }
+  }
+  std::size_t k = 0;
   for (int S : set.contexts) {
     for (int B : set.batches) {
       const step_shape s{.mode = phase::decode, .batch = B, .context = S};
-      const auto r = evaluate_decode(sm, place_model(sm, m, s, u.placed_by(), nullptr, kept),
-                                     m, s, u.routing);
-      if (!r.feasible || c.baseline.gpus == 0 || !check_fit(g, c.baseline.gpus, c.baseline.served, s).fits) {
+      const auto& r = ss->points[k];
+      auto& gp = gs->points[k];
+      ++k;
+      if (!r.feasible || c.baseline.gpus == 0) {
         ++c.skipped;
         continue;
       }
-      const auto gr = evaluate(c.baseline.served, s, machine);
-      c.points.push_back({B, S, r.tokens_per_s, gr.tokens_per_s, r.tokens_per_joule, 1.0 / gr.joules_per_token});
+      if (!gp) {
+        stratum_comparison_keep::gpu_point q;
+        q.fits = check_fit(g, c.baseline.gpus, c.baseline.served, s).fits;
+        if (q.fits) {
+          const auto gr = evaluate(c.baseline.served, s, machine);
+          q.tokens_per_s = gr.tokens_per_s;
+          q.tokens_per_j = 1.0 / gr.joules_per_token;
+        }
+        gp = q;
+      }
+      if (!gp->fits) {
+        ++c.skipped;
+        continue;
+      }
+      c.points.push_back({B, S, r.tokens_per_s, gp->tokens_per_s, r.tokens_per_j, gp->tokens_per_j});
     }
   }
   double sum = 0.0;

@@ -970,12 +970,15 @@ stratum_step_result<T> evaluate_decode(const stratum_machine<T>& sm, const strat
   for (int st = 0; st < p.stages; ++st) {
     const int l0 = st * stage_layers, l1 = std::min(L, l0 + stage_layers);
     if (l0 >= l1) break;
-    auto lay = placement.stages[static_cast<std::size_t>(st)];
+    // The stage's rows as placed (read only); its plan copied, which this step's KV check below
+    // may mark infeasible (a copy of the whole stage, its tables and layouts, cost more than the
+    // rest of a step of a small model).
+    const auto& lay = placement.stages[static_cast<std::size_t>(st)];
     const int moe0 = lay.moe_first, moe_n = lay.moe_layers;
     const auto& rest = lay.rest;
     const auto& w_shares = lay.weight_shares;
     const auto& kv_shares = lay.kv_shares;
-    auto& plan = lay.plan;
+    row_plan plan = lay.plan;
     const auto& layout = lay.layout;
     // The placement reserved KV rows for its own shape: this step's KV must fit them.
     const long long kv_rows_now = detail::ceil_rows(kv_layer_b * (l1 - l0) / c / lay.table.row_bytes());

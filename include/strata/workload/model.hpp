@@ -391,13 +391,14 @@ void detail::validate_model(const model& m) {
   }
   for (const auto& [f, field] : {std::pair{&m.expert_format, "expert_format"}, std::pair{&m.attention_format, "attention_format"},
                                  std::pair{&m.embedding_format, "embedding_format"}}) {
-    const std::string name = field;
-    detail::require(f->bits >= 0 && f->bits <= 64, id, (name + ".bits").c_str(), f->bits, "in [0, 64] (0: weight_bits)");
-    detail::require(f->scale_bits >= 0 && f->scale_bits <= 64, id, (name + ".scale_bits").c_str(), f->scale_bits,
-                    "in [0, 64]");
-    detail::require(f->block >= 0 && f->block <= (1 << 20), id, (name + ".block").c_str(), f->block, "in [0, 2^20]");
-    detail::require((f->scale_bits == 0) == (f->block == 0), id, (name + ".block").c_str(), f->block,
-                    "> 0 exactly when scale_bits > 0");
+    // The field's name is built only for a failure (a model is validated at every entry point).
+    const auto check = [&](bool ok, const char* part, int value, const char* what) {
+      if (!ok) detail::require(false, id, (std::string(field) + part).c_str(), value, what);
+    };
+    check(f->bits >= 0 && f->bits <= 64, ".bits", f->bits, "in [0, 64] (0: weight_bits)");
+    check(f->scale_bits >= 0 && f->scale_bits <= 64, ".scale_bits", f->scale_bits, "in [0, 64]");
+    check(f->block >= 0 && f->block <= (1 << 20), ".block", f->block, "in [0, 2^20]");
+    check((f->scale_bits == 0) == (f->block == 0), ".block", f->block, "> 0 exactly when scale_bits > 0");
   }
   (void)detail::count_params_checked(m);  // throws if a parameter count overflows 64 bits
 }

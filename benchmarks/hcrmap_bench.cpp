@@ -140,6 +140,7 @@ struct task_switch_session {
   strata::detail::experiment_setup setup;
   std::unique_ptr<strata::detail::policy_session> session;
   strata::detail::window_evaluation next;
+  std::vector<std::vector<strata::token_group>> next_window;  // the window `next` evaluates
   explicit task_switch_session(int served) {
     std::vector<strata::routing_trace> parts;
     const std::vector<std::string> tasks{"intent", "law", "translation"};
@@ -169,6 +170,7 @@ struct task_switch_session {
       auto ev = session->evaluate(all.windows[static_cast<std::size_t>(P + w)], nullptr, setup.scale, served + 1);
       if (w == served) {
         next = std::move(ev);
+        next_window = all.windows[static_cast<std::size_t>(P + w)];
         break;
       }
       (void)session->control(ev, non_routed + ev.moe_s * setup.scale);
@@ -197,6 +199,21 @@ static void bm_controller_decision_task_switch(benchmark::State& st) {
   st.counters["candidates"] = static_cast<double>(candidates);
 }
 BENCHMARK(bm_controller_decision_task_switch)->Unit(benchmark::kMillisecond);
+
+// One served window of the task-switch replay's HCRMap session (decode, B = 32, 26 evaluated
+// layers of 64 experts): every layer routed by the fast mapper and its critical path evaluated,
+// as `serve_windows` evaluates each window after the first — into the evaluation kept from the
+// window before (`policy_session::evaluate_into`). The session is not changed by evaluating.
+static void bm_serve_window_task_switch(benchmark::State& st) {
+  static task_switch_session ts(40);
+  strata::detail::window_evaluation ev;
+  for (auto _ : st) {
+    ts.session->evaluate_into(ev, ts.next_window, nullptr, ts.setup.scale, 41);
+    benchmark::DoNotOptimize(ev.moe_s);
+  }
+  st.counters["layers"] = static_cast<double>(ev.evals.size());
+}
+BENCHMARK(bm_serve_window_task_switch)->Unit(benchmark::kMicrosecond);
 
 // strata-eval hcrmap on an 8 000-token trace (DeepSeek-V3, the largest Table 2 model; synthetic,
 // 670 sequences of 8-16 tokens, 8 051 tokens): the six compared policies, decode and prefill.

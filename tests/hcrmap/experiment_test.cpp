@@ -539,3 +539,51 @@ TEST_CASE("HCRMap variants that take one plan share their first served window, a
   CHECK(json(both.of(P::single_copy_static)).dump() ==
         json(run_experiment(s, m, trace, phase::decode, {P::single_copy_static}, xp).of(P::single_copy_static)).dump());
 }
+
+TEST_CASE("a window evaluated into the evaluation of another (evaluate_into) is the one evaluated afresh") {
+  const substrate s;
+  experiment_params xp;
+  xp.max_layers = 4;
+  const auto m = preset("Mixtral-8x7B");
+  auto g = trace_gen_for(m);
+  g.sequences = 1024;
+  g.min_length = 8;
+  g.max_length = 16;
+  const auto trace = generate_trace(g);
+  const auto setup = detail::make_experiment_setup(s, m, phase::prefill, xp);
+  const auto split = split_by_sequence(trace);
+  std::string note;
+  std::vector<std::vector<std::vector<token_group>>> wins;
+  for (int i = 0; i < 3; ++i) {
+    wins.push_back(detail::window_groups(split.second, phase::prefill, s.chiplets(), setup.spec.tokens, i,
+                                         xp.fast_map.block_tokens, false, note));
+  }
+  const std::vector<std::vector<std::vector<token_group>>> pws{wins.front()};
+  using P = policy_kind;
+  for (const P k : {P::hcrmap, P::hcrmap_no_fast_map, P::moentwine, P::pimoe, P::single_copy_static}) {
+    CAPTURE(to_string(k));
+    const auto& es = setup.stages.front();
+    const auto prof = detail::stage_profile(es, m.experts, s.chiplets(), pws);
+    detail::policy_session ss(s, m, setup.shape, es, k, xp, prof, m.moe_layers());
+    ss.plan(pws);
+    detail::window_evaluation kept;
+    ss.evaluate_into(kept, wins[2], nullptr, 1.0, 1);  // a window before, in the same buffers
+    for (std::size_t w = 0; w < 2; ++w) {
+      ss.evaluate_into(kept, wins[w], nullptr, 1.0, 1);
+      const auto fresh = ss.evaluate(wins[w], nullptr, 1.0, 1);
+      CHECK(kept.moe_s == fresh.moe_s);
+      CHECK(kept.energy.total() == fresh.energy.total());
+      CHECK(kept.stages.total() == fresh.stages.total());
+      REQUIRE(kept.evals.size() == fresh.evals.size());
+      CHECK(kept.groups == fresh.groups);
+      for (std::size_t i = 0; i < kept.evals.size(); ++i) {
+        CHECK(kept.evals[i].entry_of_group == fresh.evals[i].entry_of_group);
+        CHECK(kept.evals[i].entry_tokens == fresh.evals[i].entry_tokens);
+        CHECK(kept.evals[i].result.completion == fresh.evals[i].result.completion);
+        CHECK(kept.evals[i].result.link_bytes == fresh.evals[i].result.link_bytes);
+      }
+      CHECK(ss.violations(kept) == 0);
+      (void)ss.control(kept, 1e-3);  // the next window on a changed layout (HCRMap, MoEntwine)
+    }
+  }
+}

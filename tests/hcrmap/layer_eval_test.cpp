@@ -41,3 +41,51 @@ TEST_CASE("a layer on directory entries is the critical path of its replicas, wi
   CHECK(field_of([&] { (void)evaluate_directory_layer(s, shape, res, g, {a, b, p, a}); }) == "entry_of_group[2]");
   CHECK(field_of([&] { (void)evaluate_directory_layer(s, shape, res, g, {a, b}); }) == "entry_of_group");
 }
+
+TEST_CASE("evaluate_directory_layer_into rewrites a kept evaluation whole: the same as a fresh one") {
+  const substrate& s = strata_test::sliced_package();
+  residency res(s, 1, 2, units::MiB(2.0), {.budget_factor = 2.0});
+  const auto hbm = [&](int c) { return s.banks_of(tier_kind::hbm, c).front(); };
+  const int a = res.place(0, 0, 0, hbm(0));
+  const int b = res.place(0, 0, 9, hbm(9));
+  const int c = res.place(0, 1, 3, hbm(3));
+  moe_layer_shape shape;
+  shape.weight_bytes = units::MiB(2.0);
+  shape.flops_per_token = units::flop(1e7);
+  shape.token_bytes = units::B(4096.0);
+  shape.gate_flops_per_token = units::flop(1e4);
+  shape.combine_flops_per_token = units::flop(1e4);
+  // A larger layer first, then a smaller one into the same buffers (and the reverse): every field
+  // equals the fresh evaluation's, none left from the layer before.
+  const std::vector<token_group> big{{0, 0, 1, 1, 7}, {0, 0, 8, 8, 5}, {0, 1, 2, 2, 4}, {0, 0, 1, 1, 2}, {0, 1, 6, 5, 3}};
+  const std::vector<int> xb{a, b, c, a, c};
+  const std::vector<token_group> small{{0, 1, 4, 4, 6}, {0, 0, 3, 3, 0}};
+  const std::vector<int> xs{c, b};
+  const auto same = [](const directory_layer_eval& x, const directory_layer_eval& y) {
+    CHECK(x.entry_of_replica == y.entry_of_replica);
+    CHECK(x.entry_of_group == y.entry_of_group);
+    CHECK(x.entry_tokens == y.entry_tokens);
+    CHECK(x.entry_finish_s == y.entry_finish_s);
+    CHECK(x.result.t_moe == y.result.t_moe);
+    CHECK(x.result.critical_group == y.result.critical_group);
+    CHECK(x.result.t_net == y.result.t_net);
+    CHECK(x.result.completion == y.result.completion);
+    CHECK(x.result.link_bytes == y.result.link_bytes);
+    CHECK(x.result.bank_bytes == y.result.bank_bytes);
+    CHECK(x.result.replica_tokens == y.result.replica_tokens);
+    CHECK(x.result.replica_cores == y.result.replica_cores);
+    CHECK(x.result.memory_ready == y.result.memory_ready);
+    CHECK(x.result.energy.total() == y.result.energy.total());
+  };
+  directory_layer_eval kept;
+  evaluate_directory_layer_into(kept, s, shape, res, big, xb);
+  same(kept, evaluate_directory_layer(s, shape, res, big, xb));
+  evaluate_directory_layer_into(kept, s, shape, res, small, xs);
+  same(kept, evaluate_directory_layer(s, shape, res, small, xs));
+  CHECK(kept.entry_of_group.size() == 2);
+  CHECK(kept.result.completion.size() == 2);
+  evaluate_directory_layer_into(kept, s, shape, res, big, xb);
+  same(kept, evaluate_directory_layer(s, shape, res, big, xb));
+  // Bad input names its field as the fresh evaluation does.
+  CHECK(field_of([&] { evaluate_directory_layer_into(kept, s, shape, res, big, {c, b, c, a, c}); }) == "entry_of_group[0]");
+}

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "strata/core/json.hpp"
@@ -182,4 +183,28 @@ TEST_CASE("fast_map_params: bad weights name their field and the parameters roun
   const fast_map_params p{.w_queue = 2.0, .w_path = 0.5, .w_bank = 0.25, .w_stream = 3.0, .block_tokens = 8};
   const json j = p;
   CHECK(j.get<fast_map_params>() == p);
+}
+
+TEST_CASE("a fast mapper kept from layer to layer maps as a new one, after the directory has grown too") {
+  residency res(sliced_package(), 1, 2, units::MiB(1.0), {.budget_factor = 3.0});
+  const int a = res.place(0, 0, 0, hbm_of(0));
+  (void)res.place(0, 0, 15, hbm_of(15));
+  (void)res.place(0, 1, 6, hbm_of(6));
+  std::vector<token_group> g;
+  for (int i = 0; i < 24; ++i) g.push_back(token_group{0, i % 3 == 0 ? 1 : 0, (5 * i) % 16, (3 * i + 1) % 16, 16});
+  fast_token_mapper kept(sliced_package(), mapper_shape(), res);
+  std::vector<int> x;
+  kept.map_into(g, x);
+  CHECK(x == fast_token_mapper(sliced_package(), mapper_shape(), res).map(g));
+  // Another layer's groups (fewer), then the same after a new replica: the counters are sized to
+  // the directory of the moment, the pair routes kept are the substrate's.
+  const std::vector<token_group> few(g.begin(), g.begin() + 5);
+  kept.map_into(few, x);
+  CHECK(x.size() == 5);
+  CHECK(x == fast_token_mapper(sliced_package(), mapper_shape(), res).map(few));
+  const int c = res.place(0, 0, 10, hbm_of(10));
+  kept.map_into(g, x);
+  CHECK(x == fast_token_mapper(sliced_package(), mapper_shape(), res).map(g));
+  CHECK(std::find(x.begin(), x.end(), c) != x.end());  // the new replica takes load
+  CHECK(std::find(x.begin(), x.end(), a) != x.end());
 }

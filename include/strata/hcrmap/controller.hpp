@@ -178,7 +178,7 @@ class residency_controller {
       detail::require(l >= 0 && l < res_->layers(), id, "layers", l, "a layer of the residency");
       detail::layer_obs o = spare_obs_();  // every field written below (its buffers reused)
       o.layer = l;
-      o.eval = evals[i];
+      keep_observed_(o.eval, evals[i]);
       o.t_moe = evals[i].result.t_moe.si();
       o.t_gate = evals[i].result.critical.gate.si();
       o.demand.assign(static_cast<std::size_t>(E), 0.0);
@@ -371,6 +371,39 @@ class residency_controller {
   }
 
  private:
+  /// What an observation keeps of a layer's evaluation (`layer_obs::eval`): every field a decision
+  /// reads — the replicas, their tokens, cores and weights-ready times, the entries' tokens, the
+  /// layer's times, energy and pressure, its link and bank bytes — copied into `to`'s buffers;
+  /// the per-group vectors (each group's entry, completion, stages and waits, the entries' finish
+  /// times), which no decision reads (`observe` takes what it needs of them from the caller's
+  /// evaluation), left empty rather than copied.
+  template <class = void>
+  static void keep_observed_(directory_layer_eval& to, const directory_layer_eval& from) {
+    to.entry_of_replica = from.entry_of_replica;
+    to.entry_of_group.clear();
+    to.entry_tokens = from.entry_tokens;
+    to.entry_finish_s.clear();
+    auto& r = to.result;
+    const auto& f = from.result;
+    r.t_moe = f.t_moe;
+    r.critical_group = f.critical_group;
+    r.critical = f.critical;
+    r.t_net = f.t_net;
+    r.t_bank = f.t_bank;
+    r.t_mem = f.t_mem;
+    r.t_comp = f.t_comp;
+    r.completion.clear();
+    r.link_bytes = f.link_bytes;
+    r.bank_bytes = f.bank_bytes;
+    r.replica_tokens = f.replica_tokens;
+    r.replica_cores = f.replica_cores;
+    r.group_stages.clear();
+    r.dispatch_wait.clear();
+    r.gather_wait.clear();
+    r.memory_ready = f.memory_ready;
+    r.energy = f.energy;
+    r.pressure = f.pressure;
+  }
   /// `legal_actions`, or with `new_only` its promotes that create a copy alone.
   template <class = void>
   [[nodiscard]] std::vector<scored_action> actions_(bool new_only) const {

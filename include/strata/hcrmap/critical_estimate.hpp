@@ -49,7 +49,9 @@ namespace detail {
 /// One observed layer of a served window: its evaluation and the terms of the bound.
 struct layer_obs {
   int layer = 0;
-  directory_layer_eval eval;  // a copy: the caller's evaluations need not outlive the call
+  /// What decisions read of the layer's evaluation, copied (`residency_controller::keep_observed_`:
+  /// the per-group vectors are left empty): the caller's evaluations need not outlive the call.
+  directory_layer_eval eval;
   double t_moe = 0.0, t_gate = 0.0, mean_demand = 0.0;
   double tail = 0.0;
   std::vector<double> demand, src, finish, ready, busy, tokens, comp, cores;

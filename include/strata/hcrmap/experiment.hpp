@@ -179,7 +179,8 @@ inline void serve_windows(const substrate& s, const model& m, const experiment_s
       for (int w = 0; w < W; ++w) {
         // The first window after planning: HCRMap's variants that took the same plan evaluate it
         // once (`policy_session::first_served`; `plans` gains no entry while `ev` is read).
-        if (w > 0) own = session.evaluate(served[static_cast<std::size_t>(w)], &pr, scale, W);
+        // Later windows are evaluated into `own`, its buffers reused from window to window.
+        if (w > 0) session.evaluate_into(own, served[static_cast<std::size_t>(w)], &pr, scale, W);
         const window_evaluation& ev = w == 0 ? session.first_served(served[0], &pr, scale, W, &plans, own) : own;
         pr.violations += session.violations(ev);
         window_moe[static_cast<std::size_t>(w)] += ev.moe_s * scale;

@@ -37,27 +37,40 @@ struct directory_layer_eval {
 };
 
 /// Evaluates `groups` (layer field = the residency's layer index) with group g on directory entry
-/// `entry_of_group[g]`, which must be a published replica of the group's expert (Eq. 21).
-/// `migrations` are charged as given (the caller spreads a window's migrations over its layers);
-/// `bank_share` as `evaluate_layer`'s.
+/// `entry_of_group[g]`, which must be a published replica of the group's expert (Eq. 21), into
+/// `out`: every field is rewritten, its vectors keeping their capacity (`evaluate_layer_into`
+/// with the calling thread's workspace), so a caller that evaluates layer after layer into the
+/// same `out` allocates nothing once the buffers have grown; the same numbers as
+/// `evaluate_directory_layer`. `migrations` are charged as given (the caller spreads a window's
+/// migrations over its layers); `bank_share` as `evaluate_layer`'s.
 template <class = void>
-inline directory_layer_eval evaluate_directory_layer(const substrate& s, const moe_layer_shape& shape,
-                                                     const residency& res, const std::vector<token_group>& groups,
-                                                     const std::vector<int>& entry_of_group,
-                                                     const critical_path_params& cp = {},
-                                                     const std::vector<migration>& migrations = {},
-                                                     const std::vector<double>& bank_share = {}) {
+inline void evaluate_directory_layer_into(directory_layer_eval& out, const substrate& s, const moe_layer_shape& shape,
+                                          const residency& res, const std::vector<token_group>& groups,
+                                          const std::vector<int>& entry_of_group, const critical_path_params& cp = {},
+                                          const std::vector<migration>& migrations = {},
+                                          const std::vector<double>& bank_share = {}) {
   constexpr const char* id = "strata.hcrmap.layer_eval";
   detail::require(entry_of_group.size() == groups.size(), id, "entry_of_group", entry_of_group.size(),
                   "one directory entry per group");
+  // Scratch of the calling thread: the local replica of each entry, the replicas, the assignment.
+  struct scratch {
+    std::vector<int> local;
+    std::vector<replica> reps;
+    std::vector<int> assign;
+    layer_workspace ws;
+  };
+  thread_local scratch sc;
   const auto& entries = res.entries();
-  directory_layer_eval out;
-  out.entry_of_group = entry_of_group;
+  out.entry_of_group.assign(entry_of_group.begin(), entry_of_group.end());
+  out.entry_of_replica.clear();
   out.entry_tokens.assign(entries.size(), 0.0);
   out.entry_finish_s.assign(entries.size(), 0.0);
-  std::vector<int> local(entries.size(), -1);
-  std::vector<replica> reps;
-  std::vector<int> assign(groups.size(), -1);
+  auto& local = sc.local;
+  auto& reps = sc.reps;
+  auto& assign = sc.assign;
+  local.assign(entries.size(), -1);
+  reps.clear();
+  assign.assign(groups.size(), -1);
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const int e = entry_of_group[g];
     if (e < 0 || static_cast<std::size_t>(e) >= entries.size()) {
@@ -77,11 +90,26 @@ inline directory_layer_eval evaluate_directory_layer(const substrate& s, const m
     assign[g] = li;
     out.entry_tokens[static_cast<std::size_t>(e)] += groups[g].tokens;
   }
-  out.result = evaluate_layer(s, shape, groups, reps, assign, cp, migrations, bank_share);
+  evaluate_layer_into(out.result, sc.ws, s, shape, groups, reps, assign, cp, migrations, bank_share);
   for (std::size_t g = 0; g < groups.size(); ++g) {
     auto& f = out.entry_finish_s[static_cast<std::size_t>(entry_of_group[g])];
     f = std::max(f, out.result.completion[g].si());
   }
+}
+
+/// Evaluates `groups` (layer field = the residency's layer index) with group g on directory entry
+/// `entry_of_group[g]`, which must be a published replica of the group's expert (Eq. 21).
+/// `migrations` are charged as given (the caller spreads a window's migrations over its layers);
+/// `bank_share` as `evaluate_layer`'s.
+template <class = void>
+inline directory_layer_eval evaluate_directory_layer(const substrate& s, const moe_layer_shape& shape,
+                                                     const residency& res, const std::vector<token_group>& groups,
+                                                     const std::vector<int>& entry_of_group,
+                                                     const critical_path_params& cp = {},
+                                                     const std::vector<migration>& migrations = {},
+                                                     const std::vector<double>& bank_share = {}) {
+  directory_layer_eval out;
+  evaluate_directory_layer_into(out, s, shape, res, groups, entry_of_group, cp, migrations, bank_share);
   return out;
 }
 

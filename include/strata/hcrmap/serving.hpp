@@ -311,7 +311,7 @@ class policy_session {
   const window_evaluation& first_served(const std::vector<std::vector<token_group>>& window, policy_result* account,
                                         double scale, int windows, hcrmap_plan_memo* plans, window_evaluation& own) const {
     if (plans == nullptr || planned_as_ >= plans->entries.size() || !controller_->pending().empty()) {
-      own = evaluate(window, account, scale, windows);
+      evaluate_into(own, window, account, scale, windows);
       return own;
     }
     auto& e = plans->entries[planned_as_];
@@ -320,7 +320,7 @@ class policy_session {
       return *e.first;
     }
     if (e.first) {  // kept for another window: this one is not shared
-      own = evaluate(window, account, scale, windows);
+      evaluate_into(own, window, account, scale, windows);
       return own;
     }
     e.served = static_cast<const void*>(&window);
@@ -349,7 +349,7 @@ class policy_session {
     std::vector<std::vector<char>> changed(windows.size(), std::vector<char>(es_.local.size(), 1));
     const auto observed = [&](std::size_t k) -> const window_evaluation& {
       const bool known = !latest[k].evals.empty();
-      latest[k] = evaluate_(windows[k], nullptr, 1.0, 1, known ? &latest[k] : nullptr, changed[k]);
+      evaluate_(latest[k], windows[k], nullptr, 1.0, 1, known ? &latest[k] : nullptr, changed[k]);
       std::fill(changed[k].begin(), changed[k].end(), 0);
       return latest[k];
     };
@@ -423,7 +423,17 @@ class policy_session {
   template <class = void>
   window_evaluation evaluate(const std::vector<std::vector<token_group>>& win, policy_result* account, double scale,
                              int windows) const {
-    return evaluate_(win, account, scale, windows, nullptr, {});
+    window_evaluation out;
+    evaluate_(out, win, account, scale, windows, nullptr, {});
+    return out;
+  }
+  /// `evaluate` into `out`, which is rewritten whole: its buffers (the groups and the layers'
+  /// evaluations, `evaluate_directory_layer_into`) are reused, so serving window after window
+  /// into one `out` allocates little once they have grown. The same numbers as `evaluate`.
+  template <class = void>
+  void evaluate_into(window_evaluation& out, const std::vector<std::vector<token_group>>& win, policy_result* account,
+                     double scale, int windows) const {
+    evaluate_(out, win, account, scale, windows, nullptr, {});
   }
 
   /// Eq. 1–4 and 21–24 violations of the layout and of every layer's assignment in `w`.
@@ -518,39 +528,60 @@ class policy_session {
   }
 
  private:
+  /// The entry of each group of `g` (the policy's routing), valid until the next call. HCRMap's
+  /// fast mapper is built once per session and reset per layer (`fast_token_mapper::map`): its
+  /// counters are cleared and sized to the directory each time, and what it keeps — the routes
+  /// between chiplet pairs — is a function of the substrate alone.
   template <class = void>
-  [[nodiscard]] std::vector<int> route_(const std::vector<token_group>& g) const {
+  [[nodiscard]] const std::vector<int>& route_(const std::vector<token_group>& g) const {
     if (is_hcrmap(k_) && k_ != policy_kind::hcrmap_no_fast_map) {
-      fast_token_mapper mapper(*s_, shape_, *res_, fm_, xp_.critical_path);
-      return mapper.map(g);
+      if (!mapper_) mapper_.emplace(*s_, shape_, *res_, fm_, xp_.critical_path);
+      mapper_->map_into(g, routed_);
+    } else if (k_ == policy_kind::moentwine) {
+      routed_ = least_tokens_replica(*res_, g);
+    } else {
+      routed_ = nearest_replica(*s_, *res_, g);
     }
-    if (k_ == policy_kind::moentwine) return least_tokens_replica(*res_, g);
-    return nearest_replica(*s_, *res_, g);
+    return routed_;
   }
 
-  /// `evaluate`, taking from `known` — an evaluation of the same window on this residency, which
-  /// has only gained entries since — every evaluated layer `changed` does not mark (indexed as
-  /// `es_.local`): a layer's routing and critical path read the window's groups of the layer, the
-  /// entries of the layer and the copies in flight (none while planning), so an unchanged layer
-  /// evaluates as before, its entry-indexed vectors padded with zeros to the directory's size.
+  /// `evaluate` into `out` (rewritten whole, its buffers reused), taking from `known` — an
+  /// evaluation of the same window on this residency, which has only gained entries since, `out`
+  /// itself or another — every evaluated layer `changed` does not mark (indexed as `es_.local`):
+  /// a layer's routing and critical path read the window's groups of the layer, the entries of
+  /// the layer and the copies in flight (none while planning), so an unchanged layer evaluates as
+  /// before, its entry-indexed vectors padded with zeros to the directory's size.
   template <class = void>
-  window_evaluation evaluate_(const std::vector<std::vector<token_group>>& win, policy_result* account, double scale,
-                              int windows, const window_evaluation* known, const std::vector<char>& changed) const {
-    window_evaluation out;
+  void evaluate_(window_evaluation& out, const std::vector<std::vector<token_group>>& win, policy_result* account,
+                 double scale, int windows, const window_evaluation* known, const std::vector<char>& changed) const {
     const auto mig = controller_->migrations(L_);
     const auto& res = *res_;
     const int C = s_->chiplets();
-    for (std::size_t li = 0; li < es_.local.size(); ++li) {
+    const std::size_t n = es_.local.size();
+    if (known != &out) {
+      out.groups.resize(n);
+      out.evals.resize(n);
+    }
+    out.energy = energy_breakdown{};
+    out.stages = stage_times{};
+    out.moe_s = 0.0;
+    for (std::size_t li = 0; li < n; ++li) {
       const int local = es_.local[li];
       if (known != nullptr && changed[li] == 0) {
-        out.groups.push_back(known->groups[li]);
-        out.evals.push_back(known->evals[li]);
-        out.evals.back().entry_tokens.resize(res.entries().size(), 0.0);
-        out.evals.back().entry_finish_s.resize(res.entries().size(), 0.0);
+        if (known != &out) {
+          out.groups[li] = known->groups[li];
+          out.evals[li] = known->evals[li];
+        }
+        out.evals[li].entry_tokens.resize(res.entries().size(), 0.0);
+        out.evals[li].entry_finish_s.resize(res.entries().size(), 0.0);
       } else {
-        out.groups.push_back(detail::local_groups(win, es_.first_moe + local, local));
-        auto& lg = out.groups.back();
-        auto entries = route_(lg);
+        auto& lg = out.groups[li];
+        {  // `detail::local_groups` into the kept buffer
+          const auto& src = win[static_cast<std::size_t>(es_.first_moe + local)];
+          lg.assign(src.begin(), src.end());
+          for (auto& x : lg) x.layer = local;
+        }
+        const auto& entries = route_(lg);
         if (k_ == policy_kind::pimoe) {
           // Throttle-aware offload: cold bank-resident experts' groups to PIM when the PIM estimate
           // beats the core estimate and the unit is below its throttle.
@@ -592,7 +623,8 @@ class policy_session {
             }
           }
           const auto share = pim_bank_contention(core_s, detail::pim_bank_stream_s(*s_, shape_, res, pim_e, xp_.pim));
-          auto ev = evaluate_directory_layer(*s_, shape_, res, core, core_e, xp_.critical_path, mig, share);
+          auto& ev = out.evals[li];
+          evaluate_directory_layer_into(ev, *s_, shape_, res, core, core_e, xp_.critical_path, mig, share);
           const double t_pim = detail::pim_layer(*s_, shape_, res, pim, pim_e, ev.result.critical.gate.si(),
                                                  ev.result.critical.combine.si(), xp_.pim, ev.result.energy, core_s);
           if (t_pim > ev.result.t_moe.si()) {
@@ -600,19 +632,17 @@ class policy_session {
             ev.result.critical.memory += duration<>::from_si(t_pim - ev.result.t_moe.si());
             ev.result.t_moe = duration<>::from_si(t_pim);
           }
-          out.evals.push_back(std::move(ev));
           lg = std::move(core);
         } else {
-          out.evals.push_back(evaluate_directory_layer(*s_, shape_, res, lg, entries, xp_.critical_path, mig));
+          evaluate_directory_layer_into(out.evals[li], *s_, shape_, res, lg, entries, xp_.critical_path, mig);
         }
       }
-      const auto& r = out.evals.back().result;
+      const auto& r = out.evals[li].result;
       out.moe_s += r.t_moe.si();
       out.energy += r.energy;
       out.stages += r.critical;
     }
     if (account != nullptr) account_(out, account, scale, windows);
-    return out;
   }
 
   /// Adds the compute per chiplet and the DRAM/HBM streaming and D2D bytes of `w` (× `scale` /
@@ -699,6 +729,8 @@ class policy_session {
   std::size_t planned_as_ = static_cast<std::size_t>(-1);  ///< the `hcrmap_plan_memo` entry planned or taken
   std::optional<residency> res_;
   std::optional<residency_controller> controller_;
+  mutable std::optional<fast_token_mapper> mapper_;  ///< HCRMap's (`route_`), on `*res_`
+  mutable std::vector<int> routed_;                  ///< `route_`'s result
 };
 
 }  // namespace detail

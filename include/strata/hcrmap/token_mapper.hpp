@@ -159,16 +159,17 @@ class fast_token_mapper {
     const double k = replica_core_share(static_cast<int>(cores_), n, w_r, w_c);
     t.queue = std::max(w_c / chiplet_rate_, w_r / (k * core_rate_)) / window_;
     const double bytes = g.tokens * shape_.token_bytes.si();
-    route_.clear();
-    append_pair_(g.source, e.chiplet, route_);
-    const std::size_t dispatch_end = route_.size();
-    append_pair_(e.chiplet, g.aggregate, route_);
+    const auto [dispatch, gather] = routes_(g.source, e.chiplet, g.aggregate);
     double path = 0.0, drain_d = 0.0, drain_g = 0.0;
-    for (std::size_t i = 0; i < route_.size(); ++i) {
-      const auto& l = links[static_cast<std::size_t>(route_[i])];
+    for (const int* u = dispatch.first; u != dispatch.second; ++u) {
+      const auto& l = links[static_cast<std::size_t>(*u)];
       path += l.lambda.si() + bytes / l.bandwidth.si();
-      double& drain = i < dispatch_end ? drain_d : drain_g;
-      drain = std::max(drain, link_bytes_[static_cast<std::size_t>(route_[i])] / l.bandwidth.si());
+      drain_d = std::max(drain_d, link_bytes_[static_cast<std::size_t>(*u)] / l.bandwidth.si());
+    }
+    for (const int* u = gather.first; u != gather.second; ++u) {
+      const auto& l = links[static_cast<std::size_t>(*u)];
+      path += l.lambda.si() + bytes / l.bandwidth.si();
+      drain_g = std::max(drain_g, link_bytes_[static_cast<std::size_t>(*u)] / l.bandwidth.si());
     }
     t.path = (path + drain_d + drain_g) / window_;
     const auto [wait, ready] = memory_(entry);
@@ -218,10 +219,9 @@ class fast_token_mapper {
     chiplet_ops_[e.chiplet] += g.tokens * shape_.flops_per_token.si();
     replica_ops_[static_cast<std::size_t>(entry)] += g.tokens * shape_.flops_per_token.si();
     const double bytes = g.tokens * shape_.token_bytes.si();
-    route_.clear();
-    append_pair_(g.source, e.chiplet, route_);
-    append_pair_(e.chiplet, g.aggregate, route_);
-    for (int u : route_) link_bytes_[static_cast<std::size_t>(u)] += bytes;
+    const auto [dispatch, gather] = routes_(g.source, e.chiplet, g.aggregate);
+    for (const int* u = dispatch.first; u != dispatch.second; ++u) link_bytes_[static_cast<std::size_t>(*u)] += bytes;
+    for (const int* u = gather.first; u != gather.second; ++u) link_bytes_[static_cast<std::size_t>(*u)] += bytes;
     auto& a = active_[static_cast<std::size_t>(entry)];
     if (a == 0) {
       const auto [wait, ready] = memory_(entry);
@@ -240,8 +240,17 @@ class fast_token_mapper {
   /// replicas, ties by entry order; counters updated after each group (block). Resets first.
   template <class = void>
   [[nodiscard]] std::vector<int> map(const std::vector<token_group>& groups) {
+    std::vector<int> out;
+    map_into(groups, out);
+    return out;
+  }
+  /// `map` into `out` (its capacity kept): a mapper kept from layer to layer, and from one
+  /// directory to the next (`map` resets the counters to the directory's size; the chiplet pairs'
+  /// routes it keeps are the substrate's), maps as a new one would.
+  template <class = void>
+  void map_into(const std::vector<token_group>& groups, std::vector<int>& out) {
     reset();
-    std::vector<int> out(groups.size(), -1);
+    out.assign(groups.size(), -1);
     // The legal replicas (`residency::legal`) are read in place: nothing is allocated per group.
     // Groups whose expert has one published replica have no choice: their load is committed
     // first, so the groups with a choice see it.
@@ -272,19 +281,38 @@ class fast_token_mapper {
       commit(groups[g], best);
       out[g] = best;
     }
-    return out;
   }
 
  private:
-  /// Appends the route from compute chiplet `a` to `b` (`substrate::append_route`'s links), each
-  /// pair's taken from the substrate once per mapper (up to 256 chiplets; beyond, every time).
+  struct pair_span {
+    std::size_t begin = 0, end = 0;  // the pair's links in pair_links_
+    bool known = false;
+  };
+  using link_range = std::pair<const int*, const int*>;
+  /// The dispatch route `source` → `chiplet` and the gather route `chiplet` → `aggregate`
+  /// (`append_pair_`'s links, in order), read in place from the kept pair routes, or from the
+  /// scratch route when a pair is not kept (beyond 256 chiplets).
   template <class = void>
-  void append_pair_(int a, int b, std::vector<int>& out) const {
-    const int C = s_->chiplets();
-    if (C > 256 || a < 0 || b < 0 || a >= C || b >= C) {
-      s_->append_route(a, b, out);
-      return;
+  std::pair<link_range, link_range> routes_(int source, int chiplet, int aggregate) const {
+    const pair_span* d = kept_pair_(source, chiplet);
+    const pair_span* g = d != nullptr ? kept_pair_(chiplet, aggregate) : nullptr;
+    if (g != nullptr) {  // both kept: pair_links_ grows no more until the next call
+      const int* base = pair_links_.data();
+      return {{base + d->begin, base + d->end}, {base + g->begin, base + g->end}};
     }
+    route_.clear();
+    append_pair_(source, chiplet, route_);
+    const std::size_t dispatch_end = route_.size();
+    append_pair_(chiplet, aggregate, route_);
+    const int* base = route_.data();
+    return {{base, base + dispatch_end}, {base + dispatch_end, base + route_.size()}};
+  }
+  /// The kept route of chiplet pair (a, b), taken from the substrate on its first use; null when
+  /// pairs are not kept (beyond 256 chiplets, or an id off the mesh).
+  template <class = void>
+  const pair_span* kept_pair_(int a, int b) const {
+    const int C = s_->chiplets();
+    if (C > 256 || a < 0 || b < 0 || a >= C || b >= C) return nullptr;
     const auto n = static_cast<std::size_t>(C);
     if (pair_at_.empty()) pair_at_.assign(n * n, pair_span{});
     auto& at = pair_at_[static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b)];
@@ -294,8 +322,19 @@ class fast_token_mapper {
       at.end = pair_links_.size();
       at.known = true;
     }
-    out.insert(out.end(), pair_links_.begin() + static_cast<std::ptrdiff_t>(at.begin),
-               pair_links_.begin() + static_cast<std::ptrdiff_t>(at.end));
+    return &at;
+  }
+  /// Appends the route from compute chiplet `a` to `b` (`substrate::append_route`'s links), each
+  /// pair's taken from the substrate once per mapper (up to 256 chiplets; beyond, every time).
+  template <class = void>
+  void append_pair_(int a, int b, std::vector<int>& out) const {
+    const pair_span* at = kept_pair_(a, b);
+    if (at == nullptr) {
+      s_->append_route(a, b, out);
+      return;
+    }
+    out.insert(out.end(), pair_links_.begin() + static_cast<std::ptrdiff_t>(at->begin),
+               pair_links_.begin() + static_cast<std::ptrdiff_t>(at->end));
   }
 
   const substrate* s_;
@@ -309,10 +348,6 @@ class fast_token_mapper {
   std::vector<int> active_on_;  // active replicas per chiplet
   std::vector<double> wait_, ready_;  // per entry once open: bank wait and weights-ready time (s)
   mutable std::vector<int> route_;  // scratch route buffer (allocation-free after the first use)
-  struct pair_span {
-    std::size_t begin = 0, end = 0;  // the pair's links in pair_links_
-    bool known = false;
-  };
   mutable std::vector<pair_span> pair_at_;  // per (a, b) chiplet pair, once taken
   mutable std::vector<int> pair_links_;
 };

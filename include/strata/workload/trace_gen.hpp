@@ -406,7 +406,19 @@ inline routing_trace generate_trace(const trace_gen_params& p) {
             }
             const double b = y * scale[l * T + topic];
             e = g[b < static_cast<double>(E) ? static_cast<std::size_t>(b) : E - 1];
-            while (e + 1 < E && c[e + 1] <= y) ++e;
+            // The first e' >= e with c[e' + 1] > y (at most E − 1). The CDF never decreases (a
+            // sum of weights >= 0, rounded), so the entries <= y after e are a prefix: counted
+            // four at a time without a branch per entry, the walk ends in the first block not
+            // wholly <= y; the last few entries one at a time.
+            while (e + 4 < E) {
+              const std::size_t n = static_cast<std::size_t>(c[e + 1] <= y) + static_cast<std::size_t>(c[e + 2] <= y) +
+                                    static_cast<std::size_t>(c[e + 3] <= y) + static_cast<std::size_t>(c[e + 4] <= y);
+              e += n;
+              if (n < 4) break;
+            }
+            if (e + 4 >= E) {
+              while (e + 1 < E && c[e + 1] <= y) ++e;
+            }
             if (mark[e] == stamp || !(c[e + 1] > c[e])) {
               // Rounding at an interval edge, or weights that underflowed: nearest unpicked
               // expert with mass, else any unpicked one.

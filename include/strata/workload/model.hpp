@@ -389,8 +389,11 @@ void detail::validate_model(const model& m) {
       detail::require(m.sliding_window >= 1, id, "sliding_window", m.sliding_window, ">= 1 (a layer is sliding)");
     }
   }
-  for (const auto& [f, field] : {std::pair{&m.expert_format, "expert_format"}, std::pair{&m.attention_format, "attention_format"},
-                                 std::pair{&m.embedding_format, "embedding_format"}}) {
+  for (const auto& entry : {std::pair{&m.expert_format, "expert_format"}, std::pair{&m.attention_format, "attention_format"},
+                             std::pair{&m.embedding_format, "embedding_format"}}) {
+    // Not a structured binding: a lambda may not capture one before C++20's P1091 in every compiler.
+    const auto* f = entry.first;
+    const char* field = entry.second;
     // The field's name is built only for a failure (a model is validated at every entry point).
     const auto check = [&](bool ok, const char* part, int value, const char* what) {
       if (!ok) detail::require(false, id, (std::string(field) + part).c_str(), value, what);

@@ -577,7 +577,7 @@ class policy_session {
       } else {
         auto& lg = out.groups[li];
         {  // `detail::local_groups` into the kept buffer
-          const auto& src = win[static_cast<std::size_t>(es_.first_moe + local)];
+          const auto& src = win[static_cast<std::size_t>(es_.first_moe) + static_cast<std::size_t>(local)];
           lg.assign(src.begin(), src.end());
           for (auto& x : lg) x.layer = local;
         }

@@ -24,6 +24,19 @@ using namespace strata;
 using strata_test::field_of;
 
 namespace {
+// A Table 2 model's synthetic trace shaped as the report's HCRMap suite builds it
+// (report/hcrmap_rows.hpp, `hcrmap_trace`): 1 024 sequences of 8-16 tokens.
+trace_gen_params suite_trace_params(const model& m) {
+  auto g = trace_gen_for(m);
+  g.sequences = 1024;
+  g.min_length = 8;
+  g.max_length = 16;
+  return g;
+}
+routing_trace suite_shaped_trace(const model& m) { return generate_trace(suite_trace_params(m)); }
+}  // namespace
+
+namespace {
 const routing_trace& dsv2lite_trace() {
   static const routing_trace t =
       load_trace_csv(std::string(STRATA_TEST_DATA_DIR) + "/traces/dsv2lite_esft_trace_intent.csv", {.experts = 64});
@@ -388,11 +401,7 @@ TEST_CASE("HCRMap's installation never slows the window it is planned on (decode
   for (const std::string name : {"Mixtral-8x7B", "DBRX"}) {
     CAPTURE(name);
     const auto m = preset(name);
-    auto g = trace_gen_for(m);
-    g.sequences = 1024;
-    g.min_length = 8;
-    g.max_length = 16;
-    const auto trace = generate_trace(g);
+    const auto trace = suite_shaped_trace(m);
     const auto setup = detail::make_experiment_setup(s, m, phase::decode, xp);
     const auto split = split_by_sequence(trace);
     std::string note;
@@ -421,11 +430,7 @@ TEST_CASE("HCRMap variants that keep the placement knobs and tiers share their f
   const substrate s;
   experiment_params xp;
   const auto m = preset("Mixtral-8x7B");
-  auto g = trace_gen_for(m);
-  g.sequences = 1024;
-  g.min_length = 8;
-  g.max_length = 16;
-  const auto trace = generate_trace(g);
+  const auto trace = suite_shaped_trace(m);
   const auto setup = detail::make_experiment_setup(s, m, phase::decode, xp);
   const auto split = split_by_sequence(trace);
   std::string note;
@@ -468,11 +473,7 @@ TEST_CASE("HCRMap variants that keep the placement knobs and tiers share their f
 TEST_CASE("an experiment's windows kept from one run to the next give every field of its result, and are rebuilt when a knob they read changes") {
   const substrate s;
   const auto m = preset("Mixtral-8x7B");
-  auto g = trace_gen_for(m);
-  g.sequences = 1024;
-  g.min_length = 8;
-  g.max_length = 16;
-  const auto trace = generate_trace(g);
+  const auto trace = suite_shaped_trace(m);
   experiment_params xp;
   xp.max_layers = 4;
   using P = policy_kind;
@@ -508,7 +509,7 @@ TEST_CASE("an experiment's windows kept from one run to the next give every fiel
   auto held = trace;
   const auto on_held = run_experiment(s, m, held, phase::decode, pol, xp, "note", {}, &kept);
   REQUIRE(kept.of(held, phase::decode, s.chiplets(), xp, "note"));
-  auto g2 = g;
+  auto g2 = suite_trace_params(m);
   g2.seed += 1;
   held = generate_trace(g2);
   CHECK_FALSE(kept.of(held, phase::decode, s.chiplets(), xp, "note"));
@@ -522,11 +523,7 @@ TEST_CASE("HCRMap variants that take one plan share their first served window, a
   // takes the first's evaluation of the first served window (`policy_session::first_served`).
   const substrate s;
   const auto m = preset("Mixtral-8x7B");
-  auto g = trace_gen_for(m);
-  g.sequences = 1024;
-  g.min_length = 8;
-  g.max_length = 16;
-  const auto trace = generate_trace(g);
+  const auto trace = suite_shaped_trace(m);
   experiment_params xp;
   xp.max_layers = 4;
   using P = policy_kind;
@@ -545,11 +542,7 @@ TEST_CASE("a window evaluated into the evaluation of another (evaluate_into) is 
   experiment_params xp;
   xp.max_layers = 4;
   const auto m = preset("Mixtral-8x7B");
-  auto g = trace_gen_for(m);
-  g.sequences = 1024;
-  g.min_length = 8;
-  g.max_length = 16;
-  const auto trace = generate_trace(g);
+  const auto trace = suite_shaped_trace(m);
   const auto setup = detail::make_experiment_setup(s, m, phase::prefill, xp);
   const auto split = split_by_sequence(trace);
   std::string note;

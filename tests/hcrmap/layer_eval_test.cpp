@@ -9,19 +9,30 @@
 using namespace strata;
 using strata_test::field_of;
 
-TEST_CASE("a layer on directory entries is the critical path of its replicas, with per-entry tokens and finish") {
+namespace {
+// Three replicas on the sliced package's HBM (a and b of expert 0 of layer 0, c of expert 1) and a
+// small MoE layer: the directory-layer tests' setting.
+struct directory_layer_fixture {
   const substrate& s = strata_test::sliced_package();  // HBM under every chiplet
-  residency res(s, 1, 2, units::MiB(2.0), {.budget_factor = 2.0});
-  const auto hbm = [&](int c) { return s.banks_of(tier_kind::hbm, c).front(); };
-  const int a = res.place(0, 0, 0, hbm(0));
-  const int b = res.place(0, 0, 9, hbm(9));
-  const int c = res.place(0, 1, 3, hbm(3));
-  moe_layer_shape shape;
-  shape.weight_bytes = units::MiB(2.0);
-  shape.flops_per_token = units::flop(1e7);
-  shape.token_bytes = units::B(4096.0);
-  shape.gate_flops_per_token = units::flop(1e4);
-  shape.combine_flops_per_token = units::flop(1e4);
+  residency res{s, 1, 2, units::MiB(2.0), {.budget_factor = 2.0}};
+  [[nodiscard]] int hbm(int chiplet) const { return s.banks_of(tier_kind::hbm, chiplet).front(); }
+  int a = res.place(0, 0, 0, hbm(0));
+  int b = res.place(0, 0, 9, hbm(9));
+  int c = res.place(0, 1, 3, hbm(3));
+  moe_layer_shape shape = small_shape();
+  static moe_layer_shape small_shape() {
+    moe_layer_shape x;
+    x.weight_bytes = units::MiB(2.0);
+    x.flops_per_token = units::flop(1e7);
+    x.token_bytes = units::B(4096.0);
+    x.gate_flops_per_token = units::flop(1e4);
+    x.combine_flops_per_token = units::flop(1e4);
+    return x;
+  }
+};
+}  // namespace
+
+TEST_CASE_FIXTURE(directory_layer_fixture, "a layer on directory entries is the critical path of its replicas, with per-entry tokens and finish") {
   const std::vector<token_group> g{{0, 0, 1, 1, 7}, {0, 0, 8, 8, 5}, {0, 1, 2, 2, 4}, {0, 0, 1, 1, 2}};
   const std::vector<int> x{a, b, c, a};
   const auto ev = evaluate_directory_layer(s, shape, res, g, x);
@@ -42,19 +53,7 @@ TEST_CASE("a layer on directory entries is the critical path of its replicas, wi
   CHECK(field_of([&] { (void)evaluate_directory_layer(s, shape, res, g, {a, b}); }) == "entry_of_group");
 }
 
-TEST_CASE("evaluate_directory_layer_into rewrites a kept evaluation whole: the same as a fresh one") {
-  const substrate& s = strata_test::sliced_package();
-  residency res(s, 1, 2, units::MiB(2.0), {.budget_factor = 2.0});
-  const auto hbm = [&](int c) { return s.banks_of(tier_kind::hbm, c).front(); };
-  const int a = res.place(0, 0, 0, hbm(0));
-  const int b = res.place(0, 0, 9, hbm(9));
-  const int c = res.place(0, 1, 3, hbm(3));
-  moe_layer_shape shape;
-  shape.weight_bytes = units::MiB(2.0);
-  shape.flops_per_token = units::flop(1e7);
-  shape.token_bytes = units::B(4096.0);
-  shape.gate_flops_per_token = units::flop(1e4);
-  shape.combine_flops_per_token = units::flop(1e4);
+TEST_CASE_FIXTURE(directory_layer_fixture, "evaluate_directory_layer_into rewrites a kept evaluation whole: the same as a fresh one") {
   // A larger layer first, then a smaller one into the same buffers (and the reverse): every field
   // equals the fresh evaluation's, none left from the layer before.
   const std::vector<token_group> big{{0, 0, 1, 1, 7}, {0, 0, 8, 8, 5}, {0, 1, 2, 2, 4}, {0, 0, 1, 1, 2}, {0, 1, 6, 5, 3}};

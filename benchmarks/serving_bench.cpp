@@ -2,7 +2,9 @@
 //   ./build/benchmarks/serving_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <random>
 #include <string>
 #include <utility>
@@ -307,5 +309,28 @@ void bm_gap_statistics(benchmark::State& state) {
   }
 }
 BENCHMARK(bm_gap_statistics)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+namespace {
+
+// A run's TTFT, TPOT and E2E statistics (`detail::latency_of`) on 100 000 latencies shaped as a
+// campaign run's (0.05-30 s): Arg 0 their bits counted into buckets and the buckets of the
+// percentiles selected (`detail::select_ranks_by_bits`, values finite and ≥ 0, the run's case);
+// Arg 1 the same values with one −0 (not ordered by its bits), which `select_percentiles` selects
+// by partitions instead (`std::nth_element`). The samples are restored from a copy each iteration.
+void bm_latency_percentiles(benchmark::State& state) {
+  std::mt19937_64 rng(11);
+  std::lognormal_distribution<double> v(0.0, 1.2);
+  std::vector<double> lat(100000), x;
+  for (auto& t : lat) t = std::min(30.0, 0.05 + v(rng));
+  if (state.range(0) == 1) lat[lat.size() / 2] = -0.0;
+  for (auto _ : state) {
+    x = lat;
+    const auto l = strata::detail::latency_of(x);
+    benchmark::DoNotOptimize(l);
+  }
+}
+BENCHMARK(bm_latency_percentiles)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -553,6 +553,48 @@ TEST_CASE("latency percentiles by their bits: the sorted order's values over wid
   CHECK_FALSE(detail::select_ranks_by_bits(with_minus_zero, std::array<std::size_t, 1>{3}, out));
 }
 
+TEST_CASE("bits buckets: values in bit order, equal values in one bucket, at most n buckets") {
+  // bits(1.0) = 0x3FF0'0000'0000'0000, bits(3.0) = 0x4008'0000'0000'0000: span = 3·2^51; with
+  // n = 5 the shift is 51 (span >> 50 = 6 ≥ 5, span >> 51 = 3 < 5), so 4 buckets.
+  const detail::bits_buckets b(1.0, 3.0, 5);
+  CHECK(b.count() == 4);
+  CHECK(b(1.0) == 0);
+  CHECK(b(1.25) == 0);  // bits − bits(1.0) = 2^50
+  CHECK(b(1.5) == 1);   // 2^51
+  CHECK(b(2.0) == 2);   // 2^52
+  CHECK(b(2.5) == 2);   // 5·2^50
+  CHECK(b(3.0) == 3);   // 3·2^51
+  // One value: one bucket.
+  const detail::bits_buckets one(7.0, 7.0, 1);
+  CHECK(one.count() == 1);
+  CHECK(one(7.0) == 0);
+  // 0 to +∞ (bits 0x7FF0'0000'0000'0000 = 2047·2^52) in n = 3: shift 62 (2047 >> 9 = 3 ≥ 3,
+  // 2047 >> 10 = 1 < 3), 2 buckets split at 2.0 (bits 2^62).
+  const detail::bits_buckets wide(0.0, std::numeric_limits<double>::infinity(), 3);
+  CHECK(wide.count() == 2);
+  CHECK(wide(0.0) == 0);
+  CHECK(wide(std::nextafter(2.0, 0.0)) == 0);
+  CHECK(wide(2.0) == 1);
+  CHECK(wide(std::numeric_limits<double>::infinity()) == 1);
+  // Random values: the buckets follow the sorted order, equal values share one, at most n.
+  std::mt19937_64 rng(5);
+  std::lognormal_distribution<double> d(0.0, 2.0);
+  for (const std::size_t n : {1, 2, 7, 64, 1000}) {
+    std::vector<double> x(n);
+    for (auto& v : x) v = std::round(d(rng) * 8.0) / 8.0;  // repeats among them
+    std::sort(x.begin(), x.end());
+    const detail::bits_buckets r(x.front(), x.back(), n);
+    CAPTURE(n);
+    CHECK(r.count() <= n);
+    CHECK(r(x.front()) == 0);
+    CHECK(r(x.back()) == r.count() - 1);
+    for (std::size_t i = 1; i < n; ++i) {
+      CHECK(r(x[i - 1]) <= r(x[i]));
+      if (x[i - 1] == x[i]) CHECK(r(x[i - 1]) == r(x[i]));
+    }
+  }
+}
+
 TEST_CASE("engine: the thread's gap buffer is reused; a run gives its numbers after any other run and on a new thread") {
   const auto runs = vllm_campaign_runs();
   const auto card = baseline_gpu(h100_sxm5());

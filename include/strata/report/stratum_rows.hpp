@@ -170,6 +170,19 @@ bool same_inputs(const P& a, const P& b) {
   real_field_bits(y, by);
   return bx == by;
 }
+/// The entry of `entries` whose inputs (its member `key`) are the same inputs as `value`
+/// (`same_inputs`), made the most recently used (`keep_touch`) with `hits` counted; null when no
+/// entry is.
+template <class E, class P>
+E* find_kept(std::vector<E>& entries, P E::*key, const P& value, long long& hits) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (same_inputs(entries[i].*key, value)) {
+      ++hits;
+      return &keep_touch(entries, i);
+    }
+  }
+  return nullptr;
+}
 }  // namespace detail
 
 /// The two sides of `compare_with_gpu` kept from one call to the next, for one workload and one
@@ -236,16 +249,8 @@ inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, c
   }
   // The GPU side: the kept entry of this card, else a new one (its points computed below).
   stratum_comparison_keep::gpu_side own_gpu;
-  stratum_comparison_keep::gpu_side* gs = nullptr;
-  if (keep != nullptr) {
-    for (std::size_t i = 0; i < keep->gpu.size(); ++i) {
-      if (detail::same_inputs(keep->gpu[i].g, g)) {
-        ++keep->gpu_hits;
-        gs = &detail::keep_touch(keep->gpu, i);
-        break;
-      }
-    }
-  }
+  stratum_comparison_keep::gpu_side* gs =
+      keep != nullptr ? detail::find_kept(keep->gpu, &stratum_comparison_keep::gpu_side::g, g, keep->gpu_hits) : nullptr;
   if (gs == nullptr) {
     own_gpu.g = g;
     own_gpu.baseline = choose_gpu_baseline(g, m);
@@ -261,16 +266,9 @@ inline stratum_comparison compare_with_gpu(const stratum_system_params<>& sys, c
   c.baseline = gs->baseline;
   const auto machine = make_machine(g, std::max(1, c.baseline.gpus));
   // The Stratum side: the kept entry of this system, else its steps evaluated.
-  const stratum_comparison_keep::stratum_side* ss = nullptr;
-  if (keep != nullptr) {
-    for (std::size_t i = 0; i < keep->stratum.size(); ++i) {
-      if (detail::same_inputs(keep->stratum[i].sys, sys)) {
-        ++keep->stratum_hits;
-        ss = &detail::keep_touch(keep->stratum, i);
-        break;
-      }
-    }
-  }
+  const stratum_comparison_keep::stratum_side* ss =
+      keep != nullptr ? detail::find_kept(keep->stratum, &stratum_comparison_keep::stratum_side::sys, sys, keep->stratum_hits)
+                      : nullptr;
   stratum_comparison_keep::stratum_side own_stratum;
   if (ss == nullptr) {
     const auto sm = prepare(sys);  // the chip once for the whole grid

@@ -55,7 +55,7 @@
 
 #include <algorithm>  // std::sort, std::nth_element, std::min, std::max
 #include <array>      // std::array (the percentiles selected together)
-#include <bit>        // std::bit_cast (the radix sort of the inter-token gaps)
+#include <bit>        // std::bit_cast (the radix sort of the inter-token gaps, bits_buckets)
 #include <cmath>      // std::ceil, std::isfinite, std::signbit
 #include <cstddef>    // std::size_t
 #include <cstdint>    // std::int64_t
@@ -488,15 +488,43 @@ inline double weighted_select(std::vector<std::pair<double, double>>& x, double 
   }
 }
 
+/// Buckets of doubles that are not NaN, not negative and not −0 (+∞ included), by their bits, for
+/// selecting ranks without sorting (`select_weighted_percentiles`, `select_ranks_by_bits`). Such
+/// doubles' bits, read as unsigned integers, order them as their values do, and two equal ones
+/// have the same bits. Built from the least value `lo`, the greatest `hi` and n ≥ 1: ulo = bits(lo),
+/// span = bits(hi) − ulo, s the least shift with (span >> s) < n; a value v in [lo, hi] falls in
+/// bucket (bits(v) − ulo) >> s, one of `count()` = (span >> s) + 1 ≤ n. So a bucket's values all
+/// lie below the next bucket's, and equal values share a bucket: with the samples counted (or
+/// their weights summed) per bucket, a prefix scan of the counts names the bucket that holds
+/// each rank, and the samples of that bucket alone are then selected, with the count of the
+/// buckets before it. Counting is O(n) with no data-dependent branch, where a selection's
+/// partitions branch on every comparison.
+struct bits_buckets {
+  bits_buckets(double lo, double hi, std::size_t n) : ulo_(std::bit_cast<std::uint64_t>(lo)) {
+    const std::uint64_t span = std::bit_cast<std::uint64_t>(hi) - ulo_;
+    while ((span >> shift_) >= n) ++shift_;  // span ≤ bits(+∞) < 2^63: ends by s = 63
+    count_ = static_cast<std::size_t>(span >> shift_) + 1;
+  }
+  /// The number of buckets, (span >> s) + 1.
+  [[nodiscard]] std::size_t count() const noexcept { return count_; }
+  /// The bucket of `v` (lo ≤ v ≤ hi), (bits(v) − ulo) >> s.
+  [[nodiscard]] std::size_t operator()(double v) const noexcept {
+    return static_cast<std::size_t>((std::bit_cast<std::uint64_t>(v) - ulo_) >> shift_);
+  }
+
+ private:
+  std::uint64_t ulo_;
+  int shift_ = 0;
+  std::size_t count_ = 0;
+};
+
 /// `weighted_percentiles(x, p)` without sorting: the same values, `x` left as it is (O(n) where a
 /// sort is O(n log n)). With integer weights ≥ 0 summing below 2^53, no NaN and no negative value,
 /// the percentile at p is the least value v with W(≤ v) ≥ max(⌈p·W⌉, 1) (W(≤ v): the weight of the
 /// samples of value ≤ v, exact in any order), the greatest value when there is none, as the sorted
-/// scan finds it. The samples are counted into buckets by their bits, which order non-negative
-/// doubles as their values do: bucket (bits − least bits) >> s, at most n of them, so a bucket's
-/// values all lie below the next's and equal values share one; a prefix sum of the buckets'
-/// weights names each p's bucket, whose samples alone are then selected (`weighted_select`, with
-/// the weight of the buckets before it). Other samples: `weighted_percentiles` on a copy.
+/// scan finds it. The samples' weights are summed per `bits_buckets` bucket (at most x.size()); the
+/// prefix scan names each p's bucket, whose samples alone are then selected (`weighted_select`,
+/// with the weight of the buckets before it). Other samples: `weighted_percentiles` on a copy.
 template <std::size_t N>
 inline std::array<double, N> select_weighted_percentiles(const std::vector<std::pair<double, double>>& x,
                                                          const std::array<double, N>& p) {
@@ -517,11 +545,8 @@ inline std::array<double, N> select_weighted_percentiles(const std::vector<std::
     auto copy = x;
     return weighted_percentiles(copy, p);
   }
-  const std::uint64_t ulo = std::bit_cast<std::uint64_t>(lo), span = std::bit_cast<std::uint64_t>(hi) - ulo;
-  int shift = 0;
-  while ((span >> shift) >= x.size()) ++shift;
-  const auto bucket = [ulo, shift](double v) { return static_cast<std::size_t>((std::bit_cast<std::uint64_t>(v) - ulo) >> shift); };
-  std::vector<double> weight((span >> shift) + 1, 0.0);
+  const bits_buckets bucket(lo, hi, x.size());
+  std::vector<double> weight(bucket.count(), 0.0);
   for (const auto& e : x) weight[bucket(e.first)] += e.second;
   // Each p's rank and bucket, and the weight of the buckets before it (the p's in increasing order).
   std::array<std::size_t, N> order{}, at{};
@@ -572,12 +597,9 @@ inline double weighted_percentile(std::vector<std::pair<double, double>>& x, dou
 namespace detail {
 /// The elements of ranks `at` (0-based, ascending) of the sorted order of `x` when every value is
 /// finite, not negative and not −0 (then two equal values have the same bits), into `out`; false,
-/// `out` untouched, otherwise. The values are counted into at most x.size() buckets by their bits
-/// (which order such doubles as their values do: bucket (bits − least bits) >> s, so a bucket's
-/// values lie below the next's and equal values share one); a prefix sum of the counts names each
-/// rank's bucket, whose values alone are then selected (`std::nth_element` on a copy of the
-/// bucket). `x` is left as it is. O(n) with no data-dependent branch in the counting, where a
-/// selection's partitions branch on every comparison.
+/// `out` untouched, otherwise. The values are counted per `bits_buckets` bucket (at most
+/// x.size(), counts below 2^32); the prefix scan names each rank's bucket, whose values alone are
+/// then selected (`std::nth_element` on a copy of the bucket). `x` is left as it is.
 template <std::size_t N>
 inline bool select_ranks_by_bits(const std::vector<double>& x, const std::array<std::size_t, N>& at,
                                  std::array<double, N>& out) {
@@ -589,11 +611,8 @@ inline bool select_ranks_by_bits(const std::vector<double>& x, const std::array<
     hi = std::max(hi, v);
   }
   if (!ok) return false;
-  const std::uint64_t ulo = std::bit_cast<std::uint64_t>(lo), span = std::bit_cast<std::uint64_t>(hi) - ulo;
-  int shift = 0;
-  while ((span >> shift) >= x.size()) ++shift;
-  const auto bucket = [ulo, shift](double v) { return static_cast<std::size_t>((std::bit_cast<std::uint64_t>(v) - ulo) >> shift); };
-  std::vector<std::uint32_t> count((span >> shift) + 1, 0);
+  const bits_buckets bucket(lo, hi, x.size());
+  std::vector<std::uint32_t> count(bucket.count(), 0);
   for (const double v : x) ++count[bucket(v)];
   // Each rank's bucket and the values before it (the ranks ascending: one scan).
   std::array<std::size_t, N> b{}, before{};

@@ -190,10 +190,11 @@ E* find_kept(std::vector<E>& entries, P E::*key, const P& value, long long& hits
 /// system's decode steps depend on the system alone, the GPU baseline's on the card alone, and a
 /// re-evaluation changes one of them. Each side is kept with the exact inputs it was computed from
 /// (`detail::same_inputs`: equal, every real field the same bits) and taken when a call's inputs
-/// are those; the GPU side's points are computed when first needed (a point where the Stratum
-/// system holds the batch), as the call without it computes them. The same comparison, bit for
-/// bit, either way: each value is the same function of the same inputs, combined in the same order.
-/// At most `capacity` entries of each side, the least recently used dropped first.
+/// are those (`detail::find_kept`, one lookup for both sides); the GPU side's points are computed
+/// when first needed (a point where the Stratum system holds the batch), as the call without it
+/// computes them. The same comparison, bit for bit, either way: each value is the same function
+/// of the same inputs, combined in the same order. At most `capacity` entries of each side, the
+/// least recently used dropped first.
 struct stratum_comparison_keep {
   /// One setting's Stratum decode step (`evaluate_decode`).
   struct stratum_point {

@@ -40,19 +40,20 @@ struct explain_cli {
   std::size_t top = 10;
 };
 
-std::string num(double v) { return strata::detail::report_number(v); }
+// The report's number format (not cli.hpp's `num`, which a unity unit of every subcommand also sees).
+std::string report_num(double v) { return strata::detail::report_number(v); }
 
 void print_text(const strata::row_explanation& x, const std::vector<strata::family_line>& families, std::size_t top) {
-  std::cout << x.id << " (" << x.family << "): model " << num(x.value) << ", paper "
-            << (x.paper ? num(*x.paper) : std::string("-")) << " (" << x.rule
-            << (x.rule == "relative" ? ", ±" + num(100.0 * x.tolerance) + " %" : std::string()) << ")\n";
+  std::cout << x.id << " (" << x.family << "): model " << report_num(x.value) << ", paper "
+            << (x.paper ? report_num(*x.paper) : std::string("-")) << " (" << x.rule
+            << (x.rule == "relative" ? ", ±" + report_num(100.0 * x.tolerance) + " %" : std::string()) << ")\n";
   if (!x.derivation.empty()) std::cout << "derivation: " << x.derivation << "\n";
   std::cout << "\nelasticities d ln(row) / d ln(p): " << x.elasticities.size() << " non-zero, " << x.zero_elasticities
             << " zero" << (top != 0 && x.elasticities.size() > top ? "; the " + std::to_string(top) + " largest" : "")
             << "\n| parameter | cited | elasticity |\n| --- | ---: | ---: |\n";
   for (std::size_t i = 0; i < x.elasticities.size() && (top == 0 || i < top); ++i) {
     const auto& e = x.elasticities[i];
-    std::cout << "| " << e.parameter << " | " << num(e.value) << " | " << num(e.elasticity) << " |\n";
+    std::cout << "| " << e.parameter << " | " << report_num(e.value) << " | " << report_num(e.elasticity) << " |\n";
   }
   std::cout << "\ngap: each parameter alone, solved on the re-evaluated row, by range units\n"
                "| parameter | cited | needed | relative change | range units | closes | range |\n"
@@ -65,9 +66,9 @@ void print_text(const strata::row_explanation& x, const std::vector<strata::fami
                 << " | " << g.range << " |\n";
       continue;
     }
-    std::cout << "| " << g.parameter << " | " << num(g.cited) << " | " << (g.needed ? num(*g.needed) : std::string("none"))
-              << " | " << (g.relative_change ? num(*g.relative_change) : std::string("-")) << " | "
-              << (g.needed ? num(g.range_units) : std::string("> 10")) << " | " << (g.closes ? "yes" : "no") << " | "
+    std::cout << "| " << g.parameter << " | " << report_num(g.cited) << " | " << (g.needed ? report_num(*g.needed) : std::string("none"))
+              << " | " << (g.relative_change ? report_num(*g.relative_change) : std::string("-")) << " | "
+              << (g.needed ? report_num(g.range_units) : std::string("> 10")) << " | " << (g.closes ? "yes" : "no") << " | "
               << g.range << " |\n";
   }
   if (!x.closed_by_one) {

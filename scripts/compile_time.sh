@@ -62,7 +62,7 @@ while [[ $# -gt 0 ]]; do
     --headers) filter="$2"; shift ;;
     --isystem) isystem+=(-isystem "$2"); shift ;;
     --depfiles) depfiles="$2"; shift ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "compile_time.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -241,7 +241,6 @@ for h in "${headers[@]}"; do
     emit "$(printf '| `%s` | – | – | %s | %s | %s |' "$h" "$shown_target" "$eigen" "$json")"
   fi
 done
-
 
 echo
 if [[ $update_readme -eq 1 ]]; then

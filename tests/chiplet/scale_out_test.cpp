@@ -12,6 +12,7 @@
 #include "strata/workload/trace_gen.hpp"
 
 #include "support/field_of.hpp"
+#include "support/shaped_trace.hpp"
 
 using namespace strata;
 using doctest::Approx;
@@ -19,13 +20,7 @@ using doctest::Approx;
 namespace {
 // A synthetic routing trace with the model's layout: 520 sequences of 4–8 tokens (≥ 2048
 // tokens for prefill, ≥ 512 sequences for decode).
-routing_trace trace_for(const model& m) {
-  auto p = trace_gen_for(m);
-  p.sequences = 520;
-  p.min_length = 4;
-  p.max_length = 8;
-  return generate_trace(p);
-}
+routing_trace trace_for(const model& m) { return strata_test::shaped_trace(m, 520, 4, 8); }
 // HCRMap Table 2's models (report/paper.hpp, hcrmap_models()).
 const char* const table2[] = {"DBRX", "DeepSeek-V2-Lite", "DeepSeek-V2", "DeepSeek-V3",
                               "DeepSeekMoE-16B", "Mixtral-8x7B", "Mixtral-8x22B", "Qwen1.5-MoE-A2.7B"};

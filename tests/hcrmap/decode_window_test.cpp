@@ -9,6 +9,7 @@
 #include "strata/workload/trace_gen.hpp"
 #include "support/common.hpp"
 #include "support/field_of.hpp"
+#include "support/shaped_trace.hpp"
 
 using namespace strata;
 using strata_test::field_of;
@@ -16,13 +17,7 @@ using strata_test::field_of;
 namespace {
 /// A DeepSeek-V2-Lite trace of 40 sequences of 4-6 tokens: 20 per split.
 const routing_trace& forty_sequences() {
-  static const routing_trace t = [] {
-    auto g = trace_gen_for(preset("DeepSeek-V2-Lite"));
-    g.sequences = 40;
-    g.min_length = 4;
-    g.max_length = 6;
-    return generate_trace(g);
-  }();
+  static const routing_trace t = strata_test::shaped_trace(preset("DeepSeek-V2-Lite"), 40, 4, 6);
   return t;
 }
 std::string message_of(const auto& f) {

@@ -19,6 +19,7 @@
 #include "strata/workload/task_drift.hpp"
 #include "strata/workload/trace_io.hpp"
 #include "support/field_of.hpp"
+#include "support/shaped_trace.hpp"
 
 using namespace strata;
 using strata_test::field_of;
@@ -26,13 +27,7 @@ using strata_test::field_of;
 namespace {
 // A Table 2 model's synthetic trace shaped as the report's HCRMap suite builds it
 // (report/hcrmap_rows.hpp, `hcrmap_trace`): 1 024 sequences of 8-16 tokens.
-trace_gen_params suite_trace_params(const model& m) {
-  auto g = trace_gen_for(m);
-  g.sequences = 1024;
-  g.min_length = 8;
-  g.max_length = 16;
-  return g;
-}
+trace_gen_params suite_trace_params(const model& m) { return strata_test::shaped_trace_params(m, 1024, 8, 16); }
 routing_trace suite_shaped_trace(const model& m) { return generate_trace(suite_trace_params(m)); }
 }  // namespace
 

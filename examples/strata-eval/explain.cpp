@@ -38,6 +38,7 @@ struct explain_cli {
   std::string row;
   bool json = false, ranges = false;
   std::size_t top = 10;
+  unsigned threads = 0;
 };
 
 // The report's number format (not cli.hpp's `num`, which a unity unit of every subcommand also sees).
@@ -108,6 +109,10 @@ command add_explain(CLI::App& app) {
   sub->add_flag("--json", o->json, "print the explanation as JSON");
   sub->add_flag("--ranges", o->ranges, "print the cited parameter ranges (markdown table) instead");
   sub->add_option("--top", o->top, "elasticities to print (0: all; text only)")->default_str("10");
+  sub->add_option("--threads", o->threads,
+                  "threads for the report's rows and the row's family (0: the machine's cores; the same explanation "
+                  "for every count)")
+      ->check(CLI::Range(0U, 1024U));
   return {sub, [o]() -> int {
             if (o->ranges) {
               if (!o->row.empty()) throw usage_error{"--ranges takes no row"};
@@ -134,7 +139,7 @@ command add_explain(CLI::App& app) {
               value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text, ck));
             }
             const auto x = strata::explain_row(
-                o->row, 1, hf_dir, [](const std::string& path) { return strata::load_hf_config(path); }, trace, value);
+                o->row, o->threads, hf_dir, [](const std::string& path) { return strata::load_hf_config(path); }, trace, value);
             switch (x.status) {
               case strata::explain_status::not_reevaluated:
                 if (o->json) {

@@ -63,6 +63,12 @@ TEST_CASE("explain hcrmap: the groups' evaluators give the report builder's rows
   REQUIRE(h.size() == 2);
   CHECK(h[0] == hcrmap_short_row(hydra_d2d));  // exact: static and Hydra alone, the same doubles
   CHECK(h[1] == hcrmap_short_row(hydra_lat));
+  // The experiments of an evaluation spread over threads: the same doubles.
+  auto setup = hcrmap_short_setup();
+  setup.threads = 3;
+  auto hydra3 = strata::hydra_explain_group(setup);
+  CHECK(hydra3.evaluate({hydra_d2d, hydra_lat}) == h);
+  CHECK(hydra3.evaluate({hydra_lat, hydra_d2d}) == std::vector<double>{h[1], h[0]});
   auto best = strata::best_explain_group(hcrmap_short_setup());
   // Twice: the second run starts at the experiment the first found HCRMap not leading (if any).
   CHECK(best.evaluate({best_row}).at(0) == hcrmap_short_row(best_row));

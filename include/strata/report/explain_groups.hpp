@@ -486,6 +486,11 @@ struct hcrmap_explain_setup {
   /// The suite's traces shared with the report (`explain_options::hcrmap_traces`); empty: the
   /// family builds its own
   std::shared_ptr<hcrmap_trace_cache> traces;
+  /// Threads over which one evaluation of the `hcrmap hydra premise` family spreads its 32
+  /// experiments (`detail::run_tasks`; 0: the machine's hardware threads; `explain_options::threads`
+  /// in `explain_families`). Each experiment keeps its own windows and lands in its fixed place: the
+  /// same rows for every count.
+  unsigned threads = 1;
 };
 
 namespace detail {
@@ -562,16 +567,28 @@ inline explain_group hydra_explain_group(const hcrmap_explain_setup& setup = {})
                "Only the fields that size the package plan and the tiers feed the D2D row (a copy's chiplet is set by "
                "the layout, which reads no time); the substrate's chiplet_buffer is read by no model";
   g.costly = true;  // one run: the suite's 16 experiments with two policies (about 0.5 s of CPU, windows kept)
-  g.evaluate = [st, d2d, lat](const std::vector<std::string>& ids) {
+  // The experiments of an evaluation, longest first (MoE layers x experts, prefill's 2048 tokens
+  // 4x decode's 512): on several threads the longest start first, which decides only when each ends.
+  std::vector<std::size_t> order(2 * st->cases.models.size());
+  for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
+  std::stable_sort(order.begin(), order.end(), [st](std::size_t a, std::size_t b) {
+    const auto work = [st](std::size_t j) {
+      const std::size_t n = st->cases.models.size();
+      const model& m = st->cases.models[j % n];
+      return double(m.moe_layers()) * double(m.experts) * (j < n ? 4.0 : 1.0);
+    };
+    return work(a) > work(b);
+  });
+  g.evaluate = [st, d2d, lat, order, threads = setup.threads](const std::vector<std::string>& ids) {
     const substrate s(st->sp);
     const std::vector<policy_kind> pol{policy_kind::single_copy_static, policy_kind::hydra};
-    std::vector<experiment_result> prefill, decode;
-    for (const bool pre : {true, false}) {
-      for (std::size_t i = 0; i < st->cases.models.size(); ++i) {
-        (pre ? prefill : decode)
-            .push_back(st->cases.run(s, i, pre, pol, st->xp));
-      }
-    }
+    // Experiment j < n is model j in prefill, n + j model j in decode, each in its fixed place.
+    const std::size_t n = st->cases.models.size();
+    std::vector<experiment_result> prefill(n), decode(n);
+    detail::run_tasks(order.size(), threads, [&](std::size_t k) {
+      const std::size_t j = order[k];
+      (j < n ? prefill : decode)[j % n] = st->cases.run(s, j % n, j < n, pol, st->xp);
+    });
     const auto h = hcrmap_hydra_ratios(prefill, decode);
     std::vector<double> out;
     for (const auto& id : ids) {
@@ -726,6 +743,7 @@ inline std::vector<explain_family_entry> explain_families(const explain_options&
   hs.dsv2lite_trace = o.dsv2lite_trace;
   hs.value = o.hcrmap_value;
   hs.traces = o.hcrmap_traces;
+  hs.threads = o.threads;
   out.push_back({"hcrmap best on every model", [](const std::string& id) { return id == "hcrmap.best_on_every_model"; },
                  [hs] { return best_explain_group(hs); }});
   if (o.hcrmap_hydra_premise) {

@@ -122,6 +122,9 @@ inline const std::vector<parameter_range>& parameter_ranges() {
        "baseline/validation.hpp knob_bounds: 0 up to an eager-mode launch with its Python dispatch (tens of us)"},
       {"gpu_params.link_bandwidth", range_scale::relative, 380.0 / 450.0, 1.0,
        "NVIDIA/nccl issue 1264: 380 GB/s measured of NVLink 4's 450 GB/s per direction (-16 %; that spread for every card)"},
+      {"gpu_params.node_link_bandwidth", range_scale::relative, 200.0 / 400.0, 800.0 / 400.0,
+       "InfiniBand per GPU: NVIDIA DGX A100 user guide, one ConnectX-6 HDR 200 Gb/s port per GPU, to ConnectX-8 "
+       "SuperNIC's 800 Gb/s; DGX H100's ConnectX-7 NDR 400 Gb/s the cited (x0.5 .. x2; that spread for every card)"},
       {"gpu_params.usable_memory_fraction", range_scale::absolute, 0.0, 1.0,
        "vLLM engine arguments: --gpu-memory-utilization in (0, 1]"},
       // --- the Stratum system (`stratum/system.hpp`, `stratum/nmp.hpp`, `baseline/hbm_nmp.hpp`) ---

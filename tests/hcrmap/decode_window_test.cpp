@@ -13,20 +13,13 @@
 
 using namespace strata;
 using strata_test::field_of;
+using strata_test::message_of;
 
 namespace {
 /// A DeepSeek-V2-Lite trace of 40 sequences of 4-6 tokens: 20 per split.
 const routing_trace& forty_sequences() {
   static const routing_trace t = strata_test::shaped_trace(preset("DeepSeek-V2-Lite"), 40, 4, 6);
   return t;
-}
-std::string message_of(const auto& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.what();
-  }
-  return {};
 }
 }  // namespace
 

@@ -36,15 +36,7 @@ json fixture_json(const std::string& preset_name) {
 
 using strata_test::field_of;
 
-template <class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const config_error& e) {
-    return e.what();
-  }
-  return "<no config_error>";
-}
+using strata_test::message_of;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

@@ -27,7 +27,6 @@
 
 #include <charconv>  // std::from_chars, --threads
 #include <chrono>    // std::chrono::steady_clock, the progress times
-#include <filesystem>  // std::filesystem::exists, the data probes
 #include <memory>    // std::make_shared, the HCRMap trace cache
 #include <optional>  // std::optional
 #include <span>      // std::span
@@ -38,12 +37,10 @@
 #include <vector>    // std::vector, the --only families
 
 #include "data_location.hpp"
-#include "strata/core/files.hpp"
 #include "strata/core/json.hpp"
 #include "strata/core/out_of_memory.hpp"
-#include "strata/hcrmap/dqn_json.hpp"
-#include "strata/hcrmap/dqn_scorer.hpp"
 #include "strata/report/explain_groups.hpp"
+#include "strata/report/explain_row.hpp"
 #include "strata/report/paper_io.hpp"
 #include "strata/report/paper_json.hpp"
 #include "strata/report/paper_rows.hpp"
@@ -147,27 +144,15 @@ int main(int argc, char** argv) {
   }
 
   // The real DeepSeek-V2-Lite trace for the HCRMap policy rows, the per-domain count table of the
-  // serving rows and the frozen checkpoint of HCRMap's controller value function, from the data
-  // directory (examples/data_location.hpp); a file it lacks is a warning on stderr and the rows
-  // fall back (the fitted synthetic trace; no serving rows; the greedy one-step rule).
-  std::optional<std::string> trace, counts, checkpoint, hf_dir;
+  // serving rows, the frozen checkpoint of HCRMap's controller value function and the campaign
+  // runs' config.json fixtures, from the data directory (examples/data_location.hpp) as every front
+  // end finds them (strata::find_paper_report_inputs); a file it lacks is a warning on stderr and
+  // the rows fall back (the fitted synthetic trace; no serving rows; the greedy one-step rule).
   const auto data = strata_programs::find_data(data_dir);
-  {
-    const std::string& dir = data.dir;
-    const std::string path = dir + "/traces/dsv2lite_esft_trace_intent.csv";
-    // A probe that opens nothing (a FIFO would block an open); the readers open what it finds
-    // under the opening rule (strata/core/files.hpp) and refuse a directory, device or FIFO.
-    const auto exists = [](const std::string& p) {
-      std::error_code ec;
-      return std::filesystem::exists(p, ec);
-    };
-    if (!dir.empty() && exists(path)) trace = path;
-    const std::string cpath = dir + "/traces/olmoe_mixtral_expert_counts_by_domain.csv";
-    if (!dir.empty() && exists(cpath)) counts = cpath;
-    const std::string ck = dir + "/hcrmap/dqn_checkpoint.json";
-    if (!dir.empty() && exists(ck)) checkpoint = ck;
-    if (!dir.empty() && exists(dir + "/hf/qwen3-14b.config.json")) hf_dir = dir + "/hf";
-  }
+  const strata::paper_report_inputs inputs = strata::find_paper_report_inputs(data.dir);
+  const auto& trace = inputs.dsv2lite_trace;
+  const auto& counts = inputs.domain_counts;
+  const auto& checkpoint = inputs.checkpoint;
   const std::string where = strata_programs::data_hint(data);
   // Only what the selected families read is warned of.
   const bool policies = strata::paper_family_selected(only, "hcrmap-policies");
@@ -188,19 +173,9 @@ int main(int argc, char** argv) {
   // The HCRMap suite's traces, built once for the report's rows and the explainer's families.
   const auto traces = std::make_shared<strata::hcrmap_trace_cache>();
   try {
-    if (checkpoint) {
-      const std::string text = strata::read_input_file(*checkpoint, "checkpoint", strata::limits().checkpoint_file_bytes,
-                                                       "checkpoint_file_bytes");
-      value.name = "masked Double DQN checkpoint";
-      value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text, *checkpoint));
-    }
+    value = strata::load_report_controller_value(checkpoint);
     const auto t0 = std::chrono::steady_clock::now();
-    strata::paper_report_options options;
-    options.dsv2lite_trace = trace;
-    options.domain_counts = counts;
-    options.hf_dir = hf_dir;
-    options.read_config = [](const std::string& path) { return strata::load_hf_config(path); };
-    options.hcrmap_value = value;
+    strata::paper_report_options options = strata::paper_report_options_with(inputs, value);
     options.hcrmap_traces = traces;
     options.threads = threads;
     options.only = only;
@@ -252,7 +227,7 @@ int main(int argc, char** argv) {
     try {
       strata::explain_options eo;
       eo.threads = threads;  // the families on the report's threads
-      eo.hf_dir = hf_dir;
+      eo.hf_dir = inputs.hf_dir;
       eo.read_config = [](const std::string& path) { return strata::load_hf_config(path); };
       eo.dsv2lite_trace = trace;  // the HCRMap rows' inputs, as the rows were computed
       eo.hcrmap_value = value;

@@ -857,21 +857,11 @@ py::object serve(const py::object& scenario, const std::string& base_dir, const 
 }
 
 // The rows of the paper report (strata-paper-report --json), the selected families only; inputs
-// from the data directory as the program finds them (the trace, count table, configs and the DQN
-// checkpoint are left to their fallbacks when absent).
+// from the data directory as the program finds them (strata::find_paper_report_inputs: the trace,
+// count table, configs and the DQN checkpoint, each left to its fallback when absent).
 py::object paper_rows(const std::vector<std::string>& only, unsigned threads, const std::string& data_dir) {
-  strata::paper_report_options o;
-  const std::string dir = data_dir.empty() ? strata::data_dir() : data_dir;
-  const auto present = [](const std::string& p) {
-    std::error_code ec;
-    return std::filesystem::exists(p, ec);
-  };
-  if (!dir.empty() && present(dir + "/traces/dsv2lite_esft_trace_intent.csv")) o.dsv2lite_trace = dir + "/traces/dsv2lite_esft_trace_intent.csv";
-  if (!dir.empty() && present(dir + "/traces/olmoe_mixtral_expert_counts_by_domain.csv")) {
-    o.domain_counts = dir + "/traces/olmoe_mixtral_expert_counts_by_domain.csv";
-  }
-  if (!dir.empty() && present(dir + "/hf/qwen3-14b.config.json")) o.hf_dir = dir + "/hf";
-  o.read_config = [](const std::string& path) { return strata::load_hf_config(path); };
+  const auto in = strata::find_paper_report_inputs(data_dir.empty() ? strata::data_dir() : data_dir);
+  strata::paper_report_options o = strata::paper_report_options_with(in, strata::load_report_controller_value(in.checkpoint));
   o.threads = threads;
   o.only = only;
   std::vector<strata::paper_row> rows;
@@ -884,12 +874,14 @@ py::object paper_rows(const std::vector<std::string>& only, unsigned threads, co
 
 // ---- explain and hcrmap -----------------------------------------------------------------------------
 
-// strata-eval explain <row> --json (strata/report/explain_row.hpp).
-py::object explain(const std::string& row, unsigned threads) {
+// strata-eval explain <row> --json (strata/report/explain_row.hpp), on the data directory's inputs
+// as the program finds them (strata::find_paper_report_inputs).
+py::object explain(const std::string& row, unsigned threads, const std::string& data_dir) {
   strata::json j;
   {
     py::gil_scoped_release release;
-    j = strata::explain_row_json(strata::explain_row(row, threads == 0 ? 1 : threads));
+    const auto in = strata::find_paper_report_inputs(data_dir.empty() ? strata::data_dir() : data_dir);
+    j = strata::explain_row_json(strata::explain_row(row, threads, in));
   }
   return json_to_py(j);
 }

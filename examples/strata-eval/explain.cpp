@@ -16,15 +16,8 @@
 #include <string>    // std::string
 #include <vector>    // std::vector
 
-#include <filesystem>  // std::filesystem::exists (the config.json fixtures)
-#include <system_error>  // std::error_code
-
 #include "cli.hpp"
 #include "data_location.hpp"
-#include "strata/core/files.hpp"
-#include "strata/hcrmap/dqn_json.hpp"
-#include "strata/hcrmap/dqn_scorer.hpp"
-#include "strata/workload/hf_config.hpp"
 #include "strata/report/explain_groups.hpp"
 #include "strata/report/explain_json.hpp"
 #include "strata/report/explain_row.hpp"
@@ -120,26 +113,13 @@ command add_explain(CLI::App& app) {
               return 0;
             }
             if (o->row.empty()) throw usage_error{"explain needs a row id (or --ranges)"};
-            // The library's explainer (strata/report/explain_row.hpp), which Python's strata.explain shares.
-            // The campaign runs of config.json fixtures, as the report finds them (examples/data_location.hpp).
-            // The HCRMap rows' inputs likewise: the real DeepSeek-V2-Lite trace and the controller's
-            // checkpoint (without them those rows fall back as the report's do).
-            std::optional<std::string> hf_dir, trace;
+            // The library's explainer (strata/report/explain_row.hpp), which Python's strata.explain shares,
+            // on the data directory's inputs as the report finds them (examples/data_location.hpp,
+            // strata::find_paper_report_inputs): the campaign runs' config.json fixtures, the real
+            // DeepSeek-V2-Lite trace and the controller's checkpoint (without them those rows fall
+            // back as the report's do).
             const auto data = strata_programs::find_data("");
-            std::error_code ec;
-            if (!data.dir.empty() && std::filesystem::exists(data.dir + "/hf/qwen3-14b.config.json", ec)) hf_dir = data.dir + "/hf";
-            const std::string csv = data.dir + "/traces/dsv2lite_esft_trace_intent.csv";
-            if (!data.dir.empty() && std::filesystem::exists(csv, ec)) trace = csv;
-            strata::controller_value value;
-            const std::string ck = data.dir + "/hcrmap/dqn_checkpoint.json";
-            if (!data.dir.empty() && std::filesystem::exists(ck, ec)) {
-              const std::string text =
-                  strata::read_input_file(ck, "checkpoint", strata::limits().checkpoint_file_bytes, "checkpoint_file_bytes");
-              value.name = "masked Double DQN checkpoint";
-              value.score = strata::dqn_scorer(strata::parse_dqn_checkpoint(text, ck));
-            }
-            const auto x = strata::explain_row(
-                o->row, o->threads, hf_dir, [](const std::string& path) { return strata::load_hf_config(path); }, trace, value);
+            const auto x = strata::explain_row(o->row, o->threads, strata::find_paper_report_inputs(data.dir));
             switch (x.status) {
               case strata::explain_status::not_reevaluated:
                 if (o->json) {

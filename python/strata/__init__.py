@@ -652,13 +652,21 @@ def sweep(axes, fn=None, errors="raise", **fixed):
 
 # ---- explain and hcrmap -------------------------------------------------------------------------
 
-def explain(row_id, threads=1):
+def explain(row_id, threads=0, data_dir=None):
     """A check row of the paper report out of tolerance explained: the dict of ``strata-eval
     explain ROW --json`` (its derivation, elasticities, the change of each parameter that closes
     it, the family line), or ``{"id", "explained": False, "reason"}`` for a row within tolerance,
     not a check, or not re-evaluated (hcrmap.*, stratum.thermal.*). Computes the report family
-    that holds the row (seconds). A row the explainer does not know raises ConfigError("row")."""
-    return Result(_strata.explain(str(row_id), int(threads)))
+    that holds the row (seconds). ``threads``: as ``--threads`` (0: the machine's cores; the same
+    explanation for every count). ``data_dir``: where the report's inputs are found, as the
+    program finds them (the campaign runs' config.json fixtures, the real DeepSeek-V2-Lite trace,
+    the controller's checkpoint); default ``data_dir()``. A row the explainer does not know raises
+    ConfigError("row")."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 1024:
+        raise ConfigError("threads must be an integer in [0, 1024] (0: the machine's cores), got %r" % (threads,),
+                          "threads")
+    data = _os.fspath(data_dir) if data_dir else globals()["data_dir"]()
+    return Result(_strata.explain(str(row_id), threads, data))
 
 
 def hcrmap(model, mode, trace=None, policy="all", drift_tasks=None, drift_sequences=None, drift_seed=None,

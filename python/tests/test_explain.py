@@ -22,6 +22,8 @@ def explained(row):
     "stratum.system.mixtral.decode_speedup",                # within tolerance
     "stratum.system.olmoe.energy_efficiency_gain.xpu_tdp",  # not a check
     "hcrmap.premise.migration_delays_dispatch",             # not re-evaluated
+    # A campaign run of a config.json fixture: the data directory's inputs, as the program's.
+    "validation.serving.campaign.3-codellama-34b-tp2-roleplay.itl_mean_s",
 ])
 def test_explain_equals_cli(row):
     assert dict(explained(row)) == cli_json("explain", row, "--json")
@@ -46,3 +48,17 @@ def test_unknown_rows_name_the_field(row):
     with pytest.raises(strata.ConfigError) as e:
         strata.explain(row)
     assert e.value.field == "row" and rc == 1 and str(e.value) in err
+
+
+def test_threads_are_checked_and_data_dir_is_read(tmp_path):
+    for bad in (-1, 1025, 1.5, True, "2"):
+        with pytest.raises(strata.ConfigError) as e:
+            strata.explain("stratum.system.mixtral.decode_speedup", threads=bad)
+        assert e.value.field == "threads"
+    # One thread or the machine's cores: the same document.
+    row = "stratum.system.mixtral.decode_speedup"
+    assert dict(strata.explain(row, threads=1)) == dict(explained(row))
+    # A data directory without the config.json fixtures: the report has no row of that campaign run.
+    with pytest.raises(strata.ConfigError) as e:
+        strata.explain("validation.serving.campaign.3-codellama-34b-tp2-roleplay.itl_mean_s", data_dir=tmp_path)
+    assert e.value.field == "row"

@@ -34,6 +34,19 @@ def test_rows_equal_the_program():
     assert strata.paper_rows(only=ONLY) == json.loads(p.stdout)
 
 
+def test_rows_read_the_data_directory_as_the_program():
+    """The serving rows read the data directory's per-domain count table: found as the program
+    finds it (find_paper_report_inputs), the same rows; a directory without it gives none."""
+    if not os.path.exists(report_bin()):
+        pytest.skip("strata-paper-report not built")
+    p = subprocess.run([report_bin(), "--json", "--quiet", "--only", "stratum-serving"], capture_output=True, text=True,
+                       cwd=SOURCE_DIR)
+    assert p.returncode == 0, p.stderr
+    program = json.loads(p.stdout)
+    assert program and strata.paper_rows(only="stratum-serving") == program
+    assert strata.paper_rows(only="stratum-serving", data_dir=os.path.join(SOURCE_DIR, "examples")) == []
+
+
 def test_rows_as_dataframe():
     pandas = pytest.importorskip("pandas")
     df = strata.paper_rows(only="hcrmap-metadata", frame=True)

@@ -17,20 +17,90 @@
 ///   const strata::json j = strata::explain_row_json(x);  // strata-eval explain ... --json
 /// \endcode
 
+#include <filesystem>  // std::filesystem::exists, the data directory's inputs
 #include <memory>    // std::make_shared, the HCRMap trace cache
 #include <optional>  // std::optional
 #include <string>    // std::string
+#include <system_error>  // std::error_code
 #include <utility>   // std::move
 #include <vector>    // std::vector
 
 #include "strata/core/error.hpp"
+#include "strata/core/files.hpp"
 #include "strata/core/json.hpp"
+#include "strata/core/limits.hpp"
+#include "strata/hcrmap/dqn_json.hpp"
+#include "strata/hcrmap/dqn_scorer.hpp"
 #include "strata/report/explain_groups.hpp"
 #include "strata/report/explain_json.hpp"
 #include "strata/report/paper_rows.hpp"
+#include "strata/workload/hf_config.hpp"
 
 namespace strata {
 inline namespace v0 {
+
+/// The paper report's inputs a data directory holds (the layout of `tests/data/`, installed as
+/// `share/strata/`): the real DeepSeek-V2-Lite trace of the HCRMap rows
+/// (`traces/dsv2lite_esft_trace_intent.csv`), the per-domain count table of the serving rows
+/// (`traces/olmoe_mixtral_expert_counts_by_domain.csv`), the checkpoint of HCRMap's controller
+/// (`hcrmap/dqn_checkpoint.json`) and the directory of the vLLM campaign runs' `config.json`
+/// fixtures (`hf/`, when it holds `qwen3-14b.config.json`). Each is set when the directory has it;
+/// without one the rows fall back (`paper_report_options`: the fitted synthetic trace, no serving
+/// rows, the greedy one-step rule, the campaign runs of preset models only).
+struct paper_report_inputs {
+  std::optional<std::string> dsv2lite_trace, domain_counts, checkpoint, hf_dir;
+};
+
+/// The inputs `dir` holds (`paper_report_inputs`; an empty `dir`: none). A probe that opens
+/// nothing (a FIFO would block an open): the readers open what it finds under the opening rule
+/// (`core/files.hpp`) and refuse a directory, a device or a FIFO. `strata-paper-report`,
+/// `strata-eval explain` and the Python module's `paper_rows` and `explain` find their inputs by it,
+/// so each computes the rows the others do.
+template <class = void>
+inline paper_report_inputs find_paper_report_inputs(const std::string& dir) {
+  paper_report_inputs in;
+  if (dir.empty()) return in;
+  const auto present = [](const std::string& p) {
+    std::error_code ec;
+    return std::filesystem::exists(p, ec);
+  };
+  const auto at = [&](const char* rel) -> std::optional<std::string> {
+    std::string p = dir + "/" + rel;
+    if (present(p)) return p;
+    return std::nullopt;
+  };
+  in.dsv2lite_trace = at("traces/dsv2lite_esft_trace_intent.csv");
+  in.domain_counts = at("traces/olmoe_mixtral_expert_counts_by_domain.csv");
+  in.checkpoint = at("hcrmap/dqn_checkpoint.json");
+  if (present(dir + "/hf/qwen3-14b.config.json")) in.hf_dir = dir + "/hf";
+  return in;
+}
+
+/// The value function of HCRMap's controller the report decides with: the checkpoint at `path`
+/// ("masked Double DQN checkpoint", read within `limits().checkpoint_file_bytes`), or none (the
+/// greedy one-step rule) without a path. Throws as `read_input_file` and `parse_dqn_checkpoint` do.
+template <class = void>
+inline controller_value load_report_controller_value(const std::optional<std::string>& path) {
+  controller_value value;
+  if (!path) return value;
+  const std::string text = read_input_file(*path, "checkpoint", limits().checkpoint_file_bytes, "checkpoint_file_bytes");
+  value.name = "masked Double DQN checkpoint";
+  value.score = dqn_scorer(parse_dqn_checkpoint(text, *path));
+  return value;
+}
+
+/// `paper_report_options` reading `in` (its trace, count table and fixtures, `load_hf_config` the
+/// fixtures' reader) and deciding HCRMap's actions with `value` (`load_report_controller_value`).
+template <class = void>
+inline paper_report_options paper_report_options_with(const paper_report_inputs& in, const controller_value& value) {
+  paper_report_options o;
+  o.dsv2lite_trace = in.dsv2lite_trace;
+  o.domain_counts = in.domain_counts;
+  o.hf_dir = in.hf_dir;
+  o.read_config = [](const std::string& path) { return load_hf_config(path); };
+  o.hcrmap_value = value;
+  return o;
+}
 
 /// What `explain_row` found.
 enum class explain_status {
@@ -140,6 +210,15 @@ template <class = void>
 inline explain_outcome explain_row(const std::string& id, unsigned threads, const std::optional<std::string>& hf_dir,
                                    const config_reader& read) {
   return explain_row(id, threads, hf_dir, read, std::nullopt, controller_value{});
+}
+
+/// `explain_row` on the inputs `in` of a data directory (`find_paper_report_inputs`: the fixtures
+/// with `load_hf_config`, the real trace, the controller's checkpoint), as `strata-eval explain`
+/// and the Python module's `explain` compute it.
+template <class = void>
+inline explain_outcome explain_row(const std::string& id, unsigned threads, const paper_report_inputs& in) {
+  return explain_row(id, threads, in.hf_dir, [](const std::string& path) { return load_hf_config(path); },
+                     in.dsv2lite_trace, load_report_controller_value(in.checkpoint));
 }
 
 /// `explain_row` without `config.json` fixtures (the campaign runs of preset models only).

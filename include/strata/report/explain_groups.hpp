@@ -513,6 +513,11 @@ struct hcrmap_explain_cases {
     windows.resize(models.size());
   }
   const routing_trace& trace(std::size_t i) { return traces->get(models[i], csv); }
+  /// The work of experiment (model i, prefill when `prefill`) per policy, for ordering runs: MoE
+  /// layers x experts (the suite's measure), prefill's 2048 tokens 4x decode's 512.
+  [[nodiscard]] double work(std::size_t i, bool prefill) const {
+    return double(models[i].moe_layers()) * double(models[i].experts) * (prefill ? 4.0 : 1.0);
+  }
   /// Experiment (model i, prefill when `prefill`) with `policies` (`run_hcrmap_case`), its
   /// windows kept.
   experiment_result run(const substrate& s, std::size_t i, bool prefill, const std::vector<policy_kind>& policies,
@@ -567,17 +572,13 @@ inline explain_group hydra_explain_group(const hcrmap_explain_setup& setup = {})
                "Only the fields that size the package plan and the tiers feed the D2D row (a copy's chiplet is set by "
                "the layout, which reads no time); the substrate's chiplet_buffer is read by no model";
   g.costly = true;  // one run: the suite's 16 experiments with two policies (about 0.5 s of CPU, windows kept)
-  // The experiments of an evaluation, longest first (MoE layers x experts, prefill's 2048 tokens
-  // 4x decode's 512): on several threads the longest start first, which decides only when each ends.
+  // The experiments of an evaluation, longest first (`hcrmap_explain_cases::work`): on several
+  // threads the longest start first, which decides only when each ends.
   std::vector<std::size_t> order(2 * st->cases.models.size());
   for (std::size_t j = 0; j < order.size(); ++j) order[j] = j;
   std::stable_sort(order.begin(), order.end(), [st](std::size_t a, std::size_t b) {
-    const auto work = [st](std::size_t j) {
-      const std::size_t n = st->cases.models.size();
-      const model& m = st->cases.models[j % n];
-      return double(m.moe_layers()) * double(m.experts) * (j < n ? 4.0 : 1.0);
-    };
-    return work(a) > work(b);
+    const std::size_t n = st->cases.models.size();
+    return st->cases.work(a % n, a < n) > st->cases.work(b % n, b < n);
   });
   g.evaluate = [st, d2d, lat, order, threads = setup.threads](const std::vector<std::string>& ids) {
     const substrate s(st->sp);
@@ -627,14 +628,9 @@ inline explain_group best_explain_group(const hcrmap_explain_setup& setup = {}) 
   for (const bool pre : {true, false}) {
     for (std::size_t i = 0; i < st->cases.models.size(); ++i) st->order.emplace_back(i, pre);
   }
-  // Cheapest first: MoE layers x experts (the suite's work per policy), prefill (2048 tokens)
-  // after decode (512) of the same model.
+  // Cheapest first (`hcrmap_explain_cases::work`): prefill after decode of the same model.
   std::stable_sort(st->order.begin(), st->order.end(), [st](const auto& a, const auto& b) {
-    const auto work = [st](const std::pair<std::size_t, bool>& c) {
-      const model& m = st->cases.models[c.first];
-      return double(m.moe_layers()) * double(m.experts) * (c.second ? 4.0 : 1.0);
-    };
-    return work(a) < work(b);
+    return st->cases.work(a.first, a.second) < st->cases.work(b.first, b.second);
   });
   explain_group g;
   g.family = "hcrmap best on every model";

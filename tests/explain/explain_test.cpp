@@ -277,6 +277,17 @@ TEST_CASE("explain: ranges resolve through the table, the aliases and the one-de
   CHECK(hbm.lo == doctest::Approx(460e9 * 1.4 / 1.8));
   CHECK(hbm.hi == doctest::Approx(460e9 * 2.4 / 1.8));
   CHECK(hbm.units(460e9, 120e9) == doctest::Approx(std::log(460.0 / 120.0) / std::log(2.4 / 1.4)));
+  // HCRMap Table 1's DRAM tier, 8 DDR5-6400 channels at 8 B a transfer: the JEDEC speed bins
+  // DDR5-3200 to DDR5-8800 over the same channels; its HBM2 tier, 8 GB over two stacks: JESD235B's
+  // 1 to 24 GB a stack.
+  const auto ddr5 = strata::range_of("substrate_params.dram.bandwidth", 8 * 6400e6 * 8);
+  CHECK(ddr5.stated);
+  CHECK(ddr5.lo == doctest::Approx(8 * 3200e6 * 8));
+  CHECK(ddr5.hi == doctest::Approx(8 * 8800e6 * 8));
+  const auto hbm_capacity = strata::range_of("substrate_params.hbm.capacity", 8e9);
+  CHECK(hbm_capacity.lo == doctest::Approx(2 * 1e9));
+  CHECK(hbm_capacity.hi == doctest::Approx(2 * 24e9));
+  CHECK(hbm_capacity.units(8e9, 16e9) == doctest::Approx(std::log(2.0) / std::log(24.0)));
   // Every stated range is a range, names its source and is a parameter of the table (directly or
   // through an alias): a mistyped key would state nothing.
   const std::string all = strata::parameter_range_table_markdown();

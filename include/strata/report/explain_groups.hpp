@@ -771,7 +771,8 @@ template <class = void>
 inline std::string explain_unexplained_reason(const std::string& id) {
   if (id == "hcrmap.premise.hydra_d2d_ratio" || id == "hcrmap.premise.hydra_latency_ratio") {
     return "computed from the 16 HCRMap experiments: its family reruns them with static and Hydra at every point "
-           "(66 runs of about 0.5 s of CPU, far over the report's time budget, docs/paper_report.md), so it runs only when asked: "
+           "(a run for each parameter's difference and each point of its walks, about 0.5 s of CPU each: about half a minute, "
+           "far over the report's time budget, docs/paper_report.md), so it runs only when asked: "
            "strata-eval explain " + id + ", strata-paper-report --explain-all (explain_options::hcrmap_hydra_premise)";
   }
   if (id.rfind("hcrmap.", 0) == 0) {

@@ -218,6 +218,12 @@ inline const std::vector<parameter_range>& parameter_ranges() {
       {"substrate_params.hbm.bandwidth", range_scale::relative, 1.4 / 1.8, 2.4 / 1.8,
        "HBM2 pin rates: 1.4 Gb/s (Tesla P100, 720 GB/s over 4096 pins) to 2.4 Gb/s (JESD235B, 307 GB/s a stack); "
        "Table 1's 460 GB/s over two stacks is 1.8 Gb/s"},
+      {"substrate_params.hbm.capacity", range_scale::relative, 2.0 / 8.0, 48.0 / 8.0,
+       "JESD235B HBM2: 2-high to 12-high stacks, 1 to 24 GB a stack; Table 1's 8 GB over its two stacks (32 "
+       "pseudo-channels) is 4 GB a stack, the range 2 to 48 GB"},
+      {"substrate_params.dram.bandwidth", range_scale::relative, 3200.0 / 6400.0, 8800.0 / 6400.0,
+       "JEDEC DDR5 speed bins: DDR5-3200 (JESD79-5, 2020) to DDR5-8800 (JESD79-5C, 2024), 25.6 to 70.4 GB/s a "
+       "channel; Table 1's 8 DDR5-6400 channels at 409.6 GB/s, the range 204.8 to 563.2 GB/s"},
       // --- the HCRMap critical path and package plan (`chiplet/layer_model.hpp`, `chiplet/scale_out.hpp`) ---
       {"critical_path_params.tile_utilization", range_scale::absolute, 0.0, 1.0,
        "chiplet/layer_model.hpp: the legal-tile utilisation eta_r, (0, 1] by definition"},

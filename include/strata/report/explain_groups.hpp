@@ -486,10 +486,10 @@ struct hcrmap_explain_setup {
   /// The suite's traces shared with the report (`explain_options::hcrmap_traces`); empty: the
   /// family builds its own
   std::shared_ptr<hcrmap_trace_cache> traces;
-  /// Threads over which one evaluation of the `hcrmap hydra premise` family spreads its 32
-  /// experiments (`detail::run_tasks`; 0: the machine's hardware threads; `explain_options::threads`
-  /// in `explain_families`). Each experiment keeps its own windows and lands in its fixed place: the
-  /// same rows for every count.
+  /// Threads over which one evaluation of the `hcrmap hydra premise` family spreads its 16
+  /// experiments (8 models, prefill and decode, each with both policies; `detail::run_tasks`; 0:
+  /// the machine's hardware threads; `explain_options::threads` in `explain_families`). Each
+  /// experiment keeps its own windows and lands in its fixed place: the same rows for every count.
   unsigned threads = 1;
 };
 

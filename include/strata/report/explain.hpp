@@ -277,10 +277,11 @@ struct explain_options {
   /// Whether `explain_report` re-evaluates the `hcrmap hydra premise` family
   /// (`report/explain_groups.hpp`: `hcrmap.premise.hydra_*`, each point the suite's 16
   /// experiments with two policies, about 0.5 s of CPU with their windows kept; a run for each
-  /// parameter's difference and each point of its walks: about half a minute of CPU, far over the report's time budget; docs/paper_report.md). False (the
-  /// default, as `strata-paper-report --explain` runs without `--explain-all`): its rows are
-  /// listed as not re-evaluated, with the reason; `strata-eval explain ROW` (`explain_row`) always
-  /// runs it. The `hcrmap best on every model` family (under a second) always runs.
+  /// parameter's difference and each point of its walks: about half a minute of CPU, far over the
+  /// report's time budget; docs/paper_report.md). False (the default, as `strata-paper-report
+  /// --explain` runs without `--explain-all`): its rows are listed as not re-evaluated, with the
+  /// reason; `strata-eval explain ROW` (`explain_row`) always runs it. The `hcrmap best on every
+  /// model` family (under a second) always runs.
   bool hcrmap_hydra_premise = false;
 };
 
